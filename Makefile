@@ -1,0 +1,42 @@
+# floodgate: `make run` serves on 127.0.0.1:6379, `make test` runs every test
+# (conformance included, against a real redis-server it installs if needed).
+GO        ?= go
+BIN       := bin/floodgate
+PORT      ?= 6379
+VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -X main.version=$(VERSION)
+
+.PHONY: all build run test test-unit test-race conformance lint bench redis-server clean
+
+all: build
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/floodgate
+
+run: build
+	./$(BIN) --bind 127.0.0.1 --port $(PORT)
+
+# Every test. server and store run under the race detector; conformance and
+# ratelimit need redis-server, which redis-server installs when missing.
+SHELL := /bin/bash
+
+test: redis-server lint
+	$(GO) test -race -count=1 ./server/... ./store/...
+	$(GO) test -count=1 ./luaengine/... ./ratelimit/... ./cmd/...
+	$(GO) test -count=1 -v -run . ./conformance/ 2>&1 | tee .conformance.log | grep -E '^(--- FAIL|FAIL|ok|PASS|conformance:|  )' ; test $${PIPESTATUS[0]} -eq 0
+
+conformance: redis-server
+	$(GO) test -count=1 -v ./conformance/
+
+redis-server:
+	@scripts/ensure-redis.sh
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+bench: build redis-server
+	scripts/bench.sh
+
+clean:
+	rm -rf bin .conformance.log

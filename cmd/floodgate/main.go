@@ -1,0 +1,74 @@
+// Command floodgate is a Redis-protocol-compatible, in-memory rate-limiter
+// server: it speaks RESP, keeps strings, hashes and sorted sets with TTLs,
+// and runs rate-limit Lua scripts atomically.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+
+	"github.com/floodgate/floodgate/server"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	fs := flag.NewFlagSet("floodgate", flag.ContinueOnError)
+	bind := fs.String("bind", "127.0.0.1", "address to listen on")
+	port := fs.Int("port", 6379, "TCP port to listen on")
+	databases := fs.Int("databases", 16, "number of databases")
+	password := fs.String("requirepass", "", "password clients must AUTH with (empty: none)")
+	loglevel := fs.String("loglevel", "notice", "log level: debug, verbose, notice or warning")
+	showVersion := fs.Bool("version", false, "print the version and exit")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: floodgate [flags]\n\nA Redis-protocol-compatible, in-memory rate-limiter server.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	if *showVersion {
+		fmt.Printf("floodgate %s (Redis %s compatible)\n", version, server.Version)
+		return 0
+	}
+	level, ok := map[string]slog.Level{"debug": slog.LevelDebug, "verbose": slog.LevelDebug, "notice": slog.LevelInfo, "warning": slog.LevelWarn}[*loglevel]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "floodgate: unknown --loglevel %q (debug, verbose, notice, warning)\n", *loglevel)
+		return 2
+	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	srv := server.New(server.Config{
+		Addr:      net.JoinHostPort(*bind, strconv.Itoa(*port)),
+		Databases: *databases,
+		Password:  *password,
+		Logger:    logger,
+	})
+	if err := srv.Start(); err != nil {
+		logger.Error("cannot start", "err", err)
+		return 1
+	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	select {
+	case sig := <-sigs:
+		logger.Info("shutting down", "signal", sig.String())
+	case <-srv.Done():
+		logger.Info("shutting down", "reason", "SHUTDOWN")
+	}
+	srv.Close()
+	return 0
+}

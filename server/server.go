@@ -1,0 +1,468 @@
+// Package server is floodgate's RESP server: connections (on redcon), the
+// command table, dispatch, transactions and the embeddable test-double API.
+//
+// Connections are served concurrently, but commands execute one at a time:
+// a connection takes the execution lock once for every batch of pipelined
+// commands it has read, runs them all, releases the lock, and redcon flushes
+// the replies once. A script or an EXEC block runs inside one batch, so
+// nothing is ever interleaved with it.
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/floodgate/floodgate/store"
+	"github.com/tidwall/redcon"
+)
+
+// Version is the Redis version floodgate reports (and matches).
+const Version = "7.0.15"
+
+// Config holds a server's settings. The zero value is usable: see defaults.
+type Config struct {
+	Addr      string      // listen address, "127.0.0.1:6379" by default; port 0 picks a free one
+	Databases int         // number of databases, 16 by default
+	Password  string      // requirepass; empty: no AUTH needed
+	Clock     store.Clock // store.RealClock{} by default
+	Logger    *slog.Logger
+
+	// ProtoMaxBulkLen is the largest bulk string a client may send (512 MB,
+	// as Redis's proto-max-bulk-len).
+	ProtoMaxBulkLen int64
+	// QueryBufferLimit closes a client whose unparsed input exceeds it (1 GB,
+	// as Redis's client-query-buffer-limit).
+	QueryBufferLimit int64
+	// LuaTimeLimit is how long a script runs before other clients get BUSY.
+	LuaTimeLimit time.Duration
+	// ActiveExpiryInterval is how often expired keys are reclaimed (100 ms).
+	ActiveExpiryInterval time.Duration
+}
+
+func (cfg *Config) setDefaults() {
+	if cfg.Addr == "" {
+		cfg.Addr = "127.0.0.1:6379"
+	}
+	if cfg.Databases <= 0 {
+		cfg.Databases = 16
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = store.RealClock{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if cfg.ProtoMaxBulkLen <= 0 {
+		cfg.ProtoMaxBulkLen = 512 << 20
+	}
+	if cfg.QueryBufferLimit <= 0 {
+		cfg.QueryBufferLimit = 1 << 30
+	}
+	if cfg.LuaTimeLimit <= 0 {
+		cfg.LuaTimeLimit = 5 * time.Second
+	}
+	if cfg.ActiveExpiryInterval <= 0 {
+		cfg.ActiveExpiryInterval = 100 * time.Millisecond
+	}
+}
+
+// Server is one floodgate server: a keyspace and the connections to it.
+// Many may run in one process; they share nothing.
+type Server struct {
+	cfg   Config
+	log   *slog.Logger
+	store *store.Store
+
+	// lock is the execution lock: holding it means having sent into it.
+	// A channel rather than a mutex so a waiter can also wake on busy.
+	lock   chan struct{}
+	busyMu sync.Mutex
+	busy   chan struct{} // closed while a script is past LuaTimeLimit
+
+	ln      net.Listener
+	rs      *redcon.Server
+	served  chan struct{} // closed when the accept loop has returned
+	stop    chan struct{} // closed by Close
+	closed  atomic.Bool
+	stopped sync.WaitGroup
+
+	clientsMu    sync.Mutex
+	clients      map[*Client]struct{}
+	nextClientID atomic.Int64
+	totalConns   atomic.Int64
+
+	started   time.Time
+	stats     []cmdStat // by Command.id; guarded by lock
+	processed int64     // guarded by lock
+	expired   int64     // keys reclaimed by active expiry; guarded by lock
+	rejected  atomic.Int64 // connections closed for bad input
+}
+
+// cmdStat is one command's INFO commandstats line.
+type cmdStat struct {
+	calls, usec, failed, rejected int64
+}
+
+// New returns a server that is not yet listening (see Start).
+func New(cfg Config) *Server {
+	cfg.setDefaults()
+	initCommandTable()
+	s := &Server{
+		cfg:     cfg,
+		log:     cfg.Logger,
+		store:   store.New(cfg.Databases, cfg.Clock),
+		lock:    make(chan struct{}, 1),
+		busy:    make(chan struct{}),
+		stop:    make(chan struct{}),
+		served:  make(chan struct{}),
+		clients: make(map[*Client]struct{}),
+		stats:   make([]cmdStat, commandTable.count),
+		started: time.Now(),
+	}
+	return s
+}
+
+// Start listens on the configured address and serves in the background.
+func (s *Server) Start() error {
+	ln, err := net.Listen("tcp", s.cfg.Addr)
+	if err != nil {
+		return err
+	}
+	s.Serve(ln)
+	return nil
+}
+
+// Serve serves connections from ln in the background.
+func (s *Server) Serve(ln net.Listener) {
+	s.ln = ln
+	s.rs = redcon.NewServerNetwork("tcp", ln.Addr().String(), s.handle, s.accept, s.closedConn)
+	guarded := &guardListener{Listener: ln, srv: s}
+	s.stopped.Add(1)
+	go func() {
+		defer s.stopped.Done()
+		defer close(s.served)
+		_ = s.rs.Serve(guarded)
+	}()
+	s.stopped.Add(1)
+	go s.expiryLoop()
+	s.log.Info("Ready to accept connections", "addr", ln.Addr().String())
+}
+
+// Addr returns the address the server listens on.
+func (s *Server) Addr() string {
+	if s.ln == nil {
+		return ""
+	}
+	return s.ln.Addr().String()
+}
+
+// Store returns the server's keyspace. Use it only while holding the
+// execution lock (see Do).
+func (s *Server) Store() *store.Store { return s.store }
+
+// Do runs fn with the execution lock held, as a command would run.
+func (s *Server) Do(fn func()) {
+	s.lock <- struct{}{}
+	defer func() { <-s.lock }()
+	s.store.Refresh()
+	fn()
+}
+
+// Close stops accepting connections, lets the batch in flight finish, closes
+// every connection and stops background work. It is safe to call twice.
+func (s *Server) Close() error {
+	if !s.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	close(s.stop)
+	if s.ln != nil {
+		s.ln.Close()
+	}
+	// Wait for the batch in flight: once we hold the lock, no command runs,
+	// and handle refuses to start new ones because closed is set.
+	s.lock <- struct{}{}
+	if s.rs != nil {
+		s.rs.Close()
+	}
+	<-s.lock
+	s.stopped.Wait()
+	return nil
+}
+
+// Done is closed when the server has been asked to stop (Close, SHUTDOWN).
+func (s *Server) Done() <-chan struct{} { return s.stop }
+
+// accept registers a new connection.
+func (s *Server) accept(conn redcon.Conn) bool {
+	if s.closed.Load() {
+		return false
+	}
+	c := &Client{
+		srv:     s,
+		id:      s.nextClientID.Add(1),
+		conn:    conn,
+		db:      s.store.DB(0),
+		addr:    conn.RemoteAddr(),
+		created: time.Now(),
+		authed:  s.cfg.Password == "",
+	}
+	c.resp = &respWriter{conn: conn}
+	c.w = c.resp
+	conn.SetContext(c)
+	s.clientsMu.Lock()
+	s.clients[c] = struct{}{}
+	s.clientsMu.Unlock()
+	s.totalConns.Add(1)
+	return true
+}
+
+func (s *Server) closedConn(conn redcon.Conn, err error) {
+	c, _ := conn.Context().(*Client)
+	if c == nil {
+		return
+	}
+	s.clientsMu.Lock()
+	delete(s.clients, c)
+	s.clientsMu.Unlock()
+	if len(c.watch.keys) > 0 {
+		s.lock <- struct{}{}
+		c.unwatchAll()
+		<-s.lock
+	}
+}
+
+// handle is redcon's handler: it takes the execution lock once for the
+// command and every further command already read from the connection.
+func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
+	c := conn.Context().(*Client)
+	if c.closing {
+		return
+	}
+	if !s.acquire(c, cmd.Args) {
+		return
+	}
+	defer s.release()
+	if s.closed.Load() {
+		conn.Close()
+		return
+	}
+	s.execute(c, cmd.Args)
+	for _, next := range conn.ReadPipeline() {
+		if c.closing {
+			break
+		}
+		s.execute(c, next.Args)
+	}
+	if c.closing {
+		conn.Close()
+	}
+}
+
+// acquire takes the execution lock for a client about to run args. While a
+// script is past its time limit it instead answers BUSY, or runs a command
+// flagged allow-busy (SCRIPT KILL, SHUTDOWN NOSAVE) without the lock, and
+// returns false.
+func (s *Server) acquire(c *Client, args [][]byte) bool {
+	for {
+		s.busyMu.Lock()
+		busy := s.busy
+		s.busyMu.Unlock()
+		select {
+		case s.lock <- struct{}{}:
+			return true
+		case <-busy:
+			cmd := commandTable.lookup(args[0])
+			if cmd != nil && len(cmd.Subcommands) > 0 && len(args) > 1 {
+				if sub := cmd.subcommand(args[1]); sub != nil {
+					cmd = sub
+				}
+			}
+			if cmd != nil && cmd.Flags.Has(FlagAllowBusy) && cmd.arityOK(len(args)) {
+				cmd.Handler(c, args)
+				return false
+			}
+			c.w.Error("BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.")
+			return false
+		}
+	}
+}
+
+func (s *Server) release() { <-s.lock }
+
+// setBusy is called with true by the script runner when a script passes
+// LuaTimeLimit, and with false when it ends.
+func (s *Server) setBusy(on bool) {
+	s.busyMu.Lock()
+	defer s.busyMu.Unlock()
+	select {
+	case <-s.busy:
+		if !on {
+			s.busy = make(chan struct{})
+		}
+	default:
+		if on {
+			close(s.busy)
+		}
+	}
+}
+
+// execute runs one client command with the lock held.
+func (s *Server) execute(c *Client, args [][]byte) {
+	s.store.Refresh()
+	s.dispatch(c, args)
+}
+
+// dispatch applies the generic rules of the command table (unknown command,
+// arity, authentication, MULTI queueing) and runs the command.
+func (s *Server) dispatch(c *Client, args [][]byte) {
+	cmd := commandTable.lookup(args[0])
+	if cmd == nil {
+		c.w.Error(unknownCommandError(args))
+		c.flagMultiFailed()
+		return
+	}
+	if !cmd.arityOK(len(args)) {
+		s.stats[cmd.id].rejected++
+		c.wrongArity(cmd)
+		c.flagMultiFailed()
+		return
+	}
+	if len(cmd.Subcommands) > 0 {
+		sub := cmd.subcommand(args[1])
+		if sub == nil {
+			s.stats[cmd.id].rejected++
+			c.w.Error(sanitizeError(fmt.Sprintf("ERR unknown subcommand '%s'. Try %s HELP.", truncate(args[1], 128), upper(cmd.Name))))
+			c.flagMultiFailed()
+			return
+		}
+		if !sub.arityOK(len(args)) {
+			s.stats[sub.id].rejected++
+			c.wrongArity(sub)
+			c.flagMultiFailed()
+			return
+		}
+		cmd = sub
+	}
+	if !c.authed && !cmd.Flags.Has(FlagNoAuth) {
+		s.stats[cmd.id].rejected++
+		c.w.Error(errNoAuth)
+		c.flagMultiFailed()
+		return
+	}
+	if c.multi != nil && !queuesImmediately(cmd) {
+		c.queue(cmd, args)
+		return
+	}
+	s.invoke(c, cmd, args)
+}
+
+// invoke runs a resolved command's handler and keeps its statistics. A
+// handler that panics is logged and answered with an error; the server and
+// the connection go on.
+func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
+	start := time.Now()
+	errsBefore := c.errorCount()
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("command panicked", "command", cmd.Name, "panic", r, "stack", string(debug.Stack()))
+			c.w.Error("ERR internal error while running '" + cmd.Name + "'")
+		}
+		st := &s.stats[cmd.id]
+		st.calls++
+		st.usec += int64(time.Since(start) / time.Microsecond)
+		if c.errorCount() != errsBefore {
+			st.failed++
+		}
+		s.processed++
+	}()
+	c.lastCmd = cmd.Name
+	c.cmd = cmd
+	cmd.Handler(c, args)
+}
+
+func (c *Client) errorCount() int {
+	if c.resp == nil {
+		return 0
+	}
+	return c.resp.errors
+}
+
+func (c *Client) flagMultiFailed() {
+	if c.multi != nil {
+		c.multi.failed = true
+	}
+}
+
+// queuesImmediately reports whether cmd runs even inside MULTI instead of
+// being queued.
+func queuesImmediately(cmd *Command) bool {
+	switch cmd.Name {
+	case "exec", "discard", "multi", "watch", "quit", "reset":
+		return true
+	}
+	return false
+}
+
+// queue adds a command to the client's MULTI block.
+func (c *Client) queue(cmd *Command, args [][]byte) {
+	cp := make([][]byte, len(args))
+	for i, a := range args {
+		cp[i] = append([]byte(nil), a...)
+	}
+	c.multi.queued = append(c.multi.queued, cp)
+	c.multi.cmds = append(c.multi.cmds, cmd)
+	c.w.Status("QUEUED")
+}
+
+// expiryLoop reclaims expired keys in the background, a bounded number per
+// lock hold so that clients are never stalled for long.
+func (s *Server) expiryLoop() {
+	defer s.stopped.Done()
+	t := time.NewTicker(s.cfg.ActiveExpiryInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+		}
+		for {
+			const chunk = 10000
+			s.lock <- struct{}{}
+			n := s.store.ActiveExpire(chunk)
+			s.expired += int64(n)
+			<-s.lock
+			if n < chunk {
+				break
+			}
+			select {
+			case <-s.stop:
+				return
+			default:
+			}
+		}
+	}
+}
+
+func upper(s string) string {
+	b := []byte(s)
+	for i, ch := range b {
+		if 'a' <= ch && ch <= 'z' {
+			b[i] = ch - ('a' - 'A')
+		}
+	}
+	return string(b)
+}
+
+// ErrServerClosed is returned by operations on a closed server.
+var ErrServerClosed = errors.New("floodgate: server closed")
+
+var _ = os.Stderr

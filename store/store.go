@@ -1,0 +1,405 @@
+// Package store holds floodgate's keyspace: databases of typed values with
+// millisecond expiry driven by an injectable Clock. It knows nothing of the
+// network or the protocol; callers serialize access (the server holds one
+// lock while a command, script or transaction runs).
+package store
+
+import (
+	"math/rand/v2"
+	"time"
+)
+
+// Kind is the type of a value, as TYPE reports it.
+type Kind uint8
+
+// The kinds of value a key can hold.
+const (
+	KindNone Kind = iota
+	KindString
+	KindList
+	KindSet
+	KindZSet
+	KindHash
+)
+
+var kindNames = [...]string{"none", "string", "list", "set", "zset", "hash"}
+
+// String returns the name TYPE replies with.
+func (k Kind) String() string { return kindNames[k] }
+
+// Value is what a key holds.
+type Value interface {
+	Kind() Kind
+}
+
+// Entry is one key of a database. Callers may change Value in place
+// (and must then call DB.Modified); expiry is changed only through the DB so
+// that the expiry index stays right.
+type Entry struct {
+	Key      string
+	Value    Value
+	expireAt int64 // unix ms; 0 = persistent
+	heapIdx  int32 // position in DB.expiries, -1 when persistent
+	slot     int32 // position in DB.order
+}
+
+// ExpireAt returns the key's expiry in unix milliseconds, or 0 if it has none.
+func (e *Entry) ExpireAt() int64 { return e.expireAt }
+
+// Store is a set of numbered databases sharing one clock.
+type Store struct {
+	clock Clock
+	dbs   []*DB
+	now   int64 // unix ms snapshot, see Refresh
+	rng   *rand.Rand
+}
+
+// New returns a store with n databases reading time from clock (RealClock if nil).
+func New(n int, clock Clock) *Store {
+	if clock == nil {
+		clock = RealClock{}
+	}
+	s := &Store{clock: clock, rng: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))}
+	s.dbs = make([]*DB, n)
+	for i := range s.dbs {
+		s.dbs[i] = newDB(s, i)
+	}
+	s.Refresh()
+	return s
+}
+
+// Clock returns the store's clock.
+func (s *Store) Clock() Clock { return s.clock }
+
+// Refresh takes a new time snapshot. Like Redis, every key access within one
+// command (or one whole script) judges expiry against the same instant, so a
+// key cannot vanish half-way through a script.
+func (s *Store) Refresh() { s.now = s.clock.Now().UnixMilli() }
+
+// Now returns the current time snapshot in unix milliseconds.
+func (s *Store) Now() int64 { return s.now }
+
+// Databases returns how many databases the store has.
+func (s *Store) Databases() int { return len(s.dbs) }
+
+// DB returns database i; it panics if i is out of range (see Databases).
+func (s *Store) DB(i int) *DB { return s.dbs[i] }
+
+// SwapDB exchanges the contents of databases a and b.
+func (s *Store) SwapDB(a, b int) {
+	da, db := s.dbs[a], s.dbs[b]
+	da.keys, db.keys = db.keys, da.keys
+	da.order, db.order = db.order, da.order
+	da.expiries, db.expiries = db.expiries, da.expiries
+	da.touchAll()
+	db.touchAll()
+}
+
+// FlushAll empties every database.
+func (s *Store) FlushAll() {
+	for _, d := range s.dbs {
+		d.Flush()
+	}
+}
+
+// ActiveExpire deletes keys whose time has passed, at most limit of them
+// (limit <= 0: all), and returns how many it deleted. It costs O(log n) per
+// expired key and nothing per live key, so a keyspace of millions of
+// short-lived per-IP counters is reclaimed without anyone reading them.
+func (s *Store) ActiveExpire(limit int) int {
+	s.Refresh()
+	deleted := 0
+	for _, d := range s.dbs {
+		for len(d.expiries) > 0 && d.expiries[0].expireAt < s.now {
+			if limit > 0 && deleted >= limit {
+				return deleted
+			}
+			d.remove(d.expiries[0])
+			deleted++
+		}
+		d.shrink()
+	}
+	return deleted
+}
+
+// shrink rebuilds the indexes once most keys are gone: Go maps and slices
+// never give memory back on delete, and a limiter store that once held a
+// million per-IP counters must not keep their buckets forever.
+func (db *DB) shrink() {
+	if db.peak < 4096 || len(db.keys) > db.peak/4 {
+		return
+	}
+	keys := make(map[string]*Entry, len(db.keys))
+	for k, e := range db.keys {
+		keys[k] = e
+	}
+	db.keys = keys
+	db.order = append([]*Entry(nil), db.order...)
+	db.peak = len(keys)
+}
+
+// NextExpiry returns the earliest expiry time among all keys (unix ms), or 0.
+func (s *Store) NextExpiry() int64 {
+	var next int64
+	for _, d := range s.dbs {
+		if len(d.expiries) > 0 && (next == 0 || d.expiries[0].expireAt < next) {
+			next = d.expiries[0].expireAt
+		}
+	}
+	return next
+}
+
+// DB is one numbered database.
+type DB struct {
+	store    *Store
+	index    int
+	keys     map[string]*Entry
+	order    []*Entry // dense, for SCAN and RANDOMKEY; see Scan
+	expiries expiryHeap
+	watched  map[string][]*bool
+	peak     int // largest len(keys) since the map was last rebuilt
+}
+
+func newDB(s *Store, i int) *DB {
+	return &DB{store: s, index: i, keys: make(map[string]*Entry)}
+}
+
+// Index returns the database number.
+func (db *DB) Index() int { return db.index }
+
+// Store returns the store the database belongs to.
+func (db *DB) Store() *Store { return db.store }
+
+// Len returns the number of keys, expired ones not yet reclaimed included
+// (as Redis's DBSIZE).
+func (db *DB) Len() int { return len(db.keys) }
+
+// Expires returns how many keys have a TTL.
+func (db *DB) Expires() int { return len(db.expiries) }
+
+func (db *DB) expired(e *Entry) bool {
+	return e.expireAt != 0 && e.expireAt < db.store.now
+}
+
+// Get returns the live entry for key, or nil. An expired key is deleted on
+// the way (lazy expiry), so it is never visible.
+func (db *DB) Get(key []byte) *Entry {
+	e := db.keys[string(key)]
+	if e == nil {
+		return nil
+	}
+	if db.expired(e) {
+		db.remove(e)
+		return nil
+	}
+	return e
+}
+
+// GetString is Get for a string key.
+func (db *DB) GetString(key string) *Entry {
+	e := db.keys[key]
+	if e == nil {
+		return nil
+	}
+	if db.expired(e) {
+		db.remove(e)
+		return nil
+	}
+	return e
+}
+
+// Exists reports whether key is live.
+func (db *DB) Exists(key []byte) bool { return db.Get(key) != nil }
+
+// Set stores v at key, replacing any value, and sets its expiry (0: none).
+// It returns the entry.
+func (db *DB) Set(key []byte, v Value, expireAt int64) *Entry {
+	e := db.keys[string(key)]
+	if e == nil {
+		k := string(key)
+		e = &Entry{Key: k, heapIdx: -1, slot: int32(len(db.order))}
+		db.keys[k] = e
+		db.order = append(db.order, e)
+	}
+	e.Value = v
+	db.setExpire(e, expireAt)
+	db.Modified(key)
+	return e
+}
+
+// SetKeepTTL stores v at key keeping the existing TTL of a live key.
+func (db *DB) SetKeepTTL(key []byte, v Value) *Entry {
+	var at int64
+	if e := db.Get(key); e != nil {
+		at = e.expireAt
+	}
+	return db.Set(key, v, at)
+}
+
+// Delete removes key and reports whether it was live.
+func (db *DB) Delete(key []byte) bool {
+	e := db.Get(key)
+	if e == nil {
+		return false
+	}
+	db.remove(e)
+	db.Modified(key)
+	return true
+}
+
+// SetExpire sets the expiry of a live entry (0: persist). An expiry that is
+// already in the past deletes the key at once, as Redis does.
+func (db *DB) SetExpire(e *Entry, expireAt int64) {
+	if expireAt != 0 && expireAt <= db.store.now {
+		db.remove(e)
+		db.Modified([]byte(e.Key))
+		return
+	}
+	db.setExpire(e, expireAt)
+	db.Modified([]byte(e.Key))
+}
+
+func (db *DB) setExpire(e *Entry, at int64) {
+	e.expireAt = at
+	switch {
+	case at == 0 && e.heapIdx >= 0:
+		db.expiries.remove(int(e.heapIdx))
+	case at != 0 && e.heapIdx < 0:
+		db.expiries.push(e)
+	case at != 0:
+		db.expiries.fix(int(e.heapIdx))
+	}
+}
+
+// remove unlinks e from every index.
+func (db *DB) remove(e *Entry) {
+	delete(db.keys, e.Key)
+	if e.heapIdx >= 0 {
+		db.expiries.remove(int(e.heapIdx))
+	}
+	last := db.order[len(db.order)-1]
+	db.order[e.slot] = last
+	last.slot = e.slot
+	db.order[len(db.order)-1] = nil
+	db.order = db.order[:len(db.order)-1]
+	db.peak = max(db.peak, len(db.keys)+1)
+	if len(db.watched) > 0 {
+		db.touch(e.Key)
+	}
+}
+
+// Flush deletes every key.
+func (db *DB) Flush() {
+	db.touchAll()
+	db.keys = make(map[string]*Entry)
+	db.order = nil
+	db.expiries = nil
+	db.peak = 0
+}
+
+// RandomKey returns a random live key, or "", false.
+func (db *DB) RandomKey() (string, bool) {
+	for len(db.order) > 0 {
+		e := db.order[db.store.rng.IntN(len(db.order))]
+		if !db.expired(e) {
+			return e.Key, true
+		}
+		db.remove(e)
+	}
+	return "", false
+}
+
+// Scan visits up to count entries starting at cursor and returns the cursor
+// to continue from (0 when done). Entries are kept in a dense slice with
+// swap-removal, and Scan walks it from the end: a removal moves the last
+// entry, which a scan has already visited, into the hole, so a key that
+// lives through the whole scan is always returned (possibly twice), as
+// Redis's SCAN guarantees.
+func (db *DB) Scan(cursor uint64, count int, visit func(e *Entry)) uint64 {
+	if count < 1 {
+		count = 1
+	}
+	i := len(db.order) - 1
+	if cursor > 0 && cursor-1 < uint64(len(db.order)) {
+		i = int(cursor - 1)
+	}
+	for ; i >= 0 && count > 0; i-- {
+		e := db.order[i]
+		count--
+		if db.expired(e) {
+			continue // reclaimed by lazy or active expiry, not here: removal would move entries
+		}
+		visit(e)
+	}
+	if i < 0 {
+		return 0
+	}
+	return uint64(i) + 1
+}
+
+// Each calls visit for every live key.
+func (db *DB) Each(visit func(e *Entry)) {
+	for _, e := range db.order {
+		if !db.expired(e) {
+			visit(e)
+		}
+	}
+}
+
+// TTL returns the remaining time to live of a live entry, or -1 if it has none.
+func (db *DB) TTL(e *Entry) time.Duration {
+	if e.expireAt == 0 {
+		return -1
+	}
+	return time.Duration(e.expireAt-db.store.now) * time.Millisecond
+}
+
+// Watch asks that *dirty be set when key is modified, deleted, expires, or
+// the database is flushed or swapped (WATCH).
+func (db *DB) Watch(key string, dirty *bool) {
+	if db.watched == nil {
+		db.watched = make(map[string][]*bool)
+	}
+	db.watched[key] = append(db.watched[key], dirty)
+}
+
+// Unwatch undoes Watch.
+func (db *DB) Unwatch(key string, dirty *bool) {
+	ws := db.watched[key]
+	for i, w := range ws {
+		if w == dirty {
+			ws = append(ws[:i], ws[i+1:]...)
+			break
+		}
+	}
+	if len(ws) == 0 {
+		delete(db.watched, key)
+	} else {
+		db.watched[key] = ws
+	}
+}
+
+// Modified signals that key changed (Redis's signalModifiedKey). Mutations
+// made in place on an Entry's Value must call it.
+func (db *DB) Modified(key []byte) {
+	if len(db.watched) == 0 {
+		return
+	}
+	for _, d := range db.watched[string(key)] {
+		*d = true
+	}
+}
+
+func (db *DB) touch(key string) {
+	for _, d := range db.watched[key] {
+		*d = true
+	}
+}
+
+func (db *DB) touchAll() {
+	for _, ws := range db.watched {
+		for _, d := range ws {
+			*d = true
+		}
+	}
+}

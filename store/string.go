@@ -1,0 +1,156 @@
+package store
+
+import (
+	"math"
+	"strconv"
+)
+
+// String is a string value. A value that is the canonical decimal form of an
+// int64 is kept as the integer (Redis's "int" encoding), so INCR on a
+// rate-limit counter neither parses nor allocates.
+type String struct {
+	b     []byte
+	n     int64
+	isInt bool
+}
+
+// Kind returns KindString.
+func (*String) Kind() Kind { return KindString }
+
+// NewString returns a String holding a copy of b.
+func NewString(b []byte) *String {
+	if n, ok := parseCanonicalInt(b); ok {
+		return &String{n: n, isInt: true}
+	}
+	return &String{b: append([]byte(nil), b...)}
+}
+
+// NewInt returns a String holding n.
+func NewInt(n int64) *String { return &String{n: n, isInt: true} }
+
+// IsInt reports whether the value is held as an integer (OBJECT ENCODING "int").
+func (s *String) IsInt() bool { return s.isInt }
+
+// Int returns the value as an integer, if it is one.
+func (s *String) Int() (int64, bool) { return s.n, s.isInt }
+
+// AppendTo appends the value's bytes to dst.
+func (s *String) AppendTo(dst []byte) []byte {
+	if s.isInt {
+		return strconv.AppendInt(dst, s.n, 10)
+	}
+	return append(dst, s.b...)
+}
+
+// Bytes returns the value's bytes. The caller must not modify them.
+func (s *String) Bytes() []byte {
+	if s.isInt {
+		return strconv.AppendInt(nil, s.n, 10)
+	}
+	return s.b
+}
+
+// Len returns the length in bytes.
+func (s *String) Len() int {
+	if s.isInt {
+		var buf [24]byte
+		return len(strconv.AppendInt(buf[:0], s.n, 10))
+	}
+	return len(s.b)
+}
+
+// SetBytes replaces the value with a copy of b.
+func (s *String) SetBytes(b []byte) {
+	*s = *NewString(b)
+}
+
+// SetInt replaces the value with n.
+func (s *String) SetInt(n int64) { *s = String{n: n, isInt: true} }
+
+// raw makes the value a byte string that may be modified in place.
+func (s *String) raw() []byte {
+	if s.isInt {
+		s.b = strconv.AppendInt(nil, s.n, 10)
+		s.isInt = false
+	}
+	return s.b
+}
+
+// Append appends b and returns the new length (APPEND).
+func (s *String) Append(b []byte) int {
+	s.b = append(s.raw(), b...)
+	return len(s.b)
+}
+
+// SetRange overwrites the value at offset with b, zero-padding as needed,
+// and returns the new length (SETRANGE).
+func (s *String) SetRange(offset int, b []byte) int {
+	v := s.raw()
+	if need := offset + len(b); need > len(v) {
+		v = append(v, make([]byte, need-len(v))...)
+	}
+	copy(v[offset:], b)
+	s.b = v
+	return len(v)
+}
+
+// IncrBy adds delta to an integer value (INCRBY); the value must hold a
+// canonical integer.
+func (s *String) IncrBy(delta int64) (int64, error) {
+	n, ok := s.n, s.isInt
+	if !ok {
+		return 0, ErrNotInteger
+	}
+	if (delta > 0 && n > math.MaxInt64-delta) || (delta < 0 && n < math.MinInt64-delta) {
+		return 0, ErrOverflow
+	}
+	s.n = n + delta
+	return s.n, nil
+}
+
+// parseCanonicalInt parses b as Redis's string2ll does: an optional '-',
+// no '+', no leading zeros, no spaces, at most 20 characters, within int64.
+func parseCanonicalInt(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 20 {
+		return 0, false
+	}
+	if len(b) == 1 && b[0] == '0' {
+		return 0, true
+	}
+	i := 0
+	neg := false
+	if b[0] == '-' {
+		neg = true
+		i = 1
+		if len(b) == 1 {
+			return 0, false
+		}
+	}
+	if b[i] < '1' || b[i] > '9' {
+		return 0, false
+	}
+	var u uint64
+	for ; i < len(b); i++ {
+		c := b[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		if u > (math.MaxUint64-9)/10 {
+			return 0, false
+		}
+		u = u*10 + uint64(c-'0')
+	}
+	if neg {
+		if u > 1<<63 {
+			return 0, false
+		}
+		return -int64(u), true
+	}
+	if u > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(u), true
+}
+
+// ParseInt parses b as a Redis integer argument (string2ll semantics).
+func ParseInt(b []byte) (int64, bool) { return parseCanonicalInt(b) }
