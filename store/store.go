@@ -30,6 +30,12 @@ func (k Kind) String() string { return kindNames[k] }
 // Value is what a key holds.
 type Value interface {
 	Kind() Kind
+	// Clone returns a deep copy (COPY).
+	Clone() Value
+	// Encoding returns the internal representation's name as OBJECT
+	// ENCODING reports it ("int", "embstr", "raw", "listpack", "skiplist",
+	// "hashtable", "intset").
+	Encoding() string
 }
 
 // Entry is one key of a database. Callers may change Value in place

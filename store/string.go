@@ -12,10 +12,29 @@ type String struct {
 	b     []byte
 	n     int64
 	isInt bool
+	raw   bool // modified in place (APPEND, SETRANGE): Redis reports "raw"
 }
 
 // Kind returns KindString.
 func (*String) Kind() Kind { return KindString }
+
+// Clone returns a copy.
+func (s *String) Clone() Value {
+	c := *s
+	c.b = append([]byte(nil), s.b...)
+	return &c
+}
+
+// Encoding returns "int", "embstr" (up to 44 bytes) or "raw", as Redis does.
+func (s *String) Encoding() string {
+	switch {
+	case s.isInt:
+		return "int"
+	case s.raw || len(s.b) > 44:
+		return "raw"
+	}
+	return "embstr"
+}
 
 // NewString returns a String holding a copy of b.
 func NewString(b []byte) *String {
@@ -68,24 +87,25 @@ func (s *String) SetBytes(b []byte) {
 func (s *String) SetInt(n int64) { *s = String{n: n, isInt: true} }
 
 // raw makes the value a byte string that may be modified in place.
-func (s *String) raw() []byte {
+func (s *String) mutable() []byte {
 	if s.isInt {
 		s.b = strconv.AppendInt(nil, s.n, 10)
 		s.isInt = false
 	}
+	s.raw = true
 	return s.b
 }
 
 // Append appends b and returns the new length (APPEND).
 func (s *String) Append(b []byte) int {
-	s.b = append(s.raw(), b...)
+	s.b = append(s.mutable(), b...)
 	return len(s.b)
 }
 
 // SetRange overwrites the value at offset with b, zero-padding as needed,
 // and returns the new length (SETRANGE).
 func (s *String) SetRange(offset int, b []byte) int {
-	v := s.raw()
+	v := s.mutable()
 	if need := offset + len(b); need > len(v) {
 		v = append(v, make([]byte, need-len(v))...)
 	}
