@@ -1,0 +1,163 @@
+package ratelimit
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+)
+
+// step is one request at offset at from the start of a case, with the
+// expected answer. Durations are exact: the scripts and Local compute in
+// whole microseconds.
+type step struct {
+	at        time.Duration
+	n         int
+	allowed   bool
+	remaining int
+	retry     time.Duration
+	reset     time.Duration
+}
+
+const ms = time.Millisecond
+
+var fourPerSecond = Limit{Rate: 4, Period: time.Second, Burst: 4}
+
+// bucketSteps are shared by GCRA and TokenBucket: the two algorithms admit
+// the same requests and report the same numbers.
+var bucketSteps = []step{
+	{0, 1, true, 3, -1, 250 * ms},
+	{0, 2, true, 1, -1, 750 * ms},
+	{0, 2, false, 1, 250 * ms, 750 * ms}, // one token short: wait one emission interval
+	{0, 1, true, 0, -1, time.Second},
+	{100 * ms, 1, false, 0, 150 * ms, 900 * ms},
+	{250 * ms, 1, true, 0, -1, time.Second},  // refilled exactly one token
+	{250 * ms, 5, false, 0, -1, time.Second}, // above burst: never
+	{10 * time.Second, 0, true, 4, -1, 0},
+}
+
+var algorithmCases = []struct {
+	algo  Algorithm
+	limit Limit
+	steps []step
+}{
+	{GCRA, fourPerSecond, bucketSteps},
+	{TokenBucket, fourPerSecond, bucketSteps},
+	{GCRA, Limit{Rate: 4, Period: time.Second, Burst: 2}, []step{
+		{0, 2, true, 0, -1, 500 * ms},
+		{0, 1, false, 0, 250 * ms, 500 * ms},
+		{250 * ms, 1, true, 0, -1, 500 * ms},
+	}},
+	{TokenBucket, Limit{Rate: 4, Period: time.Second, Burst: 2}, []step{
+		{0, 2, true, 0, -1, 500 * ms},
+		{0, 1, false, 0, 250 * ms, 500 * ms},
+		{250 * ms, 1, true, 0, -1, 500 * ms},
+	}},
+	{FixedWindow, fourPerSecond, []step{
+		{0, 1, true, 3, -1, time.Second}, // the window opens at the first request
+		{0, 2, true, 1, -1, time.Second},
+		{100 * ms, 2, false, 1, 900 * ms, 900 * ms}, // rejected: not counted
+		{100 * ms, 1, true, 0, -1, 900 * ms},
+		{500 * ms, 1, false, 0, 500 * ms, 500 * ms},
+		{500 * ms, 5, false, 0, -1, 500 * ms},
+		{time.Second, 1, true, 3, -1, time.Second}, // a new window
+		{1500 * ms, 0, true, 3, -1, 500 * ms},
+		{5 * time.Second, 0, true, 4, -1, 0},
+	}},
+	{FixedWindowIncrFirst, fourPerSecond, []step{
+		{0, 1, true, 3, -1, time.Second},
+		{0, 2, true, 1, -1, time.Second},
+		{100 * ms, 2, false, 0, 900 * ms, 900 * ms}, // counted: 5 of 4
+		{100 * ms, 1, false, 0, 900 * ms, 900 * ms}, // would have fitted, but 5 are counted
+		{500 * ms, 0, false, 0, 500 * ms, 500 * ms},
+		{time.Second, 1, true, 3, -1, time.Second},
+		{5 * time.Second, 0, true, 4, -1, 0},
+	}},
+	{SlidingLog, fourPerSecond, []step{
+		{0, 1, true, 3, -1, time.Second},
+		{200 * ms, 2, true, 1, -1, time.Second},
+		{400 * ms, 2, false, 1, 600 * ms, 800 * ms}, // room once the entry at 0 leaves
+		{400 * ms, 1, true, 0, -1, time.Second},
+		{999 * ms, 1, false, 0, 1 * ms, 401 * ms},
+		{time.Second, 1, true, 0, -1, time.Second}, // the entry at 0 left
+		{time.Second, 5, false, 0, -1, time.Second},
+		{1300 * ms, 2, true, 0, -1, time.Second}, // both entries at 200ms left
+		{10 * time.Second, 0, true, 4, -1, 0},
+	}},
+	{SlidingWindow, fourPerSecond, []step{
+		{0, 1, true, 3, -1, 2 * time.Second},
+		{0, 2, true, 1, -1, 2 * time.Second},
+		// 3 counted, 2 asked: wait for the next window, until the 3
+		// weigh at most 2: 3 × (1 − 333334/1e6) ≤ 2.
+		{500 * ms, 2, false, 1, 833334 * time.Microsecond, 1500 * ms},
+		{1250 * ms, 1, true, 0, -1, 1750 * ms}, // 3 × 0.75 + 1 ≤ 4
+		{1250 * ms, 1, false, 0, 83334 * time.Microsecond, 1750 * ms},
+		{1250 * ms, 4, false, 0, 1750 * ms, 1750 * ms},
+		{1250 * ms, 5, false, 0, -1, 1750 * ms},
+		{2500 * ms, 0, true, 3, -1, 500 * ms}, // 1 × 0.5 still weighs
+		{10 * time.Second, 0, true, 4, -1, 0},
+	}},
+}
+
+// allower is what the tests need of a Limiter or a Local.
+type allower interface {
+	AllowN(ctx context.Context, key string, limit Limit, n int) (Result, error)
+}
+
+// TestAlgorithmsOverTime replays each case against every backend and
+// against Local, under a clock the test moves, and checks exact numbers.
+func TestAlgorithmsOverTime(t *testing.T) {
+	type target struct {
+		name string
+		make func(Algorithm, *fakeClock) allower
+	}
+	targets := []target{{"local", func(a Algorithm, c *fakeClock) allower { return NewLocal(a, c.Now) }}}
+	for _, b := range backends {
+		newClient := b.start(t)
+		targets = append(targets, target{b.name, func(a Algorithm, c *fakeClock) allower {
+			return NewLimiter(newClient(), WithAlgorithm(a), WithClock(c.Now), WithTimeout(5*time.Second))
+		}})
+	}
+	for _, tg := range targets {
+		for i, tc := range algorithmCases {
+			t.Run(fmt.Sprintf("%s/%s/%d", tg.name, tc.algo, i), func(t *testing.T) {
+				clock := newFakeClock()
+				start := clock.Now()
+				lim := tg.make(tc.algo, clock)
+				key := fmt.Sprintf("rate:test:%s:%d", tc.algo, i)
+				for j, s := range tc.steps {
+					clock.Set(start.Add(s.at))
+					got, err := lim.AllowN(context.Background(), key, tc.limit, s.n)
+					if err != nil {
+						t.Fatalf("step %d: %v", j, err)
+					}
+					want := Result{Allowed: s.allowed, Limit: tc.limit.capacity(tc.algo), Remaining: s.remaining, RetryAfter: s.retry, ResetAfter: s.reset}
+					if got != want {
+						t.Errorf("step %d (at %v, n=%d):\n got %+v\nwant %+v", j, s.at, s.n, got, want)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestInvalidArguments(t *testing.T) {
+	l := NewLocal(GCRA, nil)
+	for _, tc := range []struct {
+		limit Limit
+		n     int
+		want  error
+	}{
+		{Limit{}, 1, ErrInvalidLimit},
+		{Limit{Rate: 1, Period: time.Nanosecond}, 1, ErrInvalidLimit},
+		{Limit{Rate: 1, Period: time.Second, Burst: -1}, 1, ErrInvalidLimit},
+		{PerSecond(1), -1, ErrInvalidCost},
+	} {
+		if _, err := l.AllowN(context.Background(), "k", tc.limit, tc.n); err != tc.want {
+			t.Errorf("AllowN(%v, %d) = %v, want %v", tc.limit, tc.n, err, tc.want)
+		}
+		if _, err := NewLimiter(nil).AllowN(context.Background(), "k", tc.limit, tc.n); err != tc.want {
+			t.Errorf("Limiter.AllowN(%v, %d) = %v, want %v", tc.limit, tc.n, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,313 @@
+// Package ratelimit limits request rates with counters kept in any store that
+// speaks the Redis protocol: a single node, a go-redis Ring sharded by key, or
+// a Redis Cluster. Each algorithm is one Lua script run atomically in the
+// store, so any number of gateway replicas share one global limit instead of
+// each granting its own (N replicas × limit).
+//
+// Time comes from the store (redis.call('TIME')) unless a Clock is given.
+// When the store fails or is slow, a FailurePolicy decides the answer and the
+// Limiter recovers on its own; see FailurePolicy and WithBatching for the
+// trade-offs that remain.
+package ratelimit
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Limit is a rate: Rate requests per Period. Burst is the most requests that
+// may be spent at once by the token bucket and GCRA; zero means Rate. The
+// window algorithms ignore Burst.
+type Limit struct {
+	Rate   int
+	Period time.Duration
+	Burst  int
+}
+
+// PerSecond returns a Limit of rate requests per second with a burst of rate.
+func PerSecond(rate int) Limit { return Limit{Rate: rate, Period: time.Second, Burst: rate} }
+
+// PerMinute returns a Limit of rate requests per minute with a burst of rate.
+func PerMinute(rate int) Limit { return Limit{Rate: rate, Period: time.Minute, Burst: rate} }
+
+// PerHour returns a Limit of rate requests per hour with a burst of rate.
+func PerHour(rate int) Limit { return Limit{Rate: rate, Period: time.Hour, Burst: rate} }
+
+// String formats l as "10/1s" or "10/1s burst 20".
+func (l Limit) String() string {
+	s := fmt.Sprintf("%d/%s", l.Rate, l.Period)
+	if l.Burst != 0 && l.Burst != l.Rate {
+		s += fmt.Sprintf(" burst %d", l.Burst)
+	}
+	return s
+}
+
+// burst returns the effective burst: Burst, or Rate when Burst is zero.
+func (l Limit) burst() int {
+	if l.Burst > 0 {
+		return l.Burst
+	}
+	return l.Rate
+}
+
+// capacity is the most a fresh limiter of algorithm a allows at once: the
+// Limit field of a Result.
+func (l Limit) capacity(a Algorithm) int {
+	if a == TokenBucket || a == GCRA {
+		return l.burst()
+	}
+	return l.Rate
+}
+
+func (l Limit) valid() bool {
+	// Periods are sent to the store in whole microseconds.
+	return l.Rate > 0 && l.Period >= time.Microsecond && l.Burst >= 0
+}
+
+// Algorithm selects how a Limiter counts.
+type Algorithm int
+
+const (
+	// GCRA is the generic cell rate algorithm with the semantics and reply
+	// fields of redis-cell's CL.THROTTLE: one key holding a timestamp, smooth
+	// refill, bursts of up to Burst. Rejections do not count.
+	GCRA Algorithm = iota
+	// TokenBucket holds up to Burst tokens refilled at Rate per Period, in a
+	// hash. It admits exactly what GCRA admits; it exists for readers who
+	// think in tokens. Rejections do not count.
+	TokenBucket
+	// FixedWindow counts requests in a window that opens at the first request
+	// and lasts Period, checking before incrementing: rejected requests do not
+	// count. Up to 2×Rate can pass around a window edge.
+	FixedWindow
+	// FixedWindowIncrFirst is FixedWindow incrementing before checking:
+	// rejected requests count too, so a client that keeps retrying stays
+	// locked out until its window ends.
+	FixedWindowIncrFirst
+	// SlidingLog keeps one sorted-set entry per admitted request and admits
+	// exactly Rate in any Period. Memory grows with Rate.
+	SlidingLog
+	// SlidingWindow weighs the previous fixed window's count by its overlap
+	// with the sliding window: constant memory, a close approximation of
+	// SlidingLog that assumes requests were spread evenly.
+	SlidingWindow
+)
+
+var algorithmNames = [...]string{
+	GCRA:                 "gcra",
+	TokenBucket:          "token_bucket",
+	FixedWindow:          "fixed_window",
+	FixedWindowIncrFirst: "fixed_window_incr_first",
+	SlidingLog:           "sliding_log",
+	SlidingWindow:        "sliding_window",
+}
+
+// Algorithms lists every Algorithm, for tests and benchmarks that cover all.
+var Algorithms = []Algorithm{GCRA, TokenBucket, FixedWindow, FixedWindowIncrFirst, SlidingLog, SlidingWindow}
+
+// String returns the algorithm's name, which is also its key suffix.
+func (a Algorithm) String() string {
+	if a < 0 || int(a) >= len(algorithmNames) {
+		return "Algorithm(" + strconv.Itoa(int(a)) + ")"
+	}
+	return algorithmNames[a]
+}
+
+// Result is the answer to one request.
+type Result struct {
+	// Allowed reports whether the request may proceed. A request of cost n
+	// is all or nothing.
+	Allowed bool
+	// Limit is the most requests a fresh limiter admits at once: Rate for
+	// the window algorithms, Burst for GCRA and TokenBucket (CL.THROTTLE's
+	// limit).
+	Limit int
+	// Remaining is how many more requests of cost 1 would be allowed right
+	// now, after this one.
+	Remaining int
+	// RetryAfter is how long to wait before the same request would be
+	// allowed. It is -1 when the request was allowed, and also when it can
+	// never be allowed because its cost exceeds Limit.
+	RetryAfter time.Duration
+	// ResetAfter is how long until the limiter is back to its fresh state,
+	// with Remaining equal to Limit, if no more requests arrive.
+	ResetAfter time.Duration
+}
+
+// Errors returned by a Limiter. Store failures are not among them: the
+// FailurePolicy answers those.
+var (
+	ErrInvalidLimit = errors.New("ratelimit: limit needs Rate > 0, Period >= 1µs and Burst >= 0")
+	ErrInvalidCost  = errors.New("ratelimit: cost must not be negative")
+)
+
+// Limiter decides requests against counters in a Redis-protocol store. It is
+// safe for concurrent use; replicas that share a store share their limits.
+type Limiter struct {
+	rdb      redis.UniversalClient
+	algo     Algorithm
+	script   *redis.Script
+	clock    func() time.Time
+	timeout  time.Duration
+	policy   FailurePolicy
+	replicas int
+	probe    time.Duration
+	onChange func(from, to State, err error)
+	local    *Local
+
+	// memberPrefix and calls make sliding-log members unique across
+	// replicas and calls.
+	memberPrefix string
+	calls        atomic.Uint64
+
+	health health
+	batch  *batcher
+}
+
+// Option configures a Limiter.
+type Option func(*Limiter)
+
+// WithAlgorithm sets the algorithm; the default is GCRA.
+func WithAlgorithm(a Algorithm) Option { return func(l *Limiter) { l.algo = a } }
+
+// WithClock makes the Limiter send its own time to the store instead of
+// letting scripts call TIME: for stores that forbid TIME in scripts, and for
+// tests that move time by hand. Replicas must then keep their clocks close;
+// a clock running behind another is treated as not moving.
+func WithClock(now func() time.Time) Option { return func(l *Limiter) { l.clock = now } }
+
+// WithTimeout sets how long a store call may take before the store counts as
+// failed; the default is 100ms. A slow limiter should not become the outage.
+func WithTimeout(d time.Duration) Option { return func(l *Limiter) { l.timeout = d } }
+
+// NewLimiter returns a Limiter using rdb. rdb may be a *redis.Client, a
+// *redis.Ring or a *redis.ClusterClient: every script touches one key, named
+// with a hash tag, so it never crosses shards.
+func NewLimiter(rdb redis.UniversalClient, opts ...Option) *Limiter {
+	var b [8]byte
+	rand.Read(b[:])
+	l := &Limiter{
+		rdb:          rdb,
+		timeout:      100 * time.Millisecond,
+		probe:        time.Second,
+		replicas:     1,
+		memberPrefix: hex.EncodeToString(b[:]),
+	}
+	for _, opt := range opts {
+		opt(l)
+	}
+	l.script = scripts[l.algo]
+	l.local = NewLocal(l.algo, l.clock)
+	return l
+}
+
+// Algorithm returns the algorithm l counts with.
+func (l *Limiter) Algorithm() Algorithm { return l.algo }
+
+// Allow is AllowN with a cost of 1.
+func (l *Limiter) Allow(ctx context.Context, key string, limit Limit) (Result, error) {
+	return l.AllowN(ctx, key, limit, 1)
+}
+
+// AllowN decides a request of cost n for key under limit. Cost 0 reports the
+// current state without spending anything. The error is non-nil only for an
+// invalid limit or cost, or when ctx ends first; store failures are answered
+// by the FailurePolicy.
+func (l *Limiter) AllowN(ctx context.Context, key string, limit Limit, n int) (Result, error) {
+	if !limit.valid() {
+		return Result{}, ErrInvalidLimit
+	}
+	if n < 0 {
+		return Result{}, ErrInvalidCost
+	}
+	if l.batch != nil && l.batch.eligible(l.algo, n) {
+		return l.batch.allow(ctx, l, key, limit, n)
+	}
+	return l.allow(ctx, key, limit, n)
+}
+
+// allow asks the store unless it is known to be down, and falls back to the
+// failure policy when it does not answer.
+func (l *Limiter) allow(ctx context.Context, key string, limit Limit, n int) (Result, error) {
+	if !l.health.shouldTry(l.probe) {
+		return l.fallback(key, limit, n), nil
+	}
+	res, err := l.eval(ctx, key, limit, n)
+	if err == nil {
+		l.health.succeeded(l.onChange)
+		return res, nil
+	}
+	if ctx.Err() != nil {
+		// The caller gave up; that says nothing about the store.
+		l.health.abandon()
+		return Result{}, ctx.Err()
+	}
+	l.health.failed(err, l.probe, l.onChange)
+	return l.fallback(key, limit, n), nil
+}
+
+// eval runs the algorithm's script for one request.
+func (l *Limiter) eval(ctx context.Context, key string, limit Limit, n int) (Result, error) {
+	if l.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, l.timeout)
+		defer cancel()
+	}
+	now := ""
+	if l.clock != nil {
+		now = strconv.FormatInt(l.clock().UnixMicro(), 10)
+	}
+	member := ""
+	if l.algo == SlidingLog {
+		member = l.memberPrefix + ":" + strconv.FormatUint(l.calls.Add(1), 36)
+	}
+	reply, err := l.script.Run(ctx, l.rdb, []string{storeKey(key, l.algo)},
+		now, limit.Rate, limit.Period.Microseconds(), limit.burst(), n, member).Int64Slice()
+	if err != nil {
+		return Result{}, err
+	}
+	if len(reply) != 5 {
+		return Result{}, fmt.Errorf("ratelimit: script replied %d values, want 5", len(reply))
+	}
+	return Result{
+		Allowed:    reply[0] == 1,
+		Limit:      int(reply[1]),
+		Remaining:  int(reply[2]),
+		RetryAfter: micros(reply[3]),
+		ResetAfter: micros(reply[4]),
+	}, nil
+}
+
+// micros converts a script's duration to a time.Duration, keeping -1 as -1
+// (the "never" and "allowed" marker of RetryAfter).
+func micros(us int64) time.Duration {
+	if us < 0 {
+		return -1
+	}
+	return time.Duration(us) * time.Microsecond
+}
+
+// storeKey names the store key of key for algorithm a. The caller's key is
+// the hash tag, so every key of one identity, whatever the algorithm or
+// rule, lives in one Cluster slot and one Ring shard.
+func storeKey(key string, a Algorithm) string {
+	return "{" + key + "}:" + a.String()
+}
+
+// scripts holds one compiled script per algorithm; redis.Script.Run sends
+// EVALSHA and falls back to EVAL when the store answers NOSCRIPT.
+var scripts = func() map[Algorithm]*redis.Script {
+	m := make(map[Algorithm]*redis.Script, len(Algorithms))
+	for _, a := range Algorithms {
+		m[a] = redis.NewScript(scriptSource(a))
+	}
+	return m
+}()
