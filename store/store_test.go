@@ -1,0 +1,300 @@
+package store
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"testing"
+	"time"
+)
+
+func newTestStore(t0 time.Time) (*Store, *ManualClock) {
+	clock := NewManualClock(t0)
+	return New(2, clock), clock
+}
+
+func TestLazyExpiry(t *testing.T) {
+	s, clock := newTestStore(time.UnixMilli(1_000_000))
+	db := s.DB(0)
+	db.Set([]byte("k"), NewString([]byte("v")), s.Now()+1000)
+	tests := []struct {
+		advance time.Duration
+		live    bool
+	}{
+		{999 * time.Millisecond, true},
+		{time.Millisecond, true}, // exactly at expireAt: Redis expires only once now > when
+		{time.Millisecond, false},
+	}
+	for _, tt := range tests {
+		clock.Add(tt.advance)
+		s.Refresh()
+		if got := db.Exists([]byte("k")); got != tt.live {
+			t.Fatalf("after +%v: Exists = %v, want %v", tt.advance, got, tt.live)
+		}
+	}
+	if db.Len() != 0 || db.Expires() != 0 {
+		t.Fatalf("expired key not reclaimed on access: len %d expires %d", db.Len(), db.Expires())
+	}
+}
+
+func TestSnapshotHoldsWithinCommand(t *testing.T) {
+	s, clock := newTestStore(time.UnixMilli(5000))
+	db := s.DB(0)
+	db.Set([]byte("k"), NewInt(1), s.Now()+10)
+	clock.Add(time.Second) // the clock moves, but no Refresh: same command/script
+	if !db.Exists([]byte("k")) {
+		t.Fatal("key expired inside one time snapshot")
+	}
+	s.Refresh()
+	if db.Exists([]byte("k")) {
+		t.Fatal("key still visible after the snapshot moved past its TTL")
+	}
+}
+
+// TestExpiryHeapMatchesModel drives the indexed heap with random TTL
+// changes and deletions and checks ActiveExpire against a plain map.
+func TestExpiryHeapMatchesModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	s, clock := newTestStore(time.UnixMilli(1_000_000))
+	db := s.DB(0)
+	model := map[string]int64{} // key -> expireAt (0 = persistent)
+	for step := 0; step < 20000; step++ {
+		key := fmt.Sprintf("k%d", rng.IntN(500))
+		switch op := rng.IntN(10); {
+		case op < 4:
+			at := int64(0)
+			if rng.IntN(3) > 0 {
+				at = s.Now() + int64(rng.IntN(2000)) + 1
+			}
+			db.Set([]byte(key), NewInt(1), at)
+			model[key] = at
+		case op < 6:
+			if e := db.Get([]byte(key)); e != nil {
+				at := s.Now() + int64(rng.IntN(2000)) + 1
+				if rng.IntN(4) == 0 {
+					at = 0
+				}
+				db.SetExpire(e, at)
+				model[key] = at
+			}
+		case op < 7:
+			db.Delete([]byte(key))
+			delete(model, key)
+		default:
+			clock.Add(time.Duration(rng.IntN(50)) * time.Millisecond)
+			s.ActiveExpire(0)
+			for k, at := range model {
+				if at != 0 && at < s.Now() {
+					delete(model, k)
+				}
+			}
+		}
+		if step%1000 == 0 {
+			checkModel(t, db, model)
+		}
+	}
+	checkModel(t, db, model)
+}
+
+func checkModel(t *testing.T, db *DB, model map[string]int64) {
+	t.Helper()
+	if db.Len() != len(model) {
+		t.Fatalf("store has %d keys, model %d", db.Len(), len(model))
+	}
+	withTTL := 0
+	for k, at := range model {
+		e := db.keys[k]
+		if e == nil || e.expireAt != at {
+			t.Fatalf("key %s: store %+v, model expireAt %d", k, e, at)
+		}
+		if at != 0 {
+			withTTL++
+		}
+	}
+	if db.Expires() != withTTL {
+		t.Fatalf("heap holds %d entries, %d keys have a TTL", db.Expires(), withTTL)
+	}
+	for i, e := range db.expiries {
+		if int(e.heapIdx) != i {
+			t.Fatalf("entry %s records heap index %d, is at %d", e.Key, e.heapIdx, i)
+		}
+		if i > 0 && db.expiries[(i-1)/2].expireAt > e.expireAt {
+			t.Fatalf("heap order broken at %d", i)
+		}
+	}
+	for i, e := range db.order {
+		if int(e.slot) != i {
+			t.Fatalf("entry %s records slot %d, is at %d", e.Key, e.slot, i)
+		}
+	}
+}
+
+func TestActiveExpireReclaimsOnlyExpired(t *testing.T) {
+	s, clock := newTestStore(time.UnixMilli(0))
+	db := s.DB(1)
+	for i := 0; i < 10000; i++ {
+		at := int64(0)
+		if i%100 == 0 {
+			at = s.Now() + 500
+		}
+		db.Set([]byte(fmt.Sprint(i)), NewInt(int64(i)), at)
+	}
+	clock.Add(time.Second)
+	if n := s.ActiveExpire(0); n != 100 {
+		t.Fatalf("ActiveExpire deleted %d keys, want 100", n)
+	}
+	if db.Len() != 9900 || db.Expires() != 0 {
+		t.Fatalf("after expiry: %d keys, %d with TTL", db.Len(), db.Expires())
+	}
+}
+
+func TestActiveExpireLimit(t *testing.T) {
+	s, clock := newTestStore(time.UnixMilli(0))
+	for i := 0; i < 50; i++ {
+		s.DB(0).Set([]byte(fmt.Sprint(i)), NewInt(1), 10)
+	}
+	clock.Add(time.Second)
+	if n := s.ActiveExpire(20); n != 20 {
+		t.Fatalf("limited ActiveExpire deleted %d, want 20", n)
+	}
+	if n := s.ActiveExpire(0); n != 30 {
+		t.Fatalf("second ActiveExpire deleted %d, want 30", n)
+	}
+}
+
+func TestShrinkAfterMassExpiry(t *testing.T) {
+	s, clock := newTestStore(time.UnixMilli(0))
+	db := s.DB(0)
+	for i := 0; i < 100000; i++ {
+		db.Set([]byte(fmt.Sprint(i)), NewInt(1), 1000)
+	}
+	db.Set([]byte("survivor"), NewInt(7), 0)
+	clock.Add(2 * time.Second)
+	s.ActiveExpire(0)
+	if db.Len() != 1 || cap(db.order) > 1024 || cap(db.expiries) > 1024 {
+		t.Fatalf("after mass expiry: len %d, cap(order) %d, cap(expiries) %d", db.Len(), cap(db.order), cap(db.expiries))
+	}
+	if e := db.Get([]byte("survivor")); e == nil {
+		t.Fatal("survivor lost in shrink")
+	}
+}
+
+// TestScanGuarantee checks SCAN's promise: a key present for the whole scan
+// is returned, even while other keys are deleted and added between calls.
+func TestScanGuarantee(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	s, _ := newTestStore(time.UnixMilli(0))
+	db := s.DB(0)
+	for i := 0; i < 2000; i++ {
+		db.Set([]byte(fmt.Sprintf("stable%d", i)), NewInt(1), 0)
+		db.Set([]byte(fmt.Sprintf("churn%d", i)), NewInt(1), 0)
+	}
+	seen := map[string]bool{}
+	var cursor uint64
+	next := 0
+	for {
+		cursor = db.Scan(cursor, 10, func(e *Entry) { seen[e.Key] = true })
+		for j := 0; j < 5; j++ { // churn between calls
+			db.Delete([]byte(fmt.Sprintf("churn%d", rng.IntN(2000))))
+			db.Set([]byte(fmt.Sprintf("new%d", next)), NewInt(1), 0)
+			next++
+		}
+		if cursor == 0 {
+			break
+		}
+	}
+	for i := 0; i < 2000; i++ {
+		if k := fmt.Sprintf("stable%d", i); !seen[k] {
+			t.Fatalf("SCAN missed %s, present throughout", k)
+		}
+	}
+}
+
+func TestSwapDBAndFlushTouchWatchers(t *testing.T) {
+	s, _ := newTestStore(time.UnixMilli(0))
+	var dirty0, dirty1 bool
+	s.DB(0).Watch("a", &dirty0)
+	s.DB(1).Watch("b", &dirty1)
+	s.SwapDB(0, 1)
+	if !dirty0 || !dirty1 {
+		t.Fatalf("SWAPDB: watchers dirty = %v, %v", dirty0, dirty1)
+	}
+	dirty0 = false
+	s.DB(0).Set([]byte("other"), NewInt(1), 0)
+	if dirty0 {
+		t.Fatal("writing another key dirtied the watcher")
+	}
+	s.DB(0).Set([]byte("a"), NewInt(1), 0)
+	if !dirty0 {
+		t.Fatal("writing the watched key did not dirty the watcher")
+	}
+	s.DB(0).Unwatch("a", &dirty0)
+	dirty0 = false
+	s.DB(0).Flush()
+	if dirty0 {
+		t.Fatal("unwatched key still notified")
+	}
+}
+
+func TestParseCanonicalInt(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"0", 0, true}, {"-1", -1, true}, {"9223372036854775807", 9223372036854775807, true},
+		{"-9223372036854775808", -9223372036854775808, true}, {"9223372036854775808", 0, false},
+		{"007", 0, false}, {"+5", 0, false}, {"-0", 0, false}, {" 1", 0, false}, {"1 ", 0, false},
+		{"", 0, false}, {"-", 0, false}, {"1e3", 0, false}, {"99999999999999999999", 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := ParseInt([]byte(tt.in))
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("ParseInt(%q) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestStringEncodings(t *testing.T) {
+	tests := []struct {
+		in   string
+		mut  func(*String)
+		want string
+	}{
+		{"12345", nil, "int"},
+		{"0123", nil, "embstr"},
+		{"hello", nil, "embstr"},
+		{string(make([]byte, 45)), nil, "raw"},
+		{"12", func(s *String) { s.Append([]byte("3")) }, "raw"},
+	}
+	for _, tt := range tests {
+		s := NewString([]byte(tt.in))
+		if tt.mut != nil {
+			tt.mut(s)
+		}
+		if got := s.Encoding(); got != tt.want {
+			t.Errorf("Encoding(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestRandomKeySkipsExpired(t *testing.T) {
+	s, clock := newTestStore(time.UnixMilli(0))
+	db := s.DB(0)
+	for i := 0; i < 100; i++ {
+		db.Set([]byte(fmt.Sprint(i)), NewInt(1), 10)
+	}
+	db.Set([]byte("live"), NewInt(1), 0)
+	clock.Add(time.Second)
+	s.Refresh()
+	k, ok := db.RandomKey()
+	if !ok || k != "live" {
+		t.Fatalf("RandomKey = %q, %v; want live", k, ok)
+	}
+	keys := []string{}
+	db.Each(func(e *Entry) { keys = append(keys, e.Key) })
+	sort.Strings(keys)
+	if len(keys) != 1 {
+		t.Fatalf("Each visited %v", keys)
+	}
+}
