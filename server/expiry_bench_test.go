@@ -1,0 +1,150 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// BenchmarkActiveExpiry1M fills 1,000,000 keys with a 1 s TTL and measures,
+// without touching them again, how long until DBSIZE is 0 and how much
+// memory is left. The same fill runs against a real redis-server when one
+// is on PATH, for comparison (its memory from INFO used_memory).
+//
+//	go test -run '^$' -bench ActiveExpiry1M -benchtime 1x ./server/
+func BenchmarkActiveExpiry1M(b *testing.B) {
+	const keys = 1_000_000
+	b.Run("floodgate", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			srv := New(Config{Addr: "127.0.0.1:0"})
+			if err := srv.Start(); err != nil {
+				b.Fatal(err)
+			}
+			rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+			base := heapInUse()
+			fill(b, rdb, keys)
+			full := heapInUse()
+			took := waitEmpty(b, rdb)
+			after := heapInUse()
+			b.ReportMetric(took.Seconds(), "s-to-empty")
+			b.ReportMetric(float64(full-base)/(1<<20), "MB-full")
+			b.ReportMetric(float64(int64(after)-int64(base))/(1<<20), "MB-left")
+			rdb.Close()
+			srv.Close()
+		}
+	})
+	b.Run("redis", func(b *testing.B) {
+		addr, stop := startRedisForBench(b)
+		defer stop()
+		for i := 0; i < b.N; i++ {
+			rdb := redis.NewClient(&redis.Options{Addr: addr})
+			base := redisUsedMemory(b, rdb)
+			fill(b, rdb, keys)
+			full := redisUsedMemory(b, rdb)
+			took := waitEmpty(b, rdb)
+			after := redisUsedMemory(b, rdb)
+			b.ReportMetric(took.Seconds(), "s-to-empty")
+			b.ReportMetric(float64(full-base)/(1<<20), "MB-full")
+			b.ReportMetric(float64(int64(after)-int64(base))/(1<<20), "MB-left")
+			rdb.Close()
+		}
+	})
+}
+
+func fill(b *testing.B, rdb *redis.Client, n int) {
+	ctx := context.Background()
+	const batch = 10000
+	for i := 0; i < n; i += batch {
+		pipe := rdb.Pipeline()
+		for j := i; j < i+batch && j < n; j++ {
+			pipe.Set(ctx, "rate:ip:"+strconv.Itoa(j), "1", time.Second)
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// waitEmpty polls DBSIZE until it is 0 and returns how long that took.
+func waitEmpty(b *testing.B, rdb *redis.Client) time.Duration {
+	start := time.Now()
+	deadline := start.Add(60 * time.Second)
+	for {
+		n, err := rdb.DBSize(context.Background()).Result()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n == 0 {
+			return time.Since(start)
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("%d keys still present after 60s", n)
+		}
+		time.Sleep(10 * time.Millisecond) // polling interval
+	}
+}
+
+func heapInUse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+func redisUsedMemory(b *testing.B, rdb *redis.Client) uint64 {
+	info, err := rdb.Info(context.Background(), "memory").Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(info, "\r\n") {
+		if v, ok := strings.CutPrefix(line, "used_memory:"); ok {
+			n, _ := strconv.ParseUint(v, 10, 64)
+			return n
+		}
+	}
+	b.Fatal("no used_memory in INFO")
+	return 0
+}
+
+// startRedisForBench starts a throw-away redis-server, or skips the
+// comparison when there is none (benchmarks only; tests never skip it).
+func startRedisForBench(b *testing.B) (string, func()) {
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		b.Skip("redis-server not on PATH: no comparison")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	dir := b.TempDir()
+	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	defer rdb.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for rdb.Ping(context.Background()).Err() != nil {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			b.Fatal("redis-server did not start")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return addr, func() { cmd.Process.Kill(); cmd.Wait() }
+}
