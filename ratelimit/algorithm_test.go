@@ -99,22 +99,17 @@ var algorithmCases = []struct {
 	}},
 }
 
-// allower is what the tests need of a Limiter or a Local.
-type allower interface {
-	AllowN(ctx context.Context, key string, limit Limit, n int) (Result, error)
-}
-
 // TestAlgorithmsOverTime replays each case against every backend and
 // against Local, under a clock the test moves, and checks exact numbers.
 func TestAlgorithmsOverTime(t *testing.T) {
 	type target struct {
 		name string
-		make func(Algorithm, *fakeClock) allower
+		make func(Algorithm, *fakeClock) Allower
 	}
-	targets := []target{{"local", func(a Algorithm, c *fakeClock) allower { return NewLocal(a, c.Now) }}}
+	targets := []target{{"local", func(a Algorithm, c *fakeClock) Allower { return NewLocal(a, c.Now) }}}
 	for _, b := range backends {
 		newClient := b.start(t)
-		targets = append(targets, target{b.name, func(a Algorithm, c *fakeClock) allower {
+		targets = append(targets, target{b.name, func(a Algorithm, c *fakeClock) Allower {
 			return NewLimiter(newClient(), WithAlgorithm(a), WithClock(c.Now), WithTimeout(5*time.Second))
 		}})
 	}

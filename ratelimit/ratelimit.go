@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -217,7 +218,9 @@ func (l *Limiter) Allow(ctx context.Context, key string, limit Limit) (Result, e
 	return l.AllowN(ctx, key, limit, 1)
 }
 
-// AllowN decides a request of cost n for key under limit. Cost 0 reports the
+// AllowN decides a request of cost n for key under limit. The store key is
+// key with a hash tag and the algorithm's name: "{rate:ip:1.2.3.4}:gcra".
+// Cost 0 reports the
 // current state without spending anything. The error is non-nil only for an
 // invalid limit or cost, or when ctx ends first; store failures are answered
 // by the FailurePolicy.
@@ -295,10 +298,16 @@ func micros(us int64) time.Duration {
 	return time.Duration(us) * time.Microsecond
 }
 
-// storeKey names the store key of key for algorithm a. The caller's key is
-// the hash tag, so every key of one identity, whatever the algorithm or
-// rule, lives in one Cluster slot and one Ring shard.
+// storeKey names the store key of key for algorithm a. Unless the caller's
+// key already has a hash tag (as Middleware's "{identity}:rule" keys do), the
+// whole key becomes one, so that every key of one limiter lives in one
+// Cluster slot and one Ring shard.
 func storeKey(key string, a Algorithm) string {
+	if open := strings.IndexByte(key, '{'); open >= 0 {
+		if end := strings.IndexByte(key[open+1:], '}'); end > 0 {
+			return key + ":" + a.String()
+		}
+	}
 	return "{" + key + "}:" + a.String()
 }
 
