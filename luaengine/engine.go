@@ -1,0 +1,351 @@
+// Package luaengine runs Redis scripts (EVAL, EVALSHA, SCRIPT) on one
+// long-lived gopher-lua state per server, with Redis 7.0's sandbox,
+// conversions, number formatting and error texts.
+//
+// It knows nothing of the server: commands reach the keyspace through a
+// Caller, and replies leave through a ReplyWriter.
+package luaengine
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/parse"
+)
+
+// ReplyWriter receives exactly one Redis reply, possibly nested.
+type ReplyWriter interface {
+	Status(s string)     // simple string, e.g. "OK"
+	Error(msg string)    // full error text without '-', e.g. "ERR syntax error"
+	Int(n int64)         // integer reply
+	Bulk(b []byte)       // bulk string
+	BulkString(s string) // bulk string
+	Null()               // null bulk ($-1)
+	NullArray()          // null array (*-1)
+	Array(n int)         // array header, followed by exactly n replies
+	Double(f float64)    // RESP2 renders it as a bulk string
+}
+
+// Caller runs one command on behalf of redis.call / redis.pcall.
+//
+// args[0] is the command name. The byte slices are only valid during the
+// call and must not be modified: they may alias Lua strings.
+type Caller interface {
+	Call(args [][]byte, w ReplyWriter)
+}
+
+// Error is a Redis error reply text without the leading '-', returned by
+// engine operations that fail before a script runs.
+type Error string
+
+func (e Error) Error() string { return string(e) }
+
+// Errors of SCRIPT KILL, with Redis's texts.
+var (
+	ErrNotBusy    = Error("NOTBUSY No scripts in execution right now.")
+	ErrUnkillable = Error("UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.")
+)
+
+// Options configure an Engine. The zero value is usable.
+type Options struct {
+	// EvalCacheSize bounds the scripts kept that were only seen through
+	// EVAL (Redis 7.4 keeps 500). Scripts loaded with SCRIPT LOAD are never
+	// evicted. Zero means 500.
+	EvalCacheSize int
+	// MemoryLimit stops a script with "not enough memory" once the Go heap
+	// has grown by this many bytes while it runs. Zero means 1 GiB; negative
+	// disables the check.
+	MemoryLimit int64
+	// MaxStringSize bounds a single string built by string.rep or
+	// concatenation. Zero means 512 MiB, Redis's proto-max-bulk-len.
+	MaxStringSize int
+}
+
+// Engine is one server's scripting state. Run must not be called
+// concurrently (the server runs scripts under its execution lock); Kill,
+// MarkWritten and Running may be called from any goroutine.
+type Engine struct {
+	L       *lua.LState
+	opts    Options
+	globals *lua.LTable // the real globals behind the read-only proxy
+	proxy   *lua.LTable // what scripts see as _G
+
+	scripts   map[string]*Script
+	evalCount int
+	lruHead   *Script // most recently used EVAL-only script
+	lruTail   *Script
+
+	keys, argv *lua.LTable
+	nKeys      int
+	nArgv      int
+
+	// Per-call state of the running script.
+	caller   Caller
+	current  *Script
+	reply    replyBuilder
+	callArgs [][]byte
+	numArena []byte
+	errLine  int
+	resp     int
+	rand     rand48
+	callFn   *lua.LFunction
+	pcallFn  *lua.LFunction
+	errFn    *lua.LFunction
+	concatFn *lua.LFunction
+	views    map[*lua.LTable]*lua.LTable // read-only view -> real table
+
+	interrupt interruptState
+}
+
+// New returns an engine with its own Lua state. Engines share nothing, so a
+// process may hold many.
+func New(opts Options) *Engine {
+	if opts.EvalCacheSize <= 0 {
+		opts.EvalCacheSize = 500
+	}
+	if opts.MemoryLimit == 0 {
+		opts.MemoryLimit = 1 << 30
+	}
+	if opts.MaxStringSize <= 0 {
+		opts.MaxStringSize = 512 << 20
+	}
+	e := &Engine{
+		opts:    opts,
+		scripts: make(map[string]*Script),
+		resp:    2,
+		views:   make(map[*lua.LTable]*lua.LTable),
+	}
+	e.L = lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: 256, RegistrySize: 1024 * 4, RegistryMaxSize: 1024 * 256})
+	e.reply.e = e
+	e.rand.seed(0)
+	e.setupSandbox()
+	e.interrupt.init(e)
+	return e
+}
+
+// Close releases the Lua state.
+func (e *Engine) Close() {
+	e.interrupt.stop()
+	e.L.Close()
+}
+
+// Lookup returns the cached script with the given SHA1 (any case), or nil.
+func (e *Engine) Lookup(sha string) *Script {
+	s := e.scripts[sha]
+	if s == nil && len(sha) == 40 && strings.ContainsAny(sha, "ABCDEF") {
+		s = e.scripts[strings.ToLower(sha)]
+	}
+	return s
+}
+
+// Exists reports whether a script with this SHA1 is cached.
+func (e *Engine) Exists(sha string) bool { return e.Lookup(sha) != nil }
+
+// Load compiles body and keeps it until Flush, as SCRIPT LOAD does.
+func (e *Engine) Load(body []byte) (*Script, error) {
+	s, err := e.get(body)
+	if err != nil {
+		return nil, err
+	}
+	if !s.loaded {
+		e.lruRemove(s)
+		s.loaded = true
+	}
+	return s, nil
+}
+
+// Get returns the compiled script for body, compiling it if needed, as EVAL
+// does. Scripts seen only this way live in a bounded LRU cache.
+func (e *Engine) Get(body []byte) (*Script, error) {
+	s, err := e.get(body)
+	if err != nil {
+		return nil, err
+	}
+	if !s.loaded {
+		e.lruTouch(s)
+	}
+	return s, nil
+}
+
+func (e *Engine) get(body []byte) (*Script, error) {
+	sha := SHA1Hex(body)
+	if s := e.scripts[sha]; s != nil {
+		return s, nil
+	}
+	s, err := e.compile(sha, string(body))
+	if err != nil {
+		return nil, err
+	}
+	e.scripts[sha] = s
+	if !s.loaded {
+		e.evalCount++
+		e.lruPush(s)
+		for e.evalCount > e.opts.EvalCacheSize && e.lruTail != nil {
+			old := e.lruTail
+			e.lruRemove(old)
+			delete(e.scripts, old.SHA)
+		}
+	}
+	return s, nil
+}
+
+// Flush drops every cached script, as SCRIPT FLUSH does.
+func (e *Engine) Flush() {
+	clear(e.scripts)
+	e.lruHead, e.lruTail, e.evalCount = nil, nil, 0
+}
+
+func (e *Engine) compile(sha, body string) (*Script, error) {
+	flags, err := parseShebang(body)
+	if err != nil {
+		return nil, err
+	}
+	src := body
+	if flags != 0 {
+		// Keep the newline so that line numbers match Redis's.
+		src = body[strings.IndexByte(body, '\n'):]
+	}
+	chunk, err := parse.Parse(strings.NewReader(src), chunkName)
+	if err != nil {
+		return nil, Error("ERR Error compiling script (new function): " + compileErrorText(err))
+	}
+	proto, err := lua.Compile(wrapChunk(chunk), chunkName)
+	if err != nil {
+		return nil, Error("ERR Error compiling script (new function): " + compileErrorText(err))
+	}
+	L := e.L
+	outer := L.NewFunctionFromProto(proto)
+	outer.Env = e.proxy
+	L.Push(outer)
+	L.Push(e.concatFn)
+	if err := L.PCall(1, 1, nil); err != nil {
+		return nil, Error("ERR Error compiling script (new function): " + err.Error())
+	}
+	fn, _ := L.Get(-1).(*lua.LFunction)
+	L.Pop(1)
+	return &Script{SHA: sha, Body: body, Flags: flags, fn: fn}, nil
+}
+
+// chunkName is what Lua error positions print; Redis 7.0 loads scripts as
+// "@user_script" and Lua drops the '@'.
+const chunkName = "user_script"
+
+func (e *Engine) lruPush(s *Script) {
+	s.prev, s.next = nil, e.lruHead
+	if e.lruHead != nil {
+		e.lruHead.prev = s
+	}
+	e.lruHead = s
+	if e.lruTail == nil {
+		e.lruTail = s
+	}
+}
+
+func (e *Engine) lruRemove(s *Script) {
+	if s.prev != nil {
+		s.prev.next = s.next
+	} else if e.lruHead == s {
+		e.lruHead = s.next
+	} else {
+		return // not in the list
+	}
+	if s.next != nil {
+		s.next.prev = s.prev
+	} else {
+		e.lruTail = s.prev
+	}
+	s.prev, s.next = nil, nil
+	e.evalCount--
+}
+
+func (e *Engine) lruTouch(s *Script) {
+	if e.lruHead == s {
+		return
+	}
+	e.lruRemove(s)
+	e.evalCount++
+	e.lruPush(s)
+}
+
+// Run executes s with KEYS and ARGV and writes its reply (or error) to w.
+func (e *Engine) Run(s *Script, keys, args [][]byte, c Caller, w ReplyWriter) {
+	L := e.L
+	e.setArgs(keys, args)
+	e.caller = c
+	e.current = s
+	e.errLine = 0
+	e.interrupt.begin()
+
+	L.Push(s.fn)
+	err := L.PCall(0, 1, e.errFn)
+
+	reason := e.interrupt.end()
+	e.caller = nil
+	e.current = nil
+	e.resp = 2
+	if err != nil {
+		e.writeError(s, err, reason, w)
+		L.SetTop(0)
+		return
+	}
+	ret := L.Get(-1)
+	L.SetTop(0)
+	writeReply(w, ret, 0)
+}
+
+// setArgs refills the long-lived KEYS and ARGV tables in place.
+func (e *Engine) setArgs(keys, args [][]byte) {
+	e.keys, e.nKeys = e.fillTable(e.keys, e.nKeys, keys, "KEYS")
+	e.argv, e.nArgv = e.fillTable(e.argv, e.nArgv, args, "ARGV")
+}
+
+func (e *Engine) fillTable(t *lua.LTable, prev int, vals [][]byte, name string) (*lua.LTable, int) {
+	// A script may have added fields beyond the array part; a table that
+	// is not exactly what we left is replaced so nothing leaks into the
+	// next call.
+	if k, _ := t.Next(lua.LNumber(prev)); k != lua.LNil || (prev > 0 && t.RawGetInt(prev) == lua.LNil) || t.Len() != prev {
+		t = e.L.CreateTable(len(vals), 0)
+		e.globals.RawSetString(name, t)
+		prev = 0
+	}
+	for i, v := range vals {
+		t.RawSetInt(i+1, lua.LString(v))
+	}
+	for i := prev; i > len(vals); i-- {
+		t.RawSetInt(i, lua.LNil)
+	}
+	return t, len(vals)
+}
+
+// MarkWritten records that the running script has modified the dataset,
+// which makes it unkillable. The server's Caller calls it.
+func (e *Engine) MarkWritten() { e.interrupt.written.Store(true) }
+
+// Written reports whether the running script has modified the dataset.
+func (e *Engine) Written() bool { return e.interrupt.written.Load() }
+
+// Running reports whether a script is running and since when.
+func (e *Engine) Running() (since time.Time, ok bool) {
+	ns := e.interrupt.started.Load()
+	if ns == 0 {
+		return time.Time{}, false
+	}
+	return time.Unix(0, ns), true
+}
+
+// Kill stops the running script unless it has written, as SCRIPT KILL does.
+func (e *Engine) Kill() error { return e.interrupt.kill(reasonKilled) }
+
+// Current returns the script being run, or nil. Only the goroutine calling
+// Run (such as a Caller) may use it.
+func (e *Engine) Current() *Script { return e.current }
+
+// itoa is strconv.Itoa, named for the error decorations.
+func itoa(n int) string { return strconv.Itoa(n) }
+
+var _ = sync.Mutex{}
+var _ atomic.Bool

@@ -1,0 +1,132 @@
+package luaengine
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"unsafe"
+)
+
+// Redis embeds Lua 5.1, whose tostring and concatenation render numbers with
+// LUAI_NUMFFORMAT "%.14g", while redis.call formats number arguments with
+// "%.17g". gopher-lua uses Go's shortest representation instead, so every path
+// where a number becomes a string goes through these helpers.
+
+// appendNumber appends n formatted like C's printf("%.<prec>g", n) as glibc
+// prints it: "inf", "-inf", "nan" and "-nan" (the sign of a NaN is kept, and
+// 0/0 on x86 yields a negative NaN).
+func appendNumber(b []byte, n float64, prec int) []byte {
+	switch {
+	case math.IsInf(n, 1):
+		return append(b, "inf"...)
+	case math.IsInf(n, -1):
+		return append(b, "-inf"...)
+	case n != n:
+		if math.Signbit(n) {
+			return append(b, "-nan"...)
+		}
+		return append(b, "nan"...)
+	}
+	// Integers below 1e14 print identically under %.14g and %.17g; this is the
+	// common case (counters, timestamps in seconds) and avoids float formatting.
+	if n == math.Trunc(n) && n > -1e14 && n < 1e14 && (n != 0 || !math.Signbit(n)) {
+		return strconv.AppendInt(b, int64(n), 10)
+	}
+	return strconv.AppendFloat(b, n, 'g', prec, 64)
+}
+
+// formatNumber is Lua 5.1's tostring for numbers ("%.14g").
+func formatNumber(n float64) string {
+	if n == math.Trunc(n) && n >= 0 && n < float64(len(smallIntStrings)) {
+		return smallIntStrings[int(n)]
+	}
+	var buf [32]byte
+	return string(appendNumber(buf[:0], n, 14))
+}
+
+// smallIntStrings avoids an allocation for the numbers scripts print most.
+var smallIntStrings = func() [256]string {
+	var s [256]string
+	for i := range s {
+		s[i] = strconv.Itoa(i)
+	}
+	return s
+}()
+
+// parseNumber converts s the way Lua 5.1's luaO_str2d does: C strtod (which
+// accepts hex, "inf" and "nan") with surrounding whitespace allowed, plus
+// the "0x" integer form. Unlike Go's parsers it never reads "010" as octal
+// and rejects "1_000" and "0b1".
+func parseNumber(s string) (float64, bool) {
+	t := strings.TrimRight(strings.TrimLeft(s, " \t\n\v\f\r"), " \t\n\v\f\r")
+	if t == "" {
+		return 0, false
+	}
+	body := t
+	neg := false
+	if body[0] == '-' || body[0] == '+' {
+		neg = body[0] == '-'
+		body = body[1:]
+	}
+	if len(body) > 2 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X') {
+		// strtod reads hex floats; scripts only ever use hex integers, which
+		// strtoul reads identically.
+		u, err := strconv.ParseUint(body[2:], 16, 64)
+		if err != nil {
+			if f, err := strconv.ParseFloat(t, 64); err == nil && !strings.Contains(t, "_") {
+				return f, true
+			}
+			return 0, false
+		}
+		if neg {
+			return -float64(u), true
+		}
+		return float64(u), true
+	}
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if !(c >= '0' && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-') {
+			switch strings.ToLower(body) {
+			case "inf", "infinity":
+				if neg {
+					return math.Inf(-1), true
+				}
+				return math.Inf(1), true
+			case "nan":
+				if neg {
+					return math.Copysign(math.NaN(), -1), true
+				}
+				return math.NaN(), true
+			}
+			return 0, false
+		}
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil {
+		// strtod saturates to ±HUGE_VAL on overflow and still succeeds.
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			return f, true
+		}
+		return 0, false
+	}
+	return f, true
+}
+
+// toInteger converts a Lua number to a Redis integer reply as C's
+// (long long) cast does on x86-64: truncation toward zero, and the
+// "integer indefinite" value for NaN and out-of-range numbers.
+func toInteger(n float64) int64 {
+	if n != n || n >= 9223372036854775808.0 || n < -9223372036854775808.0 {
+		return math.MinInt64
+	}
+	return int64(n)
+}
+
+// unsafeString hands a freshly built buffer to Lua without a second copy;
+// the buffer is never touched again.
+func unsafeString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}

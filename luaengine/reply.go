@@ -1,0 +1,194 @@
+package luaengine
+
+import (
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// replyBuilder is the ReplyWriter that redis.call hands to the Caller: it
+// turns the command's reply straight into a Lua value, with Redis 7.0's
+// RESP2 conversions, and no RESP encoding in between.
+type replyBuilder struct {
+	e      *Engine
+	root   lua.LValue
+	isErr  bool // the top-level reply is an error
+	frames []replyFrame
+}
+
+type replyFrame struct {
+	t    *lua.LTable
+	next int // 1-based index of the next element
+	left int
+}
+
+func (b *replyBuilder) reset() {
+	b.root = lua.LNil
+	b.isErr = false
+	b.frames = b.frames[:0]
+}
+
+func (b *replyBuilder) put(v lua.LValue) {
+	n := len(b.frames)
+	if n == 0 {
+		b.root = v
+		return
+	}
+	f := &b.frames[n-1]
+	f.t.RawSetInt(f.next, v)
+	f.next++
+	f.left--
+	for f.left == 0 {
+		b.frames = b.frames[:n-1]
+		n--
+		if n == 0 {
+			return
+		}
+		f = &b.frames[n-1]
+	}
+}
+
+func (b *replyBuilder) Status(s string) {
+	t := b.e.L.CreateTable(0, 1)
+	t.RawSetString("ok", lua.LString(s))
+	b.put(t)
+}
+
+func (b *replyBuilder) Error(msg string) {
+	if len(b.frames) == 0 {
+		b.isErr = true
+	}
+	b.put(errorTable(b.e.L, "-"+msg))
+}
+
+func (b *replyBuilder) Int(n int64)         { b.put(luaInt(n)) }
+func (b *replyBuilder) Bulk(p []byte)       { b.put(lua.LString(p)) }
+func (b *replyBuilder) BulkString(s string) { b.put(lua.LString(s)) }
+func (b *replyBuilder) Null()               { b.put(b.nullValue()) }
+func (b *replyBuilder) NullArray()          { b.put(b.nullValue()) }
+
+func (b *replyBuilder) nullValue() lua.LValue {
+	if b.e.resp == 3 {
+		return lua.LNil
+	}
+	return lua.LFalse
+}
+
+func (b *replyBuilder) Array(n int) {
+	t := b.e.L.CreateTable(n, 0)
+	b.put(t)
+	if n > 0 {
+		b.frames = append(b.frames, replyFrame{t: t, next: 1, left: n})
+	}
+}
+
+func (b *replyBuilder) Double(f float64) {
+	if b.e.resp == 3 {
+		t := b.e.L.CreateTable(0, 1)
+		t.RawSetString("double", lua.LNumber(f))
+		b.put(t)
+		return
+	}
+	var buf [32]byte
+	b.put(lua.LString(appendNumber(buf[:0], f, 17)))
+}
+
+// Boxing a float64 into an LValue allocates; most integers a rate limiter
+// sees (counters, booleans, TTLs) are small, so those boxes are shared.
+var smallInts = func() [1024]lua.LValue {
+	var v [1024]lua.LValue
+	for i := range v {
+		v[i] = lua.LNumber(i)
+	}
+	return v
+}()
+
+func luaInt(n int64) lua.LValue {
+	if n >= 0 && n < int64(len(smallInts)) {
+		return smallInts[n]
+	}
+	return lua.LNumber(n)
+}
+
+// errorTable builds Redis's Lua error table {err="CODE message"} from an
+// error reply text that starts with '-', as luaPushErrorBuff does: the first
+// word is the code, "ERR" when there is none, and trailing CR/LF go.
+func errorTable(L *lua.LState, text string) *lua.LTable {
+	t := L.CreateTable(0, 1)
+	t.RawSetString("err", lua.LString(normalizeError(text)))
+	return t
+}
+
+func normalizeError(text string) string {
+	code, msg := "ERR", text
+	if strings.HasPrefix(text, "-") {
+		if sp := strings.IndexByte(text, ' '); sp < 0 {
+			msg = text[1:]
+		} else {
+			code, msg = text[1:sp], text[sp+1:]
+		}
+	}
+	msg = strings.Trim(msg, "\r\n")
+	return code + " " + msg
+}
+
+// writeReply converts a script's return value to a reply as Redis 7.0's
+// luaReplyToRedisReply does for a RESP2 client.
+func writeReply(w ReplyWriter, v lua.LValue, depth int) {
+	switch v := v.(type) {
+	case lua.LString:
+		w.BulkString(string(v))
+	case lua.LNumber:
+		w.Int(toInteger(float64(v)))
+	case lua.LBool:
+		if v {
+			w.Int(1)
+		} else {
+			w.Null()
+		}
+	case *lua.LTable:
+		if depth > maxReplyDepth {
+			w.Error("ERR reached lua stack limit")
+			return
+		}
+		if s, ok := v.RawGetString("err").(lua.LString); ok {
+			w.Error(errorReplyText(string(s)))
+			return
+		}
+		if s, ok := v.RawGetString("ok").(lua.LString); ok {
+			w.Status(strings.Map(crlfToSpace, string(s)))
+			return
+		}
+		if d, ok := v.RawGetString("double").(lua.LNumber); ok {
+			w.Double(float64(d))
+			return
+		}
+		n := 0
+		for v.RawGetInt(n+1) != lua.LNil {
+			n++
+		}
+		w.Array(n)
+		for i := 1; i <= n; i++ {
+			writeReply(w, v.RawGetInt(i), depth+1)
+		}
+	default:
+		w.Null()
+	}
+}
+
+// maxReplyDepth stands in for Lua's C stack check, which stops Redis from
+// recursing forever on a table that contains itself.
+const maxReplyDepth = 200
+
+// errorReplyText is what addReplyErrorFormat makes of an {err=...} string:
+// trailing CR/LF trimmed, inner ones turned into spaces.
+func errorReplyText(s string) string {
+	return strings.Map(crlfToSpace, strings.TrimRight(s, "\r\n"))
+}
+
+func crlfToSpace(r rune) rune {
+	if r == '\r' || r == '\n' {
+		return ' '
+	}
+	return r
+}

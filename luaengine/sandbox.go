@@ -1,0 +1,314 @@
+package luaengine
+
+import (
+	"math"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// setupSandbox builds Redis 7.0's script environment: base, table, string,
+// math, coroutine and Redis's own libraries, no os/io/debug/package, and
+// read-only globals.
+func (e *Engine) setupSandbox() {
+	L := e.L
+	for _, open := range []lua.LGFunction{lua.OpenBase, lua.OpenTable, lua.OpenString, lua.OpenMath, lua.OpenCoroutine} {
+		L.Push(L.NewFunction(open))
+		L.Call(0, 0)
+	}
+	g := L.G.Global
+	e.globals = g
+	for _, name := range []string{"dofile", "loadfile", "print", "require", "module", "_printregs", "_GOPHER_LUA_VERSION", "package", "newproxy", "getfenv", "setfenv"} {
+		g.RawSetString(name, lua.LNil)
+	}
+	e.installBaseOverrides(g)
+	e.installStringOverrides(g.RawGetString("string").(*lua.LTable))
+	e.installMathOverrides(g.RawGetString("math").(*lua.LTable))
+	e.installTableOverrides(g.RawGetString("table").(*lua.LTable))
+	g.RawSetString("redis", e.newRedisLib())
+	g.RawSetString("bit", newBitLib(L))
+	g.RawSetString("cjson", newCJSONLib(L))
+	g.RawSetString("struct", newStructLib(L))
+	g.RawSetString("cmsgpack", newCMsgpackLib(L))
+
+	e.concatFn = L.NewFunction(e.luaConcat)
+	e.errFn = L.NewFunction(e.luaErrorHandler)
+
+	e.keys = L.NewTable()
+	e.argv = L.NewTable()
+	g.RawSetString("KEYS", e.keys)
+	g.RawSetString("ARGV", e.argv)
+
+	// Library tables are replaced by read-only views; the string
+	// metatable keeps the real string table for fast method lookup.
+	for _, name := range []string{"string", "table", "math", "coroutine", "redis", "bit", "cjson", "struct", "cmsgpack"} {
+		if t, ok := g.RawGetString(name).(*lua.LTable); ok {
+			g.RawSetString(name, e.readOnlyView(t))
+		}
+	}
+
+	// Scripts see an empty proxy as _G: reads fall through to the real
+	// globals (and fail for unknown names), writes hit __newindex.
+	e.proxy = e.readOnlyView(g)
+	g.RawSetString("_G", e.proxy)
+	missing := L.NewTable()
+	missing.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError("Script attempted to access nonexistent global variable '%s'", L.ToString(2))
+		return 0
+	}))
+	L.SetMetatable(g, missing)
+}
+
+// readOnlyView returns an empty table that reads through to t and refuses
+// writes with Redis's "Attempt to modify a readonly table".
+func (e *Engine) readOnlyView(t *lua.LTable) *lua.LTable {
+	L := e.L
+	view := L.NewTable()
+	mt := L.NewTable()
+	mt.RawSetString("__index", t)
+	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError("Attempt to modify a readonly table")
+		return 0
+	}))
+	mt.RawSetString("__metatable", lua.LFalse)
+	L.SetMetatable(view, mt)
+	e.views[view] = t
+	return view
+}
+
+func (e *Engine) isView(v lua.LValue) bool {
+	t, ok := v.(*lua.LTable)
+	return ok && e.views[t] != nil
+}
+
+// seeThrough wraps a base function so that a read-only view passed as its
+// first argument is replaced by the table behind it (rawget, next, pairs,
+// ipairs must see the real contents, as they do on Redis's readonly tables).
+func (e *Engine) seeThrough(fn *lua.LFunction) *lua.LFunction {
+	return e.L.NewFunction(func(L *lua.LState) int {
+		if t, ok := L.Get(1).(*lua.LTable); ok {
+			if real := e.views[t]; real != nil {
+				L.Replace(1, real)
+			}
+		}
+		// Called through the VM, not fn.GFunction, so closures such as
+		// pairs keep their upvalues.
+		n := L.GetTop()
+		L.Insert(fn, 1)
+		L.Call(n, lua.MultRet)
+		return L.GetTop()
+	})
+}
+
+// errReadonly is raised without a position, like the C API errors of the
+// Redis readonly-table patch (rawset, setmetatable).
+func errReadonly(L *lua.LState) int {
+	L.Error(lua.LString("Attempt to modify a readonly table"), 0)
+	return 0
+}
+
+func (e *Engine) installBaseOverrides(g *lua.LTable) {
+	L := e.L
+	set := func(name string, fn lua.LGFunction) { g.RawSetString(name, L.NewFunction(fn)) }
+	for _, name := range []string{"rawget", "next", "pairs", "ipairs", "unpack"} {
+		g.RawSetString(name, e.seeThrough(g.RawGetString(name).(*lua.LFunction)))
+	}
+	set("error", func(L *lua.LState) int {
+		obj := L.Get(1)
+		level := L.OptInt(2, 1)
+		if n, ok := obj.(lua.LNumber); ok {
+			obj = lua.LString(formatNumber(float64(n)))
+		}
+		L.Error(obj, level)
+		return 0
+	})
+	set("tostring", luaTostring)
+	set("tonumber", luaTonumber)
+	set("pcall", e.luaPcall)
+	rawset := g.RawGetString("rawset").(*lua.LFunction)
+	set("rawset", func(L *lua.LState) int {
+		if e.isView(L.Get(1)) {
+			return errReadonly(L)
+		}
+		return rawset.GFunction(L)
+	})
+	setmt := g.RawGetString("setmetatable").(*lua.LFunction)
+	set("setmetatable", func(L *lua.LState) int {
+		if e.isView(L.Get(1)) {
+			return errReadonly(L)
+		}
+		return setmt.GFunction(L)
+	})
+	getmt := g.RawGetString("getmetatable").(*lua.LFunction)
+	var stringMeta lua.LValue
+	set("getmetatable", func(L *lua.LState) int {
+		if L.Get(1).Type() == lua.LTString {
+			// The string metatable is the string library itself; hand out
+			// a read-only view so a script cannot change it for the next.
+			if stringMeta == nil {
+				stringMeta = e.readOnlyView(L.GetMetatable(lua.LString("")).(*lua.LTable))
+			}
+			L.Push(stringMeta)
+			return 1
+		}
+		return getmt.GFunction(L)
+	})
+	set("gcinfo", func(L *lua.LState) int {
+		L.Push(lua.LNumber(0))
+		return 1
+	})
+	set("collectgarbage", func(L *lua.LState) int {
+		L.Push(lua.LNumber(0))
+		return 1
+	})
+}
+
+// luaTostring is Lua 5.1's tostring with "%.14g" numbers.
+func luaTostring(L *lua.LState) int {
+	v := L.CheckAny(1)
+	switch v := v.(type) {
+	case lua.LNumber:
+		L.Push(lua.LString(formatNumber(float64(v))))
+		return 1
+	case lua.LString:
+		L.Push(v)
+		return 1
+	}
+	if fn := L.GetMetaField(v, "__tostring"); fn != lua.LNil {
+		L.Push(fn)
+		L.Push(v)
+		L.Call(1, 1)
+		return 1
+	}
+	L.Push(lua.LString(v.String()))
+	return 1
+}
+
+// luaTonumber is Lua 5.1's tonumber: C strtod syntax for base 10, and
+// digits/letters up to base 36 otherwise.
+func luaTonumber(L *lua.LState) int {
+	v := L.CheckAny(1)
+	base := L.OptInt(2, 10)
+	if base == 10 {
+		switch v := v.(type) {
+		case lua.LNumber:
+			L.Push(v)
+			return 1
+		case lua.LString:
+			if n, ok := parseNumber(string(v)); ok {
+				L.Push(lua.LNumber(n))
+				return 1
+			}
+		}
+		L.Push(lua.LNil)
+		return 1
+	}
+	if base < 2 || base > 36 {
+		L.ArgError(2, "base out of range")
+	}
+	s := strings.TrimSpace(L.CheckString(1))
+	neg := false
+	if strings.HasPrefix(s, "-") {
+		neg, s = true, s[1:]
+	}
+	if s == "" {
+		L.Push(lua.LNil)
+		return 1
+	}
+	var n float64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		var d int
+		switch {
+		case c >= '0' && c <= '9':
+			d = int(c - '0')
+		case c >= 'a' && c <= 'z':
+			d = int(c-'a') + 10
+		case c >= 'A' && c <= 'Z':
+			d = int(c-'A') + 10
+		default:
+			d = 99
+		}
+		if d >= base {
+			L.Push(lua.LNil)
+			return 1
+		}
+		n = n*float64(base) + float64(d)
+	}
+	if neg {
+		n = -n
+	}
+	L.Push(lua.LNumber(n))
+	return 1
+}
+
+// luaPcall is Redis 7.0's pcall: an error table raised by redis.call is
+// handed to the script as its err string.
+func (e *Engine) luaPcall(L *lua.LState) int {
+	L.CheckAny(1)
+	nargs := L.GetTop() - 1
+	if err := L.PCall(nargs, lua.MultRet, nil); err != nil {
+		var obj lua.LValue = lua.LString(err.Error())
+		if aerr, ok := err.(*lua.ApiError); ok {
+			obj = aerr.Object
+		}
+		if t, ok := obj.(*lua.LTable); ok {
+			if s, ok := t.RawGetString("err").(lua.LString); ok {
+				obj = s
+			}
+		}
+		L.Push(lua.LFalse)
+		L.Push(obj)
+		return 2
+	}
+	L.Insert(lua.LTrue, 1)
+	return L.GetTop()
+}
+
+func (e *Engine) installMathOverrides(m *lua.LTable) {
+	L := e.L
+	m.RawSetString("huge", lua.LNumber(math.Inf(1)))
+	m.RawSetString("random", L.NewFunction(e.luaRandom))
+	m.RawSetString("randomseed", L.NewFunction(func(L *lua.LState) int {
+		e.rand.seed(int32(L.CheckInt64(1)))
+		return 0
+	}))
+	m.RawSetString("mod", m.RawGetString("fmod"))
+}
+
+func (e *Engine) luaRandom(L *lua.LState) int {
+	r := float64(e.rand.next()%rand48Max) / float64(rand48Max)
+	switch L.GetTop() {
+	case 0:
+		L.Push(lua.LNumber(r))
+	case 1:
+		u := L.CheckInt(1)
+		if u < 1 {
+			L.ArgError(1, "interval is empty")
+		}
+		L.Push(lua.LNumber(math.Floor(r*float64(u)) + 1))
+	case 2:
+		l, u := L.CheckInt(1), L.CheckInt(2)
+		if l > u {
+			L.ArgError(2, "interval is empty")
+		}
+		L.Push(lua.LNumber(math.Floor(r*float64(u-l+1)) + float64(l)))
+	default:
+		L.RaiseError("wrong number of arguments")
+	}
+	return 1
+}
+
+// rand48 is Redis's redisLrand48, so that math.randomseed(n) gives the
+// same sequence as Redis. Like Redis 7.0 the state carries over from one
+// call to the next.
+type rand48 struct{ x uint64 }
+
+const rand48Max = math.MaxInt32
+
+func (r *rand48) seed(s int32) { r.x = uint64(uint32(s))<<16 | 0x330e }
+
+func (r *rand48) next() int64 {
+	r.x = (0x5deece66d*r.x + 0xb) & (1<<48 - 1)
+	return int64(r.x >> 17)
+}
