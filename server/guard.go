@@ -21,6 +21,9 @@ type guardListener struct {
 func (l *guardListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
+		if l.srv.closed.Load() {
+			<-l.srv.drained
+		}
 		return nil, err
 	}
 	return &guardConn{Conn: c, srv: l.srv}, nil

@@ -91,6 +91,7 @@ type Server struct {
 	rs      *redcon.Server
 	served  chan struct{} // closed when the accept loop has returned
 	stop    chan struct{} // closed by Close
+	drained chan struct{} // closed by Close once connections are gone
 	closed  atomic.Bool
 	stopped sync.WaitGroup
 
@@ -122,6 +123,7 @@ func New(cfg Config) *Server {
 		lock:    make(chan struct{}, 1),
 		busy:    make(chan struct{}),
 		stop:    make(chan struct{}),
+		drained: make(chan struct{}),
 		served:  make(chan struct{}),
 		clients: make(map[*Client]struct{}),
 		stats:   make([]cmdStat, commandTable.count),
@@ -176,25 +178,41 @@ func (s *Server) Do(fn func()) {
 	fn()
 }
 
-// Close stops accepting connections, lets the batch in flight finish, closes
-// every connection and stops background work. It is safe to call twice.
+// Close stops accepting connections, lets every batch in flight finish and
+// its replies go out, closes every connection and stops background work. It
+// is safe to call twice.
 func (s *Server) Close() error {
 	if !s.closed.CompareAndSwap(false, true) {
 		return nil
 	}
 	close(s.stop)
 	if s.ln != nil {
+		// guardListener holds the accept error back until drained, because
+		// redcon closes every connection as soon as Accept fails.
 		s.ln.Close()
 	}
-	// Wait for the batch in flight: once we hold the lock, no command runs,
-	// and handle refuses to start new ones because closed is set.
-	s.lock <- struct{}{}
-	if s.rs != nil {
-		s.rs.Close()
+	// An expired read deadline wakes idle connections and stops busy ones
+	// after their current batch: redcon then flushes and closes them itself.
+	s.clientsMu.Lock()
+	for c := range s.clients {
+		if c.conn != nil {
+			c.conn.NetConn().SetReadDeadline(time.Unix(1, 0))
+		}
 	}
-	<-s.lock
+	s.clientsMu.Unlock()
+	deadline := time.Now().Add(5 * time.Second)
+	for s.clientCount() > 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond) // polling the drain, bounded by the deadline
+	}
+	close(s.drained)
 	s.stopped.Wait()
 	return nil
+}
+
+func (s *Server) clientCount() int {
+	s.clientsMu.Lock()
+	defer s.clientsMu.Unlock()
+	return len(s.clients)
 }
 
 // Done is closed when the server has been asked to stop (Close, SHUTDOWN).
@@ -250,10 +268,6 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 		return
 	}
 	defer s.release()
-	if s.closed.Load() {
-		conn.Close()
-		return
-	}
 	s.execute(c, cmd.Args)
 	for _, next := range conn.ReadPipeline() {
 		if c.closing {

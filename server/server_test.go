@@ -1,0 +1,105 @@
+package server
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// blockGate lets a test hold a command inside its handler.
+var blockGate = struct{ running, release chan struct{} }{make(chan struct{}, 1), make(chan struct{})}
+
+func init() {
+	register(&Command{Name: "test.block", Arity: 1, Handler: func(c *Client, args [][]byte) {
+		blockGate.running <- struct{}{}
+		<-blockGate.release
+		c.w.Status("UNBLOCKED")
+	}})
+}
+
+func startTestServer(t *testing.T) *Server {
+	t.Helper()
+	srv := New(Config{Addr: "127.0.0.1:0"})
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}
+
+func TestCloseFinishesBatchInFlight(t *testing.T) {
+	goroutines := runtime.NumGoroutine()
+	srv := New(Config{Addr: "127.0.0.1:0"})
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.Dial("tcp", srv.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	idle, err := net.Dial("tcp", srv.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Close()
+	// One batch: the blocking command and a PING behind it.
+	if _, err := conn.Write([]byte("*1\r\n$10\r\ntest.block\r\n*1\r\n$4\r\nPING\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	<-blockGate.running
+	closed := make(chan struct{})
+	go func() { srv.Close(); close(closed) }()
+	select {
+	case <-closed:
+		t.Fatal("Close returned while a batch was still running")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(blockGate.release)
+	<-closed
+	got, _ := io.ReadAll(bufio.NewReader(conn))
+	if want := "+UNBLOCKED\r\n+PONG\r\n"; string(got) != want {
+		t.Fatalf("replies after Close = %q, want %q then EOF", got, want)
+	}
+	if n, err := idle.Read(make([]byte, 1)); err == nil {
+		t.Fatalf("idle connection still open after Close (read %d bytes)", n)
+	}
+	if _, err := net.Dial("tcp", srv.Addr()); err == nil {
+		t.Fatal("server still accepting after Close")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > goroutines+2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("goroutines: %d before, %d after Close", goroutines, runtime.NumGoroutine())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestPipelineRepliesInOrder(t *testing.T) {
+	srv := startTestServer(t)
+	conn, err := net.Dial("tcp", srv.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var req, want []byte
+	for i := 0; i < 1000; i++ {
+		req = append(req, "*2\r\n$4\r\nINCR\r\n$1\r\nn\r\n"...)
+		want = append(want, ":"+itoa(int64(i+1))+"\r\n"...)
+	}
+	if _, err := conn.Write(req); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, len(want))
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.ReadFull(conn, got); err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Fatalf("pipelined INCR replies out of order or wrong")
+	}
+}
