@@ -101,9 +101,9 @@ type Server struct {
 	totalConns   atomic.Int64
 
 	started   time.Time
-	stats     []cmdStat // by Command.id; guarded by lock
-	processed int64     // guarded by lock
-	expired   int64     // keys reclaimed by active expiry; guarded by lock
+	stats     []cmdStat    // by Command.id; guarded by lock
+	processed int64        // guarded by lock
+	expired   int64        // keys reclaimed by active expiry; guarded by lock
 	rejected  atomic.Int64 // connections closed for bad input
 }
 

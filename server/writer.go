@@ -31,15 +31,15 @@ type respWriter struct {
 	buf    []byte
 }
 
-func (w *respWriter) Status(s string)      { w.conn.WriteString(s) }
-func (w *respWriter) Error(msg string)     { w.errors++; w.conn.WriteError(msg) }
-func (w *respWriter) Int(n int64)          { w.conn.WriteInt64(n) }
-func (w *respWriter) Bulk(b []byte)        { w.conn.WriteBulk(b) }
-func (w *respWriter) BulkString(s string)  { w.conn.WriteBulkString(s) }
-func (w *respWriter) Null()                { w.conn.WriteNull() }
-func (w *respWriter) NullArray()           { w.conn.WriteRaw(nullArray) }
-func (w *respWriter) Array(n int)          { w.conn.WriteArray(n) }
-func (w *respWriter) Double(f float64)     { w.buf = AppendDouble(w.buf[:0], f); w.conn.WriteBulk(w.buf) }
+func (w *respWriter) Status(s string)     { w.conn.WriteString(s) }
+func (w *respWriter) Error(msg string)    { w.errors++; w.conn.WriteError(msg) }
+func (w *respWriter) Int(n int64)         { w.conn.WriteInt64(n) }
+func (w *respWriter) Bulk(b []byte)       { w.conn.WriteBulk(b) }
+func (w *respWriter) BulkString(s string) { w.conn.WriteBulkString(s) }
+func (w *respWriter) Null()               { w.conn.WriteNull() }
+func (w *respWriter) NullArray()          { w.conn.WriteRaw(nullArray) }
+func (w *respWriter) Array(n int)         { w.conn.WriteArray(n) }
+func (w *respWriter) Double(f float64)    { w.buf = AppendDouble(w.buf[:0], f); w.conn.WriteBulk(w.buf) }
 
 var nullArray = []byte("*-1\r\n")
 
