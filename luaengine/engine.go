@@ -313,6 +313,11 @@ func (e *Engine) fillTable(t *lua.LTable, prev int, vals [][]byte, name string) 
 		prev = 0
 	}
 	for i, v := range vals {
+		// Rate-limit calls repeat the same key and arguments; reusing the
+		// previous call's string saves two allocations per argument.
+		if old, ok := t.RawGetInt(i + 1).(lua.LString); ok && string(old) == string(v) {
+			continue
+		}
 		t.RawSetInt(i+1, lua.LString(v))
 	}
 	for i := prev; i > len(vals); i-- {

@@ -163,9 +163,14 @@ func compileErrorText(err error) string {
 //
 //	local (concat) = ...
 //	return function(...) <body> end
+//
+// The body is vararg only when it uses "...": gopher-lua builds Lua 5.0's
+// "arg" table on every call of a vararg function, which costs a table and
+// a map per EVAL.
 func wrapChunk(chunk []ast.Stmt) []ast.Stmt {
-	rewriteStmts(chunk)
-	body := &ast.FunctionExpr{ParList: &ast.ParList{HasVargs: true}, Stmts: chunk}
+	var r rewriter
+	r.rewriteStmts(chunk)
+	body := &ast.FunctionExpr{ParList: &ast.ParList{HasVargs: r.topVarargs}, Stmts: chunk}
 	last := 1
 	if n := len(chunk); n > 0 {
 		last = chunk[n-1].LastLine()
@@ -179,63 +184,70 @@ func wrapChunk(chunk []ast.Stmt) []ast.Stmt {
 	return []ast.Stmt{local, ret}
 }
 
+type rewriter struct {
+	depth      int  // function nesting below the script body
+	topVarargs bool // the body itself uses "..."
+}
+
 // concatName is not a valid Lua identifier, so scripts cannot reach it.
 const concatName = "(concat)"
 
-func rewriteStmts(stmts []ast.Stmt) {
+func (r *rewriter) rewriteStmts(stmts []ast.Stmt) {
 	for _, st := range stmts {
-		rewriteStmt(st)
+		r.rewriteStmt(st)
 	}
 }
 
-func rewriteStmt(st ast.Stmt) {
+func (r *rewriter) rewriteStmt(st ast.Stmt) {
 	switch s := st.(type) {
 	case *ast.AssignStmt:
-		rewriteExprs(s.Lhs)
-		rewriteExprs(s.Rhs)
+		r.rewriteExprs(s.Lhs)
+		r.rewriteExprs(s.Rhs)
 	case *ast.LocalAssignStmt:
-		rewriteExprs(s.Exprs)
+		r.rewriteExprs(s.Exprs)
 	case *ast.FuncCallStmt:
-		s.Expr = rewriteExpr(s.Expr)
+		s.Expr = r.rewriteExpr(s.Expr)
 	case *ast.DoBlockStmt:
-		rewriteStmts(s.Stmts)
+		r.rewriteStmts(s.Stmts)
 	case *ast.WhileStmt:
-		s.Condition = rewriteExpr(s.Condition)
-		rewriteStmts(s.Stmts)
+		s.Condition = r.rewriteExpr(s.Condition)
+		r.rewriteStmts(s.Stmts)
 	case *ast.RepeatStmt:
-		s.Condition = rewriteExpr(s.Condition)
-		rewriteStmts(s.Stmts)
+		s.Condition = r.rewriteExpr(s.Condition)
+		r.rewriteStmts(s.Stmts)
 	case *ast.IfStmt:
-		s.Condition = rewriteExpr(s.Condition)
-		rewriteStmts(s.Then)
-		rewriteStmts(s.Else)
+		s.Condition = r.rewriteExpr(s.Condition)
+		r.rewriteStmts(s.Then)
+		r.rewriteStmts(s.Else)
 	case *ast.NumberForStmt:
-		s.Init = rewriteExpr(s.Init)
-		s.Limit = rewriteExpr(s.Limit)
+		s.Init = r.rewriteExpr(s.Init)
+		s.Limit = r.rewriteExpr(s.Limit)
 		if s.Step != nil {
-			s.Step = rewriteExpr(s.Step)
+			s.Step = r.rewriteExpr(s.Step)
 		}
-		rewriteStmts(s.Stmts)
+		r.rewriteStmts(s.Stmts)
 	case *ast.GenericForStmt:
-		rewriteExprs(s.Exprs)
-		rewriteStmts(s.Stmts)
+		r.rewriteExprs(s.Exprs)
+		r.rewriteStmts(s.Stmts)
 	case *ast.FuncDefStmt:
-		rewriteStmts(s.Func.Stmts)
+		r.depth++
+		r.rewriteStmts(s.Func.Stmts)
+		r.depth--
 		if s.Name != nil && s.Name.Func != nil {
-			s.Name.Func = rewriteExpr(s.Name.Func)
+			s.Name.Func = r.rewriteExpr(s.Name.Func)
 		}
 	case *ast.ReturnStmt:
-		rewriteExprs(s.Exprs)
+		r.rewriteExprs(s.Exprs)
 	}
 }
 
-func rewriteExprs(exprs []ast.Expr) {
+func (r *rewriter) rewriteExprs(exprs []ast.Expr) {
 	for i, ex := range exprs {
-		exprs[i] = rewriteExpr(ex)
+		exprs[i] = r.rewriteExpr(ex)
 	}
 }
 
-func rewriteExpr(ex ast.Expr) ast.Expr {
+func (r *rewriter) rewriteExpr(ex ast.Expr) ast.Expr {
 	switch x := ex.(type) {
 	case *ast.StringConcatOpExpr:
 		// a .. b .. c parses as a .. (b .. c); one call takes all operands.
@@ -244,10 +256,10 @@ func rewriteExpr(ex ast.Expr) ast.Expr {
 		for {
 			c, ok := cur.(*ast.StringConcatOpExpr)
 			if !ok {
-				operands = append(operands, rewriteExpr(cur))
+				operands = append(operands, r.rewriteExpr(cur))
 				break
 			}
-			operands = append(operands, rewriteExpr(c.Lhs))
+			operands = append(operands, r.rewriteExpr(c.Lhs))
 			cur = c.Rhs
 		}
 		fn := &ast.IdentExpr{Value: concatName}
@@ -258,40 +270,46 @@ func rewriteExpr(ex ast.Expr) ast.Expr {
 		call.SetLastLine(x.LastLine())
 		return call
 	case *ast.AttrGetExpr:
-		x.Object = rewriteExpr(x.Object)
-		x.Key = rewriteExpr(x.Key)
+		x.Object = r.rewriteExpr(x.Object)
+		x.Key = r.rewriteExpr(x.Key)
 	case *ast.TableExpr:
 		for _, f := range x.Fields {
 			if f.Key != nil {
-				f.Key = rewriteExpr(f.Key)
+				f.Key = r.rewriteExpr(f.Key)
 			}
-			f.Value = rewriteExpr(f.Value)
+			f.Value = r.rewriteExpr(f.Value)
 		}
 	case *ast.FuncCallExpr:
 		if x.Func != nil {
-			x.Func = rewriteExpr(x.Func)
+			x.Func = r.rewriteExpr(x.Func)
 		}
 		if x.Receiver != nil {
-			x.Receiver = rewriteExpr(x.Receiver)
+			x.Receiver = r.rewriteExpr(x.Receiver)
 		}
-		rewriteExprs(x.Args)
+		r.rewriteExprs(x.Args)
 	case *ast.LogicalOpExpr:
-		x.Lhs = rewriteExpr(x.Lhs)
-		x.Rhs = rewriteExpr(x.Rhs)
+		x.Lhs = r.rewriteExpr(x.Lhs)
+		x.Rhs = r.rewriteExpr(x.Rhs)
 	case *ast.RelationalOpExpr:
-		x.Lhs = rewriteExpr(x.Lhs)
-		x.Rhs = rewriteExpr(x.Rhs)
+		x.Lhs = r.rewriteExpr(x.Lhs)
+		x.Rhs = r.rewriteExpr(x.Rhs)
 	case *ast.ArithmeticOpExpr:
-		x.Lhs = rewriteExpr(x.Lhs)
-		x.Rhs = rewriteExpr(x.Rhs)
+		x.Lhs = r.rewriteExpr(x.Lhs)
+		x.Rhs = r.rewriteExpr(x.Rhs)
 	case *ast.UnaryMinusOpExpr:
-		x.Expr = rewriteExpr(x.Expr)
+		x.Expr = r.rewriteExpr(x.Expr)
 	case *ast.UnaryNotOpExpr:
-		x.Expr = rewriteExpr(x.Expr)
+		x.Expr = r.rewriteExpr(x.Expr)
 	case *ast.UnaryLenOpExpr:
-		x.Expr = rewriteExpr(x.Expr)
+		x.Expr = r.rewriteExpr(x.Expr)
 	case *ast.FunctionExpr:
-		rewriteStmts(x.Stmts)
+		r.depth++
+		r.rewriteStmts(x.Stmts)
+		r.depth--
+	case *ast.Comma3Expr:
+		if r.depth == 0 {
+			r.topVarargs = true
+		}
 	}
 	return ex
 }

@@ -1,6 +1,7 @@
 package luaengine
 
 import (
+	"math"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -102,6 +103,14 @@ var smallInts = func() [1024]lua.LValue {
 	}
 	return v
 }()
+
+// luaNumber boxes f, sharing the boxes of small integers.
+func luaNumber(f float64) lua.LValue {
+	if f >= 0 && f < float64(len(smallInts)) && f == float64(int(f)) && !math.Signbit(f) {
+		return smallInts[int(f)]
+	}
+	return lua.LNumber(f)
+}
 
 func luaInt(n int64) lua.LValue {
 	if n >= 0 && n < int64(len(smallInts)) {

@@ -196,7 +196,7 @@ func luaTonumber(L *lua.LState) int {
 			return 1
 		case lua.LString:
 			if n, ok := parseNumber(string(v)); ok {
-				L.Push(lua.LNumber(n))
+				L.Push(luaNumber(n))
 				return 1
 			}
 		}
