@@ -1,0 +1,230 @@
+package store
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// zmodel is the obviously correct sorted set the tests compare ZSet with.
+type zmodel map[string]float64
+
+func (m zmodel) sorted() []zitem {
+	items := make([]zitem, 0, len(m))
+	for k, s := range m {
+		items = append(items, zitem{member: k, score: s})
+	}
+	slices.SortFunc(items, func(a, b zitem) int {
+		if a.less(&b) {
+			return -1
+		}
+		if b.less(&a) {
+			return 1
+		}
+		return 0
+	})
+	return items
+}
+
+func checkZSet(t *testing.T, z *ZSet, m zmodel) {
+	t.Helper()
+	want := m.sorted()
+	if z.Len() != len(want) {
+		t.Fatalf("Len = %d, want %d", z.Len(), len(want))
+	}
+	var got []zitem
+	z.Ascend(0, func(member []byte, s float64) bool {
+		got = append(got, zitem{member: string(member), score: s})
+		return true
+	})
+	if !slices.Equal(got, want) {
+		t.Fatalf("order:\n got %v\nwant %v", got, want)
+	}
+	var rev []zitem
+	z.Descend(z.Len()-1, func(member []byte, s float64) bool {
+		rev = append(rev, zitem{member: string(member), score: s})
+		return true
+	})
+	slices.Reverse(rev)
+	if !slices.Equal(rev, want) {
+		t.Fatalf("descend:\n got %v\nwant %v", rev, want)
+	}
+	for i, it := range want {
+		if r, ok := z.Rank([]byte(it.member)); !ok || r != i {
+			t.Fatalf("Rank(%q) = %d %v, want %d", it.member, r, ok, i)
+		}
+		if s, ok := z.Score([]byte(it.member)); !ok || s != it.score {
+			t.Fatalf("Score(%q) = %v %v, want %v", it.member, s, ok, it.score)
+		}
+		if mem, s := z.At(i); string(mem) != it.member || s != it.score {
+			t.Fatalf("At(%d) = %q %v, want %v", i, mem, s, it)
+		}
+	}
+	if t := z.big; t != nil && t.tree.len() != len(t.scores) {
+		panic(fmt.Sprintf("tree has %d items, map %d", t.tree.len(), len(t.scores)))
+	}
+}
+
+func TestZSetAgainstModel(t *testing.T) {
+	for _, size := range []int{5, 100, 128, 129, 300, 5000} {
+		t.Run(fmt.Sprint(size), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(size), 1))
+			z, m := NewZSet(), zmodel{}
+			member := func() string { return fmt.Sprintf("m%d", rng.IntN(size)) }
+			for step := 0; step < 4*size+200; step++ {
+				switch op := rng.IntN(10); {
+				case op < 6:
+					k, s := member(), float64(rng.IntN(size/2+1))
+					_, existed := m[k]
+					if added := z.Add([]byte(k), s); added == existed {
+						t.Fatalf("Add(%q) = %v, existed %v", k, added, existed)
+					}
+					m[k] = s
+				case op < 8:
+					k := member()
+					_, existed := m[k]
+					if z.Remove([]byte(k)) != existed {
+						t.Fatalf("Remove(%q) disagrees", k)
+					}
+					delete(m, k)
+				case op < 9 && len(m) > 0:
+					lo := rng.IntN(len(m))
+					hi := lo + rng.IntN(5)
+					items := m.sorted()
+					if n := z.RemoveRange(lo, hi); n != min(hi, len(items))-lo {
+						t.Fatalf("RemoveRange(%d,%d) = %d", lo, hi, n)
+					}
+					for _, it := range items[lo:min(hi, len(items))] {
+						delete(m, it.member)
+					}
+				default:
+					s := float64(rng.IntN(size/2 + 1))
+					items := m.sorted()
+					for _, incl := range []bool{false, true} {
+						want := 0
+						for want < len(items) && (items[want].score < s || incl && items[want].score == s) {
+							want++
+						}
+						if got := z.ScoreBound(s, incl); got != want {
+							t.Fatalf("ScoreBound(%v,%v) = %d, want %d", s, incl, got, want)
+						}
+					}
+				}
+			}
+			checkZSet(t, z, m)
+			wantEnc := "listpack"
+			if z.big != nil {
+				wantEnc = "skiplist"
+			}
+			if z.Encoding() != wantEnc {
+				t.Fatal("encoding")
+			}
+			c := z.Clone().(*ZSet)
+			z.RemoveRange(0, z.Len())
+			checkZSet(t, c, m)
+			checkZSet(t, z, zmodel{})
+		})
+	}
+}
+
+func TestZSetEncodingThresholds(t *testing.T) {
+	z := NewZSet()
+	for i := range ZSetMaxPackedEntries {
+		z.Add([]byte(fmt.Sprint(i)), float64(i))
+	}
+	if z.Encoding() != "listpack" {
+		t.Fatalf("%d members: %s", z.Len(), z.Encoding())
+	}
+	z.Add([]byte("0"), 5) // an update never converts
+	if z.Encoding() != "listpack" {
+		t.Fatal("update converted")
+	}
+	z.Add([]byte("new"), 1)
+	if z.Encoding() != "skiplist" {
+		t.Fatalf("%d members: %s", z.Len(), z.Encoding())
+	}
+	z.RemoveRange(0, z.Len()-1)
+	if z.Encoding() != "skiplist" { // Redis never converts back on removal
+		t.Fatal("converted back")
+	}
+
+	z = NewZSet()
+	z.Add([]byte(strings.Repeat("x", ZSetMaxPackedValue)), 1)
+	if z.Encoding() != "listpack" {
+		t.Fatal("64-byte member converted")
+	}
+	z.Add([]byte(strings.Repeat("x", ZSetMaxPackedValue+1)), 1)
+	if z.Encoding() != "skiplist" {
+		t.Fatal("65-byte member did not convert")
+	}
+}
+
+func TestZSetNegativeZero(t *testing.T) {
+	z := NewZSet()
+	z.Add([]byte("a"), negZero())
+	if s, _ := z.Score([]byte("a")); s != 0 || 1/s < 0 {
+		t.Fatalf("score %v is negative zero", s)
+	}
+}
+
+func negZero() float64 { z := 0.0; return -z }
+
+// TestZTreeSlidingWindow drives the large form the way a limiter does:
+// append at the top, trim from the bottom, and checks that leaves stay full.
+func TestZTreeSlidingWindow(t *testing.T) {
+	z, m := NewZSet(), zmodel{}
+	for now := 0; now < 30000; now++ {
+		k := fmt.Sprintf("%d-%d", now, now%7)
+		z.Add([]byte(k), float64(now))
+		m[k] = float64(now)
+		if now >= 10000 {
+			n := z.RemoveRange(0, z.ScoreBound(float64(now-10000), true))
+			if n != 1 {
+				t.Fatalf("trimmed %d", n)
+			}
+			delete(m, fmt.Sprintf("%d-%d", now-10000, (now-10000)%7))
+		}
+	}
+	checkZSet(t, z, m)
+	leaves, items := 0, 0
+	var walk func(n *znode)
+	walk = func(n *znode) {
+		if n.leaf() {
+			leaves++
+			items += len(n.items)
+			return
+		}
+		sum := 0
+		for _, c := range n.children {
+			sum += c.size
+			walk(c)
+		}
+		if sum != n.size {
+			t.Fatalf("size %d, children sum %d", n.size, sum)
+		}
+	}
+	walk(z.big.tree.root)
+	if fill := float64(items) / float64(leaves*zleafMax); fill < 0.9 {
+		t.Fatalf("leaves %.0f%% full", fill*100)
+	}
+}
+
+func TestZSetLexBound(t *testing.T) {
+	for _, n := range []int{10, 500} {
+		z := NewZSet()
+		for i := range n {
+			z.Add([]byte(fmt.Sprintf("%04d", i)), 0)
+		}
+		if got := z.LexBound([]byte("0005"), false); got != 5 {
+			t.Fatalf("n=%d: LexBound(0005, excl) = %d", n, got)
+		}
+		if got := z.LexBound([]byte("0005"), true); got != 6 {
+			t.Fatalf("n=%d: LexBound(0005, incl) = %d", n, got)
+		}
+		if got := z.LexBound([]byte("0005a"), true); got != 6 {
+			t.Fatalf("n=%d: LexBound(0005a) = %d", n, got)
+		}
+	}
+}
