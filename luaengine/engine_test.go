@@ -192,6 +192,8 @@ var evalCases = []struct {
 	{"sha1hex none", `return redis.sha1hex()`, nil, nil,
 		"-ERR wrong number of arguments script: 3c7ce947ae74a835cc575b6ee87fb27503cb7ba4, on @user_script:1.\r\n"},
 	{"sha1hex number", `return redis.sha1hex(5)`, nil, nil, "$40\r\nac3478d69a3c81fa62e60f5c3696165a4e5e6ac4\r\n"},
+	{"bit", `return {bit.tobit(0xffffffff), bit.tobit(2^32+5), bit.tobit(1.5), bit.tobit(2.5), bit.tobit(-1.5), bit.bnot(0), bit.band(0xff, 0x0f, 0x3), bit.bor(1, 2, 4), bit.bxor(5, 3), bit.lshift(1, 31), bit.lshift(1, 33), bit.rshift(-1, 28), bit.arshift(-256, 4), bit.rol(0x12345678, 8), bit.ror(0x12345678, 8), bit.bswap(0x12345678), bit.tohex(255), bit.tohex(-1, -4), bit.tohex(0x12345678, 3), bit.tohex(1, 10), bit.tobit("10")}`, nil, nil,
+		"*21\r\n:-1\r\n:5\r\n:2\r\n:2\r\n:-2\r\n:-1\r\n:3\r\n:7\r\n:6\r\n:-2147483648\r\n:2\r\n:15\r\n:-16\r\n:878082066\r\n:2014458966\r\n:2018915346\r\n$8\r\n000000ff\r\n$4\r\nFFFF\r\n$3\r\n678\r\n$8\r\n00000001\r\n:10\r\n"},
 	{"no-op helpers", `return {redis.replicate_commands(), redis.breakpoint(), redis.debug('x')}`, nil, nil, "*2\r\n:1\r\n$-1\r\n"},
 }
 

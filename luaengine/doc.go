@@ -1,0 +1,23 @@
+package luaengine
+
+// Known differences from Redis 7.0.15, found by comparing with the real
+// server; each is a gap, not a choice:
+//
+//   - cjson, struct and cmsgpack exist as empty tables (bit is complete).
+//   - Runtime error texts use Lua 5.1's unnamed forms ("attempt to index a
+//     nil value") where Lua names the variable ("... local 't' (a nil
+//     value)"); gopher-lua does not track variable names.
+//   - Compile errors: "unexpected symbol near '<tok>'", "unfinished string"
+//     and "malformed number" are matched; Lua's "'=' expected", "'end'
+//     expected (to close ...)" and the like come out as "unexpected symbol".
+//   - Arithmetic on numeric strings ("010" + 0) uses gopher-lua's parser,
+//     which reads "010" as octal and accepts "1_0"; tonumber is exact.
+//   - Unary minus of 0 gives 0, not -0.
+//   - math.random: Redis 7.0 does not reseed per call, and its startup seed
+//     is unknowable, so only sequences after math.randomseed(n) match. The
+//     engine starts at seed 0.
+//   - Read-only tables are proxies: '#' and rawlen-style reads of _G or a
+//     library table see an empty table (rawget, next, pairs, ipairs see
+//     through).
+//   - error({}) crashes redis-server 7.0.15; here it replies "ERR unknown
+//     error".
