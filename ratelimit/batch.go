@@ -62,7 +62,9 @@ type batch struct {
 	expires  time.Time // when left is forfeited
 	reserved Result    // the store's answer to the reservation
 
-	// seen counts requests since seenSince, to tell a hot key from a cold one.
+	// A key turns hot once seen reaches size within maxAge of seenSince,
+	// and cold again when a batch expires unspent.
+	hot       bool
 	seen      int
 	seenSince time.Time
 }
@@ -104,13 +106,16 @@ func (b *batcher) allow(ctx context.Context, l *Limiter, key string, limit Limit
 	}
 	if e.left > 0 {
 		// The last batch expired unspent: the key has cooled down.
-		e.left, e.seen, e.seenSince = 0, 0, now
+		e.left, e.hot, e.seen, e.seenSince = 0, false, 0, now
 	}
-	if now.Sub(e.seenSince) >= b.maxAge {
-		e.seen, e.seenSince = 0, now
+	if !e.hot {
+		if now.Sub(e.seenSince) >= b.maxAge {
+			e.seen, e.seenSince = 0, now
+		}
+		e.seen += n
+		e.hot = e.seen >= b.size
 	}
-	e.seen += n
-	if e.seen < b.size || l.State() == Degraded {
+	if !e.hot || l.State() == Degraded {
 		return l.allow(ctx, key, limit, n)
 	}
 	res, err := l.allow(ctx, key, limit, b.size)

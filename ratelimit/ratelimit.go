@@ -153,16 +153,18 @@ var (
 // Limiter decides requests against counters in a Redis-protocol store. It is
 // safe for concurrent use; replicas that share a store share their limits.
 type Limiter struct {
-	rdb      redis.UniversalClient
-	algo     Algorithm
-	script   *redis.Script
-	clock    func() time.Time
-	timeout  time.Duration
-	policy   FailurePolicy
-	replicas int
-	probe    time.Duration
-	onChange func(from, to State, err error)
-	local    *Local
+	rdb     redis.UniversalClient
+	algo    Algorithm
+	script  *redis.Script
+	clock   func() time.Time
+	timeout time.Duration
+	// ctxDeadlines is whether the client itself stops at the timeout.
+	ctxDeadlines bool
+	policy       FailurePolicy
+	replicas     int
+	probe        time.Duration
+	onChange     func(from, to State, err error)
+	local        *Local
 
 	// memberPrefix and calls make sliding-log members unique across
 	// replicas and calls.
@@ -187,6 +189,8 @@ func WithClock(now func() time.Time) Option { return func(l *Limiter) { l.clock 
 
 // WithTimeout sets how long a store call may take before the store counts as
 // failed; the default is 100ms. A slow limiter should not become the outage.
+// It holds whether or not the client sets ContextTimeoutEnabled; setting it
+// lets the client itself stop waiting, which is cheaper.
 func WithTimeout(d time.Duration) Option { return func(l *Limiter) { l.timeout = d } }
 
 // NewLimiter returns a Limiter using rdb. rdb may be a *redis.Client, a
@@ -206,6 +210,7 @@ func NewLimiter(rdb redis.UniversalClient, opts ...Option) *Limiter {
 		opt(l)
 	}
 	l.script = scripts[l.algo]
+	l.ctxDeadlines = honoursDeadlines(rdb)
 	l.local = NewLocal(l.algo, l.clock)
 	return l
 }
@@ -272,8 +277,17 @@ func (l *Limiter) eval(ctx context.Context, key string, limit Limit, n int) (Res
 	if l.algo == SlidingLog {
 		member = l.memberPrefix + ":" + strconv.FormatUint(l.calls.Add(1), 36)
 	}
-	reply, err := l.script.Run(ctx, l.rdb, []string{storeKey(key, l.algo)},
-		now, limit.Rate, limit.Period.Microseconds(), limit.burst(), n, member).Int64Slice()
+	run := func() ([]int64, error) {
+		return l.script.Run(ctx, l.rdb, []string{storeKey(key, l.algo)},
+			now, limit.Rate, limit.Period.Microseconds(), limit.burst(), n, member).Int64Slice()
+	}
+	var reply []int64
+	var err error
+	if l.ctxDeadlines {
+		reply, err = run()
+	} else {
+		reply, err = runUntilDone(ctx, run)
+	}
 	if err != nil {
 		return Result{}, err
 	}
@@ -287,6 +301,42 @@ func (l *Limiter) eval(ctx context.Context, key string, limit Limit, n int) (Res
 		RetryAfter: micros(reply[3]),
 		ResetAfter: micros(reply[4]),
 	}, nil
+}
+
+// runUntilDone returns run's answer, or ctx's error as soon as ctx ends.
+// A go-redis client without ContextTimeoutEnabled ignores deadlines and
+// waits for its ReadTimeout (3s by default); a slow store must not hold the
+// request that long. The abandoned call finishes in the background, bounded
+// by that ReadTimeout; once the Limiter is degraded only probes start one.
+func runUntilDone(ctx context.Context, run func() ([]int64, error)) ([]int64, error) {
+	type answer struct {
+		reply []int64
+		err   error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		reply, err := run()
+		done <- answer{reply, err}
+	}()
+	select {
+	case a := <-done:
+		return a.reply, a.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// honoursDeadlines reports whether rdb stops waiting when a context ends.
+func honoursDeadlines(rdb redis.UniversalClient) bool {
+	switch c := rdb.(type) {
+	case *redis.Client:
+		return c.Options().ContextTimeoutEnabled
+	case *redis.ClusterClient:
+		return c.Options().ContextTimeoutEnabled
+	case *redis.Ring:
+		return c.Options().ContextTimeoutEnabled
+	}
+	return false
 }
 
 // micros converts a script's duration to a time.Duration, keeping -1 as -1

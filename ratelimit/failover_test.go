@@ -1,0 +1,135 @@
+package ratelimit
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// switches records the state changes a Limiter reports.
+type switches struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (s *switches) hook(from, to State, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seen = append(s.seen, fmt.Sprintf("%s->%s", from, to))
+}
+
+func (s *switches) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return fmt.Sprint(s.seen)
+}
+
+// allowedOf counts the allowed among n requests of cost 1.
+func allowedOf(t *testing.T, l *Limiter, key string, limit Limit, n int) int {
+	t.Helper()
+	allowed := 0
+	for range n {
+		res, err := l.Allow(context.Background(), key, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Allowed {
+			allowed++
+		}
+	}
+	return allowed
+}
+
+// TestFailurePolicies kills the store under a Limiter, checks what each
+// policy answers, restarts the store on the same port and checks that the
+// Limiter goes back to it by itself and reports both switches.
+func TestFailurePolicies(t *testing.T) {
+	limit := PerHour(4)
+	for _, tc := range []struct {
+		policy FailurePolicy
+		name   string
+		// allowed is how many of 6 requests pass while the store is down.
+		allowed int
+	}{
+		{FailOpen, "open", 6},
+		{FailClosed, "closed", 0},
+		{FailOpenLocal, "local", 2}, // 4 shared by 2 replicas
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := startRedis(t)
+			rdb := redis.NewClient(&redis.Options{Addr: srv.addr, MaxRetries: -1})
+			defer rdb.Close()
+			var sw switches
+			l := NewLimiter(rdb, WithFailurePolicy(tc.policy), WithReplicas(2),
+				WithTimeout(500*time.Millisecond), WithProbeInterval(20*time.Millisecond), OnStateChange(sw.hook))
+
+			if got := allowedOf(t, l, "rate:user:before", limit, 6); got != 4 {
+				t.Fatalf("healthy store allowed %d of 6, want 4", got)
+			}
+			srv.stop()
+			if got := allowedOf(t, l, "rate:user:during", limit, 6); got != tc.allowed {
+				t.Errorf("store down: allowed %d of 6, want %d", got, tc.allowed)
+			}
+			if l.State() != Degraded || sw.String() != "[healthy->degraded]" {
+				t.Errorf("store down: state %v, switches %v", l.State(), &sw)
+			}
+
+			srv.start()
+			waitFor(t, 10*time.Second, "the limiter to use the store again", func() bool {
+				l.Allow(context.Background(), "rate:user:probe", limit)
+				return l.State() == Healthy
+			})
+			if sw.String() != "[healthy->degraded degraded->healthy]" {
+				t.Errorf("switches %v", &sw)
+			}
+			// The restarted store is empty and decides again: the full
+			// limit, not a fallback's answer.
+			if got := allowedOf(t, l, "rate:user:after", limit, 6); got != 4 {
+				t.Errorf("recovered store allowed %d of 6, want 4", got)
+			}
+		})
+	}
+}
+
+// TestSlowStoreCountsAsFailed pauses the store longer than the timeout: the
+// request is answered by the policy in about the timeout, and the Limiter
+// recovers once the pause ends.
+func TestSlowStoreCountsAsFailed(t *testing.T) {
+	srv := startRedis(t)
+	rdb := redis.NewClient(&redis.Options{Addr: srv.addr, MaxRetries: -1})
+	admin := redis.NewClient(&redis.Options{Addr: srv.addr})
+	defer rdb.Close()
+	defer admin.Close()
+	var sw switches
+	const timeout = 50 * time.Millisecond
+	l := NewLimiter(rdb, WithFailurePolicy(FailClosed), WithTimeout(timeout),
+		WithProbeInterval(20*time.Millisecond), OnStateChange(sw.hook))
+	ctx := context.Background()
+	if res, _ := l.Allow(ctx, "rate:user:slow", PerHour(4)); !res.Allowed {
+		t.Fatal("healthy store denied")
+	}
+
+	if err := admin.Do(ctx, "CLIENT", "PAUSE", 500, "ALL").Err(); err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	res, err := l.Allow(ctx, "rate:user:slow", PerHour(4))
+	took := time.Since(began)
+	if err != nil || res.Allowed {
+		t.Errorf("paused store: %+v, %v; want a fail-closed denial", res, err)
+	}
+	if took > 10*timeout {
+		t.Errorf("paused store took %v to answer, timeout is %v", took, timeout)
+	}
+	waitFor(t, 10*time.Second, "the pause to end and the limiter to recover", func() bool {
+		l.Allow(ctx, "rate:user:slow", PerHour(4))
+		return l.State() == Healthy
+	})
+	if sw.String() != "[healthy->degraded degraded->healthy]" {
+		t.Errorf("switches %v", &sw)
+	}
+}
