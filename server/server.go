@@ -101,10 +101,13 @@ type Server struct {
 	totalConns   atomic.Int64
 
 	started   time.Time
-	stats     []cmdStat    // by Command.id; guarded by lock
-	processed int64        // guarded by lock
-	expired   int64        // keys reclaimed by active expiry; guarded by lock
-	rejected  atomic.Int64 // connections closed for bad input
+	stats     []cmdStat         // by Command.id; guarded by lock
+	processed int64             // guarded by lock
+	expired   int64             // keys reclaimed by active expiry; guarded by lock
+	rejected  atomic.Int64      // connections closed for bad input
+	settings  map[string]string // CONFIG SET values kept for CONFIG GET (cmd_config.go); guarded by lock
+
+	double testDouble // the test-double API's state (testdouble.go)
 }
 
 // cmdStat is one command's INFO commandstats line.
@@ -133,14 +136,7 @@ func New(cfg Config) *Server {
 }
 
 // Start listens on the configured address and serves in the background.
-func (s *Server) Start() error {
-	ln, err := net.Listen("tcp", s.cfg.Addr)
-	if err != nil {
-		return err
-	}
-	s.Serve(ln)
-	return nil
-}
+func (s *Server) Start() error { return s.StartAddr(s.cfg.Addr) }
 
 // Serve serves connections from ln in the background.
 func (s *Server) Serve(ln net.Listener) {
@@ -330,6 +326,10 @@ func (s *Server) setBusy(on bool) {
 
 // execute runs one client command with the lock held.
 func (s *Server) execute(c *Client, args [][]byte) {
+	if msg := s.double.err.Load(); msg != nil { // SetError
+		c.w.Error(*msg)
+		return
+	}
 	s.store.Refresh()
 	s.dispatch(c, args)
 }
@@ -349,7 +349,8 @@ func (s *Server) dispatch(c *Client, args [][]byte) {
 		c.flagMultiFailed()
 		return
 	}
-	if len(cmd.Subcommands) > 0 {
+	// A container with no subcommand named (plain COMMAND) runs its own handler.
+	if len(cmd.Subcommands) > 0 && len(args) > 1 {
 		sub := cmd.subcommand(args[1])
 		if sub == nil {
 			s.stats[cmd.id].rejected++

@@ -1,0 +1,570 @@
+package server_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/floodgate/floodgate/server"
+	"github.com/redis/go-redis/v9"
+)
+
+var ctx = context.Background()
+
+// t0 is the manual clock's start in these tests.
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func newClient(t testing.TB, s *server.Server) *redis.Client {
+	t.Helper()
+	rdb := redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: 2})
+	t.Cleanup(func() { rdb.Close() })
+	return rdb
+}
+
+// eventually polls cond until it holds or a deadline passes.
+func eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestRunServesClients(t *testing.T) {
+	s := server.RunT(t)
+	if s.Host() != "127.0.0.1" || s.Port() == "" || s.Port() == "0" {
+		t.Fatalf("Addr() = %q: want 127.0.0.1 and a free port", s.Addr())
+	}
+	rdb := newClient(t, s)
+	if got, err := rdb.Incr(ctx, "hits").Result(); err != nil || got != 1 {
+		t.Fatalf("INCR = %v, %v; want 1", got, err)
+	}
+	s.CheckGet(t, "hits", "1")
+
+	s.Set("greeting", "hello")
+	if got, err := rdb.Get(ctx, "greeting").Result(); err != nil || got != "hello" {
+		t.Fatalf("GET of a seeded key = %q, %v; want hello", got, err)
+	}
+}
+
+func TestInspection(t *testing.T) {
+	s := server.RunT(t, server.WithManualClock(t0), server.WithDatabases(2))
+	s.Set("s", "v")
+	if n, err := s.Incr("n", 5); err != nil || n != 5 {
+		t.Fatalf("Incr on a missing key = %d, %v; want 5", n, err)
+	}
+	if n, err := s.Incr("n", -2); err != nil || n != 3 {
+		t.Fatalf("Incr = %d, %v; want 3", n, err)
+	}
+	if _, err := s.Incr("s", 1); err == nil || err.Error() != "ERR value is not an integer or out of range" {
+		t.Fatalf("Incr on a non-integer: err = %v", err)
+	}
+	if _, err := s.Get("missing"); !errors.Is(err, server.ErrKeyNotFound) {
+		t.Fatalf("Get(missing): err = %v, want ErrKeyNotFound", err)
+	}
+	if got := s.Keys(); fmt.Sprint(got) != "[n s]" {
+		t.Fatalf("Keys() = %v", got)
+	}
+	if got := s.Type("n"); got != "string" {
+		t.Fatalf("Type(n) = %q", got)
+	}
+	if got := s.Type("missing"); got != "none" {
+		t.Fatalf("Type(missing) = %q", got)
+	}
+
+	if err := s.SetTTL("s", 1500*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	s.CheckTTL(t, "s", 1500*time.Millisecond)
+	s.CheckTTL(t, "n", 0)
+	if err := s.SetTTL("missing", time.Second); !errors.Is(err, server.ErrKeyNotFound) {
+		t.Fatalf("SetTTL(missing): err = %v", err)
+	}
+	s.FastForward(500 * time.Millisecond)
+	s.CheckTTL(t, "s", time.Second)
+	if err := s.SetTTL("s", 0); err != nil {
+		t.Fatal(err)
+	}
+	s.CheckTTL(t, "s", 0)
+
+	if !s.Del("s") || s.Del("s") {
+		t.Fatal("Del: want true, then false")
+	}
+	s.CheckNotExists(t, "s")
+	s.CheckExists(t, "n")
+
+	// Databases are separate.
+	s.DB(1).Set("n", "other")
+	s.DB(1).CheckGet(t, "n", "other")
+	s.CheckGet(t, "n", "3")
+	s.FlushAll()
+	if len(s.Keys()) != 0 || len(s.DB(1).Keys()) != 0 {
+		t.Fatalf("FlushAll left keys: %s", s.Dump())
+	}
+}
+
+func TestDump(t *testing.T) {
+	s := server.RunT(t, server.WithManualClock(t0), server.WithDatabases(3))
+	if got := s.Dump(); got != "" {
+		t.Fatalf("Dump of an empty server = %q", got)
+	}
+	s.Set("b", "two words")
+	s.Set("a", "1")
+	s.SetTTL("a", 90*time.Second)
+	s.DB(2).Set("x\ny", "")
+	want := "db 0\n" +
+		"  \"a\" \"1\" ttl 1m30s\n" +
+		"  \"b\" \"two words\"\n" +
+		"db 2\n" +
+		"  \"x\\ny\" \"\"\n"
+	if got := s.Dump(); got != want {
+		t.Fatalf("Dump() =\n%s\nwant\n%s", got, want)
+	}
+}
+
+// recordingTB captures the failures a Check method reports.
+type recordingTB struct {
+	testing.TB
+	failures []string
+}
+
+func (r *recordingTB) Helper() {}
+func (r *recordingTB) Errorf(format string, args ...any) {
+	r.failures = append(r.failures, fmt.Sprintf(format, args...))
+}
+
+func TestCheckFailures(t *testing.T) {
+	s := server.RunT(t, server.WithManualClock(t0))
+	s.Set("k", "v")
+	s.SetTTL("k", time.Minute)
+	for _, tc := range []struct {
+		name  string
+		check func(tb testing.TB)
+		want  string // "" = passes
+	}{
+		{"get ok", func(tb testing.TB) { s.CheckGet(tb, "k", "v") }, ""},
+		{"get wrong", func(tb testing.TB) { s.CheckGet(tb, "k", "w") }, `floodgate: db 0: GET "k" = "v", want "w"`},
+		{"get missing", func(tb testing.TB) { s.CheckGet(tb, "nope", "w") }, `floodgate: db 0: GET "nope": floodgate: key not found (want "w")`},
+		{"ttl ok", func(tb testing.TB) { s.CheckTTL(tb, "k", time.Minute) }, ""},
+		{"ttl wrong", func(tb testing.TB) { s.CheckTTL(tb, "k", time.Second) }, `floodgate: db 0: TTL "k" = 1m0s, want 1s`},
+		{"ttl missing", func(tb testing.TB) { s.CheckTTL(tb, "nope", 0) }, `floodgate: db 0: TTL "nope": floodgate: key not found (want 0s)`},
+		{"exists ok", func(tb testing.TB) { s.CheckExists(tb, "k") }, ""},
+		{"exists missing", func(tb testing.TB) { s.CheckExists(tb, "nope") }, `floodgate: db 0: key "nope" does not exist, want it to`},
+		{"not exists ok", func(tb testing.TB) { s.CheckNotExists(tb, "nope") }, ""},
+		{"not exists present", func(tb testing.TB) { s.CheckNotExists(tb, "k") }, `floodgate: db 0: key "k" exists (string), want it not to`},
+	} {
+		rec := &recordingTB{TB: t}
+		tc.check(rec)
+		got := strings.Join(rec.failures, "\n")
+		if got != tc.want {
+			t.Errorf("%s: reported %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestManualClockFastForward(t *testing.T) {
+	s := server.RunT(t, server.WithManualClock(t0))
+	if !s.Now().Equal(t0) {
+		t.Fatalf("Now() = %v, want %v", s.Now(), t0)
+	}
+	for i := range 100 {
+		s.Set(fmt.Sprint("live", i), "x")
+	}
+	s.Set("short", "x")
+	s.SetTTL("short", time.Second)
+	s.Set("long", "x")
+	s.SetTTL("long", time.Minute)
+
+	// The clock does not move on its own.
+	time.Sleep(20 * time.Millisecond)
+	s.CheckTTL(t, "short", time.Second)
+
+	s.FastForward(time.Second) // expiry is strict: at exactly its time a key still lives
+	s.CheckExists(t, "short")
+	s.FastForward(time.Millisecond)
+	// Deleted by FastForward itself, not when someone next reads it.
+	if n := dbLen(s); n != 101 {
+		t.Fatalf("after FastForward the keyspace holds %d keys, want 101", n)
+	}
+	s.CheckNotExists(t, "short")
+	s.CheckTTL(t, "long", time.Minute-time.Second-time.Millisecond)
+
+	s.SetTime(t0.Add(time.Hour))
+	if n := dbLen(s); n != 100 {
+		t.Fatalf("after SetTime the keyspace holds %d keys, want 100", n)
+	}
+	if !s.Now().Equal(t0.Add(time.Hour)) {
+		t.Fatalf("Now() = %v", s.Now())
+	}
+}
+
+// dbLen returns the number of keys database 0 holds, expired ones not yet
+// reclaimed included (DBSIZE), without touching any key.
+func dbLen(s *server.Server) int {
+	var n int
+	s.Do(func() { n = s.Store().DB(0).Len() })
+	return n
+}
+
+func TestRealClockExpiresOnItsOwn(t *testing.T) {
+	s := server.RunT(t)
+	s.Set("k", "v")
+	s.SetTTL("k", 20*time.Millisecond)
+	// Nobody reads the key: only active expiry can remove it.
+	eventually(t, "active expiry", func() bool { return dbLen(s) == 0 })
+}
+
+func TestRealClockFastForward(t *testing.T) {
+	s := server.RunT(t)
+	s.Set("k", "v")
+	s.SetTTL("k", time.Hour)
+	before := time.Now()
+	s.FastForward(2 * time.Hour)
+	if dbLen(s) != 0 {
+		t.Fatal("FastForward on the real clock did not expire the key")
+	}
+	if now := s.Now(); now.Sub(before) < 2*time.Hour || now.Sub(before) > 3*time.Hour {
+		t.Fatalf("Now() = %v, %v after the real time", now, now.Sub(before))
+	}
+	s.SetTime(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	if got := s.Now(); got.Before(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)) || got.After(time.Date(2030, 1, 1, 0, 1, 0, 0, time.UTC)) {
+		t.Fatalf("Now() after SetTime = %v", got)
+	}
+}
+
+func TestFastForwardNeedsAMovableClock(t *testing.T) {
+	s := server.New(server.Config{})
+	defer func() {
+		if recover() == nil {
+			t.Fatal("FastForward on a store.RealClock did not panic")
+		}
+	}()
+	s.FastForward(time.Second)
+}
+
+// Servers share nothing: keys, clocks and counters are their own, also
+// when tests run in parallel.
+func TestServersAreIsolated(t *testing.T) {
+	for i := range 8 {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			t.Parallel()
+			s := server.RunT(t, server.WithManualClock(t0))
+			rdb := newClient(t, s)
+			for range i + 1 {
+				if err := rdb.Incr(ctx, "counter").Err(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s.SetTTL("counter", time.Duration(i+1)*time.Second)
+			s.FastForward(time.Duration(i) * time.Second)
+			s.CheckGet(t, "counter", fmt.Sprint(i+1))
+			s.CheckTTL(t, "counter", time.Second)
+			if !s.Now().Equal(t0.Add(time.Duration(i) * time.Second)) {
+				t.Fatalf("clock moved by another server: %v", s.Now())
+			}
+		})
+	}
+}
+
+func TestSetError(t *testing.T) {
+	s := server.RunT(t)
+	rdb := newClient(t, s)
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	before := s.CommandCount()
+	s.SetError("ERR injected\nfailure")
+	for _, cmd := range [][]any{{"PING"}, {"GET", "k"}, {"NOSUCHCOMMAND"}} {
+		if err := rdb.Do(ctx, cmd...).Err(); err == nil || err.Error() != "ERR injected failure" {
+			t.Fatalf("%v with SetError: err = %v", cmd, err)
+		}
+	}
+	if s.CurrentConnectionCount() != 1 {
+		t.Fatal("SetError closed the connection")
+	}
+	s.SetError("")
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		t.Fatalf("PING after SetError(\"\"): %v", err)
+	}
+	if got := s.CommandCount() - before; got != 1 {
+		t.Fatalf("CommandCount grew by %d, want 1 (refused commands do not count)", got)
+	}
+}
+
+func TestPauseAndResume(t *testing.T) {
+	s := server.RunT(t)
+	rdb := redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: 2, ReadTimeout: 100 * time.Millisecond, MaxRetries: -1})
+	defer rdb.Close()
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	s.Pause()
+	s.Pause() // idempotent
+	var nerr net.Error
+	if err := rdb.Ping(ctx).Err(); !errors.As(err, &nerr) || !nerr.Timeout() {
+		t.Fatalf("PING while paused: err = %v, want a timeout", err)
+	}
+	s.Resume()
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		t.Fatalf("PING after Resume: %v", err)
+	}
+}
+
+func TestCloseWhilePaused(t *testing.T) {
+	s, err := server.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := newClient(t, s)
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	s.Pause()
+	waiting := make(chan error, 1)
+	go func() { waiting <- rdb.Ping(ctx).Err() }()
+	closed := make(chan struct{})
+	go func() { s.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close hangs on a paused server")
+	}
+	select {
+	case <-waiting: // answered or refused: either way not stuck
+	case <-time.After(10 * time.Second):
+		t.Fatal("a command sent while paused is still waiting after Close")
+	}
+}
+
+func TestCloseListener(t *testing.T) {
+	s := server.RunT(t)
+	rdb := newClient(t, s)
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	s.CloseListener()
+	if c, err := net.DialTimeout("tcp", s.Addr(), time.Second); err == nil {
+		c.Close()
+		t.Fatal("a new connection was accepted after CloseListener")
+	}
+	// Open connections keep working.
+	if err := rdb.Incr(ctx, "k").Err(); err != nil {
+		t.Fatalf("INCR on an open connection after CloseListener: %v", err)
+	}
+	// So does Dial.
+	conn, err := s.Dial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+}
+
+func TestCloseClients(t *testing.T) {
+	s := server.RunT(t)
+	conn, err := net.Dial("tcp", s.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Write([]byte("PING\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64)
+	if n, err := conn.Read(buf); err != nil || string(buf[:n]) != "+PONG\r\n" {
+		t.Fatalf("PING = %q, %v", buf[:n], err)
+	}
+	s.CloseClients()
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if n, err := conn.Read(buf); err == nil {
+		t.Fatalf("read %q from a connection CloseClients closed", buf[:n])
+	}
+	eventually(t, "no connections", func() bool { return s.CurrentConnectionCount() == 0 })
+	// The server still accepts connections and keeps its keys.
+	rdb := newClient(t, s)
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestConnectionCounters(t *testing.T) {
+	s := server.RunT(t)
+	var clients []*redis.Client
+	for range 3 {
+		rdb := redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: 2, PoolSize: 1})
+		if err := rdb.Ping(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+		clients = append(clients, rdb)
+	}
+	if got := s.CurrentConnectionCount(); got != 3 {
+		t.Fatalf("CurrentConnectionCount = %d, want 3", got)
+	}
+	clients[0].Close()
+	eventually(t, "a connection to close", func() bool { return s.CurrentConnectionCount() == 2 })
+	for _, c := range clients[1:] {
+		c.Close()
+	}
+	if got := s.TotalConnectionCount(); got != 3 {
+		t.Fatalf("TotalConnectionCount = %d, want 3", got)
+	}
+}
+
+func TestCommandCount(t *testing.T) {
+	s := server.RunT(t)
+	conn, err := s.Dial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if s.CommandCount() != 0 {
+		t.Fatal("a new server has processed commands")
+	}
+	conn.Write([]byte("PING\r\nINCR k\r\nGET k\r\n"))
+	want := "+PONG\r\n:1\r\n$1\r\n1\r\n"
+	got := make([]byte, len(want))
+	if _, err := readFull(conn, got); err != nil || string(got) != want {
+		t.Fatalf("replies = %q, %v", got, err)
+	}
+	if n := s.CommandCount(); n != 3 {
+		t.Fatalf("CommandCount = %d, want 3", n)
+	}
+}
+
+func readFull(c net.Conn, p []byte) (int, error) {
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	n := 0
+	for n < len(p) {
+		m, err := c.Read(p[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+func TestDialWithoutListener(t *testing.T) {
+	s := server.RunT(t, server.WithoutListener())
+	if s.Addr() != "" {
+		t.Fatalf("Addr() = %q for a server without a listener", s.Addr())
+	}
+	rdb := redis.NewClient(&redis.Options{Dialer: s.DialContext, Protocol: 2})
+	defer rdb.Close()
+	// A pipeline far larger than any read buffer: the pipe is buffered
+	// like a socket, so neither side waits for the other.
+	pipe := rdb.Pipeline()
+	const n = 5000
+	value := strings.Repeat("v", 100)
+	for i := range n {
+		pipe.Do(ctx, "ECHO", fmt.Sprint(value, i))
+	}
+	cmds, err := pipe.Exec(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range cmds {
+		if got := c.(*redis.Cmd).Val(); got != fmt.Sprint(value, i) {
+			t.Fatalf("reply %d = %v", i, got)
+		}
+	}
+	if got := s.CommandCount(); got < n {
+		t.Fatalf("CommandCount = %d, want at least %d", got, n)
+	}
+}
+
+func TestDialAfterClose(t *testing.T) {
+	s, err := server.Run(server.WithoutListener())
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := s.Dial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := conn.Read(make([]byte, 1)); err == nil {
+		t.Fatal("a Dial connection is still open after Close")
+	}
+	if _, err := s.Dial(); !errors.Is(err, server.ErrServerClosed) {
+		t.Fatalf("Dial after Close: err = %v, want ErrServerClosed", err)
+	}
+}
+
+func TestPipeDeadline(t *testing.T) {
+	s := server.RunT(t, server.WithoutListener())
+	conn, err := s.Dial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
+	var nerr net.Error
+	if _, err := conn.Read(make([]byte, 1)); !errors.As(err, &nerr) || !nerr.Timeout() {
+		t.Fatalf("Read past the deadline: err = %v, want a timeout", err)
+	}
+}
+
+// Inside a synctest bubble the server runs on the bubble's fake clock: a
+// minute-long TTL runs out at once, by active expiry, with no FastForward.
+func TestSynctestBubble(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := server.RunT(t, server.WithoutListener())
+		rdb := redis.NewClient(&redis.Options{Dialer: s.DialContext, Protocol: 2})
+		defer rdb.Close()
+		if err := rdb.Incr(ctx, "window").Err(); err != nil {
+			t.Fatal(err)
+		}
+		s.SetTTL("window", time.Minute)
+		time.Sleep(59 * time.Second)
+		s.CheckExists(t, "window")
+		time.Sleep(2 * time.Second)
+		if dbLen(s) != 0 {
+			t.Fatal("active expiry did not run on the bubble's clock")
+		}
+		if got, err := rdb.Incr(ctx, "window").Result(); err != nil || got != 1 {
+			t.Fatalf("INCR after the window = %v, %v; want 1", got, err)
+		}
+	})
+}
+
+// The manual clock and the counters are read and moved by the test while
+// clients run: -race checks that this is safe.
+func TestConcurrentUse(t *testing.T) {
+	s := server.RunT(t, server.WithManualClock(t0))
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rdb := redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: 2, PoolSize: 1})
+			defer rdb.Close()
+			for range 200 {
+				if err := rdb.Incr(ctx, fmt.Sprint("k", i)).Err(); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	for range 50 {
+		s.FastForward(time.Millisecond)
+		s.SetTTL("k0", time.Second)
+		_ = s.CommandCount() + s.CurrentConnectionCount() + s.TotalConnectionCount() + s.ScriptCalls()
+		_ = s.Dump()
+		_ = s.Now()
+	}
+	wg.Wait()
+	if got := s.CommandCount(); got < 800 {
+		t.Fatalf("CommandCount = %d, want at least 800", got)
+	}
+}
