@@ -114,25 +114,31 @@ func TestAlgorithmsOverTime(t *testing.T) {
 		}})
 	}
 	for _, tg := range targets {
-		for i, tc := range algorithmCases {
-			t.Run(fmt.Sprintf("%s/%s/%d", tg.name, tc.algo, i), func(t *testing.T) {
-				clock := newFakeClock()
-				start := clock.Now()
-				lim := tg.make(tc.algo, clock)
-				key := fmt.Sprintf("rate:test:%s:%d", tc.algo, i)
-				for j, s := range tc.steps {
-					clock.Set(start.Add(s.at))
-					got, err := lim.AllowN(context.Background(), key, tc.limit, s.n)
-					if err != nil {
-						t.Fatalf("step %d: %v", j, err)
-					}
-					want := Result{Allowed: s.allowed, Limit: tc.limit.capacity(tc.algo), Remaining: s.remaining, RetryAfter: s.retry, ResetAfter: s.reset}
-					if got != want {
-						t.Errorf("step %d (at %v, n=%d):\n got %+v\nwant %+v", j, s.at, s.n, got, want)
-					}
+		replaySteps(t, tg.name, tg.make)
+	}
+}
+
+// replaySteps runs every case of algorithmCases as a subtest of t, against
+// the Allower that make returns for the case's algorithm and clock.
+func replaySteps(t *testing.T, name string, make func(Algorithm, *fakeClock) Allower) {
+	for i, tc := range algorithmCases {
+		t.Run(fmt.Sprintf("%s/%s/%d", name, tc.algo, i), func(t *testing.T) {
+			clock := newFakeClock()
+			start := clock.Now()
+			lim := make(tc.algo, clock)
+			key := fmt.Sprintf("rate:test:%s:%d", tc.algo, i)
+			for j, s := range tc.steps {
+				clock.Set(start.Add(s.at))
+				got, err := lim.AllowN(context.Background(), key, tc.limit, s.n)
+				if err != nil {
+					t.Fatalf("step %d: %v", j, err)
 				}
-			})
-		}
+				want := Result{Allowed: s.allowed, Limit: tc.limit.capacity(tc.algo), Remaining: s.remaining, RetryAfter: s.retry, ResetAfter: s.reset}
+				if got != want {
+					t.Errorf("step %d (at %v, n=%d):\n got %+v\nwant %+v", j, s.at, s.n, got, want)
+				}
+			}
+		})
 	}
 }
 

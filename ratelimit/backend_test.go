@@ -64,15 +64,25 @@ type redisServer struct {
 }
 
 // startRedis starts redis-server on a free 127.0.0.1 port with persistence
-// off and stops it when the test ends. extra are further server arguments.
-func startRedis(t testing.TB, extra ...string) *redisServer {
+// off and stops it when the test ends.
+func startRedis(t testing.TB) *redisServer {
+	t.Helper()
+	return startRedisWith(t, nil)
+}
+
+// startRedisWith is startRedis with further server arguments, made from the
+// server's port and directory.
+func startRedisWith(t testing.TB, extra func(port int, dir string) []string) *redisServer {
 	t.Helper()
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Fatalf("redis-server is not on PATH (%v); the ratelimit tests need a real Redis (apt-get install redis-server)", err)
 	}
 	port := freePort(t)
 	s := &redisServer{t: t, port: port, addr: "127.0.0.1:" + strconv.Itoa(port), dir: t.TempDir()}
-	s.args = append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", s.dir}, extra...)
+	s.args = []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", s.dir}
+	if extra != nil {
+		s.args = append(s.args, extra(port, s.dir)...)
+	}
 	s.start()
 	t.Cleanup(s.stop)
 	return s

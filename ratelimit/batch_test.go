@@ -28,7 +28,6 @@ func (c *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 	return next
 }
 
-
 // counted returns a client of newClient whose commands are counted.
 func counted(newClient func() redis.UniversalClient) (redis.UniversalClient, *roundTrips) {
 	rdb := newClient()

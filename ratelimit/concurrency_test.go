@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // hammer sends attempts requests of cost 1 for key to each replica, from 64
@@ -44,18 +46,23 @@ func TestSharedLimitIsExact(t *testing.T) {
 	const L = 100
 	limit := Limit{Rate: L, Period: time.Hour, Burst: L}
 	for _, b := range backends {
-		newClient := b.start(t)
-		for _, algo := range Algorithms {
-			t.Run(b.name+"/"+algo.String(), func(t *testing.T) {
-				var replicas []Allower
-				for range 3 {
-					replicas = append(replicas, NewLimiter(newClient(), WithAlgorithm(algo), WithTimeout(5*time.Second)))
-				}
-				if got := hammer(t, replicas, "rate:user:exact", limit, 2*L); got != L {
-					t.Errorf("3 replicas sharing the store admitted %d, want exactly %d", got, L)
-				}
-			})
-		}
+		checkSharedLimit(t, b.name, b.start(t), L, limit)
+	}
+}
+
+// checkSharedLimit hammers one key through three replicas, each with its
+// own client from newClient, for every algorithm, and wants exactly L.
+func checkSharedLimit(t *testing.T, name string, newClient func() redis.UniversalClient, L int, limit Limit) {
+	for _, algo := range Algorithms {
+		t.Run(name+"/"+algo.String(), func(t *testing.T) {
+			var replicas []Allower
+			for range 3 {
+				replicas = append(replicas, NewLimiter(newClient(), WithAlgorithm(algo), WithTimeout(5*time.Second)))
+			}
+			if got := hammer(t, replicas, "rate:user:exact", limit, 2*L); got != L {
+				t.Errorf("3 replicas sharing the store admitted %d, want exactly %d", got, L)
+			}
+		})
 	}
 }
 
