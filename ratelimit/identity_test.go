@@ -3,6 +3,7 @@ package ratelimit
 import (
 	"net/http/httptest"
 	"testing"
+	"time"
 )
 
 func TestIdentityKey(t *testing.T) {
@@ -75,5 +76,26 @@ func TestParsePrefixesRejectsGarbage(t *testing.T) {
 	}
 	if _, err := ParsePrefixes([]string{"proxy.example"}); err == nil {
 		t.Error("a host name parsed")
+	}
+}
+
+func TestParseLimit(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Limit
+		ok   bool
+	}{
+		{"100/1m0s", Limit{Rate: 100, Period: time.Minute}, true},
+		{"10/1s burst 20", Limit{Rate: 10, Period: time.Second, Burst: 20}, true},
+		{PerHour(5).String(), Limit{Rate: 5, Period: time.Hour, Burst: 0}, true},
+		{"100", Limit{}, false},
+		{"0/1s", Limit{}, false},
+		{"5/fortnight", Limit{}, false},
+		{"5/1s burst x", Limit{}, false},
+	} {
+		got, err := ParseLimit(tc.in)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("ParseLimit(%q) = %v, %v; want %v, ok %v", tc.in, got, err, tc.want, tc.ok)
+		}
 	}
 }

@@ -51,6 +51,36 @@ func (l Limit) String() string {
 	return s
 }
 
+// ParseLimit parses the form String writes: "100/1m", "10/1s burst 20"
+// (the period is a time.ParseDuration string).
+func ParseLimit(s string) (Limit, error) {
+	bad := func() (Limit, error) {
+		return Limit{}, fmt.Errorf("ratelimit: bad limit %q, want like 100/1m or 10/1s burst 20", s)
+	}
+	rate, rest, ok := strings.Cut(strings.TrimSpace(s), "/")
+	if !ok {
+		return bad()
+	}
+	period, burst, hasBurst := strings.Cut(rest, " burst ")
+	var l Limit
+	var err error
+	if l.Rate, err = strconv.Atoi(rate); err != nil {
+		return bad()
+	}
+	if l.Period, err = time.ParseDuration(period); err != nil {
+		return bad()
+	}
+	if hasBurst {
+		if l.Burst, err = strconv.Atoi(strings.TrimSpace(burst)); err != nil {
+			return bad()
+		}
+	}
+	if !l.valid() {
+		return bad()
+	}
+	return l, nil
+}
+
 // burst returns the effective burst: Burst, or Rate when Burst is zero.
 func (l Limit) burst() int {
 	if l.Burst > 0 {
