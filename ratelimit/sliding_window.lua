@@ -9,6 +9,11 @@ local elapsed = now - window * period
 local cur, prev = 0, 0
 local state = redis.call('HMGET', KEYS[1], 'w', 'c', 'p')
 local w = tonumber(state[1])
+if w and w > window then
+  -- A caller whose clock lags one that already moved on must not take the
+  -- newer window for an old one and start counting from zero.
+  window, elapsed = w, 0
+end
 if w == window then
   cur, prev = tonumber(state[2]), tonumber(state[3])
 elseif w == window - 1 then
