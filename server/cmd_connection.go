@@ -1,13 +1,55 @@
 package server
 
-import "github.com/floodgate/floodgate/store"
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/floodgate/floodgate/store"
+)
 
 var connectionCommands = []*Command{
-	{Name: "ping", Arity: -1, Flags: FlagFast, ACL: []string{"fast", "connection"}, Group: "connection", Summary: "Ping the server", Since: "1.0.0", Handler: cmdPing},
-	{Name: "echo", Arity: 2, Flags: FlagFast, ACL: []string{"fast", "connection"}, Group: "connection", Summary: "Echo the given string", Since: "1.0.0", Handler: cmdEcho},
-	{Name: "quit", Arity: -1, Flags: FlagAllowBusy | FlagNoAuth | FlagLoading | FlagStale | FlagNoScript | FlagFast, ACL: []string{"fast", "connection"}, Group: "connection", Summary: "Close the connection", Since: "1.0.0", Handler: cmdQuit},
+	{Name: "ping", Arity: -1, Flags: FlagFast, ACL: []string{"fast", "connection"}, Group: "connection", Summary: "Ping the server", Since: "1.0.0", Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Handler: cmdPing},
+	{Name: "echo", Arity: 2, Flags: FlagLoading | FlagStale | FlagFast, ACL: []string{"fast", "connection"}, Group: "connection", Summary: "Echo the given string", Since: "1.0.0", Handler: cmdEcho},
+	{Name: "quit", Arity: -1, Flags: connAlways, ACL: []string{"fast", "connection"}, Group: "connection", Summary: "Close the connection", Since: "1.0.0", Handler: cmdQuit},
 	{Name: "select", Arity: 2, Flags: FlagLoading | FlagStale | FlagFast, ACL: []string{"fast", "connection"}, Group: "connection", Summary: "Change the selected database for the current connection", Since: "1.0.0", Handler: cmdSelect},
+	{Name: "hello", Arity: -1, Flags: connAlways, ACL: []string{"fast", "connection"}, Group: "connection", Summary: "Handshake with Redis", Since: "6.0.0", Handler: cmdHello},
+	{Name: "auth", Arity: -2, Flags: connAlways, ACL: []string{"fast", "connection"}, Group: "connection", Summary: "Authenticate to the server", Since: "1.0.0", Handler: cmdAuth},
+	{Name: "reset", Arity: 1, Flags: connAlways, ACL: []string{"fast", "connection"}, Group: "connection", Summary: "Reset the connection", Since: "6.2.0", Handler: cmdReset},
+	{Name: "client", Arity: -2, ACL: []string{"slow"}, Group: "connection", Summary: "A container for client connection commands", Since: "2.4.0", Subcommands: []*Command{
+		{Name: "id", Arity: 2, Flags: clientFlags, ACL: clientACL, Group: "connection", Summary: "Returns the client ID for the current connection", Since: "5.0.0", Handler: cmdClientID},
+		{Name: "setname", Arity: 3, Flags: clientFlags, ACL: clientACL, Group: "connection", Summary: "Set the current connection name", Since: "2.6.9", Handler: cmdClientSetName},
+		{Name: "getname", Arity: 2, Flags: clientFlags, ACL: clientACL, Group: "connection", Summary: "Get the current connection name", Since: "2.6.9", Handler: cmdClientGetName},
+		// SETINFO is Redis 7.2's; clients (go-redis, ioredis) send it on
+		// connect and ignore an error, so answering it costs nothing.
+		{Name: "setinfo", Arity: 4, Flags: clientFlags, ACL: clientACL, Group: "connection", Summary: "Set client or connection specific info", Since: "7.2.0", Tips: []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Handler: cmdClientSetInfo},
+		{Name: "info", Arity: 2, Flags: clientFlags, ACL: clientACL, Group: "connection", Summary: "Returns information about the current client connection.", Since: "6.2.0", Tips: []string{"nondeterministic_output"}, Handler: cmdClientInfo},
+		{Name: "list", Arity: -2, Flags: FlagAdmin | clientFlags, ACL: clientAdminACL, Group: "connection", Summary: "Get the list of client connections", Since: "2.4.0", Tips: []string{"nondeterministic_output"}, Handler: cmdClientList},
+		{Name: "no-evict", Arity: 3, Flags: FlagAdmin | clientFlags, ACL: clientAdminACL, Group: "connection", Summary: "Set client eviction mode for the current connection", Since: "7.0.0", Handler: cmdClientNoEvict},
+		{Name: "kill", Arity: -3, Flags: FlagAdmin | clientFlags, ACL: clientAdminACL, Group: "connection", Summary: "Kill the connection of a client", Since: "2.4.0", Handler: cmdClientKill},
+		{Name: "getredir", Arity: 2, Flags: clientFlags, ACL: clientACL, Group: "connection", Summary: "Get tracking notifications redirection client ID if any", Since: "6.0.0", Handler: cmdClientGetRedir},
+		{Name: "help", Arity: 2, Flags: FlagLoading | FlagStale, ACL: clientACL, Group: "connection", Summary: "Show helpful text about the different subcommands", Since: "5.0.0", Handler: helpHandler(clientHelp)},
+	}},
 }
+
+const (
+	// connAlways: commands a client may send before AUTH, inside a busy
+	// script and while loading (QUIT, HELLO, AUTH, RESET).
+	connAlways  = FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoAuth | FlagAllowBusy
+	clientFlags = FlagNoScript | FlagLoading | FlagStale
+
+	errNoPassword    = "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?"
+	errWrongPass     = "WRONGPASS invalid username-password pair or user is disabled."
+	errHelloNoAuth   = "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time"
+	errBadClientName = "ERR Client names cannot contain spaces, newlines or special characters."
+)
+
+var (
+	clientACL      = []string{"slow", "connection"}
+	clientAdminACL = []string{"admin", "slow", "dangerous", "connection"}
+)
 
 func cmdPing(c *Client, args [][]byte) {
 	switch len(args) {
@@ -39,4 +81,484 @@ func cmdSelect(c *Client, args [][]byte) {
 	}
 	c.db = c.srv.store.DB(int(n))
 	c.w.Status("OK")
+}
+
+// checkPassword reports whether user/pass authenticate, as Redis's default
+// user does: with no requirepass it is "nopass" and takes any password;
+// no other user exists.
+func (s *Server) checkPassword(user, pass []byte) bool {
+	if string(user) != "default" {
+		return false
+	}
+	return s.cfg.Password == "" || string(pass) == s.cfg.Password
+}
+
+func cmdAuth(c *Client, args [][]byte) {
+	if len(args) > 3 {
+		c.w.Error(errSyntax)
+		return
+	}
+	user, pass := []byte("default"), args[len(args)-1]
+	if len(args) == 2 {
+		if c.srv.cfg.Password == "" {
+			c.w.Error(errNoPassword)
+			return
+		}
+	} else {
+		user = args[1]
+	}
+	if !c.srv.checkPassword(user, pass) {
+		c.w.Error(errWrongPass)
+		return
+	}
+	c.authed = true
+	c.w.Status("OK")
+}
+
+// cmdHello speaks RESP2 only. HELLO 3 is refused with the error Redis gives
+// for a protocol it does not know, which makes clients (go-redis, ioredis)
+// fall back to RESP2.
+func cmdHello(c *Client, args [][]byte) {
+	if len(args) >= 2 {
+		ver, ok := store.ParseInt(args[1])
+		if !ok {
+			c.w.Error("ERR Protocol version is not an integer or out of range")
+			return
+		}
+		if ver != 2 {
+			c.w.Error("NOPROTO unsupported protocol version")
+			return
+		}
+	}
+	var user, pass, name []byte
+	for i := 2; i < len(args); i++ {
+		more := len(args) - 1 - i
+		switch {
+		case eqFold(args[i], "auth") && more >= 2:
+			user, pass = args[i+1], args[i+2]
+			i += 2
+		case eqFold(args[i], "setname") && more >= 1:
+			name = args[i+1]
+			i++
+		default:
+			c.errorf("ERR Syntax error in HELLO option '%s'", sanitizeError(string(args[i])))
+			return
+		}
+	}
+	if user != nil {
+		if !c.srv.checkPassword(user, pass) {
+			c.w.Error(errWrongPass)
+			return
+		}
+		c.authed = true
+	}
+	if !c.authed {
+		c.w.Error(errHelloNoAuth)
+		return
+	}
+	if name != nil {
+		if !validName(name) {
+			c.w.Error(errBadClientName)
+			return
+		}
+		c.name = string(name)
+	}
+	c.w.Array(14)
+	c.w.BulkString("server")
+	c.w.BulkString("redis")
+	c.w.BulkString("version")
+	c.w.BulkString(Version)
+	c.w.BulkString("proto")
+	c.w.Int(2)
+	c.w.BulkString("id")
+	c.w.Int(c.id)
+	c.w.BulkString("mode")
+	c.w.BulkString("standalone")
+	c.w.BulkString("role")
+	c.w.BulkString("master")
+	c.w.BulkString("modules")
+	c.w.Array(0)
+}
+
+// cmdReset returns the connection to its state right after connecting:
+// out of MULTI, nothing watched, database 0, no name, not authenticated
+// (when a password is required).
+func cmdReset(c *Client, args [][]byte) {
+	c.multi = nil
+	c.unwatchAll()
+	c.db = c.srv.store.DB(0)
+	c.name = ""
+	c.noEvict = false
+	c.authed = c.srv.cfg.Password == ""
+	c.w.Status("RESET")
+}
+
+// validName reports whether a client name (or SETINFO value) has only
+// printable ASCII and no spaces, as Redis requires.
+func validName(b []byte) bool {
+	for _, ch := range b {
+		if ch < '!' || ch > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+func cmdClientID(c *Client, args [][]byte) { c.w.Int(c.id) }
+
+func cmdClientSetName(c *Client, args [][]byte) {
+	if !validName(args[2]) {
+		c.w.Error(errBadClientName)
+		return
+	}
+	c.name = string(args[2])
+	c.w.Status("OK")
+}
+
+func cmdClientGetName(c *Client, args [][]byte) {
+	if c.name == "" {
+		c.w.Null()
+		return
+	}
+	c.w.BulkString(c.name)
+}
+
+func cmdClientSetInfo(c *Client, args [][]byte) {
+	attr := string(args[2])
+	var dst *string
+	switch {
+	case eqFold(args[2], "lib-name"):
+		dst = &c.libName
+	case eqFold(args[2], "lib-ver"):
+		dst = &c.libVersion
+	default:
+		c.errorf("ERR Unrecognized option '%s'", sanitizeError(attr))
+		return
+	}
+	if !validName(args[3]) {
+		c.errorf("ERR %s cannot contain spaces, newlines or special characters.", sanitizeError(attr))
+		return
+	}
+	*dst = string(args[3])
+	c.w.Status("OK")
+}
+
+func cmdClientGetRedir(c *Client, args [][]byte) { c.w.Int(-1) }
+
+func cmdClientNoEvict(c *Client, args [][]byte) {
+	switch {
+	case eqFold(args[2], "on"):
+		c.noEvict = true
+	case eqFold(args[2], "off"):
+		c.noEvict = false
+	default:
+		c.w.Error(errSyntax)
+		return
+	}
+	c.w.Status("OK")
+}
+
+func cmdClientInfo(c *Client, args [][]byte) {
+	c.w.BulkString(c.infoLine(time.Now()) + "\n")
+}
+
+// clientTypes are the names CLIENT LIST TYPE and CLIENT KILL TYPE accept.
+// Every floodgate client is "normal".
+var clientTypes = map[string]bool{"normal": true, "master": false, "slave": false, "replica": false, "pubsub": false}
+
+// clientType looks up a CLIENT ... TYPE name: known, and whether floodgate
+// clients are of that type.
+func clientType(b []byte) (normal, known bool) {
+	normal, known = clientTypes[strings.ToLower(string(b))]
+	return normal, known
+}
+
+func cmdClientList(c *Client, args [][]byte) {
+	var ids map[int64]bool
+	matchNone := false
+	switch {
+	case len(args) == 2:
+	case len(args) == 4 && eqFold(args[2], "type"):
+		normal, known := clientType(args[3])
+		if !known {
+			c.errorf("ERR Unknown client type '%s'", sanitizeError(string(args[3])))
+			return
+		}
+		matchNone = !normal
+	case len(args) > 3 && eqFold(args[2], "id"):
+		ids = make(map[int64]bool)
+		for _, a := range args[3:] {
+			id, ok := store.ParseInt(a)
+			if !ok {
+				c.w.Error("ERR Invalid client ID")
+				return
+			}
+			ids[id] = true
+		}
+	default:
+		c.w.Error(errSyntax)
+		return
+	}
+	var b strings.Builder
+	if !matchNone {
+		now := time.Now()
+		for _, cl := range c.srv.clientsByID() {
+			if ids == nil || ids[cl.id] {
+				b.WriteString(cl.infoLine(now))
+				b.WriteByte('\n')
+			}
+		}
+	}
+	c.w.BulkString(b.String())
+}
+
+// clientsByID returns the connected clients in the order they connected.
+func (s *Server) clientsByID() []*Client {
+	s.clientsMu.Lock()
+	list := make([]*Client, 0, len(s.clients))
+	for cl := range s.clients {
+		list = append(list, cl)
+	}
+	s.clientsMu.Unlock()
+	sort.Slice(list, func(i, j int) bool { return list[i].id < list[j].id })
+	return list
+}
+
+// infoLine formats a client as CLIENT LIST and CLIENT INFO do, with the
+// same fields in the same order. Buffer sizes are Redis's usual values for
+// an idle client: floodgate's buffers are redcon's and not measured.
+func (c *Client) infoLine(now time.Time) string {
+	flags := ""
+	if c.multi != nil {
+		flags += "x"
+	}
+	if c.watch.dirty {
+		flags += "d"
+	}
+	if c.closing {
+		flags += "c"
+	}
+	if c.noEvict {
+		flags += "e"
+	}
+	if flags == "" {
+		flags = "N"
+	}
+	multi := -1
+	if c.multi != nil {
+		multi = len(c.multi.queued)
+	}
+	cmd := c.lastCmd
+	if cmd == "" {
+		cmd = "NULL"
+	}
+	laddr, fd := "", -1
+	if c.conn != nil {
+		laddr = c.conn.NetConn().LocalAddr().String()
+		fd = connFD(c)
+	}
+	var b strings.Builder
+	field := func(name, value string) {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(name)
+		b.WriteByte('=')
+		b.WriteString(value)
+	}
+	num := func(name string, n int64) { field(name, strconv.FormatInt(n, 10)) }
+	num("id", c.id)
+	field("addr", c.addr)
+	field("laddr", laddr)
+	num("fd", int64(fd))
+	field("name", c.name)
+	num("age", int64(now.Sub(c.created)/time.Second))
+	num("idle", 0)
+	field("flags", flags)
+	num("db", int64(c.db.Index()))
+	num("sub", 0)
+	num("psub", 0)
+	num("ssub", 0)
+	num("multi", int64(multi))
+	num("qbuf", 0)
+	num("qbuf-free", 0)
+	num("argv-mem", 0)
+	num("multi-mem", 0)
+	num("rbs", 1024)
+	num("rbp", 0)
+	num("obl", 0)
+	num("oll", 0)
+	num("omem", 0)
+	num("tot-mem", 22298)
+	field("events", "r")
+	field("cmd", cmd)
+	field("user", "default")
+	num("redir", -1)
+	num("resp", 2)
+	return b.String()
+}
+
+// connFD returns the socket's file descriptor, or -1.
+func connFD(c *Client) int {
+	nc := c.conn.NetConn()
+	if g, ok := nc.(*guardConn); ok {
+		nc = g.Conn
+	}
+	sc, ok := nc.(syscall.Conn)
+	if !ok {
+		return -1
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return -1
+	}
+	fd := -1
+	raw.Control(func(f uintptr) { fd = int(f) })
+	return fd
+}
+
+// cmdClientKill supports both forms: CLIENT KILL addr (an error when
+// nobody matched) and CLIENT KILL <filter> <value> ... (a count).
+func cmdClientKill(c *Client, args [][]byte) {
+	var addr, laddr string
+	var id int64
+	skipMe, anyAddr, anyLaddr, typeNone := true, false, false, false
+	if len(args) == 3 {
+		addr, anyAddr, skipMe = string(args[2]), true, false
+	} else {
+		for i := 2; i < len(args); i += 2 {
+			if i+1 >= len(args) {
+				c.w.Error(errSyntax)
+				return
+			}
+			opt, val := args[i], args[i+1]
+			switch {
+			case eqFold(opt, "id"):
+				n, ok := store.ParseInt(val)
+				if !ok || n < 1 {
+					c.w.Error("ERR client-id should be greater than 0")
+					return
+				}
+				id = n
+			case eqFold(opt, "type"):
+				normal, known := clientType(val)
+				if !known {
+					c.errorf("ERR Unknown client type '%s'", sanitizeError(string(val)))
+					return
+				}
+				typeNone = typeNone || !normal
+			case eqFold(opt, "addr"):
+				addr, anyAddr = string(val), true
+			case eqFold(opt, "laddr"):
+				laddr, anyLaddr = string(val), true
+			case eqFold(opt, "user"):
+				if string(val) != "default" {
+					c.errorf("ERR No such user '%s'", sanitizeError(string(val)))
+					return
+				}
+			case eqFold(opt, "skipme"):
+				switch {
+				case eqFold(val, "yes"):
+					skipMe = true
+				case eqFold(val, "no"):
+					skipMe = false
+				default:
+					c.w.Error(errSyntax)
+					return
+				}
+			default:
+				c.w.Error(errSyntax)
+				return
+			}
+		}
+	}
+	killed := 0
+	for _, cl := range c.srv.clientsByID() {
+		switch {
+		case typeNone,
+			anyAddr && cl.addr != addr,
+			anyLaddr && (cl.conn == nil || cl.conn.NetConn().LocalAddr().String() != laddr),
+			id != 0 && cl.id != id,
+			cl == c && skipMe:
+			continue
+		}
+		if cl == c {
+			c.closing = true
+		} else if cl.conn != nil {
+			// The victim is not running (we hold the execution lock): closing
+			// its socket ends its read loop, which unregisters it.
+			cl.conn.NetConn().Close()
+		}
+		killed++
+	}
+	if len(args) == 3 {
+		if killed == 0 {
+			c.w.Error("ERR No such client")
+		} else {
+			c.w.Status("OK")
+		}
+		return
+	}
+	c.w.Int(int64(killed))
+}
+
+// helpHandler answers a container's HELP with Redis's text.
+func helpHandler(lines []string) func(c *Client, args [][]byte) {
+	return func(c *Client, args [][]byte) {
+		c.w.Array(len(lines))
+		for _, l := range lines {
+			c.w.Status(l)
+		}
+	}
+}
+
+var clientHelp = []string{
+	"CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+	"CACHING (YES|NO)",
+	"    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+	"GETREDIR",
+	"    Return the client ID we are redirecting to when tracking is enabled.",
+	"GETNAME",
+	"    Return the name of the current connection.",
+	"ID",
+	"    Return the ID of the current connection.",
+	"INFO",
+	"    Return information about the current client connection.",
+	"KILL <ip:port>",
+	"    Kill connection made from <ip:port>.",
+	"KILL <option> <value> [<option> <value> [...]]",
+	"    Kill connections. Options are:",
+	"    * ADDR (<ip:port>|<unixsocket>:0)",
+	"      Kill connections made from the specified address",
+	"    * LADDR (<ip:port>|<unixsocket>:0)",
+	"      Kill connections made to specified local address",
+	"    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+	"      Kill connections by type.",
+	"    * USER <username>",
+	"      Kill connections authenticated by <username>.",
+	"    * SKIPME (YES|NO)",
+	"      Skip killing current connection (default: yes).",
+	"LIST [options ...]",
+	"    Return information about client connections. Options:",
+	"    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+	"      Return clients of specified type.",
+	"UNPAUSE",
+	"    Stop the current client pause, resuming traffic.",
+	"PAUSE <timeout> [WRITE|ALL]",
+	"    Suspend all, or just write, clients for <timeout> milliseconds.",
+	"REPLY (ON|OFF|SKIP)",
+	"    Control the replies sent to the current connection.",
+	"SETNAME <name>",
+	"    Assign the name <name> to the current connection.",
+	"UNBLOCK <clientid> [TIMEOUT|ERROR]",
+	"    Unblock the specified blocked client.",
+	"TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+	"         [OPTIN] [OPTOUT] [NOLOOP]",
+	"    Control server assisted client side caching.",
+	"TRACKINGINFO",
+	"    Report tracking status for the current connection.",
+	"NO-EVICT (ON|OFF)",
+	"    Protect current client connection from eviction.",
+	"HELP",
+	"    Prints this help.",
 }

@@ -1,11 +1,19 @@
 package server
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/floodgate/floodgate/store"
+)
 
 var serverCommands = []*Command{
-	{Name: "dbsize", Arity: 1, Flags: FlagReadonly | FlagFast, ACL: []string{"keyspace", "read", "fast"}, Group: "server", Summary: "Return the number of keys in the selected database", Since: "1.0.0", Handler: cmdDBSize},
-	{Name: "flushdb", Arity: -1, Flags: FlagWrite, ACL: []string{"keyspace", "write", "slow", "dangerous"}, Group: "server", Summary: "Remove all keys from the current database", Since: "1.0.0", Handler: cmdFlushDB},
-	{Name: "flushall", Arity: -1, Flags: FlagWrite, ACL: []string{"keyspace", "write", "slow", "dangerous"}, Group: "server", Summary: "Remove all keys from all databases", Since: "1.0.0", Handler: cmdFlushAll},
+	{Name: "dbsize", Arity: 1, Flags: FlagReadonly | FlagFast, ACL: []string{"keyspace", "read", "fast"}, Group: "server", Summary: "Return the number of keys in the selected database", Since: "1.0.0", Tips: []string{"request_policy:all_shards", "response_policy:agg_sum"}, Handler: cmdDBSize},
+	{Name: "flushdb", Arity: -1, Flags: FlagWrite, ACL: []string{"keyspace", "write", "slow", "dangerous"}, Group: "server", Summary: "Remove all keys from the current database", Since: "1.0.0", Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Handler: cmdFlushDB},
+	{Name: "flushall", Arity: -1, Flags: FlagWrite, ACL: []string{"keyspace", "write", "slow", "dangerous"}, Group: "server", Summary: "Remove all keys from all databases", Since: "1.0.0", Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Handler: cmdFlushAll},
+	{Name: "swapdb", Arity: 3, Flags: FlagWrite | FlagFast, ACL: []string{"keyspace", "write", "fast", "dangerous"}, Group: "server", Summary: "Swaps two Redis databases", Since: "4.0.0", Handler: cmdSwapDB},
+	{Name: "time", Arity: 1, Flags: FlagLoading | FlagStale | FlagFast, ACL: []string{"fast"}, Group: "server", Summary: "Return the current server time", Since: "2.6.0", Tips: []string{"nondeterministic_output"}, Handler: cmdTime},
+	{Name: "lastsave", Arity: 1, Flags: FlagLoading | FlagStale | FlagFast, ACL: []string{"admin", "fast", "dangerous"}, Group: "server", Summary: "Get the UNIX time stamp of the last successful save to disk", Since: "1.0.0", Tips: []string{"nondeterministic_output"}, Handler: cmdLastSave},
+	{Name: "shutdown", Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagNoMulti | FlagAllowBusy, ACL: []string{"admin", "slow", "dangerous"}, Group: "server", Summary: "Synchronously save the dataset to disk and then shut down the server", Since: "1.0.0", Handler: cmdShutdown},
 }
 
 func cmdDBSize(c *Client, args [][]byte) { c.w.Int(int64(c.db.Len())) }
@@ -33,6 +41,72 @@ func cmdFlushAll(c *Client, args [][]byte) {
 	}
 }
 
+func cmdSwapDB(c *Client, args [][]byte) {
+	a, okA := store.ParseInt(args[1])
+	if !okA {
+		c.w.Error("ERR invalid first DB index")
+		return
+	}
+	b, okB := store.ParseInt(args[2])
+	if !okB {
+		c.w.Error("ERR invalid second DB index")
+		return
+	}
+	n := int64(c.srv.store.Databases())
+	if a < 0 || a >= n || b < 0 || b >= n {
+		c.w.Error(errDBIndex)
+		return
+	}
+	c.srv.store.SwapDB(int(a), int(b))
+	c.w.Status("OK")
+}
+
+// cmdTime reads the store's clock, so a test's manual clock moves TIME
+// together with the TTLs.
+func cmdTime(c *Client, args [][]byte) {
+	now := c.srv.store.Clock().Now()
+	c.w.Array(2)
+	c.w.BulkString(strconv.FormatInt(now.Unix(), 10))
+	c.w.BulkString(strconv.Itoa(now.Nanosecond() / 1000))
+}
+
+// cmdLastSave answers as a fresh Redis that never saved: its start time.
+func cmdLastSave(c *Client, args [][]byte) { c.w.Int(c.srv.started.Unix()) }
+
+// cmdShutdown accepts Redis's options (there is nothing to save) and stops
+// the server. It cannot close the server itself: Close waits for the batch
+// in flight, which is this one. So it ends this connection's batch and
+// closes the server from another goroutine; cmd/floodgate then exits 0.
+func cmdShutdown(c *Client, args [][]byte) {
+	var save, noSave, abort, other bool
+	for _, a := range args[1:] {
+		switch {
+		case eqFold(a, "nosave"):
+			noSave = true
+		case eqFold(a, "save"):
+			save = true
+		case eqFold(a, "abort"):
+			abort = true
+		case eqFold(a, "now"), eqFold(a, "force"):
+			other = true
+		default:
+			c.w.Error(errSyntax)
+			return
+		}
+	}
+	if (abort && (save || noSave || other)) || (save && noSave) {
+		c.w.Error(errSyntax)
+		return
+	}
+	if abort {
+		c.w.Error("ERR No shutdown in progress.")
+		return
+	}
+	c.srv.log.Warn("User requested shutdown...")
+	c.closing = true
+	go c.srv.Close()
+}
+
 // eqFold reports whether b equals the lower-case ASCII word, ignoring case.
 func eqFold(b []byte, word string) bool {
 	if len(b) != len(word) {
@@ -49,5 +123,3 @@ func eqFold(b []byte, word string) bool {
 	}
 	return true
 }
-
-var _ = strconv.Itoa

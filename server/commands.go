@@ -71,6 +71,7 @@ type Command struct {
 	Group    string   // COMMAND DOCS group: "string", "generic", "connection", ...
 	Summary  string   // COMMAND DOCS summary
 	Since    string   // COMMAND DOCS since
+	Tips     []string // COMMAND INFO tips, e.g. "nondeterministic_output"
 	Handler  func(c *Client, args [][]byte)
 	// Subcommands, for container commands (CONFIG, CLIENT, COMMAND, SCRIPT,
 	// OBJECT): the dispatcher picks one by args[1] and checks its arity.

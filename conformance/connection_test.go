@@ -1,0 +1,98 @@
+package conformance
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestConnection(t *testing.T) {
+	runCases(t, []tcase{
+		{"ping-echo", []string{"PING", "PING hello", "PING a b", "ECHO hi", "ECHO", "ECHO a b", `ECHO ""`}},
+		{"select", []string{"SELECT 15", "SELECT 16", "SELECT -1", "SELECT x", "SELECT", "SELECT 1 2",
+			"SELECT 3", "INCR k", "SELECT 0", "GET k", "SELECT 3", "GET k"}},
+		{"quit", []string{"QUIT", "@2 QUIT extra args"}},
+		{"hello", []string{
+			"!type HELLO", "!type HELLO 2", "!type HELLO 2 SETNAME conn1", "CLIENT GETNAME",
+			// floodgate speaks RESP2 only: HELLO 3 answers NOPROTO, as Redis does for
+			// a version it does not know, so clients fall back to RESP2.
+			"@2 !known=resp2-only HELLO 3",
+			"HELLO 4", "HELLO 1", "HELLO 0", "HELLO -1", "HELLO x", "HELLO 99999999999999999999",
+			"HELLO 2 AUTH default", "HELLO 2 AUTH", "HELLO 2 SETNAME", "HELLO 2 FOO", "HELLO 2 SETNAME a FOO",
+			`HELLO 2 SETNAME "a b"`, `HELLO 2 SETNAME "a\nb"`, "HELLO 2 AUTH nosuch pass",
+			"!type HELLO 2 AUTH default anything", "!type hello 2 auth DEFAULT x",
+		}},
+		{"auth", []string{"AUTH pass", "AUTH default pass", "AUTH nosuch pass", "AUTH a b c", "AUTH", "auth Default x"}},
+		{"client-id-name", []string{
+			"!type CLIENT ID", "CLIENT ID x", "CLIENT GETNAME", "CLIENT GETNAME x",
+			"CLIENT SETNAME conn1", "CLIENT GETNAME", `CLIENT SETNAME "a b"`, `CLIENT SETNAME "a\nb"`,
+			`CLIENT SETNAME "\xc3\xa9"`, "CLIENT GETNAME", `CLIENT SETNAME ""`, "CLIENT GETNAME",
+			"CLIENT SETNAME", "CLIENT SETNAME a b", "client setname ~!@#",
+		}},
+		{"client-misc", []string{
+			"CLIENT", "CLIENT NOSUCH", "CLIENT nosuch a b", "CLIENT HELP", "CLIENT help x",
+			"CLIENT NO-EVICT on", "CLIENT NO-EVICT OFF", "CLIENT NO-EVICT maybe", "CLIENT NO-EVICT", "CLIENT NO-EVICT on off",
+			"CLIENT GETREDIR", "CLIENT INFO x",
+			// CLIENT SETINFO is Redis 7.2's; floodgate answers it for the
+			// clients that send it on connect.
+			"!known=setinfo-is-7.2 CLIENT SETINFO lib-name x", "!known=setinfo-is-7.2 CLIENT SETINFO lib-ver 1.0",
+		}},
+		{"client-list", []string{
+			"!type CLIENT LIST", "!type CLIENT LIST TYPE normal", "!type CLIENT INFO",
+			"CLIENT LIST TYPE master", "CLIENT LIST TYPE replica", "CLIENT LIST TYPE slave", "CLIENT LIST TYPE pubsub",
+			"CLIENT LIST TYPE foo", "CLIENT LIST TYPE", "CLIENT LIST ID", "CLIENT LIST ID x", "CLIENT LIST ID 1 x",
+			"CLIENT LIST ID 0", "CLIENT LIST ID -5 999999", "CLIENT LIST foo", "CLIENT LIST TYPE normal ID 1",
+		}},
+		{"client-kill", []string{
+			"CLIENT KILL 1.2.3.4:5", "CLIENT KILL ID 999999", "CLIENT KILL ID 0", "CLIENT KILL ID -1", "CLIENT KILL ID x",
+			"CLIENT KILL ID 99999999999999999999", "CLIENT KILL ADDR 1.2.3.4:5", "CLIENT KILL LADDR 1.2.3.4:5",
+			"CLIENT KILL TYPE foo", "CLIENT KILL TYPE master", "CLIENT KILL USER nosuch", "!type CLIENT KILL USER default",
+			"CLIENT KILL SKIPME x", "CLIENT KILL foo bar", "CLIENT KILL a b c", "CLIENT KILL ID 1 ID",
+			"CLIENT KILL MAXAGE 0", "CLIENT KILL",
+			// Counts of all clients: earlier cases' connections may still be closing.
+			"@2 PING", "!type CLIENT KILL TYPE normal SKIPME yes",
+		}},
+		{"client-kill-self", []string{"CLIENT KILL SKIPME no"}},
+		{"reset", []string{
+			"SELECT 2", "CLIENT SETNAME n", "CLIENT NO-EVICT on", "RESET", "CLIENT GETNAME", "INCR k", "SELECT 2", "GET k",
+			"RESET x", "reset",
+		}},
+		{"swapdb", []string{
+			"INCR a", "SELECT 1", "INCR b", "INCR b", "SWAPDB 0 1", "GET b", "GET a", "SELECT 0", "GET a", "GET b",
+			"SWAPDB 0 0", "SWAPDB 0 16", "SWAPDB 16 0", "SWAPDB x 1", "SWAPDB 1 x", "SWAPDB x y", "SWAPDB -1 1",
+			"SWAPDB 1 -1", "SWAPDB 99999999999999999999 1", "SWAPDB 0", "SWAPDB 0 1 2",
+		}},
+	})
+}
+
+// TestConnectionClientList checks that CLIENT LIST and CLIENT INFO lines
+// carry Redis's fields in Redis's order (their values differ: addresses,
+// ids, buffer sizes).
+func TestConnectionClientList(t *testing.T) {
+	fieldNames := func(addr string, args ...string) string {
+		c, err := dialRaw(addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.close()
+		c.do("CLIENT", "SETNAME", "probe")
+		reply, err := c.do(args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := reply[bytes.IndexByte(reply, '\n')+1:]
+		line, _, _ := strings.Cut(string(body), "\n")
+		var names []string
+		for _, f := range strings.Fields(line) {
+			name, _, _ := strings.Cut(f, "=")
+			names = append(names, name)
+		}
+		return strings.Join(names, " ")
+	}
+	for _, args := range [][]string{{"CLIENT", "INFO"}, {"CLIENT", "LIST"}} {
+		want, got := fieldNames(redisAddr, args...), fieldNames(floodgateAddr, args...)
+		if want != got {
+			t.Errorf("%v fields:\n  redis:     %s\n  floodgate: %s", args, want, got)
+		}
+	}
+}

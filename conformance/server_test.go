@@ -1,0 +1,303 @@
+package conformance
+
+import (
+	"bufio"
+	"bytes"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestServer(t *testing.T) {
+	runCases(t, []tcase{
+		{"dbsize-flush", []string{
+			"DBSIZE", "INCR a", "INCR b", "DBSIZE", "DBSIZE x", "SELECT 1", "INCR c", "FLUSHDB", "DBSIZE",
+			"SELECT 0", "DBSIZE", "FLUSHDB ASYNC", "FLUSHDB sync", "FLUSHDB x", "FLUSHDB ASYNC SYNC",
+			"INCR a", "FLUSHALL SYNC", "DBSIZE", "FLUSHALL async", "FLUSHALL x", "FLUSHALL SYNC ASYNC",
+		}},
+		{"time-lastsave", []string{"!type TIME", "TIME x", "!type LASTSAVE", "LASTSAVE x"}},
+		{"shutdown-errors", []string{
+			"SHUTDOWN foo", "SHUTDOWN ABORT", "SHUTDOWN nosave save", "SHUTDOWN abort now", "SHUTDOWN now now abort",
+			"SHUTDOWN force abort", "SHUTDOWN SAVE NOSAVE NOW",
+		}},
+		{"info", []string{
+			"!type INFO", "!type INFO default", "!type INFO all", "!type INFO server", "INFO nosuch",
+			"INFO keyspace", "INCR a", "INCR b", "INFO keyspace", "SELECT 3", "INCR c", "INFO KEYSPACE",
+			"INFO cluster", "INFO cluster keyspace", "INFO modules", "INFO cluster nosuch", "!type INFO server clients",
+		}},
+		{"config-get", []string{
+			"!sort CONFIG GET databases maxmemory maxmemory-policy save appendonly timeout lua-time-limit busy-reply-threshold proto-max-bulk-len client-query-buffer-limit requirepass notify-keyspace-events cluster-enabled",
+			"CONFIG GET nosuch", "CONFIG GET", "CONFIG GET maxmemory maxmemory", "CONFIG GET MAXMEMORY",
+			"!sort CONFIG GET MaxMemory databases", "CONFIG GET lua-time-limit LUA-TIME-LIMIT", "!type CONFIG GET port",
+			"!type CONFIG GET bind", "CONFIG GET lua*", "CONFIG GET busy*", "CONFIG GET databas?", "CONFIG GET [d]atabases",
+			"CONFIG GET maxmemory-p*", "CONFIG GET appendonly", "CONFIG GET timeout", "CONFIG GET save",
+		}},
+		{"config-set", []string{
+			"CONFIG SET nosuch 1", "CONFIG SET maxmemory", "CONFIG SET maxmemory 1 lua-time-limit",
+			"CONFIG SET maxmemory 10", "CONFIG GET maxmemory", "CONFIG SET MAXMEMORY 1k", "CONFIG GET maxmemory",
+			"CONFIG SET maxmemory 2KB", "CONFIG GET maxmemory", "CONFIG SET maxmemory 1gb", "CONFIG GET maxmemory",
+			"CONFIG SET maxmemory x", "CONFIG SET maxmemory -1", "CONFIG SET maxmemory 1.5mb", "CONFIG SET maxmemory 0",
+			"CONFIG SET maxmemory 1 maxmemory 2", "CONFIG SET maxmemory 0 MAXMEMORY 0", "CONFIG SET maxmemory 1 nosuch 2",
+			"CONFIG SET maxmemory 5 maxmemory-policy foo", "CONFIG GET maxmemory",
+			"CONFIG SET maxmemory-policy allkeys-lru", "CONFIG GET maxmemory-policy", "CONFIG SET maxmemory-policy noeviction",
+			"CONFIG SET lua-time-limit 100", "!sort CONFIG GET lua-time-limit busy-reply-threshold",
+			"CONFIG SET busy-reply-threshold 5000", "CONFIG SET lua-time-limit x", "CONFIG SET lua-time-limit -1",
+			"CONFIG SET lua-time-limit 5000 busy-reply-threshold 5000", "CONFIG GET lua-time-limit",
+			"CONFIG SET notify-keyspace-events KEA", "CONFIG GET notify-keyspace-events",
+			"CONFIG SET notify-keyspace-events An", "CONFIG GET notify-keyspace-events",
+			`CONFIG SET notify-keyspace-events "nE$gz"`, "CONFIG GET notify-keyspace-events",
+			"CONFIG SET notify-keyspace-events Q", `CONFIG SET notify-keyspace-events ""`, "CONFIG GET notify-keyspace-events",
+			"CONFIG SET timeout -1", "CONFIG SET timeout x", "CONFIG SET timeout 0", "CONFIG SET databases 5",
+			"CONFIG SET maxmemory 0",
+		}},
+		{"config-misc", []string{
+			"CONFIG", "CONFIG nosuch", "CONFIG HELP", "CONFIG HELP x", "CONFIG RESETSTAT", "CONFIG RESETSTAT x",
+			"CONFIG REWRITE", "CONFIG REWRITE x",
+		}},
+		{"command", []string{
+			"!type COMMAND COUNT", "COMMAND COUNT x", "COMMAND HELP", "COMMAND HELP x", "COMMAND NOSUCH",
+			"COMMAND INFO nosuch", "COMMAND DOCS nosuch",
+			"COMMAND GETKEYS get a", "COMMAND GETKEYS GET a", "COMMAND GETKEYS get", "COMMAND GETKEYS nosuch a",
+			"COMMAND GETKEYS get a b", "COMMAND GETKEYS ping x", "COMMAND GETKEYS del a b c", "COMMAND GETKEYSANDFLAGS get a", "COMMAND GETKEYSANDFLAGS ping", "COMMAND GETKEYSANDFLAGS get", "COMMAND GETKEYS set",
+			"COMMAND GETKEYS config get x", "COMMAND GETKEYS config nosuch", "COMMAND GETKEYS client id", "COMMAND GETKEYS",
+			"COMMAND LIST x", "COMMAND LIST FILTERBY", "COMMAND LIST FILTERBY foo bar", "COMMAND LIST FILTERBY module x",
+			"COMMAND LIST FILTERBY aclcat nosuch", "COMMAND LIST FILTERBY aclcat x y",
+			"!sort COMMAND LIST FILTERBY pattern conf*", "!sort COMMAND LIST FILTERBY pattern CONFIG|*",
+			"!sort COMMAND LIST FILTERBY pattern c[o]mmand*", "COMMAND LIST FILTERBY pattern nosuch*",
+		}},
+	})
+}
+
+// TestServerInfoStructure checks that floodgate's INFO has Redis's section
+// headers, in Redis's order, with CRLF line ends, and that every field
+// floodgate reports exists in Redis's INFO too.
+func TestServerInfoStructure(t *testing.T) {
+	for _, section := range []string{"", "default", "all", "everything", "server", "clients", "memory", "persistence", "stats", "replication", "keyspace", "commandstats"} {
+		args := []string{"INFO"}
+		if section != "" {
+			args = append(args, section)
+		}
+		want, got := infoOf(t, redisAddr, args...), infoOf(t, floodgateAddr, args...)
+		if strings.Join(want.headers, ",") != strings.Join(got.headers, ",") {
+			t.Errorf("%v headers:\n  redis:     %v\n  floodgate: %v", args, want.headers, got.headers)
+		}
+		for _, f := range got.fields {
+			if !want.has[f] && !dynamicField(f) {
+				t.Errorf("%v: floodgate field %q is not in Redis's INFO", args, f)
+			}
+		}
+	}
+	// The fields clients parse must be there.
+	got := infoOf(t, floodgateAddr, "INFO", "everything")
+	for _, f := range []string{"redis_version", "redis_mode", "os", "arch_bits", "process_id", "tcp_port", "uptime_in_seconds",
+		"uptime_in_days", "executable", "connected_clients", "blocked_clients", "used_memory", "used_memory_human",
+		"maxmemory", "maxmemory_policy", "loading", "rdb_changes_since_last_save", "total_connections_received",
+		"total_commands_processed", "expired_keys", "keyspace_hits", "keyspace_misses", "rejected_connections",
+		"role", "connected_slaves", "cluster_enabled", "cmdstat_info"} {
+		if !got.has[f] {
+			t.Errorf("floodgate INFO everything lacks %q", f)
+		}
+	}
+	if got.values["redis_version"] != "7.0.15" || got.values["loading"] != "0" || got.values["role"] != "master" {
+		t.Errorf("redis_version %q loading %q role %q", got.values["redis_version"], got.values["loading"], got.values["role"])
+	}
+}
+
+// dynamicField is a field whose name depends on what ran (cmdstat_get,
+// db3, ...): it cannot be expected in the other server's INFO.
+func dynamicField(f string) bool {
+	for _, p := range []string{"cmdstat_", "latency_percentiles_usec_", "errorstat_", "db"} {
+		if strings.HasPrefix(f, p) {
+			return true
+		}
+	}
+	return false
+}
+
+type infoReply struct {
+	headers []string
+	fields  []string
+	has     map[string]bool
+	values  map[string]string
+}
+
+func infoOf(t *testing.T, addr string, args ...string) infoReply {
+	t.Helper()
+	text, ok := queryOnce(t, addr, args...).(string)
+	if !ok {
+		t.Fatalf("%v: not a bulk string", args)
+	}
+	r := infoReply{has: map[string]bool{}, values: map[string]string{}}
+	if strings.Contains(strings.ReplaceAll(text, "\r\n", ""), "\n") {
+		t.Errorf("%v: a line does not end in CRLF", args)
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(text, "\r\n"), "\r\n") {
+		switch {
+		case line == "":
+		case strings.HasPrefix(line, "# "):
+			r.headers = append(r.headers, line[2:])
+		default:
+			name, value, ok := strings.Cut(line, ":")
+			if !ok {
+				t.Errorf("%v: malformed line %q", args, line)
+			}
+			r.fields = append(r.fields, name)
+			r.has[name] = true
+			r.values[name] = value
+		}
+	}
+	return r
+}
+
+// TestServerCommandInfo compares COMMAND INFO for every command floodgate
+// has that Redis has: name, arity, flags, key positions and ACL categories
+// (Redis's tips and key specs are finer than floodgate's), subcommands
+// included.
+func TestServerCommandInfo(t *testing.T) {
+	names := commandList(t, floodgateAddr)
+	known := map[string]bool{}
+	for _, n := range commandList(t, redisAddr) {
+		known[n] = true
+	}
+	compared := 0
+	for _, name := range names {
+		if !known[name] {
+			t.Logf("floodgate has %q, Redis 7.0 does not", name)
+			continue
+		}
+		want, got := commandInfoHead(t, redisAddr, name), commandInfoHead(t, floodgateAddr, name)
+		if want != got {
+			t.Errorf("COMMAND INFO %s\n  redis:     %s\n  floodgate: %s", name, want, got)
+		}
+		compared++
+	}
+	countsMu.Lock()
+	counts["command info"] += compared
+	countsMu.Unlock()
+}
+
+// TestServerCommandDocs compares summary, since and group.
+func TestServerCommandDocs(t *testing.T) {
+	for _, name := range []string{"get", "ping", "client", "config", "config|get", "command|docs", "info", "hello", "swapdb"} {
+		want, got := docsFields(t, redisAddr, name), docsFields(t, floodgateAddr, name)
+		if want != got {
+			t.Errorf("COMMAND DOCS %s\n  redis:     %s\n  floodgate: %s", name, want, got)
+		}
+	}
+}
+
+func commandList(t *testing.T, addr string) []string {
+	t.Helper()
+	var names []string
+	for _, e := range queryOnce(t, addr, "COMMAND", "LIST").([]any) {
+		names = append(names, e.(string))
+	}
+	return names
+}
+
+func commandInfoHead(t *testing.T, addr, name string) string {
+	t.Helper()
+	entry, ok := queryOnce(t, addr, "COMMAND", "INFO", name).([]any)[0].([]any)
+	if !ok {
+		return "nil"
+	}
+	var b strings.Builder
+	for i := 0; i < 7; i++ {
+		b.WriteString(formatValue(entry[i]))
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
+func docsFields(t *testing.T, addr, name string) string {
+	t.Helper()
+	top := queryOnce(t, addr, "COMMAND", "DOCS", name).([]any)
+	if len(top) != 2 {
+		return "missing"
+	}
+	doc := top[1].([]any)
+	fields := map[string]string{}
+	for i := 0; i+1 < len(doc); i += 2 {
+		if s, ok := doc[i+1].(string); ok {
+			fields[doc[i].(string)] = s
+		}
+	}
+	return fields["summary"] + " | " + fields["since"] + " | " + fields["group"]
+}
+
+// queryOnce sends one command on a fresh connection and decodes the reply.
+func queryOnce(t *testing.T, addr string, args ...string) any {
+	t.Helper()
+	c, err := dialRaw(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.close()
+	raw, err := c.do(args...)
+	if err != nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	v, err := parseReply(bufio.NewReader(bytes.NewReader(raw)))
+	if err != nil {
+		t.Fatalf("%v: %q: %v", args, raw, err)
+	}
+	return v
+}
+
+// parseReply decodes a RESP2 reply into string, int64, nil or []any.
+// Status and bulk strings both become strings; errors become "-" + text.
+func parseReply(rd *bufio.Reader) (any, error) {
+	line, err := rd.ReadString('\n')
+	if err != nil {
+		return nil, err
+	}
+	line = strings.TrimSuffix(line, "\r\n")
+	switch line[0] {
+	case '+':
+		return line[1:], nil
+	case '-':
+		return line, nil
+	case ':':
+		return strconv.ParseInt(line[1:], 10, 64)
+	case '$':
+		n, _ := strconv.Atoi(line[1:])
+		if n < 0 {
+			return nil, nil
+		}
+		buf := make([]byte, n+2)
+		if _, err := io_ReadFull(rd, buf); err != nil {
+			return nil, err
+		}
+		return string(buf[:n]), nil
+	case '*':
+		n, _ := strconv.Atoi(line[1:])
+		if n < 0 {
+			return nil, nil
+		}
+		out := make([]any, n)
+		for i := range out {
+			if out[i], err = parseReply(rd); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+	return nil, nil
+}
+
+func formatValue(v any) string {
+	switch v := v.(type) {
+	case []any:
+		parts := make([]string, len(v))
+		for i, e := range v {
+			parts[i] = formatValue(e)
+		}
+		return "[" + strings.Join(parts, " ") + "]"
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case nil:
+		return "nil"
+	default:
+		return v.(string)
+	}
+}

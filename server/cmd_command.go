@@ -1,0 +1,286 @@
+package server
+
+import (
+	"strings"
+
+	"github.com/floodgate/floodgate/store"
+)
+
+var commandCommands = []*Command{
+	{Name: "command", Arity: -1, Flags: FlagLoading | FlagStale, ACL: []string{"slow", "connection"}, Group: "server", Summary: "Get array of Redis command details", Since: "2.8.13", Tips: []string{"nondeterministic_output_order"}, Handler: cmdCommand, Subcommands: []*Command{
+		{Name: "count", Arity: 2, Flags: FlagLoading | FlagStale, ACL: clientACL, Group: "server", Summary: "Get total number of Redis commands", Since: "2.8.13", Handler: cmdCommandCount},
+		{Name: "info", Arity: -2, Flags: FlagLoading | FlagStale, ACL: clientACL, Group: "server", Summary: "Get array of specific Redis command details, or all when no argument is given.", Since: "2.8.13", Tips: []string{"nondeterministic_output_order"}, Handler: cmdCommandInfo},
+		{Name: "docs", Arity: -2, Flags: FlagLoading | FlagStale, ACL: clientACL, Group: "server", Summary: "Get array of specific Redis command documentation", Since: "7.0.0", Tips: []string{"nondeterministic_output_order"}, Handler: cmdCommandDocs},
+		{Name: "list", Arity: -2, Flags: FlagLoading | FlagStale, ACL: clientACL, Group: "server", Summary: "Get an array of Redis command names", Since: "7.0.0", Tips: []string{"nondeterministic_output_order"}, Handler: cmdCommandList},
+		{Name: "getkeys", Arity: -4, Flags: FlagLoading | FlagStale, ACL: clientACL, Group: "server", Summary: "Extract keys given a full Redis command", Since: "2.8.13", Handler: cmdCommandGetKeys},
+		{Name: "getkeysandflags", Arity: -4, Flags: FlagLoading | FlagStale, ACL: clientACL, Group: "server", Summary: "Extract keys and access flags given a full Redis command", Since: "7.0.0", Handler: cmdCommandGetKeys},
+		{Name: "help", Arity: 2, Flags: FlagLoading | FlagStale, ACL: clientACL, Group: "server", Summary: "Show helpful text about the different subcommands", Since: "5.0.0", Handler: helpHandler(commandHelp)},
+	}},
+}
+
+func init() { register(commandCommands...) }
+
+var commandHelp = []string{
+	"COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+	"(no subcommand)",
+	"    Return details about all Redis commands.",
+	"COUNT",
+	"    Return the total number of commands in this Redis server.",
+	"LIST",
+	"    Return a list of all commands in this Redis server.",
+	"INFO [<command-name> ...]",
+	"    Return details about multiple Redis commands.",
+	"    If no command names are given, documentation details for all",
+	"    commands are returned.",
+	"DOCS [<command-name> ...]",
+	"    Return documentation details about multiple Redis commands.",
+	"    If no command names are given, documentation details for all",
+	"    commands are returned.",
+	"GETKEYS <full-command>",
+	"    Return the keys from a full Redis command.",
+	"GETKEYSANDFLAGS <full-command>",
+	"    Return the keys and the access flags from a full Redis command.",
+	"HELP",
+	"    Prints this help.",
+}
+
+func cmdCommand(c *Client, args [][]byte) {
+	c.w.Array(len(commandTable.all))
+	for _, cmd := range commandTable.all {
+		writeCommandInfo(c.w, cmd)
+	}
+}
+
+// cmdCommandCount counts top-level commands, as Redis does.
+func cmdCommandCount(c *Client, args [][]byte) { c.w.Int(int64(len(commandTable.all))) }
+
+// lookupCommandName finds "get" or "config|get", case-insensitively.
+func lookupCommandName(name []byte) *Command {
+	base, sub, isSub := strings.Cut(string(name), "|")
+	cmd := commandTable.lookup([]byte(base))
+	if cmd == nil || !isSub {
+		return cmd
+	}
+	return cmd.subcommand([]byte(sub))
+}
+
+func cmdCommandInfo(c *Client, args [][]byte) {
+	if len(args) == 2 {
+		cmdCommand(c, args)
+		return
+	}
+	c.w.Array(len(args) - 2)
+	for _, name := range args[2:] {
+		if cmd := lookupCommandName(name); cmd != nil {
+			writeCommandInfo(c.w, cmd)
+		} else {
+			c.w.Null()
+		}
+	}
+}
+
+// writeCommandInfo writes Redis 7.0's ten-field COMMAND INFO entry: name,
+// arity, flags, first key, last key, step, ACL categories, tips, key specs
+// and subcommands.
+func writeCommandInfo(w Writer, cmd *Command) {
+	w.Array(10)
+	w.BulkString(cmd.Name)
+	w.Int(int64(cmd.Arity))
+	flags := cmd.Flags.Names()
+	w.Array(len(flags))
+	for _, f := range flags {
+		w.Status(f)
+	}
+	w.Int(int64(cmd.FirstKey))
+	w.Int(int64(cmd.LastKey))
+	w.Int(int64(cmd.Step))
+	w.Array(len(cmd.ACL))
+	for _, cat := range cmd.ACL {
+		w.Status("@" + cat)
+	}
+	w.Array(len(cmd.Tips))
+	for _, tip := range cmd.Tips {
+		w.BulkString(tip)
+	}
+	writeKeySpecs(w, cmd)
+	w.Array(len(cmd.Subcommands))
+	for _, sub := range cmd.Subcommands {
+		writeCommandInfo(w, sub)
+	}
+}
+
+// keySpecFlags approximates a command's key access flags: Redis's specs
+// say more (RM delete for DEL, OW update for SET).
+func keySpecFlags(cmd *Command) []string {
+	if cmd.Flags.Has(FlagWrite) {
+		return []string{"RW", "access", "update"}
+	}
+	return []string{"RO", "access"}
+}
+
+// writeKeySpecs derives one key spec from the table's first/last/step key
+// positions: an index search and a range. Redis's hand-written specs carry
+// finer access flags; these say only RO or RW.
+func writeKeySpecs(w Writer, cmd *Command) {
+	if cmd.FirstKey <= 0 {
+		w.Array(0)
+		return
+	}
+	last := cmd.LastKey
+	if last >= 0 {
+		last -= cmd.FirstKey
+	}
+	flags := keySpecFlags(cmd)
+	w.Array(1)
+	w.Array(6)
+	w.BulkString("flags")
+	w.Array(len(flags))
+	for _, f := range flags {
+		w.Status(f)
+	}
+	w.BulkString("begin_search")
+	w.Array(4)
+	w.BulkString("type")
+	w.BulkString("index")
+	w.BulkString("spec")
+	w.Array(2)
+	w.BulkString("index")
+	w.Int(int64(cmd.FirstKey))
+	w.BulkString("find_keys")
+	w.Array(4)
+	w.BulkString("type")
+	w.BulkString("range")
+	w.BulkString("spec")
+	w.Array(6)
+	w.BulkString("lastkey")
+	w.Int(int64(last))
+	w.BulkString("keystep")
+	w.Int(int64(cmd.Step))
+	w.BulkString("limit")
+	w.Int(0)
+}
+
+func cmdCommandDocs(c *Client, args [][]byte) {
+	var cmds []*Command
+	if len(args) == 2 {
+		cmds = commandTable.all
+	} else {
+		for _, name := range args[2:] {
+			if cmd := lookupCommandName(name); cmd != nil {
+				cmds = append(cmds, cmd)
+			}
+		}
+	}
+	c.w.Array(2 * len(cmds))
+	for _, cmd := range cmds {
+		c.w.BulkString(cmd.Name)
+		writeCommandDocs(c.w, cmd)
+	}
+}
+
+// writeCommandDocs writes the part of COMMAND DOCS that redis-cli's hints
+// and help use: summary, since, group and subcommands (no arguments).
+func writeCommandDocs(w Writer, cmd *Command) {
+	n := 3
+	if len(cmd.Subcommands) > 0 {
+		n++
+	}
+	w.Array(2 * n)
+	w.BulkString("summary")
+	w.BulkString(cmd.Summary)
+	w.BulkString("since")
+	w.BulkString(cmd.Since)
+	w.BulkString("group")
+	w.BulkString(cmd.Group)
+	if len(cmd.Subcommands) > 0 {
+		w.BulkString("subcommands")
+		w.Array(2 * len(cmd.Subcommands))
+		for _, sub := range cmd.Subcommands {
+			w.BulkString(sub.Name)
+			writeCommandDocs(w, sub)
+		}
+	}
+}
+
+// cmdCommandList lists every command and subcommand name, optionally
+// FILTERBY MODULE (none here), ACLCAT or PATTERN.
+func cmdCommandList(c *Client, args [][]byte) {
+	match := func(*Command) bool { return true }
+	switch {
+	case len(args) == 2:
+	case len(args) == 5 && eqFold(args[2], "filterby"):
+		val := args[4]
+		switch {
+		case eqFold(args[3], "module"):
+			match = func(*Command) bool { return false }
+		case eqFold(args[3], "aclcat"):
+			match = func(cmd *Command) bool {
+				for _, cat := range cmd.ACL {
+					if eqFold(val, cat) {
+						return true
+					}
+				}
+				return false
+			}
+		case eqFold(args[3], "pattern"):
+			match = func(cmd *Command) bool { return store.Match(val, []byte(cmd.Name), true) }
+		default:
+			c.w.Error(errSyntax)
+			return
+		}
+	default:
+		c.w.Error(errSyntax)
+		return
+	}
+	var names []string
+	for _, cmd := range commandTable.all {
+		if match(cmd) {
+			names = append(names, cmd.Name)
+		}
+		for _, sub := range cmd.Subcommands {
+			if match(sub) {
+				names = append(names, sub.Name)
+			}
+		}
+	}
+	c.w.Array(len(names))
+	for _, n := range names {
+		c.w.BulkString(n)
+	}
+}
+
+// cmdCommandGetKeys serves GETKEYS and GETKEYSANDFLAGS.
+func cmdCommandGetKeys(c *Client, args [][]byte) {
+	target := args[2:]
+	cmd := commandTable.lookup(target[0])
+	if cmd != nil && len(cmd.Subcommands) > 0 && len(target) > 1 {
+		cmd = cmd.subcommand(target[1])
+	}
+	switch {
+	case cmd == nil:
+		c.w.Error("ERR Invalid command specified")
+		return
+	case cmd.FirstKey <= 0:
+		c.w.Error("ERR The command has no key arguments")
+		return
+	case !cmd.arityOK(len(target)):
+		c.w.Error("ERR Invalid number of arguments specified for command")
+		return
+	}
+	withFlags := c.cmd.Name == "command|getkeysandflags"
+	flags := keySpecFlags(cmd)
+	pos := cmd.keys(target)
+	c.w.Array(len(pos))
+	for _, p := range pos {
+		if withFlags {
+			c.w.Array(2)
+		}
+		c.w.Bulk(target[p])
+		if withFlags {
+			c.w.Array(len(flags))
+			for _, f := range flags {
+				c.w.Status(f)
+			}
+		}
+	}
+}

@@ -1,0 +1,313 @@
+package server
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+var infoCommands = []*Command{
+	{Name: "info", Arity: -1, Flags: FlagLoading | FlagStale, ACL: []string{"slow", "dangerous"}, Group: "server", Summary: "Get information and statistics about the server", Since: "1.0.0", Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}, Handler: cmdInfo},
+}
+
+func init() { register(infoCommands...) }
+
+// infoSection writes one INFO section's fields (without its header).
+type infoSection struct {
+	name   string // lower case, as INFO's arguments name it
+	title  string // the "# Title" header
+	dflt   bool   // part of INFO with no argument and of "default"
+	fields func(s *Server, b *infoBuilder)
+}
+
+// infoSections are Redis 7.0's sections in its order, with its field
+// names; values floodgate does not have (persistence, replication) are what
+// a fresh Redis without saving or replicas reports.
+var infoSections = []infoSection{
+	{"server", "Server", true, infoServer},
+	{"clients", "Clients", true, infoClients},
+	{"memory", "Memory", true, infoMemory},
+	{"persistence", "Persistence", true, infoPersistence},
+	{"stats", "Stats", true, infoStats},
+	{"replication", "Replication", true, infoReplication},
+	{"cpu", "CPU", true, infoCPU},
+	{"modules", "Modules", true, func(*Server, *infoBuilder) {}},
+	{"commandstats", "Commandstats", false, infoCommandStats},
+	{"errorstats", "Errorstats", true, func(*Server, *infoBuilder) {}},
+	{"latencystats", "Latencystats", false, infoLatencyStats},
+	{"cluster", "Cluster", true, func(_ *Server, b *infoBuilder) { b.int("cluster_enabled", 0) }},
+	{"keyspace", "Keyspace", true, infoKeyspace},
+}
+
+// cmdInfo answers the sections named (any case; "default", "all" and
+// "everything" select several; unknown names select nothing), each as a
+// "# Title" header and "field:value" lines, CRLF-terminated, with an empty
+// line between sections.
+func cmdInfo(c *Client, args [][]byte) {
+	want := map[string]bool{}
+	if len(args) == 1 {
+		want["default"] = true
+	}
+	for _, a := range args[1:] {
+		want[strings.ToLower(string(a))] = true
+	}
+	var b infoBuilder
+	for _, sec := range infoSections {
+		if !(want[sec.name] || want["all"] || want["everything"] || (want["default"] && sec.dflt)) {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("\r\n")
+		}
+		b.WriteString("# " + sec.title + "\r\n")
+		sec.fields(c.srv, &b)
+	}
+	c.w.BulkString(b.String())
+}
+
+// infoBuilder accumulates "field:value\r\n" lines.
+type infoBuilder struct{ strings.Builder }
+
+func (b *infoBuilder) str(name, value string) {
+	b.WriteString(name)
+	b.WriteByte(':')
+	b.WriteString(value)
+	b.WriteString("\r\n")
+}
+
+func (b *infoBuilder) int(name string, n int64) { b.str(name, strconv.FormatInt(n, 10)) }
+
+// runID is this process's INFO run_id, 40 hex characters as Redis's.
+var runID = func() string {
+	var buf [20]byte
+	rand.Read(buf[:])
+	return hex.EncodeToString(buf[:])
+}()
+
+func infoServer(s *Server, b *infoBuilder) {
+	now := time.Now()
+	uptime := int64(now.Sub(s.started) / time.Second)
+	_, port := s.bindAddr()
+	exe, _ := os.Executable()
+	b.str("redis_version", Version)
+	b.str("redis_git_sha1", "00000000")
+	b.int("redis_git_dirty", 0)
+	b.str("redis_build_id", "0")
+	b.str("redis_mode", "standalone")
+	b.str("os", osName())
+	b.int("arch_bits", strconv.IntSize)
+	b.str("monotonic_clock", "POSIX clock_gettime")
+	b.str("multiplexing_api", "epoll")
+	b.str("atomicvar_api", "c11-builtin")
+	b.str("gcc_version", "0.0.0")
+	b.int("process_id", int64(os.Getpid()))
+	b.str("process_supervised", "no")
+	b.str("run_id", runID)
+	b.str("tcp_port", port)
+	b.int("server_time_usec", now.UnixMicro())
+	b.int("uptime_in_seconds", uptime)
+	b.int("uptime_in_days", uptime/86400)
+	b.int("hz", 10)
+	b.int("configured_hz", 10)
+	b.int("lru_clock", now.Unix()&(1<<24-1))
+	b.str("executable", exe)
+	b.str("config_file", "")
+	b.int("io_threads_active", 0)
+}
+
+// osName formats the OS as Redis's "os" field: "Linux 6.1.0 x86_64".
+func osName() string {
+	arch := map[string]string{"amd64": "x86_64", "arm64": "aarch64", "386": "i686"}[runtime.GOARCH]
+	if arch == "" {
+		arch = runtime.GOARCH
+	}
+	name := strings.ToUpper(runtime.GOOS[:1]) + runtime.GOOS[1:]
+	if release := kernelRelease(); release != "" {
+		name += " " + release
+	}
+	return name + " " + arch
+}
+
+func kernelRelease() string {
+	b, err := os.ReadFile("/proc/sys/kernel/osrelease")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+func infoClients(s *Server, b *infoBuilder) {
+	b.int("connected_clients", int64(s.clientCount()))
+	b.int("cluster_connections", 0)
+	b.int("maxclients", 10000)
+	b.int("client_recent_max_input_buffer", 0)
+	b.int("client_recent_max_output_buffer", 0)
+	b.int("blocked_clients", 0)
+	b.int("tracking_clients", 0)
+	b.int("clients_in_timeout_table", 0)
+}
+
+// infoMemory reports the Go runtime's heap as used_memory: it is what the
+// keyspace and the connections cost.
+func infoMemory(s *Server, b *infoBuilder) {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	maxmemory, _ := strconv.ParseInt(setting("maxmemory", "0")(s), 10, 64)
+	used, rss := int64(m.HeapAlloc), int64(m.Sys)
+	b.int("used_memory", used)
+	b.str("used_memory_human", bytesToHuman(used))
+	b.int("used_memory_rss", rss)
+	b.str("used_memory_rss_human", bytesToHuman(rss))
+	b.int("used_memory_peak", used)
+	b.str("used_memory_peak_human", bytesToHuman(used))
+	b.str("used_memory_peak_perc", "100.00%")
+	b.int("used_memory_startup", 0)
+	b.int("used_memory_dataset", used)
+	b.int("total_system_memory", 0)
+	b.str("total_system_memory_human", "0B")
+	b.int("used_memory_lua", 0)
+	b.str("used_memory_lua_human", "0B")
+	b.int("number_of_cached_scripts", 0)
+	b.int("maxmemory", maxmemory)
+	b.str("maxmemory_human", bytesToHuman(maxmemory))
+	b.str("maxmemory_policy", setting("maxmemory-policy", "noeviction")(s))
+	b.str("mem_fragmentation_ratio", fmt.Sprintf("%.2f", float64(rss)/float64(max(used, 1))))
+	b.str("mem_allocator", "go-"+runtime.Version())
+	b.int("lazyfree_pending_objects", 0)
+}
+
+// bytesToHuman formats n as Redis does: 512B, 1.23K, 4.00M, ...
+func bytesToHuman(n int64) string {
+	if n < 1024 {
+		return strconv.FormatInt(n, 10) + "B"
+	}
+	f := float64(n)
+	for _, unit := range []string{"K", "M", "G", "T", "P"} {
+		f /= 1024
+		if f < 1024 || unit == "P" {
+			return fmt.Sprintf("%.2f%s", f, unit)
+		}
+	}
+	panic("unreachable")
+}
+
+func infoPersistence(s *Server, b *infoBuilder) {
+	b.int("loading", 0)
+	b.int("async_loading", 0)
+	b.int("rdb_changes_since_last_save", 0)
+	b.int("rdb_bgsave_in_progress", 0)
+	b.int("rdb_last_save_time", s.started.Unix())
+	b.str("rdb_last_bgsave_status", "ok")
+	b.int("rdb_last_bgsave_time_sec", -1)
+	b.int("rdb_current_bgsave_time_sec", -1)
+	b.int("rdb_saves", 0)
+	b.int("aof_enabled", 0)
+	b.int("aof_rewrite_in_progress", 0)
+	b.int("aof_rewrite_scheduled", 0)
+	b.int("aof_last_rewrite_time_sec", -1)
+	b.int("aof_current_rewrite_time_sec", -1)
+	b.str("aof_last_bgrewrite_status", "ok")
+	b.str("aof_last_write_status", "ok")
+}
+
+func infoStats(s *Server, b *infoBuilder) {
+	var errs int64
+	for _, st := range s.stats {
+		errs += st.failed + st.rejected
+	}
+	b.int("total_connections_received", s.totalConns.Load())
+	b.int("total_commands_processed", s.processed)
+	b.int("instantaneous_ops_per_sec", 0)
+	b.int("total_net_input_bytes", 0)
+	b.int("total_net_output_bytes", 0)
+	b.int("rejected_connections", s.rejected.Load())
+	b.int("expired_keys", s.expired)
+	b.int("evicted_keys", 0)
+	b.int("evicted_clients", 0)
+	b.int("keyspace_hits", 0)
+	b.int("keyspace_misses", 0)
+	b.int("pubsub_channels", 0)
+	b.int("pubsub_patterns", 0)
+	b.int("total_forks", 0)
+	b.int("total_error_replies", errs)
+}
+
+func infoReplication(s *Server, b *infoBuilder) {
+	b.str("role", "master")
+	b.int("connected_slaves", 0)
+	b.str("master_failover_state", "no-failover")
+	b.str("master_replid", runID)
+	b.str("master_replid2", strings.Repeat("0", 40))
+	b.int("master_repl_offset", 0)
+	b.int("second_repl_offset", -1)
+	b.int("repl_backlog_active", 0)
+	b.int("repl_backlog_size", 1048576)
+	b.int("repl_backlog_first_byte_offset", 0)
+	b.int("repl_backlog_histlen", 0)
+}
+
+func infoCPU(s *Server, b *infoBuilder) {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	sec := func(tv syscall.Timeval) string {
+		return fmt.Sprintf("%d.%06d", tv.Sec, tv.Usec)
+	}
+	b.str("used_cpu_sys", sec(ru.Stime))
+	b.str("used_cpu_user", sec(ru.Utime))
+	b.str("used_cpu_sys_children", "0.000000")
+	b.str("used_cpu_user_children", "0.000000")
+}
+
+// eachCommandStat visits every command and subcommand that ran or was
+// rejected, in table order.
+func eachCommandStat(s *Server, visit func(cmd *Command, st cmdStat)) {
+	var walk func(cmds []*Command)
+	walk = func(cmds []*Command) {
+		for _, cmd := range cmds {
+			if st := s.stats[cmd.id]; st.calls > 0 || st.failed > 0 || st.rejected > 0 {
+				visit(cmd, st)
+			}
+			walk(cmd.Subcommands)
+		}
+	}
+	walk(commandTable.all)
+}
+
+func infoCommandStats(s *Server, b *infoBuilder) {
+	eachCommandStat(s, func(cmd *Command, st cmdStat) {
+		perCall := 0.0
+		if st.calls > 0 {
+			perCall = float64(st.usec) / float64(st.calls)
+		}
+		b.str("cmdstat_"+cmd.Name, fmt.Sprintf("calls=%d,usec=%d,usec_per_call=%.2f,rejected_calls=%d,failed_calls=%d",
+			st.calls, st.usec, perCall, st.rejected, st.failed))
+	})
+}
+
+// infoLatencyStats has no histograms to draw percentiles from: it reports
+// the mean as every percentile.
+func infoLatencyStats(s *Server, b *infoBuilder) {
+	eachCommandStat(s, func(cmd *Command, st cmdStat) {
+		if st.calls == 0 {
+			return
+		}
+		mean := float64(st.usec) / float64(st.calls)
+		b.str("latency_percentiles_usec_"+cmd.Name, fmt.Sprintf("p50=%.3f,p99=%.3f,p99.9=%.3f", mean, mean, mean))
+	})
+}
+
+func infoKeyspace(s *Server, b *infoBuilder) {
+	for i := 0; i < s.store.Databases(); i++ {
+		db := s.store.DB(i)
+		if db.Len() == 0 {
+			continue
+		}
+		b.str("db"+strconv.Itoa(i), fmt.Sprintf("keys=%d,expires=%d,avg_ttl=0", db.Len(), db.Expires()))
+	}
+}
