@@ -1,0 +1,840 @@
+package server
+
+import (
+	"bytes"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"github.com/floodgate/floodgate/store"
+)
+
+var zsetCommands = []*Command{
+	{Name: "zadd", Arity: -4, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "sortedset", "fast"}, Group: "sorted-set", Summary: "Add one or more members to a sorted set, or update its score if it already exists", Since: "1.2.0", Handler: cmdZAdd},
+	{Name: "zincrby", Arity: 4, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "sortedset", "fast"}, Group: "sorted-set", Summary: "Increment the score of a member in a sorted set", Since: "1.2.0", Handler: cmdZIncrBy},
+	{Name: "zrem", Arity: -3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "sortedset", "fast"}, Group: "sorted-set", Summary: "Remove one or more members from a sorted set", Since: "1.2.0", Handler: cmdZRem},
+	{Name: "zremrangebyscore", Arity: 4, Flags: FlagWrite, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "sortedset", "slow"}, Group: "sorted-set", Summary: "Remove all members in a sorted set within the given scores", Since: "1.2.0", Handler: cmdZRemRangeByScore},
+	{Name: "zremrangebyrank", Arity: 4, Flags: FlagWrite, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "sortedset", "slow"}, Group: "sorted-set", Summary: "Remove all members in a sorted set within the given indexes", Since: "2.0.0", Handler: cmdZRemRangeByRank},
+	{Name: "zremrangebylex", Arity: 4, Flags: FlagWrite, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "sortedset", "slow"}, Group: "sorted-set", Summary: "Remove all members in a sorted set between the given lexicographical range", Since: "2.8.9", Handler: cmdZRemRangeByLex},
+	{Name: "zpopmin", Arity: -2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "sortedset", "fast"}, Group: "sorted-set", Summary: "Remove and return members with the lowest scores in a sorted set", Since: "5.0.0", Handler: cmdZPopMin},
+	{Name: "zpopmax", Arity: -2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "sortedset", "fast"}, Group: "sorted-set", Summary: "Remove and return members with the highest scores in a sorted set", Since: "5.0.0", Handler: cmdZPopMax},
+	{Name: "zcard", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "fast"}, Group: "sorted-set", Summary: "Get the number of members in a sorted set", Since: "1.2.0", Handler: cmdZCard},
+	{Name: "zscore", Arity: 3, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "fast"}, Group: "sorted-set", Summary: "Get the score associated with the given member in a sorted set", Since: "1.2.0", Handler: cmdZScore},
+	{Name: "zmscore", Arity: -3, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "fast"}, Group: "sorted-set", Summary: "Get the score associated with the given members in a sorted set", Since: "6.2.0", Handler: cmdZMScore},
+	{Name: "zcount", Arity: 4, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "fast"}, Group: "sorted-set", Summary: "Count the members in a sorted set with scores within the given values", Since: "2.0.0", Handler: cmdZCount},
+	{Name: "zlexcount", Arity: 4, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "fast"}, Group: "sorted-set", Summary: "Count the number of members in a sorted set between a given lexicographical range", Since: "2.8.9", Handler: cmdZLexCount},
+	{Name: "zrank", Arity: 3, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "fast"}, Group: "sorted-set", Summary: "Determine the index of a member in a sorted set", Since: "2.0.0", Handler: cmdZRank},
+	{Name: "zrevrank", Arity: 3, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "fast"}, Group: "sorted-set", Summary: "Determine the index of a member in a sorted set, with scores ordered from high to low", Since: "2.0.0", Handler: cmdZRevRank},
+	{Name: "zrange", Arity: -4, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Group: "sorted-set", Summary: "Return a range of members in a sorted set", Since: "1.2.0", Handler: cmdZRange},
+	{Name: "zrangebyscore", Arity: -4, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Group: "sorted-set", Summary: "Return a range of members in a sorted set, by score", Since: "1.0.5", Handler: cmdZRangeByScore},
+	{Name: "zrevrangebyscore", Arity: -4, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Group: "sorted-set", Summary: "Return a range of members in a sorted set, by score, with scores ordered from high to low", Since: "2.2.0", Handler: cmdZRevRangeByScore},
+	{Name: "zrangebylex", Arity: -4, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Group: "sorted-set", Summary: "Return a range of members in a sorted set, by lexicographical range", Since: "2.8.9", Handler: cmdZRangeByLex},
+	{Name: "zrevrangebylex", Arity: -4, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Group: "sorted-set", Summary: "Return a range of members in a sorted set, by lexicographical range, ordered from higher to lower strings.", Since: "2.8.9", Handler: cmdZRevRangeByLex},
+	{Name: "zrevrange", Arity: -4, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Group: "sorted-set", Summary: "Return a range of members in a sorted set, by index, with scores ordered from high to low", Since: "1.2.0", Handler: cmdZRevRange},
+	{Name: "zrandmember", Arity: -2, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Group: "sorted-set", Summary: "Get one or multiple random elements from a sorted set", Since: "6.2.0", Handler: cmdZRandMember},
+	{Name: "zscan", Arity: -3, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Group: "sorted-set", Summary: "Incrementally iterate sorted sets elements and associated scores", Since: "2.8.0", Handler: cmdZScan},
+}
+
+func init() { register(zsetCommands...) }
+
+// Errors of the sorted-set family, with Redis 7.0's text.
+const (
+	errZAddXXNX       = "ERR XX and NX options at the same time are not compatible"
+	errZAddGTLTNX     = "ERR GT, LT, and/or NX options at the same time are not compatible"
+	errZAddIncrPair   = "ERR INCR option supports a single increment-element pair"
+	errZNaN           = "ERR resulting score is not a number (NaN)"
+	errZMinMaxFloat   = "ERR min or max is not a float"
+	errZMinMaxLex     = "ERR min or max not valid string range item"
+	errZLimitRank     = "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"
+	errZWithScoresLex = "ERR syntax error, WITHSCORES not supported in combination with BYLEX"
+	errZRandCount     = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
+	errZRandRange     = "ERR value is out of range"
+	errInvalidCursor  = "ERR invalid cursor"
+)
+
+// zsetValue returns the sorted set at key, nil if there is none, or false
+// (having answered WRONGTYPE) if the key holds another type.
+func zsetValue(c *Client, key []byte) (*store.ZSet, bool) {
+	e := c.db.Get(key)
+	if e == nil {
+		return nil, true
+	}
+	z, ok := e.Value.(*store.ZSet)
+	if !ok {
+		c.w.Error(errWrongType)
+		return nil, false
+	}
+	return z, true
+}
+
+// zsetChanged signals a change made in place and deletes the key once the
+// set is empty, as Redis never keeps an empty collection.
+func zsetChanged(c *Client, key []byte, z *store.ZSet) {
+	if z.Len() == 0 {
+		c.db.Delete(key)
+		return
+	}
+	c.db.Modified(key)
+}
+
+// ZADD flags, as zaddGenericCommand parses them.
+type zaddFlags struct{ nx, xx, gt, lt, ch, incr bool }
+
+func cmdZAdd(c *Client, args [][]byte) {
+	var f zaddFlags
+	i := 2
+parse:
+	for ; i < len(args); i++ {
+		switch strings.ToLower(string(args[i])) {
+		case "nx":
+			f.nx = true
+		case "xx":
+			f.xx = true
+		case "gt":
+			f.gt = true
+		case "lt":
+			f.lt = true
+		case "ch":
+			f.ch = true
+		case "incr":
+			f.incr = true
+		default:
+			break parse
+		}
+	}
+	pairs := args[i:]
+	switch {
+	case len(pairs) == 0 || len(pairs)%2 != 0:
+		c.w.Error(errSyntax)
+		return
+	case f.nx && f.xx:
+		c.w.Error(errZAddXXNX)
+		return
+	case f.gt && f.nx || f.lt && f.nx || f.gt && f.lt:
+		c.w.Error(errZAddGTLTNX)
+		return
+	case f.incr && len(pairs) > 2:
+		c.w.Error(errZAddIncrPair)
+		return
+	}
+	scores := make([]float64, len(pairs)/2)
+	for j := range scores {
+		s, ok := parseDouble(pairs[2*j])
+		if !ok {
+			c.w.Error(errNotFloat)
+			return
+		}
+		scores[j] = s
+	}
+	zadd(c, args[1], f, scores, pairs)
+}
+
+func cmdZIncrBy(c *Client, args [][]byte) {
+	s, ok := parseDouble(args[2])
+	if !ok {
+		c.w.Error(errNotFloat)
+		return
+	}
+	zadd(c, args[1], zaddFlags{incr: true}, []float64{s}, args[2:])
+}
+
+// zadd applies validated (score, member) pairs as Redis's zsetAdd does.
+func zadd(c *Client, key []byte, f zaddFlags, scores []float64, pairs [][]byte) {
+	z, ok := zsetValue(c, key)
+	if !ok {
+		return
+	}
+	var added, updated, processed int64
+	var last float64
+	if z != nil || !f.xx {
+		isNew := z == nil
+		if isNew {
+			z = store.NewZSet()
+		}
+		for j, score := range scores {
+			member := pairs[2*j+1]
+			cur, exists := z.Score(member)
+			switch {
+			case exists && f.nx, !exists && f.xx:
+				continue
+			case exists:
+				if f.incr {
+					score += cur
+					if math.IsNaN(score) {
+						c.w.Error(errZNaN)
+						zaddDone(c, key, z, isNew, added+updated)
+						return
+					}
+				}
+				if f.lt && score >= cur || f.gt && score <= cur {
+					continue
+				}
+				if score != cur {
+					z.Add(member, score)
+					updated++
+				}
+			default:
+				z.Add(member, score)
+				added++
+			}
+			processed++
+			last = score
+		}
+		zaddDone(c, key, z, isNew, added+updated)
+	}
+	switch {
+	case !f.incr:
+		if f.ch {
+			added += updated
+		}
+		c.w.Int(added)
+	case processed > 0:
+		c.w.Double(last)
+	default:
+		c.w.Null()
+	}
+}
+
+// zaddDone stores a set ZADD created, or signals one it changed.
+func zaddDone(c *Client, key []byte, z *store.ZSet, isNew bool, changes int64) {
+	switch {
+	case isNew && z.Len() > 0:
+		c.db.Set(key, z, 0)
+	case !isNew && changes > 0:
+		c.db.Modified(key)
+	}
+}
+
+func cmdZRem(c *Client, args [][]byte) {
+	z, ok := zsetValue(c, args[1])
+	if !ok {
+		return
+	}
+	var n int64
+	if z != nil {
+		for _, m := range args[2:] {
+			if z.Remove(m) {
+				n++
+			}
+		}
+		if n > 0 {
+			zsetChanged(c, args[1], z)
+		}
+	}
+	c.w.Int(n)
+}
+
+func cmdZCard(c *Client, args [][]byte) {
+	z, ok := zsetValue(c, args[1])
+	if !ok {
+		return
+	}
+	if z == nil {
+		c.w.Int(0)
+		return
+	}
+	c.w.Int(int64(z.Len()))
+}
+
+func cmdZScore(c *Client, args [][]byte) {
+	z, ok := zsetValue(c, args[1])
+	if !ok {
+		return
+	}
+	if z == nil {
+		c.w.Null()
+		return
+	}
+	if s, found := z.Score(args[2]); found {
+		c.w.Double(s)
+		return
+	}
+	c.w.Null()
+}
+
+func cmdZMScore(c *Client, args [][]byte) {
+	z, ok := zsetValue(c, args[1])
+	if !ok {
+		return
+	}
+	c.w.Array(len(args) - 2)
+	for _, m := range args[2:] {
+		if z == nil {
+			c.w.Null()
+		} else if s, found := z.Score(m); found {
+			c.w.Double(s)
+		} else {
+			c.w.Null()
+		}
+	}
+}
+
+func cmdZRank(c *Client, args [][]byte)    { zrank(c, args, false) }
+func cmdZRevRank(c *Client, args [][]byte) { zrank(c, args, true) }
+
+func zrank(c *Client, args [][]byte, rev bool) {
+	z, ok := zsetValue(c, args[1])
+	if !ok {
+		return
+	}
+	if z == nil {
+		c.w.Null()
+		return
+	}
+	r, found := z.Rank(args[2])
+	if !found {
+		c.w.Null()
+		return
+	}
+	if rev {
+		r = z.Len() - 1 - r
+	}
+	c.w.Int(int64(r))
+}
+
+// Ranges.
+
+// scoreRange is a parsed score interval ("(1" is exclusive).
+type scoreRange struct {
+	min, max     float64
+	minEx, maxEx bool
+}
+
+// parseScoreBound parses one end of a score range as zslParseRange does:
+// strtod over a C string, so leading spaces, "" (zero) and anything after a
+// NUL byte are accepted, but trailing junk and NaN are not.
+func parseScoreBound(b []byte) (v float64, ex, ok bool) {
+	if len(b) > 0 && b[0] == '(' {
+		ex, b = true, b[1:]
+	}
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	v, n, _ := strtod(b)
+	if n != len(b) || math.IsNaN(v) {
+		return 0, false, false
+	}
+	return v, ex, true
+}
+
+func parseScoreRange(min, max []byte) (r scoreRange, ok bool) {
+	var okMin, okMax bool
+	r.min, r.minEx, okMin = parseScoreBound(min)
+	r.max, r.maxEx, okMax = parseScoreBound(max)
+	return r, okMin && okMax
+}
+
+// ranks returns the ranks [lo, hi) the range covers in z.
+func (r scoreRange) ranks(z *store.ZSet) (lo, hi int) {
+	return z.ScoreBound(r.min, r.minEx), z.ScoreBound(r.max, !r.maxEx)
+}
+
+// lexBound is one end of a lex range: "-", "+", "[member" or "(member".
+type lexBound struct {
+	member   []byte
+	ex       bool
+	inf, sup bool // "-" and "+"
+}
+
+func parseLexBound(b []byte) (lexBound, bool) {
+	if len(b) == 0 {
+		return lexBound{}, false
+	}
+	single := len(b) == 1 || b[1] == 0 // Redis compares C strings here
+	switch b[0] {
+	case '-':
+		return lexBound{inf: true}, single
+	case '+':
+		return lexBound{sup: true}, single
+	case '(':
+		return lexBound{member: b[1:], ex: true}, true
+	case '[':
+		return lexBound{member: b[1:]}, true
+	}
+	return lexBound{}, false
+}
+
+type lexRange struct{ min, max lexBound }
+
+func parseLexRange(min, max []byte) (r lexRange, ok bool) {
+	var okMin, okMax bool
+	r.min, okMin = parseLexBound(min)
+	r.max, okMax = parseLexBound(max)
+	return r, okMin && okMax
+}
+
+func (r lexRange) ranks(z *store.ZSet) (lo, hi int) {
+	bound := func(b lexBound, inclusive bool) int {
+		switch {
+		case b.inf:
+			return 0
+		case b.sup:
+			return z.Len()
+		}
+		return z.LexBound(b.member, inclusive)
+	}
+	return bound(r.min, r.min.ex), bound(r.max, !r.max.ex)
+}
+
+// rankRange clamps Redis start/stop indexes (negative from the end) to
+// ranks [lo, hi) of a set of n members.
+func rankRange(start, stop int64, n int) (lo, hi int) {
+	if start < 0 {
+		start += int64(n)
+	}
+	if stop < 0 {
+		stop += int64(n)
+	}
+	start = max(start, 0)
+	if start > stop || start >= int64(n) {
+		return 0, 0
+	}
+	return int(start), int(min(stop, int64(n)-1)) + 1
+}
+
+// ZREMRANGEBY*.
+
+func cmdZRemRangeByScore(c *Client, args [][]byte) { zremRange(c, args, byScore) }
+func cmdZRemRangeByLex(c *Client, args [][]byte)   { zremRange(c, args, byLex) }
+func cmdZRemRangeByRank(c *Client, args [][]byte)  { zremRange(c, args, byRank) }
+
+// rangeOf parses a range of kind from min and max into a function giving
+// the ranks [lo, hi) it covers in a set, or answers the parse error. A rank
+// range with rev counts its indexes from the top.
+func rangeOf(c *Client, kind rangeKind, min, max []byte, rev bool) (func(*store.ZSet) (int, int), bool) {
+	switch kind {
+	case byScore:
+		r, ok := parseScoreRange(min, max)
+		if !ok {
+			c.w.Error(errZMinMaxFloat)
+		}
+		return r.ranks, ok
+	case byLex:
+		r, ok := parseLexRange(min, max)
+		if !ok {
+			c.w.Error(errZMinMaxLex)
+		}
+		return r.ranks, ok
+	}
+	start, ok1 := store.ParseInt(min)
+	stop, ok2 := store.ParseInt(max)
+	if !ok1 || !ok2 {
+		c.w.Error(errNotInteger)
+		return nil, false
+	}
+	return func(z *store.ZSet) (int, int) {
+		lo, hi := rankRange(start, stop, z.Len())
+		if rev {
+			lo, hi = z.Len()-hi, z.Len()-lo
+		}
+		return lo, hi
+	}, true
+}
+
+func zremRange(c *Client, args [][]byte, kind rangeKind) {
+	ranks, ok := rangeOf(c, kind, args[2], args[3], false)
+	if !ok {
+		return
+	}
+	key := args[1]
+	z, ok := zsetValue(c, key)
+	if !ok {
+		return
+	}
+	if z == nil {
+		c.w.Int(0)
+		return
+	}
+	n := z.RemoveRange(ranks(z))
+	if n > 0 {
+		zsetChanged(c, key, z)
+	}
+	c.w.Int(int64(n))
+}
+
+func cmdZCount(c *Client, args [][]byte)    { zcount(c, args, byScore) }
+func cmdZLexCount(c *Client, args [][]byte) { zcount(c, args, byLex) }
+
+func zcount(c *Client, args [][]byte, kind rangeKind) {
+	ranks, ok := rangeOf(c, kind, args[2], args[3], false)
+	if !ok {
+		return
+	}
+	z, ok := zsetValue(c, args[1])
+	if !ok {
+		return
+	}
+	if z == nil {
+		c.w.Int(0)
+		return
+	}
+	lo, hi := ranks(z)
+	c.w.Int(int64(max(hi-lo, 0)))
+}
+
+// ZRANGE and its older forms.
+
+type rangeKind int
+
+const (
+	byAuto rangeKind = iota
+	byRank
+	byScore
+	byLex
+)
+
+// zrangeQuery is a parsed ZRANGE: the older commands preset kind and rev.
+type zrangeQuery struct {
+	kind          rangeKind
+	rev, revSet   bool
+	withScores    bool
+	offset, limit int64 // limit -1: none
+}
+
+func cmdZRange(c *Client, args [][]byte) { zrange(c, args, zrangeQuery{}) }
+func cmdZRevRange(c *Client, args [][]byte) {
+	zrange(c, args, zrangeQuery{kind: byRank, rev: true, revSet: true})
+}
+func cmdZRangeByScore(c *Client, args [][]byte) {
+	zrange(c, args, zrangeQuery{kind: byScore, revSet: true})
+}
+func cmdZRevRangeByScore(c *Client, args [][]byte) {
+	zrange(c, args, zrangeQuery{kind: byScore, rev: true, revSet: true})
+}
+func cmdZRangeByLex(c *Client, args [][]byte) {
+	zrange(c, args, zrangeQuery{kind: byLex, revSet: true})
+}
+func cmdZRevRangeByLex(c *Client, args [][]byte) {
+	zrange(c, args, zrangeQuery{kind: byLex, rev: true, revSet: true})
+}
+
+// zrange follows zrangeGenericCommand: options, then conflicts, then the
+// range, then the key.
+func zrange(c *Client, args [][]byte, q zrangeQuery) {
+	q.limit = -1
+	for j := 4; j < len(args); j++ {
+		opt := strings.ToLower(string(args[j]))
+		switch {
+		case opt == "withscores":
+			q.withScores = true
+		case opt == "limit" && len(args)-j-1 >= 2:
+			off, ok1 := store.ParseInt(args[j+1])
+			lim, ok2 := store.ParseInt(args[j+2])
+			if !ok1 || !ok2 {
+				c.w.Error(errNotInteger)
+				return
+			}
+			q.offset, q.limit = off, lim
+			j += 2
+		case opt == "rev" && !q.revSet:
+			q.rev, q.revSet = true, true
+		case opt == "bylex" && q.kind == byAuto:
+			q.kind = byLex
+		case opt == "byscore" && q.kind == byAuto:
+			q.kind = byScore
+		default:
+			c.w.Error(errSyntax)
+			return
+		}
+	}
+	if q.kind == byAuto {
+		q.kind = byRank
+	}
+	switch {
+	case q.limit != -1 && q.kind == byRank:
+		c.w.Error(errZLimitRank)
+		return
+	case q.withScores && q.kind == byLex:
+		c.w.Error(errZWithScoresLex)
+		return
+	}
+	minArg, maxArg := args[2], args[3]
+	if q.rev && q.kind != byRank {
+		minArg, maxArg = maxArg, minArg // given as max, min
+	}
+	ranks, ok := rangeOf(c, q.kind, minArg, maxArg, q.rev)
+	if !ok {
+		return
+	}
+	z, ok := zsetValue(c, args[1])
+	if !ok {
+		return
+	}
+	if z == nil {
+		c.w.Array(0)
+		return
+	}
+	lo, hi := ranks(z)
+	lo, hi = q.window(lo, hi)
+	zreply(c, z, lo, hi, q.rev, q.withScores)
+}
+
+// window applies LIMIT (offset 0 and limit -1 without one) to ranks
+// [lo, hi), counting from the end the reply starts at.
+func (q zrangeQuery) window(lo, hi int) (int, int) {
+	switch {
+	case q.offset < 0 || q.offset >= int64(max(hi-lo, 0)):
+		return 0, 0
+	case q.rev:
+		hi -= int(q.offset)
+		if q.limit >= 0 && q.limit < int64(hi-lo) {
+			lo = hi - int(q.limit)
+		}
+	default:
+		lo += int(q.offset)
+		if q.limit >= 0 && q.limit < int64(hi-lo) {
+			hi = lo + int(q.limit)
+		}
+	}
+	return lo, hi
+}
+
+// zreply answers the members at ranks [lo, hi), from the top if rev.
+func zreply(c *Client, z *store.ZSet, lo, hi int, rev, withScores bool) {
+	n := max(hi-lo, 0)
+	if withScores {
+		c.w.Array(2 * n)
+	} else {
+		c.w.Array(n)
+	}
+	if n == 0 {
+		return
+	}
+	left := n
+	emit := func(m []byte, s float64) bool {
+		c.w.Bulk(m)
+		if withScores {
+			c.w.Double(s)
+		}
+		left--
+		return left > 0
+	}
+	if rev {
+		z.Descend(hi-1, emit)
+	} else {
+		z.Ascend(lo, emit)
+	}
+}
+
+// ZPOPMIN, ZPOPMAX.
+
+func cmdZPopMin(c *Client, args [][]byte) { zpop(c, args, false) }
+func cmdZPopMax(c *Client, args [][]byte) { zpop(c, args, true) }
+
+func zpop(c *Client, args [][]byte, fromTop bool) {
+	if len(args) > 3 {
+		c.w.Error(errSyntax)
+		return
+	}
+	count := int64(1)
+	if len(args) == 3 {
+		n, ok := store.ParseInt(args[2])
+		if !ok || n < 0 {
+			c.w.Error(errOutOfRange)
+			return
+		}
+		count = n
+	}
+	z, ok := zsetValue(c, args[1])
+	if !ok {
+		return
+	}
+	if z == nil || count == 0 {
+		c.w.Array(0)
+		return
+	}
+	n := int(min(count, int64(z.Len())))
+	lo, hi := 0, n
+	if fromTop {
+		lo, hi = z.Len()-n, z.Len()
+	}
+	zreply(c, z, lo, hi, fromTop, true)
+	z.RemoveRange(lo, hi)
+	zsetChanged(c, args[1], z)
+}
+
+// ZRANDMEMBER.
+
+func cmdZRandMember(c *Client, args [][]byte) {
+	if len(args) == 2 {
+		z, ok := zsetValue(c, args[1])
+		if !ok {
+			return
+		}
+		if z == nil {
+			c.w.Null()
+			return
+		}
+		m, _ := z.At(rand.IntN(z.Len()))
+		c.w.Bulk(m)
+		return
+	}
+	count, ok := store.ParseInt(args[2])
+	switch {
+	case !ok:
+		c.w.Error(errNotInteger)
+		return
+	case count == math.MinInt64:
+		c.w.Error(errZRandCount)
+		return
+	case len(args) > 4 || len(args) == 4 && !strings.EqualFold(string(args[3]), "withscores"):
+		c.w.Error(errSyntax)
+		return
+	case len(args) == 4 && (count < -math.MaxInt64/2 || count > math.MaxInt64/2):
+		c.w.Error(errZRandRange)
+		return
+	}
+	withScores := len(args) == 4
+	z, ok := zsetValue(c, args[1])
+	if !ok {
+		return
+	}
+	if z == nil || count == 0 {
+		c.w.Array(0)
+		return
+	}
+	emit := func(rank int) {
+		m, s := z.At(rank)
+		c.w.Bulk(m)
+		if withScores {
+			c.w.Double(s)
+		}
+	}
+	width := 1
+	if withScores {
+		width = 2
+	}
+	size := z.Len()
+	switch {
+	case count < 0: // repeats allowed
+		c.w.Array(int(-count) * width)
+		for range -count {
+			emit(rand.IntN(size))
+		}
+	case count >= int64(size): // the whole set, from the top, as Redis does
+		zreply(c, z, 0, size, true, withScores)
+	default: // count distinct members: a partial Fisher-Yates shuffle of ranks
+		c.w.Array(int(count) * width)
+		picked := make(map[int]int, count)
+		for i := range int(count) {
+			j := i + rand.IntN(size-i)
+			rj, ok := picked[j]
+			if !ok {
+				rj = j
+			}
+			ri, ok := picked[i]
+			if !ok {
+				ri = i
+			}
+			picked[j] = ri
+			emit(rj)
+		}
+	}
+}
+
+// ZSCAN.
+
+// parseCursor parses a SCAN cursor as Redis's strtoul-based parser does:
+// no leading space, an optional sign (a negative cursor wraps), digits.
+func parseCursor(b []byte) (uint64, bool) {
+	if len(b) == 0 {
+		return 0, true
+	}
+	neg := b[0] == '-'
+	digits := b
+	if b[0] == '-' || b[0] == '+' {
+		digits = b[1:]
+	}
+	if len(digits) == 0 || digits[0] < '0' || digits[0] > '9' {
+		return 0, false
+	}
+	u, err := strconv.ParseUint(string(digits), 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	if neg {
+		u = -u
+	}
+	return u, true
+}
+
+// cmdZScan answers a packed (small) set whole with cursor 0, as Redis does
+// for a listpack. A large set is walked by rank from the top: the cursor is
+// the rank to continue below, so members trimmed from the low end while a
+// scan runs never make it skip one that lives through the scan.
+func cmdZScan(c *Client, args [][]byte) {
+	cursor, ok := parseCursor(args[2])
+	if !ok {
+		c.w.Error(errInvalidCursor)
+		return
+	}
+	z, ok := zsetValue(c, args[1])
+	if !ok {
+		return
+	}
+	if z == nil { // Redis answers before it looks at the options
+		c.w.Array(2)
+		c.w.BulkString("0")
+		c.w.Array(0)
+		return
+	}
+	count := int64(10)
+	var pattern []byte
+	for i := 3; i < len(args); i += 2 {
+		opt := strings.ToLower(string(args[i]))
+		switch {
+		case opt == "count" && i+1 < len(args):
+			n, ok := store.ParseInt(args[i+1])
+			if !ok {
+				c.w.Error(errNotInteger)
+				return
+			}
+			if n < 1 {
+				c.w.Error(errSyntax)
+				return
+			}
+			count = n
+		case opt == "match" && i+1 < len(args):
+			pattern = args[i+1]
+			if len(pattern) == 1 && pattern[0] == '*' {
+				pattern = nil
+			}
+		default:
+			c.w.Error(errSyntax)
+			return
+		}
+	}
+	from, n := z.Len()-1, z.Len()
+	next := uint64(0)
+	if z.Encoding() != "listpack" {
+		if cursor > 0 && cursor <= uint64(z.Len()) {
+			from = int(cursor) - 1
+		}
+		n = int(min(count, int64(from+1)))
+		if from+1 > n {
+			next = uint64(from + 1 - n)
+		}
+	}
+	var found [][]byte
+	var buf []byte
+	visit := func(m []byte, s float64) bool {
+		if pattern == nil || globMatch(pattern, m, false) {
+			buf = AppendDouble(buf[:0], s)
+			found = append(found, append([]byte(nil), m...), append([]byte(nil), buf...))
+		}
+		n--
+		return n > 0
+	}
+	if z.Encoding() == "listpack" {
+		z.Ascend(0, visit)
+	} else {
+		z.Descend(from, visit)
+	}
+	c.w.Array(2)
+	c.w.BulkString(strconv.FormatUint(next, 10))
+	c.w.Array(len(found))
+	for _, b := range found {
+		c.w.Bulk(b)
+	}
+}
