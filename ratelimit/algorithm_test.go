@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // step is one request at offset at from the start of a case, with the
@@ -167,28 +169,29 @@ func TestInvalidArguments(t *testing.T) {
 // another, just across a window edge, must see the state the other wrote
 // rather than an empty limiter.
 func TestLaggingClockKeepsState(t *testing.T) {
-	newClient := backends[0].start(t)
-	ahead, behind := newFakeClock(), newFakeClock()
-	ahead.Advance(time.Second)
-	behind.Advance(990 * ms)
-	for _, algo := range Algorithms {
-		// One Local read through either clock stands for one shared store.
-		clock := ahead
-		shared := NewLocal(algo, func() time.Time { return clock.Now() })
-		check := func(name string, first, second Allower, between func()) {
-			key := "rate:user:lag:" + algo.String()
-			if res, _ := first.AllowN(context.Background(), key, fourPerSecond, 4); !res.Allowed {
-				t.Fatalf("%s/%s: the first 4 were denied", name, algo)
+	forEachBackend(t, func(t *testing.T, newClient func() redis.UniversalClient) {
+		ahead, behind := newFakeClock(), newFakeClock()
+		ahead.Advance(time.Second)
+		behind.Advance(990 * ms)
+		for _, algo := range Algorithms {
+			// One Local read through either clock stands for one shared store.
+			clock := ahead
+			shared := NewLocal(algo, func() time.Time { return clock.Now() })
+			check := func(name string, first, second Allower, between func()) {
+				key := "rate:user:lag:" + algo.String()
+				if res, _ := first.AllowN(context.Background(), key, fourPerSecond, 4); !res.Allowed {
+					t.Fatalf("%s/%s: the first 4 were denied", name, algo)
+				}
+				between()
+				if res, _ := second.AllowN(context.Background(), key, fourPerSecond, 1); res.Allowed {
+					t.Errorf("%s/%s: the lagging replica got a fifth request: %+v", name, algo, res)
+				}
 			}
-			between()
-			if res, _ := second.AllowN(context.Background(), key, fourPerSecond, 1); res.Allowed {
-				t.Errorf("%s/%s: the lagging replica got a fifth request: %+v", name, algo, res)
-			}
+			check("local", shared, shared, func() { clock = behind })
+			check("redis",
+				NewLimiter(newClient(), WithAlgorithm(algo), WithClock(ahead.Now)),
+				NewLimiter(newClient(), WithAlgorithm(algo), WithClock(behind.Now)),
+				func() {})
 		}
-		check("local", shared, shared, func() { clock = behind })
-		check("redis",
-			NewLimiter(newClient(), WithAlgorithm(algo), WithClock(ahead.Now)),
-			NewLimiter(newClient(), WithAlgorithm(algo), WithClock(behind.Now)),
-			func() {})
-	}
+	})
 }

@@ -41,6 +41,13 @@ var backends = []backend{
 	}},
 }
 
+// forEachBackend runs test as a subtest per backend, on a fresh store.
+func forEachBackend(t *testing.T, test func(t *testing.T, newClient func() redis.UniversalClient)) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) { test(t, b.start(t)) })
+	}
+}
+
 // clientsOf returns a constructor of single-node clients of addr, each
 // closed when the test ends.
 func clientsOf(t testing.TB, addr string) func() redis.UniversalClient {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // get sends a real HTTP request and returns the response with its body read.
@@ -36,91 +38,95 @@ var okHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { 
 // TestMiddlewareHeaders follows one client through a per-second burst and
 // an hourly quota: the strictest rule answers each time.
 func TestMiddlewareHeaders(t *testing.T) {
-	clock := newFakeClock()
-	start := clock.Now()
-	lim := NewLimiter(backends[0].start(t)(), WithClock(clock.Now), WithTimeout(5*time.Second))
-	mw := &Middleware{
-		Limiter:       lim,
-		Rules:         []Rule{{"hour", PerHour(3)}, {"burst", PerSecond(2)}},
-		PolicyHeaders: true,
-	}
-	srv := httptest.NewServer(mw.Wrap(okHandler))
-	defer srv.Close()
+	forEachBackend(t, func(t *testing.T, newClient func() redis.UniversalClient) {
+		clock := newFakeClock()
+		start := clock.Now()
+		lim := NewLimiter(newClient(), WithClock(clock.Now), WithTimeout(5*time.Second))
+		mw := &Middleware{
+			Limiter:       lim,
+			Rules:         []Rule{{"hour", PerHour(3)}, {"burst", PerSecond(2)}},
+			PolicyHeaders: true,
+		}
+		srv := httptest.NewServer(mw.Wrap(okHandler))
+		defer srv.Close()
 
-	const policy = `"burst";q=2;w=1, "hour";q=3;w=3600`
-	for i, tc := range []struct {
-		at                      time.Duration
-		status                  int
-		limit, remaining, reset string
-		retryAfter              string
-		rateLimit               string
-	}{
-		{0, 200, "2", "1", "1", "", `"burst";r=1;t=1`},
-		{0, 200, "2", "0", "1", "", `"burst";r=0;t=1`},
-		{0, 429, "2", "0", "1", "1", `"burst";r=0;t=1`},                       // the burst is spent; the quota is not charged
-		{time.Second, 200, "3", "0", "3599", "", `"hour";r=0;t=3599`},         // burst refilled, quota now the strictest
-		{2 * time.Second, 429, "3", "0", "3598", "1198", `"hour";r=0;t=3598`}, // quota spent: one request per 1200s
-	} {
-		clock.Set(start.Add(tc.at))
-		resp, body := get(t, srv.URL)
-		h := resp.Header
-		got := []string{h.Get("X-RateLimit-Limit"), h.Get("X-RateLimit-Remaining"), h.Get("X-RateLimit-Reset"), h.Get("Retry-After"), h.Get("RateLimit")}
-		want := []string{tc.limit, tc.remaining, tc.reset, tc.retryAfter, tc.rateLimit}
-		if resp.StatusCode != tc.status || strings.Join(got, "|") != strings.Join(want, "|") {
-			t.Errorf("request %d: status %d headers %q, want %d %q", i, resp.StatusCode, got, tc.status, want)
-		}
-		if p := h.Get("RateLimit-Policy"); p != policy {
-			t.Errorf("request %d: RateLimit-Policy %q, want %q", i, p, policy)
-		}
-		if tc.status == 429 {
-			if ct := h.Get("Content-Type"); ct != "application/json" {
-				t.Errorf("request %d: Content-Type %q", i, ct)
+		const policy = `"burst";q=2;w=1, "hour";q=3;w=3600`
+		for i, tc := range []struct {
+			at                      time.Duration
+			status                  int
+			limit, remaining, reset string
+			retryAfter              string
+			rateLimit               string
+		}{
+			{0, 200, "2", "1", "1", "", `"burst";r=1;t=1`},
+			{0, 200, "2", "0", "1", "", `"burst";r=0;t=1`},
+			{0, 429, "2", "0", "1", "1", `"burst";r=0;t=1`},                       // the burst is spent; the quota is not charged
+			{time.Second, 200, "3", "0", "3599", "", `"hour";r=0;t=3599`},         // burst refilled, quota now the strictest
+			{2 * time.Second, 429, "3", "0", "3598", "1198", `"hour";r=0;t=3598`}, // quota spent: one request per 1200s
+		} {
+			clock.Set(start.Add(tc.at))
+			resp, body := get(t, srv.URL)
+			h := resp.Header
+			got := []string{h.Get("X-RateLimit-Limit"), h.Get("X-RateLimit-Remaining"), h.Get("X-RateLimit-Reset"), h.Get("Retry-After"), h.Get("RateLimit")}
+			want := []string{tc.limit, tc.remaining, tc.reset, tc.retryAfter, tc.rateLimit}
+			if resp.StatusCode != tc.status || strings.Join(got, "|") != strings.Join(want, "|") {
+				t.Errorf("request %d: status %d headers %q, want %d %q", i, resp.StatusCode, got, tc.status, want)
 			}
-			if want := `{"error":"rate limit exceeded","retry_after_seconds":` + tc.retryAfter + "}\n"; body != want {
-				t.Errorf("request %d: body %q, want %q", i, body, want)
+			if p := h.Get("RateLimit-Policy"); p != policy {
+				t.Errorf("request %d: RateLimit-Policy %q, want %q", i, p, policy)
+			}
+			if tc.status == 429 {
+				if ct := h.Get("Content-Type"); ct != "application/json" {
+					t.Errorf("request %d: Content-Type %q", i, ct)
+				}
+				if want := `{"error":"rate limit exceeded","retry_after_seconds":` + tc.retryAfter + "}\n"; body != want {
+					t.Errorf("request %d: body %q, want %q", i, body, want)
+				}
 			}
 		}
-	}
+	})
 }
 
 // TestMiddlewarePerRoute gives two routes their own limits and the default
 // key (the client address), and checks a custom 429 body and a request
 // without identity.
 func TestMiddlewarePerRoute(t *testing.T) {
-	lim := NewLimiter(backends[0].start(t)(), WithAlgorithm(FixedWindow), WithTimeout(5*time.Second))
-	strict := &Middleware{Limiter: lim, Rules: []Rule{{"search", PerMinute(1)}},
-		Denied: func(w http.ResponseWriter, r *http.Request, res Result) {
-			http.Error(w, "slow down", http.StatusTooManyRequests)
-		}}
-	loose := &Middleware{Limiter: lim, Rules: []Rule{{"read", PerMinute(2)}}}
-	anonymous := &Middleware{Limiter: lim, Rules: []Rule{{"open", PerMinute(1)}},
-		Key: func(r *http.Request) string { return r.Header.Get("X-API-Key") }}
-	mux := http.NewServeMux()
-	mux.Handle("/search", strict.Wrap(okHandler))
-	mux.Handle("/read", loose.Wrap(okHandler))
-	mux.Handle("/open", anonymous.Wrap(okHandler))
-	srv := httptest.NewServer(mux)
-	defer srv.Close()
+	forEachBackend(t, func(t *testing.T, newClient func() redis.UniversalClient) {
+		lim := NewLimiter(newClient(), WithAlgorithm(FixedWindow), WithTimeout(5*time.Second))
+		strict := &Middleware{Limiter: lim, Rules: []Rule{{"search", PerMinute(1)}},
+			Denied: func(w http.ResponseWriter, r *http.Request, res Result) {
+				http.Error(w, "slow down", http.StatusTooManyRequests)
+			}}
+		loose := &Middleware{Limiter: lim, Rules: []Rule{{"read", PerMinute(2)}}}
+		anonymous := &Middleware{Limiter: lim, Rules: []Rule{{"open", PerMinute(1)}},
+			Key: func(r *http.Request) string { return r.Header.Get("X-API-Key") }}
+		mux := http.NewServeMux()
+		mux.Handle("/search", strict.Wrap(okHandler))
+		mux.Handle("/read", loose.Wrap(okHandler))
+		mux.Handle("/open", anonymous.Wrap(okHandler))
+		srv := httptest.NewServer(mux)
+		defer srv.Close()
 
-	for i, tc := range []struct {
-		path   string
-		header []string
-		status int
-		body   string
-	}{
-		{"/search", nil, 200, "ok"},
-		{"/search", nil, 429, "slow down\n"},
-		{"/read", nil, 200, "ok"}, // another route, another counter
-		{"/read", nil, 200, "ok"},
-		{"/read", nil, 429, `{"error":"rate limit exceeded","retry_after_seconds":60}` + "\n"},
-		{"/open", nil, 200, "ok"}, // no key: not limited
-		{"/open", nil, 200, "ok"},
-		{"/open", []string{"X-API-Key", "k1"}, 200, "ok"},
-		{"/open", []string{"X-API-Key", "k1"}, 429, `{"error":"rate limit exceeded","retry_after_seconds":60}` + "\n"},
-	} {
-		resp, body := get(t, srv.URL+tc.path, tc.header...)
-		if resp.StatusCode != tc.status || body != tc.body {
-			t.Errorf("request %d %s: %d %q, want %d %q", i, tc.path, resp.StatusCode, body, tc.status, tc.body)
+		for i, tc := range []struct {
+			path   string
+			header []string
+			status int
+			body   string
+		}{
+			{"/search", nil, 200, "ok"},
+			{"/search", nil, 429, "slow down\n"},
+			{"/read", nil, 200, "ok"}, // another route, another counter
+			{"/read", nil, 200, "ok"},
+			{"/read", nil, 429, `{"error":"rate limit exceeded","retry_after_seconds":60}` + "\n"},
+			{"/open", nil, 200, "ok"}, // no key: not limited
+			{"/open", nil, 200, "ok"},
+			{"/open", []string{"X-API-Key", "k1"}, 200, "ok"},
+			{"/open", []string{"X-API-Key", "k1"}, 429, `{"error":"rate limit exceeded","retry_after_seconds":60}` + "\n"},
+		} {
+			resp, body := get(t, srv.URL+tc.path, tc.header...)
+			if resp.StatusCode != tc.status || body != tc.body {
+				t.Errorf("request %d %s: %d %q, want %d %q", i, tc.path, resp.StatusCode, body, tc.status, tc.body)
+			}
 		}
-	}
+	})
 }

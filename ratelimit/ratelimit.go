@@ -4,7 +4,7 @@
 // store, so any number of gateway replicas share one global limit instead of
 // each granting its own (N replicas × limit).
 //
-// Time comes from the store (redis.call('TIME')) unless a Clock is given.
+// Time comes from the store (redis.call('TIME')) unless WithClock supplies it.
 // When the store fails or is slow, a FailurePolicy decides the answer and the
 // Limiter recovers on its own; see FailurePolicy and WithBatching for the
 // trade-offs that remain.
@@ -183,18 +183,19 @@ var (
 // Limiter decides requests against counters in a Redis-protocol store. It is
 // safe for concurrent use; replicas that share a store share their limits.
 type Limiter struct {
-	rdb     redis.UniversalClient
-	algo    Algorithm
-	script  *redis.Script
-	clock   func() time.Time
-	timeout time.Duration
+	rdb      redis.UniversalClient
+	algo     Algorithm
+	script   *redis.Script
+	clock    func() time.Time
+	timeout  time.Duration
+	policy   FailurePolicy
+	replicas int
+	probe    time.Duration
+	onChange func(from, to State, err error)
+	local    *Local
+
 	// ctxDeadlines is whether the client itself stops at the timeout.
 	ctxDeadlines bool
-	policy       FailurePolicy
-	replicas     int
-	probe        time.Duration
-	onChange     func(from, to State, err error)
-	local        *Local
 
 	// memberPrefix and calls make sliding-log members unique across
 	// replicas and calls.
@@ -240,6 +241,9 @@ func NewLimiter(rdb redis.UniversalClient, opts ...Option) *Limiter {
 		opt(l)
 	}
 	l.script = scripts[l.algo]
+	if l.script == nil {
+		panic("ratelimit: unknown " + l.algo.String())
+	}
 	l.ctxDeadlines = honoursDeadlines(rdb)
 	l.local = NewLocal(l.algo, l.clock)
 	return l
@@ -255,10 +259,9 @@ func (l *Limiter) Allow(ctx context.Context, key string, limit Limit) (Result, e
 
 // AllowN decides a request of cost n for key under limit. The store key is
 // key with a hash tag and the algorithm's name: "{rate:ip:1.2.3.4}:gcra".
-// Cost 0 reports the
-// current state without spending anything. The error is non-nil only for an
-// invalid limit or cost, or when ctx ends first; store failures are answered
-// by the FailurePolicy.
+// Cost 0 reports the current state without spending anything. The error is
+// non-nil only for an invalid limit or cost, or when ctx ends first; store
+// failures are answered by the FailurePolicy.
 func (l *Limiter) AllowN(ctx context.Context, key string, limit Limit, n int) (Result, error) {
 	if !limit.valid() {
 		return Result{}, ErrInvalidLimit
