@@ -1,6 +1,7 @@
 package ratelimit
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"math"
@@ -69,7 +70,7 @@ func (m *Middleware) Wrap(next http.Handler) http.Handler {
 			rules[i].Name = rules[i].Limit.String()
 		}
 	}
-	slices.SortStableFunc(rules, func(a, b Rule) int { return int(a.Limit.Period - b.Limit.Period) })
+	slices.SortStableFunc(rules, func(a, b Rule) int { return cmp.Compare(a.Limit.Period, b.Limit.Period) })
 	policy := policyHeader(rules)
 	keyOf := m.Key
 	if keyOf == nil {
