@@ -3,7 +3,16 @@ package luaengine
 // Known differences from Redis 7.0.15, found by comparing with the real
 // server; each is a gap, not a choice:
 //
-//   - cjson, struct and cmsgpack exist as empty tables (bit is complete).
+//   - cjson.null is a shared full userdata standing in for Lua's NULL light
+//     userdata: type, tostring ("userdata: (nil)"), equality and encoding
+//     match, but getmetatable(cjson.null) is false, not nil.
+//   - cjson settings (encode_max_depth and friends) outlive a script as in
+//     Redis, but SCRIPT FLUSH does not reset them (Redis 7.0 makes a new Lua
+//     state).
+//   - struct.unpack with a negative start that wraps past the string end
+//     (e.g. 'h' at -1) reads before the string in Redis; here it is "data
+//     string too short".
+//   - tostring(-0) gives "0" (cjson.encode(-0) is "-0" as in Redis).
 //   - Runtime error texts use Lua 5.1's unnamed forms ("attempt to index a
 //     nil value") where Lua names the variable ("... local 't' (a nil
 //     value)"); gopher-lua does not track variable names.
