@@ -1,11 +1,39 @@
 package server
 
-import "github.com/floodgate/floodgate/store"
+import (
+	"math"
+
+	"github.com/floodgate/floodgate/store"
+)
 
 var stringCommands = []*Command{
 	{Name: "get", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "string", "fast"}, Group: "string", Summary: "Get the value of a key", Since: "1.0.0", Handler: cmdGet},
+	{Name: "set", Arity: -3, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "slow"}, Group: "string", Summary: "Set the string value of a key", Since: "1.0.0", Handler: cmdSet},
+	{Name: "setnx", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Group: "string", Summary: "Set the value of a key, only if the key does not exist", Since: "1.0.0", Handler: cmdSetNX},
+	{Name: "setex", Arity: 4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "slow"}, Group: "string", Summary: "Set the value and expiration of a key", Since: "2.0.0", Handler: cmdSetEX},
+	{Name: "psetex", Arity: 4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "slow"}, Group: "string", Summary: "Set the value and expiration in milliseconds of a key", Since: "2.6.0", Handler: cmdPSetEX},
+	{Name: "mget", Arity: -2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"read", "string", "fast"}, Group: "string", Summary: "Get the values of all the given keys", Since: "1.0.0", Tips: []string{"request_policy:multi_shard"}, Handler: cmdMGet},
+	{Name: "mset", Arity: -3, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: -1, Step: 2, ACL: []string{"write", "string", "slow"}, Group: "string", Summary: "Set multiple keys to multiple values", Since: "1.0.1", Tips: []string{"request_policy:multi_shard", "response_policy:all_succeeded"}, Handler: cmdMSet},
+	{Name: "msetnx", Arity: -3, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: -1, Step: 2, ACL: []string{"write", "string", "slow"}, Group: "string", Summary: "Set multiple keys to multiple values, only if none of the keys exist", Since: "1.0.1", Tips: []string{"request_policy:multi_shard", "response_policy:agg_min"}, Handler: cmdMSetNX},
+	{Name: "getset", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Group: "string", Summary: "Set the string value of a key and return its old value", Since: "1.0.0", Handler: cmdGetSet},
+	{Name: "getdel", Arity: 2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Group: "string", Summary: "Get the value of a key and delete the key", Since: "6.2.0", Handler: cmdGetDel},
+	{Name: "getex", Arity: -2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Group: "string", Summary: "Get the value of a key and optionally set its expiration", Since: "6.2.0", Handler: cmdGetEX},
 	{Name: "incr", Arity: 2, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Group: "string", Summary: "Increment the integer value of a key by one", Since: "1.0.0", Handler: cmdIncr},
+	{Name: "decr", Arity: 2, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Group: "string", Summary: "Decrement the integer value of a key by one", Since: "1.0.0", Handler: cmdDecr},
+	{Name: "incrby", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Group: "string", Summary: "Increment the integer value of a key by the given amount", Since: "1.0.0", Handler: cmdIncrBy},
+	{Name: "decrby", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Group: "string", Summary: "Decrement the integer value of a key by the given number", Since: "1.0.0", Handler: cmdDecrBy},
+	{Name: "incrbyfloat", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Group: "string", Summary: "Increment the float value of a key by the given amount", Since: "2.6.0", Handler: cmdIncrByFloat},
+	{Name: "append", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Group: "string", Summary: "Append a value to a key", Since: "2.0.0", Handler: cmdAppend},
+	{Name: "strlen", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "string", "fast"}, Group: "string", Summary: "Get the length of the value stored in a key", Since: "2.2.0", Handler: cmdStrlen},
+	{Name: "getrange", Arity: 4, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "string", "slow"}, Group: "string", Summary: "Get a substring of the string stored at a key", Since: "2.4.0", Handler: cmdGetRange},
+	{Name: "setrange", Arity: 4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "slow"}, Group: "string", Summary: "Overwrite part of a string at key starting at the specified offset", Since: "2.2.0", Handler: cmdSetRange},
 }
+
+const (
+	errDecrOverflow   = "ERR decrement would overflow"
+	errOffsetRange    = "ERR offset is out of range"
+	errStringTooLarge = "ERR string exceeds maximum allowed size (proto-max-bulk-len)"
+)
 
 // stringValue returns the string at key, nil if there is none, or false
 // (having answered WRONGTYPE) if the key holds another type.
@@ -22,11 +50,8 @@ func stringValue(c *Client, key []byte) (*store.String, bool) {
 	return s, true
 }
 
-func cmdGet(c *Client, args [][]byte) {
-	s, ok := stringValue(c, args[1])
-	if !ok {
-		return
-	}
+// replyString answers a string value, or a null bulk for nil.
+func replyString(c *Client, s *store.String) {
 	if s == nil {
 		c.w.Null()
 		return
@@ -38,16 +63,313 @@ func cmdGet(c *Client, args [][]byte) {
 	c.w.Bulk(s.Bytes())
 }
 
-func cmdIncr(c *Client, args [][]byte) { incrBy(c, args[1], 1) }
+// getString is Redis's getGenericCommand: it answers the value at key (or
+// null) and reports false, having answered WRONGTYPE, for another type.
+func getString(c *Client, key []byte) (*store.String, bool) {
+	s, ok := stringValue(c, key)
+	if ok {
+		replyString(c, s)
+	}
+	return s, ok
+}
 
-// incrBy adds delta to the integer at key, creating it at 0.
+func cmdGet(c *Client, args [][]byte) { getString(c, args[1]) }
+
+// setFlags are the options of SET and GETEX (Redis's OBJ_SET_* flags).
+type setFlags uint16
+
+const (
+	setNX setFlags = 1 << iota
+	setXX
+	setGet
+	setKeepTTL
+	setPersist
+	setEX
+	setPX
+	setEXAT
+	setPXAT
+
+	setAnyExpire = setEX | setPX | setEXAT | setPXAT
+)
+
+// setOptions is a parsed SET or GETEX option list.
+type setOptions struct {
+	flags  setFlags
+	expire []byte // the EX/PX/EXAT/PXAT argument
+}
+
+// parseSetOptions parses options as Redis's parseExtendedStringArgumentsOrReply:
+// each option is refused (syntax error) when it conflicts with one already
+// seen, so "EX 1 EX 2" is accepted (the last wins) but "EX 1 PX 2" is not.
+// forSet selects SET's options (NX, XX, GET, KEEPTTL) or GETEX's (PERSIST).
+func parseSetOptions(opts [][]byte, forSet bool) (setOptions, bool) {
+	var o setOptions
+	for i := 0; i < len(opts); i++ {
+		hasNext := i+1 < len(opts)
+		expireOK := o.flags&(setKeepTTL|setPersist) == 0
+		var f setFlags
+		switch opt := opts[i]; {
+		case forSet && eqFold(opt, "nx") && o.flags&setXX == 0:
+			f = setNX
+		case forSet && eqFold(opt, "xx") && o.flags&setNX == 0:
+			f = setXX
+		case forSet && eqFold(opt, "get"):
+			f = setGet
+		case forSet && eqFold(opt, "keepttl") && o.flags&(setPersist|setAnyExpire) == 0:
+			f = setKeepTTL
+		case !forSet && eqFold(opt, "persist") && o.flags&(setKeepTTL|setAnyExpire) == 0:
+			f = setPersist
+		case eqFold(opt, "ex") && expireOK && o.flags&(setAnyExpire&^setEX) == 0 && hasNext:
+			f = setEX
+		case eqFold(opt, "px") && expireOK && o.flags&(setAnyExpire&^setPX) == 0 && hasNext:
+			f = setPX
+		case eqFold(opt, "exat") && expireOK && o.flags&(setAnyExpire&^setEXAT) == 0 && hasNext:
+			f = setEXAT
+		case eqFold(opt, "pxat") && expireOK && o.flags&(setAnyExpire&^setPXAT) == 0 && hasNext:
+			f = setPXAT
+		default:
+			return o, false
+		}
+		o.flags |= f
+		if f&setAnyExpire != 0 {
+			i++
+			o.expire = opts[i]
+		}
+	}
+	return o, true
+}
+
+// expireAt turns an EX/PX/EXAT/PXAT argument into a unix-ms deadline as
+// Redis's getExpireMillisecondsOrReply does: the amount must be positive,
+// and neither the conversion to ms nor adding the current time may
+// overflow. It answers the error and returns false otherwise.
+func expireAt(c *Client, flags setFlags, arg []byte) (int64, bool) {
+	n, ok := store.ParseInt(arg)
+	if !ok {
+		c.w.Error(errNotInteger)
+		return 0, false
+	}
+	seconds := flags&(setEX|setEXAT) != 0
+	if n <= 0 || (seconds && n > math.MaxInt64/1000) {
+		c.errorf(errInvalidExpire, c.cmd.FullName())
+		return 0, false
+	}
+	if seconds {
+		n *= 1000
+	}
+	if flags&(setEX|setPX) != 0 {
+		now := c.srv.store.Now()
+		if n > math.MaxInt64-now {
+			c.errorf(errInvalidExpire, c.cmd.FullName())
+			return 0, false
+		}
+		n += now
+	}
+	return n, true
+}
+
+func cmdSet(c *Client, args [][]byte) {
+	o, ok := parseSetOptions(args[3:], true)
+	if !ok {
+		c.w.Error(errSyntax)
+		return
+	}
+	setGeneric(c, o, args[1], args[2], "OK", "")
+}
+
+func cmdSetNX(c *Client, args [][]byte) {
+	setGeneric(c, setOptions{flags: setNX}, args[1], args[2], "1", "0")
+}
+
+func cmdSetEX(c *Client, args [][]byte) {
+	setGeneric(c, setOptions{flags: setEX, expire: args[2]}, args[1], args[3], "OK", "")
+}
+
+func cmdPSetEX(c *Client, args [][]byte) {
+	setGeneric(c, setOptions{flags: setPX, expire: args[2]}, args[1], args[3], "OK", "")
+}
+
+// setGeneric is Redis's setGenericCommand. okReply and abortReply are "OK"
+// (a status) or an integer ("1", "0"); an empty abortReply is a null.
+func setGeneric(c *Client, o setOptions, key, value []byte, okReply, abortReply string) {
+	var at int64
+	if o.flags&setAnyExpire != 0 {
+		var ok bool
+		if at, ok = expireAt(c, o.flags, o.expire); !ok {
+			return
+		}
+	}
+	if o.flags&setGet != 0 {
+		if _, ok := getString(c, key); !ok {
+			return
+		}
+	}
+	found := c.db.Get(key) != nil
+	if (o.flags&setNX != 0 && found) || (o.flags&setXX != 0 && !found) {
+		if o.flags&setGet == 0 {
+			replyCanned(c, abortReply)
+		}
+		return
+	}
+	v := store.NewString(value)
+	if o.flags&setKeepTTL != 0 {
+		c.db.SetKeepTTL(key, v)
+	} else {
+		// A deadline already past (EXAT 1) is stored as Redis stores it:
+		// the key is invisible at once and reclaimed by expiry.
+		c.db.Set(key, v, at)
+	}
+	if o.flags&setGet == 0 {
+		replyCanned(c, okReply)
+	}
+}
+
+func replyCanned(c *Client, reply string) {
+	switch reply {
+	case "":
+		c.w.Null()
+	case "OK":
+		c.w.Status("OK")
+	case "1":
+		c.w.Int(1)
+	default:
+		c.w.Int(0)
+	}
+}
+
+func cmdGetEX(c *Client, args [][]byte) {
+	o, ok := parseSetOptions(args[2:], false)
+	if !ok {
+		c.w.Error(errSyntax)
+		return
+	}
+	// Redis looks the key up before it validates the expire time: a
+	// missing key answers null even with "EX -1".
+	e := c.db.Get(args[1])
+	if e == nil {
+		c.w.Null()
+		return
+	}
+	s, isString := e.Value.(*store.String)
+	if !isString {
+		c.w.Error(errWrongType)
+		return
+	}
+	var at int64
+	if o.flags&setAnyExpire != 0 {
+		if at, ok = expireAt(c, o.flags, o.expire); !ok {
+			return
+		}
+	}
+	replyString(c, s)
+	switch {
+	case o.flags&(setEXAT|setPXAT) != 0 && at <= c.srv.store.Now():
+		c.db.Delete(args[1])
+	case o.flags&setAnyExpire != 0:
+		c.db.SetExpire(e, at)
+	case o.flags&setPersist != 0 && e.ExpireAt() != 0:
+		c.db.SetExpire(e, 0)
+	}
+}
+
+func cmdMGet(c *Client, args [][]byte) {
+	c.w.Array(len(args) - 1)
+	for _, key := range args[1:] {
+		var s *store.String
+		if e := c.db.Get(key); e != nil {
+			s, _ = e.Value.(*store.String) // another type answers null
+		}
+		replyString(c, s)
+	}
+}
+
+// msetArgs checks MSET's key/value pairing, which the arity cannot express.
+func msetArgs(c *Client, args [][]byte) bool {
+	if len(args)%2 == 0 {
+		c.wrongArity(c.cmd)
+		return false
+	}
+	return true
+}
+
+func cmdMSet(c *Client, args [][]byte) {
+	if !msetArgs(c, args) {
+		return
+	}
+	for i := 1; i < len(args); i += 2 {
+		c.db.Set(args[i], store.NewString(args[i+1]), 0)
+	}
+	c.w.Status("OK")
+}
+
+func cmdMSetNX(c *Client, args [][]byte) {
+	if !msetArgs(c, args) {
+		return
+	}
+	for i := 1; i < len(args); i += 2 {
+		if c.db.Get(args[i]) != nil {
+			c.w.Int(0)
+			return
+		}
+	}
+	for i := 1; i < len(args); i += 2 {
+		c.db.Set(args[i], store.NewString(args[i+1]), 0)
+	}
+	c.w.Int(1)
+}
+
+func cmdGetSet(c *Client, args [][]byte) {
+	if _, ok := getString(c, args[1]); !ok {
+		return
+	}
+	c.db.Set(args[1], store.NewString(args[2]), 0)
+}
+
+func cmdGetDel(c *Client, args [][]byte) {
+	if s, ok := getString(c, args[1]); ok && s != nil {
+		c.db.Delete(args[1])
+	}
+}
+
+func cmdIncr(c *Client, args [][]byte) { incrBy(c, args[1], 1) }
+func cmdDecr(c *Client, args [][]byte) { incrBy(c, args[1], -1) }
+
+func cmdIncrBy(c *Client, args [][]byte) {
+	if delta, ok := intArg(c, args[2]); ok {
+		incrBy(c, args[1], delta)
+	}
+}
+
+func cmdDecrBy(c *Client, args [][]byte) {
+	delta, ok := intArg(c, args[2])
+	if !ok {
+		return
+	}
+	if delta == math.MinInt64 {
+		c.w.Error(errDecrOverflow)
+		return
+	}
+	incrBy(c, args[1], -delta)
+}
+
+// intArg parses an integer argument (Redis's getLongLongFromObjectOrReply).
+func intArg(c *Client, b []byte) (int64, bool) {
+	n, ok := store.ParseInt(b)
+	if !ok {
+		c.w.Error(errNotInteger)
+	}
+	return n, ok
+}
+
+// incrBy adds delta to the integer at key, creating it at 0. The key keeps
+// its TTL, as with Redis's dbOverwrite.
 func incrBy(c *Client, key []byte, delta int64) {
 	s, ok := stringValue(c, key)
 	if !ok {
 		return
 	}
 	if s == nil {
-		c.db.SetKeepTTL(key, store.NewInt(delta))
+		c.db.Set(key, store.NewInt(delta), 0)
 		c.w.Int(delta)
 		return
 	}
@@ -58,4 +380,141 @@ func incrBy(c *Client, key []byte, delta int64) {
 	}
 	c.db.Modified(key)
 	c.w.Int(n)
+}
+
+func cmdIncrByFloat(c *Client, args [][]byte) {
+	s, ok := stringValue(c, args[1])
+	if !ok {
+		return
+	}
+	sum, err := store.IncrByFloat(s, args[2])
+	if err != nil {
+		c.w.Error(err.Error())
+		return
+	}
+	if s == nil {
+		c.db.Set(args[1], sum, 0)
+	} else {
+		c.db.SetKeepTTL(args[1], sum)
+	}
+	c.w.Bulk(sum.Bytes())
+}
+
+// checkStringLength refuses a string that would outgrow proto-max-bulk-len.
+func checkStringLength(c *Client, size, add int64) bool {
+	if total := size + add; total < size || total > c.srv.cfg.ProtoMaxBulkLen {
+		c.w.Error(errStringTooLarge)
+		return false
+	}
+	return true
+}
+
+func cmdAppend(c *Client, args [][]byte) {
+	s, ok := stringValue(c, args[1])
+	if !ok {
+		return
+	}
+	if s == nil {
+		v := store.NewString(args[2])
+		c.db.Set(args[1], v, 0)
+		c.w.Int(int64(v.Len()))
+		return
+	}
+	if !checkStringLength(c, int64(s.Len()), int64(len(args[2]))) {
+		return
+	}
+	n := s.Append(args[2])
+	c.db.Modified(args[1])
+	c.w.Int(int64(n))
+}
+
+func cmdStrlen(c *Client, args [][]byte) {
+	s, ok := stringValue(c, args[1])
+	if !ok {
+		return
+	}
+	if s == nil {
+		c.w.Int(0)
+		return
+	}
+	c.w.Int(int64(s.Len()))
+}
+
+func cmdGetRange(c *Client, args [][]byte) {
+	start, ok := intArg(c, args[2])
+	if !ok {
+		return
+	}
+	end, ok := intArg(c, args[3])
+	if !ok {
+		return
+	}
+	s, ok := stringValue(c, args[1])
+	if !ok {
+		return
+	}
+	if s == nil {
+		c.w.BulkString("")
+		return
+	}
+	c.w.Bulk(substring(s.Bytes(), start, end))
+}
+
+// substring applies GETRANGE's index rules: negative indexes count from
+// the end, both are clamped, and an empty range (or a negative start after
+// a more negative end) is empty.
+func substring(b []byte, start, end int64) []byte {
+	n := int64(len(b))
+	if start < 0 && end < 0 && start > end {
+		return nil
+	}
+	if start < 0 {
+		start += n
+	}
+	if end < 0 {
+		end += n
+	}
+	start, end = max(start, 0), max(end, 0)
+	if end >= n {
+		end = n - 1
+	}
+	if start > end || n == 0 {
+		return nil
+	}
+	return b[start : end+1]
+}
+
+func cmdSetRange(c *Client, args [][]byte) {
+	offset, ok := intArg(c, args[2])
+	if !ok {
+		return
+	}
+	if offset < 0 {
+		c.w.Error(errOffsetRange)
+		return
+	}
+	value := args[3]
+	s, ok := stringValue(c, args[1])
+	if !ok {
+		return
+	}
+	if len(value) == 0 {
+		// Setting nothing creates nothing and changes nothing.
+		if s == nil {
+			c.w.Int(0)
+		} else {
+			c.w.Int(int64(s.Len()))
+		}
+		return
+	}
+	if !checkStringLength(c, offset, int64(len(value))) {
+		return
+	}
+	if s == nil {
+		s = &store.String{}
+		c.db.Set(args[1], s, 0)
+	}
+	n := s.SetRange(int(offset), value)
+	c.db.Modified(args[1])
+	c.w.Int(int64(n))
 }

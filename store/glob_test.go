@@ -25,7 +25,7 @@ func TestMatch(t *testing.T) {
 		{"h[b-a]llo", "hbllo", true}, // reversed ranges are swapped
 		{`h\*llo`, "h*llo", true},
 		{`h\*llo`, "hello", false},
-		{`a\`, `a\`, true}, // a trailing backslash is literal
+		{`a\`, `a\`, true},  // a trailing backslash is literal
 		{"[abc", "c", true}, // an unterminated class ends with the pattern
 		{"[a-]", "]", true}, // "a-]" is the range a..]
 		{"[a-]", "-", false},

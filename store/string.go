@@ -115,16 +115,20 @@ func (s *String) SetRange(offset int, b []byte) int {
 }
 
 // IncrBy adds delta to an integer value (INCRBY); the value must hold a
-// canonical integer.
+// canonical integer. A byte string that spells one (after APPEND or
+// SETRANGE) counts too, and becomes int-encoded again, as in Redis.
 func (s *String) IncrBy(delta int64) (int64, error) {
 	n, ok := s.n, s.isInt
+	if !ok {
+		n, ok = parseCanonicalInt(s.b)
+	}
 	if !ok {
 		return 0, ErrNotInteger
 	}
 	if (delta > 0 && n > math.MaxInt64-delta) || (delta < 0 && n < math.MinInt64-delta) {
 		return 0, ErrOverflow
 	}
-	s.n = n + delta
+	s.SetInt(n + delta)
 	return s.n, nil
 }
 
