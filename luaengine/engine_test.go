@@ -34,6 +34,7 @@ var evalCases = []struct {
 	{"tostring formats", `return tostring(2^53)..' '..tostring(0.1+0.2)..' '..tostring(3)..' '..tostring(1e15)..' '..tostring(1e14)..' '..tostring(123456789012345)`, nil, nil,
 		"$56\r\n9.007199254741e+15 0.3 3 1e+15 1e+14 1.2345678901234e+14\r\n"},
 	{"tostring inf", `return tostring(1/0)`, nil, nil, "$3\r\ninf\r\n"},
+	{"tostring -0", `local z = 0 return tostring(-z)..' '..(-z)`, nil, nil, "$5\r\n-0 -0\r\n"},
 	{"tostring -inf", `return tostring(-1/0)`, nil, nil, "$4\r\n-inf\r\n"},
 	{"tostring nan", `return tostring(0/0)`, nil, nil, "$4\r\n-nan\r\n"},
 	{"tostring misc", `return tostring(1e100)..' '..tostring(1e-5)..' '..tostring(0.1)..' '..tostring(1/3)..' '..tostring(-1.5)..' '..tostring(2^63)..' '..tostring(123456.789e3)`, nil, nil,

@@ -37,7 +37,8 @@ func appendNumber(b []byte, n float64, prec int) []byte {
 
 // formatNumber is Lua 5.1's tostring for numbers ("%.14g").
 func formatNumber(n float64) string {
-	if n == math.Trunc(n) && n >= 0 && n < float64(len(smallIntStrings)) {
+	// Signbit: -0 is not the small integer 0; Lua prints it as "-0".
+	if n == math.Trunc(n) && n >= 0 && !math.Signbit(n) && n < float64(len(smallIntStrings)) {
 		return smallIntStrings[int(n)]
 	}
 	var buf [32]byte
