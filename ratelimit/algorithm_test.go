@@ -106,13 +106,13 @@ var algorithmCases = []struct {
 func TestAlgorithmsOverTime(t *testing.T) {
 	type target struct {
 		name string
-		make func(Algorithm, *fakeClock) Allower
+		make func(*testing.T, Algorithm, *fakeClock) Allower
 	}
-	targets := []target{{"local", func(a Algorithm, c *fakeClock) Allower { return NewLocal(a, c.Now) }}}
+	targets := []target{{"local", func(_ *testing.T, a Algorithm, c *fakeClock) Allower { return NewLocal(a, c.Now) }}}
 	for _, b := range backends {
 		newClient := b.start(t)
-		targets = append(targets, target{b.name, func(a Algorithm, c *fakeClock) Allower {
-			return NewLimiter(newClient(), WithAlgorithm(a), WithClock(c.Now), WithTimeout(5*time.Second))
+		targets = append(targets, target{b.name, func(t *testing.T, a Algorithm, c *fakeClock) Allower {
+			return storeLimiter(t, newClient(), WithAlgorithm(a), WithClock(c.Now))
 		}})
 	}
 	for _, tg := range targets {
@@ -122,12 +122,12 @@ func TestAlgorithmsOverTime(t *testing.T) {
 
 // replaySteps runs every case of algorithmCases as a subtest of t, against
 // the Allower that make returns for the case's algorithm and clock.
-func replaySteps(t *testing.T, name string, make func(Algorithm, *fakeClock) Allower) {
+func replaySteps(t *testing.T, name string, make func(*testing.T, Algorithm, *fakeClock) Allower) {
 	for i, tc := range algorithmCases {
 		t.Run(fmt.Sprintf("%s/%s/%d", name, tc.algo, i), func(t *testing.T) {
 			clock := newFakeClock()
 			start := clock.Now()
-			lim := make(tc.algo, clock)
+			lim := make(t, tc.algo, clock)
 			key := fmt.Sprintf("rate:test:%s:%d", tc.algo, i)
 			for j, s := range tc.steps {
 				clock.Set(start.Add(s.at))
@@ -188,9 +188,9 @@ func TestLaggingClockKeepsState(t *testing.T) {
 				}
 			}
 			check("local", shared, shared, func() { clock = behind })
-			check("redis",
-				NewLimiter(newClient(), WithAlgorithm(algo), WithClock(ahead.Now)),
-				NewLimiter(newClient(), WithAlgorithm(algo), WithClock(behind.Now)),
+			check("store",
+				storeLimiter(t, newClient(), WithAlgorithm(algo), WithClock(ahead.Now)),
+				storeLimiter(t, newClient(), WithAlgorithm(algo), WithClock(behind.Now)),
 				func() {})
 		}
 	})

@@ -24,17 +24,20 @@ type backend struct {
 	start func(t testing.TB) (newClient func() redis.UniversalClient)
 }
 
-// backends lists every store the algorithm, concurrency and benchmark tests
-// run against.
+// backends lists every store the algorithm, concurrency, middleware,
+// batching and benchmark tests run against.
 //
-// FLOODGATE BACKEND: once server.RunT exists, add here
+// FLOODGATE BACKEND: add floodgate's in-process server here, importing
+// github.com/floodgate/floodgate/server in _test files only:
 //
 //	{"floodgate", func(t testing.TB) func() redis.UniversalClient {
-//		s := server.RunT(t.(*testing.T)) // or a testing.TB variant for benchmarks
-//		return clientsOf(t, s.Addr())
+//		return clientsOf(t, server.RunT(t).Addr())
 //	}},
 //
-// (importing github.com/floodgate/floodgate/server in _test files only).
+// Tried at the time of writing: GCRA and SlidingLog pass every test on it;
+// the other algorithms need the hash family (HMGET, HSET, HINCRBY), which
+// the server did not have yet. storeLimiter makes such gaps fail loudly
+// instead of being hidden by the fallback limiter.
 var backends = []backend{
 	{"redis", func(t testing.TB) func() redis.UniversalClient {
 		return clientsOf(t, startRedis(t).addr)
@@ -46,6 +49,19 @@ func forEachBackend(t *testing.T, test func(t *testing.T, newClient func() redis
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) { test(t, b.start(t)) })
 	}
+}
+
+// storeLimiter returns a Limiter of rdb for a test that expects the store to
+// answer every call: the failure policy would otherwise hide a store error
+// behind an answer that looks right, so any switch to Degraded fails t.
+func storeLimiter(t testing.TB, rdb redis.UniversalClient, opts ...Option) *Limiter {
+	opts = append([]Option{
+		WithTimeout(5 * time.Second),
+		OnStateChange(func(from, to State, err error) {
+			t.Errorf("the store failed: %v", err)
+		}),
+	}, opts...)
+	return NewLimiter(rdb, opts...)
 }
 
 // clientsOf returns a constructor of single-node clients of addr, each

@@ -44,8 +44,8 @@ func TestBatchingSavesRoundTrips(t *testing.T) {
 		run := func(opts ...Option) (allowed int, trips int64) {
 			clock := newFakeClock()
 			rdb, trips0 := counted(newClient)
-			opts = append(opts, WithClock(clock.Now), WithTimeout(5*time.Second))
-			l := NewLimiter(rdb, opts...)
+			opts = append(opts, WithClock(clock.Now))
+			l := storeLimiter(t, rdb, opts...)
 			key := "rate:user:hot" + time.Now().String()
 			for range 1000 {
 				res, err := l.Allow(context.Background(), key, limit)
@@ -85,8 +85,8 @@ func TestBatchingStaysExactNearTheLimit(t *testing.T) {
 			t.Run(algo.String(), func(t *testing.T) {
 				var replicas []Allower
 				for range 3 {
-					replicas = append(replicas, NewLimiter(newClient(), WithAlgorithm(algo), WithClock(clock.Now),
-						WithTimeout(5*time.Second), WithBatching(8, 100*time.Millisecond)))
+					replicas = append(replicas, storeLimiter(t, newClient(), WithAlgorithm(algo), WithClock(clock.Now),
+						WithBatching(8, 100*time.Millisecond)))
 				}
 				if got := hammer(t, replicas, "rate:user:batched", Limit{Rate: L, Period: time.Hour}, 2*L); got != L {
 					t.Errorf("admitted %d, want exactly %d", got, L)
@@ -107,8 +107,8 @@ func TestBatchingErrorBoundIsTight(t *testing.T) {
 		limit := Limit{Rate: L, Period: time.Second}
 		var lims []*Limiter
 		for range replicas {
-			lims = append(lims, NewLimiter(newClient(), WithAlgorithm(FixedWindow), WithClock(clock.Now),
-				WithTimeout(5*time.Second), WithBatching(size, 100*time.Millisecond)))
+			lims = append(lims, storeLimiter(t, newClient(), WithAlgorithm(FixedWindow), WithClock(clock.Now),
+				WithBatching(size, 100*time.Millisecond)))
 		}
 		send := func(perReplica int) (allowed int) {
 			for range perReplica {

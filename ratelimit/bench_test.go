@@ -20,7 +20,7 @@ func BenchmarkAllow(b *testing.B) {
 		rdb := be.start(b)()
 		for _, algo := range Algorithms {
 			b.Run(be.name+"/"+algo.String(), func(b *testing.B) {
-				l := NewLimiter(rdb, WithAlgorithm(algo), WithTimeout(5*time.Second))
+				l := storeLimiter(b, rdb, WithAlgorithm(algo))
 				var next atomic.Int64
 				// Each goroutine mostly waits for a round trip; many of them
 				// measure the store's throughput, not one connection's latency.
@@ -69,7 +69,7 @@ func BenchmarkHotKeyBatching(b *testing.B) {
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			rdb, trips := counted(newClient)
-			l := NewLimiter(rdb, append(tc.opts, WithTimeout(5*time.Second))...)
+			l := storeLimiter(b, rdb, tc.opts...)
 			limit := Limit{Rate: 1 << 30, Period: time.Hour}
 			b.SetParallelism(32)
 			b.RunParallel(func(pb *testing.PB) {

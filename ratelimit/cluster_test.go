@@ -56,15 +56,15 @@ func TestCluster(t *testing.T) {
 		t.Cleanup(func() { c.Close() })
 		return c
 	}
-	replaySteps(t, "cluster", func(a Algorithm, c *fakeClock) Allower {
-		return NewLimiter(newClient(), WithAlgorithm(a), WithClock(c.Now), WithTimeout(5*time.Second))
+	replaySteps(t, "cluster", func(t *testing.T, a Algorithm, c *fakeClock) Allower {
+		return storeLimiter(t, newClient(), WithAlgorithm(a), WithClock(c.Now))
 	})
 	checkSharedLimit(t, "cluster", newClient, 100, Limit{Rate: 100, Period: time.Hour})
 
 	// Many identities, two rules each: keys land on every master, and both
 	// rules of one identity in one slot.
 	rdb := newClient().(*redis.ClusterClient)
-	l := NewLimiter(rdb, WithAlgorithm(SlidingWindow), WithTimeout(5*time.Second))
+	l := storeLimiter(t, rdb, WithAlgorithm(SlidingWindow))
 	ctx := context.Background()
 	for i := range 60 {
 		for _, rule := range []string{"burst", "hour"} {

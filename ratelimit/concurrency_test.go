@@ -57,7 +57,7 @@ func checkSharedLimit(t *testing.T, name string, newClient func() redis.Universa
 		t.Run(name+"/"+algo.String(), func(t *testing.T) {
 			var replicas []Allower
 			for range 3 {
-				replicas = append(replicas, NewLimiter(newClient(), WithAlgorithm(algo), WithTimeout(5*time.Second)))
+				replicas = append(replicas, storeLimiter(t, newClient(), WithAlgorithm(algo)))
 			}
 			if got := hammer(t, replicas, "rate:user:exact", limit, 2*L); got != L {
 				t.Errorf("3 replicas sharing the store admitted %d, want exactly %d", got, L)

@@ -41,7 +41,7 @@ func TestMiddlewareHeaders(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, newClient func() redis.UniversalClient) {
 		clock := newFakeClock()
 		start := clock.Now()
-		lim := NewLimiter(newClient(), WithClock(clock.Now), WithTimeout(5*time.Second))
+		lim := storeLimiter(t, newClient(), WithClock(clock.Now))
 		mw := &Middleware{
 			Limiter:       lim,
 			Rules:         []Rule{{"hour", PerHour(3)}, {"burst", PerSecond(2)}},
@@ -92,7 +92,7 @@ func TestMiddlewareHeaders(t *testing.T) {
 // without identity.
 func TestMiddlewarePerRoute(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, newClient func() redis.UniversalClient) {
-		lim := NewLimiter(newClient(), WithAlgorithm(FixedWindow), WithTimeout(5*time.Second))
+		lim := storeLimiter(t, newClient(), WithAlgorithm(FixedWindow))
 		strict := &Middleware{Limiter: lim, Rules: []Rule{{"search", PerMinute(1)}},
 			Denied: func(w http.ResponseWriter, r *http.Request, res Result) {
 				http.Error(w, "slow down", http.StatusTooManyRequests)
