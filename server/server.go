@@ -108,6 +108,8 @@ type Server struct {
 	settings  map[string]string // CONFIG SET values kept for CONFIG GET (cmd_config.go); guarded by lock
 
 	double testDouble // the test-double API's state (testdouble.go)
+
+	scripting scripting // EVAL, SCRIPT and the script time limit (cmd_scripting.go)
 }
 
 // cmdStat is one command's INFO commandstats line.
@@ -132,6 +134,7 @@ func New(cfg Config) *Server {
 		stats:   make([]cmdStat, commandTable.count),
 		started: time.Now(),
 	}
+	s.initScripting()
 	return s
 }
 
@@ -151,6 +154,8 @@ func (s *Server) Serve(ln net.Listener) {
 	}()
 	s.stopped.Add(1)
 	go s.expiryLoop()
+	s.stopped.Add(1)
+	go s.scriptWatch()
 	s.log.Info("Ready to accept connections", "addr", ln.Addr().String())
 }
 
@@ -202,6 +207,7 @@ func (s *Server) Close() error {
 	}
 	close(s.drained)
 	s.stopped.Wait()
+	s.closeScripting()
 	return nil
 }
 

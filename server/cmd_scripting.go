@@ -1,0 +1,332 @@
+package server
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/floodgate/floodgate/luaengine"
+	"github.com/floodgate/floodgate/store"
+)
+
+var scriptingCommands = []*Command{
+	{Name: "eval", Arity: -3, Flags: evalFlags, ACL: scriptingACL, Group: "scripting", Summary: "Execute a Lua script server side", Since: "2.6.0", Handler: cmdEval},
+	{Name: "evalsha", Arity: -3, Flags: evalFlags, ACL: scriptingACL, Group: "scripting", Summary: "Execute a Lua script server side", Since: "2.6.0", Handler: cmdEvalSHA},
+	{Name: "eval_ro", Arity: -3, Flags: FlagReadonly | evalFlags, ACL: scriptingACL, Group: "scripting", Summary: "Execute a read-only Lua script server side", Since: "7.0.0", Handler: cmdEvalRO},
+	{Name: "evalsha_ro", Arity: -3, Flags: FlagReadonly | evalFlags, ACL: scriptingACL, Group: "scripting", Summary: "Execute a read-only Lua script server side", Since: "7.0.0", Handler: cmdEvalSHARO},
+	{Name: "script", Arity: -2, ACL: []string{"slow"}, Group: "scripting", Summary: "A container for Lua scripts management commands", Since: "2.6.0", Subcommands: []*Command{
+		{Name: "debug", Arity: 3, Flags: FlagNoScript, ACL: scriptingACL, Group: "scripting", Summary: "Set the debug mode for executed scripts.", Since: "3.2.0", Handler: cmdScriptDebug},
+		{Name: "exists", Arity: -3, Flags: FlagNoScript, ACL: scriptingACL, Group: "scripting", Summary: "Check existence of scripts in the script cache.", Since: "2.6.0", Tips: []string{"request_policy:all_shards", "response_policy:agg_logical_and"}, Handler: cmdScriptExists},
+		{Name: "flush", Arity: -2, Flags: FlagNoScript, ACL: scriptingACL, Group: "scripting", Summary: "Remove all the scripts from the script cache.", Since: "2.6.0", Tips: []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Handler: cmdScriptFlush},
+		{Name: "help", Arity: 2, Flags: FlagLoading | FlagStale, ACL: scriptingACL, Group: "scripting", Summary: "Show helpful text about the different subcommands", Since: "5.0.0", Handler: cmdScriptHelp},
+		{Name: "kill", Arity: 2, Flags: FlagNoScript | FlagAllowBusy, ACL: scriptingACL, Group: "scripting", Summary: "Kill the script currently in execution.", Since: "2.6.0", Tips: []string{"request_policy:all_shards", "response_policy:one_succeeded"}, Handler: cmdScriptKill},
+		{Name: "load", Arity: 3, Flags: FlagNoScript | FlagStale, ACL: scriptingACL, Group: "scripting", Summary: "Load the specified Lua script into the script cache.", Since: "2.6.0", Tips: []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Handler: cmdScriptLoad},
+	}},
+}
+
+func init() { register(scriptingCommands...) }
+
+// evalFlags are EVAL's flags in Redis 7.0.15 (COMMAND INFO eval); the key
+// positions are 0 0 0 because numkeys makes them movable.
+const evalFlags = FlagNoScript | FlagStale | FlagSkipMonitor | FlagNoMandatoryKeys | FlagMovableKeys
+
+var scriptingACL = []string{"slow", "scripting"}
+
+// The refusals of redis.call, as Redis 7.0.15's scriptCall words them; the
+// engine then appends " script: <sha>, on @user_script:<line>.".
+const (
+	errNoScript            = "NOSCRIPT No matching script. Please use EVAL."
+	errNegativeKeys        = "ERR Number of keys can't be negative"
+	errTooManyKeys         = "ERR Number of keys can't be greater than number of args"
+	errROWithWriteFlag     = "ERR Can not execute a script with write flag using *_ro command."
+	errScriptUnknownCmd    = "ERR Unknown Redis command called from script"
+	errScriptWrongArity    = "ERR Wrong number of args calling Redis command from script"
+	errScriptNotAllowed    = "ERR This Redis command is not allowed from script"
+	errScriptReadOnlyWrite = "ERR Write commands are not allowed from read-only scripts."
+	errBusy                = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
+)
+
+// scripting is a server's Lua state: the engine, the client that
+// redis.call runs as, and the watch that turns a runaway script into BUSY
+// for everyone else.
+type scripting struct {
+	engine *luaengine.Engine
+	caller scriptCaller
+
+	// limit is Config.LuaTimeLimit as of the running script's start, in
+	// nanoseconds: CONFIG SET changes the config under the execution lock,
+	// which the watch cannot take while a script holds it.
+	limit atomic.Int64
+
+	// busy is set while other clients are answered BUSY. busyMu orders the
+	// watch's setting of it against the script's end (see markBusy).
+	busyMu sync.Mutex
+	busy   atomic.Bool
+}
+
+func (s *Server) initScripting() {
+	s.scripting.engine = luaengine.New(luaengine.Options{})
+	s.scripting.caller = scriptCaller{srv: s, c: &Client{srv: s, inScript: true, authed: true, db: s.store.DB(0), created: time.Now()}}
+	s.scripting.limit.Store(int64(s.cfg.LuaTimeLimit))
+}
+
+// closeScripting releases the Lua state, unless a script that could not be
+// stopped still runs on it.
+func (s *Server) closeScripting() {
+	e := s.scripting.engine
+	if _, running := e.Running(); running {
+		e.Kill()
+		return
+	}
+	e.Close()
+}
+
+func cmdEval(c *Client, args [][]byte)      { evalCommand(c, args, false, false) }
+func cmdEvalSHA(c *Client, args [][]byte)   { evalCommand(c, args, true, false) }
+func cmdEvalRO(c *Client, args [][]byte)    { evalCommand(c, args, false, true) }
+func cmdEvalSHARO(c *Client, args [][]byte) { evalCommand(c, args, true, true) }
+
+// evalCommand is EVAL, EVALSHA and their _RO forms, checking in the order of
+// Redis's evalShaCommand and evalGenericCommand.
+func evalCommand(c *Client, args [][]byte, bySHA, readOnly bool) {
+	if bySHA && len(args[1]) != 40 {
+		c.w.Error(errNoScript)
+		return
+	}
+	numKeys, ok := store.ParseInt(args[2])
+	switch {
+	case !ok:
+		c.w.Error(errNotInteger)
+		return
+	case numKeys > int64(len(args)-3):
+		c.w.Error(errTooManyKeys)
+		return
+	case numKeys < 0:
+		c.w.Error(errNegativeKeys)
+		return
+	}
+	sc := &c.srv.scripting
+	var script *luaengine.Script
+	if bySHA {
+		// The engine only reads the key; an aliasing string saves an
+		// allocation per EVALSHA.
+		script = sc.engine.Lookup(unsafeString(args[1]))
+		if script == nil {
+			c.w.Error(errNoScript)
+			return
+		}
+	} else {
+		var err error
+		if script, err = sc.engine.Get(args[1]); err != nil {
+			c.w.Error(err.Error())
+			return
+		}
+	}
+	if readOnly && script.Flags&luaengine.FlagShebang != 0 && !script.ReadOnly() {
+		c.w.Error(errROWithWriteFlag)
+		return
+	}
+	c.srv.runScript(c, script, args[3:3+numKeys], args[3+numKeys:], readOnly)
+}
+
+// runScript runs a script for client c. The keyspace keeps the time
+// snapshot of the EVAL for the whole script, so no key expires half-way.
+func (s *Server) runScript(c *Client, script *luaengine.Script, keys, argv [][]byte, readOnly bool) {
+	sc := &s.scripting
+	if limit := int64(s.cfg.LuaTimeLimit); limit != sc.limit.Load() {
+		sc.limit.Store(limit)
+	}
+	caller := &sc.caller
+	caller.c.db = c.db // SELECT inside the script stays inside it
+	caller.readOnly = readOnly || script.ReadOnly()
+	var w luaengine.ReplyWriter = c.w
+	if c.w == Writer(c.resp) {
+		w = c.resp // skips a dynamic interface conversion
+	}
+	sc.engine.Run(script, keys, argv, caller, w)
+	if sc.busy.Load() {
+		s.markBusy(false, 0)
+	}
+}
+
+// scriptCaller is the Caller of the server's engine: redis.call and
+// redis.pcall run through the same table and handlers as clients do, as
+// one reused script client, after the rules Redis applies to scripts.
+type scriptCaller struct {
+	srv      *Server
+	c        *Client
+	readOnly bool // EVAL_RO, EVALSHA_RO or a no-writes shebang
+
+	// The engine hands over the same writer every call; converting it to
+	// a Writer once saves an interface conversion per redis.call.
+	lastW  luaengine.ReplyWriter
+	writer Writer
+}
+
+func (sc *scriptCaller) Call(args [][]byte, w luaengine.ReplyWriter) {
+	cmd := commandTable.lookup(args[0])
+	if cmd != nil && len(cmd.Subcommands) > 0 && len(args) > 1 {
+		cmd = cmd.subcommand(args[1])
+	}
+	switch {
+	case cmd == nil:
+		w.Error(errScriptUnknownCmd)
+		return
+	case !cmd.arityOK(len(args)):
+		w.Error(errScriptWrongArity)
+		return
+	case cmd.Flags.Has(FlagNoScript):
+		w.Error(errScriptNotAllowed)
+		return
+	case sc.readOnly && cmd.Flags&(FlagWrite|FlagMayReplicate) != 0:
+		w.Error(errScriptReadOnlyWrite)
+		return
+	}
+	if cmd.Flags.Has(FlagWrite) {
+		sc.srv.scripting.engine.MarkWritten()
+	}
+	if w != sc.lastW {
+		sc.lastW, sc.writer = w, w.(Writer)
+	}
+	sc.c.w = sc.writer
+	sc.srv.invoke(sc.c, cmd, args)
+}
+
+// scriptWatch turns a script that runs past the time limit into BUSY for
+// everyone else. It ticks for the server's lifetime rather than being armed
+// per script, which keeps EVALSHA free of timer work; an idle tick costs an
+// atomic load.
+func (s *Server) scriptWatch() {
+	defer s.stopped.Done()
+	sc := &s.scripting
+	interval := watchInterval(sc.limit.Load())
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+		}
+		limit := sc.limit.Load()
+		if since, ok := sc.engine.Running(); ok && !sc.busy.Load() && time.Since(since) >= time.Duration(limit) {
+			s.markBusy(true, since.UnixNano())
+		}
+		if iv := watchInterval(limit); iv != interval {
+			interval = iv
+			t.Reset(iv)
+		}
+	}
+}
+
+// watchInterval is how often the watch looks: a tenth of the limit, within
+// 1 ms and 25 ms.
+func watchInterval(limit int64) time.Duration {
+	return min(max(time.Duration(limit)/10, time.Millisecond), 25*time.Millisecond)
+}
+
+// markBusy switches BUSY on for the script that started at started, or off.
+// The watch publishes busy before checking that the script still runs, and
+// the script's end checks busy after the engine cleared its start, so one of
+// the two always sees the other: BUSY never outlives the script.
+func (s *Server) markBusy(on bool, started int64) {
+	sc := &s.scripting
+	sc.busyMu.Lock()
+	defer sc.busyMu.Unlock()
+	if !on {
+		if sc.busy.Swap(false) {
+			s.setBusy(false)
+		}
+		return
+	}
+	sc.busy.Store(true)
+	if since, ok := sc.engine.Running(); ok && since.UnixNano() == started {
+		s.setBusy(true)
+		return
+	}
+	sc.busy.Store(false)
+}
+
+func cmdScriptLoad(c *Client, args [][]byte) {
+	script, err := c.srv.scripting.engine.Load(args[2])
+	if err != nil {
+		c.w.Error(err.Error())
+		return
+	}
+	c.w.BulkString(script.SHA)
+}
+
+func cmdScriptExists(c *Client, args [][]byte) {
+	e := c.srv.scripting.engine
+	c.w.Array(len(args) - 2)
+	for _, sha := range args[2:] {
+		if e.Exists(string(sha)) {
+			c.w.Int(1)
+		} else {
+			c.w.Int(0)
+		}
+	}
+}
+
+func cmdScriptFlush(c *Client, args [][]byte) {
+	if len(args) > 3 || (len(args) == 3 && !eqFold(args[2], "async") && !eqFold(args[2], "sync")) {
+		c.w.Error("ERR SCRIPT FLUSH only support SYNC|ASYNC option")
+		return
+	}
+	c.srv.scripting.engine.Flush()
+	c.w.Status("OK")
+}
+
+// cmdScriptKill runs without the execution lock while a script is busy (it
+// is flagged allow_busy): the engine's Kill is safe from any goroutine.
+func cmdScriptKill(c *Client, args [][]byte) {
+	if err := c.srv.scripting.engine.Kill(); err != nil {
+		c.w.Error(err.Error())
+		return
+	}
+	c.w.Status("OK")
+}
+
+// cmdScriptDebug accepts only NO: floodgate has no Lua debugger.
+func cmdScriptDebug(c *Client, args [][]byte) {
+	switch {
+	case eqFold(args[2], "no"):
+		c.w.Status("OK")
+	case eqFold(args[2], "yes"), eqFold(args[2], "sync"):
+		c.w.Error("ERR SCRIPT DEBUG is not supported by floodgate")
+	default:
+		c.w.Error("ERR Use SCRIPT DEBUG YES/SYNC/NO")
+	}
+}
+
+var scriptHelp = []string{
+	"SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+	"DEBUG (YES|SYNC|NO)",
+	"    Set the debug mode for subsequent scripts executed.",
+	"EXISTS <sha1> [<sha1> ...]",
+	"    Return information about the existence of the scripts in the script cache.",
+	"FLUSH [ASYNC|SYNC]",
+	"    Flush the Lua scripts cache. Very dangerous on replicas.",
+	"    When called without the optional mode argument, the behavior is determined by the",
+	"    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+	"    * ASYNC: Asynchronously flush the scripts cache.",
+	"    * SYNC: Synchronously flush the scripts cache.",
+	"KILL",
+	"    Kill the currently executing Lua script.",
+	"LOAD <script>",
+	"    Load a script into the scripts cache without executing it.",
+	"HELP",
+	"    Prints this help.",
+}
+
+func cmdScriptHelp(c *Client, args [][]byte) {
+	c.w.Array(len(scriptHelp))
+	for _, line := range scriptHelp {
+		c.w.Status(line)
+	}
+}
+
+// unsafeString views b as a string without copying; only for lookups that
+// do not keep the string.
+func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }

@@ -1,0 +1,266 @@
+package server
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/floodgate/floodgate/luaengine"
+	"github.com/redis/go-redis/v9"
+)
+
+const seed001Script = `local c = redis.call('INCR', KEYS[1]) if c == 1 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end if c > tonumber(ARGV[1]) then return 0 end return 1`
+
+func newScriptTestServer(t testing.TB, limit time.Duration) (*Server, func() *redis.Client) {
+	t.Helper()
+	srv := New(Config{Addr: "127.0.0.1:0", LuaTimeLimit: limit})
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	dial := func() *redis.Client {
+		c := redis.NewClient(&redis.Options{Addr: srv.Addr(), Protocol: 2, DisableIdentity: true, MaxRetries: -1, ReadTimeout: 10 * time.Second})
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	return srv, dial
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func TestScriptRunsThroughCommandTable(t *testing.T) {
+	_, dial := newScriptTestServer(t, 0)
+	ctx := context.Background()
+	c := dial()
+	sha := mustLoad(t, c, `return redis.call('INCR', KEYS[1])`)
+	for want := int64(1); want <= 3; want++ {
+		n, err := c.EvalSha(ctx, sha, []string{"n"}, nil).Int64()
+		if err != nil || n != want {
+			t.Fatalf("EVALSHA INCR = %d, %v; want %d", n, err, want)
+		}
+	}
+	if got, _ := c.Get(ctx, "n").Result(); got != "3" {
+		t.Fatalf("GET n after scripts = %q, want 3", got)
+	}
+
+	tests := []struct {
+		name, script string
+		ro           bool
+		want         string // error prefix
+	}{
+		{"unknown command", `return redis.call('nosuch')`, false, "ERR Unknown Redis command called from script script: "},
+		{"unknown subcommand", `return redis.call('script', 'nosuch')`, false, "ERR Unknown Redis command called from script script: "},
+		{"arity", `return redis.call('incr')`, false, "ERR Wrong number of args calling Redis command from script script: "},
+		{"container arity", `return redis.call('script')`, false, "ERR Wrong number of args calling Redis command from script script: "},
+		{"noscript", `return redis.call('eval', 'return 1', 0)`, false, "ERR This Redis command is not allowed from script script: "},
+		{"noscript subcommand", `return redis.call('script', 'kill')`, false, "ERR This Redis command is not allowed from script script: "},
+		{"write in EVAL_RO", `return redis.call('incr', 'x')`, true, "ERR Write commands are not allowed from read-only scripts. script: "},
+		{"write under no-writes", "#!lua flags=no-writes\nreturn redis.call('incr', 'x')", false, "ERR Write commands are not allowed from read-only scripts. script: "},
+		{"wrong type from handler", `redis.call('zadd', 'z', 1, 'm') return redis.call('incr', 'z')`, false, "WRONGTYPE Operation against a key holding the wrong kind of value script: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var err error
+			if tt.ro {
+				err = c.EvalRO(ctx, tt.script, nil).Err()
+			} else {
+				err = c.Eval(ctx, tt.script, nil).Err()
+			}
+			if !strings.HasPrefix(errText(err), tt.want) {
+				t.Fatalf("got %q, want prefix %q", errText(err), tt.want)
+			}
+		})
+	}
+	if n, _ := c.Exists(ctx, "x").Result(); n != 0 {
+		t.Fatal("a refused write changed the keyspace")
+	}
+}
+
+func mustLoad(t testing.TB, c *redis.Client, script string) string {
+	t.Helper()
+	sha, err := c.ScriptLoad(context.Background(), script).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sha
+}
+
+// SELECT inside a script moves only the script (Redis 7.0), and the script
+// starts in the caller's database.
+func TestScriptSelectStaysInside(t *testing.T) {
+	_, dial := newScriptTestServer(t, 0)
+	ctx := context.Background()
+	c := redis.NewClient(&redis.Options{Addr: dial().Options().Addr, DB: 2, Protocol: 2, DisableIdentity: true})
+	defer c.Close()
+	got, err := c.Eval(ctx, `local before = redis.call('INCR', 'k') redis.call('SELECT', 5) return {before, redis.call('INCR', 'k')}`, nil).Slice()
+	if err != nil || len(got) != 2 || got[0] != int64(1) || got[1] != int64(1) {
+		t.Fatalf("EVAL = %v, %v; want [1 1]", got, err)
+	}
+	if n, _ := c.Incr(ctx, "k").Result(); n != 2 {
+		t.Fatalf("caller's INCR after the script = %d, want 2 (still in db 2)", n)
+	}
+	other := redis.NewClient(&redis.Options{Addr: c.Options().Addr, DB: 5, Protocol: 2, DisableIdentity: true})
+	defer other.Close()
+	if v, _ := other.Get(ctx, "k").Result(); v != "1" {
+		t.Fatalf("db 5 k = %q, want 1", v)
+	}
+}
+
+// A script that runs past the time limit makes other clients see BUSY;
+// SCRIPT KILL works without the lock and everyone is served again.
+func TestScriptBusyAndKill(t *testing.T) {
+	_, dial := newScriptTestServer(t, 30*time.Millisecond)
+	ctx := context.Background()
+	runner, other := dial(), dial()
+	if err := other.ScriptKill(ctx).Err(); errText(err) != "NOTBUSY No scripts in execution right now." {
+		t.Fatalf("SCRIPT KILL while idle: %v", err)
+	}
+	const loop = `local n = 0 while true do n = n + 1 end`
+	done := make(chan error, 1)
+	go func() { done <- runner.Eval(ctx, loop, nil).Err() }()
+	waitFor(t, "BUSY", func() bool {
+		return errText(other.Ping(ctx).Err()) == errBusy
+	})
+	if err := other.Get(ctx, "k").Err(); errText(err) != errBusy {
+		t.Fatalf("GET while busy: %v", err)
+	}
+	if err := other.ScriptKill(ctx).Err(); err != nil {
+		t.Fatalf("SCRIPT KILL: %v", err)
+	}
+	err := <-done
+	want := "ERR Script killed by user with SCRIPT KILL... script: " + luaengine.SHA1Hex([]byte(loop)) + ", on @user_script:1."
+	if errText(err) != want {
+		t.Fatalf("killed script's reply = %q, want %q", errText(err), want)
+	}
+	if err := other.Ping(ctx).Err(); err != nil {
+		t.Fatalf("PING after the kill: %v", err)
+	}
+	if err := runner.Ping(ctx).Err(); err != nil {
+		t.Fatalf("PING on the killed script's connection: %v", err)
+	}
+	if err := other.ScriptKill(ctx).Err(); errText(err) != "NOTBUSY No scripts in execution right now." {
+		t.Fatalf("SCRIPT KILL after the kill: %v", err)
+	}
+}
+
+// A script that wrote cannot be killed; once it ends on its own, BUSY ends.
+func TestScriptUnkillableAfterWrite(t *testing.T) {
+	_, dial := newScriptTestServer(t, 30*time.Millisecond)
+	ctx := context.Background()
+	runner, other := dial(), dial()
+	// Runs until TIME has moved 300 ms, which shows TIME is not frozen.
+	const writeThenSpin = `redis.call('INCR', KEYS[1])
+local t0 = redis.call('TIME')
+local start = t0[1] * 1000000 + t0[2]
+while true do
+  local t = redis.call('TIME')
+  if t[1] * 1000000 + t[2] - start > 300000 then break end
+end
+return redis.call('GET', KEYS[1])`
+	done := make(chan error, 1)
+	go func() { done <- runner.Eval(ctx, writeThenSpin, []string{"w"}).Err() }()
+	waitFor(t, "BUSY", func() bool { return errText(other.Ping(ctx).Err()) == errBusy })
+	err := other.ScriptKill(ctx).Err()
+	if !strings.HasPrefix(errText(err), "UNKILLABLE Sorry the script already executed write commands") {
+		t.Fatalf("SCRIPT KILL after a write: %v", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("script: %v", err)
+	}
+	waitFor(t, "PONG after the script ended", func() bool { return other.Ping(ctx).Err() == nil })
+	if v, _ := other.Get(ctx, "w").Result(); v != "1" {
+		t.Fatalf("w = %q, want 1", v)
+	}
+}
+
+// A script shorter than the limit never makes anyone BUSY, even when the
+// watch ticks during it.
+func TestScriptUnderLimitNeverBusy(t *testing.T) {
+	srv, dial := newScriptTestServer(t, time.Hour)
+	c := dial()
+	ctx := context.Background()
+	for i := 0; i < 200; i++ {
+		if err := c.Eval(ctx, `return 1`, nil).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if srv.scripting.busy.Load() {
+		t.Fatal("busy set for short scripts")
+	}
+}
+
+// The watch and the script's end race; BUSY must never outlive a script.
+func TestMarkBusyAfterScriptEnded(t *testing.T) {
+	srv := New(Config{Addr: "127.0.0.1:0"})
+	defer srv.Close()
+	srv.markBusy(true, time.Now().UnixNano()) // no script is running
+	if srv.scripting.busy.Load() {
+		t.Fatal("busy set for a script that is not running")
+	}
+	select {
+	case <-srv.busy:
+		t.Fatal("server busy without a running script")
+	default:
+	}
+}
+
+func TestEvalQueuedInMulti(t *testing.T) {
+	initCommandTable()
+	if commandTable.lookup([]byte("multi")) == nil {
+		t.Skip("MULTI not implemented yet")
+	}
+	_, dial := newScriptTestServer(t, 0)
+	ctx := context.Background()
+	c := dial()
+	cmds, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Eval(ctx, `return redis.call('INCR', KEYS[1])`, []string{"m"})
+		p.Eval(ctx, `return redis.call('INCR', KEYS[1])`, []string{"m"})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := cmds[1].(*redis.Cmd).Int64(); n != 2 {
+		t.Fatalf("second EVAL in EXEC = %d, want 2", n)
+	}
+}
+
+func TestScriptCommandInfo(t *testing.T) {
+	initCommandTable()
+	for _, tt := range []struct {
+		name  string
+		arity int
+		flags string
+	}{
+		{"eval", -3, "noscript stale skip_monitor no_mandatory_keys movablekeys"},
+		{"evalsha_ro", -3, "readonly noscript stale skip_monitor no_mandatory_keys movablekeys"},
+		{"script", -2, ""},
+	} {
+		cmd := commandTable.lookup([]byte(tt.name))
+		if cmd == nil || cmd.Arity != tt.arity || strings.Join(cmd.Flags.Names(), " ") != tt.flags {
+			t.Errorf("%s: %+v", tt.name, cmd)
+		}
+	}
+	kill := commandTable.lookup([]byte("script")).subcommand([]byte("KILL"))
+	if kill == nil || !kill.Flags.Has(FlagAllowBusy|FlagNoScript) {
+		t.Fatalf("script|kill flags: %v", kill)
+	}
+}
