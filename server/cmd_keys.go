@@ -1,9 +1,46 @@
 package server
 
+import (
+	"bytes"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/floodgate/floodgate/store"
+)
+
 var keyCommands = []*Command{
-	{Name: "del", Arity: -2, Flags: FlagWrite, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"keyspace", "write", "slow"}, Group: "generic", Summary: "Delete a key", Since: "1.0.0", Handler: cmdDel},
+	{Name: "del", Arity: -2, Flags: FlagWrite, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"keyspace", "write", "slow"}, Group: "generic", Summary: "Delete a key", Since: "1.0.0", Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Handler: cmdDel},
+	{Name: "unlink", Arity: -2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Group: "generic", Summary: "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking.", Since: "4.0.0", Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Handler: cmdDel},
+	{Name: "exists", Arity: -2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Group: "generic", Summary: "Determine if a key exists", Since: "1.0.0", Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Handler: cmdExists},
+	{Name: "touch", Arity: -2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Group: "generic", Summary: "Alters the last access time of a key(s). Returns the number of existing keys specified.", Since: "3.2.1", Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Handler: cmdExists},
+	{Name: "type", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Group: "generic", Summary: "Determine the type stored at key", Since: "1.0.0", Handler: cmdType},
+	{Name: "keys", Arity: 2, Flags: FlagReadonly, ACL: []string{"keyspace", "read", "slow", "dangerous"}, Group: "generic", Summary: "Find all keys matching the given pattern", Since: "1.0.0", Tips: []string{"request_policy:all_shards", "nondeterministic_output_order"}, Handler: cmdKeys},
+	{Name: "scan", Arity: -2, Flags: FlagReadonly, ACL: []string{"keyspace", "read", "slow"}, Group: "generic", Summary: "Incrementally iterate the keys space", Since: "2.8.0", Tips: []string{"nondeterministic_output", "request_policy:special"}, Handler: cmdScan},
+	{Name: "randomkey", Arity: 1, Flags: FlagReadonly, ACL: []string{"keyspace", "read", "slow"}, Group: "generic", Summary: "Return a random key from the keyspace", Since: "1.0.0", Tips: []string{"request_policy:all_shards", "nondeterministic_output"}, Handler: cmdRandomKey},
+	{Name: "rename", Arity: 3, Flags: FlagWrite, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"keyspace", "write", "slow"}, Group: "generic", Summary: "Rename a key", Since: "1.0.0", Handler: cmdRename},
+	{Name: "renamenx", Arity: 3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Group: "generic", Summary: "Rename a key, only if the new key does not exist", Since: "1.0.0", Handler: cmdRenameNX},
+	{Name: "copy", Arity: -3, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"keyspace", "write", "slow"}, Group: "generic", Summary: "Copy a key", Since: "6.2.0", Handler: cmdCopy},
+	{Name: "expire", Arity: -3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Group: "generic", Summary: "Set a key's time to live in seconds", Since: "1.0.0", Handler: cmdExpire},
+	{Name: "pexpire", Arity: -3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Group: "generic", Summary: "Set a key's time to live in milliseconds", Since: "2.6.0", Handler: cmdPExpire},
+	{Name: "expireat", Arity: -3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Group: "generic", Summary: "Set the expiration for a key as a UNIX timestamp", Since: "1.2.0", Handler: cmdExpireAt},
+	{Name: "pexpireat", Arity: -3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Group: "generic", Summary: "Set the expiration for a key as a UNIX timestamp specified in milliseconds", Since: "2.6.0", Handler: cmdPExpireAt},
+	{Name: "ttl", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Group: "generic", Summary: "Get the time to live for a key in seconds", Since: "1.0.0", Tips: []string{"nondeterministic_output"}, Handler: cmdTTL},
+	{Name: "pttl", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Group: "generic", Summary: "Get the time to live for a key in milliseconds", Since: "2.6.0", Tips: []string{"nondeterministic_output"}, Handler: cmdPTTL},
+	{Name: "expiretime", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Group: "generic", Summary: "Get the expiration Unix timestamp for a key", Since: "7.0.0", Handler: cmdExpireTime},
+	{Name: "pexpiretime", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Group: "generic", Summary: "Get the expiration Unix timestamp for a key in milliseconds", Since: "7.0.0", Handler: cmdPExpireTime},
+	{Name: "persist", Arity: 2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Group: "generic", Summary: "Remove the expiration from a key", Since: "2.2.0", Handler: cmdPersist},
 }
 
+const (
+	errIntRange         = "ERR value is out of range, value must between -2147483648 and 2147483647"
+	errSameObject       = "ERR source and destination objects are the same"
+	errExpireNXCompat   = "ERR NX and XX, GT or LT options at the same time are not compatible"
+	errExpireGTLTCompat = "ERR GT and LT options at the same time are not compatible"
+)
+
+// cmdDel serves DEL and UNLINK: values are freed by Go's collector either
+// way, so UNLINK has nothing to do in the background.
 func cmdDel(c *Client, args [][]byte) {
 	var n int64
 	for _, k := range args[1:] {
@@ -12,4 +49,338 @@ func cmdDel(c *Client, args [][]byte) {
 		}
 	}
 	c.w.Int(n)
+}
+
+// cmdExists serves EXISTS and TOUCH (we keep no access times): both count
+// live keys, a key named twice counting twice.
+func cmdExists(c *Client, args [][]byte) {
+	var n int64
+	for _, k := range args[1:] {
+		if c.db.Get(k) != nil {
+			n++
+		}
+	}
+	c.w.Int(n)
+}
+
+func cmdType(c *Client, args [][]byte) {
+	e := c.db.Get(args[1])
+	if e == nil {
+		c.w.Status("none")
+		return
+	}
+	c.w.Status(e.Value.Kind().String())
+}
+
+func cmdKeys(c *Client, args [][]byte) {
+	pattern := args[1]
+	all := len(pattern) == 1 && pattern[0] == '*' // matches "" too, unlike the glob
+	var keys []string
+	c.db.Each(func(e *store.Entry) {
+		if all || store.Match(pattern, []byte(e.Key), false) {
+			keys = append(keys, e.Key)
+		}
+	})
+	c.w.Array(len(keys))
+	for _, k := range keys {
+		c.w.BulkString(k)
+	}
+}
+
+// scanOptions are SCAN's COUNT, MATCH and TYPE options; HSCAN, SSCAN and
+// ZSCAN take the first two.
+type scanOptions struct {
+	count    int64
+	pattern  []byte // nil: everything ("*" included)
+	typeName []byte // nil: every type
+}
+
+// parseScanOptions parses options as Redis's scanGenericCommand: a COUNT
+// below 1 is a syntax error, and so is an option without its value.
+func parseScanOptions(c *Client, opts [][]byte, withType bool) (scanOptions, bool) {
+	o := scanOptions{count: 10}
+	for i := 0; i < len(opts); i += 2 {
+		if i+1 >= len(opts) {
+			c.w.Error(errSyntax)
+			return o, false
+		}
+		switch opt, val := opts[i], opts[i+1]; {
+		case eqFold(opt, "count"):
+			n, ok := intArg(c, val)
+			if !ok {
+				return o, false
+			}
+			if n < 1 {
+				c.w.Error(errSyntax)
+				return o, false
+			}
+			o.count = n
+		case eqFold(opt, "match"):
+			o.pattern = val
+			if len(val) == 1 && val[0] == '*' {
+				o.pattern = nil
+			}
+		case withType && eqFold(opt, "type"):
+			o.typeName = val
+		default:
+			c.w.Error(errSyntax)
+			return o, false
+		}
+	}
+	return o, true
+}
+
+func cmdScan(c *Client, args [][]byte) {
+	cursor, ok := parseCursor(cursorArg(args[1]))
+	if !ok {
+		c.w.Error(errInvalidCursor)
+		return
+	}
+	o, ok := parseScanOptions(c, args[2:], true)
+	if !ok {
+		return
+	}
+	var keys []string
+	next := c.db.Scan(cursor, int(min(o.count, math.MaxInt32)), func(e *store.Entry) {
+		if o.pattern != nil && !store.Match(o.pattern, []byte(e.Key), false) {
+			return
+		}
+		// An unknown type name is no error: it matches nothing.
+		if o.typeName != nil && !strings.EqualFold(string(o.typeName), e.Value.Kind().String()) {
+			return
+		}
+		keys = append(keys, e.Key)
+	})
+	c.w.Array(2)
+	c.w.BulkString(strconv.FormatUint(next, 10))
+	c.w.Array(len(keys))
+	for _, k := range keys {
+		c.w.BulkString(k)
+	}
+}
+
+// cursorArg cuts a cursor at its first NUL: Redis parses it with strtoul,
+// which stops there, and checks only that it stopped on a NUL.
+func cursorArg(b []byte) []byte {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		return b[:i]
+	}
+	return b
+}
+
+func cmdRandomKey(c *Client, args [][]byte) {
+	k, ok := c.db.RandomKey()
+	if !ok {
+		c.w.Null()
+		return
+	}
+	c.w.BulkString(k)
+}
+
+func cmdRename(c *Client, args [][]byte)   { rename(c, args[1], args[2], false) }
+func cmdRenameNX(c *Client, args [][]byte) { rename(c, args[1], args[2], true) }
+
+// rename moves a key's value and TTL to another name (Redis's
+// renameGenericCommand): a missing source is an error even when both names
+// are the same.
+func rename(c *Client, from, to []byte, nx bool) {
+	e := c.db.Get(from)
+	if e == nil {
+		c.w.Error(errNoSuchKey)
+		return
+	}
+	reply := func(done bool) {
+		switch {
+		case !nx:
+			c.w.Status("OK")
+		case done:
+			c.w.Int(1)
+		default:
+			c.w.Int(0)
+		}
+	}
+	if bytes.Equal(from, to) {
+		reply(false)
+		return
+	}
+	if nx && c.db.Get(to) != nil {
+		reply(false)
+		return
+	}
+	v, at := e.Value, e.ExpireAt()
+	c.db.Delete(from)
+	c.db.Set(to, v, at)
+	reply(true)
+}
+
+func cmdCopy(c *Client, args [][]byte) {
+	dst := c.db
+	replace := false
+	for i := 3; i < len(args); i++ {
+		switch {
+		case eqFold(args[i], "replace"):
+			replace = true
+		case eqFold(args[i], "db") && i+1 < len(args):
+			n, ok := intArg(c, args[i+1])
+			if !ok {
+				return
+			}
+			if n < math.MinInt32 || n > math.MaxInt32 {
+				c.w.Error(errIntRange)
+				return
+			}
+			if n < 0 || n >= int64(c.srv.store.Databases()) {
+				c.w.Error(errDBIndex)
+				return
+			}
+			dst = c.srv.store.DB(int(n))
+			i++
+		default:
+			c.w.Error(errSyntax)
+			return
+		}
+	}
+	if dst == c.db && bytes.Equal(args[1], args[2]) {
+		c.w.Error(errSameObject)
+		return
+	}
+	e := c.db.Get(args[1])
+	if e == nil {
+		c.w.Int(0)
+		return
+	}
+	if dst.Get(args[2]) != nil && !replace {
+		c.w.Int(0)
+		return
+	}
+	dst.Set(args[2], e.Value.Clone(), e.ExpireAt())
+	c.w.Int(1)
+}
+
+// Conditions of EXPIRE and friends.
+type expireFlags uint8
+
+const (
+	expireNX expireFlags = 1 << iota
+	expireXX
+	expireGT
+	expireLT
+)
+
+func cmdExpire(c *Client, args [][]byte)    { expireGeneric(c, args, c.srv.store.Now(), 1000) }
+func cmdPExpire(c *Client, args [][]byte)   { expireGeneric(c, args, c.srv.store.Now(), 1) }
+func cmdExpireAt(c *Client, args [][]byte)  { expireGeneric(c, args, 0, 1000) }
+func cmdPExpireAt(c *Client, args [][]byte) { expireGeneric(c, args, 0, 1) }
+
+// parseExpireFlags parses the NX/XX/GT/LT options of EXPIRE and friends.
+func parseExpireFlags(c *Client, opts [][]byte) (expireFlags, bool) {
+	var f expireFlags
+	for _, opt := range opts {
+		switch {
+		case eqFold(opt, "nx"):
+			f |= expireNX
+		case eqFold(opt, "xx"):
+			f |= expireXX
+		case eqFold(opt, "gt"):
+			f |= expireGT
+		case eqFold(opt, "lt"):
+			f |= expireLT
+		default:
+			c.w.Error(sanitizeError("ERR Unsupported option " + string(opt)))
+			return 0, false
+		}
+	}
+	if f&expireNX != 0 && f&(expireXX|expireGT|expireLT) != 0 {
+		c.w.Error(errExpireNXCompat)
+		return 0, false
+	}
+	if f&expireGT != 0 && f&expireLT != 0 {
+		c.w.Error(errExpireGTLTCompat)
+		return 0, false
+	}
+	return f, true
+}
+
+// expireGeneric is Redis's expireGenericCommand: the deadline is
+// basetime + amount*unit ms, checked for overflow before the key is looked
+// up; a deadline not in the future deletes the key.
+func expireGeneric(c *Client, args [][]byte, basetime, unit int64) {
+	flags, ok := parseExpireFlags(c, args[3:])
+	if !ok {
+		return
+	}
+	when, ok := intArg(c, args[2])
+	if !ok {
+		return
+	}
+	if unit == 1000 && (when > math.MaxInt64/1000 || when < math.MinInt64/1000) {
+		c.errorf(errInvalidExpire, c.cmd.FullName())
+		return
+	}
+	when *= unit
+	if when > math.MaxInt64-basetime {
+		c.errorf(errInvalidExpire, c.cmd.FullName())
+		return
+	}
+	when += basetime
+	e := c.db.Get(args[1])
+	if e == nil {
+		c.w.Int(0)
+		return
+	}
+	current := e.ExpireAt() // 0: no TTL, an infinite one for GT and LT
+	if (flags&expireNX != 0 && current != 0) ||
+		(flags&expireXX != 0 && current == 0) ||
+		(flags&expireGT != 0 && (current == 0 || when <= current)) ||
+		(flags&expireLT != 0 && current != 0 && when >= current) {
+		c.w.Int(0)
+		return
+	}
+	if when <= c.srv.store.Now() {
+		c.db.Delete(args[1])
+	} else {
+		c.db.SetExpire(e, when)
+	}
+	c.w.Int(1)
+}
+
+func cmdTTL(c *Client, args [][]byte)         { ttlGeneric(c, args[1], false, false) }
+func cmdPTTL(c *Client, args [][]byte)        { ttlGeneric(c, args[1], true, false) }
+func cmdExpireTime(c *Client, args [][]byte)  { ttlGeneric(c, args[1], false, true) }
+func cmdPExpireTime(c *Client, args [][]byte) { ttlGeneric(c, args[1], true, true) }
+
+// ttlGeneric answers -2 for a missing key, -1 for one without a TTL, and
+// otherwise the time left (or the deadline, if absolute) in ms or in
+// seconds rounded to the nearest, as Redis does.
+func ttlGeneric(c *Client, key []byte, ms, absolute bool) {
+	e := c.db.Get(key)
+	if e == nil {
+		c.w.Int(-2)
+		return
+	}
+	at := e.ExpireAt()
+	if at == 0 {
+		c.w.Int(-1)
+		return
+	}
+	ttl := at
+	if !absolute {
+		ttl = max(at-c.srv.store.Now(), 0)
+	}
+	if !ms {
+		// Unsigned, as Redis's compiled code computes it (ttl >= 0): a
+		// deadline near the int64 limit rounds up instead of wrapping.
+		ttl = int64((uint64(ttl) + 500) / 1000)
+	}
+	c.w.Int(ttl)
+}
+
+func cmdPersist(c *Client, args [][]byte) {
+	e := c.db.Get(args[1])
+	if e == nil || e.ExpireAt() == 0 {
+		c.w.Int(0)
+		return
+	}
+	c.db.SetExpire(e, 0)
+	c.w.Int(1)
 }

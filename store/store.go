@@ -329,13 +329,22 @@ func (db *DB) Scan(cursor uint64, count int, visit func(e *Entry)) uint64 {
 	if cursor > 0 && cursor-1 < uint64(len(db.order)) {
 		i = int(cursor - 1)
 	}
+	var expired []*Entry
 	for ; i >= 0 && count > 0; i-- {
 		e := db.order[i]
 		count--
 		if db.expired(e) {
-			continue // reclaimed by lazy or active expiry, not here: removal would move entries
+			expired = append(expired, e)
+			continue
 		}
 		visit(e)
+	}
+	// Like Redis's SCAN, delete the expired keys met on the way (DBSIZE
+	// shows it), but only after the walk: a removal moves the last entry
+	// into the hole, which is harmless now, as the hole and the last entry
+	// both lie in the part already visited.
+	for _, e := range expired {
+		db.remove(e)
 	}
 	if i < 0 {
 		return 0
