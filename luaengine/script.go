@@ -80,6 +80,9 @@ func parseShebang(body string) (Flags, error) {
 		if !ok {
 			return 0, Error("ERR Unknown lua shebang option: " + part)
 		}
+		if value == "" {
+			continue // Redis splits "" into no flags at all
+		}
 		for _, name := range strings.Split(value, ",") {
 			f, ok := flagNames[name]
 			if !ok {

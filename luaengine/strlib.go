@@ -17,7 +17,12 @@ func (e *Engine) installStringOverrides(s *lua.LTable) {
 		if !ok {
 			continue
 		}
-		s.RawSetString(name, L.NewFunction(numberSubject(orig)))
+		// Keep the upvalues: gmatch returns its iterator from one.
+		ups := make([]lua.LValue, len(orig.Upvalues))
+		for i, uv := range orig.Upvalues {
+			ups[i] = uv.Value()
+		}
+		s.RawSetString(name, L.NewClosure(numberSubject(orig), ups...))
 	}
 	if gm := s.RawGetString("gmatch"); gm != lua.LNil {
 		s.RawSetString("gfind", gm)
