@@ -26,7 +26,7 @@ func APIKeyKey(apiKey string) string { return "rate:apikey:" + apiKey }
 type Identity struct {
 	APIKey string
 	User   string
-	IP     string // an address or prefix, as from ClientIP.Key
+	IP     string // an address or IPv6 prefix, as from ClientIP.Group
 }
 
 // Key returns the key of the most specific identity present, API key before
@@ -117,15 +117,19 @@ func (c *ClientIP) Addr(r *http.Request) netip.Addr {
 	return client
 }
 
-// Key returns the rate-limit key of the request's client: IPKey of its
-// address, or of its IPv6 prefix.
-func (c *ClientIP) Key(r *http.Request) string {
+// Group returns what is limited together for the request's client: its
+// address, or its IPv6 prefix ("2001:db8::/64"). A RemoteAddr that is not an
+// address is returned as it is.
+func (c *ClientIP) Group(r *http.Request) string {
 	addr := c.Addr(r)
 	if !addr.IsValid() {
-		return IPKey(r.RemoteAddr)
+		return r.RemoteAddr
 	}
-	return IPKey(c.group(addr))
+	return c.group(addr)
 }
+
+// Key returns the rate-limit key of the request's client, IPKey(c.Group(r)).
+func (c *ClientIP) Key(r *http.Request) string { return IPKey(c.Group(r)) }
 
 // group returns addr as a string, IPv6 addresses reduced to their prefix.
 func (c *ClientIP) group(addr netip.Addr) string {

@@ -66,6 +66,9 @@ func TestClientIP(t *testing.T) {
 			if got := tc.c.Key(r); got != tc.want {
 				t.Errorf("Key = %q, want %q", got, tc.want)
 			}
+			if got := (Identity{IP: tc.c.Group(r)}).Key(); got != tc.want {
+				t.Errorf("Identity{IP: Group}.Key() = %q, want %q", got, tc.want)
+			}
 		})
 	}
 }

@@ -45,6 +45,8 @@ func main() {
 	trusted := flag.String("trusted-proxies", "", "comma-separated CIDRs of proxies whose X-Forwarded-For/Forwarded to trust")
 	algorithm := flag.String("algorithm", "gcra", "gcra, token_bucket, fixed_window, fixed_window_incr_first, sliding_log or sliding_window")
 	replicas := flag.Int("replicas", 1, "gateway replicas sharing the store; each gets 1/replicas of a limit while the store is down")
+	onFailure := flag.String("on-store-failure", "local", "while the store is down: local (in-memory share of each limit), open (allow all) or closed (deny all)")
+	timeout := flag.Duration("store-timeout", 100*time.Millisecond, "a store call slower than this counts as a failure")
 	flag.Parse()
 
 	cfg, err := parseConfig(*upstream, *ipLimit, *keyLimit, *apiKeys, *trusted)
@@ -57,10 +59,18 @@ func main() {
 	if !ok {
 		log.Fatalf("unknown algorithm %q", *algorithm)
 	}
+	policy, ok := map[string]ratelimit.FailurePolicy{
+		"local": ratelimit.FailOpenLocal, "open": ratelimit.FailOpen, "closed": ratelimit.FailClosed,
+	}[*onFailure]
+	if !ok {
+		log.Fatalf("unknown --on-store-failure %q", *onFailure)
+	}
 	rdb := redis.NewClient(&redis.Options{Addr: *redisAddr, ContextTimeoutEnabled: true})
 	limiter := ratelimit.NewLimiter(rdb,
 		ratelimit.WithAlgorithm(algo),
 		ratelimit.WithReplicas(*replicas),
+		ratelimit.WithFailurePolicy(policy),
+		ratelimit.WithTimeout(*timeout),
 		ratelimit.OnStateChange(func(from, to ratelimit.State, err error) {
 			log.Printf("rate-limit store %s -> %s (%v)", from, to, err)
 		}))
