@@ -219,7 +219,7 @@ func WithAlgorithm(a Algorithm) Option { return func(l *Limiter) { l.algo = a } 
 func WithClock(now func() time.Time) Option { return func(l *Limiter) { l.clock = now } }
 
 // WithTimeout sets how long a store call may take before the store counts as
-// failed; the default is 100ms. A slow limiter should not become the outage.
+// failed; the default is 100ms and zero means no limit. A slow limiter should not become the outage.
 // It holds whether or not the client sets ContextTimeoutEnabled; setting it
 // lets the client itself stop waiting, which is cheaper.
 func WithTimeout(d time.Duration) Option { return func(l *Limiter) { l.timeout = d } }
@@ -383,8 +383,8 @@ func micros(us int64) time.Duration {
 
 // storeKey names the store key of key for algorithm a. Unless the caller's
 // key already has a hash tag (as Middleware's "{identity}:rule" keys do), the
-// whole key becomes one, so that every key of one limiter lives in one
-// Cluster slot and one Ring shard.
+// whole key becomes one, so that whatever the algorithm adds to a caller's
+// key stays in the same Cluster slot and Ring shard.
 func storeKey(key string, a Algorithm) string {
 	if open := strings.IndexByte(key, '{'); open >= 0 {
 		if end := strings.IndexByte(key[open+1:], '}'); end > 0 {
@@ -393,13 +393,3 @@ func storeKey(key string, a Algorithm) string {
 	}
 	return "{" + key + "}:" + a.String()
 }
-
-// scripts holds one compiled script per algorithm; redis.Script.Run sends
-// EVALSHA and falls back to EVAL when the store answers NOSCRIPT.
-var scripts = func() map[Algorithm]*redis.Script {
-	m := make(map[Algorithm]*redis.Script, len(Algorithms))
-	for _, a := range Algorithms {
-		m[a] = redis.NewScript(scriptSource(a))
-	}
-	return m
-}()

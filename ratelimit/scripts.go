@@ -1,6 +1,10 @@
 package ratelimit
 
-import _ "embed"
+import (
+	_ "embed"
+
+	"github.com/redis/go-redis/v9"
+)
 
 var (
 	//go:embed prelude.lua
@@ -30,3 +34,13 @@ func scriptSource(a Algorithm) string {
 	}[a]
 	return preludeLua + "\n" + body
 }
+
+// scripts holds one compiled script per algorithm; redis.Script.Run sends
+// EVALSHA and falls back to EVAL when the store answers NOSCRIPT.
+var scripts = func() map[Algorithm]*redis.Script {
+	m := make(map[Algorithm]*redis.Script, len(Algorithms))
+	for _, a := range Algorithms {
+		m[a] = redis.NewScript(scriptSource(a))
+	}
+	return m
+}()
