@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/floodgate/floodgate/server"
 )
 
 func TestConnection(t *testing.T) {
@@ -93,6 +95,72 @@ func TestConnectionClientList(t *testing.T) {
 		want, got := fieldNames(redisAddr, args...), fieldNames(floodgateAddr, args...)
 		if want != got {
 			t.Errorf("%v fields:\n  redis:     %s\n  floodgate: %s", args, want, got)
+		}
+	}
+}
+
+// TestConnectionAuth runs against a redis-server started with requirepass
+// and a floodgate with the same password: NOAUTH for ordinary commands, the
+// commands allowed before AUTH, and RESET dropping the authentication.
+// The cases cannot start with FLUSHALL, so they run here rather than in
+// runCases.
+func TestConnectionAuth(t *testing.T) {
+	const password = "s3cret"
+	rAddr, stop, err := startRedis("--requirepass", password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	srv := server.New(server.Config{Addr: "127.0.0.1:0", Password: password})
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	cases := []tcase{
+		{"noauth", []string{"PING", "GET k", "SELECT 1", "CLIENT ID", "NOSUCH x", "ECHO", "COMMAND COUNT", "CONFIG GET port", "QUIT"}},
+		{"auth", []string{
+			"AUTH wrong", "GET k", "AUTH default wrong", "AUTH nosuch " + password, "AUTH a b c",
+			"AUTH " + password, "GET k", "AUTH wrong", "GET k", "AUTH default " + password, "PING",
+		}},
+		{"hello", []string{
+			"HELLO", "HELLO 2", "HELLO 2 SETNAME x", "HELLO 2 AUTH default wrong", "HELLO 2 AUTH nosuch " + password,
+			"HELLO x", "HELLO 4", "HELLO 2 FOO", `HELLO 2 AUTH default wrong SETNAME "a b"`,
+			"!type HELLO 2 AUTH default " + password + " SETNAME conn", "CLIENT GETNAME",
+		}},
+		{"reset", []string{"AUTH " + password, "PING", "RESET", "PING", "CLIENT GETNAME", "AUTH " + password, "PING"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { compareLines(t, rAddr, srv.Addr(), tc.lines) })
+	}
+}
+
+// compareLines sends each line to both servers on one connection each, with
+// the modifiers of runCases (except @N), and compares the replies.
+func compareLines(t *testing.T, rAddr, fAddr string, lines []string) {
+	r, err := dialRaw(rAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.close()
+	f, err := dialRaw(fAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.close()
+	for _, line := range lines {
+		_, mode, arg, rest := parseModifiers(line)
+		args, err := splitArgs(rest)
+		if err != nil {
+			t.Fatalf("bad line %q: %v", line, err)
+		}
+		want, errR := r.do(args...)
+		got, errF := f.do(args...)
+		if errR != nil || errF != nil {
+			t.Fatalf("%s: redis %q %v, floodgate %q %v", line, want, errR, got, errF)
+		}
+		countCommand(args)
+		if !sameReply(mode, arg, want, got) {
+			t.Errorf("%s\n  redis:     %q\n  floodgate: %q", line, want, got)
 		}
 	}
 }

@@ -59,8 +59,9 @@ func run(m *testing.M) (int, error) {
 	return code, nil
 }
 
-// startRedis starts a throw-away redis-server on a free port.
-func startRedis() (string, func(), error) {
+// startRedis starts a throw-away redis-server on a free port, with extra
+// command-line options (e.g. "--requirepass", "secret").
+func startRedis(extra ...string) (string, func(), error) {
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		return "", nil, errors.New("redis-server not found on PATH: install it (apt-get install redis-server) or run `make test`, which does")
@@ -73,8 +74,9 @@ func startRedis() (string, func(), error) {
 	if err != nil {
 		return "", nil, err
 	}
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--dir", dir, "--logfile", filepath.Join(dir, "redis.log"))
+	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no", "--dir", dir, "--logfile", filepath.Join(dir, "redis.log")}, extra...)
+	cmd := exec.Command(bin, args...)
 	if err := cmd.Start(); err != nil {
 		return "", nil, err
 	}
@@ -89,7 +91,8 @@ func startRedis() (string, func(), error) {
 		if c, err := dialRaw(addr); err == nil {
 			reply, err := c.do("PING")
 			c.close()
-			if err == nil && string(reply) == "+PONG\r\n" {
+			// NOAUTH: up, with a password.
+			if err == nil && (string(reply) == "+PONG\r\n" || strings.HasPrefix(string(reply), "-NOAUTH")) {
 				return addr, stop, nil
 			}
 		}

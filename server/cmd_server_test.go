@@ -1,0 +1,79 @@
+package server
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/floodgate/floodgate/store"
+)
+
+// TestTimeFollowsManualClock: TIME reads the store's clock, seconds and
+// microseconds, so moving a test clock moves TIME with the TTLs.
+func TestTimeFollowsManualClock(t *testing.T) {
+	clock := store.NewManualClock(time.Unix(1700000000, 123456789))
+	srv := startProtocolServer(t, Config{Clock: clock})
+	c := dialRaw(t, srv)
+	c.send("TIME\r\n")
+	c.expect("*2\r\n$10\r\n1700000000\r\n$6\r\n123456\r\n")
+	clock.Add(90*time.Second + 500*time.Microsecond)
+	c.send("TIME\r\n")
+	c.expect("*2\r\n$10\r\n1700000090\r\n$6\r\n123956\r\n")
+}
+
+// TestCommandCountIsTableSize: COMMAND COUNT counts top-level commands of
+// the table (families are still being added, so no fixed number).
+func TestCommandCountIsTableSize(t *testing.T) {
+	srv := startProtocolServer(t, Config{})
+	c := dialRaw(t, srv)
+	c.send("COMMAND COUNT\r\n")
+	c.expect(fmt.Sprintf(":%d\r\n", len(commandTable.all)))
+	if len(commandTable.all) < 20 {
+		t.Fatalf("table has only %d commands", len(commandTable.all))
+	}
+}
+
+// TestCommandTableInfoShape: every command's COMMAND INFO entry has the
+// ten fields, and subcommands are named "parent|sub".
+func TestCommandTableInfoShape(t *testing.T) {
+	initCommandTable()
+	for _, cmd := range commandTable.all {
+		for _, sub := range cmd.Subcommands {
+			if sub.parent != cmd || !strings.HasPrefix(sub.Name, cmd.Name+"|") {
+				t.Errorf("subcommand %q of %q", sub.Name, cmd.Name)
+			}
+		}
+		if cmd.Group == "" || cmd.Summary == "" || cmd.Since == "" {
+			if !strings.HasPrefix(cmd.Name, "test.") {
+				t.Errorf("%s: COMMAND DOCS needs group, summary and since", cmd.Name)
+			}
+		}
+	}
+}
+
+// TestNoAuth: with a password only the no_auth commands run before AUTH;
+// RESET drops the authentication again.
+func TestNoAuth(t *testing.T) {
+	srv := startProtocolServer(t, Config{Password: "pw"})
+	c := dialRaw(t, srv)
+	c.send("PING\r\nGET k\r\nAUTH x\r\nAUTH pw\r\nPING\r\nRESET\r\nPING\r\nHELLO 2 AUTH default pw\r\nPING\r\n")
+	c.expect("-NOAUTH Authentication required.\r\n-NOAUTH Authentication required.\r\n" +
+		"-WRONGPASS invalid username-password pair or user is disabled.\r\n+OK\r\n+PONG\r\n+RESET\r\n" +
+		"-NOAUTH Authentication required.\r\n*14\r\n")
+}
+
+// TestConfigSetLuaTimeLimit: CONFIG SET lua-time-limit changes the Config
+// the script runner reads, and a failed CONFIG SET changes nothing.
+func TestConfigSetLuaTimeLimit(t *testing.T) {
+	srv := startProtocolServer(t, Config{})
+	c := dialRaw(t, srv)
+	c.send("CONFIG SET lua-time-limit 250\r\nCONFIG SET maxmemory 1mb lua-time-limit x\r\nCONFIG GET maxmemory\r\n")
+	c.expect("+OK\r\n-ERR CONFIG SET failed (possibly related to argument 'lua-time-limit') - argument couldn't be parsed into an integer\r\n" +
+		"*2\r\n$9\r\nmaxmemory\r\n$1\r\n0\r\n")
+	srv.Do(func() {
+		if srv.cfg.LuaTimeLimit != 250*time.Millisecond {
+			t.Errorf("LuaTimeLimit = %v", srv.cfg.LuaTimeLimit)
+		}
+	})
+}
