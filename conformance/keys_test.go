@@ -43,6 +43,15 @@ func TestKeys(t *testing.T) {
 			"SCAN x", "SCAN ' 0'", "SCAN '0 '", "SCAN 1.0", "SCAN -", "SCAN +", "SCAN 0x10",
 			"SCAN 18446744073709551616", "SCAN -18446744073709551616", "SCAN", "SCAN x COUNT 0",
 		}},
+		{"integer argument forms", []string{
+			"SET k v", "EXPIRE k +100", "EXPIRE k 0100", "!approx=1 TTL k", "PEXPIRE k '100 '", "EXPIREAT k 1e10",
+			"SCAN 0 COUNT +5", "SCAN 0 COUNT 05", "COPY k k2 DB +1", "COPY k k3 DB 01", "COPY k k4 DB -0",
+		}},
+		{"binary keys", []string{
+			`SET "a\x00b" 1`, `SET "a\xffb" 2`, `!sort KEYS "a\x00*"`, `!sort KEYS "a[\x00-\x01]b"`, `!sort KEYS "a?b"`,
+			`EXISTS "a\x00b" "a\x00"`, `RENAME "a\x00b" "\x00"`, `TYPE "\x00"`, `SCAN 0 MATCH "\x00"`,
+			`SCAN "0\x00junk"`, `SCAN "\x00"`,
+		}},
 		{"scan cursor forms", []string{
 			"SCAN ''", "SCAN +0", "SCAN -0", "SCAN 00", "SCAN -1", "SCAN 18446744073709551615",
 			"SCAN -18446744073709551615", "SCAN 12345",

@@ -150,6 +150,16 @@ func TestString(t *testing.T) {
 			"ZADD z 1 m", "SETRANGE z 0 x", "SETRANGE z 0 ''", "SETRANGE z -1 x", "SETRANGE k 0", "SETRANGE k 0 a b",
 			"SET t v EX 100", "SETRANGE t 1 w", "!approx=1 TTL t",
 		}},
+		{"integer argument forms", []string{
+			"SET k v EX +10", "SET k v EX 010", "!approx=1 TTL k", "SET k v EX -0", "SET k v PX 1e3", "SET k v EX '10\x00'",
+			"INCRBY n +5", "INCRBY n -0", "INCRBY n 007", "INCRBY n ' 1'", "INCRBY n 0x10",
+			"SET s abc", "GETRANGE s +1 2", "GETRANGE s 01 2", "SETRANGE s +1 x", "SETRANGE s 01 x",
+			"SETRANGE s -0 x", "GET s",
+		}},
+		{"binary values", []string{
+			`SET "k\x00" "v\x00\xff"`, `GET "k\x00"`, `STRLEN "k\x00"`, `APPEND "k\x00" "\r\n"`, `GETRANGE "k\x00" 1 -1`,
+			`SETRANGE "k\x00" 1 "\x00\x00"`, `GET "k\x00"`, `GET k`,
+		}},
 		{"encodings", []string{
 			"SET a 123", "OBJECT ENCODING a", "SET b -0", "OBJECT ENCODING b", "SET c 0123", "OBJECT ENCODING c",
 			"SET d 12345678901234567890", "OBJECT ENCODING d", "SET e 9223372036854775807", "OBJECT ENCODING e",
