@@ -22,7 +22,7 @@ func TestServer(t *testing.T) {
 		}},
 		{"info", []string{
 			"!type INFO", "!type INFO default", "!type INFO all", "!type INFO server", "INFO nosuch",
-			"INFO keyspace", "INCR a", "INCR b", "INFO keyspace", "SELECT 3", "INCR c", "INFO KEYSPACE",
+			"INFO keyspace", "INCR a", "SET b 2 EX 100", "INFO keyspace", "SELECT 3", "INCR c", "INFO KEYSPACE",
 			"INFO cluster", "INFO cluster keyspace", "INFO modules", "INFO cluster nosuch", "!type INFO server clients",
 		}},
 		{"config-get", []string{
@@ -58,7 +58,9 @@ func TestServer(t *testing.T) {
 			"!type COMMAND COUNT", "COMMAND COUNT x", "COMMAND HELP", "COMMAND HELP x", "COMMAND NOSUCH",
 			"COMMAND INFO nosuch", "COMMAND DOCS nosuch",
 			"COMMAND GETKEYS get a", "COMMAND GETKEYS GET a", "COMMAND GETKEYS get", "COMMAND GETKEYS nosuch a",
-			"COMMAND GETKEYS get a b", "COMMAND GETKEYS ping x", "COMMAND GETKEYS del a b c", "COMMAND GETKEYSANDFLAGS get a", "COMMAND GETKEYSANDFLAGS ping", "COMMAND GETKEYSANDFLAGS get", "COMMAND GETKEYS set",
+			"COMMAND GETKEYS get a b", "COMMAND GETKEYS ping x", "COMMAND GETKEYS del a b c", "COMMAND GETKEYS mset a 1 b 2", "COMMAND GETKEYS set a b EX 10",
+			"COMMAND GETKEYS eval x 2 a b c", "COMMAND GETKEYS eval x 0", "COMMAND GETKEYS eval x 5 a", "COMMAND GETKEYS eval x y",
+			"COMMAND GETKEYS eval x -1 a", "COMMAND GETKEYS evalsha x 1 a", "COMMAND GETKEYS eval x", "COMMAND GETKEYSANDFLAGS get a", "COMMAND GETKEYSANDFLAGS ping", "COMMAND GETKEYSANDFLAGS get", "COMMAND GETKEYS set",
 			"COMMAND GETKEYS config get x", "COMMAND GETKEYS config nosuch", "COMMAND GETKEYS client id", "COMMAND GETKEYS",
 			"COMMAND LIST x", "COMMAND LIST FILTERBY", "COMMAND LIST FILTERBY foo bar", "COMMAND LIST FILTERBY module x",
 			"COMMAND LIST FILTERBY aclcat nosuch", "COMMAND LIST FILTERBY aclcat x y",

@@ -256,20 +256,36 @@ func cmdCommandGetKeys(c *Client, args [][]byte) {
 	if cmd != nil && len(cmd.Subcommands) > 0 && len(target) > 1 {
 		cmd = cmd.subcommand(target[1])
 	}
+	var nk numKeys
+	movable := false
+	if cmd != nil {
+		nk, movable = numKeysCommands[cmd.Name]
+	}
 	switch {
 	case cmd == nil:
 		c.w.Error("ERR Invalid command specified")
 		return
-	case cmd.FirstKey <= 0:
+	case cmd.FirstKey <= 0 && !movable:
 		c.w.Error("ERR The command has no key arguments")
 		return
 	case !cmd.arityOK(len(target)):
 		c.w.Error("ERR Invalid number of arguments specified for command")
 		return
 	}
+	pos := cmd.keys(target)
+	if movable {
+		var ok bool
+		if pos, ok = nk.keys(target); !ok {
+			if cmd.Flags.Has(FlagNoMandatoryKeys) {
+				c.w.Array(0)
+			} else {
+				c.w.Error("ERR Invalid arguments specified for command")
+			}
+			return
+		}
+	}
 	withFlags := c.cmd.Name == "command|getkeysandflags"
 	flags := keySpecFlags(cmd)
-	pos := cmd.keys(target)
 	c.w.Array(len(pos))
 	for _, p := range pos {
 		if withFlags {
@@ -283,4 +299,39 @@ func cmdCommandGetKeys(c *Client, args [][]byte) {
 			}
 		}
 	}
+}
+
+// numKeys locates the keys of a command whose keys follow a numkeys
+// argument (EVAL, ZUNIONSTORE, ...), for COMMAND GETKEYS: the table's
+// first/last/step cannot describe them.
+type numKeys struct {
+	dest    int // position of a destination key before numkeys, or 0
+	numkeys int // position of the numkeys argument
+}
+
+var numKeysCommands = map[string]numKeys{
+	"eval": {0, 2}, "evalsha": {0, 2}, "eval_ro": {0, 2}, "evalsha_ro": {0, 2}, "fcall": {0, 2}, "fcall_ro": {0, 2},
+	"zunionstore": {1, 2}, "zinterstore": {1, 2}, "zdiffstore": {1, 2},
+	"zunion": {0, 1}, "zinter": {0, 1}, "zdiff": {0, 1}, "zintercard": {0, 1}, "sintercard": {0, 1},
+	"zmpop": {0, 1}, "bzmpop": {0, 2}, "lmpop": {0, 1}, "blmpop": {0, 2},
+}
+
+// keys returns the key positions in args, or false when numkeys is not a
+// number or announces more keys than there are arguments.
+func (nk numKeys) keys(args [][]byte) ([]int, bool) {
+	if nk.numkeys >= len(args) {
+		return nil, false
+	}
+	n, ok := store.ParseInt(args[nk.numkeys])
+	if !ok || n < 1 || n > int64(len(args)-nk.numkeys-1) {
+		return nil, false
+	}
+	var pos []int
+	if nk.dest > 0 {
+		pos = append(pos, nk.dest)
+	}
+	for i := 0; i < int(n); i++ {
+		pos = append(pos, nk.numkeys+1+i)
+	}
+	return pos, true
 }
