@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -20,7 +21,7 @@ const (
 //
 // It is built for the sliding-window log: many small sets (tens to hundreds
 // of members) trimmed from the low end on every request. A small set is one
-// packed buffer (see packed below), about 9 bytes plus the member per entry,
+// packed buffer (see packedList), 2 to 9 bytes plus the member per entry,
 // and every operation is a linear pass over at most 128 entries, which is
 // cache-friendly and cheaper than any pointer structure at that size. A large
 // set is an order-statistic B+tree plus a member→score map, so ZADD,
@@ -29,11 +30,8 @@ const (
 // Members passed in are copied; members passed to callbacks alias internal
 // memory and are valid only until the set is next modified.
 type ZSet struct {
-	// packed holds the small form: entries sorted by (score, member), each
-	// [8-byte little-endian float64 score][1-byte member length][member].
-	packed []byte
-	n      int   // members in the packed form
-	big    *zbig // the large form; packed is nil once this is set
+	packed packedList // the small form
+	big    *zbig      // the large form; packed is nil once this is set
 }
 
 // zbig is the large form. The map gives O(1) score lookups; the tree gives
@@ -60,9 +58,9 @@ func (z *ZSet) Encoding() string {
 
 // Clone implements Value.
 func (z *ZSet) Clone() Value {
-	c := &ZSet{n: z.n}
+	c := &ZSet{}
 	if z.big == nil {
-		c.packed = append([]byte(nil), z.packed...)
+		c.packed = append(packedList(nil), z.packed...)
 		return c
 	}
 	c.big = &zbig{scores: make(map[string]float64, len(z.big.scores))}
@@ -78,7 +76,7 @@ func (z *ZSet) Len() int {
 	if z.big != nil {
 		return len(z.big.scores)
 	}
-	return z.n
+	return z.packed.len()
 }
 
 // normScore stores -0 as 0, as Redis replies "0" for a member added at -0.
@@ -95,11 +93,12 @@ func (z *ZSet) Score(member []byte) (float64, bool) {
 		s, ok := z.big.scores[string(member)]
 		return s, ok
 	}
-	off := z.packedFind(member)
+	off := z.packed.find(member)
 	if off < 0 {
 		return 0, false
 	}
-	return packedScore(z.packed, off), true
+	_, s, _ := z.packed.entry(off)
+	return s, true
 }
 
 // Add sets member's score, inserting it if needed, and reports whether it
@@ -117,19 +116,21 @@ func (z *ZSet) Add(member []byte, score float64) bool {
 		z.big.insert(string(member), score)
 		return true
 	}
-	if off := z.packedFind(member); off >= 0 {
-		if packedScore(z.packed, off) != score {
-			z.packedDelete(off)
-			z.packedInsert(member, score)
+	found, at := z.packed.locate(member, score)
+	if found >= 0 {
+		if _, old, _ := z.packed.entry(found); old != score {
+			z.packed.remove(found, 1)
+			_, at = z.packed.locate(member, score)
+			z.packed.insert(at, member, score)
 		}
 		return false
 	}
-	if z.n+1 > ZSetMaxPackedEntries || len(member) > ZSetMaxPackedValue {
+	if z.packed.len()+1 > ZSetMaxPackedEntries || len(member) > ZSetMaxPackedValue {
 		z.convert()
 		z.big.insert(string(member), score)
 		return true
 	}
-	z.packedInsert(member, score)
+	z.packed.insert(at, member, score)
 	return true
 }
 
@@ -142,11 +143,11 @@ func (z *ZSet) Remove(member []byte) bool {
 		}
 		return ok
 	}
-	off := z.packedFind(member)
+	off := z.packed.find(member)
 	if off < 0 {
 		return false
 	}
-	z.packedDelete(off)
+	z.packed.remove(off, 1)
 	return true
 }
 
@@ -160,11 +161,12 @@ func (z *ZSet) Rank(member []byte) (int, bool) {
 		return z.big.tree.countWhile(func(it *zitem) bool { return itemLess(it.score, it.member, s, member) }), true
 	}
 	rank := 0
-	for off := 0; off < len(z.packed); off = packedNext(z.packed, off) {
-		if bytes.Equal(packedMember(z.packed, off), member) {
+	for off := 1; off < len(z.packed); rank++ {
+		m, _, next := z.packed.entry(off)
+		if bytes.Equal(m, member) {
 			return rank, true
 		}
-		rank++
+		off = next
 	}
 	return 0, false
 }
@@ -179,8 +181,12 @@ func (z *ZSet) ScoreBound(s float64, inclusive bool) int {
 		return z.big.tree.countWhile(func(it *zitem) bool { return below(it.score) })
 	}
 	n := 0
-	for off := 0; off < len(z.packed) && below(packedScore(z.packed, off)); off = packedNext(z.packed, off) {
-		n++
+	for off := 1; off < len(z.packed); n++ {
+		_, score, next := z.packed.entry(off)
+		if !below(score) {
+			break
+		}
+		off = next
 	}
 	return n
 }
@@ -196,11 +202,7 @@ func (z *ZSet) LexBound(m []byte, inclusive bool) int {
 	if z.big != nil {
 		return z.big.tree.countWhile(func(it *zitem) bool { return below(it.member) })
 	}
-	n := 0
-	for off := 0; off < len(z.packed) && below(string(packedMember(z.packed, off))); off = packedNext(z.packed, off) {
-		n++
-	}
-	return n
+	return z.packed.countWhile(func(member []byte, _ float64) bool { return below(string(member)) })
 }
 
 // At returns the member and score at rank (0 <= rank < Len).
@@ -209,8 +211,8 @@ func (z *ZSet) At(rank int) ([]byte, float64) {
 		it := z.big.tree.at(rank)
 		return []byte(it.member), it.score
 	}
-	off := z.packedOffset(rank)
-	return packedMember(z.packed, off), packedScore(z.packed, off)
+	m, s, _ := z.packed.entry(z.packed.offset(rank))
+	return m, s
 }
 
 // Ascend calls fn for the members from rank from upwards until fn returns false.
@@ -219,10 +221,12 @@ func (z *ZSet) Ascend(from int, fn func(member []byte, score float64) bool) {
 		z.big.tree.ascend(from, func(it *zitem) bool { return fn([]byte(it.member), it.score) })
 		return
 	}
-	for off := z.packedOffset(from); off < len(z.packed); off = packedNext(z.packed, off) {
-		if !fn(packedMember(z.packed, off), packedScore(z.packed, off)) {
+	for off := z.packed.offset(from); off < len(z.packed); {
+		m, s, next := z.packed.entry(off)
+		if !fn(m, s) {
 			return
 		}
+		off = next
 	}
 }
 
@@ -244,12 +248,12 @@ func (z *ZSet) Descend(from int, fn func(member []byte, score float64) bool) {
 	// Entries can only be walked forwards: collect the offsets first.
 	var stack [ZSetMaxPackedEntries]int
 	k := 0
-	for off := 0; k <= from && off < len(z.packed); off = packedNext(z.packed, off) {
+	for off := 1; k <= from && off < len(z.packed); k++ {
 		stack[k] = off
-		k++
+		_, _, off = z.packed.entry(off)
 	}
 	for k--; k >= 0; k-- {
-		if !fn(packedMember(z.packed, stack[k]), packedScore(z.packed, stack[k])) {
+		if m, s, _ := z.packed.entry(stack[k]); !fn(m, s) {
 			return
 		}
 	}
@@ -269,24 +273,19 @@ func (z *ZSet) RemoveRange(lo, hi int) int {
 		}
 		return hi - lo
 	}
-	start := z.packedOffset(lo)
-	end := start
-	for i := lo; i < hi; i++ {
-		end = packedNext(z.packed, end)
-	}
-	z.packed = append(z.packed[:start], z.packed[end:]...)
-	z.n -= hi - lo
-	z.packedShrink()
+	z.packed.remove(z.packed.offset(lo), hi-lo)
 	return hi - lo
 }
 
 // convert moves a packed set to the large form.
 func (z *ZSet) convert() {
-	big := &zbig{scores: make(map[string]float64, z.n+1)}
-	for off := 0; off < len(z.packed); off = packedNext(z.packed, off) {
-		big.insert(string(packedMember(z.packed, off)), packedScore(z.packed, off))
+	big := &zbig{scores: make(map[string]float64, z.packed.len()+1)}
+	for off := 1; off < len(z.packed); {
+		m, s, next := z.packed.entry(off)
+		big.insert(string(m), s)
+		off = next
 	}
-	z.big, z.packed, z.n = big, nil, 0
+	z.big, z.packed = big, nil
 }
 
 func (b *zbig) insert(member string, score float64) {
@@ -310,72 +309,184 @@ func itemLess(s1 float64, m1 string, s2 float64, m2 []byte) bool {
 	return m1 < string(m2)
 }
 
-// The packed form.
+// packedList is the small form, a byte string much like Redis's listpack:
+// a count byte, then the entries sorted by (score, member), each
+//
+//	[header: score encoding*65 + member length (0 to 64)]
+//	[score: a 2- or 6-byte integer if integral and small enough (a
+//	 millisecond timestamp takes 6 bytes), else the 8 bytes of the float64]
+//	[member]
+//
+// Fixed widths rather than varints let a scan skip a score without
+// decoding it. Offsets of entries start at 1; an empty set is nil.
+type packedList []byte
 
-func packedScore(p []byte, off int) float64 {
-	return math.Float64frombits(binary.LittleEndian.Uint64(p[off:]))
+// Score encodings of packedList entries.
+const (
+	packedFloat = iota // 8 bytes, float64 bits
+	packedInt16        // 2 bytes, little-endian
+	packedInt48        // 6 bytes, little-endian
+)
+
+var (
+	packedMemberLen [256]uint8 // by header byte
+	packedScoreKind [256]uint8
+	packedScoreLen  = [3]int{8, 2, 6}
+)
+
+func init() {
+	for h := range 3 * (ZSetMaxPackedValue + 1) {
+		packedMemberLen[h] = uint8(h % (ZSetMaxPackedValue + 1))
+		packedScoreKind[h] = uint8(h / (ZSetMaxPackedValue + 1))
+	}
 }
 
-func packedMember(p []byte, off int) []byte {
-	n := int(p[off+8])
-	return p[off+9 : off+9+n : off+9+n]
+func (p packedList) len() int {
+	if len(p) == 0 {
+		return 0
+	}
+	return int(p[0])
 }
 
-func packedNext(p []byte, off int) int { return off + 9 + int(p[off+8]) }
+// entry decodes the entry at off and returns the offset of the next one.
+func (p packedList) entry(off int) (member []byte, score float64, next int) {
+	h := p[off]
+	off++
+	kind := packedScoreKind[h]
+	switch kind {
+	case packedFloat:
+		score = math.Float64frombits(binary.LittleEndian.Uint64(p[off:]))
+	case packedInt16:
+		score = float64(int16(binary.LittleEndian.Uint16(p[off:])))
+	default:
+		b := p[off : off+6]
+		u := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 | uint64(b[4])<<32 | uint64(b[5])<<40
+		score = float64(int64(u<<16) >> 16)
+	}
+	off += packedScoreLen[kind]
+	next = off + int(packedMemberLen[h])
+	return p[off:next:next], score, next
+}
 
-// packedOffset returns the offset of the entry at rank (len(packed) if rank
-// is Len).
-func (z *ZSet) packedOffset(rank int) int {
-	off := 0
-	for ; rank > 0 && off < len(z.packed); rank-- {
-		off = packedNext(z.packed, off)
+// encodeEntry returns the header and score bytes of an entry.
+func encodeEntry(enc *[9]byte, member []byte, score float64) int {
+	kind, width := packedFloat, 8
+	if i := int64(score); float64(i) == score && i >= -1<<47 && i < 1<<47 {
+		kind, width = packedInt48, 6
+		if i >= math.MinInt16 && i <= math.MaxInt16 {
+			kind, width = packedInt16, 2
+		}
+	}
+	enc[0] = byte(kind*(ZSetMaxPackedValue+1) + len(member))
+	var b [8]byte
+	if kind == packedFloat {
+		binary.LittleEndian.PutUint64(b[:], math.Float64bits(score))
+	} else {
+		binary.LittleEndian.PutUint64(b[:], uint64(int64(score)))
+	}
+	copy(enc[1:], b[:width])
+	return 1 + width
+}
+
+// offset returns the offset of the entry at rank (len(p) past the end).
+func (p packedList) offset(rank int) int {
+	off := 1
+	for ; rank > 0 && off < len(p); rank-- {
+		_, _, off = p.entry(off)
 	}
 	return off
 }
 
-func (z *ZSet) packedFind(member []byte) int {
-	for off := 0; off < len(z.packed); off = packedNext(z.packed, off) {
-		if bytes.Equal(packedMember(z.packed, off), member) {
+func (p packedList) find(member []byte) int {
+	for off := 1; off < len(p); {
+		h := p[off]
+		m := off + 1 + packedScoreLen[packedScoreKind[h]]
+		next := m + int(packedMemberLen[h])
+		if next-m == len(member) && bytes.Equal(p[m:next], member) {
 			return off
 		}
+		off = next
 	}
 	return -1
 }
 
-func (z *ZSet) packedInsert(member []byte, score float64) {
-	off := 0
-	for ; off < len(z.packed); off = packedNext(z.packed, off) {
-		if itemLess(score, string(member), packedScore(z.packed, off), packedMember(z.packed, off)) {
+// locate returns, in one pass, the offset of member (-1 if absent) and the
+// offset at which (score, member) belongs.
+func (p packedList) locate(member []byte, score float64) (found, at int) {
+	found, at = -1, -1
+	off := 1
+	for off < len(p) && (found < 0 || at < 0) {
+		m, s, next := p.entry(off)
+		if at < 0 && itemLess(score, string(member), s, m) {
+			at = off
+		}
+		if found < 0 && bytes.Equal(m, member) {
+			found = off
+		}
+		off = next
+	}
+	if at < 0 {
+		at = max(off, 1)
+	}
+	return found, at
+}
+
+// countWhile counts the leading entries that satisfy below.
+func (p packedList) countWhile(below func(member []byte, score float64) bool) int {
+	n := 0
+	for off := 1; off < len(p); n++ {
+		m, s, next := p.entry(off)
+		if !below(m, s) {
 			break
 		}
+		off = next
 	}
-	size := 9 + len(member)
-	n := len(z.packed)
-	if n+size > cap(z.packed) {
-		// Grow by an eighth rather than doubling: a sliding window adds
-		// about as much as it trims, so the buffer soon stops growing and
-		// every spare byte would be kept for good in each of many keys.
-		grown := make([]byte, n, n+size+(n+size)/8)
-		copy(grown, z.packed)
-		z.packed = grown
-	}
-	z.packed = z.packed[:n+size]
-	copy(z.packed[off+size:], z.packed[off:n])
-	binary.LittleEndian.PutUint64(z.packed[off:], math.Float64bits(score))
-	z.packed[off+8] = byte(len(member))
-	copy(z.packed[off+9:], member)
-	z.n++
+	return n
 }
 
-func (z *ZSet) packedDelete(off int) {
-	z.packed = append(z.packed[:off], z.packed[packedNext(z.packed, off):]...)
-	z.n--
-	z.packedShrink()
+// insert adds an entry at offset off (see locate) for a member that is not
+// in the list.
+func (p *packedList) insert(off int, member []byte, score float64) {
+	var enc [9]byte
+	n := encodeEntry(&enc, member, score)
+	l := *p
+	if len(l) == 0 {
+		l = packedList{0}
+	}
+	size := n + len(member)
+	end := len(l)
+	if end+size > cap(l) {
+		// Exactly what is needed, rounded up to the allocator's size class
+		// (slices.Grow of a nil slice): a sliding window trims about as much
+		// as it adds, so the buffer soon stops growing, and spare room
+		// would be kept for good in every one of many keys.
+		grown := slices.Grow(packedList(nil), end+size)[:end]
+		copy(grown, l)
+		l = grown
+	}
+	l = l[:end+size]
+	copy(l[off+size:], l[off:end])
+	copy(l[off:], enc[:n])
+	copy(l[off+n:], member)
+	l[0]++
+	*p = l
 }
 
-// packedShrink gives memory back once a trimmed set uses under half its buffer.
-func (z *ZSet) packedShrink() {
-	if cap(z.packed) > 64 && len(z.packed) < cap(z.packed)/2 {
-		z.packed = append(make([]byte, 0, len(z.packed)+len(z.packed)/8), z.packed...)
+// remove deletes count entries from offset off.
+func (p *packedList) remove(off, count int) {
+	l := *p
+	end := off
+	for range count {
+		_, _, end = l.entry(end)
 	}
+	l = append(l[:off], l[end:]...)
+	l[0] -= byte(count)
+	switch {
+	case l[0] == 0:
+		l = nil
+	case cap(l) > 64 && len(l) < cap(l)/2:
+		// Give memory back once a trimmed set uses under half its buffer.
+		l = append(slices.Grow(packedList(nil), len(l)), l...)
+	}
+	*p = l
 }

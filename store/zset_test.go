@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -72,11 +73,14 @@ func TestZSetAgainstModel(t *testing.T) {
 		t.Run(fmt.Sprint(size), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(size), 1))
 			z, m := NewZSet(), zmodel{}
-			member := func() string { return fmt.Sprintf("m%d", rng.IntN(size)) }
+			member := func() string {
+				// Lengths from 1 to 64 bytes, the most the packed form holds.
+				return fmt.Sprintf("m%d", rng.IntN(size)) + strings.Repeat("x", []int{0, 1, 7, 59}[rng.IntN(4)])
+			}
 			for step := 0; step < 4*size+200; step++ {
 				switch op := rng.IntN(10); {
 				case op < 6:
-					k, s := member(), float64(rng.IntN(size/2+1))
+					k, s := member(), score(rng, size)
 					_, existed := m[k]
 					if added := z.Add([]byte(k), s); added == existed {
 						t.Fatalf("Add(%q) = %v, existed %v", k, added, existed)
@@ -100,7 +104,7 @@ func TestZSetAgainstModel(t *testing.T) {
 						delete(m, it.member)
 					}
 				default:
-					s := float64(rng.IntN(size/2 + 1))
+					s := score(rng, size)
 					items := m.sorted()
 					for _, incl := range []bool{false, true} {
 						want := 0
@@ -127,6 +131,18 @@ func TestZSetAgainstModel(t *testing.T) {
 			checkZSet(t, z, zmodel{})
 		})
 	}
+}
+
+// score draws from integral scores (the packed form's varint encoding),
+// fractions, huge and infinite values, so ties and both encodings occur.
+func score(rng *rand.Rand, size int) float64 {
+	switch rng.IntN(6) {
+	case 0:
+		return float64(rng.IntN(size/2+1)) + 0.5
+	case 1:
+		return []float64{math.Inf(1), math.Inf(-1), 1 << 53, -(1 << 53), 1e300, 1700000000000, -1}[rng.IntN(7)]
+	}
+	return float64(rng.IntN(size/2+1) - size/4)
 }
 
 func TestZSetEncodingThresholds(t *testing.T) {

@@ -1,0 +1,92 @@
+package store
+
+import (
+	"fmt"
+	"runtime"
+	"strconv"
+	"testing"
+)
+
+// The sliding-window log keeps one member per request: "<ms>-<seq>" scored
+// <ms>. Each round trims everything older than the window, counts, and adds
+// the new request (ZREMRANGEBYSCORE, ZCARD, ZADD). BENCHMARKS.md reports
+// these numbers next to Redis's; scripts/zset-memory.sh measures Redis on
+// the same data.
+
+const windowEpoch = 1700000000000 // ms
+
+func windowMember(buf []byte, ms int64, seq int) []byte {
+	buf = strconv.AppendInt(buf[:0], ms, 10)
+	buf = append(buf, '-')
+	return strconv.AppendInt(buf, int64(seq), 10)
+}
+
+// fillWindow adds size members one millisecond apart, as requests would.
+func fillWindow(z *ZSet, size int) {
+	var buf []byte
+	for i := range size {
+		ms := int64(windowEpoch + i)
+		buf = windowMember(buf, ms, i)
+		z.Add(buf, float64(ms))
+	}
+}
+
+// BenchmarkZSetSlidingWindow measures one limiter round on a key holding
+// size requests: the window is size ms wide and one request arrives per ms,
+// so every round trims one member and adds one.
+func BenchmarkZSetSlidingWindow(b *testing.B) {
+	for _, size := range []int{10, 100, 10000} {
+		b.Run(fmt.Sprintf("size=%d", size), func(b *testing.B) {
+			s := New(1, nil)
+			db := s.DB(0)
+			key := []byte("rl:client")
+			z := NewZSet()
+			fillWindow(z, size)
+			db.Set(key, z, 0)
+			var buf []byte
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				now := int64(windowEpoch + size + i)
+				z := db.Get(key).Value.(*ZSet)
+				z.RemoveRange(0, z.ScoreBound(float64(now-int64(size)), true))
+				if z.Len() != size-1 {
+					b.Fatalf("window holds %d", z.Len())
+				}
+				buf = windowMember(buf, now, size+i)
+				z.Add(buf, float64(now))
+			}
+		})
+	}
+}
+
+// BenchmarkZSetMemory reports the heap per member of about 100,000 members
+// spread over keys of size members each, keys and keyspace included, as
+// Redis's used_memory delta counts them. Run it with -benchtime=1x.
+func BenchmarkZSetMemory(b *testing.B) {
+	for _, size := range []int{10, 100, 10000} {
+		b.Run(fmt.Sprintf("size=%d", size), func(b *testing.B) {
+			keys := max(100000/size, 10)
+			for range b.N {
+				s := New(1, nil)
+				before := heapInUse()
+				for k := range keys {
+					z := NewZSet()
+					fillWindow(z, size)
+					s.DB(0).Set([]byte("k"+strconv.Itoa(k)), z, 0)
+				}
+				after := heapInUse()
+				b.ReportMetric(float64(after-before)/float64(keys*size), "B/member")
+				runtime.KeepAlive(s)
+			}
+		})
+	}
+}
+
+func heapInUse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
