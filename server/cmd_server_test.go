@@ -77,3 +77,31 @@ func TestConfigSetLuaTimeLimit(t *testing.T) {
 		}
 	})
 }
+
+// TestClientKill: CLIENT KILL ID and ADDR close another connection, which
+// then leaves CLIENT LIST; SKIPME no closes the caller after its reply.
+func TestClientKill(t *testing.T) {
+	srv := startProtocolServer(t, Config{})
+	admin := dialRaw(t, srv)
+	byID := dialRaw(t, srv)
+	byAddr := dialRaw(t, srv)
+	byID.send("CLIENT ID\r\n")
+	line, _ := byID.rd.ReadString('\n')
+	id := strings.TrimSpace(line[1:])
+	admin.send("CLIENT KILL ID " + id + "\r\n")
+	admin.expect(":1\r\n")
+	byID.expectClosed()
+	admin.send("CLIENT KILL " + byAddr.c.LocalAddr().String() + "\r\n")
+	admin.expect("+OK\r\n")
+	byAddr.expectClosed()
+	deadline := time.Now().Add(5 * time.Second)
+	for srv.clientCount() != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d clients after the kills, want 1", srv.clientCount())
+		}
+		time.Sleep(time.Millisecond) // polling the connections' teardown, bounded by the deadline
+	}
+	admin.send("CLIENT KILL SKIPME no ID " + id + "\r\nCLIENT KILL SKIPME no\r\nPING\r\n")
+	admin.expect(":0\r\n:1\r\n")
+	admin.expectClosed()
+}
