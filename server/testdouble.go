@@ -8,7 +8,9 @@ package server
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -590,6 +592,124 @@ func dumpValue(v store.Value) (summary string, members []string) {
 	switch v := v.(type) {
 	case *store.String:
 		return strconv.Quote(string(v.Bytes())), nil
+	case *store.ZSet:
+		v.Ascend(0, func(member []byte, score float64) bool {
+			members = append(members, formatScore(score)+" "+strconv.Quote(string(member)))
+			return true
+		})
+		return "zset", members
 	}
 	return v.Kind().String() + " (" + v.Encoding() + ")", nil
+}
+
+// formatScore writes a score for people: the shortest exact form, without
+// an exponent for the range timestamps and counters live in.
+func formatScore(f float64) string {
+	switch abs := math.Abs(f); {
+	case math.IsInf(f, 0):
+		return string(AppendDouble(nil, f))
+	case f == 0 || (abs >= 1e-4 && abs < 1e21):
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// zsetAt returns the sorted set at key, ErrKeyNotFound or ErrWrongType.
+func zsetAt(db *store.DB, key string) (*store.ZSet, error) {
+	e := db.GetString(key)
+	if e == nil {
+		return nil, ErrKeyNotFound
+	}
+	z, ok := e.Value.(*store.ZSet)
+	if !ok {
+		return nil, ErrWrongType
+	}
+	return z, nil
+}
+
+// ZAdd sets member's score in the sorted set at key (created if needed),
+// as ZADD, and reports whether the member is new.
+func (d *Database) ZAdd(key string, score float64, member string) (added bool, err error) {
+	if math.IsNaN(score) {
+		return false, errors.New("floodgate: ZAdd: score is NaN")
+	}
+	d.do(func(db *store.DB) {
+		z, e := zsetAt(db, key)
+		switch {
+		case e == ErrKeyNotFound:
+			z = store.NewZSet()
+			db.Set([]byte(key), z, 0)
+		case e != nil:
+			err = e
+			return
+		}
+		added = z.Add([]byte(member), score)
+		db.Modified([]byte(key))
+	})
+	return added, err
+}
+
+// ZMembers returns the members of the sorted set at key, by ascending
+// score (ZRANGE key 0 -1).
+func (d *Database) ZMembers(key string) (members []string, err error) {
+	d.do(func(db *store.DB) {
+		var z *store.ZSet
+		if z, err = zsetAt(db, key); err != nil {
+			return
+		}
+		members = make([]string, 0, z.Len())
+		z.Ascend(0, func(member []byte, _ float64) bool {
+			members = append(members, string(member))
+			return true
+		})
+	})
+	return members, err
+}
+
+// ZScore returns member's score in the sorted set at key; a missing member
+// is ErrKeyNotFound.
+func (d *Database) ZScore(key, member string) (score float64, err error) {
+	d.do(func(db *store.DB) {
+		var z *store.ZSet
+		if z, err = zsetAt(db, key); err != nil {
+			return
+		}
+		var ok bool
+		if score, ok = z.Score([]byte(member)); !ok {
+			err = ErrKeyNotFound
+		}
+	})
+	return score, err
+}
+
+// CheckZMembers fails t unless the sorted set at key holds exactly want,
+// in ascending score order.
+func (d *Database) CheckZMembers(t testing.TB, key string, want ...string) {
+	t.Helper()
+	got, err := d.ZMembers(key)
+	if err != nil {
+		t.Errorf("floodgate: db %d: ZRANGE %q 0 -1: %v (want %q)", d.index, key, err, want)
+		return
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("floodgate: db %d: ZRANGE %q 0 -1 = %q, want %q", d.index, key, got, want)
+	}
+}
+
+// ZAdd sets member's score in the sorted set at key in database 0.
+func (s *Server) ZAdd(key string, score float64, member string) (bool, error) {
+	return s.DB(0).ZAdd(key, score, member)
+}
+
+// ZMembers returns the members of the sorted set at key in database 0.
+func (s *Server) ZMembers(key string) ([]string, error) { return s.DB(0).ZMembers(key) }
+
+// ZScore returns member's score in the sorted set at key in database 0.
+func (s *Server) ZScore(key, member string) (float64, error) { return s.DB(0).ZScore(key, member) }
+
+// CheckZMembers fails t unless the sorted set at key in database 0 holds
+// exactly want, in ascending score order.
+func (s *Server) CheckZMembers(t testing.TB, key string, want ...string) {
+	t.Helper()
+	s.DB(0).CheckZMembers(t, key, want...)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -102,6 +103,33 @@ func TestInspection(t *testing.T) {
 	s.CheckNotExists(t, "s")
 	s.CheckExists(t, "n")
 
+	// Sorted sets.
+	if added, err := s.ZAdd("z", 2, "b"); !added || err != nil {
+		t.Fatalf("ZAdd = %v, %v", added, err)
+	}
+	if added, err := s.ZAdd("z", 1, "a"); !added || err != nil {
+		t.Fatalf("ZAdd = %v, %v", added, err)
+	}
+	if added, err := s.ZAdd("z", 3, "a"); added || err != nil {
+		t.Fatalf("ZAdd of an existing member = %v, %v; want false", added, err)
+	}
+	if got, err := s.ZMembers("z"); err != nil || fmt.Sprint(got) != "[b a]" {
+		t.Fatalf("ZMembers = %v, %v", got, err)
+	}
+	if got, err := s.ZScore("z", "a"); err != nil || got != 3 {
+		t.Fatalf("ZScore = %v, %v", got, err)
+	}
+	if _, err := s.ZScore("z", "nope"); !errors.Is(err, server.ErrKeyNotFound) {
+		t.Fatalf("ZScore of a missing member: err = %v", err)
+	}
+	if _, err := s.ZAdd("n", 1, "a"); !errors.Is(err, server.ErrWrongType) {
+		t.Fatalf("ZAdd on a string: err = %v", err)
+	}
+	if _, err := s.ZMembers("n"); !errors.Is(err, server.ErrWrongType) {
+		t.Fatalf("ZMembers on a string: err = %v", err)
+	}
+	s.Del("z")
+
 	// Databases are separate.
 	s.DB(1).Set("n", "other")
 	s.DB(1).CheckGet(t, "n", "other")
@@ -121,9 +149,14 @@ func TestDump(t *testing.T) {
 	s.Set("a", "1")
 	s.SetTTL("a", 90*time.Second)
 	s.DB(2).Set("x\ny", "")
+	s.ZAdd("c", 2.5, "late")
+	s.ZAdd("c", 1, "early")
 	want := "db 0\n" +
 		"  \"a\" \"1\" ttl 1m30s\n" +
 		"  \"b\" \"two words\"\n" +
+		"  \"c\" zset\n" +
+		"    1 \"early\"\n" +
+		"    2.5 \"late\"\n" +
 		"db 2\n" +
 		"  \"x\\ny\" \"\"\n"
 	if got := s.Dump(); got != want {
@@ -146,6 +179,8 @@ func TestCheckFailures(t *testing.T) {
 	s := server.RunT(t, server.WithManualClock(t0))
 	s.Set("k", "v")
 	s.SetTTL("k", time.Minute)
+	s.ZAdd("z", 1, "a")
+	s.ZAdd("z", 2, "b")
 	for _, tc := range []struct {
 		name  string
 		check func(tb testing.TB)
@@ -161,6 +196,9 @@ func TestCheckFailures(t *testing.T) {
 		{"exists missing", func(tb testing.TB) { s.CheckExists(tb, "nope") }, `floodgate: db 0: key "nope" does not exist, want it to`},
 		{"not exists ok", func(tb testing.TB) { s.CheckNotExists(tb, "nope") }, ""},
 		{"not exists present", func(tb testing.TB) { s.CheckNotExists(tb, "k") }, `floodgate: db 0: key "k" exists (string), want it not to`},
+		{"zmembers ok", func(tb testing.TB) { s.CheckZMembers(tb, "z", "a", "b") }, ""},
+		{"zmembers wrong", func(tb testing.TB) { s.CheckZMembers(tb, "z", "b", "a") }, `floodgate: db 0: ZRANGE "z" 0 -1 = ["a" "b"], want ["b" "a"]`},
+		{"zmembers wrong type", func(tb testing.TB) { s.CheckZMembers(tb, "k", "a") }, `floodgate: db 0: ZRANGE "k" 0 -1: WRONGTYPE Operation against a key holding the wrong kind of value (want ["a"])`},
 	} {
 		rec := &recordingTB{TB: t}
 		tc.check(rec)
@@ -566,5 +604,85 @@ func TestConcurrentUse(t *testing.T) {
 	wg.Wait()
 	if got := s.CommandCount(); got < 800 {
 		t.Fatalf("CommandCount = %d, want at least 800", got)
+	}
+}
+
+// Servers keep no global state: after a thousand servers, each with scripts
+// of its own loaded and run, are closed, the heap and the goroutines are
+// back where they started.
+func TestServersReleaseEverything(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts 1,000 servers")
+	}
+	runOne := func(i int) {
+		s, err := server.Run(server.WithManualClock(t0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		rdb := redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: 2, PoolSize: 1})
+		defer rdb.Close()
+		scripts := []*redis.Script{
+			fixedWindow,
+			redis.NewScript(fmt.Sprintf("return {ARGV[1], %d, redis.call('TIME')[1]}", i)), // a text no other server sees
+		}
+		for _, sc := range scripts {
+			if err := sc.Load(ctx, rdb).Err(); err != nil {
+				t.Fatal(err)
+			}
+			if err := sc.Run(ctx, rdb, []string{"k"}, 10, 60).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := s.ScriptCalls(); got != len(scripts) {
+			t.Fatalf("ScriptCalls = %d, want %d", got, len(scripts))
+		}
+	}
+	runOne(-1) // warm up what is built once per process (command table, pools)
+	goroutines := runtime.NumGoroutine()
+	before := heapInUse()
+
+	const servers = 1000
+	for i := range servers {
+		runOne(i)
+	}
+	eventually(t, "goroutines to return to baseline", func() bool { return runtime.NumGoroutine() <= goroutines })
+	after := heapInUse()
+	// An open server with its Lua state holds about 250 KB, and a cached
+	// script some KB (miniredis keeps ~18 KB per distinct text), so leaking
+	// either would grow the heap by 10 to 250 MB here.
+	const bound = 4 << 20
+	t.Logf("heap before %d KB, after %d servers %d KB", before>>10, servers, after>>10)
+	if after > before+bound {
+		t.Fatalf("heap grew by %d KB over %d servers (bound %d KB): something outlives Close", (after-before)>>10, servers, bound>>10)
+	}
+}
+
+// heapInUse returns the live heap after full collections (several, so that
+// sync.Pools are emptied too).
+func heapInUse() uint64 {
+	var ms runtime.MemStats
+	for range 3 {
+		runtime.GC()
+	}
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+func TestScriptsArePerServer(t *testing.T) {
+	a, b := server.RunT(t), server.RunT(t)
+	ra, rb := newClient(t, a), newClient(t, b)
+	sha, err := ra.ScriptLoad(ctx, "return 'a'").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ra.EvalSha(ctx, sha, nil).Text(); err != nil || got != "a" {
+		t.Fatalf("EVALSHA on the server that loaded it = %q, %v", got, err)
+	}
+	if err := rb.EvalSha(ctx, sha, nil).Err(); err == nil || !strings.HasPrefix(err.Error(), "NOSCRIPT") {
+		t.Fatalf("EVALSHA on another server: err = %v, want NOSCRIPT", err)
+	}
+	if a.ScriptCalls() != 1 || b.ScriptCalls() != 1 {
+		t.Fatalf("ScriptCalls = %d, %d; want 1, 1", a.ScriptCalls(), b.ScriptCalls())
 	}
 }
