@@ -340,17 +340,23 @@ func (d *Database) Get(key string) (value string, err error) {
 	return value, err
 }
 
-// stringAt returns the string at key, ErrKeyNotFound or ErrWrongType.
-func stringAt(db *store.DB, key string) (*store.String, error) {
+// valueAt returns the value of type V at key, ErrKeyNotFound or
+// ErrWrongType.
+func valueAt[V store.Value](db *store.DB, key string) (V, error) {
+	var v V
 	e := db.GetString(key)
 	if e == nil {
-		return nil, ErrKeyNotFound
+		return v, ErrKeyNotFound
 	}
-	s, ok := e.Value.(*store.String)
+	v, ok := e.Value.(V)
 	if !ok {
-		return nil, ErrWrongType
+		return v, ErrWrongType
 	}
-	return s, nil
+	return v, nil
+}
+
+func stringAt(db *store.DB, key string) (*store.String, error) {
+	return valueAt[*store.String](db, key)
 }
 
 // Set sets key to the string value, replacing any value and TTL, as SET.
@@ -614,17 +620,8 @@ func formatScore(f float64) string {
 	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
-// zsetAt returns the sorted set at key, ErrKeyNotFound or ErrWrongType.
 func zsetAt(db *store.DB, key string) (*store.ZSet, error) {
-	e := db.GetString(key)
-	if e == nil {
-		return nil, ErrKeyNotFound
-	}
-	z, ok := e.Value.(*store.ZSet)
-	if !ok {
-		return nil, ErrWrongType
-	}
-	return z, nil
+	return valueAt[*store.ZSet](db, key)
 }
 
 // ZAdd sets member's score in the sorted set at key (created if needed),
