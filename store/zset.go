@@ -93,7 +93,7 @@ func (z *ZSet) Score(member []byte) (float64, bool) {
 		s, ok := z.big.scores[string(member)]
 		return s, ok
 	}
-	off := z.packed.find(member)
+	off, _ := z.packed.find(member)
 	if off < 0 {
 		return 0, false
 	}
@@ -116,12 +116,11 @@ func (z *ZSet) Add(member []byte, score float64) bool {
 		z.big.insert(string(member), score)
 		return true
 	}
-	found, at := z.packed.locate(member, score)
+	found, last := z.packed.find(member)
 	if found >= 0 {
 		if _, old, _ := z.packed.entry(found); old != score {
 			z.packed.remove(found, 1)
-			_, at = z.packed.locate(member, score)
-			z.packed.insert(at, member, score)
+			z.packed.insert(z.packed.locate(member, score), member, score)
 		}
 		return false
 	}
@@ -129,6 +128,13 @@ func (z *ZSet) Add(member []byte, score float64) bool {
 		z.convert()
 		z.big.insert(string(member), score)
 		return true
+	}
+	// A sliding window adds past its newest entry: check that one first.
+	at := max(len(z.packed), 1)
+	if last > 0 {
+		if m, s, _ := z.packed.entry(last); score < s || score == s && bytes.Compare(member, m) < 0 {
+			at = z.packed.locate(member, score)
+		}
 	}
 	z.packed.insert(at, member, score)
 	return true
@@ -143,7 +149,7 @@ func (z *ZSet) Remove(member []byte) bool {
 		}
 		return ok
 	}
-	off := z.packed.find(member)
+	off, _ := z.packed.find(member)
 	if off < 0 {
 		return false
 	}
@@ -397,38 +403,32 @@ func (p packedList) offset(rank int) int {
 	return off
 }
 
-func (p packedList) find(member []byte) int {
+// find returns the offset of member (-1 if absent) and of the last entry
+// (0 if none), skipping scores without decoding them.
+func (p packedList) find(member []byte) (found, last int) {
 	for off := 1; off < len(p); {
 		h := p[off]
 		m := off + 1 + packedScoreLen[packedScoreKind[h]]
 		next := m + int(packedMemberLen[h])
 		if next-m == len(member) && bytes.Equal(p[m:next], member) {
+			return off, 0
+		}
+		last, off = off, next
+	}
+	return -1, last
+}
+
+// locate returns the offset at which (score, member) belongs.
+func (p packedList) locate(member []byte, score float64) int {
+	off := 1
+	for off < len(p) {
+		m, s, next := p.entry(off)
+		if score < s || score == s && bytes.Compare(member, m) < 0 {
 			return off
 		}
 		off = next
 	}
-	return -1
-}
-
-// locate returns, in one pass, the offset of member (-1 if absent) and the
-// offset at which (score, member) belongs.
-func (p packedList) locate(member []byte, score float64) (found, at int) {
-	found, at = -1, -1
-	off := 1
-	for off < len(p) && (found < 0 || at < 0) {
-		m, s, next := p.entry(off)
-		if at < 0 && itemLess(score, string(member), s, m) {
-			at = off
-		}
-		if found < 0 && bytes.Equal(m, member) {
-			found = off
-		}
-		off = next
-	}
-	if at < 0 {
-		at = max(off, 1)
-	}
-	return found, at
+	return max(off, 1)
 }
 
 // countWhile counts the leading entries that satisfy below.
