@@ -132,6 +132,16 @@ func TestConnectionAuth(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { compareLines(t, rAddr, srv.Addr(), tc.lines) })
 	}
+	// Before AUTH, Redis refuses big requests.
+	for _, raw := range []string{
+		"*10\r\n", "*11\r\n", "*1\r\n$16384\r\n", "*1\r\n$16385\r\n", "*3\r\n$4\r\nECHO\r\n$1\r\na\r\n$16385\r\n",
+		"AUTH " + password + "\r\n*11\r\n$4\r\nECHO\r\n", "AUTH " + password + "\r\n*1\r\n$16385\r\n",
+	} {
+		want, got := rawExchange(t, rAddr, raw), rawExchange(t, srv.Addr(), raw)
+		if !bytes.Equal(want, got) {
+			t.Errorf("%q\n  redis:     %q\n  floodgate: %q", raw, want, got)
+		}
+	}
 }
 
 // compareLines sends each line to both servers on one connection each, with

@@ -58,6 +58,7 @@ var errGuardClosed = errors.New("connection closed by input guard")
 type guardConn struct {
 	net.Conn
 	srv     *Server
+	client  *Client // set on accept; read and written only by this connection's goroutine
 	state   guardState
 	num     int64 // number being parsed
 	bad     bool  // the number has a character that is not a digit
@@ -68,8 +69,9 @@ type guardConn struct {
 	pending int64  // bytes of the request so far (query buffer)
 	out     []byte // requests for redcon; out[outPos:] is not yet read by it
 	outPos  int
-	reqOut  int   // where the current request starts in out
-	readErr error // the connection's error, returned once out is drained
+	reqOut  int    // where the current request starts in out
+	readErr error  // the connection's error, returned once out is drained
+	held    []byte // input not yet fed: an unauthenticated client's next requests
 	fail    string
 	failed  bool
 }
@@ -88,12 +90,16 @@ func (g *guardConn) Read(p []byte) (int, error) {
 			}
 			return 0, errGuardClosed
 		}
+		g.out, g.outPos, g.reqOut = g.out[:0], 0, 0
+		if len(g.held) > 0 {
+			g.feed(g.held)
+			continue
+		}
 		if g.readErr != nil {
 			return 0, g.readErr
 		}
 		n, err := g.Conn.Read(p)
 		g.readErr = err
-		g.out, g.outPos, g.reqOut = g.out[:0], 0, 0
 		g.feed(p[:n])
 	}
 }
@@ -102,8 +108,15 @@ func (g *guardConn) Read(p []byte) (int, error) {
 // parse. On a request that breaks a limit it keeps only the complete
 // requests before it and fails the connection.
 func (g *guardConn) feed(b []byte) {
+	g.held = g.held[:0]
 	for i := 0; i < len(b) && !g.failed; {
 		if g.state == gsStart {
+			// Until AUTH, hand redcon one request at a time: the limits on
+			// the next one depend on whether this one authenticates.
+			if len(g.out) > 0 && g.client != nil && !g.client.authed {
+				g.held = append(g.held, b[i:]...) // copy: b may be held itself
+				return
+			}
 			g.reqOut, g.pending = len(g.out), 0
 			g.line = g.line[:0]
 			g.num, g.bad, g.neg = 0, false, false
@@ -229,10 +242,15 @@ func (g *guardConn) header() {
 		digits = digits[1:]
 	}
 	n, ok := parseHeaderInt(digits)
+	// Before AUTH, Redis keeps requests small: a client without the
+	// password cannot make it buffer much.
+	unauthed := g.client != nil && !g.client.authed
 	if g.state == gsMultiLen {
 		switch {
 		case !ok || n > maxMultibulk:
 			g.reject("ERR Protocol error: invalid multibulk length")
+		case unauthed && n > 10:
+			g.reject("ERR Protocol error: unauthenticated multibulk length")
 		case n <= 0:
 			g.state = gsStart // an empty request: Redis skips it
 		default:
@@ -244,6 +262,10 @@ func (g *guardConn) header() {
 	}
 	if !ok || n < 0 || n > g.srv.cfg.ProtoMaxBulkLen {
 		g.reject("ERR Protocol error: invalid bulk length")
+		return
+	}
+	if unauthed && n > 16384 {
+		g.reject("ERR Protocol error: unauthenticated bulk length")
 		return
 	}
 	g.out = appendHeader(g.out, '$', n)

@@ -237,6 +237,9 @@ func (s *Server) accept(conn redcon.Conn) bool {
 	c.resp = &respWriter{conn: conn}
 	c.w = c.resp
 	conn.SetContext(c)
+	if g, ok := conn.NetConn().(*guardConn); ok {
+		g.client = c // for the limits on unauthenticated clients
+	}
 	s.clientsMu.Lock()
 	s.clients[c] = struct{}{}
 	s.clientsMu.Unlock()
