@@ -94,11 +94,14 @@ func (s *Store) DB(i int) *DB { return s.dbs[i] }
 // SwapDB exchanges the contents of databases a and b.
 func (s *Store) SwapDB(a, b int) {
 	da, db := s.dbs[a], s.dbs[b]
+	if a == b {
+		return
+	}
+	da.touchExisting(db)
+	db.touchExisting(da)
 	da.keys, db.keys = db.keys, da.keys
 	da.order, db.order = db.order, da.order
 	da.expiries, db.expiries = db.expiries, da.expiries
-	da.touchAll()
-	db.touchAll()
 }
 
 // FlushAll empties every database.
@@ -162,7 +165,7 @@ type DB struct {
 	keys     map[string]*Entry
 	order    []*Entry // dense, for SCAN and RANDOMKEY; see Scan
 	expiries expiryHeap
-	watched  map[string][]*bool
+	watched  map[string][]*watcher
 	peak     int // largest len(keys) since the map was last rebuilt
 }
 
@@ -296,7 +299,7 @@ func (db *DB) remove(e *Entry) {
 
 // Flush deletes every key.
 func (db *DB) Flush() {
-	db.touchAll()
+	db.touchExisting(nil)
 	db.keys = make(map[string]*Entry)
 	db.order = nil
 	db.expiries = nil
@@ -369,20 +372,46 @@ func (db *DB) TTL(e *Entry) time.Duration {
 	return time.Duration(e.expireAt-db.store.now) * time.Millisecond
 }
 
-// Watch asks that *dirty be set when key is modified, deleted, expires, or
-// the database is flushed or swapped (WATCH).
+// watcher is one client's WATCH of one key.
+type watcher struct {
+	dirty *bool
+	// expired: the key was already expired, though not yet deleted, when
+	// watched. Redis 7.0 counts such a key as gone, so its deletion is no
+	// change (and its expiry does not fail the EXEC).
+	expired bool
+}
+
+// Watch asks that *dirty be set when key is modified, deleted, or replaced
+// by a flush or a swap of the database (WATCH). See also WatchExpired.
 func (db *DB) Watch(key string, dirty *bool) {
 	if db.watched == nil {
-		db.watched = make(map[string][]*bool)
+		db.watched = make(map[string][]*watcher)
 	}
-	db.watched[key] = append(db.watched[key], dirty)
+	e := db.keys[key]
+	db.watched[key] = append(db.watched[key], &watcher{dirty: dirty, expired: e != nil && db.expired(e)})
+}
+
+// WatchExpired reports whether key, watched with dirty, was live when it
+// was watched and has expired since: Redis 7.0 then fails the EXEC as if
+// the key had been modified, even though nothing has deleted it yet.
+func (db *DB) WatchExpired(key string, dirty *bool) bool {
+	e := db.keys[key]
+	if e == nil || !db.expired(e) {
+		return false
+	}
+	for _, w := range db.watched[key] {
+		if w.dirty == dirty {
+			return !w.expired
+		}
+	}
+	return false
 }
 
 // Unwatch undoes Watch.
 func (db *DB) Unwatch(key string, dirty *bool) {
 	ws := db.watched[key]
 	for i, w := range ws {
-		if w == dirty {
+		if w.dirty == dirty {
 			ws = append(ws[:i], ws[i+1:]...)
 			break
 		}
@@ -400,21 +429,55 @@ func (db *DB) Modified(key []byte) {
 	if len(db.watched) == 0 {
 		return
 	}
-	for _, d := range db.watched[string(key)] {
-		*d = true
+	if ws := db.watched[string(key)]; len(ws) > 0 {
+		notify(ws, db.keys[string(key)] != nil)
 	}
 }
 
 func (db *DB) touch(key string) {
-	for _, d := range db.watched[key] {
-		*d = true
+	if ws := db.watched[key]; len(ws) > 0 {
+		notify(ws, db.keys[key] != nil)
 	}
 }
 
-func (db *DB) touchAll() {
-	for _, ws := range db.watched {
-		for _, d := range ws {
-			*d = true
+// notify dirties the watchers of a key that changed, except those that saw
+// it already expired when it is now gone (Redis's touchWatchedKey).
+func notify(ws []*watcher, present bool) {
+	for _, w := range ws {
+		if w.expired && !present {
+			w.expired = false
+			continue
+		}
+		*w.dirty = true
+	}
+}
+
+// touchExisting dirties the watchers of the keys that db holds before it is
+// flushed (other == nil) or swapped with other, and of the keys other
+// holds, as Redis 7.0's touchAllWatchedKeysInDb: watching a key that exists
+// in neither is no change, and an expired key counts as absent.
+func (db *DB) touchExisting(other *DB) {
+	for key, ws := range db.watched {
+		e := db.keys[key]
+		var o *Entry
+		if other != nil {
+			o = other.keys[key]
+		}
+		if e == nil && o == nil {
+			continue
+		}
+		for _, w := range ws {
+			switch {
+			case w.expired && o == nil: // an expired key deleted: no change
+				w.expired = false
+				continue
+			case w.expired && other.expired(o): // still an expired key
+				continue
+			case !w.expired && e == nil && other.expired(o): // replaced by an expired key
+				w.expired = true
+				continue
+			}
+			*w.dirty = true
 		}
 	}
 }

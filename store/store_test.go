@@ -213,6 +213,9 @@ func TestScanGuarantee(t *testing.T) {
 func TestSwapDBAndFlushTouchWatchers(t *testing.T) {
 	s, _ := newTestStore(time.UnixMilli(0))
 	var dirty0, dirty1 bool
+	// Only keys that exist in either database count (Redis 7.0).
+	s.DB(0).Set([]byte("a"), NewInt(1), 0)
+	s.DB(1).Set([]byte("b"), NewInt(1), 0)
 	s.DB(0).Watch("a", &dirty0)
 	s.DB(1).Watch("b", &dirty1)
 	s.SwapDB(0, 1)

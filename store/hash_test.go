@@ -1,0 +1,241 @@
+package store
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func hashNames(h *Hash) string {
+	var names []string
+	for _, f := range h.Fields() {
+		names = append(names, f.Name+"="+f.Value)
+	}
+	return strings.Join(names, " ")
+}
+
+func TestHashListpackKeepsInsertionOrder(t *testing.T) {
+	h := NewHash()
+	for _, f := range []string{"a", "b", "c", "d"} {
+		h.Set([]byte(f), []byte("v"+f))
+	}
+	h.Set([]byte("b"), []byte("B")) // an update keeps the position
+	h.Delete([]byte("a"))
+	h.Set([]byte("a"), []byte("A")) // a re-added field goes last
+	if got, want := hashNames(h), "b=B c=vc d=vd a=A"; got != want {
+		t.Fatalf("fields = %q, want %q", got, want)
+	}
+	if h.Encoding() != "listpack" {
+		t.Fatalf("encoding %q", h.Encoding())
+	}
+}
+
+func TestHashConversion(t *testing.T) {
+	long := strings.Repeat("x", HashMaxListpackValue)
+	tests := []struct {
+		name string
+		fill func(h *Hash)
+		want string
+	}{
+		{"64-byte value", func(h *Hash) { h.Set([]byte("f"), []byte(long)) }, "listpack"},
+		{"65-byte value", func(h *Hash) { h.Set([]byte("f"), []byte(long+"y")) }, "hashtable"},
+		{"65-byte field", func(h *Hash) { h.Set([]byte(long+"y"), []byte("v")) }, "hashtable"},
+		{"128 fields", func(h *Hash) {
+			for i := range HashMaxListpackEntries {
+				h.Set(fmt.Appendf(nil, "f%d", i), []byte("v"))
+			}
+		}, "listpack"},
+		{"129 fields", func(h *Hash) {
+			for i := range HashMaxListpackEntries + 1 {
+				h.Set(fmt.Appendf(nil, "f%d", i), []byte("v"))
+			}
+		}, "hashtable"},
+		{"no way back", func(h *Hash) {
+			h.Set([]byte("f"), []byte(long+"y"))
+			h.Delete([]byte("f"))
+		}, "hashtable"},
+	}
+	for _, tt := range tests {
+		h := NewHash()
+		tt.fill(h)
+		if got := h.Encoding(); got != tt.want {
+			t.Errorf("%s: encoding %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestHashTableDeleteKeepsIndex(t *testing.T) {
+	h := NewHash()
+	for i := range 300 {
+		h.Set(fmt.Appendf(nil, "f%d", i), fmt.Appendf(nil, "%d", i))
+	}
+	for i := 0; i < 300; i += 3 {
+		if !h.Delete(fmt.Appendf(nil, "f%d", i)) {
+			t.Fatalf("f%d not deleted", i)
+		}
+	}
+	if h.Len() != 200 {
+		t.Fatalf("len %d", h.Len())
+	}
+	for i := range 300 {
+		v, ok := h.Get(fmt.Appendf(nil, "f%d", i))
+		if ok != (i%3 != 0) || (ok && v != fmt.Sprint(i)) {
+			t.Fatalf("f%d: %q %v", i, v, ok)
+		}
+	}
+}
+
+func TestHashIncrBy(t *testing.T) {
+	tests := []struct {
+		start string // "" for a missing field
+		delta int64
+		want  int64
+		err   error
+	}{
+		{"", 5, 5, nil},
+		{"10", -3, 7, nil},
+		{"9223372036854775807", 1, 0, ErrOverflow},
+		{"-9223372036854775808", -1, 0, ErrOverflow},
+		{"9223372036854775807", -1, 9223372036854775806, nil},
+		{"abc", 1, 0, ErrHashNotInteger},
+		{" 1", 1, 0, ErrHashNotInteger},
+		{"1.0", 1, 0, ErrHashNotInteger},
+		{"-0", 1, 0, ErrHashNotInteger},
+	}
+	for _, tt := range tests {
+		h := NewHash()
+		if tt.start != "" {
+			h.Set([]byte("f"), []byte(tt.start))
+		}
+		got, err := h.IncrBy([]byte("f"), tt.delta)
+		if got != tt.want || err != tt.err {
+			t.Errorf("%q + %d = %d, %v; want %d, %v", tt.start, tt.delta, got, err, tt.want, tt.err)
+		}
+		if v, _ := h.Get([]byte("f")); err != nil && v != tt.start {
+			t.Errorf("%q: a failed increment changed the value to %q", tt.start, v)
+		}
+	}
+}
+
+func TestHashIncrByFloat(t *testing.T) {
+	// Replies of redis-server 7.0.15.
+	tests := []struct {
+		start, delta, want string
+		err                error
+	}{
+		{"", "1.5", "1.5", nil},
+		{"10", ".1", "10.1", nil},
+		{"10.1", "-10.1", "0", nil},
+		{"0.1", "0.2", "0.3", nil},
+		{"1", "1e60", "999999999999999999999373423426722168652130621984886772203520", nil},
+		{"abc", "1", "", ErrHashNotFloat},
+		{" 1", "1", "", ErrHashNotFloat},
+		{"inf", "1", "", ErrNaNOrInf},
+	}
+	for _, tt := range tests {
+		h := NewHash()
+		if tt.start != "" {
+			h.Set([]byte("f"), []byte(tt.start))
+		}
+		delta, ok := ParseLongDouble([]byte(tt.delta))
+		if !ok {
+			t.Fatalf("bad delta %q", tt.delta)
+		}
+		got, err := h.IncrByFloat([]byte("f"), delta)
+		if got != tt.want || err != tt.err {
+			t.Errorf("%q + %q = %q, %v; want %q, %v", tt.start, tt.delta, got, err, tt.want, tt.err)
+		}
+	}
+	// A long result converts the hash, as Redis's hashTypeSet does.
+	h := NewHash()
+	d, _ := ParseLongDouble([]byte("1e70"))
+	h.IncrByFloat([]byte("f"), d)
+	if h.Encoding() != "hashtable" {
+		t.Fatalf("71-byte result left encoding %q", h.Encoding())
+	}
+}
+
+func TestHashRandom(t *testing.T) {
+	h := NewHash()
+	for i := range 10 {
+		h.Set(fmt.Appendf(nil, "f%d", i), []byte("v"))
+	}
+	for _, count := range []int{1, 3, 9} {
+		for range 50 {
+			got := h.Random(count, true)
+			seen := map[string]bool{}
+			for _, f := range got {
+				if seen[f.Name] || !h.Has([]byte(f.Name)) {
+					t.Fatalf("count %d: %v repeats or invents a field", count, got)
+				}
+				seen[f.Name] = true
+			}
+			if len(got) != count {
+				t.Fatalf("count %d: got %d fields", count, len(got))
+			}
+		}
+	}
+	if got := h.Random(20, true); hashNames(&Hash{fields: got}) != hashNames(h) {
+		t.Fatalf("count >= len should return the whole hash in order, got %v", got)
+	}
+	// With repetitions: exactly count fields, and over many draws every one shows up.
+	got := h.Random(1000, false)
+	seen := map[string]bool{}
+	for _, f := range got {
+		seen[f.Name] = true
+	}
+	if len(got) != 1000 || len(seen) != 10 {
+		t.Fatalf("repeating draw: %d fields, %d distinct", len(got), len(seen))
+	}
+	if h.Random(0, true) != nil || NewHash().Random(5, false) != nil {
+		t.Fatal("empty draws should be nil")
+	}
+}
+
+func TestHashScanHashtable(t *testing.T) {
+	h := NewHash()
+	for i := range 500 {
+		h.Set(fmt.Appendf(nil, "f%d", i), []byte("v"))
+	}
+	seen := map[string]bool{}
+	cursor, rounds := uint64(0), 0
+	for {
+		cursor = h.Scan(cursor, 7, func(f HashField) { seen[f.Name] = true })
+		rounds++
+		// Delete a field the scan has not reached and one it has, as a
+		// client may between calls.
+		if rounds == 10 {
+			h.Delete([]byte("f0"))
+			h.Delete([]byte("f499"))
+		}
+		if cursor == 0 {
+			break
+		}
+	}
+	for i := 1; i < 499; i++ {
+		if !seen[fmt.Sprintf("f%d", i)] {
+			t.Fatalf("scan missed f%d", i)
+		}
+	}
+	if rounds < 500/7 {
+		t.Fatalf("scan of a hashtable took %d rounds: not incremental", rounds)
+	}
+	small := NewHash()
+	small.Set([]byte("a"), []byte("1"))
+	if small.Scan(99, 1, func(HashField) {}) != 0 {
+		t.Fatal("a listpack scan must answer cursor 0")
+	}
+}
+
+func TestHashClone(t *testing.T) {
+	h := NewHash()
+	for i := range 200 {
+		h.Set(fmt.Appendf(nil, "f%d", i), []byte("v"))
+	}
+	c := h.Clone().(*Hash)
+	c.Delete([]byte("f1"))
+	c.Set([]byte("new"), []byte("x"))
+	if !h.Has([]byte("f1")) || h.Has([]byte("new")) || h.Len() != 200 {
+		t.Fatal("changing the clone changed the original")
+	}
+}
