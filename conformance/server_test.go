@@ -49,6 +49,9 @@ func TestServer(t *testing.T) {
 			"CONFIG SET notify-keyspace-events Q", `CONFIG SET notify-keyspace-events ""`, "CONFIG GET notify-keyspace-events",
 			"CONFIG SET timeout -1", "CONFIG SET timeout x", "CONFIG SET timeout 0", "CONFIG SET databases 5",
 			"CONFIG SET maxmemory 0",
+			`CONFIG SET save "3600 1 300 100"`, "CONFIG GET save", "CONFIG SET save 3600", `CONFIG SET save "0 1"`,
+			`CONFIG SET save "x 1"`, `CONFIG SET save "10 -1"`, `CONFIG SET save "  10   20 "`, `CONFIG SET save ""`, "CONFIG GET save",
+			"CONFIG SET appendonly no", "CONFIG SET appendonly NO", "CONFIG SET appendonly maybe", "CONFIG GET appendonly",
 		}},
 		{"config-misc", []string{
 			"CONFIG", "CONFIG nosuch", "CONFIG HELP", "CONFIG HELP x", "CONFIG RESETSTAT", "CONFIG RESETSTAT x",

@@ -67,8 +67,10 @@ var configParams = []configParam{
 	{name: "notify-keyspace-events", get: setting("notify-keyspace-events", ""), set: setKeyspaceEvents},
 	{name: "timeout", get: setting("timeout", "0"), set: setInt("timeout", 0, 1<<31-1)},
 	{name: "tcp-keepalive", get: constant("300")},
-	{name: "save", get: constant("")},
-	{name: "appendonly", get: constant("no")},
+	// save and appendonly are accepted (test setups turn persistence off
+	// with them) and reported back; floodgate never writes to disk.
+	{name: "save", get: setting("save", ""), set: setSave},
+	{name: "appendonly", get: setting("appendonly", "no"), set: setBool("appendonly")},
 	{name: "appendfsync", get: constant("everysec")},
 	{name: "cluster-enabled", get: constant("no")},
 	{name: "replica-read-only", get: constant("yes")},
@@ -163,6 +165,38 @@ func setEnum(name string, values ...string) func(*Server, []byte) string {
 		}
 		return "argument(s) must be one of the following: " + strings.Join(values, ", ")
 	}
+}
+
+func setBool(name string) func(*Server, []byte) string {
+	return func(s *Server, v []byte) string {
+		if !eqFold(v, "yes") && !eqFold(v, "no") {
+			return "argument must be 'yes' or 'no'"
+		}
+		s.setSetting(name, strings.ToLower(string(v)))
+		return ""
+	}
+}
+
+// setSave validates "<seconds> <changes> ..." as Redis does: pairs split
+// on single spaces, seconds at least 1, changes at least 0.
+func setSave(s *Server, v []byte) string {
+	if len(v) == 0 {
+		s.setSetting("save", "")
+		return ""
+	}
+	fields := strings.Split(string(v), " ")
+	if len(fields)%2 != 0 {
+		return "Invalid save parameters"
+	}
+	for i, f := range fields {
+		n, err := strconv.ParseInt(f, 10, 64)
+		if f == "" || err != nil || n < int64(1-i%2) {
+			return "Invalid save parameters"
+		}
+		fields[i] = strconv.FormatInt(n, 10)
+	}
+	s.setSetting("save", strings.Join(fields, " "))
+	return ""
 }
 
 // setMemory accepts Redis's memory values: bytes with an optional unit
