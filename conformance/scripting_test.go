@@ -338,7 +338,6 @@ func TestScripting(t *testing.T) {
 			`EVAL_RO "return redis.pcall('INCR', KEYS[1])" 1 k`,
 			`EVAL_RO "return redis.call('DEL', KEYS[1])" 1 k`,
 			`EVAL_RO "return redis.call('EXPIRE', KEYS[1], 10)" 1 k`,
-			`EVAL_RO "return redis.call('PUBLISH', 'ch', 'msg')" 0`,
 			"GET k",
 			"EVAL_RO \"#!lua\nreturn 1\" 0",
 			"EVAL_RO \"#!lua flags=no-writes\nreturn 1\" 0",

@@ -162,10 +162,36 @@ type scriptCaller struct {
 	// a Writer once saves an interface conversion per redis.call.
 	lastW  luaengine.ReplyWriter
 	writer Writer
+
+	// recent remembers the last names looked up as the script spelled
+	// them: scripts call a handful of commands, often in upper case, which
+	// the table would find only on its second, lower-cased, lookup.
+	recent     [8]recentCommand
+	recentNext int
+}
+
+type recentCommand struct {
+	name string
+	cmd  *Command
+}
+
+// lookup is commandTable.lookup with the script's recent names first.
+func (sc *scriptCaller) lookup(name []byte) *Command {
+	for i := range sc.recent {
+		if r := &sc.recent[i]; r.name == string(name) && r.cmd != nil {
+			return r.cmd
+		}
+	}
+	cmd := commandTable.lookup(name)
+	if cmd != nil {
+		sc.recent[sc.recentNext] = recentCommand{string(name), cmd}
+		sc.recentNext = (sc.recentNext + 1) % len(sc.recent)
+	}
+	return cmd
 }
 
 func (sc *scriptCaller) Call(args [][]byte, w luaengine.ReplyWriter) {
-	cmd := commandTable.lookup(args[0])
+	cmd := sc.lookup(args[0])
 	if cmd != nil && len(cmd.Subcommands) > 0 && len(args) > 1 {
 		cmd = cmd.subcommand(args[1])
 	}

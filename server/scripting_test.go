@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -263,4 +264,90 @@ func TestScriptCommandInfo(t *testing.T) {
 	if kill == nil || !kill.Flags.Has(FlagAllowBusy|FlagNoScript) {
 		t.Fatalf("script|kill flags: %v", kill)
 	}
+}
+
+// discardWriter is a Writer that keeps nothing, for measuring the server's
+// own path.
+type discardWriter struct{ errors int }
+
+func (d *discardWriter) Status(string)     {}
+func (d *discardWriter) Error(string)      { d.errors++ }
+func (d *discardWriter) Int(int64)         {}
+func (d *discardWriter) Bulk([]byte)       {}
+func (d *discardWriter) BulkString(string) {}
+func (d *discardWriter) Null()             {}
+func (d *discardWriter) NullArray()        {}
+func (d *discardWriter) Array(int)         {}
+func (d *discardWriter) Double(float64)    {}
+
+// evalSHADirect runs EVALSHA of the seed-001 limiter the way a connection
+// does (execute under the lock), without the network.
+func evalSHADirect(tb testing.TB) (run func(), w *discardWriter) {
+	srv := New(Config{Addr: "127.0.0.1:0"})
+	tb.Cleanup(func() { srv.Close() })
+	script, err := srv.scripting.engine.Load([]byte(seed001Script))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	w = &discardWriter{}
+	c := &Client{srv: srv, db: srv.store.DB(0), authed: true, w: w}
+	args := [][]byte{[]byte("EVALSHA"), []byte(script.SHA), []byte("1"), []byte("rate:user:42"), []byte("100"), []byte("60")}
+	return func() {
+		srv.lock <- struct{}{}
+		srv.execute(c, args)
+		<-srv.lock
+	}, w
+}
+
+// The server's side of EVALSHA (dispatch, engine, redis.call through the
+// command table, INCR, EXPIRE) allocates nothing once warm.
+func TestEvalSHAServerPathAllocs(t *testing.T) {
+	run, w := evalSHADirect(t)
+	for i := 0; i < 200; i++ {
+		run()
+	}
+	if w.errors != 0 {
+		t.Fatalf("EVALSHA answered %d errors", w.errors)
+	}
+	if n := testing.AllocsPerRun(1000, run); n > 0 {
+		t.Fatalf("EVALSHA allocates %.1f times per call on the server path", n)
+	}
+}
+
+// BenchmarkEvalSHAServerPath is EVALSHA without the network.
+func BenchmarkEvalSHAServerPath(b *testing.B) {
+	run, _ := evalSHADirect(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		run()
+	}
+}
+
+// BenchmarkEvalSHA pipelines EVALSHA of the seed-001 limiter through
+// go-redis to an in-process server, 16 per round trip, over 1000 keys.
+// Allocations include the client's.
+func BenchmarkEvalSHA(b *testing.B) {
+	_, dial := newScriptTestServer(b, 0)
+	c := dial()
+	ctx := context.Background()
+	sha := mustLoad(b, c, seed001Script)
+	keys := make([][]string, 1000)
+	for i := range keys {
+		keys[i] = []string{"rate:user:" + strconv.Itoa(i)}
+	}
+	const depth = 16
+	cmds := make([]*redis.Cmd, depth)
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		p := c.Pipeline()
+		for i := range cmds {
+			cmds[i] = p.EvalSha(ctx, sha, keys[(n+i)%len(keys)], 100, 60)
+		}
+		n += depth
+		if _, err := p.Exec(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/evalsha")
 }
