@@ -221,5 +221,20 @@ func TestZSet(t *testing.T) {
 	cases = append(cases, bothEncodings("zpop-both", []string{"ZADD k 1 a 2 b 3 c 4 d"}, []string{
 		"ZPOPMIN k", "ZPOPMAX k 2", "ZRANDMEMBER k 5 WITHSCORES", "ZPOPMIN k 5", "DBSIZE",
 	})...)
+	cases = append(cases,
+		tcase{"encoding-and-existence", []string{
+			"ZADD k 1 a", "TYPE k", "OBJECT ENCODING k", "EXISTS k", zaddMany("k", 127, 1), "ZCARD k", "OBJECT ENCODING k",
+			"ZADD k 5 m001", "OBJECT ENCODING k", "ZADD k 1000 new", "OBJECT ENCODING k", "ZREMRANGEBYRANK k 0 -3",
+			"OBJECT ENCODING k", "ZPOPMIN k 2", "EXISTS k", "TYPE k",
+			"ZADD j 1 " + strings.Repeat("x", 64), "OBJECT ENCODING j", "ZADD j 2 " + strings.Repeat("y", 65), "OBJECT ENCODING j",
+			"ZINCRBY i 1 " + strings.Repeat("z", 65), "OBJECT ENCODING i", "ZADD h XX 1 " + strings.Repeat("z", 65), "EXISTS h",
+			"ZADD g 1 a", "ZREM g a", "EXISTS g", "ZADD g 1 a", "ZREMRANGEBYSCORE g 1 1", "EXISTS g",
+		}},
+		tcase{"command-info", []string{
+			"!known=key-spec access flags are approximated by COMMAND (RW/RO access) COMMAND INFO zadd zincrby zrem zremrangebyscore zremrangebyrank zremrangebylex zpopmin zpopmax",
+			"!known=key-spec access flags are approximated by COMMAND (RW/RO access) COMMAND INFO zcard zscore zmscore zcount zlexcount zrank zrevrank zrange zrangebyscore zrevrangebyscore",
+			"!known=key-spec access flags are approximated by COMMAND (RW/RO access) COMMAND INFO zrangebylex zrevrangebylex zrevrange zrandmember zscan",
+		}},
+	)
 	runCases(t, cases)
 }

@@ -32,8 +32,8 @@ var zsetCommands = []*Command{
 	{Name: "zrangebylex", Arity: -4, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Group: "sorted-set", Summary: "Return a range of members in a sorted set, by lexicographical range", Since: "2.8.9", Handler: cmdZRangeByLex},
 	{Name: "zrevrangebylex", Arity: -4, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Group: "sorted-set", Summary: "Return a range of members in a sorted set, by lexicographical range, ordered from higher to lower strings.", Since: "2.8.9", Handler: cmdZRevRangeByLex},
 	{Name: "zrevrange", Arity: -4, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Group: "sorted-set", Summary: "Return a range of members in a sorted set, by index, with scores ordered from high to low", Since: "1.2.0", Handler: cmdZRevRange},
-	{Name: "zrandmember", Arity: -2, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Group: "sorted-set", Summary: "Get one or multiple random elements from a sorted set", Since: "6.2.0", Handler: cmdZRandMember},
-	{Name: "zscan", Arity: -3, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Group: "sorted-set", Summary: "Incrementally iterate sorted sets elements and associated scores", Since: "2.8.0", Handler: cmdZScan},
+	{Name: "zrandmember", Arity: -2, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Group: "sorted-set", Summary: "Get one or multiple random elements from a sorted set", Since: "6.2.0", Tips: []string{"nondeterministic_output"}, Handler: cmdZRandMember},
+	{Name: "zscan", Arity: -3, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "sortedset", "slow"}, Group: "sorted-set", Summary: "Incrementally iterate sorted sets elements and associated scores", Since: "2.8.0", Tips: []string{"nondeterministic_output"}, Handler: cmdZScan},
 }
 
 func init() { register(zsetCommands...) }
