@@ -230,10 +230,21 @@ func TestZSet(t *testing.T) {
 			"ZINCRBY i 1 " + strings.Repeat("z", 65), "OBJECT ENCODING i", "ZADD h XX 1 " + strings.Repeat("z", 65), "EXISTS h",
 			"ZADD g 1 a", "ZREM g a", "EXISTS g", "ZADD g 1 a", "ZREMRANGEBYSCORE g 1 1", "EXISTS g",
 		}},
+		tcase{"from-scripts", []string{
+			`EVAL "return redis.call('ZADD', KEYS[1], 1.5, 'a', 2, 'b')" 1 k`,
+			`EVAL "return redis.call('ZSCORE', KEYS[1], 'a')" 1 k`,
+			`EVAL "return redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')" 1 k`,
+			`EVAL "return redis.call('ZINCRBY', KEYS[1], 0.1, 'a')" 1 k`,
+			`EVAL "return redis.call('ZADD', KEYS[1], 'XX', 'INCR', 1, 'nosuch')" 1 k`,
+			`EVAL "return redis.pcall('ZADD', KEYS[1], 'NX', 'XX', 1, 'a')" 1 k`,
+			`EVAL "return redis.call('ZMSCORE', KEYS[1], 'a', 'x')" 1 k`,
+			`EVAL "redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1]) local n = redis.call('ZCARD', KEYS[1]) if n < 5 then redis.call('ZADD', KEYS[1], ARGV[2], ARGV[2] .. '-1') return 1 end return 0" 1 rl 1000 2000`,
+			"ZRANGE rl 0 -1 WITHSCORES",
+		}},
 		tcase{"command-info", []string{
-			"!known=key-spec access flags are approximated by COMMAND (RW/RO access) COMMAND INFO zadd zincrby zrem zremrangebyscore zremrangebyrank zremrangebylex zpopmin zpopmax",
-			"!known=key-spec access flags are approximated by COMMAND (RW/RO access) COMMAND INFO zcard zscore zmscore zcount zlexcount zrank zrevrank zrange zrangebyscore zrevrangebyscore",
-			"!known=key-spec access flags are approximated by COMMAND (RW/RO access) COMMAND INFO zrangebylex zrevrangebylex zrevrange zrandmember zscan",
+			"!known=COMMAND-approximates-key-spec-flags-as-RW-or-RO-access COMMAND INFO zadd zincrby zrem zremrangebyscore zremrangebyrank zremrangebylex zpopmin zpopmax",
+			"!known=COMMAND-approximates-key-spec-flags-as-RW-or-RO-access COMMAND INFO zcard zscore zmscore zcount zlexcount zrank zrevrank zrange zrangebyscore zrevrangebyscore",
+			"!known=COMMAND-approximates-key-spec-flags-as-RW-or-RO-access COMMAND INFO zrangebylex zrevrangebylex zrevrange zrandmember zscan",
 		}},
 	)
 	runCases(t, cases)
