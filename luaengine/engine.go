@@ -63,6 +63,10 @@ type Options struct {
 	// MaxStringSize bounds a single string built by string.rep or
 	// concatenation. Zero means 512 MiB, Redis's proto-max-bulk-len.
 	MaxStringSize int
+	// ExternalWatch says the caller calls Watch every few milliseconds
+	// (the server does from the goroutine that watches the time limit), so
+	// the engine arms no timer of its own for every run.
+	ExternalWatch bool
 }
 
 // Engine is one server's scripting state. Run must not be called
@@ -340,6 +344,14 @@ func (e *Engine) Running() (since time.Time, ok bool) {
 		return time.Time{}, false
 	}
 	return time.Unix(0, ns), true
+}
+
+// Watch checks the running script's memory growth against MemoryLimit; see
+// Options.ExternalWatch. It may be called from any goroutine.
+func (e *Engine) Watch() {
+	if e.opts.MemoryLimit > 0 {
+		e.interrupt.watch()
+	}
 }
 
 // Kill stops the running script unless it has written, as SCRIPT KILL does.

@@ -67,7 +67,7 @@ func (s *interruptState) init(e *Engine) {
 	s.e = e
 	s.fresh()
 	s.samples[0].Name = "/memory/classes/heap/objects:bytes"
-	if e.opts.MemoryLimit > 0 {
+	if e.opts.MemoryLimit > 0 && !e.opts.ExternalWatch {
 		s.timer = time.AfterFunc(time.Hour, s.watch)
 		s.timer.Stop()
 	}
@@ -147,7 +147,7 @@ func (s *interruptState) watch() {
 		s.kill(reasonMemory)
 		return
 	}
-	if s.gen.Load() == gen {
+	if s.timer != nil && s.gen.Load() == gen {
 		s.timer.Reset(memoryCheckInterval)
 	}
 }

@@ -47,7 +47,7 @@ run() {
   local before after ops
   before=$(cpu_ticks "$pid")
   ops=$(redis-benchmark -p "$port" -c "$CLIENTS" -n "$N" -r "$KEYSPACE" -P "$pipe" -q "$@" 2>/dev/null |
-        tr '\r' '\n' | awk '/requests per second/ {for (i=1;i<=NF;i++) if ($i ~ /^[0-9.]+$/) {print $i; exit}}')
+        tr '\r' '\n' | awk '/requests per second/ {for (i=2;i<=NF;i++) if ($i == "requests") {print $(i-1); exit}}')
   after=$(cpu_ticks "$pid")
   local hz; hz=$(getconf CLK_TCK)
   awk -v o="$ops" -v t=$((after - before)) -v hz="$hz" -v n="$N" 'BEGIN { printf "%s %.3f\n", o, t * 1e6 / hz / n }'

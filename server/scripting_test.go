@@ -351,3 +351,22 @@ func BenchmarkEvalSHA(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/evalsha")
 }
+
+// The engine's memory check runs on the server's watch (ExternalWatch): a
+// script that keeps allocating is stopped.
+func TestScriptMemoryWatchedByServer(t *testing.T) {
+	srv := New(Config{Addr: "127.0.0.1:0"})
+	srv.scripting.engine.Close()
+	srv.scripting.engine = luaengine.New(luaengine.Options{ExternalWatch: true, MemoryLimit: 32 << 20})
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), Protocol: 2, DisableIdentity: true, ReadTimeout: 30 * time.Second})
+	defer c.Close()
+	const grow = `local t = {} local i = 0 while true do i = i + 1 t[i] = string.rep('y', 1000) .. i end`
+	err := c.Eval(context.Background(), grow, nil).Err()
+	if want := "ERR not enough memory script: " + luaengine.SHA1Hex([]byte(grow)) + ", on @user_script:1."; errText(err) != want {
+		t.Fatalf("got %q, want %q", errText(err), want)
+	}
+}
