@@ -40,6 +40,7 @@ type ZSet struct {
 type zbig struct {
 	scores map[string]float64
 	tree   ztree
+	peak   int // largest len(scores) since the map was last rebuilt
 }
 
 // NewZSet returns an empty sorted set in the compact form.
@@ -243,12 +244,7 @@ func (z *ZSet) Descend(from int, fn func(member []byte, score float64) bool) {
 		from = z.Len() - 1
 	}
 	if z.big != nil {
-		for r := from; r >= 0; r-- {
-			it := z.big.tree.at(r)
-			if !fn([]byte(it.member), it.score) {
-				return
-			}
-		}
+		z.big.tree.descend(from, func(it *zitem) bool { return fn([]byte(it.member), it.score) })
 		return
 	}
 	// Entries can only be walked forwards: collect the offsets first.
@@ -277,6 +273,7 @@ func (z *ZSet) RemoveRange(lo, hi int) int {
 			it := z.big.tree.deleteAt(lo)
 			delete(z.big.scores, it.member)
 		}
+		z.big.shrink()
 		return hi - lo
 	}
 	z.packed.remove(z.packed.offset(lo), hi-lo)
@@ -304,7 +301,23 @@ func (b *zbig) remove(member []byte, s float64) string {
 	rank := b.tree.countWhile(func(it *zitem) bool { return itemLess(it.score, it.member, s, member) })
 	it := b.tree.deleteAt(rank)
 	delete(b.scores, it.member)
+	b.shrink()
 	return it.member
+}
+
+// shrink rebuilds the map once most members are gone: Go maps never give
+// memory back, and a window that once held a burst must not keep its
+// buckets for good.
+func (b *zbig) shrink() {
+	b.peak = max(b.peak, len(b.scores)+1)
+	if b.peak < 1024 || len(b.scores) > b.peak/4 {
+		return
+	}
+	scores := make(map[string]float64, len(b.scores))
+	for m, s := range b.scores {
+		scores[m] = s
+	}
+	b.scores, b.peak = scores, len(scores)
 }
 
 // itemLess orders members by score, then by member bytes.

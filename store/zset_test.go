@@ -244,3 +244,22 @@ func TestZSetLexBound(t *testing.T) {
 		}
 	}
 }
+
+// A large set trimmed to a fraction of its peak rebuilds its map, so a
+// burst does not pin memory, and keeps every remaining member.
+func TestZSetMapShrinksAfterTrim(t *testing.T) {
+	z, m := NewZSet(), zmodel{}
+	for i := range 5000 {
+		k := fmt.Sprint("m", i)
+		z.Add([]byte(k), float64(i))
+		m[k] = float64(i)
+	}
+	z.RemoveRange(0, 4900)
+	for i := range 4900 {
+		delete(m, fmt.Sprint("m", i))
+	}
+	if z.big.peak > 1000 {
+		t.Fatalf("map not rebuilt: peak %d with %d members", z.big.peak, len(z.big.scores))
+	}
+	checkZSet(t, z, m)
+}

@@ -214,6 +214,34 @@ func (n *znode) ascend(i int, fn func(*zitem) bool) bool {
 	return true
 }
 
+// descend calls fn for the items from rank i downwards until fn returns false.
+func (t *ztree) descend(i int, fn func(*zitem) bool) {
+	if t.root != nil && i >= 0 {
+		t.root.descend(min(i, t.root.size-1), fn)
+	}
+}
+
+func (n *znode) descend(i int, fn func(*zitem) bool) bool {
+	if n.leaf() {
+		for ; i >= 0; i-- {
+			if !fn(&n.items[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	ci, i := n.child(i)
+	for ; ci >= 0; ci-- {
+		if !n.children[ci].descend(i, fn) {
+			return false
+		}
+		if ci > 0 {
+			i = n.children[ci-1].size - 1
+		}
+	}
+	return true
+}
+
 func (t *ztree) deleteAt(i int) zitem {
 	it := t.root.deleteAt(i)
 	if !t.root.leaf() && len(t.root.children) == 1 {
