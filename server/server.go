@@ -87,13 +87,14 @@ type Server struct {
 	busyMu sync.Mutex
 	busy   chan struct{} // closed while a script is past LuaTimeLimit
 
-	ln      net.Listener
-	rs      *redcon.Server
-	served  chan struct{} // closed when the accept loop has returned
-	stop    chan struct{} // closed by Close
-	drained chan struct{} // closed by Close once connections are gone
-	closed  atomic.Bool
-	stopped sync.WaitGroup
+	ln        net.Listener
+	rs        *redcon.Server
+	served    chan struct{} // closed when the accept loop has returned
+	stop      chan struct{} // closed by Close
+	drained   chan struct{} // closed by Close once connections are gone
+	closeDone chan struct{} // closed when Close has finished
+	closed    atomic.Bool
+	stopped   sync.WaitGroup
 
 	clientsMu    sync.Mutex
 	clients      map[*Client]struct{}
@@ -122,17 +123,18 @@ func New(cfg Config) *Server {
 	cfg.setDefaults()
 	initCommandTable()
 	s := &Server{
-		cfg:     cfg,
-		log:     cfg.Logger,
-		store:   store.New(cfg.Databases, cfg.Clock),
-		lock:    make(chan struct{}, 1),
-		busy:    make(chan struct{}),
-		stop:    make(chan struct{}),
-		drained: make(chan struct{}),
-		served:  make(chan struct{}),
-		clients: make(map[*Client]struct{}),
-		stats:   make([]cmdStat, commandTable.count),
-		started: time.Now(),
+		cfg:       cfg,
+		log:       cfg.Logger,
+		store:     store.New(cfg.Databases, cfg.Clock),
+		lock:      make(chan struct{}, 1),
+		busy:      make(chan struct{}),
+		stop:      make(chan struct{}),
+		drained:   make(chan struct{}),
+		closeDone: make(chan struct{}),
+		served:    make(chan struct{}),
+		clients:   make(map[*Client]struct{}),
+		stats:     make([]cmdStat, commandTable.count),
+		started:   time.Now(),
 	}
 	s.initScripting()
 	return s
@@ -184,8 +186,12 @@ func (s *Server) Do(fn func()) {
 // is safe to call twice.
 func (s *Server) Close() error {
 	if !s.closed.CompareAndSwap(false, true) {
+		// A second caller (the binary after SHUTDOWN closed the server)
+		// returns only once the first has finished.
+		<-s.closeDone
 		return nil
 	}
+	defer close(s.closeDone)
 	close(s.stop)
 	if s.ln != nil {
 		// guardListener holds the accept error back until drained, because
@@ -354,8 +360,7 @@ func (s *Server) dispatch(c *Client, args [][]byte) {
 	}
 	if !cmd.arityOK(len(args)) {
 		s.stats[cmd.id].rejected++
-		c.wrongArity(cmd)
-		c.flagMultiFailed()
+		c.reject(cmd, "ERR wrong number of arguments for '"+cmd.FullName()+"' command")
 		return
 	}
 	// A container with no subcommand named (plain COMMAND) runs its own handler.
@@ -377,8 +382,12 @@ func (s *Server) dispatch(c *Client, args [][]byte) {
 	}
 	if !c.authed && !cmd.Flags.Has(FlagNoAuth) {
 		s.stats[cmd.id].rejected++
-		c.w.Error(errNoAuth)
-		c.flagMultiFailed()
+		c.reject(cmd, errNoAuth)
+		return
+	}
+	if c.multi != nil && cmd.Flags.Has(FlagNoMulti) {
+		s.stats[cmd.id].rejected++
+		c.reject(cmd, "ERR Command not allowed inside a transaction")
 		return
 	}
 	if c.multi != nil && !queuesImmediately(cmd) {

@@ -53,13 +53,19 @@ func TestCloseFinishesBatchInFlight(t *testing.T) {
 	<-blockGate.running
 	closed := make(chan struct{})
 	go func() { srv.Close(); close(closed) }()
+	// A second Close (the binary's, after SHUTDOWN began one) must wait too.
+	closedAgain := make(chan struct{})
+	go func() { srv.Close(); close(closedAgain) }()
 	select {
 	case <-closed:
 		t.Fatal("Close returned while a batch was still running")
+	case <-closedAgain:
+		t.Fatal("second Close returned while the first was still draining")
 	case <-time.After(50 * time.Millisecond):
 	}
 	close(blockGate.release)
 	<-closed
+	<-closedAgain
 	got, _ := io.ReadAll(bufio.NewReader(conn))
 	if want := "+UNBLOCKED\r\n+PONG\r\n"; string(got) != want {
 		t.Fatalf("replies after Close = %q, want %q then EOF", got, want)
