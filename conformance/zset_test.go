@@ -172,7 +172,7 @@ func TestZSet(t *testing.T) {
 			zaddMany("k", 1000, 0.5), "ZREMRANGEBYSCORE k -inf (100", "ZCARD k", "ZCOUNT k 100 (200", "ZRANGE k 0 2 WITHSCORES",
 			"ZRANK k m500", "ZREVRANK k m500", "ZRANGEBYSCORE k 300 310 WITHSCORES LIMIT 2 3",
 			"ZREVRANGEBYSCORE k 310 300 LIMIT 2 3", "ZREMRANGEBYRANK k 0 99", "ZRANGE k 0 0", "ZPOPMIN k", "ZPOPMAX k 2",
-			"ZRANGE k -3 -1 REV WITHSCORES", "ZRANDMEMBER k 2000 WITHSCORES",
+			"ZRANGE k -3 -1 REV WITHSCORES", "ZRANDMEMBER k 2000 WITHSCORES", "!type ZRANDMEMBER k 5 WITHSCORES", "!type ZRANDMEMBER k -3",
 		}},
 	}
 	cases = append(cases, bothEncodings("zrange-rank", []string{"ZADD k 1 a 2 b 3 c 4 d 5 e"}, []string{
@@ -229,6 +229,17 @@ func TestZSet(t *testing.T) {
 			"ZADD j 1 " + strings.Repeat("x", 64), "OBJECT ENCODING j", "ZADD j 2 " + strings.Repeat("y", 65), "OBJECT ENCODING j",
 			"ZINCRBY i 1 " + strings.Repeat("z", 65), "OBJECT ENCODING i", "ZADD h XX 1 " + strings.Repeat("z", 65), "EXISTS h",
 			"ZADD g 1 a", "ZREM g a", "EXISTS g", "ZADD g 1 a", "ZREMRANGEBYSCORE g 1 1", "EXISTS g",
+		}},
+		tcase{"edges", []string{
+			"ZADD n GT INCR 5 a", "ZADD n LT CH 1 a 7 b", "ZADD n GT CH 2 a 8 b 9 c", "ZRANGE n 0 -1 WITHSCORES",
+			"ZINCRBY fresh 2.5 x", "ZRANGE fresh 0 -1 WITHSCORES",
+			`ZADD bin 0 "\xff" 0 a 0 "a\x00" 0 "" 0 A`, "ZRANGE bin 0 -1", `ZRANK bin "\xff"`, `ZRANGEBYLEX bin "[a" "(\xff"`,
+			`ZLEXCOUNT bin "(a" +`, `ZRANGEBYLEX bin - "[a\x00"`,
+			"ZADD s 1 a 2 b 3 c", "ZRANGEBYSCORE s (-inf (inf", "ZRANGEBYSCORE s (inf +inf", "ZRANGEBYSCORE s -inf (-inf",
+			"ZRANGE s 0 -1 BYSCORE", "ZRANGE s 0 9223372036854775807", "ZRANGE s -9223372036854775808 1",
+			"ZRANGE s 1 3 BYSCORE LIMIT 0 0", "ZRANGE s (1 3 BYSCORE LIMIT 1 -5", "ZREMRANGEBYRANK s -9223372036854775808 0",
+			"ZRANGE s 0 -1", "ZPOPMAX nokey 0", "ZREM s b c a", "EXISTS s", "ZCOUNT s 1 2",
+			"ZADD t 1 a", "ZADD t 1.0 a", "ZADD t CH 1e0 a", "ZADD t CH 0x1 a", "ZADD t INCR 0 a", "ZADD t INCR -1 a", "ZSCORE t a",
 		}},
 		tcase{"from-scripts", []string{
 			`EVAL "return redis.call('ZADD', KEYS[1], 1.5, 'a', 2, 'b')" 1 k`,
