@@ -604,6 +604,11 @@ func dumpValue(v store.Value) (summary string, members []string) {
 			return true
 		})
 		return "zset", members
+	case *store.Hash:
+		for _, f := range v.Fields() {
+			members = append(members, strconv.Quote(f.Name)+": "+strconv.Quote(f.Value))
+		}
+		return "hash", members
 	}
 	return v.Kind().String() + " (" + v.Encoding() + ")", nil
 }
@@ -710,3 +715,51 @@ func (s *Server) CheckZMembers(t testing.TB, key string, want ...string) {
 	t.Helper()
 	s.DB(0).CheckZMembers(t, key, want...)
 }
+
+// HSet sets fields of the hash at key (created if needed), as HSET:
+// HSet(key, "field1", "value1", "field2", "value2", ...).
+func (d *Database) HSet(key string, fieldValues ...string) (err error) {
+	if len(fieldValues) == 0 || len(fieldValues)%2 != 0 {
+		return errors.New("floodgate: HSet: want field and value pairs")
+	}
+	d.do(func(db *store.DB) {
+		h, e := valueAt[*store.Hash](db, key)
+		switch {
+		case e == ErrKeyNotFound:
+			h = store.NewHash()
+			db.Set([]byte(key), h, 0)
+		case e != nil:
+			err = e
+			return
+		}
+		for i := 0; i < len(fieldValues); i += 2 {
+			h.Set([]byte(fieldValues[i]), []byte(fieldValues[i+1]))
+		}
+		db.Modified([]byte(key))
+	})
+	return err
+}
+
+// HGet returns a field of the hash at key; a missing field is
+// ErrKeyNotFound.
+func (d *Database) HGet(key, field string) (value string, err error) {
+	d.do(func(db *store.DB) {
+		var h *store.Hash
+		if h, err = valueAt[*store.Hash](db, key); err != nil {
+			return
+		}
+		var ok bool
+		if value, ok = h.Get([]byte(field)); !ok {
+			err = ErrKeyNotFound
+		}
+	})
+	return value, err
+}
+
+// HSet sets fields of the hash at key in database 0.
+func (s *Server) HSet(key string, fieldValues ...string) error {
+	return s.DB(0).HSet(key, fieldValues...)
+}
+
+// HGet returns a field of the hash at key in database 0.
+func (s *Server) HGet(key, field string) (string, error) { return s.DB(0).HGet(key, field) }

@@ -130,6 +130,27 @@ func TestInspection(t *testing.T) {
 	}
 	s.Del("z")
 
+	// Hashes.
+	if err := s.HSet("h", "a", "1", "b", "2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.HSet("h", "a", "3"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.HGet("h", "a"); err != nil || got != "3" {
+		t.Fatalf("HGet = %q, %v", got, err)
+	}
+	if _, err := s.HGet("h", "nope"); !errors.Is(err, server.ErrKeyNotFound) {
+		t.Fatalf("HGet of a missing field: err = %v", err)
+	}
+	if err := s.HSet("h", "odd"); err == nil {
+		t.Fatal("HSet with an odd number of arguments: no error")
+	}
+	if err := s.HSet("n", "a", "1"); !errors.Is(err, server.ErrWrongType) {
+		t.Fatalf("HSet on a string: err = %v", err)
+	}
+	s.Del("h")
+
 	// Databases are separate.
 	s.DB(1).Set("n", "other")
 	s.DB(1).CheckGet(t, "n", "other")
@@ -151,12 +172,16 @@ func TestDump(t *testing.T) {
 	s.DB(2).Set("x\ny", "")
 	s.ZAdd("c", 2.5, "late")
 	s.ZAdd("c", 1, "early")
+	s.HSet("d", "field", "value", "n", "1")
 	want := "db 0\n" +
 		"  \"a\" \"1\" ttl 1m30s\n" +
 		"  \"b\" \"two words\"\n" +
 		"  \"c\" zset\n" +
 		"    1 \"early\"\n" +
 		"    2.5 \"late\"\n" +
+		"  \"d\" hash\n" +
+		"    \"field\": \"value\"\n" +
+		"    \"n\": \"1\"\n" +
 		"db 2\n" +
 		"  \"x\\ny\" \"\"\n"
 	if got := s.Dump(); got != want {
