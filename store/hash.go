@@ -8,11 +8,12 @@ import (
 	"strconv"
 )
 
-// Redis's default hash-max-listpack-entries and hash-max-listpack-value: a
-// hash stays a listpack while it has at most this many fields and no field
-// or value is longer; past either it becomes a hashtable for good.
+// Redis 7.0's defaults for hash-max-listpack-entries (512) and
+// hash-max-listpack-value (64): a hash stays a listpack while it has at most
+// this many fields and no field or value is longer; past either it becomes
+// a hashtable for good.
 const (
-	HashMaxListpackEntries = 128
+	HashMaxListpackEntries = 512
 	HashMaxListpackValue   = 64
 )
 

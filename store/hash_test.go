@@ -40,12 +40,12 @@ func TestHashConversion(t *testing.T) {
 		{"64-byte value", func(h *Hash) { h.Set([]byte("f"), []byte(long)) }, "listpack"},
 		{"65-byte value", func(h *Hash) { h.Set([]byte("f"), []byte(long+"y")) }, "hashtable"},
 		{"65-byte field", func(h *Hash) { h.Set([]byte(long+"y"), []byte("v")) }, "hashtable"},
-		{"128 fields", func(h *Hash) {
+		{"512 fields", func(h *Hash) {
 			for i := range HashMaxListpackEntries {
 				h.Set(fmt.Appendf(nil, "f%d", i), []byte("v"))
 			}
 		}, "listpack"},
-		{"129 fields", func(h *Hash) {
+		{"513 fields", func(h *Hash) {
 			for i := range HashMaxListpackEntries + 1 {
 				h.Set(fmt.Appendf(nil, "f%d", i), []byte("v"))
 			}
@@ -66,18 +66,18 @@ func TestHashConversion(t *testing.T) {
 
 func TestHashTableDeleteKeepsIndex(t *testing.T) {
 	h := NewHash()
-	for i := range 300 {
+	for i := range 1000 {
 		h.Set(fmt.Appendf(nil, "f%d", i), fmt.Appendf(nil, "%d", i))
 	}
-	for i := 0; i < 300; i += 3 {
+	for i := 0; i < 1000; i += 3 {
 		if !h.Delete(fmt.Appendf(nil, "f%d", i)) {
 			t.Fatalf("f%d not deleted", i)
 		}
 	}
-	if h.Len() != 200 {
+	if h.Len() != 666 {
 		t.Fatalf("len %d", h.Len())
 	}
-	for i := range 300 {
+	for i := range 1000 {
 		v, ok := h.Get(fmt.Appendf(nil, "f%d", i))
 		if ok != (i%3 != 0) || (ok && v != fmt.Sprint(i)) {
 			t.Fatalf("f%d: %q %v", i, v, ok)
@@ -194,7 +194,7 @@ func TestHashRandom(t *testing.T) {
 
 func TestHashScanHashtable(t *testing.T) {
 	h := NewHash()
-	for i := range 500 {
+	for i := range 1000 {
 		h.Set(fmt.Appendf(nil, "f%d", i), []byte("v"))
 	}
 	seen := map[string]bool{}
@@ -206,18 +206,18 @@ func TestHashScanHashtable(t *testing.T) {
 		// client may between calls.
 		if rounds == 10 {
 			h.Delete([]byte("f0"))
-			h.Delete([]byte("f499"))
+			h.Delete([]byte("f999"))
 		}
 		if cursor == 0 {
 			break
 		}
 	}
-	for i := 1; i < 499; i++ {
+	for i := 1; i < 999; i++ {
 		if !seen[fmt.Sprintf("f%d", i)] {
 			t.Fatalf("scan missed f%d", i)
 		}
 	}
-	if rounds < 500/7 {
+	if rounds < 1000/7 {
 		t.Fatalf("scan of a hashtable took %d rounds: not incremental", rounds)
 	}
 	small := NewHash()
@@ -229,13 +229,13 @@ func TestHashScanHashtable(t *testing.T) {
 
 func TestHashClone(t *testing.T) {
 	h := NewHash()
-	for i := range 200 {
+	for i := range 600 {
 		h.Set(fmt.Appendf(nil, "f%d", i), []byte("v"))
 	}
 	c := h.Clone().(*Hash)
 	c.Delete([]byte("f1"))
 	c.Set([]byte("new"), []byte("x"))
-	if !h.Has([]byte("f1")) || h.Has([]byte("new")) || h.Len() != 200 {
+	if !h.Has([]byte("f1")) || h.Has([]byte("new")) || h.Len() != 600 {
 		t.Fatal("changing the clone changed the original")
 	}
 }

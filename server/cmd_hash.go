@@ -1,0 +1,369 @@
+package server
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/floodgate/floodgate/store"
+)
+
+var hashCommands = []*Command{
+	{Name: "hset", Arity: -4, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "hash", "fast"}, Group: "hash", Summary: "Set the string value of a hash field", Since: "2.0.0", Handler: cmdHSet},
+	{Name: "hsetnx", Arity: 4, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "hash", "fast"}, Group: "hash", Summary: "Set the value of a hash field, only if the field does not exist", Since: "2.0.0", Handler: cmdHSetNX},
+	{Name: "hget", Arity: 3, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "hash", "fast"}, Group: "hash", Summary: "Get the value of a hash field", Since: "2.0.0", Handler: cmdHGet},
+	{Name: "hmget", Arity: -3, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "hash", "fast"}, Group: "hash", Summary: "Get the values of all the given hash fields", Since: "2.0.0", Handler: cmdHMGet},
+	{Name: "hmset", Arity: -4, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "hash", "fast"}, Group: "hash", Summary: "Set multiple hash fields to multiple values", Since: "2.0.0", Handler: cmdHSet},
+	{Name: "hgetall", Arity: 2, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "hash", "slow"}, Group: "hash", Summary: "Get all the fields and values in a hash", Since: "2.0.0", Handler: cmdHGetAll},
+	{Name: "hdel", Arity: -3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "hash", "fast"}, Group: "hash", Summary: "Delete one or more hash fields", Since: "2.0.0", Handler: cmdHDel},
+	{Name: "hexists", Arity: 3, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "hash", "fast"}, Group: "hash", Summary: "Determine if a hash field exists", Since: "2.0.0", Handler: cmdHExists},
+	{Name: "hlen", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "hash", "fast"}, Group: "hash", Summary: "Get the number of fields in a hash", Since: "2.0.0", Handler: cmdHLen},
+	{Name: "hkeys", Arity: 2, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "hash", "slow"}, Group: "hash", Summary: "Get all the fields in a hash", Since: "2.0.0", Handler: cmdHKeys},
+	{Name: "hvals", Arity: 2, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "hash", "slow"}, Group: "hash", Summary: "Get all the values in a hash", Since: "2.0.0", Handler: cmdHVals},
+	{Name: "hincrby", Arity: 4, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "hash", "fast"}, Group: "hash", Summary: "Increment the integer value of a hash field by the given number", Since: "2.0.0", Handler: cmdHIncrBy},
+	{Name: "hincrbyfloat", Arity: 4, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "hash", "fast"}, Group: "hash", Summary: "Increment the float value of a hash field by the given amount", Since: "2.6.0", Handler: cmdHIncrByFloat},
+	{Name: "hstrlen", Arity: 3, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "hash", "fast"}, Group: "hash", Summary: "Get the length of the value of a hash field", Since: "3.2.0", Handler: cmdHStrLen},
+	{Name: "hrandfield", Arity: -2, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "hash", "slow"}, Group: "hash", Summary: "Get one or multiple random fields from a hash", Since: "6.2.0", Handler: cmdHRandField},
+	{Name: "hscan", Arity: -3, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "hash", "slow"}, Group: "hash", Summary: "Incrementally iterate hash fields and associated values", Since: "2.8.0", Handler: cmdHScan},
+}
+
+func init() { register(hashCommands...) }
+
+// errNaNOrInfArg is HINCRBYFLOAT's answer to an infinite increment (the
+// stored value being infinite gets store.ErrNaNOrInf instead).
+const errNaNOrInfArg = "ERR value is NaN or Infinity"
+
+// valueAs returns the value of type V at key, the zero V (nil) if there is
+// none, or false (having answered WRONGTYPE) if the key holds another type.
+func valueAs[V store.Value](c *Client, key []byte) (v V, ok bool) {
+	e := c.db.Get(key)
+	if e == nil {
+		return v, true
+	}
+	if v, ok = e.Value.(V); !ok {
+		c.w.Error(errWrongType)
+	}
+	return v, ok
+}
+
+// hashForRead returns the hash at key, or an empty one if there is none
+// (readers treat a missing key as an empty hash, as Redis does); false after
+// WRONGTYPE. The empty hash is shared: never change it.
+func hashForRead(c *Client, key []byte) (*store.Hash, bool) {
+	h, ok := valueAs[*store.Hash](c, key)
+	if h == nil {
+		h = emptyHash
+	}
+	return h, ok
+}
+
+var emptyHash = store.NewHash()
+
+// hashForWrite returns the hash at key, or a new empty one that stored
+// tells to keep (hashStore) once it has fields; false after WRONGTYPE.
+func hashForWrite(c *Client, key []byte) (h *store.Hash, created, ok bool) {
+	if h, ok = valueAs[*store.Hash](c, key); !ok || h != nil {
+		return h, false, ok
+	}
+	return store.NewHash(), true, true
+}
+
+// hashStore publishes a change made to h: it stores a hash created by
+// hashForWrite, signals one changed in place, and deletes an emptied one,
+// as Redis never keeps an empty collection.
+func hashStore(c *Client, key []byte, h *store.Hash, created bool) {
+	switch {
+	case h.Len() == 0:
+		if !created {
+			c.db.Delete(key)
+		}
+	case created:
+		c.db.Set(key, h, 0)
+	default:
+		c.db.Modified(key)
+	}
+}
+
+// cmdHSet serves HSET (the number of new fields) and HMSET (OK).
+func cmdHSet(c *Client, args [][]byte) {
+	if len(args)%2 != 0 {
+		c.wrongArity(c.cmd)
+		return
+	}
+	h, created, ok := hashForWrite(c, args[1])
+	if !ok {
+		return
+	}
+	var added int64
+	for i := 2; i < len(args); i += 2 {
+		if h.Set(args[i], args[i+1]) {
+			added++
+		}
+	}
+	hashStore(c, args[1], h, created)
+	if c.cmd.Name == "hmset" {
+		c.w.Status("OK")
+		return
+	}
+	c.w.Int(added)
+}
+
+func cmdHSetNX(c *Client, args [][]byte) {
+	h, created, ok := hashForWrite(c, args[1])
+	if !ok {
+		return
+	}
+	if h.Has(args[2]) {
+		c.w.Int(0)
+		return
+	}
+	h.Set(args[2], args[3])
+	hashStore(c, args[1], h, created)
+	c.w.Int(1)
+}
+
+func cmdHGet(c *Client, args [][]byte) {
+	h, ok := hashForRead(c, args[1])
+	if !ok {
+		return
+	}
+	v, found := h.Get(args[2])
+	writeOptional(c, v, found)
+}
+
+// writeOptional answers a value, or a null bulk string if there is none.
+func writeOptional(c *Client, v string, found bool) {
+	if found {
+		c.w.BulkString(v)
+	} else {
+		c.w.Null()
+	}
+}
+
+func cmdHMGet(c *Client, args [][]byte) {
+	h, ok := hashForRead(c, args[1])
+	if !ok {
+		return
+	}
+	c.w.Array(len(args) - 2)
+	for _, f := range args[2:] {
+		v, found := h.Get(f)
+		writeOptional(c, v, found)
+	}
+}
+
+// hashFields answers a hash's fields, values, or both (HKEYS, HVALS, HGETALL).
+func hashFields(c *Client, key []byte, names, values bool) {
+	h, ok := hashForRead(c, key)
+	if !ok {
+		return
+	}
+	fields := h.Fields()
+	if names && values {
+		c.w.Array(2 * len(fields))
+	} else {
+		c.w.Array(len(fields))
+	}
+	for _, f := range fields {
+		if names {
+			c.w.BulkString(f.Name)
+		}
+		if values {
+			c.w.BulkString(f.Value)
+		}
+	}
+}
+
+func cmdHGetAll(c *Client, args [][]byte) { hashFields(c, args[1], true, true) }
+func cmdHKeys(c *Client, args [][]byte)   { hashFields(c, args[1], true, false) }
+func cmdHVals(c *Client, args [][]byte)   { hashFields(c, args[1], false, true) }
+
+func cmdHDel(c *Client, args [][]byte) {
+	h, ok := hashForRead(c, args[1]) // deleting from the shared empty hash changes nothing
+	if !ok {
+		return
+	}
+	var deleted int64
+	for _, f := range args[2:] {
+		if h.Delete(f) {
+			deleted++
+		}
+	}
+	if deleted > 0 {
+		hashStore(c, args[1], h, false)
+	}
+	c.w.Int(deleted)
+}
+
+func cmdHExists(c *Client, args [][]byte) {
+	h, ok := hashForRead(c, args[1])
+	if !ok {
+		return
+	}
+	if h.Has(args[2]) {
+		c.w.Int(1)
+	} else {
+		c.w.Int(0)
+	}
+}
+
+func cmdHLen(c *Client, args [][]byte) {
+	h, ok := hashForRead(c, args[1])
+	if !ok {
+		return
+	}
+	c.w.Int(int64(h.Len()))
+}
+
+func cmdHStrLen(c *Client, args [][]byte) {
+	h, ok := hashForRead(c, args[1])
+	if !ok {
+		return
+	}
+	v, _ := h.Get(args[2])
+	c.w.Int(int64(len(v)))
+}
+
+// cmdHIncrBy parses the increment before it looks at the key, as Redis does.
+func cmdHIncrBy(c *Client, args [][]byte) {
+	delta, ok := intArg(c, args[3])
+	if !ok {
+		return
+	}
+	hashUpdate(c, args[1], func(h *store.Hash) error {
+		n, err := h.IncrBy(args[2], delta)
+		if err == nil {
+			c.w.Int(n)
+		}
+		return err
+	})
+}
+
+func cmdHIncrByFloat(c *Client, args [][]byte) {
+	delta, ok := store.ParseLongDouble(args[3])
+	if !ok {
+		c.w.Error(errNotFloat)
+		return
+	}
+	if delta.IsInf() {
+		c.w.Error(errNaNOrInfArg)
+		return
+	}
+	hashUpdate(c, args[1], func(h *store.Hash) error {
+		v, err := h.IncrByFloat(args[2], delta)
+		if err == nil {
+			c.w.BulkString(v)
+		}
+		return err
+	})
+}
+
+// hashUpdate runs change, which replies on success, on the hash at key
+// (created if missing) and publishes the result; a change that fails
+// leaves the hash as it was, and its error is the reply.
+func hashUpdate(c *Client, key []byte, change func(h *store.Hash) error) {
+	h, created, ok := hashForWrite(c, key)
+	if !ok {
+		return
+	}
+	if err := change(h); err != nil {
+		c.w.Error(err.Error())
+		return
+	}
+	hashStore(c, key, h, created)
+}
+
+// cmdHRandField follows Redis's hrandfieldCommand: the count is checked
+// (and WITHVALUES's tighter range) before the key is looked up.
+func cmdHRandField(c *Client, args [][]byte) {
+	if len(args) == 2 {
+		h, ok := valueAs[*store.Hash](c, args[1])
+		if !ok {
+			return
+		}
+		if h == nil {
+			c.w.Null()
+			return
+		}
+		c.w.BulkString(h.Random(1, true)[0].Name)
+		return
+	}
+	count, ok := intArg(c, args[2])
+	switch {
+	case !ok:
+		return
+	case count == math.MinInt64:
+		c.w.Error(errZRandCount)
+		return
+	case len(args) > 4 || len(args) == 4 && !eqFold(args[3], "withvalues"):
+		c.w.Error(errSyntax)
+		return
+	case len(args) == 4 && (count < -math.MaxInt64/2 || count > math.MaxInt64/2):
+		c.w.Error(errZRandRange)
+		return
+	}
+	withValues := len(args) == 4
+	h, ok := valueAs[*store.Hash](c, args[1])
+	if !ok {
+		return
+	}
+	if h == nil || count == 0 {
+		c.w.Array(0)
+		return
+	}
+	var picked []store.HashField
+	if count > 0 {
+		picked = h.Random(int(min(count, int64(h.Len()))), true)
+	} else {
+		picked = h.Random(int(-count), false)
+	}
+	writeHashFields(c, picked, withValues)
+}
+
+// writeHashFields answers fields as a flat array, with their values or not.
+func writeHashFields(c *Client, fields []store.HashField, withValues bool) {
+	if withValues {
+		c.w.Array(2 * len(fields))
+	} else {
+		c.w.Array(len(fields))
+	}
+	for _, f := range fields {
+		c.w.BulkString(f.Name)
+		if withValues {
+			c.w.BulkString(f.Value)
+		}
+	}
+}
+
+// cmdHScan answers a listpack whole with cursor 0, as Redis does; a
+// hashtable is walked COUNT fields at a time (see store.Hash.Scan). A
+// missing key is answered before the options are parsed, as in Redis.
+func cmdHScan(c *Client, args [][]byte) {
+	cursor, ok := parseCursor(cursorArg(args[2]))
+	if !ok {
+		c.w.Error(errInvalidCursor)
+		return
+	}
+	h, ok := valueAs[*store.Hash](c, args[1])
+	if !ok {
+		return
+	}
+	if h == nil {
+		c.w.Array(2)
+		c.w.BulkString("0")
+		c.w.Array(0)
+		return
+	}
+	o, ok := parseScanOptions(c, args[3:], false)
+	if !ok {
+		return
+	}
+	var found []store.HashField
+	next := h.Scan(cursor, int(min(o.count, math.MaxInt32)), func(f store.HashField) {
+		if o.pattern == nil || store.Match(o.pattern, []byte(f.Name), false) {
+			found = append(found, f)
+		}
+	})
+	c.w.Array(2)
+	c.w.BulkString(strconv.FormatUint(next, 10))
+	writeHashFields(c, found, true)
+}
