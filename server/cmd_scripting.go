@@ -51,8 +51,13 @@ const (
 // redis.call runs as, and the watch that turns a runaway script into BUSY
 // for everyone else.
 type scripting struct {
-	engine *luaengine.Engine
-	caller scriptCaller
+	// lua is created by the first script that needs it: a Lua state costs
+	// about 225 KB and half a millisecond, and a test double that never
+	// runs a script should start in microseconds. Read it with current
+	// from any goroutine; engine creates it, under the execution lock.
+	lua     atomic.Pointer[luaengine.Engine]
+	options luaengine.Options
+	caller  scriptCaller
 
 	// limit is Config.LuaTimeLimit as of the running script's start, in
 	// nanoseconds: CONFIG SET changes the config under the execution lock,
@@ -65,8 +70,23 @@ type scripting struct {
 	busy   atomic.Bool
 }
 
+// engine returns the Lua engine, creating it on first use. Call it only
+// with the execution lock held.
+func (sc *scripting) engine() *luaengine.Engine {
+	if e := sc.lua.Load(); e != nil {
+		return e
+	}
+	e := luaengine.New(sc.options)
+	sc.lua.Store(e)
+	return e
+}
+
+// current returns the engine if one was created, else nil; safe from any
+// goroutine.
+func (sc *scripting) current() *luaengine.Engine { return sc.lua.Load() }
+
 func (s *Server) initScripting() {
-	s.scripting.engine = luaengine.New(luaengine.Options{ExternalWatch: true})
+	s.scripting.options = luaengine.Options{ExternalWatch: true}
 	s.scripting.caller = scriptCaller{srv: s, c: &Client{srv: s, inScript: true, authed: true, db: s.store.DB(0), created: time.Now()}}
 	s.scripting.limit.Store(int64(s.cfg.LuaTimeLimit))
 }
@@ -74,7 +94,10 @@ func (s *Server) initScripting() {
 // closeScripting releases the Lua state, unless a script that could not be
 // stopped still runs on it.
 func (s *Server) closeScripting() {
-	e := s.scripting.engine
+	e := s.scripting.current()
+	if e == nil {
+		return
+	}
 	if _, running := e.Running(); running {
 		e.Kill()
 		return
@@ -111,14 +134,16 @@ func evalCommand(c *Client, args [][]byte, bySHA, readOnly bool) {
 	if bySHA {
 		// The engine only reads the key; an aliasing string saves an
 		// allocation per EVALSHA.
-		script = sc.engine.Lookup(unsafeString(args[1]))
+		if e := sc.current(); e != nil {
+			script = e.Lookup(unsafeString(args[1]))
+		}
 		if script == nil {
 			c.w.Error(errNoScript)
 			return
 		}
 	} else {
 		var err error
-		if script, err = sc.engine.Get(args[1]); err != nil {
+		if script, err = sc.engine().Get(args[1]); err != nil {
 			c.w.Error(err.Error())
 			return
 		}
@@ -144,7 +169,7 @@ func (s *Server) runScript(c *Client, script *luaengine.Script, keys, argv [][]b
 	if c.w == Writer(c.resp) {
 		w = c.resp // skips a dynamic interface conversion
 	}
-	sc.engine.Run(script, keys, argv, caller, w)
+	sc.engine().Run(script, keys, argv, caller, w)
 	if sc.busy.Load() {
 		s.markBusy(false, 0)
 	}
@@ -210,7 +235,7 @@ func (sc *scriptCaller) Call(args [][]byte, w luaengine.ReplyWriter) {
 		return
 	}
 	if cmd.Flags.Has(FlagWrite) {
-		sc.srv.scripting.engine.MarkWritten()
+		sc.srv.scripting.current().MarkWritten()
 	}
 	if w != sc.lastW {
 		sc.lastW, sc.writer = w, w.(Writer)
@@ -237,9 +262,14 @@ func (s *Server) scriptWatch() {
 		case <-t.C:
 		}
 		limit := sc.limit.Load()
-		since, running := sc.engine.Running()
+		e := sc.current()
+		var since time.Time
+		var running bool
+		if e != nil {
+			since, running = e.Running()
+		}
 		if running {
-			sc.engine.Watch()
+			e.Watch()
 			if !sc.busy.Load() && time.Since(since) >= time.Duration(limit) {
 				s.markBusy(true, since.UnixNano())
 			}
@@ -277,15 +307,17 @@ func (s *Server) markBusy(on bool, started int64) {
 		return
 	}
 	sc.busy.Store(true)
-	if since, ok := sc.engine.Running(); ok && since.UnixNano() == started {
-		s.setBusy(true)
-		return
+	if e := sc.current(); e != nil {
+		if since, ok := e.Running(); ok && since.UnixNano() == started {
+			s.setBusy(true)
+			return
+		}
 	}
 	sc.busy.Store(false)
 }
 
 func cmdScriptLoad(c *Client, args [][]byte) {
-	script, err := c.srv.scripting.engine.Load(args[2])
+	script, err := c.srv.scripting.engine().Load(args[2])
 	if err != nil {
 		c.w.Error(err.Error())
 		return
@@ -294,10 +326,10 @@ func cmdScriptLoad(c *Client, args [][]byte) {
 }
 
 func cmdScriptExists(c *Client, args [][]byte) {
-	e := c.srv.scripting.engine
+	e := c.srv.scripting.current()
 	c.w.Array(len(args) - 2)
 	for _, sha := range args[2:] {
-		if e.Exists(string(sha)) {
+		if e != nil && e.Exists(string(sha)) {
 			c.w.Int(1)
 		} else {
 			c.w.Int(0)
@@ -310,14 +342,21 @@ func cmdScriptFlush(c *Client, args [][]byte) {
 		c.w.Error("ERR SCRIPT FLUSH only support SYNC|ASYNC option")
 		return
 	}
-	c.srv.scripting.engine.Flush()
+	if e := c.srv.scripting.current(); e != nil {
+		e.Flush()
+	}
 	c.w.Status("OK")
 }
 
 // cmdScriptKill runs without the execution lock while a script is busy (it
 // is flagged allow_busy): the engine's Kill is safe from any goroutine.
 func cmdScriptKill(c *Client, args [][]byte) {
-	if err := c.srv.scripting.engine.Kill(); err != nil {
+	e := c.srv.scripting.current()
+	if e == nil {
+		c.w.Error(luaengine.ErrNotBusy.Error())
+		return
+	}
+	if err := e.Kill(); err != nil {
 		c.w.Error(err.Error())
 		return
 	}

@@ -285,7 +285,7 @@ func (d *discardWriter) Double(float64)    {}
 func evalSHADirect(tb testing.TB) (run func(), w *discardWriter) {
 	srv := New(Config{Addr: "127.0.0.1:0"})
 	tb.Cleanup(func() { srv.Close() })
-	script, err := srv.scripting.engine.Load([]byte(seed001Script))
+	script, err := srv.scripting.engine().Load([]byte(seed001Script))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -356,8 +356,7 @@ func BenchmarkEvalSHA(b *testing.B) {
 // script that keeps allocating is stopped.
 func TestScriptMemoryWatchedByServer(t *testing.T) {
 	srv := New(Config{Addr: "127.0.0.1:0"})
-	srv.scripting.engine.Close()
-	srv.scripting.engine = luaengine.New(luaengine.Options{ExternalWatch: true, MemoryLimit: 32 << 20})
+	srv.scripting.options.MemoryLimit = 32 << 20
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
