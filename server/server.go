@@ -311,9 +311,14 @@ func (s *Server) acquire(c *Client, args [][]byte) bool {
 				}
 			}
 			if cmd != nil && cmd.Flags.Has(FlagAllowBusy) && cmd.arityOK(len(args)) {
+				if waitsWhenBusy(cmd) {
+					s.lock <- struct{}{}
+					return true
+				}
 				cmd.Handler(c, args)
 				return false
 			}
+			c.flagMultiFailed() // as Redis's rejectCommand
 			c.w.Error("BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.")
 			return false
 		}

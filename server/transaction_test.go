@@ -188,3 +188,51 @@ func TestExecRejectedWithoutAuth(t *testing.T) {
 		t.Fatalf("MULTI = %v", got)
 	}
 }
+
+// While a script is past its time limit, MULTI is answered at once and a
+// command refused with BUSY flags the block, as Redis's rejectCommand does.
+// WATCH waits for the script instead (it changes the watch registry that
+// the script's writes notify), so the race detector finds no conflict and
+// the watch starts after the script's writes.
+func TestTransactionWhileBusy(t *testing.T) {
+	_, dial := newScriptTestServer(t, 30*time.Millisecond)
+	ctx := context.Background()
+	runner, admin := dial(), dial()
+	tx, watcher := dial().Conn(), dial().Conn()
+	defer tx.Close()
+	defer watcher.Close()
+	// Writes the watched key for 300 ms: unkillable, it ends on its own.
+	const writeLoop = `local t0 = redis.call('TIME')
+local start = t0[1] * 1000000 + t0[2]
+while true do
+  redis.call('INCR', KEYS[1])
+  local t = redis.call('TIME')
+  if t[1] * 1000000 + t[2] - start > 300000 then break end
+end
+return 1`
+	done := make(chan error, 1)
+	go func() { done <- runner.Eval(ctx, writeLoop, []string{"w"}).Err() }()
+	waitFor(t, "BUSY", func() bool { return errText(admin.Ping(ctx).Err()) == errBusy })
+
+	if err := tx.Do(ctx, "MULTI").Err(); err != nil {
+		t.Fatalf("MULTI while busy: %v", err)
+	}
+	if err := tx.Do(ctx, "SET", "a", "1").Err(); errText(err) != errBusy {
+		t.Fatalf("SET in MULTI while busy: %v", err)
+	}
+	if err := watcher.Do(ctx, "WATCH", "w").Err(); err != nil {
+		t.Fatalf("WATCH: %v", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("script: %v", err)
+	}
+	if err := tx.Do(ctx, "EXEC").Err(); errText(err) != "EXECABORT Transaction discarded because of previous errors." {
+		t.Fatalf("EXEC after a BUSY rejection: %v", err)
+	}
+	// The WATCH took effect after the script: nothing has changed w since.
+	watcher.Do(ctx, "MULTI")
+	watcher.Do(ctx, "GET", "w")
+	if got, err := watcher.Do(ctx, "EXEC").Slice(); err != nil || len(got) != 1 {
+		t.Fatalf("EXEC after WATCH: %v %v", got, err)
+	}
+}
