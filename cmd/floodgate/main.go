@@ -10,6 +10,8 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"syscall"
 
@@ -30,6 +32,8 @@ func run(args []string) int {
 	databases := fs.Int("databases", 16, "number of databases")
 	password := fs.String("requirepass", "", "password clients must AUTH with (empty: none)")
 	loglevel := fs.String("loglevel", "notice", "log level: debug, verbose, notice or warning")
+	ioThreads := fs.Int("io-threads", 1, "OS threads running Go code (GOMAXPROCS); commands execute one at a time\nwhatever this is, and 1 costs the least CPU per command (see BENCHMARKS.md).\nIgnored when the GOMAXPROCS environment variable is set")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this file until shutdown (for benchmarking)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: floodgate [flags]\n\nA Redis-protocol-compatible, in-memory rate-limiter server.\n\nFlags:\n")
@@ -51,6 +55,22 @@ func run(args []string) int {
 		return 2
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	if os.Getenv("GOMAXPROCS") == "" && *ioThreads > 0 {
+		runtime.GOMAXPROCS(*ioThreads)
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			logger.Error("cannot create CPU profile", "err", err)
+			return 1
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			logger.Error("cannot start CPU profile", "err", err)
+			return 1
+		}
+		defer pprof.StopCPUProfile()
+	}
 	srv := server.New(server.Config{
 		Addr:      net.JoinHostPort(*bind, strconv.Itoa(*port)),
 		Databases: *databases,
