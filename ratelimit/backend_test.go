@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floodgate/floodgate/server"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -27,20 +28,14 @@ type backend struct {
 // backends lists every store the algorithm, concurrency, middleware,
 // batching and benchmark tests run against.
 //
-// FLOODGATE BACKEND: add floodgate's in-process server here, importing
-// github.com/floodgate/floodgate/server in _test files only:
-//
-//	{"floodgate", func(t testing.TB) func() redis.UniversalClient {
-//		return clientsOf(t, server.RunT(t).Addr())
-//	}},
-//
-// Tried at the time of writing: GCRA and SlidingLog pass every test on it;
-// the other algorithms need the hash family (HMGET, HSET, HINCRBY), which
-// the server did not have yet. storeLimiter makes such gaps fail loudly
-// instead of being hidden by the fallback limiter.
+// floodgate runs in-process (server.RunT); the library itself depends on
+// go-redis only, and imports the server in tests alone.
 var backends = []backend{
 	{"redis", func(t testing.TB) func() redis.UniversalClient {
 		return clientsOf(t, startRedis(t).addr)
+	}},
+	{"floodgate", func(t testing.TB) func() redis.UniversalClient {
+		return clientsOf(t, server.RunT(t).Addr())
 	}},
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floodgate/floodgate/server"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -98,11 +99,17 @@ func TestCluster(t *testing.T) {
 }
 
 // TestRing runs the shared-limit test through a go-redis Ring over three
-// independent servers, sharded by key.
+// independent servers, sharded by key: redis-servers, and floodgates (the
+// way to scale floodgate out, since it has no cluster mode).
 func TestRing(t *testing.T) {
+	t.Run("redis", func(t *testing.T) { testRing(t, func() string { return startRedis(t).addr }) })
+	t.Run("floodgate", func(t *testing.T) { testRing(t, func() string { return server.RunT(t).Addr() }) })
+}
+
+func testRing(t *testing.T, start func() string) {
 	shards := map[string]string{}
 	for i := range 3 {
-		shards[fmt.Sprint("shard", i)] = startRedis(t).addr
+		shards[fmt.Sprint("shard", i)] = start()
 	}
 	newClient := func() redis.UniversalClient {
 		c := redis.NewRing(&redis.RingOptions{Addrs: shards, MaxRetries: -1})

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floodgate/floodgate/server"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -44,10 +45,49 @@ func allowedOf(t *testing.T, l *Limiter, key string, limit Limit, n int) int {
 	return allowed
 }
 
+// A restartable store can be stopped and started again on the same address.
+type restartable struct {
+	addr        string
+	stop, start func()
+}
+
+// restartables are the stores the failure tests stop and restart: a real
+// redis-server process, and an in-process floodgate closed and started
+// again on the same port.
+var restartables = []struct {
+	name  string
+	start func(t *testing.T) restartable
+}{
+	{"redis", func(t *testing.T) restartable {
+		srv := startRedis(t)
+		return restartable{srv.addr, srv.stop, srv.start}
+	}},
+	{"floodgate", func(t *testing.T) restartable {
+		srv := server.RunT(t)
+		addr := srv.Addr()
+		r := restartable{addr: addr}
+		r.stop = func() { srv.Close() }
+		r.start = func() {
+			var err error
+			if srv, err = server.Run(server.WithAddr(addr)); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { srv.Close() })
+		}
+		return r
+	}},
+}
+
 // TestFailurePolicies kills the store under a Limiter, checks what each
 // policy answers, restarts the store on the same port and checks that the
 // Limiter goes back to it by itself and reports both switches.
 func TestFailurePolicies(t *testing.T) {
+	for _, store := range restartables {
+		t.Run(store.name, func(t *testing.T) { testFailurePolicies(t, store.start) })
+	}
+}
+
+func testFailurePolicies(t *testing.T, startStore func(t *testing.T) restartable) {
 	limit := PerHour(4)
 	for _, tc := range []struct {
 		policy FailurePolicy
@@ -60,7 +100,7 @@ func TestFailurePolicies(t *testing.T) {
 		{FailOpenLocal, "local", 2}, // 4 shared by 2 replicas
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := startRedis(t)
+			srv := startStore(t)
 			rdb := redis.NewClient(&redis.Options{Addr: srv.addr, MaxRetries: -1})
 			defer rdb.Close()
 			var sw switches
@@ -97,13 +137,31 @@ func TestFailurePolicies(t *testing.T) {
 
 // TestSlowStoreCountsAsFailed pauses the store longer than the timeout: the
 // request is answered by the policy in about the timeout, and the Limiter
-// recovers once the pause ends.
+// recovers once the pause ends. Redis is paused with CLIENT PAUSE, floodgate
+// with its test-double Pause.
 func TestSlowStoreCountsAsFailed(t *testing.T) {
-	srv := startRedis(t)
-	rdb := redis.NewClient(&redis.Options{Addr: srv.addr, MaxRetries: -1})
-	admin := redis.NewClient(&redis.Options{Addr: srv.addr})
+	t.Run("redis", func(t *testing.T) {
+		srv := startRedis(t)
+		admin := redis.NewClient(&redis.Options{Addr: srv.addr})
+		defer admin.Close()
+		testSlowStore(t, srv.addr, func() {
+			if err := admin.Do(context.Background(), "CLIENT", "PAUSE", 500, "ALL").Err(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	})
+	t.Run("floodgate", func(t *testing.T) {
+		srv := server.RunT(t)
+		testSlowStore(t, srv.Addr(), func() {
+			srv.Pause()
+			time.AfterFunc(500*time.Millisecond, srv.Resume)
+		})
+	})
+}
+
+func testSlowStore(t *testing.T, addr string, pause func()) {
+	rdb := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
 	defer rdb.Close()
-	defer admin.Close()
 	var sw switches
 	const timeout = 50 * time.Millisecond
 	l := NewLimiter(rdb, WithFailurePolicy(FailClosed), WithTimeout(timeout),
@@ -113,9 +171,7 @@ func TestSlowStoreCountsAsFailed(t *testing.T) {
 		t.Fatal("healthy store denied")
 	}
 
-	if err := admin.Do(ctx, "CLIENT", "PAUSE", 500, "ALL").Err(); err != nil {
-		t.Fatal(err)
-	}
+	pause()
 	began := time.Now()
 	res, err := l.Allow(ctx, "rate:user:slow", PerHour(4))
 	took := time.Since(began)
