@@ -151,19 +151,26 @@ func sameReply(mode, arg string, want, got []byte) bool {
 	panic("unknown modifier " + mode)
 }
 
-// sortedArray returns a top-level array with its elements sorted.
+// sortedArray returns a top-level array or RESP3 set with its elements
+// sorted, or a RESP3 map with its key/value pairs sorted.
 func sortedArray(raw []byte) []byte {
-	if len(raw) == 0 || raw[0] != '*' {
+	if len(raw) == 0 || (raw[0] != '*' && raw[0] != '~' && raw[0] != '%') {
 		return raw
 	}
 	rd := &rawConn{rd: bufio.NewReader(bytes.NewReader(raw))}
 	line, _ := rd.rd.ReadBytes('\n')
 	n, _ := strconv.Atoi(strings.TrimSpace(string(line[1:])))
+	per := 1
+	if raw[0] == '%' {
+		per = 2
+	}
 	elems := make([]string, 0, n)
 	for i := 0; i < n; i++ {
 		var b bytes.Buffer
-		if err := rd.readIntoNoDeadline(&b); err != nil {
-			return raw
+		for j := 0; j < per; j++ {
+			if err := rd.readIntoNoDeadline(&b); err != nil {
+				return raw
+			}
 		}
 		elems = append(elems, b.String())
 	}
@@ -186,12 +193,15 @@ func shape(raw []byte) string {
 		b.WriteByte(line[0])
 		n, _ := strconv.Atoi(strings.TrimSpace(string(line[1:])))
 		switch line[0] {
-		case '$':
+		case '$', '=':
 			if n >= 0 {
 				io.ReadFull(rd.rd, make([]byte, n+2))
 			}
-		case '*':
+		case '*', '~', '%':
 			fmt.Fprintf(&b, "%d[", n)
+			if line[0] == '%' {
+				n *= 2
+			}
 			for i := 0; i < n; i++ {
 				if err := walk(); err != nil {
 					return err

@@ -32,6 +32,10 @@ func (d *discardWriter) Null()             {}
 func (d *discardWriter) NullArray()        {}
 func (d *discardWriter) Array(int)         {}
 func (d *discardWriter) Double(float64)    {}
+func (d *discardWriter) Map(int)           {}
+func (d *discardWriter) Set(int)           {}
+func (d *discardWriter) Verbatim(string)   {}
+func (d *discardWriter) Proto() int        { return 2 }
 
 func BenchmarkEvalSHASeed001(b *testing.B) {
 	e := New(Options{})

@@ -28,6 +28,10 @@ type ReplyWriter interface {
 	NullArray()          // null array (*-1)
 	Array(n int)         // array header, followed by exactly n replies
 	Double(f float64)    // RESP2 renders it as a bulk string
+	Map(n int)           // n key/value pairs follow; RESP2 renders an array of 2n
+	Set(n int)           // n members follow; RESP2 renders an array
+	Verbatim(s string)   // text; RESP2 renders a bulk string
+	Proto() int          // the protocol the reply is for: 2, or 3 after HELLO 3 / redis.setresp(3)
 }
 
 // Caller runs one command on behalf of redis.call / redis.pcall.

@@ -24,7 +24,11 @@ func (w *respWriter) NullArray() { w.b = append(w.b, "*-1\r\n"...) }
 func (w *respWriter) Array(n int) {
 	w.b = append(strconv.AppendInt(append(w.b, '*'), int64(n), 10), "\r\n"...)
 }
-func (w *respWriter) Double(f float64) { w.BulkString(string(appendNumber(nil, f, 17))) }
+func (w *respWriter) Double(f float64)  { w.BulkString(string(appendNumber(nil, f, 17))) }
+func (w *respWriter) Map(n int)         { w.Array(2 * n) }
+func (w *respWriter) Set(n int)         { w.Array(n) }
+func (w *respWriter) Verbatim(s string) { w.BulkString(s) }
+func (w *respWriter) Proto() int        { return 2 }
 
 // fakeRedis implements the few commands the tests need, with the script
 // refusals the server's Caller produces.

@@ -19,9 +19,20 @@ type replyBuilder struct {
 
 type replyFrame struct {
 	t    *lua.LTable
-	next int // 1-based index of the next element
-	left int
+	kind frameKind
+	next int // 1-based index of the next element (arrays)
+	left int // elements (or pairs) still to come
+	key  lua.LValue
+	half bool // a map's key is in, its value is not
 }
+
+type frameKind uint8
+
+const (
+	frameArray frameKind = iota
+	frameMap             // RESP3 map: {map={k=v,...}}
+	frameSet             // RESP3 set: {set={m=true,...}}
+)
 
 func (b *replyBuilder) reset() {
 	b.root = lua.LNil
@@ -36,8 +47,24 @@ func (b *replyBuilder) put(v lua.LValue) {
 		return
 	}
 	f := &b.frames[n-1]
-	f.t.RawSetInt(f.next, v)
-	f.next++
+	switch f.kind {
+	case frameMap:
+		if !f.half {
+			f.key, f.half = v, true
+			return
+		}
+		if f.key != lua.LNil {
+			f.t.RawSet(f.key, v)
+		}
+		f.half = false
+	case frameSet:
+		if v != lua.LNil {
+			f.t.RawSet(v, lua.LTrue)
+		}
+	default:
+		f.t.RawSetInt(f.next, v)
+		f.next++
+	}
 	f.left--
 	for f.left == 0 {
 		b.frames = b.frames[:n-1]
@@ -82,6 +109,39 @@ func (b *replyBuilder) Array(n int) {
 		b.frames = append(b.frames, replyFrame{t: t, next: 1, left: n})
 	}
 }
+
+// Map and Set reach a script as flat tables under RESP2 (Redis's default
+// for scripts), and as {map={...}} / {set={...}} after redis.setresp(3).
+func (b *replyBuilder) Map(n int) {
+	if b.e.resp != 3 {
+		b.Array(2 * n)
+		return
+	}
+	b.wrapped("map", frameMap, n)
+}
+
+func (b *replyBuilder) Set(n int) {
+	if b.e.resp != 3 {
+		b.Array(n)
+		return
+	}
+	b.wrapped("set", frameSet, n)
+}
+
+func (b *replyBuilder) wrapped(field string, kind frameKind, n int) {
+	inner := b.e.L.CreateTable(0, n)
+	outer := b.e.L.CreateTable(0, 1)
+	outer.RawSetString(field, inner)
+	b.put(outer)
+	if n > 0 {
+		b.frames = append(b.frames, replyFrame{t: inner, kind: kind, left: n})
+	}
+}
+
+func (b *replyBuilder) Verbatim(s string) { b.put(lua.LString(s)) }
+
+// Proto is the protocol the script asked for with redis.setresp.
+func (b *replyBuilder) Proto() int { return b.e.resp }
 
 func (b *replyBuilder) Double(f float64) {
 	if b.e.resp == 3 {
@@ -170,6 +230,23 @@ func writeReply(w ReplyWriter, v lua.LValue, depth int) {
 		}
 		if d, ok := v.RawGetString("double").(lua.LNumber); ok {
 			w.Double(float64(d))
+			return
+		}
+		if m, ok := v.RawGetString("map").(*lua.LTable); ok {
+			n := 0
+			m.ForEach(func(lua.LValue, lua.LValue) { n++ })
+			w.Map(n)
+			m.ForEach(func(k, val lua.LValue) {
+				writeReply(w, k, depth+1)
+				writeReply(w, val, depth+1)
+			})
+			return
+		}
+		if set, ok := v.RawGetString("set").(*lua.LTable); ok {
+			n := 0
+			set.ForEach(func(lua.LValue, lua.LValue) { n++ })
+			w.Set(n)
+			set.ForEach(func(k, _ lua.LValue) { writeReply(w, k, depth+1) })
 			return
 		}
 		n := 0

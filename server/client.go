@@ -55,6 +55,21 @@ type watchedKey struct {
 	key string
 }
 
+// setProto switches the connection between RESP2 and RESP3 (HELLO, RESET).
+func (c *Client) setProto(proto int) {
+	if c.resp != nil {
+		c.resp.proto = proto
+	}
+}
+
+// protocol is the connection's RESP version, as CLIENT LIST reports it.
+func (c *Client) protocol() int {
+	if c.resp != nil {
+		return c.resp.proto
+	}
+	return 2
+}
+
 // DB returns the client's selected database.
 func (c *Client) DB() *store.DB { return c.db }
 

@@ -86,24 +86,25 @@ func writeCommandInfo(w Writer, cmd *Command) {
 	w.Array(10)
 	w.BulkString(cmd.Name)
 	w.Int(int64(cmd.Arity))
+	// Under RESP3 Redis sends these lists as sets and key specs as maps.
 	flags := cmd.Flags.Names()
-	w.Array(len(flags))
+	w.Set(len(flags))
 	for _, f := range flags {
 		w.Status(f)
 	}
 	w.Int(int64(cmd.FirstKey))
 	w.Int(int64(cmd.LastKey))
 	w.Int(int64(cmd.Step))
-	w.Array(len(cmd.ACL))
+	w.Set(len(cmd.ACL))
 	for _, cat := range cmd.ACL {
 		w.Status("@" + cat)
 	}
-	w.Array(len(cmd.Tips))
+	w.Set(len(cmd.Tips))
 	for _, tip := range cmd.Tips {
 		w.BulkString(tip)
 	}
 	writeKeySpecs(w, cmd)
-	w.Array(len(cmd.Subcommands))
+	w.Set(len(cmd.Subcommands))
 	for _, sub := range cmd.Subcommands {
 		writeCommandInfo(w, sub)
 	}
@@ -123,7 +124,7 @@ func keySpecFlags(cmd *Command) []string {
 // finer access flags; these say only RO or RW.
 func writeKeySpecs(w Writer, cmd *Command) {
 	if cmd.FirstKey <= 0 {
-		w.Array(0)
+		w.Set(0)
 		return
 	}
 	last := cmd.LastKey
@@ -131,27 +132,27 @@ func writeKeySpecs(w Writer, cmd *Command) {
 		last -= cmd.FirstKey
 	}
 	flags := keySpecFlags(cmd)
-	w.Array(1)
-	w.Array(6)
+	w.Set(1)
+	w.Map(3)
 	w.BulkString("flags")
-	w.Array(len(flags))
+	w.Set(len(flags))
 	for _, f := range flags {
 		w.Status(f)
 	}
 	w.BulkString("begin_search")
-	w.Array(4)
+	w.Map(2)
 	w.BulkString("type")
 	w.BulkString("index")
 	w.BulkString("spec")
-	w.Array(2)
+	w.Map(1)
 	w.BulkString("index")
 	w.Int(int64(cmd.FirstKey))
 	w.BulkString("find_keys")
-	w.Array(4)
+	w.Map(2)
 	w.BulkString("type")
 	w.BulkString("range")
 	w.BulkString("spec")
-	w.Array(6)
+	w.Map(3)
 	w.BulkString("lastkey")
 	w.Int(int64(last))
 	w.BulkString("keystep")
@@ -171,7 +172,7 @@ func cmdCommandDocs(c *Client, args [][]byte) {
 			}
 		}
 	}
-	c.w.Array(2 * len(cmds))
+	c.w.Map(len(cmds))
 	for _, cmd := range cmds {
 		c.w.BulkString(cmd.Name)
 		writeCommandDocs(c.w, cmd)
@@ -185,7 +186,7 @@ func writeCommandDocs(w Writer, cmd *Command) {
 	if len(cmd.Subcommands) > 0 {
 		n++
 	}
-	w.Array(2 * n)
+	w.Map(n)
 	w.BulkString("summary")
 	w.BulkString(cmd.Summary)
 	w.BulkString("since")
@@ -194,7 +195,7 @@ func writeCommandDocs(w Writer, cmd *Command) {
 	w.BulkString(cmd.Group)
 	if len(cmd.Subcommands) > 0 {
 		w.BulkString("subcommands")
-		w.Array(2 * len(cmd.Subcommands))
+		w.Map(len(cmd.Subcommands))
 		for _, sub := range cmd.Subcommands {
 			w.BulkString(sub.Name)
 			writeCommandDocs(w, sub)
@@ -293,7 +294,7 @@ func cmdCommandGetKeys(c *Client, args [][]byte) {
 		}
 		c.w.Bulk(target[p])
 		if withFlags {
-			c.w.Array(len(flags))
+			c.w.Set(len(flags))
 			for _, f := range flags {
 				c.w.Status(f)
 			}

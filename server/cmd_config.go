@@ -296,7 +296,7 @@ func cmdConfigGet(c *Client, args [][]byte) {
 			}
 		}
 	}
-	c.w.Array(2 * len(out))
+	c.w.Map(len(out))
 	for _, p := range out {
 		c.w.BulkString(p.name)
 		c.w.BulkString(p.value)

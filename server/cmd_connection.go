@@ -115,20 +115,22 @@ func cmdAuth(c *Client, args [][]byte) {
 	c.w.Status("OK")
 }
 
-// cmdHello speaks RESP2 only. HELLO 3 is refused with the error Redis gives
-// for a protocol it does not know, which makes clients (go-redis, ioredis)
-// fall back to RESP2.
+// cmdHello switches the connection to RESP2 or RESP3 (node-redis 5+ and
+// go-redis open with HELLO 3) and answers with the server's description,
+// already in the chosen protocol.
 func cmdHello(c *Client, args [][]byte) {
+	proto := c.w.Proto()
 	if len(args) >= 2 {
 		ver, ok := store.ParseInt(args[1])
 		if !ok {
 			c.w.Error("ERR Protocol version is not an integer or out of range")
 			return
 		}
-		if ver != 2 {
+		if ver != 2 && ver != 3 {
 			c.w.Error("NOPROTO unsupported protocol version")
 			return
 		}
+		proto = int(ver)
 	}
 	var user, pass, name []byte
 	for i := 2; i < len(args); i++ {
@@ -163,13 +165,15 @@ func cmdHello(c *Client, args [][]byte) {
 		}
 		c.name = string(name)
 	}
-	c.w.Array(14)
+	// The reply already speaks the protocol just chosen.
+	c.setProto(proto)
+	c.w.Map(7)
 	c.w.BulkString("server")
 	c.w.BulkString("redis")
 	c.w.BulkString("version")
 	c.w.BulkString(Version)
 	c.w.BulkString("proto")
-	c.w.Int(2)
+	c.w.Int(int64(proto))
 	c.w.BulkString("id")
 	c.w.Int(c.id)
 	c.w.BulkString("mode")
@@ -184,6 +188,7 @@ func cmdHello(c *Client, args [][]byte) {
 // out of MULTI, nothing watched, database 0, no name, not authenticated
 // (when a password is required).
 func cmdReset(c *Client, args [][]byte) {
+	c.setProto(2)
 	c.multi = nil
 	c.unwatchAll()
 	c.db = c.srv.store.DB(0)
@@ -259,7 +264,7 @@ func cmdClientNoEvict(c *Client, args [][]byte) {
 }
 
 func cmdClientInfo(c *Client, args [][]byte) {
-	c.w.BulkString(c.infoLine(time.Now()) + "\n")
+	c.w.Verbatim(c.infoLine(time.Now()) + "\n")
 }
 
 // clientTypes are the names CLIENT LIST TYPE and CLIENT KILL TYPE accept.
@@ -309,7 +314,7 @@ func cmdClientList(c *Client, args [][]byte) {
 			}
 		}
 	}
-	c.w.BulkString(b.String())
+	c.w.Verbatim(b.String())
 }
 
 // clientsByID returns the connected clients in the order they connected.
@@ -394,7 +399,7 @@ func (c *Client) infoLine(now time.Time) string {
 	field("cmd", cmd)
 	field("user", "default")
 	num("redir", -1)
-	num("resp", 2)
+	num("resp", int64(c.protocol()))
 	return b.String()
 }
 

@@ -68,7 +68,7 @@ func cmdInfo(c *Client, args [][]byte) {
 		b.WriteString("# " + sec.title + "\r\n")
 		sec.fields(c.srv, &b)
 	}
-	c.w.BulkString(b.String())
+	c.w.Verbatim(b.String())
 }
 
 // infoBuilder accumulates "field:value\r\n" lines.

@@ -279,6 +279,10 @@ func (d *discardWriter) Null()             {}
 func (d *discardWriter) NullArray()        {}
 func (d *discardWriter) Array(int)         {}
 func (d *discardWriter) Double(float64)    {}
+func (d *discardWriter) Map(int)           {}
+func (d *discardWriter) Set(int)           {}
+func (d *discardWriter) Verbatim(string)   {}
+func (d *discardWriter) Proto() int        { return 2 }
 
 // evalSHADirect runs EVALSHA of the seed-001 limiter the way a connection
 // does (execute under the lock), without the network.

@@ -240,7 +240,7 @@ func (s *Server) accept(conn redcon.Conn) bool {
 		created: time.Now(),
 		authed:  s.cfg.Password == "",
 	}
-	c.resp = &respWriter{conn: conn}
+	c.resp = &respWriter{conn: conn, proto: 2}
 	c.w = c.resp
 	conn.SetContext(c)
 	if g, ok := conn.NetConn().(*guardConn); ok {

@@ -8,10 +8,11 @@ import (
 )
 
 // Writer receives a command's reply. Handlers write through it and never
-// format protocol bytes themselves, so the same handler serves a network
-// client (RESP), a script's redis.call (Lua values, see luaengine) and,
-// later, RESP3. Every reply is exactly one top-level call (Array is followed
-// by exactly n replies).
+// format protocol bytes themselves, so the same handler serves a RESP2 or
+// RESP3 client and a script's redis.call (Lua values, see luaengine). Every
+// reply is exactly one top-level call (Array is followed by exactly n
+// replies, Map by n key/value pairs). luaengine.ReplyWriter has the same
+// method set.
 type Writer interface {
 	Status(s string)
 	Error(msg string) // full text without '-', e.g. "ERR syntax error"
@@ -22,12 +23,17 @@ type Writer interface {
 	NullArray() // null array (EXEC after a WATCH abort)
 	Array(n int)
 	Double(f float64)
+	Map(n int)         // n key/value pairs; RESP2 sends an array of 2n
+	Set(n int)         // n members; RESP2 sends an array
+	Verbatim(s string) // text (INFO, CLIENT INFO); RESP2 sends a bulk string
+	Proto() int        // 2 or 3: where RESP3 changes a reply's shape (WITHSCORES pairs)
 }
 
-// respWriter writes RESP2 into a connection's output buffer.
+// respWriter writes RESP2 or RESP3 into a connection's output buffer.
 type respWriter struct {
 	conn   redcon.Conn
 	errors int // error replies written, for INFO's failed_calls
+	proto  int // 2 until HELLO 3
 	buf    []byte
 }
 
@@ -36,12 +42,72 @@ func (w *respWriter) Error(msg string)    { w.errors++; w.conn.WriteError(msg) }
 func (w *respWriter) Int(n int64)         { w.conn.WriteInt64(n) }
 func (w *respWriter) Bulk(b []byte)       { w.conn.WriteBulk(b) }
 func (w *respWriter) BulkString(s string) { w.conn.WriteBulkString(s) }
-func (w *respWriter) Null()               { w.conn.WriteNull() }
-func (w *respWriter) NullArray()          { w.conn.WriteRaw(nullArray) }
 func (w *respWriter) Array(n int)         { w.conn.WriteArray(n) }
-func (w *respWriter) Double(f float64)    { w.buf = AppendDouble(w.buf[:0], f); w.conn.WriteBulk(w.buf) }
+func (w *respWriter) Proto() int          { return w.proto }
 
-var nullArray = []byte("*-1\r\n")
+func (w *respWriter) Null() {
+	if w.proto == 3 {
+		w.conn.WriteRaw(resp3Null)
+		return
+	}
+	w.conn.WriteNull()
+}
+
+func (w *respWriter) NullArray() {
+	if w.proto == 3 {
+		w.conn.WriteRaw(resp3Null)
+		return
+	}
+	w.conn.WriteRaw(nullArray)
+}
+
+func (w *respWriter) Double(f float64) {
+	if w.proto == 3 {
+		w.buf = AppendDouble(append(w.buf[:0], ','), f)
+		w.buf = append(w.buf, '\r', '\n')
+		w.conn.WriteRaw(w.buf)
+		return
+	}
+	w.buf = AppendDouble(w.buf[:0], f)
+	w.conn.WriteBulk(w.buf)
+}
+
+func (w *respWriter) Map(n int) {
+	if w.proto == 3 {
+		w.header('%', n)
+		return
+	}
+	w.conn.WriteArray(2 * n)
+}
+
+func (w *respWriter) Set(n int) {
+	if w.proto == 3 {
+		w.header('~', n)
+		return
+	}
+	w.conn.WriteArray(n)
+}
+
+func (w *respWriter) Verbatim(s string) {
+	if w.proto == 3 {
+		w.header('=', len(s)+4)
+		w.buf = append(append(append(w.buf[:0], "txt:"...), s...), '\r', '\n')
+		w.conn.WriteRaw(w.buf)
+		return
+	}
+	w.conn.WriteBulkString(s)
+}
+
+func (w *respWriter) header(kind byte, n int) {
+	w.buf = strconv.AppendInt(append(w.buf[:0], kind), int64(n), 10)
+	w.buf = append(w.buf, '\r', '\n')
+	w.conn.WriteRaw(w.buf)
+}
+
+var (
+	nullArray = []byte("*-1\r\n")
+	resp3Null = []byte("_\r\n")
+)
 
 // AppendDouble formats f as Redis 7.0 replies with a double (ZSCORE, ...):
 // %.17g, with "inf" and "-inf".
