@@ -159,7 +159,7 @@ func hashFields(c *Client, key []byte, names, values bool) {
 	}
 	fields := h.Fields()
 	if names && values {
-		c.w.Array(2 * len(fields))
+		c.w.Map(len(fields))
 	} else {
 		c.w.Array(len(fields))
 	}
@@ -316,17 +316,15 @@ func cmdHRandField(c *Client, args [][]byte) {
 	} else {
 		picked = h.Random(int(-count), false)
 	}
-	writeHashFields(c, picked, withValues)
+	writeHashFields(c, picked, withValues, false)
 }
 
-// writeHashFields answers fields as a flat array, with their values or not.
-func writeHashFields(c *Client, fields []store.HashField, withValues bool) {
-	if withValues {
-		c.w.Array(2 * len(fields))
-	} else {
-		c.w.Array(len(fields))
-	}
+// writeHashFields answers fields, with their values or not: as pairs under
+// RESP3 unless flat (HSCAN's reply stays flat).
+func writeHashFields(c *Client, fields []store.HashField, withValues, flat bool) {
+	p := newPairReply(c, len(fields), withValues, flat)
 	for _, f := range fields {
+		p.item()
 		c.w.BulkString(f.Name)
 		if withValues {
 			c.w.BulkString(f.Value)
@@ -365,5 +363,5 @@ func cmdHScan(c *Client, args [][]byte) {
 	})
 	c.w.Array(2)
 	c.w.BulkString(strconv.FormatUint(next, 10))
-	writeHashFields(c, found, true)
+	writeHashFields(c, found, true, true)
 }

@@ -87,7 +87,7 @@ func cmdSMembers(c *Client, args [][]byte) {
 		return
 	}
 	members := s.Members()
-	c.w.Array(len(members))
+	c.w.Set(len(members))
 	for _, m := range members {
 		c.w.BulkString(m)
 	}

@@ -567,7 +567,7 @@ func zrange(c *Client, args [][]byte, q zrangeQuery) {
 	}
 	lo, hi := ranks(z)
 	lo, hi = q.window(lo, hi)
-	zreply(c, z, lo, hi, q.rev, q.withScores)
+	zreply(c, z, lo, hi, q.rev, q.withScores, false)
 }
 
 // window applies LIMIT (offset 0 and limit -1 without one) to ranks
@@ -590,19 +590,45 @@ func (q zrangeQuery) window(lo, hi int) (int, int) {
 	return lo, hi
 }
 
-// zreply answers the members at ranks [lo, hi), from the top if rev.
-func zreply(c *Client, z *store.ZSet, lo, hi int, rev, withScores bool) {
-	n := max(hi-lo, 0)
-	if withScores {
-		c.w.Array(2 * n)
-	} else {
+// pairReply writes n members, each followed by its score (or value) when
+// paired: a flat array of 2n under RESP2, an array of n two-element arrays
+// under RESP3 (Redis's WITHSCORES, WITHVALUES, ZPOPMIN with a count).
+type pairReply struct {
+	w      Writer
+	nested bool
+}
+
+// newPairReply writes the reply's header. A flat reply stays flat under
+// RESP3 too (ZPOPMIN without a count, HSCAN).
+func newPairReply(c *Client, n int, paired, flat bool) pairReply {
+	p := pairReply{w: c.w, nested: paired && !flat && c.w.Proto() == 3}
+	switch {
+	case p.nested || !paired:
 		c.w.Array(n)
+	default:
+		c.w.Array(2 * n)
 	}
+	return p
+}
+
+// item opens the next member's pair when pairs nest.
+func (p pairReply) item() {
+	if p.nested {
+		p.w.Array(2)
+	}
+}
+
+// zreply answers the members at ranks [lo, hi), from the top if rev; flat
+// keeps member/score pairs flat under RESP3.
+func zreply(c *Client, z *store.ZSet, lo, hi int, rev, withScores, flat bool) {
+	n := max(hi-lo, 0)
+	p := newPairReply(c, n, withScores, flat)
 	if n == 0 {
 		return
 	}
 	left := n
 	emit := func(m []byte, s float64) bool {
+		p.item()
 		c.w.Bulk(m)
 		if withScores {
 			c.w.Double(s)
@@ -649,7 +675,7 @@ func zpop(c *Client, args [][]byte, fromTop bool) {
 	if fromTop {
 		lo, hi = z.Len()-n, z.Len()
 	}
-	zreply(c, z, lo, hi, fromTop, true)
+	zreply(c, z, lo, hi, fromTop, true, len(args) == 2)
 	z.RemoveRange(lo, hi)
 	zsetChanged(c, args[1], z)
 }
@@ -694,28 +720,26 @@ func cmdZRandMember(c *Client, args [][]byte) {
 		c.w.Array(0)
 		return
 	}
+	var p pairReply
 	emit := func(rank int) {
 		m, s := z.At(rank)
+		p.item()
 		c.w.Bulk(m)
 		if withScores {
 			c.w.Double(s)
 		}
 	}
-	width := 1
-	if withScores {
-		width = 2
-	}
 	size := z.Len()
 	switch {
 	case count < 0: // repeats allowed
-		c.w.Array(int(-count) * width)
+		p = newPairReply(c, int(-count), withScores, false)
 		for range -count {
 			emit(rand.IntN(size))
 		}
 	case count >= int64(size): // the whole set, from the top, as Redis does
-		zreply(c, z, 0, size, true, withScores)
+		zreply(c, z, 0, size, true, withScores, false)
 	default: // count distinct members: a partial Fisher-Yates shuffle of ranks
-		c.w.Array(int(count) * width)
+		p = newPairReply(c, int(count), withScores, false)
 		picked := make(map[int]int, count)
 		for i := range int(count) {
 			j := i + rand.IntN(size-i)
