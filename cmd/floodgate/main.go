@@ -14,6 +14,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/floodgate/floodgate/server"
 )
@@ -33,6 +34,9 @@ func run(args []string) int {
 	password := fs.String("requirepass", "", "password clients must AUTH with (empty: none)")
 	loglevel := fs.String("loglevel", "notice", "log level: debug, verbose, notice or warning")
 	ioThreads := fs.Int("io-threads", 1, "OS threads running Go code (GOMAXPROCS); commands execute one at a time\nwhatever this is, and 1 costs the least CPU per command (see BENCHMARKS.md).\nIgnored when the GOMAXPROCS environment variable is set")
+	maxBulk := fs.Int64("proto-max-bulk-len", 512<<20, "largest bulk string a client may send, in bytes (Redis's proto-max-bulk-len)")
+	queryLimit := fs.Int64("client-query-buffer-limit", 1<<30, "close a client whose unparsed input exceeds this many bytes")
+	luaTimeLimit := fs.Duration("lua-time-limit", 5*time.Second, "how long a script runs before other clients get BUSY")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this file until shutdown (for benchmarking)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
@@ -76,6 +80,10 @@ func run(args []string) int {
 		Databases: *databases,
 		Password:  *password,
 		Logger:    logger,
+
+		ProtoMaxBulkLen:  *maxBulk,
+		QueryBufferLimit: *queryLimit,
+		LuaTimeLimit:     *luaTimeLimit,
 	})
 	if err := srv.Start(); err != nil {
 		logger.Error("cannot start", "err", err)
