@@ -11,6 +11,24 @@ func resp3(name string, lines ...string) tcase {
 	return tcase{name, append([]string{"!type HELLO 3"}, lines...)}
 }
 
+// scriptTypes are script return values whose reply depends on the
+// client's protocol and the script's redis.setresp.
+var scriptTypes = []string{
+	`EVAL "redis.setresp(3); return true" 0`, `EVAL "redis.setresp(3); return false" 0`,
+	`EVAL "redis.setresp(3); return {true,false,{false}}" 0`, `EVAL "return {true,false,{double=2}}" 0`,
+	`EVAL "return {big_number='123'}" 0`, `EVAL "return {big_number='1\\r\\n2'}" 0`, `EVAL "return {big_number=123}" 0`,
+	`EVAL "return {verbatim_string={format='txt',string='hi'}}" 0`,
+	`EVAL "return {verbatim_string={format='m',string='hi'}}" 0`,
+	`EVAL "return {verbatim_string={format='markdown',string=''}}" 0`,
+	`EVAL "return {verbatim_string={format='txt',string=5}}" 0`,
+	`EVAL "return {verbatim_string={string='x'}}" 0`,
+	`EVAL "return {double=-0.0}" 0`, `EVAL "return {double=1e300*1e300}" 0`, `EVAL "return {double=-1/0}" 0`,
+	`EVAL "return {double=0/0}" 0`, `EVAL "return {double=-(0/0)}" 0`, `EVAL "return {double='1.5'}" 0`,
+	`EVAL "return {map={a=true}}" 0`, `EVAL "return {set={[1]=true}}" 0`, `EVAL "return {1,{map={a={1,2}}}}" 0`,
+	`EVAL "return {map={}}" 0`, `EVAL "return {set={}}" 0`, `EVAL "return {err='x', map={a=1}}" 0`,
+	`EVAL "return {ok='fine', double=1}" 0`, `EVAL "return {double=1, map={a=1}}" 0`,
+}
+
 // TestRESP3 checks the data-type families' replies on a connection that
 // said HELLO 3: maps, sets, doubles, nulls and WITHSCORES pairs.
 func TestRESP3(t *testing.T) {
@@ -83,6 +101,8 @@ func TestRESP3(t *testing.T) {
 			"MULTI", "ZADD z 1.5 a 2 b", "ZRANGE z 0 -1 WITHSCORES", "ZSCORE z a", "HSET h f v", "HGETALL h",
 			"SADD s m", "SMEMBERS s", "GET nokey", "ZPOPMIN z", "EXEC",
 			"MULTI", "EXEC", "EXEC", "DISCARD", "MULTI", "GET", "EXEC",
+			"MULTI", `EVAL "redis.setresp(3); return {true, {big_number='1'}, redis.call('zscore','z','b')}" 0`,
+			`EVAL "return {map={k='v'}}" 0`, "EXEC",
 		),
 		resp3("transaction-watch",
 			"SET w 1", "WATCH w", "@2 SET w 2", "MULTI", "GET w", "EXEC", "WATCH w", "MULTI", "HGETALL nokey", "EXEC",
@@ -123,6 +143,8 @@ func TestRESP3(t *testing.T) {
 			`EVAL "redis.setresp(2); return redis.call('hgetall','h')" 0`,
 			`EVAL "redis.setresp(4)" 0`,
 		),
+		resp3("script-resp3-types", scriptTypes...),
+		{"script-resp3-types-on-resp2", scriptTypes},
 		resp3("errors",
 			"SET s x", "HGETALL s", "ZRANGE s 0 -1 WITHSCORES", "SMEMBERS s", "ZSCORE s a", "INCR s", "NOSUCHCMD",
 			"GET", "ZADD z x a", `EVAL "return redis.call('nosuch')" 0`, `EVAL "return {err='My Error'}" 0`,

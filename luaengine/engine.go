@@ -294,6 +294,7 @@ func (e *Engine) Run(s *Script, keys, args [][]byte, c Caller, w ReplyWriter) {
 	reason := e.interrupt.end()
 	e.caller = nil
 	e.current = nil
+	resp := e.resp // the script's redis.setresp also shapes its return value
 	e.resp = 2
 	if err != nil {
 		e.writeError(s, err, reason, w)
@@ -302,7 +303,7 @@ func (e *Engine) Run(s *Script, keys, args [][]byte, c Caller, w ReplyWriter) {
 	}
 	ret := L.Get(-1)
 	L.SetTop(0)
-	writeReply(w, ret, 0)
+	writeReply(w, ret, resp, 0)
 }
 
 // setArgs refills the long-lived KEYS and ARGV tables in place.

@@ -202,19 +202,16 @@ func normalizeError(text string) string {
 }
 
 // writeReply converts a script's return value to a reply as Redis 7.0's
-// luaReplyToRedisReply does for a RESP2 client.
-func writeReply(w ReplyWriter, v lua.LValue, depth int) {
+// luaReplyToRedisReply does; resp is the script's redis.setresp protocol,
+// which decides how a boolean is answered.
+func writeReply(w ReplyWriter, v lua.LValue, resp, depth int) {
 	switch v := v.(type) {
 	case lua.LString:
 		w.BulkString(string(v))
 	case lua.LNumber:
 		w.Int(toInteger(float64(v)))
 	case lua.LBool:
-		if v {
-			w.Int(1)
-		} else {
-			w.Null()
-		}
+		writeBool(w, bool(v), resp)
 	case *lua.LTable:
 		if depth > maxReplyDepth {
 			w.Error("ERR reached lua stack limit")
@@ -232,13 +229,25 @@ func writeReply(w ReplyWriter, v lua.LValue, depth int) {
 			w.Double(float64(d))
 			return
 		}
+		if s, ok := v.RawGetString("big_number").(lua.LString); ok {
+			writeBigNumber(w, strings.Map(crlfToSpace, string(s)))
+			return
+		}
+		if t, ok := v.RawGetString("verbatim_string").(*lua.LTable); ok {
+			format, ok1 := t.RawGetString("format").(lua.LString)
+			s, ok2 := t.RawGetString("string").(lua.LString)
+			if ok1 && ok2 {
+				writeVerbatim(w, string(format), string(s))
+				return
+			}
+		}
 		if m, ok := v.RawGetString("map").(*lua.LTable); ok {
 			n := 0
 			m.ForEach(func(lua.LValue, lua.LValue) { n++ })
 			w.Map(n)
 			m.ForEach(func(k, val lua.LValue) {
-				writeReply(w, k, depth+1)
-				writeReply(w, val, depth+1)
+				writeReply(w, k, resp, depth+1)
+				writeReply(w, val, resp, depth+1)
 			})
 			return
 		}
@@ -246,7 +255,7 @@ func writeReply(w ReplyWriter, v lua.LValue, depth int) {
 			n := 0
 			set.ForEach(func(lua.LValue, lua.LValue) { n++ })
 			w.Set(n)
-			set.ForEach(func(k, _ lua.LValue) { writeReply(w, k, depth+1) })
+			set.ForEach(func(k, _ lua.LValue) { writeReply(w, k, resp, depth+1) })
 			return
 		}
 		n := 0
@@ -255,11 +264,64 @@ func writeReply(w ReplyWriter, v lua.LValue, depth int) {
 		}
 		w.Array(n)
 		for i := 1; i <= n; i++ {
-			writeReply(w, v.RawGetInt(i), depth+1)
+			writeReply(w, v.RawGetInt(i), resp, depth+1)
 		}
 	default:
 		w.Null()
 	}
+}
+
+// RESP3Writer is implemented by a ReplyWriter that renders RESP3's boolean,
+// big number and verbatim types itself (RESP2 renderings under RESP2); a
+// writer without it gets RESP2's renderings.
+type RESP3Writer interface {
+	Bool(v bool)
+	BigNumber(s string)
+	VerbatimFormat(format, s string) // format: 3 bytes, space-padded
+}
+
+// writeBool answers a Lua boolean: true is 1 and false a null while the
+// script speaks RESP2; after redis.setresp(3) a RESP3 boolean (1 or 0 for a
+// RESP2 client).
+func writeBool(w ReplyWriter, v bool, resp int) {
+	switch {
+	case resp == 3:
+		if bw, ok := w.(RESP3Writer); ok {
+			bw.Bool(v)
+			return
+		}
+		if v {
+			w.Int(1)
+		} else {
+			w.Int(0)
+		}
+	case v:
+		w.Int(1)
+	default:
+		w.Null()
+	}
+}
+
+func writeBigNumber(w ReplyWriter, s string) {
+	if bw, ok := w.(RESP3Writer); ok {
+		bw.BigNumber(s)
+		return
+	}
+	w.BulkString(s)
+}
+
+// writeVerbatim answers {verbatim_string={format=..., string=...}}: Redis
+// keeps the format's first 3 bytes (up to a NUL), padded with spaces.
+func writeVerbatim(w ReplyWriter, format, s string) {
+	if i := strings.IndexByte(format, 0); i >= 0 {
+		format = format[:i]
+	}
+	format = (format + "   ")[:3]
+	if bw, ok := w.(RESP3Writer); ok {
+		bw.VerbatimFormat(format, s)
+		return
+	}
+	w.BulkString(s)
 }
 
 // maxReplyDepth stands in for Lua's C stack check, which stops Redis from

@@ -33,6 +33,10 @@ const evalFlags = FlagNoScript | FlagStale | FlagSkipMonitor | FlagNoMandatoryKe
 
 var scriptingACL = []string{"slow", "scripting"}
 
+// A script's RESP3 booleans, big numbers and verbatim strings reach the
+// connection through these methods, not through RESP2 fallbacks.
+var _ luaengine.RESP3Writer = (*respWriter)(nil)
+
 // The refusals of redis.call, as Redis 7.0.15's scriptCall words them; the
 // engine then appends " script: <sha>, on @user_script:<line>.".
 const (

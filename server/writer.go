@@ -88,10 +88,38 @@ func (w *respWriter) Set(n int) {
 	w.conn.WriteArray(n)
 }
 
-func (w *respWriter) Verbatim(s string) {
+func (w *respWriter) Verbatim(s string) { w.VerbatimFormat("txt", s) }
+
+// VerbatimFormat, Bool and BigNumber serve a script's RESP3 return values
+// (luaengine.RESP3Writer); format is 3 bytes.
+func (w *respWriter) VerbatimFormat(format, s string) {
 	if w.proto == 3 {
 		w.header('=', len(s)+4)
-		w.buf = append(append(append(w.buf[:0], "txt:"...), s...), '\r', '\n')
+		w.buf = append(append(append(append(w.buf[:0], format...), ':'), s...), '\r', '\n')
+		w.conn.WriteRaw(w.buf)
+		return
+	}
+	w.conn.WriteBulkString(s)
+}
+
+// Bool is 1 or 0 under RESP2.
+func (w *respWriter) Bool(v bool) {
+	switch {
+	case w.proto == 3 && v:
+		w.conn.WriteRaw(resp3True)
+	case w.proto == 3:
+		w.conn.WriteRaw(resp3False)
+	case v:
+		w.conn.WriteInt(1)
+	default:
+		w.conn.WriteInt(0)
+	}
+}
+
+// BigNumber is a bulk string under RESP2.
+func (w *respWriter) BigNumber(s string) {
+	if w.proto == 3 {
+		w.buf = append(append(append(w.buf[:0], '('), s...), '\r', '\n')
 		w.conn.WriteRaw(w.buf)
 		return
 	}
@@ -105,14 +133,21 @@ func (w *respWriter) header(kind byte, n int) {
 }
 
 var (
-	nullArray = []byte("*-1\r\n")
-	resp3Null = []byte("_\r\n")
+	nullArray  = []byte("*-1\r\n")
+	resp3Null  = []byte("_\r\n")
+	resp3True  = []byte("#t\r\n")
+	resp3False = []byte("#f\r\n")
 )
 
 // AppendDouble formats f as Redis 7.0 replies with a double (ZSCORE, ...):
-// %.17g, with "inf" and "-inf".
+// %.17g, with "inf", "-inf", and glibc's "nan"/"-nan" (a script's
+// {double=0/0}).
 func AppendDouble(dst []byte, f float64) []byte {
 	switch {
+	case math.IsNaN(f) && math.Signbit(f):
+		return append(dst, "-nan"...)
+	case math.IsNaN(f):
+		return append(dst, "nan"...)
 	case math.IsInf(f, 1):
 		return append(dst, "inf"...)
 	case math.IsInf(f, -1):

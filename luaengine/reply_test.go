@@ -1,0 +1,48 @@
+package luaengine
+
+import "testing"
+
+// resp3Writer is respWriter with RESP3's script-only types.
+type resp3Writer struct{ respWriter }
+
+func (w *resp3Writer) Bool(v bool) {
+	if v {
+		w.b = append(w.b, "#t\r\n"...)
+	} else {
+		w.b = append(w.b, "#f\r\n"...)
+	}
+}
+func (w *resp3Writer) BigNumber(s string) { w.b = append(append(append(w.b, '('), s...), "\r\n"...) }
+func (w *resp3Writer) VerbatimFormat(format, s string) {
+	w.b = append(append(append(append(w.b, '='), format...), ':'), s...)
+}
+
+// A script's booleans follow its redis.setresp, and its RESP3-only tables
+// reach a writer that renders them; one that does not (a RESP2 connection
+// in Redis's terms) gets the RESP2 renderings redis-server 7.0.15 sends.
+func TestReplyRESP3Types(t *testing.T) {
+	e := New(Options{})
+	defer e.Close()
+	cases := []struct{ body, resp2, resp3 string }{
+		{`return true`, ":1\r\n", ":1\r\n"},
+		{`return false`, "$-1\r\n", "$-1\r\n"},
+		{`redis.setresp(3) return {true, false}`, "*2\r\n:1\r\n:0\r\n", "*2\r\n#t\r\n#f\r\n"},
+		{`return {big_number='12\r\n3'}`, "$5\r\n12  3\r\n", "(12  3\r\n"},
+		{`return {big_number=5}`, "*0\r\n", "*0\r\n"},
+		{`return {verbatim_string={format='markdown', string='hi'}}`, "$2\r\nhi\r\n", "=mar:hi"},
+		{`return {verbatim_string={format='m\0x', string='hi'}}`, "$2\r\nhi\r\n", "=m  :hi"},
+		{`return {verbatim_string={format='txt'}}`, "*0\r\n", "*0\r\n"},
+	}
+	for _, tc := range cases {
+		s, err := e.Get([]byte(tc.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w2, w3 := &respWriter{}, &resp3Writer{}
+		e.Run(s, nil, nil, newFakeRedis(), w2)
+		e.Run(s, nil, nil, newFakeRedis(), w3)
+		if string(w2.b) != tc.resp2 || string(w3.b) != tc.resp3 {
+			t.Errorf("%s: got %q and %q, want %q and %q", tc.body, w2.b, w3.b, tc.resp2, tc.resp3)
+		}
+	}
+}
