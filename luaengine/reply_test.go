@@ -46,3 +46,28 @@ func TestReplyRESP3Types(t *testing.T) {
 		}
 	}
 }
+
+// A map or set reply lists a table's keys in the same order every time.
+func TestReplyMapOrderStable(t *testing.T) {
+	e := New(Options{})
+	defer e.Close()
+	for _, body := range []string{
+		`return {map={a=1,b=2,c=3,d=4,e=5,f=6,g=7,h=8}}`,
+		`return {set={a=true,b=true,c=true,d=true,e=true,f=true,g=true,h=true}}`,
+	} {
+		s, err := e.Get([]byte(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var first string
+		for i := range 50 {
+			w := &respWriter{}
+			e.Run(s, nil, nil, newFakeRedis(), w)
+			if i == 0 {
+				first = string(w.b)
+			} else if string(w.b) != first {
+				t.Fatalf("%s run %d: %q, first run %q", body, i, w.b, first)
+			}
+		}
+	}
+}
