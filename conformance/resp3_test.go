@@ -25,12 +25,21 @@ var scriptTypes = []string{
 	`EVAL "return {double=-0.0}" 0`, `EVAL "return {double=1e300*1e300}" 0`, `EVAL "return {double=-1/0}" 0`,
 	`EVAL "return {double=0/0}" 0`, `EVAL "return {double=-(0/0)}" 0`, `EVAL "return {double='1.5'}" 0`,
 	`EVAL "return {map={a=true}}" 0`, `EVAL "return {set={[1]=true}}" 0`, `EVAL "return {1,{map={a={1,2}}}}" 0`,
-	"!known=a_script's_map_and_set_tables_iterate_in_gopher-lua's_order,_not_Lua_5.1's " +
-		`EVAL "return {map={a=1,b=2,c=3,d=4,e=5}}" 0`,
-	`!type EVAL "return {set={x=true,y=true,z=true}}" 0`,
+	// A map or set lists its keys in Lua 5.1's order for a table filled key
+	// by key; a constructor presizes the table, so colliding keys differ.
+	`EVAL "return {map={a=1,b=2,c=3,d=4,e=5}}" 0`, `EVAL "return {set={x=true,y=true,z=true}}" 0`,
+	"!known=a_table_constructor_presizes_a_Lua_5.1_table:_colliding_keys_land_elsewhere " +
+		`EVAL "return {map={a=1,e=1,f=1}}" 0`,
+	`EVAL "local t = {} for i, k in ipairs(ARGV) do t[k] = i end return {map=t}" 0 ` + manyKeys,
+	`EVAL "local t = {} for i, k in ipairs(ARGV) do t[k] = true end return {set=t}" 0 ` + manyKeys,
 	`EVAL "return {map={}}" 0`, `EVAL "return {set={}}" 0`, `EVAL "return {err='x', map={a=1}}" 0`,
 	`EVAL "return {ok='fine', double=1}" 0`, `EVAL "return {double=1, map={a=1}}" 0`,
 }
+
+// manyKeys are enough keys, short and long, for Lua's hash table to collide
+// and grow.
+var manyKeys = "a e f k1 k2 k3 k4 k5 k6 k7 k8 k9 k10 k11 k12 ab ba abc cab " + strings.Repeat("x", 33) + " " +
+	strings.Repeat("y", 40) + " " + strings.Repeat("z", 60) + " field:1 field:2 field:3 user:1000 user:1001"
 
 // TestRESP3 checks the data-type families' replies on a connection that
 // said HELLO 3: maps, sets, doubles, nulls and WITHSCORES pairs.
@@ -128,9 +137,9 @@ func TestRESP3(t *testing.T) {
 		),
 		resp3("scripts-setresp3",
 			"HSET h f v g w", "HSET one f v", "ZADD z 3.5 a 4 b", "SADD s m",
-			// A script's map reply follows Lua's table order: one field, or the shape.
 			`EVAL "redis.setresp(3); return redis.call('hgetall','one')" 0`,
-			`!type EVAL "redis.setresp(3); return redis.call('hgetall','h')" 0`,
+			`EVAL "redis.setresp(3); return redis.call('hgetall','h')" 0`,
+			"DEL h", "HSET h "+strings.ReplaceAll(manyKeys, " ", " 1 ")+" 1", "HLEN h", `EVAL "redis.setresp(3); return redis.call('hgetall','h')" 0`,
 			`EVAL "redis.setresp(3); return redis.call('hgetall','nokey')" 0`,
 			`EVAL "redis.setresp(3); return redis.call('zscore','z','a')" 0`,
 			`EVAL "redis.setresp(3); return redis.call('zscore','z','nope')" 0`,

@@ -242,20 +242,20 @@ func writeReply(w ReplyWriter, v lua.LValue, resp, depth int) {
 			}
 		}
 		if m, ok := v.RawGetString("map").(*lua.LTable); ok {
-			n := 0
-			forEach(m, func(lua.LValue, lua.LValue) { n++ })
-			w.Map(n)
-			forEach(m, func(k, val lua.LValue) {
+			keys, vals := tablePairs(m)
+			w.Map(len(keys))
+			for i, k := range keys {
 				writeReply(w, k, resp, depth+1)
-				writeReply(w, val, resp, depth+1)
-			})
+				writeReply(w, vals[i], resp, depth+1)
+			}
 			return
 		}
 		if set, ok := v.RawGetString("set").(*lua.LTable); ok {
-			n := 0
-			forEach(set, func(lua.LValue, lua.LValue) { n++ })
-			w.Set(n)
-			forEach(set, func(k, _ lua.LValue) { writeReply(w, k, resp, depth+1) })
+			keys, _ := tablePairs(set)
+			w.Set(len(keys))
+			for _, k := range keys {
+				writeReply(w, k, resp, depth+1)
+			}
 			return
 		}
 		n := 0
@@ -322,15 +322,6 @@ func writeVerbatim(w ReplyWriter, format, s string) {
 		return
 	}
 	w.BulkString(s)
-}
-
-// forEach visits t's pairs in the order pairs() gives them, so a map or set
-// reply is the same each time (LTable.ForEach follows Go's random map order;
-// neither is Lua 5.1's hash order).
-func forEach(t *lua.LTable, visit func(k, v lua.LValue)) {
-	for k, v := t.Next(lua.LNil); k != lua.LNil; k, v = t.Next(k) {
-		visit(k, v)
-	}
 }
 
 // maxReplyDepth stands in for Lua's C stack check, which stops Redis from

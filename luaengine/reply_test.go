@@ -1,6 +1,10 @@
 package luaengine
 
-import "testing"
+import (
+	"slices"
+	"strings"
+	"testing"
+)
 
 // resp3Writer is respWriter with RESP3's script-only types.
 type resp3Writer struct{ respWriter }
@@ -69,5 +73,26 @@ func TestReplyMapOrderStable(t *testing.T) {
 				t.Fatalf("%s run %d: %q, first run %q", body, i, w.b, first)
 			}
 		}
+	}
+}
+
+// A table filled key by key is listed in Lua 5.1's node order, as
+// redis-server 7.0.15 answered `local t = {} for _, k in ipairs(ARGV) do
+// t[k] = 1 end return {map=t}` with these keys: collisions, growth and keys
+// longer than 32 bytes (Redis's Lua hashes every byte).
+func TestReplyLua51Order(t *testing.T) {
+	x, y := strings.Repeat("x", 33), strings.Repeat("y", 40)
+	keys := []string{"ab", "ba", "abc", x, y, "k1", "k2", "k3", "k4", "k5", "k6"}
+	want := []string{"k1", "k3", "abc", "ab", "ba", "k2", x, "k6", y, "k4", "k5"}
+	hashes := make([]uint32, len(keys))
+	for i, k := range keys {
+		hashes[i] = luaStringHash(k)
+	}
+	var got []string
+	for _, i := range lua51Order(hashes) {
+		got = append(got, keys[i])
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
 	}
 }
