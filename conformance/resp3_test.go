@@ -33,6 +33,7 @@ var scriptTypes = []string{
 	`EVAL "local t = {} for i, k in ipairs(ARGV) do t[k] = i end return {map=t}" 0 ` + manyKeys,
 	`EVAL "local t = {} for i, k in ipairs(ARGV) do t[k] = true end return {set=t}" 0 ` + manyKeys,
 	`EVAL "return {map={}}" 0`, `EVAL "return {set={}}" 0`, `EVAL "return {err='x', map={a=1}}" 0`,
+	`EVAL "redis.setresp(3); return redis.call('info','cluster')" 0`,
 	`EVAL "return {ok='fine', double=1}" 0`, `EVAL "return {double=1, map={a=1}}" 0`,
 }
 
@@ -169,6 +170,9 @@ func TestRESP3(t *testing.T) {
 			`EVAL "return redis.call('zrange','z',0,-1,'withscores')" 0`,
 			`EVAL "return redis.call('zpopmin','z',1)" 0`,
 			`EVAL "redis.setresp(2); return redis.call('hgetall','h')" 0`,
+			`EVAL "redis.setresp(3); local r = redis.call('info','cluster'); return {type(r), r.verbatim_string.format}" 0`,
+			`EVAL "redis.setresp(3); return redis.call('info','cluster')" 0`,
+			`EVAL "return type(redis.call('info','cluster'))" 0`,
 			`EVAL "redis.setresp(4)" 0`,
 		),
 		resp3("script-resp3-types", scriptTypes...),

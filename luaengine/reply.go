@@ -138,7 +138,20 @@ func (b *replyBuilder) wrapped(field string, kind frameKind, n int) {
 	}
 }
 
-func (b *replyBuilder) Verbatim(s string) { b.put(lua.LString(s)) }
+// Verbatim reaches a script as a string, or after redis.setresp(3) as
+// {verbatim_string={format="txt", string=...}}.
+func (b *replyBuilder) Verbatim(s string) {
+	if b.e.resp != 3 {
+		b.put(lua.LString(s))
+		return
+	}
+	inner := b.e.L.CreateTable(0, 2)
+	inner.RawSetString("string", lua.LString(s))
+	inner.RawSetString("format", lua.LString("txt"))
+	outer := b.e.L.CreateTable(0, 1)
+	outer.RawSetString("verbatim_string", inner)
+	b.put(outer)
+}
 
 // Proto is the protocol the script asked for with redis.setresp.
 func (b *replyBuilder) Proto() int { return b.e.resp }
