@@ -30,15 +30,21 @@ type tcase struct {
 	lines []string
 }
 
-// runCases runs each case as a subtest.
+// runCases runs each case as a subtest, twice: on connections speaking
+// RESP2, and on connections that said HELLO 3 first, since clients such as
+// go-redis and node-redis speak RESP3 whenever the server does.
 func runCases(t *testing.T, cases []tcase) {
 	t.Helper()
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) { runCase(t, tc) })
+	for _, proto := range []int{2, 3} {
+		t.Run(fmt.Sprintf("resp%d", proto), func(t *testing.T) {
+			for _, tc := range cases {
+				t.Run(tc.name, func(t *testing.T) { runCase(t, tc, proto) })
+			}
+		})
 	}
 }
 
-func runCase(t *testing.T, tc tcase) {
+func runCase(t *testing.T, tc tcase, proto int) {
 	conns := map[int][2]*rawConn{}
 	defer func() {
 		for _, pair := range conns {
@@ -60,6 +66,14 @@ func runCase(t *testing.T, tc tcase) {
 		}
 		pair := [2]*rawConn{r, f}
 		conns[n] = pair
+		if proto == 3 {
+			// HELLO's reply carries the connection id: compare its shape.
+			want, errR := r.do("HELLO", "3")
+			got, errF := f.do("HELLO", "3")
+			if errR != nil || errF != nil || shape(want) != shape(got) {
+				t.Fatalf("HELLO 3: redis %q %v, floodgate %q %v", want, errR, got, errF)
+			}
+		}
 		return pair
 	}
 	first := get(1)

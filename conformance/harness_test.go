@@ -124,7 +124,7 @@ func printCounts() {
 	}
 	sort.Strings(names)
 	var b strings.Builder
-	fmt.Fprintf(&b, "conformance: %d comparisons against real Redis across %d commands\n", total, len(names))
+	fmt.Fprintf(&b, "conformance: %d comparisons against real Redis across %d commands (cases run under RESP2 and RESP3)\n", total, len(names))
 	for i, n := range names {
 		fmt.Fprintf(&b, "  %-22s %4d", n, counts[n])
 		if i%4 == 3 {
