@@ -9,13 +9,20 @@ import (
 	"time"
 )
 
-// blockGate lets a test hold a command inside its handler.
-var blockGate = struct{ running, release chan struct{} }{make(chan struct{}, 1), make(chan struct{})}
+// blockGate lets a test hold a command inside its handler; a test that uses
+// it sets a fresh one first (newBlockGate), so it can run again (-count).
+var blockGate struct{ running, release chan struct{} }
+
+func newBlockGate() {
+	blockGate.running = make(chan struct{}, 1)
+	blockGate.release = make(chan struct{})
+}
 
 func init() {
 	register(&Command{Name: "test.block", Arity: 1, Handler: func(c *Client, args [][]byte) {
-		blockGate.running <- struct{}{}
-		<-blockGate.release
+		gate := blockGate
+		gate.running <- struct{}{}
+		<-gate.release
 		c.w.Status("UNBLOCKED")
 	}})
 }
@@ -31,6 +38,7 @@ func startTestServer(t *testing.T) *Server {
 }
 
 func TestCloseFinishesBatchInFlight(t *testing.T) {
+	newBlockGate()
 	goroutines := runtime.NumGoroutine()
 	srv := New(Config{Addr: "127.0.0.1:0"})
 	if err := srv.Start(); err != nil {
