@@ -12,10 +12,11 @@ package luaengine
 //   - struct.unpack with a negative start that wraps past the string end
 //     (e.g. 'h' at -1) reads before the string in Redis; here it is "data
 //     string too short".
-//   - tostring(-0) gives "0" (cjson.encode(-0) is "-0" as in Redis).
-//   - Runtime error texts use Lua 5.1's unnamed forms ("attempt to index a
-//     nil value") where Lua names the variable ("... local 't' (a nil
-//     value)"); gopher-lua does not track variable names.
+//   - Runtime errors name the variable as Lua 5.1 does ("attempt to index
+//     field 'a' (a nil value)", local, global, upvalue, method, field '?'),
+//     read from the failing instruction (objname.go); where the register was
+//     loaded across a jump the unnamed form is given, as Lua's symbolic
+//     execution may name it.
 //   - Compile errors: "unexpected symbol near '<tok>'", "unfinished string"
 //     and "malformed number" are matched; Lua's "'=' expected", "'end'
 //     expected (to close ...)" and the like come out as "unexpected symbol".

@@ -98,13 +98,18 @@ type Engine struct {
 	callArgs [][]byte
 	numArena []byte
 	errLine  int
-	resp     int
-	rand     rand48
-	callFn   *lua.LFunction
-	pcallFn  *lua.LFunction
-	errFn    *lua.LFunction
-	concatFn *lua.LFunction
-	views    map[*lua.LTable]*lua.LTable // read-only view -> real table
+	errName  runtimeName // the variable a runtime error is about
+	errNamed bool
+	// concatBad is the argument of the hidden concat function (which the
+	// compiler puts in place of '..') that could not be concatenated.
+	concatBad int
+	resp      int
+	rand      rand48
+	callFn    *lua.LFunction
+	pcallFn   *lua.LFunction
+	errFn     *lua.LFunction
+	concatFn  *lua.LFunction
+	views     map[*lua.LTable]*lua.LTable // read-only view -> real table
 
 	interrupt interruptState
 }

@@ -14,6 +14,9 @@ import (
 // __redis__err__handler reports as "on @user_script:<line>".
 func (e *Engine) luaErrorHandler(L *lua.LState) int {
 	e.errLine = 0
+	// Before gopher-lua unwinds the stack: which variable failed.
+	e.errName, e.errNamed = nameFailure(L, e.concatFn, e.concatBad)
+	e.concatBad = 0
 	for level := 0; level < 64; level++ {
 		dbg, ok := L.GetStack(level)
 		if !ok {
@@ -55,7 +58,7 @@ func (e *Engine) writeError(s *Script, err error, reason interruptReason, w Repl
 		case lua.LNumber:
 			msg = "ERR " + formatNumber(float64(v))
 		case lua.LString:
-			msg = "ERR " + luaRuntimeMessage(string(v))
+			msg = "ERR " + e.runtimeMessage(string(v))
 		default:
 			msg = "ERR " + obj.String()
 		}
@@ -82,6 +85,55 @@ var gopherMessages = []struct{ prefix, lua string }{
 	{"cannot perform pow operation between", "attempt to perform arithmetic on"},
 	{"cannot perform unm operation between", "attempt to perform arithmetic on"},
 	{"attempt to get length of", "attempt to get length of"},
+}
+
+// runtimeMessage is luaRuntimeMessage with the failing variable named, as
+// Lua 5.1 does, when the error handler could tell which it was.
+func (e *Engine) runtimeMessage(msg string) string {
+	if e.errNamed {
+		if named, ok := namedRuntimeMessage(msg, e.errName); ok {
+			return named
+		}
+	}
+	return luaRuntimeMessage(msg)
+}
+
+// namedRuntimeMessage renders luaG_typeerror's "attempt to <op> <kind>
+// '<name>' (a <type> value)", or its unnamed form, for the VM errors whose
+// operand the error handler located.
+func namedRuntimeMessage(msg string, n runtimeName) (string, bool) {
+	pos, rest := "", msg
+	if strings.HasPrefix(msg, chunkName+":") {
+		if i := strings.Index(msg, ": "); i >= 0 {
+			pos, rest = msg[:i+2], msg[i+2:]
+		}
+	}
+	var op, typ string
+	const indexPrefix = "attempt to index a non-table object("
+	switch {
+	case strings.HasPrefix(rest, indexPrefix):
+		op = "index"
+		if end := strings.IndexByte(rest[len(indexPrefix):], ')'); end >= 0 {
+			typ = rest[len(indexPrefix) : len(indexPrefix)+end]
+		}
+	case rest == "attempt to call a non-function object":
+		op, typ = "call", n.typ
+	case strings.HasPrefix(rest, "cannot perform ") && strings.Contains(rest, " operation between "):
+		op, typ = "perform arithmetic on", n.typ
+	case rest == "__len undefined":
+		op, typ = "get length of", n.typ
+	case rest == "__unm undefined":
+		op, typ = "perform arithmetic on", n.typ
+	case strings.HasPrefix(rest, "attempt to concatenate a "):
+		op, typ = "concatenate", n.typ
+	}
+	if op == "" || typ == "" {
+		return "", false
+	}
+	if n.kind == "" {
+		return pos + "attempt to " + op + " a " + typ + " value", true
+	}
+	return pos + "attempt to " + op + " " + n.kind + " '" + n.name + "' (a " + typ + " value)", true
 }
 
 func luaRuntimeMessage(msg string) string {
@@ -364,10 +416,11 @@ func (e *Engine) concatMeta(L *lua.LState, n int) int {
 			mm = L.GetMetaField(acc, "__concat")
 		}
 		if mm == lua.LNil {
-			bad := lhs
+			bad, at := lhs, i
 			if isConcatable(lhs) {
-				bad = acc
+				bad, at = acc, n // only the last operand can be left unconcatenated
 			}
+			e.concatBad = at
 			L.RaiseError("attempt to concatenate a %s value", bad.Type().String())
 		}
 		L.Push(mm)

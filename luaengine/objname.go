@@ -1,0 +1,255 @@
+package luaengine
+
+import (
+	"reflect"
+	"unsafe"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Lua 5.1 names the variable in a runtime error ("attempt to index field
+// 'a' (a nil value)", "... local 'x' ..."), from the failing instruction
+// and its function's debug information (ldebug.c's getobjname). gopher-lua
+// raises the same errors without names. The engine's error handler runs
+// before gopher-lua unwinds the stack, so it can read the failing frame and
+// name the operand the same way; where it cannot be sure (a register set on
+// another branch), the unnamed form stays, as before.
+
+// gopherFrame mirrors gopher-lua v1.1.2's unexported callFrame, which
+// holds the failing function and pc. TestObjectNames fails if the module
+// changes it; frameOf also checks what it reads before using it.
+type gopherFrame struct {
+	Idx        int
+	Fn         *lua.LFunction
+	Parent     *gopherFrame
+	Pc         int
+	Base       int
+	LocalBase  int
+	ReturnBase int
+	NArgs      int
+	NRet       int
+	TailCall   int
+}
+
+var (
+	frameField    = fieldIndex("currentFrame")
+	registryField = fieldIndex("reg")
+)
+
+func fieldIndex(name string) int {
+	f, ok := reflect.TypeOf(lua.LState{}).FieldByName(name)
+	if !ok || f.Type.Kind() != reflect.Pointer || len(f.Index) != 1 {
+		return -1
+	}
+	return f.Index[0]
+}
+
+// failingFrame returns the Lua frame that raised the error being handled
+// by the Go error handler now running on L, with its registers; for an
+// error inside concat, the Lua frame that called it.
+func failingFrame(L *lua.LState, concat *lua.LFunction) (*gopherFrame, []lua.LValue) {
+	if frameField < 0 || registryField < 0 {
+		return nil, nil
+	}
+	v := reflect.ValueOf(L).Elem()
+	handler := (*gopherFrame)(unsafe.Pointer(v.Field(frameField).Pointer()))
+	if handler == nil || handler.Fn == nil || !handler.Fn.IsG {
+		return nil, nil
+	}
+	f := handler.Parent
+	if f != nil && f.Fn == concat {
+		f = f.Parent
+	}
+	if f == nil || f.Fn == nil || f.Fn.IsG || f.Fn.Proto == nil || f.Pc < 1 || f.Pc > len(f.Fn.Proto.Code) {
+		return nil, nil
+	}
+	// registry's first field is its []LValue.
+	regs := *(*[]lua.LValue)(unsafe.Pointer(v.Field(registryField).Pointer()))
+	return f, regs
+}
+
+func opcode(inst uint32) int { return int(inst >> 26) }
+func argA(inst uint32) int   { return int(inst>>18) & 0xff }
+func argB(inst uint32) int   { return int(inst & 0x1ff) }
+func argC(inst uint32) int   { return int(inst>>9) & 0x1ff }
+func argBx(inst uint32) int  { return int(inst & 0x3ffff) }
+
+const rkConstant = 1 << 8 // gopher-lua's RK bit, as Lua 5.1's BITRK
+
+// runtimeName is the variable a runtime error is about, as Lua 5.1 names
+// it: kind is "local", "global", "field", "upvalue" or "method".
+type runtimeName struct {
+	kind, name string
+	typ        string // the operand's type, for errors whose text lacks it
+}
+
+// nameFailure inspects the failing instruction of the error being handled
+// and returns the operand's name, if Lua 5.1 would give one. An error in
+// concat (the function '..' compiles to) is about argument concatBad of the
+// call that invoked it.
+func nameFailure(L *lua.LState, concat *lua.LFunction, concatBad int) (runtimeName, bool) {
+	f, regs := failingFrame(L, concat)
+	if f == nil {
+		return runtimeName{}, false
+	}
+	p := f.Fn.Proto
+	pc := f.Pc - 1
+	inst := p.Code[pc]
+	reg := -1
+	if concatBad > 0 {
+		if op := opcode(inst); op != lua.OP_CALL && op != lua.OP_TAILCALL {
+			return runtimeName{}, false
+		}
+		reg = argA(inst) + concatBad
+		return nameRegister(p, regs, f, pc, reg), true
+	}
+	switch opcode(inst) {
+	case lua.OP_GETTABLE, lua.OP_GETTABLEKS, lua.OP_SELF, lua.OP_LEN, lua.OP_UNM:
+		reg = argB(inst)
+	case lua.OP_SETTABLE, lua.OP_SETTABLEKS, lua.OP_CALL, lua.OP_TAILCALL:
+		reg = argA(inst)
+	case lua.OP_ADD, lua.OP_SUB, lua.OP_MUL, lua.OP_DIV, lua.OP_MOD, lua.OP_POW:
+		// Lua blames the second operand unless the first is not a number.
+		b, c := argB(inst), argC(inst)
+		if !isNumeric(operand(p, regs, f, b)) {
+			reg = b
+		} else {
+			reg = c
+		}
+		if reg&rkConstant != 0 {
+			return runtimeName{}, false
+		}
+	default:
+		return runtimeName{}, false
+	}
+	return nameRegister(p, regs, f, pc, reg), true
+}
+
+func nameRegister(p *lua.FunctionProto, regs []lua.LValue, f *gopherFrame, pc, reg int) runtimeName {
+	typ := ""
+	if i := f.LocalBase + reg; i >= 0 && i < len(regs) && regs[i] != nil {
+		typ = regs[i].Type().String()
+	}
+	kind, name := objectName(p, pc, reg)
+	return runtimeName{kind: kind, name: name, typ: typ}
+}
+
+func operand(p *lua.FunctionProto, regs []lua.LValue, f *gopherFrame, rk int) lua.LValue {
+	if rk&rkConstant != 0 {
+		if k := rk &^ rkConstant; k < len(p.Constants) {
+			return p.Constants[k]
+		}
+		return lua.LNil
+	}
+	if i := f.LocalBase + rk; i >= 0 && i < len(regs) && regs[i] != nil {
+		return regs[i]
+	}
+	return lua.LNil
+}
+
+func isNumeric(v lua.LValue) bool {
+	switch v := v.(type) {
+	case lua.LNumber:
+		return true
+	case lua.LString:
+		_, ok := parseNumber(string(v))
+		return ok
+	}
+	return false
+}
+
+// objectName is Lua 5.1's getobjname: a local active at pc, or the
+// instruction that last loaded the register. It walks back only through
+// straight-line code: past a jump the loading instruction may belong to
+// another branch, and then no name is given.
+func objectName(p *lua.FunctionProto, pc, reg int) (kind, name string) {
+	if n := localName(p, reg+1, pc); n != "" {
+		return "local", n
+	}
+	for i := pc - 1; i >= 0; i-- {
+		inst := p.Code[i]
+		op, a := opcode(inst), argA(inst)
+		switch op {
+		case lua.OP_JMP, lua.OP_EQ, lua.OP_LT, lua.OP_LE, lua.OP_TEST, lua.OP_TESTSET,
+			lua.OP_FORLOOP, lua.OP_FORPREP, lua.OP_TFORLOOP, lua.OP_LOADBOOL:
+			return "", ""
+		}
+		if !setsRegister(inst, reg) {
+			continue
+		}
+		switch op {
+		case lua.OP_GETGLOBAL:
+			if s, ok := constant(p, argBx(inst)); ok {
+				return "global", s
+			}
+		case lua.OP_GETTABLE, lua.OP_GETTABLEKS:
+			return "field", constantName(p, argC(inst))
+		case lua.OP_GETUPVAL:
+			if b := argB(inst); b < len(p.DbgUpvalues) {
+				return "upvalue", p.DbgUpvalues[b]
+			}
+		case lua.OP_SELF:
+			if a == reg {
+				return "method", constantName(p, argC(inst))
+			}
+		case lua.OP_MOVE, lua.OP_MOVEN:
+			if b := argB(inst); b < a {
+				return objectName(p, i, b)
+			}
+		}
+		return "", ""
+	}
+	return "", ""
+}
+
+// setsRegister reports whether inst writes register reg.
+func setsRegister(inst uint32, reg int) bool {
+	a := argA(inst)
+	switch opcode(inst) {
+	case lua.OP_SETGLOBAL, lua.OP_SETUPVAL, lua.OP_SETTABLE, lua.OP_SETTABLEKS,
+		lua.OP_SETLIST, lua.OP_CLOSE, lua.OP_RETURN, lua.OP_NOP:
+		return false
+	case lua.OP_LOADNIL:
+		return a <= reg && reg <= argB(inst)
+	case lua.OP_SELF:
+		return reg == a || reg == a+1
+	case lua.OP_CALL, lua.OP_TAILCALL, lua.OP_VARARG:
+		return reg >= a
+	}
+	return a == reg
+}
+
+func constant(p *lua.FunctionProto, k int) (string, bool) {
+	if k < len(p.Constants) {
+		if s, ok := p.Constants[k].(lua.LString); ok {
+			return string(s), true
+		}
+	}
+	return "", false
+}
+
+// constantName is Lua 5.1's kname: a constant string key, else "?".
+func constantName(p *lua.FunctionProto, rk int) string {
+	if rk&rkConstant != 0 {
+		if s, ok := constant(p, rk&^rkConstant); ok {
+			return s
+		}
+	}
+	return "?"
+}
+
+// localName is luaF_getlocalname: the n-th local variable active at pc.
+func localName(p *lua.FunctionProto, n, pc int) string {
+	for _, lv := range p.DbgLocals {
+		if lv.StartPc > pc {
+			break
+		}
+		if pc < lv.EndPc {
+			n--
+			if n == 0 {
+				return lv.Name
+			}
+		}
+	}
+	return ""
+}
