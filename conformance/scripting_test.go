@@ -311,7 +311,7 @@ func TestScripting(t *testing.T) {
 			`EVAL "redis.log(redis.LOG_WARNING, 'from a test') return 1" 0`,
 			`EVAL "return _VERSION" 0`,
 			`EVAL "return select('#', 1, 2, 3)" 0`,
-			`!known=gopher-lua-adds-a-position-when-error-is-called-from-pcall EVAL "return {pcall(error, 'x')}" 0`,
+			`EVAL "return {pcall(error, 'x')}" 0`, `EVAL "return {pcall(function() error('x') end)}" 0`, `EVAL "return {pcall(function() error('x', 2) end)}" 0`, `EVAL "return {pcall(error, 'x', 2)}" 0`, `EVAL "return {pcall(error)}" 0`, `EVAL "error('boom')" 0`, `EVAL "error({err='MY code'})" 0`,
 			`EVAL "local ok, e = pcall(function() error({code = 1}) end) return type(e)" 0`,
 			`EVAL "return type(next)" 0`,
 			`EVAL "local n = 0 for k, v in pairs({a = 1, b = 2}) do n = n + v end return n" 0`,

@@ -253,3 +253,16 @@ func localName(p *lua.FunctionProto, n, pc int) string {
 	}
 	return ""
 }
+
+// levelIsGo reports whether the function at the given call level above
+// the Go function running on L (1: its caller) is a Go function.
+func levelIsGo(L *lua.LState, level int) bool {
+	if frameField < 0 {
+		return false
+	}
+	f := (*gopherFrame)(unsafe.Pointer(reflect.ValueOf(L).Elem().Field(frameField).Pointer()))
+	for ; level > 0 && f != nil; level-- {
+		f = f.Parent
+	}
+	return f != nil && f.Fn != nil && f.Fn.IsG
+}

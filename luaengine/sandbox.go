@@ -119,6 +119,11 @@ func (e *Engine) installBaseOverrides(g *lua.LTable) {
 		if n, ok := obj.(lua.LNumber); ok {
 			obj = lua.LString(formatNumber(float64(n)))
 		}
+		// Level 1 is error's caller, 2 its caller...; Lua adds no position
+		// when that function is a C function, as in pcall(error, 'x').
+		if level > 0 && levelIsGo(L, level) {
+			level = 0
+		}
 		L.Error(obj, level)
 		return 0
 	})
