@@ -358,7 +358,6 @@ func cmdConfigResetStat(c *Client, args [][]byte) {
 	}
 	s.processed = 0
 	s.expired = 0
-	s.rejected.Store(0)
 	s.totalConns.Store(0)
 	c.w.Status("OK")
 }

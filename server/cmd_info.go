@@ -227,8 +227,8 @@ func infoStats(s *Server, b *infoBuilder) {
 	b.int("total_net_input_bytes", 0)
 	b.int("total_net_output_bytes", 0)
 	// Redis counts connections refused over maxclients here, which
-	// floodgate never refuses; connections closed for bad input (s.rejected)
-	// have no INFO field in 7.0.
+	// floodgate never refuses; connections closed for bad input have no
+	// INFO field in 7.0 (they are logged).
 	b.int("rejected_connections", 0)
 	b.int("expired_keys", s.expired)
 	b.int("evicted_keys", 0)

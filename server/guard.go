@@ -440,7 +440,6 @@ func (g *guardConn) reject(msg string) {
 	g.out = g.out[:g.reqOut]
 	g.fail = msg
 	g.failed = true
-	g.srv.rejected.Add(1)
 	if msg == "" {
 		g.srv.log.Warn("closing client that reached max query buffer length", "addr", g.RemoteAddr().String())
 	}

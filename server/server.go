@@ -14,7 +14,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"os"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -105,7 +104,6 @@ type Server struct {
 	stats     []cmdStat         // by Command.id; guarded by lock
 	processed int64             // guarded by lock
 	expired   int64             // keys reclaimed by active expiry; guarded by lock
-	rejected  atomic.Int64      // connections closed for bad input
 	settings  map[string]string // CONFIG SET values kept for CONFIG GET (cmd_config.go); guarded by lock
 
 	double testDouble // the test-double API's state (testdouble.go)
@@ -502,5 +500,3 @@ func upper(s string) string {
 
 // ErrServerClosed is returned by operations on a closed server.
 var ErrServerClosed = errors.New("floodgate: server closed")
-
-var _ = os.Stderr
