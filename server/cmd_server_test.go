@@ -88,6 +88,10 @@ func TestClientKill(t *testing.T) {
 	byID.send("CLIENT ID\r\n")
 	line, _ := byID.rd.ReadString('\n')
 	id := strings.TrimSpace(line[1:])
+	// The server registers a connection after accepting it, concurrently
+	// with the test: one round trip guarantees byAddr is known by address.
+	byAddr.send("PING\r\n")
+	byAddr.expect("+PONG\r\n")
 	admin.send("CLIENT KILL ID " + id + "\r\n")
 	admin.expect(":1\r\n")
 	byID.expectClosed()
