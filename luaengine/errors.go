@@ -174,9 +174,16 @@ func luaRuntimeMessage(msg string) string {
 	return msg
 }
 
-// compileErrorText turns gopher-lua's parser errors into Lua 5.1's form
-// "user_script:<line>: <message> near '<token>'" for the common cases.
+// compileErrorText renders a compile error as Lua 5.1 words it. A
+// syntaxError from parseScript already is Lua 5.1's text; Redis's
+// addReplyErrorFormat turns the newlines a quoted long string can bring
+// into spaces. gopher-lua's own parser errors (a script Lua 5.1 accepts and
+// gopher-lua does not) are mapped for the common cases.
 func compileErrorText(err error) string {
+	var serr syntaxError
+	if errors.As(err, &serr) {
+		return errorReplyText(string(serr))
+	}
 	var perr *parse.Error
 	if !errors.As(err, &perr) {
 		return chunkName + ": " + strings.TrimSpace(err.Error())
