@@ -55,11 +55,31 @@ func newCJSONLib(L *lua.LState) *lua.LTable {
 	}))
 	mt.RawSetString("__metatable", lua.LFalse)
 	null.Metatable = mt
-	return newCJSONModule(L, null)
+	// The global cjson table's settings live as long as the Lua state, and
+	// SCRIPT FLUSH gives Redis a new state: resetCJSON finds them here.
+	cfg := newCJSONConfig()
+	L.G.Registry.RawSetString(cjsonConfigKey, &lua.LUserData{Value: cfg})
+	return newCJSONModule(L, null, cfg)
 }
 
-func newCJSONModule(L *lua.LState, null *lua.LUserData) *lua.LTable {
-	cfg := newCJSONConfig()
+// cjsonConfigKey is the registry key of the global cjson table's settings;
+// scripts cannot reach the registry.
+const cjsonConfigKey = "floodgate.cjson.config"
+
+// resetCJSON restores the global cjson table's settings (encode_max_depth,
+// encode_keep_buffer and the rest) to lua-cjson's defaults, as Redis's
+// SCRIPT FLUSH does by creating a new Lua state. Settings of tables made by
+// cjson.new() are the scripts' own and are left alone.
+func (e *Engine) resetCJSON() {
+	if e.L == nil {
+		return
+	}
+	if ud, ok := e.L.G.Registry.RawGetString(cjsonConfigKey).(*lua.LUserData); ok {
+		*ud.Value.(*cjsonConfig) = *newCJSONConfig()
+	}
+}
+
+func newCJSONModule(L *lua.LState, null *lua.LUserData, cfg *cjsonConfig) *lua.LTable {
 	t := L.CreateTable(0, 14)
 	fn := func(name string, f lua.LGFunction) { t.RawSetString(name, L.NewFunction(f)) }
 	fn("encode", func(L *lua.LState) int {
@@ -136,7 +156,7 @@ func newCJSONModule(L *lua.LState, null *lua.LUserData) *lua.LTable {
 		return 1
 	})
 	fn("new", func(L *lua.LState) int {
-		L.Push(newCJSONModule(L, null))
+		L.Push(newCJSONModule(L, null, newCJSONConfig()))
 		return 1
 	})
 	t.RawSetString("null", null)

@@ -183,3 +183,29 @@ func TestCJSONSettingsPersist(t *testing.T) {
 		t.Fatalf("next script: %q", got)
 	}
 }
+
+// SCRIPT FLUSH gives Redis a new Lua state, so the global cjson table's
+// settings go back to lua-cjson's defaults; a table from cjson.new() that
+// a script keeps is its own business (and no script can keep one).
+func TestCJSONResetRestoresDefaults(t *testing.T) {
+	e := New(Options{})
+	defer e.Close()
+	f := newFakeRedis()
+	f.engine = e
+	set := `return {cjson.encode_max_depth(2), cjson.decode_max_depth(3), cjson.encode_number_precision(3), cjson.encode_keep_buffer(false), cjson.encode_invalid_numbers('null'), cjson.decode_invalid_numbers(false), cjson.encode_sparse_array(true, 5, 5)}`
+	read := `return {cjson.encode_max_depth(), cjson.decode_max_depth(), cjson.encode_number_precision(), cjson.encode_keep_buffer(), cjson.encode_invalid_numbers(), cjson.decode_invalid_numbers(), cjson.encode_sparse_array()}`
+	defaults := "*9\r\n:1000\r\n:1000\r\n:14\r\n:1\r\n$-1\r\n:1\r\n$-1\r\n:2\r\n:10\r\n"
+	changed := "*9\r\n:2\r\n:3\r\n:3\r\n$-1\r\n$4\r\nnull\r\n$-1\r\n:1\r\n:5\r\n:5\r\n"
+	e.resetCJSON() // before the first script there is no Lua state yet
+	if got := run(t, e, f, read, nil, nil); got != defaults {
+		t.Fatalf("fresh engine: got %q, want %q", got, defaults)
+	}
+	run(t, e, f, set, nil, nil)
+	if got := run(t, e, f, read, nil, nil); got != changed {
+		t.Fatalf("settings did not outlive the script: got %q, want %q", got, changed)
+	}
+	e.resetCJSON()
+	if got := run(t, e, f, read, nil, nil); got != defaults {
+		t.Fatalf("after reset: got %q, want %q", got, defaults)
+	}
+}

@@ -152,6 +152,9 @@ func luaRuntimeMessage(msg string) string {
 			}
 		}
 	}
+	if msg, ok := compareMessage(rest); ok {
+		return pos + msg
+	}
 	for _, m := range gopherMessages {
 		if !strings.HasPrefix(rest, m.prefix) {
 			continue
@@ -172,6 +175,25 @@ func luaRuntimeMessage(msg string) string {
 		return pos + m.lua + rest[len(m.prefix):]
 	}
 	return msg
+}
+
+// compareMessage is luaG_ordererror's text for gopher-lua's "attempt to
+// compare <t1> with <t2>": Lua 5.1 says "two <t1> values" when the third
+// letters of the type names match (so a string and a thread are "two string
+// values" too).
+func compareMessage(msg string) (string, bool) {
+	const prefix = "attempt to compare "
+	if !strings.HasPrefix(msg, prefix) {
+		return "", false
+	}
+	t1, t2, ok := strings.Cut(msg[len(prefix):], " with ")
+	if !ok || len(t1) < 3 || len(t2) < 3 || strings.Contains(t2, " ") {
+		return "", false
+	}
+	if t1[2] == t2[2] {
+		return prefix + "two " + t1 + " values", true
+	}
+	return msg, true
 }
 
 // compileErrorText renders a compile error as Lua 5.1 words it. A
