@@ -648,3 +648,21 @@ func TestScriptingCJSON(t *testing.T) {
 		}},
 	})
 }
+
+// Lua 5.1's luaG_ordererror: "two <type> values" for one type, else both
+// types in the order the comparison was compiled (a > b is b < a).
+func TestScriptingCompareErrors(t *testing.T) {
+	runCases(t, []tcase{{"order comparison errors", []string{
+		`EVAL "return 1 < 'x'" 0`,
+		`EVAL "return 1 > 'x'" 0`,
+		`EVAL "return {} < {}" 0`,
+		`EVAL "return {} <= {}" 0`,
+		`EVAL "return nil < 1" 0`,
+		`EVAL "return nil >= 1" 0`,
+		`EVAL "return true < false" 0`,
+		`EVAL "local t = {} return t < 1" 0`,
+		`EVAL "return 1 < cjson.null" 0`,
+		`EVAL "return cjson.null <= cjson.null" 0`,
+		`EVAL "return redis.call('GET', 'nokey') < 1" 0`,
+	}}})
+}
