@@ -59,7 +59,15 @@ var smallIntStrings = func() [256]string {
 // the "0x" integer form. Unlike Go's parsers it never reads "010" as octal
 // and rejects "1_000" and "0b1".
 func parseNumber(s string) (float64, bool) {
-	t := strings.TrimRight(strings.TrimLeft(s, " \t\n\v\f\r"), " \t\n\v\f\r")
+	if n, ok := parseDecimalInt(s); ok {
+		return n, true
+	}
+	return parseNumberC(s)
+}
+
+// parseNumberC is parseNumber for every syntax strtod accepts.
+func parseNumberC(s string) (float64, bool) {
+	t := trimCSpace(s)
 	if t == "" {
 		return 0, false
 	}
@@ -112,6 +120,40 @@ func parseNumber(s string) (float64, bool) {
 	}
 	return f, true
 }
+
+// parseDecimalInt is parseNumber's fast path for what scripts convert most
+// (limits, window lengths, counters): a plain unsigned decimal integer of at
+// most 15 digits, which a float64 holds exactly, so the result is the one
+// strtod gives. Anything else (signs, spaces, dots, exponents) is left to
+// the full parser.
+func parseDecimalInt(s string) (float64, bool) {
+	if len(s) == 0 || len(s) > 15 {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		c := s[i] - '0'
+		if c > 9 {
+			return 0, false
+		}
+		n = n*10 + int64(c)
+	}
+	return float64(n), true
+}
+
+// trimCSpace drops the characters C's isspace accepts from both ends
+// (strings.Trim with a cutset builds a set on every call).
+func trimCSpace(s string) string {
+	for len(s) > 0 && isCSpace(s[0]) {
+		s = s[1:]
+	}
+	for len(s) > 0 && isCSpace(s[len(s)-1]) {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+func isCSpace(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }
 
 // toInteger converts a Lua number to a Redis integer reply as C's
 // (long long) cast does on x86-64: truncation toward zero, and the
