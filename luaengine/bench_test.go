@@ -176,6 +176,20 @@ func TestKeysArgvDoNotLeak(t *testing.T) {
 	if want := "*4\r\n:1\r\n:0\r\n$3\r\nnil\r\n$3\r\nnil\r\n"; got != want {
 		t.Errorf("got %q want %q", got, want)
 	}
+	// What redis-server 7.0.15 answers to the second script of each pair.
+	for _, tt := range []struct {
+		name, first, second string
+		keys, args          []string
+	}{
+		{"field on empty KEYS", "KEYS.extra = 1 return 1", "return tostring(KEYS.extra)", nil, nil},
+		{"metatable on ARGV", "setmetatable(ARGV, {__index=function() return 'meta' end}) return 1", "return tostring(ARGV[5])", nil, []string{"a"}},
+		{"metatable on empty KEYS", "setmetatable(KEYS, {__index=function() return 'meta' end}) return 1", "return tostring(KEYS[1])", nil, nil},
+	} {
+		run(t, e, f, tt.first, tt.keys, tt.args)
+		if got := run(t, e, f, tt.second, tt.keys, tt.args); got != "$3\r\nnil\r\n" {
+			t.Errorf("%s: got %q want nil", tt.name, got)
+		}
+	}
 }
 
 func TestEvalCacheBounded(t *testing.T) {

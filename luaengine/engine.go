@@ -318,10 +318,16 @@ func (e *Engine) setArgs(keys, args [][]byte) {
 }
 
 func (e *Engine) fillTable(t *lua.LTable, prev int, vals [][]byte, name string) (*lua.LTable, int) {
-	// A script may have added fields beyond the array part; a table that
-	// is not exactly what we left is replaced so nothing leaks into the
-	// next call.
-	if k, _ := t.Next(lua.LNumber(prev)); k != lua.LNil || (prev > 0 && t.RawGetInt(prev) == lua.LNil) || t.Len() != prev {
+	// A script may have added fields beyond the array part or set a
+	// metatable; a table that is not exactly what we left is replaced so
+	// nothing leaks into the next call, as Redis builds fresh tables.
+	// (Next must start from nil for an empty array: gopher-lua's Next(0)
+	// skips the first hash key.)
+	var last lua.LValue = lua.LNil
+	if prev > 0 {
+		last = lua.LNumber(prev)
+	}
+	if k, _ := t.Next(last); k != lua.LNil || t.Metatable != lua.LNil || (prev > 0 && t.RawGetInt(prev) == lua.LNil) || t.Len() != prev {
 		t = e.L.CreateTable(len(vals), 0)
 		e.globals.RawSetString(name, t)
 		prev = 0

@@ -1,0 +1,31 @@
+package conformance
+
+import "testing"
+
+// TestScriptingFastPaths covers what the engine's per-call shortcuts must
+// not change: number parsing, the KEYS and ARGV tables refilled in place
+// from one call to the next.
+func TestScriptingFastPaths(t *testing.T) {
+	const tonumbers = `"local r = {} for i, s in ipairs(ARGV) do r[i] = tostring(tonumber(s)) end return r"`
+	runCases(t, []tcase{
+		{"tonumber of argument strings", []string{
+			"EVAL " + tonumbers + " 0 0 00 7 007 100 60000 1700000000000 999999999999999 1000000000000000 9999999999999999 12345678901234567890",
+			"EVAL " + tonumbers + ` 0 "" " 1" "1 " "\t5\r\n" +1 -1 -0 1.5 1e3 0x10 1_0 12a inf -nan .5 5.`,
+			`EVAL "return tonumber(ARGV[1]) + 1" 0 41`,
+			`EVAL "return tonumber(ARGV[1]) == 0 and 1 / tonumber(ARGV[1]) < 0" 0 -0`,
+		}},
+		{"KEYS and ARGV are fresh every call", []string{
+			`EVAL "KEYS.extra = 1 return 1" 0`,
+			`EVAL "return tostring(KEYS.extra)" 0`,
+			`EVAL "KEYS.extra = 1 table.insert(ARGV, 'z') return 1" 3 a b c x`,
+			`EVAL "return {#KEYS, #ARGV, tostring(KEYS.extra), tostring(ARGV[2])}" 1 k`,
+			`EVAL "setmetatable(ARGV, {__index=function() return 'meta' end}) return 1" 0 a`,
+			`EVAL "return tostring(ARGV[5])" 0 a`,
+			`EVAL "setmetatable(KEYS, {__index=function() return 'meta' end}) return 1" 0`,
+			`EVAL "return tostring(KEYS[1])" 0`,
+			`EVAL "KEYS[1] = 5 ARGV[2] = nil return 1" 2 k1 k2 a b c`,
+			`EVAL "return {KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], #ARGV}" 2 k1 k2 a b c`,
+			`EVAL "return {KEYS[1], #KEYS, ARGV[1], #ARGV}" 1 k1 a`,
+		}},
+	})
+}
