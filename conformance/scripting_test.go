@@ -575,6 +575,11 @@ func TestScriptingCompileErrors(t *testing.T) {
 			evalLine("return #{...}"),
 			evalLine("--[==[ a\n]] ]==] return 1"),
 			evalLine("return 'a\\\nb'"),
+			// hexadecimal numerals are read by strtod, as in Lua 5.1
+			compileHook + evalLine("return 0x1p4"),
+			compileHook + evalLine("return {tostring(0xffffffffffffffff), tostring(0x10000000000000000000)}"),
+			evalLine("return {0xff, 0XA, 0x10 .. 'x', -0x10}"),
+			compileHook + evalLine("return 0x10..'x'"),
 		}},
 	})
 }

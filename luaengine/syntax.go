@@ -1,6 +1,7 @@
 package luaengine
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -28,31 +29,71 @@ func (e syntaxError) Error() string { return string(e) }
 // it: a script Lua 5.1 rejects fails with Lua 5.1's message, any other goes
 // to gopher-lua's parser for the AST.
 func parseScript(src string) ([]ast.Stmt, error) {
-	if err := checkSyntax(src); err != nil {
+	sc, err := checkSyntax(src)
+	if err != nil {
 		return nil, err
+	}
+	if len(sc.hexNumerals) > 0 {
+		src = decimalNumerals(src, sc.hexNumerals)
 	}
 	return parse.Parse(strings.NewReader(src), chunkName)
 }
 
-// checkSyntax returns Lua 5.1's compile error for src, or nil.
-func checkSyntax(src string) (err error) {
+// decimalNumerals rewrites hexadecimal numerals as decimal ones of the
+// same value. Lua 5.1 reads a numeral with strtod, so 0x1p4 is 16 and
+// 0xffffffffffffffff is 2^64; gopher-lua rejects the first and reads the
+// second as an int64 that overflows. The decimal text is followed by a
+// space, so that "0x10..x" does not become the numeral "16.".
+func decimalNumerals(src string, spans [][2]int) string {
+	var b strings.Builder
+	b.Grow(len(src) + 16*len(spans))
+	last := 0
+	for _, sp := range spans {
+		b.WriteString(src[last:sp[0]])
+		b.WriteString(hexNumeralValue(src[sp[0]:sp[1]]))
+		b.WriteByte(' ')
+		last = sp[1]
+	}
+	b.WriteString(src[last:])
+	return b.String()
+}
+
+// hexNumeralValue is the decimal text of a numeral isLuaNumeral accepted
+// as hexadecimal, rounded as glibc's strtod rounds.
+func hexNumeralValue(numeral string) string {
+	if !strings.ContainsAny(numeral, "pP") {
+		numeral += "p0"
+	}
+	f, err := strconv.ParseFloat(numeral, 64)
+	if math.IsInf(f, 1) {
+		return "(1/0)"
+	}
+	if err != nil {
+		return numeral // cannot happen for a numeral Lua accepted
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// checkSyntax returns Lua 5.1's compile error for src, or nil and the
+// checker's findings.
+func checkSyntax(src string) (sc *syntaxChecker, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			se, ok := r.(syntaxError)
 			if !ok {
 				panic(r)
 			}
-			err = se
+			sc, err = nil, se
 		}
 	}()
-	sc := &syntaxChecker{src: src, line: 1, lastLine: 1, ahead: tkEOS}
+	sc = &syntaxChecker{src: src, line: 1, lastLine: 1, ahead: tkEOS}
 	sc.nextChar()
 	sc.openFunc(0)
 	sc.fs.vararg = true // the main chunk is always vararg
 	sc.next()
 	sc.chunk()
 	sc.check(tkEOS)
-	return nil
+	return sc, nil
 }
 
 // Tokens below firstReserved are single bytes; the order of the rest is
@@ -149,6 +190,10 @@ type syntaxChecker struct {
 
 	levels int // nCcalls
 	fs     *funcScope
+
+	// hexNumerals are the spans of the hexadecimal numerals read, which
+	// gopher-lua's lexer reads differently (see parseScript).
+	hexNumerals [][2]int
 }
 
 // funcScope is the part of Lua 5.1's FuncState a recognizer needs: which
@@ -508,7 +553,11 @@ func (sc *syntaxChecker) lex() (int, string) {
 			case lexSpace(c):
 				sc.nextChar()
 			case lexDigit(c):
+				start := sc.pos - 1
 				sc.readNumeral()
+				if len(sc.buf) > 1 && (sc.buf[1] == 'x' || sc.buf[1] == 'X') {
+					sc.hexNumerals = append(sc.hexNumerals, [2]int{start, sc.pos - 1})
+				}
 				return tkNumber, ""
 			case lexAlpha(c) || c == '_':
 				for lexAlnum(sc.current) || sc.current == '_' {

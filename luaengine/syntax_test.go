@@ -3,6 +3,7 @@ package luaengine
 import (
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -23,7 +24,7 @@ func TestCheckSyntaxMatchesRedis(t *testing.T) {
 	for _, c := range cases {
 		c.Script, c.Error = latin1Bytes(c.Script), latin1Bytes(c.Error)
 		got := ""
-		if err := checkSyntax(c.Script); err != nil {
+		if _, err := checkSyntax(c.Script); err != nil {
 			got = err.Error()
 		}
 		if got != c.Error {
@@ -38,4 +39,28 @@ func latin1Bytes(s string) string {
 		b = append(b, byte(r))
 	}
 	return string(b)
+}
+
+func TestDecimalNumerals(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"return 0x10", "return 16 "},
+		{"return 0x10..'a'", "return 16 ..'a'"},
+		{"return 0X1P4, 0x8p0", "return 16 , 8 "},
+		{"return 0xffffffffffffffff", "return 1.8446744073709552e+19 "},
+		{"return 0x10000000000000000000", "return 7.555786372591432e+22 "},
+		{"return 0x" + strings.Repeat("f", 300), "return (1/0) "},
+		{"return 10, 1e5, 'x0x10'", "return 10, 1e5, 'x0x10'"},
+	} {
+		got := c.src
+		sc, err := checkSyntax(c.src)
+		if err != nil {
+			t.Fatalf("%q: %v", c.src, err)
+		}
+		if len(sc.hexNumerals) > 0 {
+			got = decimalNumerals(c.src, sc.hexNumerals)
+		}
+		if got != c.want {
+			t.Errorf("%q: got %q, want %q", c.src, got, c.want)
+		}
+	}
 }
