@@ -27,5 +27,13 @@ func TestScriptingFastPaths(t *testing.T) {
 			`EVAL "return {KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], #ARGV}" 2 k1 k2 a b c`,
 			`EVAL "return {KEYS[1], #KEYS, ARGV[1], #ARGV}" 1 k1 a`,
 		}},
+		{"loadstring chunks see the read-only globals", []string{
+			`EVAL "local f = loadstring('redis = 1') local ok = pcall(f) return {tostring(ok), type(redis)}" 0`,
+			`EVAL "return type(redis)" 0`,
+			`EVAL "local f = loadstring('newglobal = 1') return tostring(pcall(f))" 0`,
+			`EVAL "return tostring(rawget(_G, 'newglobal'))" 0`,
+			`EVAL "local f = loadstring('return type(redis), KEYS[1]') return {f()}" 1 k`,
+			`EVAL "local co = coroutine.create(function() return loadstring('return type(cjson)')() end) return {coroutine.resume(co)}" 0`,
+		}},
 	})
 }

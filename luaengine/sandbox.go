@@ -57,6 +57,11 @@ func (e *Engine) setupSandbox() {
 		return 0
 	}))
 	L.SetMetatable(g, missing)
+	// gopher-lua gives functions made by loadstring and load the state's
+	// environment rather than the caller's: it must be the proxy too, or
+	// loadstring('redis = 1')() would change the globals of every later
+	// script.
+	L.Env = e.proxy
 }
 
 // readOnlyView returns an empty table that reads through to t and refuses
