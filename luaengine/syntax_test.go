@@ -30,6 +30,12 @@ func TestCheckSyntaxMatchesRedis(t *testing.T) {
 		if got != c.Error {
 			t.Errorf("script %.120q:\n got %q\nwant %q", c.Script, got, c.Error)
 		}
+		if c.Error == "" {
+			// gopher-lua builds the AST of every script Lua 5.1 accepts.
+			if _, err := parseScript(c.Script); err != nil {
+				t.Errorf("script %.120q: Lua 5.1 compiles it, parseScript says %v", c.Script, err)
+			}
+		}
 	}
 }
 
@@ -61,6 +67,37 @@ func TestDecimalNumerals(t *testing.T) {
 		}
 		if got != c.want {
 			t.Errorf("%q: got %q, want %q", c.src, got, c.want)
+		}
+	}
+}
+
+// FuzzCheckSyntax: any input gets an answer, never a crash; an error is
+// always in Lua's "user_script:<line>: " form.
+func FuzzCheckSyntax(f *testing.F) {
+	data, err := os.ReadFile("testdata/lua51_syntax.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	var cases []struct{ Script string }
+	if err := json.Unmarshal(data, &cases); err != nil {
+		f.Fatal(err)
+	}
+	for _, c := range cases {
+		f.Add(latin1Bytes(c.Script))
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		if _, err := checkSyntax(src); err != nil && !strings.HasPrefix(err.Error(), chunkName+":") {
+			t.Fatalf("%q: %q", src, err)
+		}
+	})
+}
+
+func BenchmarkCheckSyntax(b *testing.B) {
+	src := `local rate = tonumber(ARGV[1]) local capacity = tonumber(ARGV[2]) local now = tonumber(ARGV[3]) local want = tonumber(ARGV[4]) local state = redis.call('HMGET', KEYS[1], 'tokens', 'ts') local tokens = tonumber(state[1]) or capacity local ts = tonumber(state[2]) or now tokens = math.min(capacity, tokens + (now - ts) * rate / 1000) local allowed = 0 if tokens >= want then tokens = tokens - want allowed = 1 end redis.call('HSET', KEYS[1], 'tokens', tokens, 'ts', now) redis.call('PEXPIRE', KEYS[1], math.ceil(capacity / rate * 1000)) return {allowed, tostring(tokens)}`
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := checkSyntax(src); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
