@@ -35,5 +35,24 @@ func TestScriptingFastPaths(t *testing.T) {
 			`EVAL "local f = loadstring('return type(redis), KEYS[1]') return {f()}" 1 k`,
 			`EVAL "local co = coroutine.create(function() return loadstring('return type(cjson)')() end) return {coroutine.resume(co)}" 0`,
 		}},
+		// A script that assigns no global runs on a direct copy of the
+		// globals; one that does runs on the proxy. Both must read, miss
+		// and refuse alike.
+		{"globals with and without global assignments", []string{
+			`EVAL "return nosuch" 0`,
+			`EVAL "if false then x = 1 end return nosuch" 0`,
+			`EVAL "return {type(redis), type(_G), type(KEYS), tostring(_G == _G._G), KEYS[1], ARGV[1]}" 1 k a`,
+			`EVAL "if false then x = 1 end return {type(redis), type(_G), KEYS[1], ARGV[1]}" 1 k a`,
+			`EVAL "_G.x = 1 return 1" 0`,
+			`EVAL "_G['redis'] = 1 return 1" 0`,
+			`EVAL "rawset(_G, 'x', 1) return 1" 0`,
+			`EVAL "x = 1 return 1" 0`,
+			`EVAL "redis = 1 return 1" 0`,
+			`EVAL "local ok, err = pcall(function() y = 1 end) return {tostring(ok), type(redis)}" 0`,
+			`EVAL "local function f(n) return redis.call('incrby', KEYS[1], n) end return {f(1), f(tonumber(ARGV[1]))}" 1 counter 5`,
+			`EVAL "local t = {} t.redis = 1 return {t.redis, type(redis)}" 0`,
+			`EVAL "return tostring(rawget(_G, 'x'))..tostring(rawget(_G, 'y'))" 0`,
+			`EVAL "local n = 0 for k, v in pairs(_G) do if k == 'redis' or k == 'KEYS' then n = n + 1 end end return n" 0`,
+		}},
 	})
 }

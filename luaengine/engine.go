@@ -81,6 +81,7 @@ type Engine struct {
 	opts    Options
 	globals *lua.LTable // the real globals behind the read-only proxy
 	proxy   *lua.LTable // what scripts see as _G
+	direct  *lua.LTable // the globals as scripts that assign none read them (env.go)
 
 	scripts   map[string]*Script
 	evalCount int
@@ -232,7 +233,7 @@ func (e *Engine) compile(sha, body string) (*Script, error) {
 	}
 	L := e.L
 	outer := L.NewFunctionFromProto(proto)
-	outer.Env = e.proxy
+	outer.Env = e.envFor(proto)
 	L.Push(outer)
 	L.Push(e.concatFn)
 	if err := L.PCall(1, 1, nil); err != nil {
@@ -329,7 +330,7 @@ func (e *Engine) fillTable(t *lua.LTable, prev int, vals [][]byte, name string) 
 	}
 	if k, _ := t.Next(last); k != lua.LNil || t.Metatable != lua.LNil || (prev > 0 && t.RawGetInt(prev) == lua.LNil) || t.Len() != prev {
 		t = e.L.CreateTable(len(vals), 0)
-		e.globals.RawSetString(name, t)
+		e.setGlobal(name, t)
 		prev = 0
 	}
 	for i, v := range vals {

@@ -62,6 +62,7 @@ func (e *Engine) setupSandbox() {
 	// loadstring('redis = 1')() would change the globals of every later
 	// script.
 	L.Env = e.proxy
+	e.newDirectEnv()
 }
 
 // readOnlyView returns an empty table that reads through to t and refuses
