@@ -285,12 +285,14 @@ func (e *jsonEncoder) value(v lua.LValue, depth, slots int) {
 			return
 		}
 		e.buf = append(e.buf, '{')
-		first := true
-		for k, val := v.Next(lua.LNil); k != lua.LNil; k, val = v.Next(k) {
-			if !first {
+		// lua-cjson writes the keys in lua_next order, which is Lua 5.1's
+		// node order: tablePairs rebuilds it for string keys.
+		keys, vals := tablePairs(v)
+		for i, k := range keys {
+			if i > 0 {
 				e.buf = append(e.buf, ',')
 			}
-			first = false
+			val := vals[i]
 			switch k := k.(type) {
 			case lua.LNumber:
 				e.buf = append(e.buf, '"')

@@ -47,6 +47,8 @@ var cjsonCases = []libCase{
 	{"encode number key", `return cjson.encode({[1.5]="x"})`, "$11\r\n{\"1.5\":\"x\"}\r\n"},
 	{"encode zero key", `return cjson.encode({[0]="x"})`, "$9\r\n{\"0\":\"x\"}\r\n"},
 	{"encode negative key", `return cjson.encode({[-1]="x"})`, "$10\r\n{\"-1\":\"x\"}\r\n"},
+	{"encode object in lua_next order", `return cjson.encode({allowed=1, remaining=5, reset=60})`, "$38\r\n{\"remaining\":5,\"allowed\":1,\"reset\":60}\r\n"},
+	{"encode decoded object in lua_next order", `return cjson.encode(cjson.decode('{"user":"x","count":3,"window":60,"limit":100}'))`, "$46\r\n{\"limit\":100,\"window\":60,\"count\":3,\"user\":\"x\"}\r\n"},
 	{"encode mixed keys is object", `local t = cjson.decode(cjson.encode({1, 2, x=3})) return {t["1"], t["2"], t.x}`, "*3\r\n:1\r\n:2\r\n:3\r\n"},
 	{"encode bool key", `return cjson.encode({[true]=1})`, "-ERR user_script:1: Cannot serialise boolean: table key must be a number or string script: 376a640005c8509c694166527ca834359bf69aa8, on @user_script:1.\r\n"},
 	{"encode table key", `return cjson.encode({[{}]=1})`, "-ERR user_script:1: Cannot serialise table: table key must be a number or string script: d2e2560c1eac16fa2ba971165f1a135f816add6f, on @user_script:1.\r\n"},
