@@ -505,7 +505,7 @@ var compileErrorScripts = []string{
 	"x = ", "local x 1", "return + 1", "return )", "return ==", "return not", "return {a = }", "return a[]",
 	"x, 1 = 2, 3", "f() = 1", "x = 1 = 2", "(x) = 1", "x:y", "x:y + 1", "return true()", "return {}()",
 	"x = 1 // 2", "return ~1", "::x::", "local a <const> = 1", "return \x01", "return \x7f", "\x1bLua",
-	"return 1 \x00 2",
+	"return 1 \x00 2", "return \xc3\xa9",
 	// varargs, break, ambiguity
 	"local function f() return ... end", "function f(a, ...) local function g() return ... end end",
 	"break", "if true then break end", "while true do local function f() break end end",

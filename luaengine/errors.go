@@ -177,6 +177,22 @@ func luaRuntimeMessage(msg string) string {
 	return msg
 }
 
+// crlfToSpaces is addReplyErrorFormat's newline mapping, byte by byte:
+// the token a message quotes can hold any byte, and strings.Map would turn
+// invalid UTF-8 into U+FFFD.
+func crlfToSpaces(s string) string {
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	b := []byte(s)
+	for i, c := range b {
+		if c == '\r' || c == '\n' {
+			b[i] = ' '
+		}
+	}
+	return string(b)
+}
+
 // compareMessage is luaG_ordererror's text for gopher-lua's "attempt to
 // compare <t1> with <t2>": Lua 5.1 says "two <t1> values" when the third
 // letters of the type names match (so a string and a thread are "two string
@@ -204,7 +220,7 @@ func compareMessage(msg string) (string, bool) {
 func compileErrorText(err error) string {
 	var serr syntaxError
 	if errors.As(err, &serr) {
-		return errorReplyText(string(serr))
+		return crlfToSpaces(strings.TrimRight(string(serr), "\r\n"))
 	}
 	var perr *parse.Error
 	if !errors.As(err, &perr) {

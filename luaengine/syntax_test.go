@@ -7,36 +7,48 @@ import (
 	"testing"
 )
 
-// testdata/lua51_syntax.json holds scripts and what redis-server 7.0.15
+// testdata/lua51_syntax*.json hold scripts and what redis-server 7.0.15
 // answered to EVAL <script> 0: the Lua message after "Error compiling
 // script (new function): ", or "" when the script compiled (it may still
-// have failed at run time). JSON strings are Unicode, so each byte is
-// stored as the character of the same number (Latin-1).
+// have failed at run time). lua51_syntax.json is written by hand, one
+// script per message and limit; lua51_syntax_mutated.json holds rate-limit
+// scripts with random tokens inserted or deleted. JSON strings are Unicode,
+// so each byte is stored as the character of the same number (Latin-1).
 func TestCheckSyntaxMatchesRedis(t *testing.T) {
-	data, err := os.ReadFile("testdata/lua51_syntax.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cases []struct{ Script, Error string }
-	if err := json.Unmarshal(data, &cases); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range cases {
-		c.Script, c.Error = latin1Bytes(c.Script), latin1Bytes(c.Error)
-		got := ""
-		if _, err := checkSyntax(c.Script); err != nil {
-			got = err.Error()
-		}
-		if got != c.Error {
-			t.Errorf("script %.120q:\n got %q\nwant %q", c.Script, got, c.Error)
-		}
-		if c.Error == "" {
-			// gopher-lua builds the AST of every script Lua 5.1 accepts.
-			if _, err := parseScript(c.Script); err != nil {
-				t.Errorf("script %.120q: Lua 5.1 compiles it, parseScript says %v", c.Script, err)
+	for _, file := range []string{"testdata/lua51_syntax.json", "testdata/lua51_syntax_mutated.json"} {
+		for _, c := range readSyntaxCases(t, file) {
+			got := ""
+			if _, err := checkSyntax(c.Script); err != nil {
+				got = compileErrorText(err)
+			}
+			if got != c.Error {
+				t.Errorf("%s: script %.120q:\n got %q\nwant %q", file, c.Script, got, c.Error)
+			}
+			if c.Error == "" {
+				// gopher-lua builds the AST of every script Lua 5.1 accepts.
+				if _, err := parseScript(c.Script); err != nil {
+					t.Errorf("script %.120q: Lua 5.1 compiles it, parseScript says %v", c.Script, err)
+				}
 			}
 		}
 	}
+}
+
+type syntaxCase struct{ Script, Error string }
+
+func readSyntaxCases(t testing.TB, file string) []syntaxCase {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []syntaxCase
+	if err := json.Unmarshal(data, &cases); err != nil {
+		t.Fatal(err)
+	}
+	for i := range cases {
+		cases[i].Script, cases[i].Error = latin1Bytes(cases[i].Script), latin1Bytes(cases[i].Error)
+	}
+	return cases
 }
 
 func latin1Bytes(s string) string {
@@ -74,16 +86,8 @@ func TestDecimalNumerals(t *testing.T) {
 // FuzzCheckSyntax: any input gets an answer, never a crash; an error is
 // always in Lua's "user_script:<line>: " form.
 func FuzzCheckSyntax(f *testing.F) {
-	data, err := os.ReadFile("testdata/lua51_syntax.json")
-	if err != nil {
-		f.Fatal(err)
-	}
-	var cases []struct{ Script string }
-	if err := json.Unmarshal(data, &cases); err != nil {
-		f.Fatal(err)
-	}
-	for _, c := range cases {
-		f.Add(latin1Bytes(c.Script))
+	for _, c := range readSyntaxCases(f, "testdata/lua51_syntax.json") {
+		f.Add(c.Script)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
 		if _, err := checkSyntax(src); err != nil && !strings.HasPrefix(err.Error(), chunkName+":") {
