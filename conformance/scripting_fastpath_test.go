@@ -26,6 +26,13 @@ func TestScriptingFastPaths(t *testing.T) {
 			`EVAL "KEYS[1] = 5 ARGV[2] = nil return 1" 2 k1 k2 a b c`,
 			`EVAL "return {KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], #ARGV}" 2 k1 k2 a b c`,
 			`EVAL "return {KEYS[1], #KEYS, ARGV[1], #ARGV}" 1 k1 a`,
+			`EVAL "table.remove(KEYS) KEYS.x = 1 return 1" 2 k1 k2`,
+			`EVAL "return {#KEYS, tostring(KEYS.x), KEYS[2]}" 2 k1 k2`,
+			`EVAL "KEYS[2] = nil KEYS[4] = 'y' return 1" 2 k1 k2`,
+			`EVAL "return {#KEYS, KEYS[2], tostring(KEYS[4])}" 2 k1 k2`,
+			`EVAL "KEYS[1] = nil return 1" 2 k1 k2`,
+			`EVAL "return {#KEYS, KEYS[1], KEYS[2]}" 2 k1 k2`,
+			`EVAL "return {#KEYS, tostring(KEYS[1]), #ARGV}" 0`,
 		}},
 		{"loadstring chunks see the read-only globals", []string{
 			`EVAL "local f = loadstring('redis = 1') local ok = pcall(f) return {tostring(ok), type(redis)}" 0`,

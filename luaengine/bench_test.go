@@ -57,6 +57,24 @@ func BenchmarkEvalSHASeed001(b *testing.B) {
 	}
 }
 
+// BenchmarkRunFixedCost is what every call pays whatever the script does:
+// KEYS and ARGV, the protected call, the reply.
+func BenchmarkRunFixedCost(b *testing.B) {
+	e := New(Options{})
+	defer e.Close()
+	s, err := e.Load([]byte("return 1"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	keys := [][]byte{[]byte("rate:user:42")}
+	args := [][]byte{[]byte("100"), []byte("60")}
+	w := &discardWriter{}
+	b.ReportAllocs()
+	for b.Loop() {
+		e.Run(s, keys, args, nil, w)
+	}
+}
+
 // BenchmarkInterruptOverhead compares a pure-Lua loop with and without the
 // interrupt context gopher-lua checks before every instruction.
 func BenchmarkInterruptOverhead(b *testing.B) {

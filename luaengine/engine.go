@@ -322,15 +322,19 @@ func (e *Engine) fillTable(t *lua.LTable, prev int, vals [][]byte, name string) 
 	// A script may have added fields beyond the array part or set a
 	// metatable; a table that is not exactly what we left is replaced so
 	// nothing leaks into the next call, as Redis builds fresh tables.
-	// (Next must start from nil for an empty array: gopher-lua's Next(0)
-	// skips the first hash key.)
+	// Len == prev says slot prev holds a value and nothing follows in the
+	// array part (holes below it are refilled by the loop), which Next
+	// needs: from a key past the array's end, gopher-lua's Next skips the
+	// first hash key, as it does from 0 (hence nil for an empty table).
 	var last lua.LValue = lua.LNil
 	if prev > 0 {
 		last = lua.LNumber(prev)
 	}
-	if k, _ := t.Next(last); k != lua.LNil || t.Metatable != lua.LNil || (prev > 0 && t.RawGetInt(prev) == lua.LNil) || t.Len() != prev {
-		t = e.L.CreateTable(len(vals), 0)
-		e.setGlobal(name, t)
+	if t.Metatable != lua.LNil || t.Len() != prev {
+		t = e.replaceTable(name, len(vals))
+		prev = 0
+	} else if k, _ := t.Next(last); k != lua.LNil {
+		t = e.replaceTable(name, len(vals))
 		prev = 0
 	}
 	for i, v := range vals {
@@ -345,6 +349,12 @@ func (e *Engine) fillTable(t *lua.LTable, prev int, vals [][]byte, name string) 
 		t.RawSetInt(i, lua.LNil)
 	}
 	return t, len(vals)
+}
+
+func (e *Engine) replaceTable(name string, n int) *lua.LTable {
+	t := e.L.CreateTable(n, 0)
+	e.setGlobal(name, t)
+	return t
 }
 
 // MarkWritten records that the running script has modified the dataset,
