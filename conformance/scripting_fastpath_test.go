@@ -12,6 +12,7 @@ func TestScriptingFastPaths(t *testing.T) {
 			"EVAL " + tonumbers + " 0 0 00 7 007 100 60000 1700000000000 999999999999999 1000000000000000 9999999999999999 12345678901234567890",
 			"EVAL " + tonumbers + ` 0 "" " 1" "1 " "\t5\r\n" +1 -1 -0 1.5 1e3 0x10 1_0 12a inf -nan .5 5.`,
 			`EVAL "return tonumber(ARGV[1]) + 1" 0 41`,
+			`EVAL "local a = tonumber(ARGV[1]) local b = tonumber(ARGV[2]) local c = redis.call('incrby', KEYS[1], 5000) local d = redis.call('incrby', KEYS[1], 5000) return {a, b, c, d, a + b, c - d}" 1 big 60000 1700000000000`,
 			`EVAL "return tonumber(ARGV[1]) == 0 and 1 / tonumber(ARGV[1]) < 0" 0 -0`,
 		}},
 		{"KEYS and ARGV are fresh every call", []string{

@@ -96,6 +96,7 @@ type Engine struct {
 	caller   Caller
 	current  *Script
 	reply    replyBuilder
+	numbers  numberBoxes
 	callArgs [][]byte
 	numArena []byte
 	errLine  int

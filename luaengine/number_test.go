@@ -2,8 +2,11 @@ package luaengine
 
 import (
 	"math"
+	"runtime"
 	"strconv"
 	"testing"
+
+	lua "github.com/yuin/gopher-lua"
 )
 
 // The fast path of parseNumber must agree with the strtod-like parser on
@@ -37,5 +40,30 @@ func BenchmarkParseNumber(b *testing.B) {
 				parseNumber(s)
 			}
 		})
+	}
+}
+
+// Numbers boxed from a shared slab keep their own values, across slabs and
+// after garbage collection.
+func TestNumberBoxes(t *testing.T) {
+	var nb numberBoxes
+	vals := make([]lua.LValue, 3*numberSlab+5)
+	for i := range vals {
+		vals[i] = nb.int(int64(100000 + i))
+	}
+	runtime.GC()
+	for i, v := range vals {
+		if n, ok := v.(lua.LNumber); !ok || n != lua.LNumber(100000+i) {
+			t.Fatalf("box %d holds %v", i, v)
+		}
+	}
+	if v := nb.float(-0.5); v.(lua.LNumber) != -0.5 {
+		t.Errorf("float box: %v", v)
+	}
+	if v := nb.float(7); v != smallInts[7] {
+		t.Errorf("small integers should share the preset boxes")
+	}
+	if n := testing.AllocsPerRun(1000, func() { nb.int(123456) }); n > 0.05 {
+		t.Errorf("%.2f allocations per box", n)
 	}
 }

@@ -3,6 +3,7 @@ package luaengine
 import (
 	"math"
 	"strings"
+	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -89,7 +90,7 @@ func (b *replyBuilder) Error(msg string) {
 	b.put(errorTable(b.e.L, "-"+msg))
 }
 
-func (b *replyBuilder) Int(n int64)         { b.put(luaInt(n)) }
+func (b *replyBuilder) Int(n int64)         { b.put(b.e.numbers.int(n)) }
 func (b *replyBuilder) Bulk(p []byte)       { b.put(lua.LString(p)) }
 func (b *replyBuilder) BulkString(s string) { b.put(lua.LString(s)) }
 func (b *replyBuilder) Null()               { b.put(b.nullValue()) }
@@ -190,6 +191,46 @@ func luaInt(n int64) lua.LValue {
 		return smallInts[n]
 	}
 	return lua.LNumber(n)
+}
+
+// numberBoxes boxes the numbers an engine makes on every call (redis.call's
+// integer replies, tonumber's results) without an allocation each: the
+// float64 behind a boxed LNumber comes from a slab of numberSlab, as
+// gopher-lua's own allocator does for the numbers its VM computes. A slab
+// lives as long as any number carved from it, at most 1 KiB.
+type numberBoxes struct {
+	slab []float64
+}
+
+const numberSlab = 128
+
+func (nb *numberBoxes) float(f float64) lua.LValue {
+	if f >= 0 && f < float64(len(smallInts)) && f == float64(int(f)) && !math.Signbit(f) {
+		return smallInts[int(f)]
+	}
+	return nb.box(f)
+}
+
+func (nb *numberBoxes) int(n int64) lua.LValue {
+	if n >= 0 && n < int64(len(smallInts)) {
+		return smallInts[n]
+	}
+	return nb.box(float64(n))
+}
+
+func (nb *numberBoxes) box(f float64) lua.LValue {
+	if len(nb.slab) == 0 {
+		nb.slab = make([]float64, numberSlab)
+	}
+	p := &nb.slab[0]
+	nb.slab = nb.slab[1:]
+	*p = f
+	// An interface holding a float64 is (type word, pointer to the value);
+	// LNumber(0) is boxed without allocating (the runtime's static zero)
+	// and gives the type word, the slab gives the pointer.
+	v := lua.LValue(lua.LNumber(0))
+	(*[2]unsafe.Pointer)(unsafe.Pointer(&v))[1] = unsafe.Pointer(p)
+	return v
 }
 
 // errorTable builds Redis's Lua error table {err="CODE message"} from an

@@ -134,7 +134,7 @@ func (e *Engine) installBaseOverrides(g *lua.LTable) {
 		return 0
 	})
 	set("tostring", luaTostring)
-	set("tonumber", luaTonumber)
+	set("tonumber", e.luaTonumber)
 	set("pcall", e.luaPcall)
 	rawset := g.RawGetString("rawset").(*lua.LFunction)
 	set("rawset", func(L *lua.LState) int {
@@ -197,7 +197,7 @@ func luaTostring(L *lua.LState) int {
 
 // luaTonumber is Lua 5.1's tonumber: C strtod syntax for base 10, and
 // digits/letters up to base 36 otherwise.
-func luaTonumber(L *lua.LState) int {
+func (e *Engine) luaTonumber(L *lua.LState) int {
 	v := L.CheckAny(1)
 	base := L.OptInt(2, 10)
 	if base == 10 {
@@ -207,7 +207,7 @@ func luaTonumber(L *lua.LState) int {
 			return 1
 		case lua.LString:
 			if n, ok := parseNumber(string(v)); ok {
-				L.Push(luaNumber(n))
+				L.Push(e.numbers.float(n))
 				return 1
 			}
 		}
