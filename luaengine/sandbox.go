@@ -199,7 +199,10 @@ func luaTostring(L *lua.LState) int {
 // digits/letters up to base 36 otherwise.
 func (e *Engine) luaTonumber(L *lua.LState) int {
 	v := L.CheckAny(1)
-	base := L.OptInt(2, 10)
+	base := 10
+	if L.GetTop() > 1 { // OptInt costs more than the common call's parse
+		base = L.OptInt(2, 10)
+	}
 	if base == 10 {
 		switch v := v.(type) {
 		case lua.LNumber:
