@@ -91,6 +91,9 @@ type Engine struct {
 	keys, argv *lua.LTable
 	nKeys      int
 	nArgv      int
+	// argsTouched says the last script run may have changed KEYS or
+	// ARGV beyond their values, so fillTable must check their shape.
+	argsTouched bool
 
 	// Per-call state of the running script.
 	caller   Caller
@@ -242,7 +245,7 @@ func (e *Engine) compile(sha, body string) (*Script, error) {
 	}
 	fn, _ := L.Get(-1).(*lua.LFunction)
 	L.Pop(1)
-	return &Script{SHA: sha, Body: body, Flags: flags, fn: fn}, nil
+	return &Script{SHA: sha, Body: body, Flags: flags, fn: fn, changesTables: changesTables(proto)}, nil
 }
 
 // chunkName is what Lua error positions print; Redis 7.0 loads scripts as
@@ -290,6 +293,7 @@ func (e *Engine) lruTouch(s *Script) {
 func (e *Engine) Run(s *Script, keys, args [][]byte, c Caller, w ReplyWriter) {
 	L := e.L
 	e.setArgs(keys, args)
+	e.argsTouched = s.changesTables
 	e.caller = c
 	e.current = s
 	e.errLine = 0
@@ -322,19 +326,9 @@ func (e *Engine) setArgs(keys, args [][]byte) {
 func (e *Engine) fillTable(t *lua.LTable, prev int, vals [][]byte, name string) (*lua.LTable, int) {
 	// A script may have added fields beyond the array part or set a
 	// metatable; a table that is not exactly what we left is replaced so
-	// nothing leaks into the next call, as Redis builds fresh tables.
-	// Len == prev says slot prev holds a value and nothing follows in the
-	// array part (holes below it are refilled by the loop), which Next
-	// needs: from a key past the array's end, gopher-lua's Next skips the
-	// first hash key, as it does from 0 (hence nil for an empty table).
-	var last lua.LValue = lua.LNil
-	if prev > 0 {
-		last = lua.LNumber(prev)
-	}
-	if t.Metatable != lua.LNil || t.Len() != prev {
-		t = e.replaceTable(name, len(vals))
-		prev = 0
-	} else if k, _ := t.Next(last); k != lua.LNil {
+	// nothing leaks into the next call, as Redis builds fresh tables. Only
+	// a script that may change tables needs the check (changesTables).
+	if e.argsTouched && !arrayOnly(t, prev) {
 		t = e.replaceTable(name, len(vals))
 		prev = 0
 	}
@@ -350,6 +344,23 @@ func (e *Engine) fillTable(t *lua.LTable, prev int, vals [][]byte, name string) 
 		t.RawSetInt(i, lua.LNil)
 	}
 	return t, len(vals)
+}
+
+// arrayOnly reports whether t has no metatable, holds a value at prev and
+// no key beyond 1..prev (holes below prev are refilled by fillTable).
+func arrayOnly(t *lua.LTable, prev int) bool {
+	if t.Metatable != lua.LNil || t.Len() != prev {
+		return false
+	}
+	// Len == prev makes Next exact: from a key past the array's end,
+	// gopher-lua's Next skips the first hash key, as it does from 0
+	// (hence nil for an empty table).
+	var last lua.LValue = lua.LNil
+	if prev > 0 {
+		last = lua.LNumber(prev)
+	}
+	k, _ := t.Next(last)
+	return k == lua.LNil
 }
 
 func (e *Engine) replaceTable(name string, n int) *lua.LTable {

@@ -39,3 +39,35 @@ func TestDirectEnvFollowsKeys(t *testing.T) {
 		t.Error("the environments hold different KEYS tables")
 	}
 }
+
+func TestChangesTables(t *testing.T) {
+	const sliding = `local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000) local window = tonumber(ARGV[2]) redis.call('ZREMRANGEBYSCORE', KEYS[1], 0, now - window) local n = redis.call('ZCARD', KEYS[1]) if n < tonumber(ARGV[1]) then redis.call('ZADD', KEYS[1], now, t[1] .. '-' .. t[2]) redis.call('PEXPIRE', KEYS[1], window) return 1 end return 0`
+	e := New(Options{})
+	for _, tt := range []struct {
+		body    string
+		changes bool
+	}{
+		{seed001, false},
+		{sliding, false},
+		{"return {KEYS[1], ARGV[1], #KEYS}", false}, // a constructor fills a new table
+		{"return cjson.encode({a = KEYS})", true},   // record fields compile to SETTABLE: conservative
+		{"KEYS.x = 1", true},
+		{"KEYS[1] = 'k'", true},
+		{"local t = {} t[1] = 1 return t", true},
+		{"table.insert(ARGV, 'z')", true},
+		{"rawset(KEYS, 'a', 1)", true},
+		{"setmetatable(KEYS, {})", true},
+		{"_G.table.insert(KEYS, 1)", true},
+		{"loadstring('KEYS.x = 1')()", true},
+		{"local function f() ARGV.x = 1 end return 1", true},
+		{"return function() return function() return nosuch end end", true},
+	} {
+		s, err := e.Get([]byte(tt.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.changesTables != tt.changes {
+			t.Errorf("%q: changesTables %v, want %v", tt.body, s.changesTables, tt.changes)
+		}
+	}
+}

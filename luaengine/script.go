@@ -37,8 +37,9 @@ type Script struct {
 	Body  string
 	Flags Flags
 
-	fn     *lua.LFunction
-	loaded bool // pinned by SCRIPT LOAD; otherwise evictable from the EVAL cache
+	fn            *lua.LFunction
+	loaded        bool // pinned by SCRIPT LOAD; otherwise evictable from the EVAL cache
+	changesTables bool // may leave KEYS or ARGV changed (env.go)
 
 	// EVAL-cache LRU links; unused for loaded scripts.
 	prev, next *Script
