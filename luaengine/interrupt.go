@@ -21,16 +21,37 @@ const (
 	reasonNone interruptReason = iota
 	reasonKilled
 	reasonMemory
+	reasonAbort // the server is shutting down
 )
 
 type interruptCtx struct {
 	done chan struct{}
 	err  error
+
+	// poll, when set, is called every pollEvery instructions, on the
+	// goroutine running the script: the server's event loop serves other
+	// clients from it while a script is past its time limit (as Redis's
+	// Lua hook calls processEventsWhileBlocked).
+	poll  func()
+	ticks uint32
 }
 
+// pollEvery is how many instructions run between poll calls: tens of
+// microseconds of gopher-lua, so that a client of a busy server waits
+// little for its BUSY even under the race detector; a call costs two loads
+// unless a script is busy.
+const pollEvery = 1 << 10
+
 func (c *interruptCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
-func (c *interruptCtx) Done() <-chan struct{}       { return c.done }
-func (c *interruptCtx) Value(any) any               { return nil }
+func (c *interruptCtx) Done() <-chan struct{} {
+	if c.poll != nil {
+		if c.ticks++; c.ticks%pollEvery == 0 {
+			c.poll()
+		}
+	}
+	return c.done
+}
+func (c *interruptCtx) Value(any) any { return nil }
 func (c *interruptCtx) Err() error {
 	select {
 	case <-c.done:
@@ -47,6 +68,7 @@ var (
 
 type interruptState struct {
 	e       *Engine
+	poll    func() // see interruptCtx.poll; set before the first run
 	mu      sync.Mutex
 	ctx     *interruptCtx
 	reason  interruptReason // guarded by mu
@@ -74,7 +96,7 @@ func (s *interruptState) init(e *Engine) {
 }
 
 func (s *interruptState) fresh() {
-	s.ctx = &interruptCtx{done: make(chan struct{})}
+	s.ctx = &interruptCtx{done: make(chan struct{}), poll: s.poll}
 	s.e.L.SetContext(s.ctx)
 }
 
@@ -124,7 +146,7 @@ func (s *interruptState) kill(reason interruptReason) error {
 		return nil
 	}
 	s.reason = reason
-	if reason == reasonKilled {
+	if reason == reasonKilled || reason == reasonAbort {
 		s.ctx.err = errKilledCtx
 	} else {
 		s.ctx.err = errMemoryCtx
@@ -153,3 +175,15 @@ func (s *interruptState) watch() {
 }
 
 var _ context.Context = (*interruptCtx)(nil)
+
+// SetPoll sets a function the running script calls every few thousand
+// instructions, on its own goroutine. Call it before the first script runs.
+func (e *Engine) SetPoll(fn func()) {
+	e.interrupt.poll = fn
+	e.interrupt.ctx.poll = fn
+}
+
+// Abort stops the running script even if it has written, for a server
+// that shuts down (SHUTDOWN NOSAVE while a script is busy). Safe from any
+// goroutine.
+func (e *Engine) Abort() error { return e.interrupt.kill(reasonAbort) }
