@@ -406,6 +406,9 @@ func (c *Client) infoLine(now time.Time) string {
 // connFD returns the socket's file descriptor, or -1.
 func connFD(c *Client) int {
 	nc := c.conn.NetConn()
+	if l, ok := nc.(interface{ FD() int }); ok { // an event-loop connection
+		return l.FD()
+	}
 	if g, ok := nc.(*guardConn); ok {
 		nc = g.Conn
 	}

@@ -62,6 +62,7 @@ type scripting struct {
 	lua     atomic.Pointer[luaengine.Engine]
 	options luaengine.Options
 	caller  scriptCaller
+	poll    func() // the script's hook: Server.scriptPoll
 
 	// limit is Config.LuaTimeLimit as of the running script's start, in
 	// nanoseconds: CONFIG SET changes the config under the execution lock,
@@ -81,6 +82,7 @@ func (sc *scripting) engine() *luaengine.Engine {
 		return e
 	}
 	e := luaengine.New(sc.options)
+	e.SetPoll(sc.poll)
 	sc.lua.Store(e)
 	return e
 }

@@ -66,9 +66,14 @@ func (r *rawClient) expectClosed() {
 	}
 }
 
+// testGoroutineConns makes the servers of startProtocolServer and
+// newScriptTestServer serve TCP the goroutine way (TestGoroutineConns).
+var testGoroutineConns bool
+
 func startProtocolServer(t *testing.T, cfg Config) *Server {
 	t.Helper()
 	cfg.Addr = "127.0.0.1:0"
+	cfg.GoroutineConns = testGoroutineConns
 	srv := New(cfg)
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)

@@ -15,7 +15,7 @@ const seed001Script = `local c = redis.call('INCR', KEYS[1]) if c == 1 then redi
 
 func newScriptTestServer(t testing.TB, limit time.Duration) (*Server, func() *redis.Client) {
 	t.Helper()
-	srv := New(Config{Addr: "127.0.0.1:0", LuaTimeLimit: limit})
+	srv := New(Config{Addr: "127.0.0.1:0", LuaTimeLimit: limit, GoroutineConns: testGoroutineConns})
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -44,6 +44,11 @@ type Config struct {
 	LuaTimeLimit time.Duration
 	// ActiveExpiryInterval is how often expired keys are reclaimed (100 ms).
 	ActiveExpiryInterval time.Duration
+	// GoroutineConns serves every connection on a goroutine of its own
+	// (redcon's model) instead of the epoll event loop, which Linux TCP and
+	// Unix-socket connections get by default (loop_linux.go). In-memory
+	// connections (Dial) are always served the goroutine way.
+	GoroutineConns bool
 }
 
 func (cfg *Config) setDefaults() {
@@ -109,6 +114,10 @@ type Server struct {
 	double testDouble // the test-double API's state (testdouble.go)
 
 	scripting scripting // EVAL, SCRIPT and the script time limit (cmd_scripting.go)
+
+	// loopRunning is the event loop whose connection's batch holds the
+	// execution lock, nil otherwise; guarded by lock.
+	loopRunning *eventLoop
 }
 
 // cmdStat is one command's INFO commandstats line.
@@ -135,6 +144,7 @@ func New(cfg Config) *Server {
 		started:   time.Now(),
 	}
 	s.initScripting()
+	s.scripting.poll = s.scriptPoll
 	return s
 }
 
@@ -144,14 +154,16 @@ func (s *Server) Start() error { return s.StartAddr(s.cfg.Addr) }
 // Serve serves connections from ln in the background.
 func (s *Server) Serve(ln net.Listener) {
 	s.ln = ln
-	s.rs = redcon.NewServerNetwork("tcp", ln.Addr().String(), s.handle, s.accept, s.closedConn)
-	guarded := &guardListener{Listener: ln, srv: s}
-	s.stopped.Add(1)
-	go func() {
-		defer s.stopped.Done()
-		defer close(s.served)
-		_ = s.rs.Serve(guarded)
-	}()
+	if !s.startLoop(ln) {
+		s.rs = redcon.NewServerNetwork("tcp", ln.Addr().String(), s.handle, s.accept, s.closedConn)
+		guarded := &guardListener{Listener: ln, srv: s}
+		s.stopped.Add(1)
+		go func() {
+			defer s.stopped.Done()
+			defer close(s.served)
+			_ = s.rs.Serve(guarded)
+		}()
+	}
 	s.stopped.Add(1)
 	go s.expiryLoop()
 	s.stopped.Add(1)
@@ -302,13 +314,7 @@ func (s *Server) acquire(c *Client, args [][]byte) bool {
 		case s.lock <- struct{}{}:
 			return true
 		case <-busy:
-			cmd := commandTable.lookup(args[0])
-			if cmd != nil && len(cmd.Subcommands) > 0 && len(args) > 1 {
-				if sub := cmd.subcommand(args[1]); sub != nil {
-					cmd = sub
-				}
-			}
-			if cmd != nil && cmd.Flags.Has(FlagAllowBusy) && cmd.arityOK(len(args)) {
+			if cmd := busyAllowed(args); cmd != nil {
 				if waitsWhenBusy(cmd) {
 					s.lock <- struct{}{}
 					return true
@@ -317,10 +323,43 @@ func (s *Server) acquire(c *Client, args [][]byte) bool {
 				return false
 			}
 			c.flagMultiFailed() // as Redis's rejectCommand
-			c.w.Error("BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.")
+			c.w.Error(errBusy)
 			return false
 		}
 	}
+}
+
+// busyAllowed returns the command args names if it may run while a script
+// is busy (it is flagged allow-busy), else nil.
+func busyAllowed(args [][]byte) *Command {
+	cmd := commandTable.lookup(args[0])
+	if cmd != nil && len(cmd.Subcommands) > 0 && len(args) > 1 {
+		if sub := cmd.subcommand(args[1]); sub != nil {
+			cmd = sub
+		}
+	}
+	if cmd != nil && cmd.Flags.Has(FlagAllowBusy) && cmd.arityOK(len(args)) {
+		return cmd
+	}
+	return nil
+}
+
+// scriptPoll is the running script's hook (every few thousand
+// instructions). When the script is past its time limit and runs on an
+// event loop's goroutine, nobody else could serve that loop's clients: the
+// loop serves them from here. A server shutting down stops the script.
+func (s *Server) scriptPoll() {
+	l := s.loopRunning // the script's goroutine holds the lock
+	if l == nil || !s.scripting.busy.Load() {
+		return
+	}
+	if s.closed.Load() {
+		if e := s.scripting.current(); e != nil {
+			e.Abort()
+		}
+		return
+	}
+	l.pollBusy()
 }
 
 func (s *Server) release() { <-s.lock }

@@ -37,6 +37,7 @@ func run(args []string) int {
 	maxBulk := fs.Int64("proto-max-bulk-len", 512<<20, "largest bulk string a client may send, in bytes (Redis's proto-max-bulk-len)")
 	queryLimit := fs.Int64("client-query-buffer-limit", 1<<30, "close a client whose unparsed input exceeds this many bytes")
 	luaTimeLimit := fs.Duration("lua-time-limit", 5*time.Second, "how long a script runs before other clients get BUSY")
+	goroutineConns := fs.Bool("goroutine-conns", false, "serve each connection on a goroutine of its own instead of the epoll event loop\n(slower; for comparison)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this file until shutdown (for benchmarking)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
@@ -84,6 +85,7 @@ func run(args []string) int {
 		ProtoMaxBulkLen:  *maxBulk,
 		QueryBufferLimit: *queryLimit,
 		LuaTimeLimit:     *luaTimeLimit,
+		GoroutineConns:   *goroutineConns,
 	})
 	if err := srv.Start(); err != nil {
 		logger.Error("cannot start", "err", err)

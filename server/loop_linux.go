@@ -1,0 +1,696 @@
+//go:build linux
+
+package server
+
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"github.com/tidwall/redcon"
+	"golang.org/x/sys/unix"
+)
+
+// The event loop serves TCP (and Unix-socket) connections the way Redis's
+// ae loop does: one goroutine waits on epoll, reads each readable socket
+// once, runs the complete requests it read under the execution lock, and
+// writes the replies with one write. A goroutine per connection (redcon's
+// model, kept for Dial's in-memory connections) costs more per request:
+// Go's netpoller reads until EAGAIN before parking, so a request costs
+// about two reads, plus a goroutine wake-up and a scheduler round trip;
+// and redcon copies every request. BENCHMARKS.md has the figures.
+//
+// Requests are parsed in place (requestParser): their arguments are slices
+// of a read buffer shared by all connections, and replies go to a shared
+// write buffer; a connection owns buffers only while it holds a partial
+// request or replies the socket would not take, so an idle connection costs
+// no buffer at all.
+//
+// While a script runs past lua-time-limit on the loop's own goroutine, the
+// script's instruction hook calls pollBusy, which serves every other
+// connection as Redis's processEventsWhileBlocked does: BUSY, or the
+// commands allowed while busy (SCRIPT KILL, SHUTDOWN NOSAVE, MULTI,
+// WATCH, ...), answered at once.
+
+const (
+	loopReadSize  = 64 << 10 // bytes one read asks for (Redis: 16 KB)
+	loopKeepBytes = 1 << 20  // larger shared buffers are dropped after use
+	loopEvents    = 256      // epoll events taken per wait
+)
+
+type eventLoop struct {
+	srv    *Server
+	epfd   int
+	wakefd int             // an eventfd: new connections and Close wake the loop
+	epoll  syscall.RawConn // epfd in Go's netpoller, to park the loop on
+	epfile *os.File
+
+	// Touched by the loop's goroutine only.
+	conns   map[int32]*loopConn
+	events  []unix.EpollEvent
+	rbuf    []byte    // shared read buffer
+	pbuf    []byte    // read buffer while pollBusy runs (rbuf backs the running batch)
+	wbuf    []byte    // shared reply buffer
+	current *loopConn // the connection whose batch runs
+	polling bool      // inside pollBusy
+	dead    []*loopConn
+
+	mu       sync.Mutex
+	incoming []*loopConn // accepted, not yet registered
+}
+
+// loopConn is one event-loop connection; it is the redcon.Conn that
+// Client.conn and respWriter use, so handlers cannot tell it from redcon's.
+type loopConn struct {
+	loop   *eventLoop
+	ctx    any
+	addr   string
+	laddr  string
+	parser requestParser
+	in     []byte // unparsed input, owned; nil when none
+	out    []byte // replies not yet written (may be the loop's wbuf)
+	shared bool   // out is the loop's wbuf
+	mask   uint32 // epoll interest
+	closed bool
+
+	// fd is read by Close from any goroutine (CLIENT KILL, CloseClients),
+	// and set to -1 by the loop when it closes the socket.
+	mu     sync.Mutex
+	fd     int
+	killed atomic.Bool
+}
+
+// startLoop serves ln with an event loop. It returns false where the
+// loop cannot be used (the caller then serves ln with redcon).
+func (s *Server) startLoop(ln net.Listener) bool {
+	if s.cfg.GoroutineConns {
+		return false
+	}
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return false
+	}
+	wakefd, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+	if err != nil {
+		unix.Close(epfd)
+		return false
+	}
+	l := &eventLoop{
+		srv:    s,
+		epfd:   epfd,
+		wakefd: wakefd,
+		conns:  make(map[int32]*loopConn),
+		events: make([]unix.EpollEvent, loopEvents),
+		rbuf:   make([]byte, loopReadSize),
+	}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(wakefd)}
+	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, wakefd, &ev); err != nil {
+		unix.Close(wakefd)
+		unix.Close(epfd)
+		return false
+	}
+	// A non-blocking epoll descriptor is readable while it has events, so
+	// Go's own netpoller can wait on it: the loop parks like any goroutine.
+	if err := unix.SetNonblock(epfd, true); err != nil {
+		unix.Close(wakefd)
+		unix.Close(epfd)
+		return false
+	}
+	l.epfile = os.NewFile(uintptr(epfd), "epoll")
+	raw, err := l.epfile.SyscallConn()
+	if err != nil {
+		l.epfile.Close()
+		unix.Close(wakefd)
+		return false
+	}
+	l.epoll = raw
+	s.stopped.Add(3)
+	go l.run()
+	go l.acceptLoop(ln)
+	go func() {
+		defer s.stopped.Done()
+		<-s.stop
+		l.wake()
+	}()
+	return true
+}
+
+func (l *eventLoop) wake() {
+	var one = [8]byte{1}
+	unix.Write(l.wakefd, one[:])
+}
+
+// acceptLoop accepts with Go's listener (accepting is rare and needs no
+// speed) and hands each socket's descriptor to the loop.
+func (l *eventLoop) acceptLoop(ln net.Listener) {
+	s := l.srv
+	defer s.stopped.Done()
+	defer close(s.served)
+	var backoff time.Duration
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			if s.closed.Load() || errors.Is(err, net.ErrClosed) {
+				return
+			}
+			// Out of descriptors and the like: back off as net/http does,
+			// rather than spin.
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			s.log.Warn("accept failed", "err", err, "retry_in", backoff)
+			select {
+			case <-time.After(backoff):
+			case <-s.stop:
+				return
+			}
+			continue
+		}
+		backoff = 0
+		lc, err := l.adopt(nc)
+		if err != nil {
+			// Not a socket the loop can poll: serve it the goroutine way.
+			if pl, perr := s.pipeListener(); perr == nil {
+				select {
+				case pl.conns <- nc:
+					continue
+				case <-s.stop:
+				}
+			}
+			nc.Close()
+			continue
+		}
+		l.mu.Lock()
+		l.incoming = append(l.incoming, lc)
+		l.mu.Unlock()
+		l.wake()
+	}
+}
+
+// adopt takes a duplicate of nc's descriptor and closes nc, which takes
+// the socket out of Go's netpoller; the duplicate keeps it open.
+func (l *eventLoop) adopt(nc net.Conn) (*loopConn, error) {
+	sc, ok := nc.(syscall.Conn)
+	if !ok {
+		return nil, errors.ErrUnsupported
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	fd := -1
+	var dupErr error
+	if err := raw.Control(func(f uintptr) {
+		fd, dupErr = unix.FcntlInt(f, unix.F_DUPFD_CLOEXEC, 0)
+	}); err != nil {
+		return nil, err
+	}
+	if dupErr != nil {
+		return nil, dupErr
+	}
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	lc := &loopConn{loop: l, fd: fd, addr: nc.RemoteAddr().String(), laddr: nc.LocalAddr().String()}
+	lc.parser.srv = l.srv
+	nc.Close()
+	return lc, nil
+}
+
+func (l *eventLoop) run() {
+	s := l.srv
+	defer s.stopped.Done()
+	for {
+		n, err := l.wait()
+		if err != nil && err != unix.EINTR {
+			s.log.Error("epoll_wait failed", "err", err)
+			break
+		}
+		for i := 0; i < n; i++ {
+			ev := l.events[i]
+			if int(ev.Fd) == l.wakefd {
+				l.takeIncoming()
+				continue
+			}
+			if lc := l.conns[ev.Fd]; lc != nil {
+				l.serve(lc, ev.Events)
+			}
+		}
+		if s.closed.Load() {
+			break
+		}
+	}
+	l.shutdown()
+}
+
+// takeIncoming registers the connections the accept loop handed over.
+func (l *eventLoop) takeIncoming() {
+	var buf [8]byte
+	unix.Read(l.wakefd, buf[:])
+	l.mu.Lock()
+	incoming := l.incoming
+	l.incoming = nil
+	l.mu.Unlock()
+	for _, lc := range incoming {
+		if !l.srv.accept(lc) {
+			unix.Close(lc.fd)
+			continue
+		}
+		lc.mask = unix.EPOLLIN
+		ev := unix.EpollEvent{Events: lc.mask, Fd: int32(lc.fd)}
+		if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, lc.fd, &ev); err != nil {
+			l.release(lc, err)
+			continue
+		}
+		l.conns[int32(lc.fd)] = lc
+	}
+}
+
+// serve handles one epoll event of a connection outside pollBusy.
+func (l *eventLoop) serve(lc *loopConn, events uint32) {
+	if lc.killed.Load() {
+		l.close(lc, nil)
+		return
+	}
+	if len(lc.out) > 0 {
+		// Waiting for the socket to take earlier replies: nothing is read
+		// until it has (a client that does not read its replies stops
+		// being read, instead of growing its buffer without bound).
+		if events&(unix.EPOLLOUT|unix.EPOLLERR|unix.EPOLLHUP) != 0 {
+			l.flush(lc)
+		}
+		return
+	}
+	if !l.read(lc, l.rbuf) {
+		return
+	}
+	if lc.closed {
+		return
+	}
+	l.flush(lc)
+	if !lc.closed && lc.client().closing && len(lc.out) == 0 {
+		l.close(lc, nil)
+	}
+	l.releaseDead()
+}
+
+// read reads once from lc and runs what it completes. scratch is the
+// buffer to read into when lc holds no partial request. It returns false
+// when the connection was closed or nothing was read.
+func (l *eventLoop) read(lc *loopConn, scratch []byte) bool {
+	var buf []byte
+	if len(lc.in) == 0 {
+		buf = scratch[:cap(scratch)]
+	} else {
+		// A partial request: read into its buffer, sized for the rest of
+		// a large bulk when its length is known.
+		want := max(lc.parser.need(len(lc.in)), 16<<10)
+		if cap(lc.in)-len(lc.in) < want/2 {
+			grown := make([]byte, len(lc.in), len(lc.in)+want)
+			copy(grown, lc.in)
+			lc.in = grown
+		}
+		buf = lc.in[len(lc.in):cap(lc.in)]
+	}
+	n, err := rawRead(lc.fd, buf)
+	if err == unix.EAGAIN || err == unix.EINTR {
+		return false
+	}
+	if err != nil || n == 0 {
+		if err == nil {
+			err = io.EOF
+		}
+		l.close(lc, err)
+		return false
+	}
+	var data []byte
+	if len(lc.in) == 0 {
+		data = buf[:n]
+	} else {
+		lc.in = lc.in[:len(lc.in)+n]
+		data = lc.in
+	}
+	used := l.process(lc, data)
+	rest := data[used:]
+	c := lc.client()
+	switch {
+	case c.closing:
+		lc.in = nil
+	case int64(len(rest)) > l.srv.cfg.QueryBufferLimit:
+		// As Redis, close without a word (the replies to the complete
+		// requests before it still go out).
+		l.srv.log.Warn("closing client that reached max query buffer length", "addr", lc.addr)
+		l.flush(lc)
+		l.close(lc, nil)
+		return false
+	case len(lc.in) == 0:
+		if len(rest) > 0 {
+			lc.in = make([]byte, len(rest), len(rest)+max(lc.parser.need(len(rest)), 4<<10))
+			copy(lc.in, rest)
+		}
+	case len(rest) == 0:
+		lc.in = nil
+	default:
+		lc.in = lc.in[:copy(lc.in, rest)]
+	}
+	return true
+}
+
+// process runs the complete requests at the start of data and returns the
+// bytes they took. Outside pollBusy it holds the execution lock from the
+// first request to the last, as one batch.
+func (l *eventLoop) process(lc *loopConn, data []byte) int {
+	s := l.srv
+	c := lc.client()
+	if !l.polling && len(lc.out) == 0 {
+		lc.out, lc.shared = l.wbuf[:0], true
+	}
+	locked := false
+	off := 0
+	for off < len(data) && !c.closing {
+		st, used, args, msg := lc.parser.next(data[off:], c.authed)
+		if st == parseIncomplete {
+			break
+		}
+		off += used
+		switch st {
+		case parseSkip:
+			continue
+		case parseError:
+			lc.out = redcon.AppendError(lc.out, msg)
+			c.closing = true
+			s.log.Info("protocol error", "addr", lc.addr, "err", msg)
+			continue
+		}
+		if l.polling {
+			l.busyCommand(c, args)
+			continue
+		}
+		if !locked {
+			if !s.acquire(c, args) {
+				continue
+			}
+			locked = true
+			s.loopRunning = l
+			l.current = lc
+		}
+		s.execute(c, args)
+	}
+	if locked {
+		s.loopRunning = nil
+		l.current = nil
+		s.release()
+	}
+	return off
+}
+
+// flush writes lc's pending replies.
+func (l *eventLoop) flush(lc *loopConn) {
+	written := 0
+	for written < len(lc.out) {
+		n, err := rawWrite(lc.fd, lc.out[written:])
+		if err == unix.EINTR {
+			continue
+		}
+		if err == unix.EAGAIN {
+			break
+		}
+		if err != nil {
+			l.close(lc, err)
+			return
+		}
+		written += n
+	}
+	rest := lc.out[written:]
+	if lc.shared {
+		if cap(lc.out) <= loopKeepBytes {
+			l.wbuf = lc.out[:0]
+		} else {
+			l.wbuf = nil
+		}
+		lc.out, lc.shared = nil, false
+		if len(rest) > 0 {
+			lc.out = append([]byte(nil), rest...)
+		}
+	} else if len(rest) == 0 {
+		lc.out = nil
+	} else if written > 0 {
+		lc.out = lc.out[:copy(lc.out, rest)]
+	}
+	if len(lc.out) > 0 {
+		l.setMask(lc, unix.EPOLLOUT)
+	} else {
+		l.setMask(lc, unix.EPOLLIN)
+	}
+}
+
+func (l *eventLoop) setMask(lc *loopConn, mask uint32) {
+	if lc.closed || lc.mask == mask {
+		return
+	}
+	lc.mask = mask
+	ev := unix.EpollEvent{Events: mask, Fd: int32(lc.fd)}
+	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_MOD, lc.fd, &ev); err != nil {
+		l.close(lc, err)
+	}
+}
+
+// close ends a connection. Inside pollBusy the running batch holds the
+// execution lock that unregistering may need, so the connection only
+// leaves epoll there and is released after the batch.
+func (l *eventLoop) close(lc *loopConn, err error) {
+	if lc.closed {
+		return
+	}
+	lc.closed = true
+	if l.polling {
+		unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, lc.fd, nil)
+		l.dead = append(l.dead, lc)
+		return
+	}
+	l.release(lc, err)
+}
+
+func (l *eventLoop) release(lc *loopConn, err error) {
+	lc.closed = true
+	unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, lc.fd, nil)
+	delete(l.conns, int32(lc.fd))
+	lc.mu.Lock()
+	unix.Close(lc.fd)
+	lc.fd = -1
+	lc.mu.Unlock()
+	if err == io.EOF {
+		err = nil
+	}
+	l.srv.closedConn(lc, err)
+}
+
+func (l *eventLoop) releaseDead() {
+	for _, lc := range l.dead {
+		l.release(lc, nil)
+	}
+	l.dead = l.dead[:0]
+}
+
+// shutdown gives every connection one last chance to take its replies,
+// then closes it (Server.Close waits for that).
+func (l *eventLoop) shutdown() {
+	l.takeIncoming()
+	l.releaseDead()
+	for _, lc := range l.conns {
+		if len(lc.out) > 0 {
+			unix.Write(lc.fd, lc.out)
+		}
+		l.release(lc, nil)
+	}
+	unix.Close(l.wakefd)
+	l.epfile.Close()
+}
+
+// wait returns the next events, parking the goroutine in Go's netpoller
+// while there are none. Blocking in epoll_wait instead would be a system
+// call the scheduler must plan for: its monitor thread then wakes every
+// 20 µs to hand the processor to another thread, which cost 40,000
+// nanosleeps, 5,000 futex calls and a fifth of the CPU per 50,000 requests
+// (strace -c, EVALSHA, 50 clients).
+func (l *eventLoop) wait() (n int, err error) {
+	rerr := l.epoll.Read(func(uintptr) bool {
+		n, err = epollPoll(l.epfd, l.events)
+		return n > 0 || (err != nil && err != unix.EINTR)
+	})
+	if err == nil {
+		err = rerr
+	}
+	return n, err
+}
+
+// pollBusy runs inside a script that is past its time limit, on the loop's
+// goroutine (which holds the execution lock for it): it serves every other
+// connection once, without waiting.
+func (l *eventLoop) pollBusy() {
+	if l.polling {
+		return
+	}
+	l.polling = true
+	defer func() { l.polling = false }()
+	if l.pbuf == nil {
+		l.pbuf = make([]byte, 16<<10)
+	}
+	var events [64]unix.EpollEvent
+	n, err := epollPoll(l.epfd, events[:])
+	if err != nil {
+		return
+	}
+	for i := 0; i < n; i++ {
+		ev := events[i]
+		if int(ev.Fd) == l.wakefd {
+			l.takeIncoming()
+			continue
+		}
+		lc := l.conns[ev.Fd]
+		if lc == nil || lc == l.current || lc.closed {
+			continue // the script's own client is not read, as in Redis
+		}
+		if lc.killed.Load() {
+			l.close(lc, nil)
+			continue
+		}
+		if len(lc.out) > 0 {
+			l.flush(lc)
+			continue
+		}
+		if l.read(lc, l.pbuf) && !lc.closed {
+			l.flush(lc)
+			if !lc.closed && lc.client().closing && len(lc.out) == 0 {
+				l.close(lc, nil)
+			}
+		}
+	}
+}
+
+// busyCommand answers a request while a script is busy: Redis runs the
+// commands flagged allow-busy and refuses the rest.
+func (l *eventLoop) busyCommand(c *Client, args [][]byte) {
+	if cmd := busyAllowed(args); cmd != nil {
+		l.srv.dispatch(c, args)
+		return
+	}
+	c.flagMultiFailed() // as Redis's rejectCommand
+	c.w.Error(errBusy)
+}
+
+func (lc *loopConn) client() *Client { return lc.ctx.(*Client) }
+
+// Close asks the loop to close the connection; safe from any goroutine.
+// The socket is shut down at once, so the peer sees the close even while
+// the loop waits for the execution lock.
+func (lc *loopConn) Close() error {
+	lc.killed.Store(true)
+	lc.mu.Lock()
+	if lc.fd >= 0 {
+		unix.Shutdown(lc.fd, unix.SHUT_RDWR)
+	}
+	lc.mu.Unlock()
+	return nil
+}
+
+func (lc *loopConn) RemoteAddr() string          { return lc.addr }
+func (lc *loopConn) WriteError(msg string)       { lc.out = redcon.AppendError(lc.out, msg) }
+func (lc *loopConn) WriteString(str string)      { lc.out = redcon.AppendString(lc.out, str) }
+func (lc *loopConn) WriteBulk(bulk []byte)       { lc.out = redcon.AppendBulk(lc.out, bulk) }
+func (lc *loopConn) WriteBulkString(bulk string) { lc.out = redcon.AppendBulkString(lc.out, bulk) }
+func (lc *loopConn) WriteInt(num int)            { lc.out = redcon.AppendInt(lc.out, int64(num)) }
+func (lc *loopConn) WriteInt64(num int64)        { lc.out = redcon.AppendInt(lc.out, num) }
+func (lc *loopConn) WriteUint64(num uint64)      { lc.out = redcon.AppendUint(lc.out, num) }
+func (lc *loopConn) WriteArray(count int)        { lc.out = redcon.AppendArray(lc.out, count) }
+func (lc *loopConn) WriteNull()                  { lc.out = redcon.AppendNull(lc.out) }
+func (lc *loopConn) WriteRaw(data []byte)        { lc.out = append(lc.out, data...) }
+func (lc *loopConn) WriteAny(v any)              { lc.out = redcon.AppendAny(lc.out, v) }
+func (lc *loopConn) Context() any                { return lc.ctx }
+func (lc *loopConn) SetContext(v any)            { lc.ctx = v }
+func (lc *loopConn) SetReadBuffer(int)           {}
+func (lc *loopConn) Detach() redcon.DetachedConn { return nil }
+func (lc *loopConn) ReadPipeline() []redcon.Command {
+	return nil
+}
+func (lc *loopConn) PeekPipeline() []redcon.Command { return nil }
+func (lc *loopConn) NetConn() net.Conn              { return loopNetConn{lc} }
+func (lc *loopConn) WriteBulkFrom(n int64, rb io.Reader) {
+	lc.out = redcon.AppendBulk(lc.out, readN(rb, n))
+}
+
+func readN(r io.Reader, n int64) []byte {
+	b, _ := io.ReadAll(io.LimitReader(r, n))
+	return b
+}
+
+// loopNetConn is what NetConn returns for a loop connection: enough of a
+// net.Conn for CLIENT LIST (LocalAddr), CLIENT KILL (Close) and Close's
+// wake-up (SetReadDeadline: the loop closes its connections itself). The
+// socket belongs to the loop, so Read and Write are refused.
+type loopNetConn struct{ lc *loopConn }
+
+var errLoopConn = errors.New("floodgate: the event loop owns this connection")
+
+func (c loopNetConn) Read([]byte) (int, error)        { return 0, errLoopConn }
+func (c loopNetConn) Write([]byte) (int, error)       { return 0, errLoopConn }
+func (c loopNetConn) Close() error                    { return c.lc.Close() }
+func (c loopNetConn) LocalAddr() net.Addr             { return loopAddr(c.lc.laddr) }
+func (c loopNetConn) RemoteAddr() net.Addr            { return loopAddr(c.lc.addr) }
+func (c loopNetConn) SetDeadline(time.Time) error     { return nil }
+func (c loopNetConn) SetReadDeadline(time.Time) error { return nil }
+func (c loopNetConn) SetWriteDeadline(time.Time) error {
+	return nil
+}
+
+// FD is the socket's descriptor, for CLIENT LIST; -1 once closed.
+func (c loopNetConn) FD() int {
+	c.lc.mu.Lock()
+	defer c.lc.mu.Unlock()
+	return c.lc.fd
+}
+
+type loopAddr string
+
+func (a loopAddr) Network() string { return "tcp" }
+func (a loopAddr) String() string  { return string(a) }
+
+// The socket calls cannot block (the descriptors are non-blocking, and
+// epoll_wait has a zero timeout), so they are raw system calls, which
+// skip the scheduler's bookkeeping for calls that might (see wait).
+
+func rawRead(fd int, p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	n, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+	if e != 0 {
+		return 0, e
+	}
+	return int(n), nil
+}
+
+func rawWrite(fd int, p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	n, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+	if e != 0 {
+		return 0, e
+	}
+	return int(n), nil
+}
+
+// epollPoll is epoll_wait with a zero timeout.
+func epollPoll(epfd int, events []unix.EpollEvent) (int, error) {
+	n, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(epfd), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), 0, 0, 0)
+	if e != 0 {
+		return 0, e
+	}
+	return int(n), nil
+}

@@ -1,0 +1,168 @@
+package server
+
+import (
+	"bytes"
+	"math"
+
+	"github.com/floodgate/floodgate/store"
+)
+
+// requestParser splits a connection's input into requests the way Redis's
+// processInputBuffer does (networking.c), for the event loop's connections:
+// multibulk requests are parsed in place, so a request's arguments are
+// slices of the input buffer and nothing is copied; inline requests are
+// split with sdssplitargs's rules. It keeps its position inside a request
+// that has not fully arrived, so a long request costs one pass however many
+// reads it takes.
+//
+// The limits and errors are Redis's: bulk strings over proto-max-bulk-len,
+// multibulk counts over INT_MAX, headers and inline requests over 64 KB,
+// and, before AUTH, more than 10 arguments or bulks over 16 KB.
+type requestParser struct {
+	srv *Server
+
+	// State of a multibulk request that is partly parsed; offsets are from
+	// the request's first byte, so they survive the buffer moving.
+	inRequest bool
+	argsLeft  int64 // bulks still to parse
+	bulkLen   int64 // length of the bulk being read; -1: its header is next
+	pos       int   // bytes of the request parsed so far
+	offs      []int // start, end of each parsed argument
+
+	args [][]byte // the last request's arguments, reused
+}
+
+// parseStatus is what next found.
+type parseStatus uint8
+
+const (
+	parseIncomplete parseStatus = iota // need more input
+	parseRequest                       // a request: args
+	parseSkip                          // consumed an empty request
+	parseError                         // a protocol error: reply msg, close after
+)
+
+// next parses one request from buf, the unparsed input, which starts at the
+// current request's first byte. It returns the status, the bytes consumed
+// (all of the request's when complete; 0 while incomplete) and, for
+// parseRequest, the arguments (valid until the next call and only as long as
+// buf is) or, for parseError, the error reply.
+func (p *requestParser) next(buf []byte, authed bool) (st parseStatus, used int, args [][]byte, errMsg string) {
+	if len(buf) == 0 {
+		return parseIncomplete, 0, nil, ""
+	}
+	if !p.inRequest && buf[0] != '*' {
+		return p.inline(buf)
+	}
+	if !p.inRequest {
+		nl := bytes.IndexByte(buf, '\r')
+		if nl < 0 {
+			if len(buf) > inlineMaxSize {
+				return parseError, 0, nil, "ERR Protocol error: too big mbulk count string"
+			}
+			return parseIncomplete, 0, nil, ""
+		}
+		if nl > len(buf)-2 { // the '\n' has not arrived
+			return parseIncomplete, 0, nil, ""
+		}
+		n, ok := store.ParseInt(buf[1:nl])
+		switch {
+		case !ok || n > math.MaxInt32:
+			return parseError, 0, nil, "ERR Protocol error: invalid multibulk length"
+		case n > 10 && !authed:
+			return parseError, 0, nil, "ERR Protocol error: unauthenticated multibulk length"
+		case n <= 0:
+			return parseSkip, nl + 2, nil, ""
+		}
+		p.inRequest, p.argsLeft, p.bulkLen, p.pos = true, n, -1, nl+2
+		p.offs = p.offs[:0]
+	}
+	for p.argsLeft > 0 {
+		if p.bulkLen < 0 {
+			rest := buf[p.pos:]
+			nl := bytes.IndexByte(rest, '\r')
+			if nl < 0 {
+				if len(rest) > inlineMaxSize {
+					return p.fail("ERR Protocol error: too big bulk count string")
+				}
+				return parseIncomplete, 0, nil, ""
+			}
+			if nl > len(rest)-2 {
+				return parseIncomplete, 0, nil, ""
+			}
+			if rest[0] != '$' {
+				return p.fail("ERR Protocol error: expected '$', got '" + string(rest[0]) + "'")
+			}
+			n, ok := store.ParseInt(rest[1:nl])
+			switch {
+			case !ok || n < 0 || n > p.srv.cfg.ProtoMaxBulkLen:
+				return p.fail("ERR Protocol error: invalid bulk length")
+			case n > 16384 && !authed:
+				return p.fail("ERR Protocol error: unauthenticated bulk length")
+			}
+			p.bulkLen = n
+			p.pos += nl + 2
+		}
+		// The two bytes after the payload are taken as its CRLF, whatever
+		// they are, as Redis takes them.
+		if int64(len(buf)-p.pos) < p.bulkLen+2 {
+			return parseIncomplete, 0, nil, ""
+		}
+		end := p.pos + int(p.bulkLen)
+		p.offs = append(p.offs, p.pos, end)
+		p.pos = end + 2
+		p.bulkLen = -1
+		p.argsLeft--
+	}
+	p.args = p.args[:0]
+	for i := 0; i < len(p.offs); i += 2 {
+		p.args = append(p.args, buf[p.offs[i]:p.offs[i+1]:p.offs[i+1]])
+	}
+	used = p.pos
+	p.inRequest, p.pos = false, 0
+	return parseRequest, used, p.args, ""
+}
+
+// need is how many bytes of the current request are known to be still
+// missing beyond what buf holds, so a reader can size its buffer for a
+// large bulk; 0 when unknown.
+func (p *requestParser) need(buffered int) int {
+	if !p.inRequest || p.bulkLen < 0 {
+		return 0
+	}
+	if missing := int64(p.pos) + p.bulkLen + 2 - int64(buffered); missing > 0 {
+		return int(missing)
+	}
+	return 0
+}
+
+func (p *requestParser) fail(msg string) (parseStatus, int, [][]byte, string) {
+	p.inRequest, p.pos = false, 0
+	return parseError, 0, nil, msg
+}
+
+// inline parses an inline request (a line of words, as typed into telnet).
+func (p *requestParser) inline(buf []byte) (parseStatus, int, [][]byte, string) {
+	nl := bytes.IndexByte(buf, '\n')
+	if nl < 0 {
+		if len(buf) > inlineMaxSize {
+			return parseError, 0, nil, "ERR Protocol error: too big inline request"
+		}
+		return parseIncomplete, 0, nil, ""
+	}
+	line := buf[:nl]
+	if len(line) > 0 && line[len(line)-1] == '\r' {
+		line = line[:len(line)-1]
+	}
+	if len(line) > inlineMaxSize {
+		return parseError, 0, nil, "ERR Protocol error: too big inline request"
+	}
+	args, ok := splitInline(line)
+	if !ok {
+		return parseError, 0, nil, "ERR Protocol error: unbalanced quotes in request"
+	}
+	if len(args) == 0 {
+		return parseSkip, nl + 1, nil, ""
+	}
+	return parseRequest, nl + 1, args, ""
+}

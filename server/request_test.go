@@ -1,0 +1,187 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// parseAll feeds stream to a requestParser in chunks of at most chunk
+// bytes, keeping the unparsed rest as the event loop does, and returns the
+// requests (arguments joined by "|") and the first protocol error.
+func parseAll(stream string, chunk int, authed bool) (reqs []string, errMsg string) {
+	p := requestParser{srv: New(Config{ProtoMaxBulkLen: 1000})}
+	var buf []byte
+	for off := 0; off < len(stream); off += chunk {
+		buf = append(buf, stream[off:min(off+chunk, len(stream))]...)
+		for {
+			st, used, args, msg := p.next(buf, authed)
+			if st == parseIncomplete {
+				break
+			}
+			if st == parseError {
+				return reqs, msg
+			}
+			if st == parseRequest {
+				parts := make([]string, len(args))
+				for i, a := range args {
+					parts[i] = string(a)
+				}
+				reqs = append(reqs, strings.Join(parts, "|"))
+			}
+			buf = buf[used:]
+		}
+	}
+	return reqs, ""
+}
+
+func TestRequestParser(t *testing.T) {
+	big := strings.Repeat("v", 900)
+	cases := []struct {
+		name, stream string
+		authed       bool
+		want         []string
+		err          string
+	}{
+		{"multibulk", "*2\r\n$4\r\nECHO\r\n$3\r\nabc\r\n*1\r\n$4\r\nPING\r\n", true, []string{"ECHO|abc", "PING"}, ""},
+		{"empty bulk and binary", "*3\r\n$3\r\nSET\r\n$0\r\n\r\n$4\r\na\r\nb\r\n", true, []string{"SET||a\r\nb"}, ""},
+		{"bulk near the limit", "*2\r\n$4\r\nECHO\r\n$900\r\n" + big + "\r\n", true, []string{"ECHO|" + big}, ""},
+		{"inline", "PING\r\nECHO \"a b\" 'c'\nSET k v\r\n", true, []string{"PING", "ECHO|a b|c", "SET|k|v"}, ""},
+		{"empty requests skipped", "*0\r\n*-1\r\n\r\n  \r\nPING\r\n", true, []string{"PING"}, ""},
+		{"CRLF after payload not checked", "*1\r\n$4\r\nPINGxx*1\r\n$4\r\nPING\r\n", true, []string{"PING", "PING"}, ""},
+		{"bulk over the limit", "*1\r\n$4\r\nPING\r\n*2\r\n$4\r\nECHO\r\n$1001\r\n", true, []string{"PING"}, "ERR Protocol error: invalid bulk length"},
+		{"negative bulk", "*1\r\n$-1\r\n", true, nil, "ERR Protocol error: invalid bulk length"},
+		{"bulk with leading zero", "*1\r\n$04\r\nPING\r\n", true, nil, "ERR Protocol error: invalid bulk length"},
+		{"multibulk not a number", "*1x\r\n", true, nil, "ERR Protocol error: invalid multibulk length"},
+		{"multibulk over INT_MAX", "*2147483648\r\n", true, nil, "ERR Protocol error: invalid multibulk length"},
+		{"expected dollar", "*1\r\n:4\r\n", true, nil, "ERR Protocol error: expected '$', got ':'"},
+		{"unbalanced quotes", "PING\r\nECHO \"a\r\n", true, []string{"PING"}, "ERR Protocol error: unbalanced quotes in request"},
+		{"inline too big", strings.Repeat("a", inlineMaxSize+1), true, nil, "ERR Protocol error: too big inline request"},
+		{"multibulk count too big", "*" + strings.Repeat("1", inlineMaxSize+1), true, nil, "ERR Protocol error: too big mbulk count string"},
+		{"bulk count too big", "*1\r\n$" + strings.Repeat("1", inlineMaxSize+1), true, nil, "ERR Protocol error: too big bulk count string"},
+		{"unauthenticated multibulk", "*11\r\n", false, nil, "ERR Protocol error: unauthenticated multibulk length"},
+		{"unauthenticated ten args", "*10\r\n" + strings.Repeat("$1\r\nx\r\n", 10), false, []string{strings.TrimSuffix(strings.Repeat("x|", 10), "|")}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			// Every chunk size, down to a byte at a time, parses the same.
+			for _, chunk := range []int{len(tc.stream), 1, 2, 3, 7, 64} {
+				if chunk == 0 {
+					continue
+				}
+				got, errMsg := parseAll(tc.stream, chunk, tc.authed)
+				if fmt.Sprint(got) != fmt.Sprint(tc.want) || errMsg != tc.err {
+					t.Fatalf("chunks of %d: got %q, error %q; want %q, error %q", chunk, got, errMsg, tc.want, tc.err)
+				}
+			}
+		})
+	}
+}
+
+// A request whose bulk is larger than a read arrives over many reads; the
+// loop sizes its buffer from the bulk's header and answers it whole.
+func TestLoopLargeRequest(t *testing.T) {
+	srv := startProtocolServer(t, Config{})
+	c := dialRaw(t, srv)
+	value := strings.Repeat("0123456789", 3<<20/10) // 3 MB
+	c.send(fmt.Sprintf("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$%d\r\n%s\r\n*2\r\n$6\r\nSTRLEN\r\n$1\r\nk\r\n", len(value), value))
+	c.expect(fmt.Sprintf("+OK\r\n:%d\r\n", len(value)))
+	c.send("*2\r\n$3\r\nGET\r\n$1\r\nk\r\n")
+	c.expect(fmt.Sprintf("$%d\r\n%s\r\n", len(value), value))
+}
+
+// A client that sends a long pipeline before reading stops being read
+// while its replies wait, and then gets every reply, in order.
+func TestLoopSlowReader(t *testing.T) {
+	srv := startProtocolServer(t, Config{})
+	c := dialRaw(t, srv)
+	const n = 20000
+	payload := strings.Repeat("x", 1000)
+	var req strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&req, "*2\r\n$4\r\nECHO\r\n$%d\r\n%s\r\n", len(payload), payload)
+	}
+	// 20 MB of replies: more than the socket buffers hold, so the server
+	// must wait for the client to read while the client is still writing.
+	sent := make(chan error, 1)
+	go func() {
+		_, err := c.c.Write([]byte(req.String()))
+		sent <- err
+	}()
+	want := fmt.Sprintf("$%d\r\n%s\r\n", len(payload), payload)
+	for i := 0; i < n; i++ {
+		c.expect(want)
+	}
+	if err := <-sent; err != nil {
+		t.Fatal(err)
+	}
+	other := dialRaw(t, srv)
+	other.send("PING\r\n")
+	other.expect("+PONG\r\n")
+}
+
+// Scripts past their time limit are answered across transports: a script
+// run for an event-loop client makes Dial clients see BUSY, and the other
+// way round, and SCRIPT KILL from either side stops it.
+func TestBusyAcrossTransports(t *testing.T) {
+	srv, dial := newScriptTestServer(t, 20*time.Millisecond)
+	ctx := context.Background()
+	viaDial := func() *redis.Client {
+		c := redis.NewClient(&redis.Options{Dialer: srv.DialContext, Protocol: 2, DisableIdentity: true, MaxRetries: -1})
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	const spin = `while true do end`
+	for _, tc := range []struct {
+		name          string
+		runner, other *redis.Client
+	}{
+		{"script over TCP", dial(), viaDial()},
+		{"script over Dial", viaDial(), dial()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			done := make(chan error, 1)
+			go func() { done <- tc.runner.Eval(ctx, spin, nil).Err() }()
+			waitFor(t, "BUSY", func() bool { return errText(tc.other.Ping(ctx).Err()) == errBusy })
+			if err := tc.other.ScriptKill(ctx).Err(); err != nil {
+				t.Fatalf("SCRIPT KILL: %v", err)
+			}
+			if err := <-done; !strings.Contains(errText(err), "Script killed by user") {
+				t.Fatalf("script: %v", err)
+			}
+			if err := tc.other.Ping(ctx).Err(); err != nil {
+				t.Fatalf("PING after the kill: %v", err)
+			}
+		})
+	}
+}
+
+// TestGoroutineConns runs the protocol and busy-script tests again with TCP
+// served the goroutine way (redcon and the input guard), as Dial always is.
+func TestGoroutineConns(t *testing.T) {
+	testGoroutineConns = true
+	defer func() { testGoroutineConns = false }()
+	for _, tc := range []struct {
+		name string
+		test func(*testing.T)
+	}{
+		{"Inline", TestProtocolInline},
+		{"ByteAtATime", TestProtocolByteAtATime},
+		{"Pipeline", TestProtocolPipeline},
+		{"EmptyRequests", TestProtocolEmptyRequests},
+		{"Limits", TestProtocolLimits},
+		{"HandlerPanic", TestProtocolHandlerPanic},
+		{"Shutdown", TestShutdown},
+		{"LargeRequest", TestLoopLargeRequest},
+		{"SlowReader", TestLoopSlowReader},
+		{"ScriptBusyAndKill", TestScriptBusyAndKill},
+		{"ScriptUnkillableAfterWrite", TestScriptUnkillableAfterWrite},
+		{"BusyAcrossTransports", TestBusyAcrossTransports},
+	} {
+		t.Run(tc.name, tc.test)
+	}
+}
