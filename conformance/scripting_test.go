@@ -241,8 +241,8 @@ func TestScripting(t *testing.T) {
 			`EVAL "return #5" 0`,
 			`EVAL "return +" 0`,
 			`EVAL "return 'unfinished" 0`,
-			compileHook + `EVAL "if true then" 0`,
-			compileHook + `EVAL "return 1 1" 0`,
+			`EVAL "if true then" 0`,
+			`EVAL "return 1 1" 0`,
 			`EVAL "\n\nreturn +" 0`,
 			`EVAL "return redis.call('SET', 'k')" 0`,
 			`EVAL "redis.call('SET', 'ok1', 'v') error('after write')" 0`,
@@ -458,11 +458,6 @@ func TestScripting(t *testing.T) {
 	})
 }
 
-// compileHook marks the compile-error cases while luaengine's compile still
-// calls gopher-lua's parser directly: Lua 5.1's messages come from
-// luaengine.parseScript once compile calls it; set this to "" then.
-const compileHook = "!known=compile-errors-need-engine.go-to-call-parseScript "
-
 // evalLine is an EVAL of script with no keys, quoted for splitArgs.
 func evalLine(script string) string {
 	var b strings.Builder
@@ -523,7 +518,7 @@ var compileErrorScripts = []string{
 func TestScriptingCompileErrors(t *testing.T) {
 	var lines []string
 	for _, s := range compileErrorScripts {
-		lines = append(lines, compileHook+evalLine(s))
+		lines = append(lines, evalLine(s))
 	}
 	deep := func(open, close string, n int) string {
 		return strings.Repeat(open, n) + "1" + strings.Repeat(close, n)
@@ -543,24 +538,24 @@ func TestScriptingCompileErrors(t *testing.T) {
 	limits := []string{
 		// 200 syntax levels: the chunk, the expression, one per parenthesis
 		evalLine("return " + deep("(", ")", 198)),
-		compileHook + evalLine("return "+deep("(", ")", 199)),
-		compileHook + evalLine(strings.Repeat("do ", 200)+strings.Repeat("end ", 200)),
-		compileHook + evalLine("return "+strings.Repeat("1 ^ ", 198)+"1"),
+		evalLine("return " + deep("(", ")", 199)),
+		evalLine(strings.Repeat("do ", 200) + strings.Repeat("end ", 200)),
+		evalLine("return " + strings.Repeat("1 ^ ", 198) + "1"),
 		evalLine("local " + names("v", 200)),
-		compileHook + evalLine("local "+names("v", 201)),
-		compileHook + evalLine("local function f() local "+names("v", 201)+" end"),
-		compileHook + evalLine("for i = 1, 2 do local "+names("v", 197)+" end"),
-		compileHook + evalLine(upvalues.String()+"local function f()\nreturn "+use+"\nend"),
-		compileHook + evalLine(upvalues.String()+"local function f()\nreturn function()\nreturn "+use+"\nend\nend"),
+		evalLine("local " + names("v", 201)),
+		evalLine("local function f() local " + names("v", 201) + " end"),
+		evalLine("for i = 1, 2 do local " + names("v", 197) + " end"),
+		evalLine(upvalues.String() + "local function f()\nreturn " + use + "\nend"),
+		evalLine(upvalues.String() + "local function f()\nreturn function()\nreturn " + use + "\nend\nend"),
 		evalLine(names("a", 200) + " = 1"),
-		compileHook + evalLine(names("a", 201)+" = 1"),
+		evalLine(names("a", 201) + " = 1"),
 	}
 	runCases(t, []tcase{
 		{"lua 5.1 compile errors", lines},
 		{"lua 5.1 limits", limits},
 		{"compile errors by script load", []string{
-			compileHook + `SCRIPT LOAD "if x then"`,
-			compileHook + `SCRIPT LOAD "return 1 1"`,
+			`SCRIPT LOAD "if x then"`,
+			`SCRIPT LOAD "return 1 1"`,
 			`SCRIPT LOAD "return ..."`,
 		}},
 		{"valid lua 5.1", []string{
@@ -576,18 +571,13 @@ func TestScriptingCompileErrors(t *testing.T) {
 			evalLine("--[==[ a\n]] ]==] return 1"),
 			evalLine("return 'a\\\nb'"),
 			// hexadecimal numerals are read by strtod, as in Lua 5.1
-			compileHook + evalLine("return 0x1p4"),
-			compileHook + evalLine("return {tostring(0xffffffffffffffff), tostring(0x10000000000000000000)}"),
+			evalLine("return 0x1p4"),
+			evalLine("return {tostring(0xffffffffffffffff), tostring(0x10000000000000000000)}"),
 			evalLine("return {0xff, 0XA, 0x10 .. 'x', -0x10}"),
-			compileHook + evalLine("return 0x10..'x'"),
+			evalLine("return 0x10..'x'"),
 		}},
 	})
 }
-
-// flushHook marks what SCRIPT FLUSH resets in Redis (a new Lua state,
-// so cjson's settings are lua-cjson's defaults again) while luaengine's
-// Engine.Flush does not yet call resetCJSON; set this to "" then.
-const flushHook = "!known=SCRIPT-FLUSH-resets-cjson-once-Engine.Flush-calls-resetCJSON "
 
 func TestScriptingCJSON(t *testing.T) {
 	runCases(t, []tcase{
@@ -658,11 +648,11 @@ func TestScriptingCJSON(t *testing.T) {
 			`EVAL "return cjson.encode({[8] = 1})" 0`,
 			`EVAL "return {cjson.new().encode_max_depth(), cjson.new().encode({[8] = 1})}" 0`,
 			"SCRIPT FLUSH",
-			flushHook + `EVAL "return {cjson.encode_max_depth(), cjson.decode_max_depth(), cjson.encode_number_precision()}" 0`,
-			flushHook + `EVAL "return {cjson.encode_keep_buffer(), cjson.encode_invalid_numbers(), cjson.decode_invalid_numbers()}" 0`,
-			flushHook + `EVAL "return {cjson.encode_sparse_array()}" 0`,
-			flushHook + `EVAL "return {cjson.encode(math.pi), cjson.encode({[8] = 1})}" 0`,
-			flushHook + `EVAL "return {pcall(cjson.encode, {{{1}}})}" 0`,
+			`EVAL "return {cjson.encode_max_depth(), cjson.decode_max_depth(), cjson.encode_number_precision()}" 0`,
+			`EVAL "return {cjson.encode_keep_buffer(), cjson.encode_invalid_numbers(), cjson.decode_invalid_numbers()}" 0`,
+			`EVAL "return {cjson.encode_sparse_array()}" 0`,
+			`EVAL "return {cjson.encode(math.pi), cjson.encode({[8] = 1})}" 0`,
+			`EVAL "return {pcall(cjson.encode, {{{1}}})}" 0`,
 			// The defaults again, for the cases that run after this one.
 			`EVAL "return {cjson.encode_max_depth(1000), cjson.decode_max_depth(1000), cjson.encode_number_precision(14), cjson.encode_keep_buffer(true), cjson.encode_invalid_numbers(false), cjson.decode_invalid_numbers(true), cjson.encode_sparse_array(false, 2, 10)}" 0`,
 		}},

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
-	"github.com/yuin/gopher-lua/parse"
 )
 
 // ReplyWriter receives exactly one Redis reply, possibly nested.
@@ -215,6 +214,7 @@ func (e *Engine) get(body []byte) (*Script, error) {
 func (e *Engine) Flush() {
 	clear(e.scripts)
 	e.lruHead, e.lruTail, e.evalCount = nil, nil, 0
+	e.resetCJSON() // as Redis, which builds a new Lua state
 }
 
 func (e *Engine) compile(sha, body string) (*Script, error) {
@@ -227,7 +227,7 @@ func (e *Engine) compile(sha, body string) (*Script, error) {
 		// Keep the newline so that line numbers match Redis's.
 		src = body[strings.IndexByte(body, '\n'):]
 	}
-	chunk, err := parse.Parse(strings.NewReader(src), chunkName)
+	chunk, err := parseScript(src)
 	if err != nil {
 		return nil, Error("ERR Error compiling script (new function): " + compileErrorText(err))
 	}
