@@ -178,10 +178,27 @@ func TestGoroutineConns(t *testing.T) {
 		{"Shutdown", TestShutdown},
 		{"LargeRequest", TestLoopLargeRequest},
 		{"SlowReader", TestLoopSlowReader},
+		{"ClientGoneMidReply", TestLoopClientGoneMidReply},
 		{"ScriptBusyAndKill", TestScriptBusyAndKill},
 		{"ScriptUnkillableAfterWrite", TestScriptUnkillableAfterWrite},
 		{"BusyAcrossTransports", TestBusyAcrossTransports},
 	} {
 		t.Run(tc.name, tc.test)
 	}
+}
+
+// A client that goes away with replies still to come costs the server
+// nothing but the connection: the write fails (no SIGPIPE), the connection
+// is released, and everyone else is served.
+func TestLoopClientGoneMidReply(t *testing.T) {
+	srv := startProtocolServer(t, Config{})
+	for i := 0; i < 20; i++ {
+		c := dialRaw(t, srv)
+		c.send(strings.Repeat("*2\r\n$4\r\nECHO\r\n$1000\r\n"+strings.Repeat("y", 1000)+"\r\n", 5000))
+		c.c.Close()
+	}
+	other := dialRaw(t, srv)
+	other.send("PING\r\n")
+	other.expect("+PONG\r\n")
+	waitFor(t, "the closed connections released", func() bool { return srv.CurrentConnectionCount() == 1 })
 }
