@@ -676,3 +676,67 @@ func TestScriptingCompareErrors(t *testing.T) {
 		`EVAL "return redis.call('GET', 'nokey') < 1" 0`,
 	}}})
 }
+
+// Errors caught by pcall and xpcall read as Lua 5.1's, with the variable
+// named where Lua names it, as they do when they end the script.
+func TestScriptingPcallErrors(t *testing.T) {
+	runCases(t, []tcase{
+		{"pcall runtime errors", []string{
+			`EVAL "return {pcall(function() return {} < {} end)}" 0`,
+			`EVAL "return {pcall(function() return 1 < 'x' end)}" 0`,
+			`EVAL "return {pcall(function() local x; return x.y end)}" 0`,
+			`EVAL "return {pcall(function() local t = nil; t.x = 1 end)}" 0`,
+			`EVAL "return {pcall(function() local t = {} return t.a.b end)}" 0`,
+			`EVAL "return {pcall(function() return KEYS[1].x end)}" 0`,
+			`EVAL "return {pcall(function() return nosuch.y end)}" 0`,
+			`EVAL "return {pcall(function() local t = {} t.f() end)}" 0`,
+			`EVAL "return {pcall(function() local t = {} t:m() end)}" 0`,
+			`EVAL "return {pcall(function() return ('x')() end)}" 0`,
+			`EVAL "return {pcall(function() return 1 + {} end)}" 0`,
+			`EVAL "return {pcall(function() local a = {} return a + 1 end)}" 0`,
+			`EVAL "return {pcall(function() local a = {} return 1 + a end)}" 0`,
+			`EVAL "return {pcall(function() return 'x' + 1 end)}" 0`,
+			`EVAL "return {pcall(function() return 'x' * '5' end)}" 0`,
+			`EVAL "return {pcall(function() return '5' * 'x' end)}" 0`,
+			`EVAL "return {pcall(function() return 2 ^ {} end)}" 0`,
+			`EVAL "return {pcall(function() return -{} end)}" 0`,
+			`EVAL "return {pcall(function() return #nil end)}" 0`,
+			`EVAL "return {pcall(function() local s = {} return 'a' .. s end)}" 0`,
+			`EVAL "return {pcall(function() return nil .. 'a' end)}" 0`,
+			`EVAL "return {pcall(function() error('x') end)}" 0`,
+			`EVAL "return {pcall(function() error({err='x'}) end)}" 0`,
+			`EVAL "local ok, e = pcall(function() error({err='x'}) end) return type(e)" 0`,
+			`EVAL "return {pcall(1)}" 0`,
+			`EVAL "return {pcall(setmetatable({}, {__call = function(self, a) return a end}), 7)}" 0`,
+			`EVAL "return {pcall(function() return 1, 2 end)}" 0`,
+			// A caught message ends the script as it was caught.
+			`EVAL "local ok, e = pcall(function() local x; return x.y end) error(e, 0)" 0`,
+			`EVAL "local ok, e = pcall(function() local x; return x.y end) error(e)" 0`,
+			`EVAL "local ok, e = pcall(function() local x; return x.y end) return #e" 0`,
+		}},
+		{"xpcall", []string{
+			`EVAL "return {xpcall(function() local x; return x.y end, function(m) return 'H:' .. m end)}" 0`,
+			`EVAL "return {xpcall(function() return {} < {} end, function(m) return m end)}" 0`,
+			`EVAL "return {xpcall(function() return 1, 2 end, error)}" 0`,
+			`EVAL "return {xpcall(error, function(m) return type(m) end)}" 0`,
+			`EVAL "local ok, e = xpcall(function() error({err='x'}) end, function(m) return m end) return type(e)" 0`,
+			`EVAL "local ok, e = xpcall(function() redis.call('nosuch') end, function(m) return m end) return type(e)" 0`,
+			`EVAL "return {xpcall(1, function(m) return m end)}" 0`,
+			`EVAL "return {xpcall(1, 2)}" 0`,
+			`EVAL "return {xpcall(function() local x; return x.y end, 3)}" 0`,
+			`EVAL "return {xpcall(function() error('a') end, function(m) error('b') end)}" 0`,
+			`EVAL "return {xpcall()}" 0`,
+			`EVAL "return {xpcall(1)}" 0`,
+		}},
+		// gopher-lua left the upvalues of a failed function open (reading
+		// registers reused later), or closed those of live frames too.
+		{"upvalues after a caught error", []string{
+			`EVAL "local f; pcall(function() local x = 1; f = function() return x end; error('e') end); local a, b, c, d = 5, 6, 7, 8; return f()" 0`,
+			`EVAL "pcall(error, 'x'); local f; pcall(function() local x = 1; f = function() return x end; error('e') end); local a, b, c, d = 5, 6, 7, 8; return f()" 0`,
+			`EVAL "local x = 1; local f = function() return x end; pcall(error, 'e'); x = 2; return f()" 0`,
+			`EVAL "local x = 1; local f = function() return x end; pcall(error, 'e'); pcall(error, 'e'); x = 2; return f()" 0`,
+			`EVAL "local f; xpcall(function() local x = 1; f = function() return x end; error('e') end, function(m) return m end); local a, b, c, d = 5, 6, 7, 8; return f()" 0`,
+			`EVAL "local g; pcall(function() local y = 3; g = function() y = y + 1; return y end; pcall(function() local z = 1; error('in') end); error('out') end); local a, b, c = 9, 9, 9; return {g(), g()}" 0`,
+		}},
+	})
+}

@@ -112,8 +112,11 @@ type Engine struct {
 	callFn    *lua.LFunction
 	pcallFn   *lua.LFunction
 	errFn     *lua.LFunction
-	concatFn  *lua.LFunction
-	views     map[*lua.LTable]*lua.LTable // read-only view -> real table
+	// pcallErrFn rewrites errors caught by pcall (pcallErrorHandler).
+	pcallErrFn *lua.LFunction
+	pcallBase  int // registry index above which the innermost pcall unwinds
+	concatFn   *lua.LFunction
+	views      map[*lua.LTable]*lua.LTable // read-only view -> real table
 
 	interrupt interruptState
 }

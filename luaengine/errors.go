@@ -90,9 +90,13 @@ var gopherMessages = []struct{ prefix, lua string }{
 // runtimeMessage is luaRuntimeMessage with the failing variable named, as
 // Lua 5.1 does, when the error handler could tell which it was.
 func (e *Engine) runtimeMessage(msg string) string {
-	if e.errNamed {
-		if named, ok := namedRuntimeMessage(msg, e.errName); ok {
-			return named
+	return runtimeMessage(msg, e.errName, e.errNamed)
+}
+
+func runtimeMessage(msg string, name runtimeName, named bool) string {
+	if named {
+		if msg, ok := namedRuntimeMessage(msg, name); ok {
+			return msg
 		}
 	}
 	return luaRuntimeMessage(msg)

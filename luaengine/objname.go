@@ -34,7 +34,68 @@ type gopherFrame struct {
 var (
 	frameField    = fieldIndex("currentFrame")
 	registryField = fieldIndex("reg")
+	uvcacheField  = fieldIndex("uvcache")
+	uvNextOffset  = upvalueFieldOffset("next")
+	uvIndexOffset = upvalueFieldOffset("index")
 )
+
+// upvalueFieldOffset is the offset of an unexported field of gopher-lua's
+// Upvalue, or -1 if it changed shape.
+func upvalueFieldOffset(name string) uintptr {
+	f, ok := reflect.TypeOf(lua.Upvalue{}).FieldByName(name)
+	if !ok {
+		return ^uintptr(0)
+	}
+	switch name {
+	case "next":
+		if f.Type != reflect.TypeOf((*lua.Upvalue)(nil)) {
+			return ^uintptr(0)
+		}
+	case "index":
+		if f.Type.Kind() != reflect.Int {
+			return ^uintptr(0)
+		}
+	}
+	return f.Offset
+}
+
+// frameBase is the registry index of the first argument of the Go
+// function running on L, or -1.
+func frameBase(L *lua.LState) int {
+	if frameField < 0 {
+		return -1
+	}
+	f := (*gopherFrame)(unsafe.Pointer(reflect.ValueOf(L).Elem().Field(frameField).Pointer()))
+	if f == nil {
+		return -1
+	}
+	return f.LocalBase
+}
+
+// closeUpvalues closes L's open upvalues at registry index from and above:
+// those of the frames a caught error unwinds. gopher-lua closes upvalues
+// when it raises an error only while no error handler is set, and then all
+// of them, also those of live frames below the pcall; Lua 5.1 closes those
+// above the pcall (luaD_pcall's luaF_close).
+func closeUpvalues(L *lua.LState, from int) {
+	if from < 0 || uvcacheField < 0 || uvNextOffset == ^uintptr(0) || uvIndexOffset == ^uintptr(0) {
+		return
+	}
+	// The list is sorted by index (findUpvalue keeps it so): cut it at the
+	// first upvalue to close, and close the tail.
+	link := (**lua.Upvalue)(unsafe.Pointer(reflect.ValueOf(L).Elem().Field(uvcacheField).UnsafeAddr()))
+	for uv := *link; uv != nil; uv = *link {
+		next := (**lua.Upvalue)(unsafe.Add(unsafe.Pointer(uv), uvNextOffset))
+		if *(*int)(unsafe.Add(unsafe.Pointer(uv), uvIndexOffset)) >= from {
+			*link = nil
+			for ; uv != nil; uv = *(**lua.Upvalue)(unsafe.Add(unsafe.Pointer(uv), uvNextOffset)) {
+				uv.Close()
+			}
+			return
+		}
+		link = next
+	}
+}
 
 func fieldIndex(name string) int {
 	f, ok := reflect.TypeOf(lua.LState{}).FieldByName(name)
@@ -117,7 +178,8 @@ func nameFailure(L *lua.LState, concat *lua.LFunction, concatBad int) (runtimeNa
 			reg = c
 		}
 		if reg&rkConstant != 0 {
-			return runtimeName{}, false
+			// A constant has no name, but its type is the one to blame.
+			return runtimeName{typ: operand(p, regs, f, reg).Type().String()}, true
 		}
 	default:
 		return runtimeName{}, false

@@ -58,4 +58,11 @@ func TestGopherFrameMirror(t *testing.T) {
 	if reg := reflect.TypeOf(lua.LState{}).Field(registryField).Type.Elem(); reg.Field(0).Type != reflect.TypeOf([]lua.LValue(nil)) || !strings.EqualFold(reg.Field(0).Name, "array") {
 		t.Errorf("registry's first field is %s %s, want array []LValue", reg.Field(0).Name, reg.Field(0).Type)
 	}
+	// closeUpvalues walks the uvcache list through Upvalue's next and index.
+	if uvcacheField < 0 || reflect.TypeOf(lua.LState{}).Field(uvcacheField).Type != reflect.TypeOf((*lua.Upvalue)(nil)) {
+		t.Error("gopher-lua's LState no longer has a uvcache *Upvalue field")
+	}
+	if uvNextOffset == ^uintptr(0) || uvIndexOffset == ^uintptr(0) {
+		t.Error("gopher-lua's Upvalue no longer has next *Upvalue and index int fields")
+	}
 }

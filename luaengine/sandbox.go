@@ -33,6 +33,7 @@ func (e *Engine) setupSandbox() {
 
 	e.concatFn = L.NewFunction(e.luaConcat)
 	e.errFn = L.NewFunction(e.luaErrorHandler)
+	e.pcallErrFn = L.NewFunction(e.pcallErrorHandler)
 
 	e.keys = L.NewTable()
 	e.argv = L.NewTable()
@@ -136,6 +137,7 @@ func (e *Engine) installBaseOverrides(g *lua.LTable) {
 	set("tostring", luaTostring)
 	set("tonumber", e.luaTonumber)
 	set("pcall", e.luaPcall)
+	set("xpcall", e.luaXpcall)
 	rawset := g.RawGetString("rawset").(*lua.LFunction)
 	set("rawset", func(L *lua.LState) int {
 		if e.isView(L.Get(1)) {
@@ -257,19 +259,73 @@ func (e *Engine) luaTonumber(L *lua.LState) int {
 }
 
 // luaPcall is Redis 7.0's pcall: an error table raised by redis.call is
-// handed to the script as its err string.
+// handed to the script as its err string, and runtime errors get Lua 5.1's
+// wording, as they do when they end the script.
 func (e *Engine) luaPcall(L *lua.LState) int {
-	L.CheckAny(1)
+	if !isCallable(L, L.CheckAny(1)) {
+		// Lua 5.1 raises this inside pcall, where no position is known.
+		L.Push(lua.LFalse)
+		L.Push(lua.LString("attempt to call a " + L.Get(1).Type().String() + " value"))
+		return 2
+	}
 	nargs := L.GetTop() - 1
-	if err := L.PCall(nargs, lua.MultRet, nil); err != nil {
+	outer := e.pcallBase
+	e.pcallBase = frameBase(L)
+	err := L.PCall(nargs, lua.MultRet, e.pcallErrFn)
+	e.pcallBase = outer
+	if err != nil {
+		L.Push(lua.LFalse)
+		L.Push(pcallErrorValue(err))
+		return 2
+	}
+	L.Insert(lua.LTrue, 1)
+	return L.GetTop()
+}
+
+func isCallable(L *lua.LState, v lua.LValue) bool {
+	return v.Type() == lua.LTFunction || L.GetMetaField(v, "__call").Type() == lua.LTFunction
+}
+
+// luaXpcall is Lua 5.1's xpcall (which Redis does not wrap, so error
+// tables reach the script as tables): the script's handler sees the error
+// in Lua 5.1's wording, before the stack unwinds, and an error in the
+// handler itself is "error in error handling".
+func (e *Engine) luaXpcall(L *lua.LState) int {
+	handler := L.CheckAny(2)
+	fn := L.Get(1)
+	L.SetTop(0)
+	callHandler := func(L *lua.LState, msg lua.LValue) lua.LValue {
+		L.Push(handler)
+		L.Push(msg)
+		if L.PCall(1, 1, nil) != nil {
+			return lua.LString("error in error handling")
+		}
+		ret := L.Get(-1)
+		L.Pop(1)
+		return ret
+	}
+	if !isCallable(L, fn) {
+		msg := callHandler(L, lua.LString("attempt to call a "+fn.Type().String()+" value"))
+		L.Push(lua.LFalse)
+		L.Push(msg)
+		return 2
+	}
+	L.Push(fn)
+	errFn := L.NewFunction(func(L *lua.LState) int {
+		e.pcallErrorHandler(L)
+		msg := L.Get(1)
+		L.SetTop(0)
+		L.Push(callHandler(L, msg))
+		return 1
+	})
+	outer := e.pcallBase
+	e.pcallBase = frameBase(L)
+	err := L.PCall(0, lua.MultRet, errFn)
+	e.pcallBase = outer
+	if err != nil {
 		var obj lua.LValue = lua.LString(err.Error())
 		if aerr, ok := err.(*lua.ApiError); ok {
 			obj = aerr.Object
-		}
-		if t, ok := obj.(*lua.LTable); ok {
-			if s, ok := t.RawGetString("err").(lua.LString); ok {
-				obj = s
-			}
 		}
 		L.Push(lua.LFalse)
 		L.Push(obj)
@@ -277,6 +333,35 @@ func (e *Engine) luaPcall(L *lua.LState) int {
 	}
 	L.Insert(lua.LTrue, 1)
 	return L.GetTop()
+}
+
+func pcallErrorValue(err error) lua.LValue {
+	var obj lua.LValue = lua.LString(err.Error())
+	if aerr, ok := err.(*lua.ApiError); ok {
+		obj = aerr.Object
+	}
+	if t, ok := obj.(*lua.LTable); ok {
+		if s, ok := t.RawGetString("err").(lua.LString); ok {
+			obj = s
+		}
+	}
+	return obj
+}
+
+// pcallErrorHandler runs where a pcall'd function failed, while its frames
+// still exist: it names the failing variable and rewrites gopher-lua's
+// runtime error text as Lua 5.1's.
+func (e *Engine) pcallErrorHandler(L *lua.LState) int {
+	obj := L.Get(1)
+	if s, ok := obj.(lua.LString); ok {
+		name, named := nameFailure(L, e.concatFn, e.concatBad)
+		obj = lua.LString(runtimeMessage(string(s), name, named))
+	}
+	e.concatBad = 0
+	closeUpvalues(L, e.pcallBase)
+	L.SetTop(0)
+	L.Push(obj)
+	return 1
 }
 
 func (e *Engine) installMathOverrides(m *lua.LTable) {
