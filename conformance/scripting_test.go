@@ -740,3 +740,35 @@ func TestScriptingPcallErrors(t *testing.T) {
 		}},
 	})
 }
+
+// Error and status replies keep a script's bytes: Redis reads the text as a
+// C string (it ends at a NUL) and only turns CR and LF into spaces.
+func TestScriptingReplyBytes(t *testing.T) {
+	runCases(t, []tcase{{"error and status bytes", []string{
+		`EVAL "error('\\255x')" 0`,
+		`EVAL "error('a\\255\\r\\nb\\n')" 0`,
+		`EVAL "error('a\\rb\\n\\n', 0)" 0`,
+		`EVAL "error('\\0\\255', 0)" 0`,
+		`EVAL "error('a\\0b')" 0`,
+		`EVAL "error({err='X\\255\\nz'})" 0`,
+		`EVAL "error({err='x\\0y'})" 0`,
+		`EVAL "error({err='X\\n'})" 0`,
+		`EVAL "error({err='\\255'})" 0`,
+		`EVAL "return {err='x\\255\\n'}" 0`,
+		`EVAL "return {err='x\\r\\ny\\r\\n'}" 0`,
+		`EVAL "return {err='x\\0y'}" 0`,
+		`EVAL "return {err='\\255'}" 0`,
+		`EVAL "return {1, {err='q\\254\\n'}}" 0`,
+		`EVAL "return {1, {err='a\\0b'}}" 0`,
+		`EVAL "return redis.error_reply('e\\255\\n1')" 0`,
+		`EVAL "return redis.error_reply('a\\0b')" 0`,
+		`EVAL "return redis.status_reply('s\\255\\n')" 0`,
+		`EVAL "return redis.status_reply('a\\r\\n')" 0`,
+		`EVAL "return {ok='a\\0b'}" 0`,
+		`EVAL "return {ok='x\\255\\n'}" 0`,
+		`EVAL "return {big_number='12\\255\\n3\\0x'}" 0`,
+		`EVAL "redis.setresp(3) return {big_number='12\\255\\n3\\0x'}" 0`,
+		`EVAL "return {verbatim_string={format='txt', string='a\\255\\n\\0b'}}" 0`,
+		`EVAL "return {pcall(error, '\\255\\0x')}" 0`,
+	}}})
+}

@@ -63,6 +63,9 @@ func (e *Engine) writeError(s *Script, err error, reason interruptReason, w Repl
 			msg = "ERR " + obj.String()
 		}
 	}
+	// Redis formats the message as a C string, so it ends at a NUL byte
+	// even with the position after it.
+	msg = cString(msg)
 	if e.errLine > 0 {
 		msg += " script: " + s.SHA + ", on @user_script:" + itoa(e.errLine) + "."
 	}

@@ -276,7 +276,7 @@ func writeReply(w ReplyWriter, v lua.LValue, resp, depth int) {
 			return
 		}
 		if s, ok := v.RawGetString("ok").(lua.LString); ok {
-			w.Status(strings.Map(crlfToSpace, string(s)))
+			w.Status(statusReplyText(string(s)))
 			return
 		}
 		if d, ok := v.RawGetString("double").(lua.LNumber); ok {
@@ -284,7 +284,7 @@ func writeReply(w ReplyWriter, v lua.LValue, resp, depth int) {
 			return
 		}
 		if s, ok := v.RawGetString("big_number").(lua.LString); ok {
-			writeBigNumber(w, strings.Map(crlfToSpace, string(s)))
+			writeBigNumber(w, crlfToSpaces(string(s)))
 			return
 		}
 		if t, ok := v.RawGetString("verbatim_string").(*lua.LTable); ok {
@@ -382,15 +382,24 @@ func writeVerbatim(w ReplyWriter, format, s string) {
 // recursing forever on a table that contains itself.
 const maxReplyDepth = 200
 
-// errorReplyText is what addReplyErrorFormat makes of an {err=...} string:
-// trailing CR/LF trimmed, inner ones turned into spaces.
+// errorReplyText is what Redis makes of an {err=...} string: it reads it
+// as a C string (so it ends at a NUL byte), and addReplyErrorFormat trims
+// trailing CR/LF and turns inner ones into spaces, byte by byte.
 func errorReplyText(s string) string {
-	return strings.Map(crlfToSpace, strings.TrimRight(s, "\r\n"))
+	return crlfToSpaces(strings.TrimRight(cString(s), "\r\n"))
 }
 
-func crlfToSpace(r rune) rune {
-	if r == '\r' || r == '\n' {
-		return ' '
+// statusReplyText is the same for {ok=...}, which keeps trailing CR/LF as
+// spaces.
+func statusReplyText(s string) string {
+	return crlfToSpaces(cString(s))
+}
+
+// cString is s up to its first NUL byte, as C code reading it with
+// lua_tostring sees it.
+func cString(s string) string {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		return s[:i]
 	}
-	return r
+	return s
 }
