@@ -65,6 +65,7 @@ type eventLoop struct {
 
 	mu       sync.Mutex
 	incoming []*loopConn // accepted, not yet registered
+	done     bool        // the loop has shut down: nothing more is taken
 }
 
 // loopConn is one event-loop connection; it is the redcon.Conn that
@@ -89,19 +90,28 @@ type loopConn struct {
 }
 
 // startLoop serves ln with an event loop. It returns false where the
-// loop cannot be used (the caller then serves ln with redcon).
+// loop cannot be used (the caller then serves ln with redcon). The loop
+// itself is created with the first connection: a test double that starts
+// and stops without one pays only for the accept goroutine.
 func (s *Server) startLoop(ln net.Listener) bool {
 	if s.cfg.GoroutineConns {
 		return false
 	}
+	s.stopped.Add(1)
+	go s.acceptLoop(ln)
+	return true
+}
+
+// newLoop creates the epoll set and starts the loop's goroutine.
+func (s *Server) newLoop() (*eventLoop, error) {
 	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
-		return false
+		return nil, err
 	}
 	wakefd, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
 	if err != nil {
 		unix.Close(epfd)
-		return false
+		return nil, err
 	}
 	l := &eventLoop{
 		srv:    s,
@@ -112,35 +122,38 @@ func (s *Server) startLoop(ln net.Listener) bool {
 		rbuf:   make([]byte, loopReadSize),
 	}
 	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(wakefd)}
-	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, wakefd, &ev); err != nil {
-		unix.Close(wakefd)
-		unix.Close(epfd)
-		return false
+	err = unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, wakefd, &ev)
+	if err == nil {
+		// A non-blocking epoll descriptor is readable while it has events,
+		// so Go's own netpoller can wait on it: the loop parks like any
+		// goroutine.
+		err = unix.SetNonblock(epfd, true)
 	}
-	// A non-blocking epoll descriptor is readable while it has events, so
-	// Go's own netpoller can wait on it: the loop parks like any goroutine.
-	if err := unix.SetNonblock(epfd, true); err != nil {
+	if err != nil {
 		unix.Close(wakefd)
 		unix.Close(epfd)
-		return false
+		return nil, err
 	}
 	l.epfile = os.NewFile(uintptr(epfd), "epoll")
-	raw, err := l.epfile.SyscallConn()
-	if err != nil {
+	if l.epoll, err = l.epfile.SyscallConn(); err != nil {
 		l.epfile.Close()
 		unix.Close(wakefd)
-		return false
+		return nil, err
 	}
-	l.epoll = raw
-	s.stopped.Add(3)
+	s.stopped.Add(1) // the accept goroutine's count is still held
 	go l.run()
-	go l.acceptLoop(ln)
-	go func() {
-		defer s.stopped.Done()
-		<-s.stop
+	s.loop.Store(l)
+	if s.closed.Load() {
+		l.wake() // Close may have looked for the loop before it existed
+	}
+	return l, nil
+}
+
+// wakeLoop makes the loop notice that the server is closing.
+func (s *Server) wakeLoop() {
+	if l := s.loop.Load(); l != nil {
 		l.wake()
-	}()
-	return true
+	}
 }
 
 func (l *eventLoop) wake() {
@@ -150,9 +163,9 @@ func (l *eventLoop) wake() {
 
 // acceptLoop accepts with Go's listener (accepting is rare and needs no
 // speed) and hands each socket's descriptor to the loop.
-func (l *eventLoop) acceptLoop(ln net.Listener) {
-	s := l.srv
+func (s *Server) acceptLoop(ln net.Listener) {
 	defer s.stopped.Done()
+	var l *eventLoop
 	defer close(s.served)
 	var backoff time.Duration
 	for {
@@ -173,8 +186,16 @@ func (l *eventLoop) acceptLoop(ln net.Listener) {
 			continue
 		}
 		backoff = 0
-		lc, err := l.adopt(nc)
-		if err != nil {
+		if l == nil {
+			if l, err = s.newLoop(); err != nil {
+				s.log.Warn("cannot start the event loop; serving connections on goroutines", "err", err)
+			}
+		}
+		var lc *loopConn
+		if l != nil {
+			lc, err = l.adopt(nc)
+		}
+		if l == nil || err != nil {
 			// Not a socket the loop can poll: serve it the goroutine way.
 			if pl, perr := s.pipeListener(); perr == nil {
 				select {
@@ -187,8 +208,15 @@ func (l *eventLoop) acceptLoop(ln net.Listener) {
 			continue
 		}
 		l.mu.Lock()
-		l.incoming = append(l.incoming, lc)
+		done := l.done
+		if !done {
+			l.incoming = append(l.incoming, lc)
+		}
 		l.mu.Unlock()
+		if done {
+			unix.Close(lc.fd)
+			continue
+		}
 		l.wake()
 	}
 }
@@ -509,6 +537,9 @@ func (l *eventLoop) releaseDead() {
 // shutdown gives every connection one last chance to take its replies,
 // then closes it (Server.Close waits for that).
 func (l *eventLoop) shutdown() {
+	l.mu.Lock()
+	l.done = true
+	l.mu.Unlock()
 	l.takeIncoming()
 	l.flushPending()
 	l.releaseDead()

@@ -11,3 +11,5 @@ type eventLoop struct{}
 func (s *Server) startLoop(net.Listener) bool { return false }
 
 func (l *eventLoop) pollBusy() {}
+
+func (s *Server) wakeLoop() {}

@@ -118,6 +118,7 @@ type Server struct {
 	// loopRunning is the event loop whose connection's batch holds the
 	// execution lock, nil otherwise; guarded by lock.
 	loopRunning *eventLoop
+	loop        atomic.Pointer[eventLoop] // created with the first TCP connection
 }
 
 // cmdStat is one command's INFO commandstats line.
@@ -208,6 +209,7 @@ func (s *Server) Close() error {
 		// redcon closes every connection as soon as Accept fails.
 		s.ln.Close()
 	}
+	s.wakeLoop()
 	// An expired read deadline wakes idle connections and stops busy ones
 	// after their current batch: redcon then flushes and closes them itself.
 	s.clientsMu.Lock()
