@@ -772,3 +772,57 @@ func TestScriptingReplyBytes(t *testing.T) {
 		`EVAL "return {pcall(error, '\\255\\0x')}" 0`,
 	}}})
 }
+
+// loadstring names its chunks as Lua 5.1's luaO_chunkid does, compiles them
+// as scripts are, and error levels count as Lua's.
+func TestScriptingLoadstring(t *testing.T) {
+	runCases(t, []tcase{
+		{"loadstring chunk names", []string{
+			`EVAL "loadstring('error(\"e\")', '=mychunk')()" 0`,
+			`EVAL "loadstring('error(\"e\")', '@file')()" 0`,
+			`EVAL "loadstring('error(\"e\")', 'nm')()" 0`,
+			`EVAL "loadstring('\\n\\nerror(\"e\")')()" 0`,
+			`EVAL "loadstring('local x; return x.y')()" 0`,
+			`EVAL "loadstring('local t = {} return t.a.b')()" 0`,
+			`EVAL "loadstring('return 1 + {}')()" 0`,
+			`EVAL "return {pcall(loadstring('local x; return x.y'))}" 0`,
+			`EVAL "return {pcall(loadstring('-- aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\\nerror(\"e\")'))}" 0`,
+			`EVAL "return select(2, pcall(loadstring('error(\"e\")', '=' .. string.rep('b', 100))))" 0`,
+			`EVAL "return select(2, pcall(loadstring('error(\"e\")', '@' .. string.rep('b', 100))))" 0`,
+			`EVAL "return select(2, pcall(loadstring('error(\"e\")', 'x\\ry')))" 0`,
+			`EVAL "local f = loadstring('x = 1') return {pcall(f)}" 0`,
+			`EVAL "return loadstring('return ...')(1, 2)" 0`,
+			`EVAL "return loadstring('return 1.5 .. \"\" .. 0.1')()" 0`,
+			`EVAL "return loadstring('return redis.call(\"ping\")')()" 0`,
+			`EVAL "return {pcall(loadstring, 1)}" 0`,
+		}},
+		{"loadstring compile errors", []string{
+			`EVAL "return select(2, loadstring('x x'))" 0`,
+			`EVAL "return select(2, loadstring('x x', 'nm'))" 0`,
+			`EVAL "return select(2, loadstring('x x', '=nm'))" 0`,
+			`EVAL "return select(2, loadstring('\\n\\nx x'))" 0`,
+			`EVAL "return select(2, loadstring('return \"abc'))" 0`,
+			`EVAL "return select(2, loadstring('return 1 +'))" 0`,
+			`EVAL "return select(2, loadstring('local x = 1 x x'))" 0`,
+			`EVAL "return select(2, loadstring(string.rep('a', 50) .. ' x'))" 0`,
+			`EVAL "return select(2, loadstring(string.rep('a', 70) .. ' x'))" 0`,
+			`EVAL "return select(2, loadstring('x x', string.rep('b', 100)))" 0`,
+			`EVAL "return select(2, loadstring('x x', '=' .. string.rep('b', 100)))" 0`,
+			`EVAL "return select(2, loadstring('x x', '@' .. string.rep('b', 100)))" 0`,
+		}},
+		{"error levels", []string{
+			`EVAL "loadstring('error(\"e\", 2)')()" 0`,
+			"EVAL \"local function f()\n error('e', 2)\nend\nf()\" 0",
+			"EVAL \"local function f()\n error('e', 3)\nend\nlocal function g()\n f()\nend\ng()\" 0",
+			"EVAL \"local function f()\n error('e', 9)\nend\nf()\" 0",
+			"EVAL \"return {pcall(function()\nlocal function f()\n error('e', 2)\nend\nf() end)}\" 0",
+			`EVAL "error('e', 1)" 0`,
+			`EVAL "error('e', 2)" 0`,
+			`EVAL "error('e', -1)" 0`,
+			`EVAL "return {pcall(error, 'x', 2)}" 0`,
+			`EVAL "return {pcall(error, 'x', 3)}" 0`,
+			`EVAL "return {pcall(function() error('x', 3) end)}" 0`,
+			`EVAL "return {pcall(function() error('x', 4) end)}" 0`,
+		}},
+	})
+}

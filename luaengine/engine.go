@@ -102,8 +102,14 @@ type Engine struct {
 	callArgs [][]byte
 	numArena []byte
 	errLine  int
-	errName  runtimeName // the variable a runtime error is about
-	errNamed bool
+	// errSource is the source name of the function errLine is in;
+	// chunkNames maps the names loadstring gave its chunks (chunkID) back
+	// to the names they were given, for the "on <source>:<line>" of an
+	// error, until the script ends.
+	errSource  string
+	chunkNames map[string]string
+	errName    runtimeName // the variable a runtime error is about
+	errNamed   bool
 	// concatBad is the argument of the hidden concat function (which the
 	// compiler puts in place of '..') that could not be concatenated.
 	concatBad int
@@ -313,7 +319,11 @@ func (e *Engine) Run(s *Script, keys, args [][]byte, c Caller, w ReplyWriter) {
 	if err != nil {
 		e.writeError(s, err, reason, w)
 		L.SetTop(0)
+		clear(e.chunkNames)
 		return
+	}
+	if len(e.chunkNames) > 0 {
+		clear(e.chunkNames)
 	}
 	ret := L.Get(-1)
 	L.SetTop(0)

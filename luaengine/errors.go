@@ -27,6 +27,7 @@ func (e *Engine) luaErrorHandler(L *lua.LState) int {
 		}
 		if dbg.What != "G" && dbg.CurrentLine > 0 {
 			e.errLine = dbg.CurrentLine
+			e.errSource = dbg.Source
 			break
 		}
 	}
@@ -67,9 +68,22 @@ func (e *Engine) writeError(s *Script, err error, reason interruptReason, w Repl
 	// even with the position after it.
 	msg = cString(msg)
 	if e.errLine > 0 {
-		msg += " script: " + s.SHA + ", on @user_script:" + itoa(e.errLine) + "."
+		msg += " script: " + s.SHA + ", on " + cString(e.errSourceName()) + ":" + itoa(e.errLine) + "."
 	}
 	w.Error(errorReplyText(msg))
+}
+
+// errSourceName is the source (Lua's ar.source) of the function that
+// failed: "@user_script" for the script, or the name a loadstring'd chunk
+// was given, its text by default.
+func (e *Engine) errSourceName() string {
+	if e.errSource == chunkName || e.errSource == "" {
+		return "@" + chunkName
+	}
+	if name, ok := e.chunkNames[e.errSource]; ok {
+		return name
+	}
+	return e.errSource
 }
 
 // gopherMessages maps gopher-lua's runtime error texts to Lua 5.1's. Lua
@@ -109,12 +123,7 @@ func runtimeMessage(msg string, name runtimeName, named bool) string {
 // '<name>' (a <type> value)", or its unnamed form, for the VM errors whose
 // operand the error handler located.
 func namedRuntimeMessage(msg string, n runtimeName) (string, bool) {
-	pos, rest := "", msg
-	if strings.HasPrefix(msg, chunkName+":") {
-		if i := strings.Index(msg, ": "); i >= 0 {
-			pos, rest = msg[:i+2], msg[i+2:]
-		}
-	}
+	pos, rest := splitPosition(msg)
 	var op, typ string
 	const indexPrefix = "attempt to index a non-table object("
 	switch {
@@ -144,12 +153,7 @@ func namedRuntimeMessage(msg string, n runtimeName) (string, bool) {
 }
 
 func luaRuntimeMessage(msg string) string {
-	pos, rest := "", msg
-	if strings.HasPrefix(msg, chunkName+":") {
-		if i := strings.Index(msg, ": "); i >= 0 {
-			pos, rest = msg[:i+2], msg[i+2:]
-		}
-	}
+	pos, rest := splitPosition(msg)
 	// gopher-lua: "bad argument #2 to format (...)"; Lua 5.1 quotes the name.
 	if strings.HasPrefix(rest, "bad argument #") {
 		if i := strings.Index(rest, " to "); i >= 0 {
@@ -183,6 +187,67 @@ func luaRuntimeMessage(msg string) string {
 	}
 	return msg
 }
+
+// splitPosition splits "<chunk>:<line>: <message>" after the position.
+// A loadstring'd chunk's name can hold anything, but [string "..."] ends
+// at its '"]'.
+func splitPosition(msg string) (pos, rest string) {
+	from := 0
+	if strings.HasPrefix(msg, `[string "`) {
+		if i := strings.Index(msg, `"]:`); i >= 0 {
+			from = i + 2
+		}
+	}
+	for i := from; i < len(msg); i++ {
+		if msg[i] != ':' {
+			continue
+		}
+		j := i + 1
+		for j < len(msg) && msg[j] >= '0' && msg[j] <= '9' {
+			j++
+		}
+		if j > i+1 && strings.HasPrefix(msg[j:], ": ") {
+			return msg[:j+2], msg[j+2:]
+		}
+	}
+	return "", msg
+}
+
+// chunkID is Lua 5.1's luaO_chunkid: how an error position names a chunk
+// loaded with the given source name, in at most size bytes (LUA_IDSIZE,
+// 60, at run time; MAXSRC, 80, in compile errors).
+func chunkID(source string, size int) string {
+	source = cString(source)
+	switch {
+	case strings.HasPrefix(source, "="):
+		if s := source[1:]; len(s) > size-1 {
+			return s[:size-1]
+		}
+		return source[1:]
+	case strings.HasPrefix(source, "@"):
+		s, max := source[1:], size-len(" '...' ")-1
+		if len(s) > max {
+			return "..." + s[len(s)-max:]
+		}
+		return s
+	}
+	n, max := len(source), size-len(` [string "..."] `)-1
+	if i := strings.IndexAny(source, "\r\n"); i >= 0 {
+		n = i
+	}
+	if n > max {
+		n = max
+	}
+	if n < len(source) {
+		return `[string "` + source[:n] + `..."]`
+	}
+	return `[string "` + source + `"]`
+}
+
+const (
+	runtimeIDSize = 60 // LUA_IDSIZE
+	compileIDSize = 80 // llex.c's MAXSRC
+)
 
 // crlfToSpaces is addReplyErrorFormat's newline mapping, byte by byte:
 // the token a message quotes can hold any byte, and strings.Map would turn
@@ -225,13 +290,19 @@ func compareMessage(msg string) (string, bool) {
 // into spaces. gopher-lua's own parser errors (a script Lua 5.1 accepts and
 // gopher-lua does not) are mapped for the common cases.
 func compileErrorText(err error) string {
+	return crlfToSpaces(strings.TrimRight(compileMessage(err, chunkName), "\r\n"))
+}
+
+// compileMessage is Lua 5.1's message for a compile error in the chunk
+// named chunk.
+func compileMessage(err error, chunk string) string {
 	var serr syntaxError
 	if errors.As(err, &serr) {
-		return crlfToSpaces(strings.TrimRight(string(serr), "\r\n"))
+		return string(serr)
 	}
 	var perr *parse.Error
 	if !errors.As(err, &perr) {
-		return chunkName + ": " + strings.TrimSpace(err.Error())
+		return chunk + ": " + strings.TrimSpace(err.Error())
 	}
 	line := perr.Pos.Line
 	tok := perr.Token
@@ -257,7 +328,7 @@ func compileErrorText(err error) string {
 	default:
 		msg = "unexpected symbol"
 	}
-	return chunkName + ":" + itoa(line) + ": " + msg + " near '" + tok + "'"
+	return chunk + ":" + itoa(line) + ": " + msg + " near '" + tok + "'"
 }
 
 // wrapChunk rewrites the script so that every ".." calls the engine's

@@ -317,7 +317,8 @@ func localName(p *lua.FunctionProto, n, pc int) string {
 }
 
 // levelIsGo reports whether the function at the given call level above
-// the Go function running on L (1: its caller) is a Go function.
+// the Go function running on L (1: its caller) is a Go function, or there
+// is no such level: either way Lua's luaL_where gives no position.
 func levelIsGo(L *lua.LState, level int) bool {
 	if frameField < 0 {
 		return false
@@ -326,5 +327,5 @@ func levelIsGo(L *lua.LState, level int) bool {
 	for ; level > 0 && f != nil; level-- {
 		f = f.Parent
 	}
-	return f != nil && f.Fn != nil && f.Fn.IsG
+	return f == nil || f.Fn == nil || f.Fn.IsG
 }

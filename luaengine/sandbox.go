@@ -127,9 +127,15 @@ func (e *Engine) installBaseOverrides(g *lua.LTable) {
 			obj = lua.LString(formatNumber(float64(n)))
 		}
 		// Level 1 is error's caller, 2 its caller...; Lua adds no position
-		// when that function is a C function, as in pcall(error, 'x').
+		// when that function is a C function, as in pcall(error, 'x'), or
+		// when there is none (error('x', 2) in the script's body).
 		if level > 0 && levelIsGo(L, level) {
 			level = 0
+		}
+		if level > 0 {
+			// gopher-lua counts from error's own frame, and skips it
+			// only because it is a Go function: level 2 would be level 1.
+			level++
 		}
 		L.Error(obj, level)
 		return 0
@@ -137,6 +143,7 @@ func (e *Engine) installBaseOverrides(g *lua.LTable) {
 	set("tostring", luaTostring)
 	set("tonumber", e.luaTonumber)
 	set("pcall", e.luaPcall)
+	set("loadstring", e.luaLoadstring)
 	set("xpcall", e.luaXpcall)
 	rawset := g.RawGetString("rawset").(*lua.LFunction)
 	set("rawset", func(L *lua.LState) int {
@@ -280,6 +287,38 @@ func (e *Engine) luaPcall(L *lua.LState) int {
 	}
 	L.Insert(lua.LTrue, 1)
 	return L.GetTop()
+}
+
+// luaLoadstring is Lua 5.1's loadstring: the chunk is checked and
+// compiled as a script is (Lua 5.1's syntax errors, "%.14g" in '..'), and
+// named as luaO_chunkid names it: [string "<its first line>"] by default.
+// gopher-lua's said "<string>" and printed its own parser's errors.
+func (e *Engine) luaLoadstring(L *lua.LState) int {
+	src := L.CheckString(1)
+	name := L.OptString(2, src)
+	chunk, err := parseChunk(src, chunkID(name, compileIDSize))
+	var proto *lua.FunctionProto
+	if err == nil {
+		proto, err = lua.Compile(wrapChunk(chunk), chunkID(name, runtimeIDSize))
+	}
+	if err != nil {
+		L.Push(lua.LNil)
+		L.Push(lua.LString(compileMessage(err, chunkID(name, compileIDSize))))
+		return 2
+	}
+	// Its functions see the proxy _G, as gopher-lua's loadstring gave them.
+	outer := L.NewFunctionFromProto(proto)
+	outer.Env = e.proxy
+	L.Push(outer)
+	L.Push(e.concatFn)
+	L.Call(1, 1)
+	if proto.SourceName != chunkName {
+		if e.chunkNames == nil {
+			e.chunkNames = make(map[string]string)
+		}
+		e.chunkNames[proto.SourceName] = name
+	}
+	return 1
 }
 
 func isCallable(L *lua.LState, v lua.LValue) bool {

@@ -29,14 +29,20 @@ func (e syntaxError) Error() string { return string(e) }
 // it: a script Lua 5.1 rejects fails with Lua 5.1's message, any other goes
 // to gopher-lua's parser for the AST.
 func parseScript(src string) ([]ast.Stmt, error) {
-	sc, err := checkSyntax(src)
+	return parseChunk(src, chunkName)
+}
+
+// parseChunk is parseScript for a chunk whose errors name it chunk (Lua's
+// luaO_chunkid of its source name).
+func parseChunk(src, chunk string) ([]ast.Stmt, error) {
+	sc, err := checkSyntaxIn(src, chunk)
 	if err != nil {
 		return nil, err
 	}
 	if len(sc.hexNumerals) > 0 {
 		src = decimalNumerals(src, sc.hexNumerals)
 	}
-	return parse.Parse(strings.NewReader(src), chunkName)
+	return parse.Parse(strings.NewReader(src), chunk)
 }
 
 // decimalNumerals rewrites hexadecimal numerals as decimal ones of the
@@ -77,6 +83,10 @@ func hexNumeralValue(numeral string) string {
 // checkSyntax returns Lua 5.1's compile error for src, or nil and the
 // checker's findings.
 func checkSyntax(src string) (sc *syntaxChecker, err error) {
+	return checkSyntaxIn(src, chunkName)
+}
+
+func checkSyntaxIn(src, chunk string) (sc *syntaxChecker, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			se, ok := r.(syntaxError)
@@ -86,7 +96,7 @@ func checkSyntax(src string) (sc *syntaxChecker, err error) {
 			sc, err = nil, se
 		}
 	}()
-	sc = &syntaxChecker{src: src, line: 1, lastLine: 1, ahead: tkEOS}
+	sc = &syntaxChecker{src: src, chunkID: chunk, line: 1, lastLine: 1, ahead: tkEOS}
 	sc.nextChar()
 	sc.openFunc(0)
 	sc.fs.vararg = true // the main chunk is always vararg
@@ -173,9 +183,10 @@ const (
 
 type syntaxChecker struct {
 	src     string
-	pos     int // of the byte after current
-	current int // the byte being looked at, or endOfInput
-	line    int // ls->linenumber: where the lexer is, which error messages print
+	chunkID string // the chunk's name in messages
+	pos     int    // of the byte after current
+	current int    // the byte being looked at, or endOfInput
+	line    int    // ls->linenumber: where the lexer is, which error messages print
 	// lastLine is the line of the last token consumed, for the ambiguous
 	// call check.
 	lastLine int
@@ -248,7 +259,7 @@ func (sc *syntaxChecker) newline() {
 }
 
 func (sc *syntaxChecker) lexError(msg string, token int) {
-	text := chunkName + ":" + strconv.Itoa(sc.line) + ": " + msg
+	text := sc.chunkID + ":" + strconv.Itoa(sc.line) + ": " + msg
 	if token != 0 {
 		text += " near '" + sc.tokenText(token) + "'"
 	}
