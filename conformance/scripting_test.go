@@ -826,3 +826,32 @@ func TestScriptingLoadstring(t *testing.T) {
 		}},
 	})
 }
+
+// Redis 7.0 leaves its error handler in the globals, where scripts can see
+// and call it.
+func TestScriptingErrHandlerGlobal(t *testing.T) {
+	runCases(t, []tcase{{"__redis__err__handler", []string{
+		`EVAL "return type(__redis__err__handler)" 0`,
+		`EVAL "local n = 0 for k in pairs(_G) do n = n + 1 end return n" 0`,
+		`EVAL "local t = {} for k in pairs(_G) do t[#t+1] = k end table.sort(t) return t" 0`,
+		`EVAL "return rawget(_G, '__redis__err__handler') ~= nil" 0`,
+		`EVAL "return {pcall(function() __redis__err__handler = 1 end)}" 0`,
+		`EVAL "return __redis__err__handler('x')" 0`,
+		`EVAL "return {pcall(__redis__err__handler, 'x')}" 0`,
+		`EVAL "return type(__redis__err__handler({}))" 0`,
+		`EVAL "return __redis__err__handler({})" 0`,
+		`EVAL "local r = __redis__err__handler('x') return {r.err, r.source, r.line, r.trace}" 0`,
+		"EVAL \"\nlocal r = __redis__err__handler('x') return r.line\" 0",
+		`EVAL "local r = select(2, pcall(__redis__err__handler, 'x')) return {r.err, r.source, r.line}" 0`,
+		`EVAL "local r = __redis__err__handler() return r.err" 0`,
+		`EVAL "local r = __redis__err__handler(1.5) return r.err" 0`,
+		`EVAL "local r = __redis__err__handler(true) return r.err" 0`,
+		`EVAL "local r = __redis__err__handler({err='E', x=1}) return {r.err, r.x, r.source, r.line}" 0`,
+		`EVAL "local r = (function() return __redis__err__handler('x') end)() return {r.source, r.line}" 0`,
+		`EVAL "local r = (function() local r = __redis__err__handler('x') return r end)() return {r.source, r.line}" 0`,
+		`EVAL "local ok, r = (function() return pcall(__redis__err__handler, 'x') end)() return {r.source, r.line}" 0`,
+		`EVAL "local r = loadstring('local r = __redis__err__handler(\"q\") return r', '=nm')() return {r.err, r.source, r.line}" 0`,
+		`EVAL "__redis__err__handler(redis)" 0`,
+		`EVAL "return {pcall(__redis__err__handler, redis)}" 0`,
+	}}})
+}

@@ -121,8 +121,10 @@ type Engine struct {
 	// pcallErrFn rewrites errors caught by pcall (pcallErrorHandler).
 	pcallErrFn *lua.LFunction
 	pcallBase  int // registry index above which the innermost pcall unwinds
-	concatFn   *lua.LFunction
-	views      map[*lua.LTable]*lua.LTable // read-only view -> real table
+	// errHandlerFn is the global __redis__err__handler.
+	errHandlerFn *lua.LFunction
+	concatFn     *lua.LFunction
+	views        map[*lua.LTable]*lua.LTable // read-only view -> real table
 
 	interrupt interruptState
 }

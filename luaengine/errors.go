@@ -22,8 +22,14 @@ func (e *Engine) luaErrorHandler(L *lua.LState) int {
 		if !ok {
 			break
 		}
-		if _, err := L.GetInfo("Sl", dbg, lua.LNil); err != nil {
+		fn, err := L.GetInfo("Slf", dbg, lua.LNil)
+		if err != nil {
 			continue
+		}
+		if fn == e.errHandlerFn {
+			// It failed where Redis's Lua version would have.
+			e.errLine, e.errSource = errHandlerLine, "@"+errHandlerChunk
+			break
 		}
 		if dbg.What != "G" && dbg.CurrentLine > 0 {
 			e.errLine = dbg.CurrentLine
@@ -76,15 +82,65 @@ func (e *Engine) writeError(s *Script, err error, reason interruptReason, w Repl
 // errSourceName is the source (Lua's ar.source) of the function that
 // failed: "@user_script" for the script, or the name a loadstring'd chunk
 // was given, its text by default.
-func (e *Engine) errSourceName() string {
-	if e.errSource == chunkName || e.errSource == "" {
+func (e *Engine) errSourceName() string { return e.sourceName(e.errSource) }
+
+// sourceName is Lua's ar.source for a function gopher-lua says comes from
+// the chunk named chunk.
+func (e *Engine) sourceName(chunk string) string {
+	if chunk == chunkName || chunk == "" {
 		return "@" + chunkName
 	}
-	if name, ok := e.chunkNames[e.errSource]; ok {
+	if name, ok := e.chunkNames[chunk]; ok {
 		return name
 	}
-	return e.errSource
+	return chunk
 }
+
+// luaErrHandler is Redis 7.0's __redis__err__handler, a global scripts
+// can see and call: it makes err an error table ({err = "ERR " ..
+// tostring(err)} unless it is one) and records where its caller is, or
+// its caller's caller if that is a C function (pcall).
+func (e *Engine) luaErrHandler(L *lua.LState) int {
+	t, ok := L.Get(1).(*lua.LTable)
+	if !ok {
+		msg := tostringValue(L, L.Get(1))
+		t = L.NewTable()
+		t.RawSetString("err", lua.LString("ERR "+msg))
+	}
+	if e.isView(t) {
+		L.Error(lua.LString(errHandlerChunk+":"+itoa(errHandlerLine)+": Attempt to modify a readonly table"), 0)
+	}
+	if calledByTailCall(L) {
+		// Lua 5.1 describes a frame a tail call replaced so.
+		L.SetField(t, "source", lua.LString("=(tail call)"))
+		L.SetField(t, "line", lua.LNumber(-1))
+		L.Push(t)
+		return 1
+	}
+	dbg, ok := L.GetStack(1)
+	if ok {
+		if _, err := L.GetInfo("Sl", dbg, lua.LNil); err != nil || dbg.What == "G" {
+			dbg, ok = L.GetStack(2)
+			if ok {
+				_, err = L.GetInfo("Sl", dbg, lua.LNil)
+				ok = err == nil
+			}
+		}
+	}
+	if ok {
+		L.SetField(t, "source", lua.LString(e.sourceName(dbg.Source)))
+		L.SetField(t, "line", lua.LNumber(dbg.CurrentLine))
+	}
+	L.Push(t)
+	return 1
+}
+
+// Redis defines __redis__err__handler in a chunk of its own; its line 10
+// stores into the error table.
+const (
+	errHandlerChunk = "err_handler_def"
+	errHandlerLine  = 10
+)
 
 // gopherMessages maps gopher-lua's runtime error texts to Lua 5.1's. Lua
 // 5.1 names the variable when it can ("attempt to index local 't' (a nil

@@ -316,6 +316,24 @@ func localName(p *lua.FunctionProto, n, pc int) string {
 	return ""
 }
 
+// calledByTailCall reports whether the Go function running on L was
+// called by a Lua function's "return f(...)": Lua 5.1 would have replaced
+// the caller's frame if the function were Lua's.
+func calledByTailCall(L *lua.LState) bool {
+	if frameField < 0 {
+		return false
+	}
+	f := (*gopherFrame)(unsafe.Pointer(reflect.ValueOf(L).Elem().Field(frameField).Pointer()))
+	if f == nil || f.Parent == nil {
+		return false
+	}
+	p := f.Parent
+	if p.Fn == nil || p.Fn.IsG || p.Fn.Proto == nil || p.Pc < 1 || p.Pc > len(p.Fn.Proto.Code) {
+		return false
+	}
+	return opcode(p.Fn.Proto.Code[p.Pc-1]) == lua.OP_TAILCALL
+}
+
 // levelIsGo reports whether the function at the given call level above
 // the Go function running on L (1: its caller) is a Go function, or there
 // is no such level: either way Lua's luaL_where gives no position.

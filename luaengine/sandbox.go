@@ -144,6 +144,8 @@ func (e *Engine) installBaseOverrides(g *lua.LTable) {
 	set("tonumber", e.luaTonumber)
 	set("pcall", e.luaPcall)
 	set("loadstring", e.luaLoadstring)
+	e.errHandlerFn = L.NewFunction(e.luaErrHandler)
+	g.RawSetString("__redis__err__handler", e.errHandlerFn)
 	set("xpcall", e.luaXpcall)
 	rawset := g.RawGetString("rawset").(*lua.LFunction)
 	set("rawset", func(L *lua.LState) int {
@@ -202,6 +204,17 @@ func luaTostring(L *lua.LState) int {
 	}
 	L.Push(lua.LString(v.String()))
 	return 1
+}
+
+// tostringValue is tostring(v) for Go code.
+func tostringValue(L *lua.LState, v lua.LValue) string {
+	top := L.GetTop()
+	L.Push(L.NewFunction(luaTostring))
+	L.Push(v)
+	L.Call(1, 1)
+	s := lua.LVAsString(L.Get(-1))
+	L.SetTop(top)
+	return s
 }
 
 // luaTonumber is Lua 5.1's tonumber: C strtod syntax for base 10, and
