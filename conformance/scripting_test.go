@@ -855,3 +855,16 @@ func TestScriptingErrHandlerGlobal(t *testing.T) {
 		`EVAL "return {pcall(__redis__err__handler, redis)}" 0`,
 	}}})
 }
+
+// cmsgpack.pack writes a map's keys in lua_next's order, as cjson does.
+func TestScriptingCMsgpackKeyOrder(t *testing.T) {
+	runCases(t, []tcase{{"cmsgpack map key order", []string{
+		`EVAL "local t = {} t.a = 1 t.b = 2 t.c = 3 t.d = 4 t.e = 5 return cmsgpack.pack(t)" 0`,
+		`EVAL "local t = {} for i = 1, 20 do t['k' .. i] = i end return cmsgpack.pack(t)" 0`,
+		`EVAL "local t = {} t.hello = 1 t.world = 2 t.foo = 3 t.bar = 4 t.baz = 5 t.qux = 6 return cmsgpack.pack(t)" 0`,
+		`EVAL "return cmsgpack.pack({a = 1, b = 2, c = 3})" 0`,
+		`EVAL "local t = {} t.x = {} t.x.q = 1 t.x.r = 2 t.y = 'z' return cmsgpack.pack(t)" 0`,
+		`EVAL "local t = {1, 2, x = 1} return cmsgpack.pack(t)" 0`,
+		`EVAL "local t = {} t.a = 1 t.b = 2 t.c = 3 t.d = 4 t.e = 5 local r = {} for k in pairs(cmsgpack.unpack(cmsgpack.pack(t))) do r[#r+1] = k end return r" 0`,
+	}}})
+}

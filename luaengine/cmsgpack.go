@@ -88,14 +88,13 @@ func msgpackEncode(buf []byte, v lua.LValue, level int) []byte {
 			}
 			return buf
 		}
-		n := 0
-		for k, _ := v.Next(lua.LNil); k != lua.LNil; k, _ = v.Next(k) {
-			n++
-		}
-		buf = msgpackHeader(buf, 0x80, 0xde, n)
-		for k, val := v.Next(lua.LNil); k != lua.LNil; k, val = v.Next(k) {
+		// lua_cmsgpack walks the table with lua_next: tablePairs gives
+		// Lua 5.1's order for string keys.
+		keys, vals := tablePairs(v)
+		buf = msgpackHeader(buf, 0x80, 0xde, len(keys))
+		for i, k := range keys {
 			buf = msgpackEncode(buf, k, level+1)
-			buf = msgpackEncode(buf, val, level+1)
+			buf = msgpackEncode(buf, vals[i], level+1)
 		}
 		return buf
 	}
