@@ -868,3 +868,52 @@ func TestScriptingCMsgpackKeyOrder(t *testing.T) {
 		`EVAL "local t = {} t.a = 1 t.b = 2 t.c = 3 t.d = 4 t.e = 5 local r = {} for k in pairs(cmsgpack.unpack(cmsgpack.pack(t))) do r[#r+1] = k end return r" 0`,
 	}}})
 }
+
+// Argument errors of library functions read as luaL_argerror's: the
+// function named by the call, '?' and no position when pcall called it,
+// and "no value" for a missing argument.
+func TestScriptingArgErrors(t *testing.T) {
+	runCases(t, []tcase{{"argument errors", []string{
+		`EVAL "return string.rep()" 0`,
+		`EVAL "return ipairs()" 0`,
+		`EVAL "return {pcall(string.rep)}" 0`,
+		`EVAL "return {pcall(ipairs)}" 0`,
+		`EVAL "return {pcall(function() return string.rep() end)}" 0`,
+		`EVAL "return {pcall(function() return string.rep('x') end)}" 0`,
+		`EVAL "return {pcall(function() return string.rep(nil, 1) end)}" 0`,
+		`EVAL "return {pcall(function() return ('x'):rep() end)}" 0`,
+		`EVAL "return {pcall(function() return ('x').rep() end)}" 0`,
+		`EVAL "return {pcall(function() local s = 'x' return s:sub() end)}" 0`,
+		`EVAL "return {pcall(function() local t = {f = string.rep} return t:f() end)}" 0`,
+		`EVAL "return {pcall(function() local f = string.rep return f() end)}" 0`,
+		`EVAL "return {pcall(function() local a = 1 return string.rep(a and nil) end)}" 0`,
+		`EVAL "return {pcall(function() return string.sub() end)}" 0`,
+		`EVAL "return {pcall(function() return string.byte() end)}" 0`,
+		`EVAL "return {pcall(function() return ipairs() end)}" 0`,
+		`EVAL "return {pcall(function() return unpack() end)}" 0`,
+		`EVAL "return {pcall(function() return pairs(nil) end)}" 0`,
+		`EVAL "return {pcall(function() return next() end)}" 0`,
+		`EVAL "return {pcall(function() return rawget() end)}" 0`,
+		`EVAL "return {pcall(function() return table.concat() end)}" 0`,
+		`EVAL "return {pcall(function() return table.sort() end)}" 0`,
+		`EVAL "return {pcall(function() return math.floor('a') end)}" 0`,
+		`EVAL "return {pcall(function() return string.format('%d', 'x') end)}" 0`,
+		`EVAL "return {pcall(function() return tostring() end)}" 0`,
+		`EVAL "return {pcall(function() return getmetatable() end)}" 0`,
+		`EVAL "return {pcall(function() return tonumber('1', 99) end)}" 0`,
+		`EVAL "return {pcall(function() return bit.band() end)}" 0`,
+		`EVAL "return {pcall(function() return bit.band(1, nil) end)}" 0`,
+		`EVAL "return {pcall(function() return bit.lshift(1) end)}" 0`,
+		`EVAL "return {pcall(function() return cjson.encode() end)}" 0`,
+		`EVAL "return {pcall(cjson.encode)}" 0`,
+		`EVAL "return {pcall(function() return cmsgpack.unpack() end)}" 0`,
+		`EVAL "return struct.pack('bb', 1)" 0`,
+		`EVAL "return {pcall(struct.pack, 'bb', 1)}" 0`,
+		`EVAL "local p = struct.pack return p('bb', 1)" 0`,
+		`EVAL "return {pcall(function() return struct.unpack('b') end)}" 0`,
+		// The script's own text is left alone.
+		`EVAL "return {pcall(function() error('bad argument #1 to x (got nil)') end)}" 0`,
+		`EVAL "return {pcall(error, 'bad argument #1 to x (got nil)')}" 0`,
+		`EVAL "assert(false, 'bad argument #3 to x (got nil)')" 0`,
+	}}})
+}

@@ -121,6 +121,8 @@ type Engine struct {
 	// pcallErrFn rewrites errors caught by pcall (pcallErrorHandler).
 	pcallErrFn *lua.LFunction
 	pcallBase  int // registry index above which the innermost pcall unwinds
+	// fnRoles says which functions argument errors treat specially.
+	fnRoles map[*lua.LFunction]fnRole
 	// errHandlerFn is the global __redis__err__handler.
 	errHandlerFn *lua.LFunction
 	concatFn     *lua.LFunction

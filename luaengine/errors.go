@@ -17,6 +17,12 @@ func (e *Engine) luaErrorHandler(L *lua.LState) int {
 	// Before gopher-lua unwinds the stack: which variable failed.
 	e.errName, e.errNamed = nameFailure(L, e.concatFn, e.concatBad)
 	e.concatBad = 0
+	if msg, ok := L.Get(1).(lua.LString); ok {
+		if arg, ok := argErrorMessage(L, string(msg), e.fnRole); ok {
+			L.SetTop(0)
+			L.Push(lua.LString(arg))
+		}
+	}
 	for level := 0; level < 64; level++ {
 		dbg, ok := L.GetStack(level)
 		if !ok {
@@ -78,6 +84,9 @@ func (e *Engine) writeError(s *Script, err error, reason interruptReason, w Repl
 	}
 	w.Error(errorReplyText(msg))
 }
+
+// fnRole is the role of one of the engine's functions in argument errors.
+func (e *Engine) fnRole(fn *lua.LFunction) fnRole { return e.fnRoles[fn] }
 
 // errSourceName is the source (Lua's ar.source) of the function that
 // failed: "@user_script" for the script, or the name a loadstring'd chunk
@@ -210,15 +219,6 @@ func namedRuntimeMessage(msg string, n runtimeName) (string, bool) {
 
 func luaRuntimeMessage(msg string) string {
 	pos, rest := splitPosition(msg)
-	// gopher-lua: "bad argument #2 to format (...)"; Lua 5.1 quotes the name.
-	if strings.HasPrefix(rest, "bad argument #") {
-		if i := strings.Index(rest, " to "); i >= 0 {
-			if j := strings.Index(rest[i+4:], " ("); j >= 0 && !strings.HasPrefix(rest[i+4:], "'") {
-				name := rest[i+4 : i+4+j]
-				return pos + rest[:i+4] + "'" + name + "'" + rest[i+4+j:]
-			}
-		}
-	}
 	if msg, ok := compareMessage(rest); ok {
 		return pos + msg
 	}

@@ -2,6 +2,8 @@ package luaengine
 
 import (
 	"reflect"
+	"strconv"
+	"strings"
 	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
@@ -315,6 +317,85 @@ func localName(p *lua.FunctionProto, n, pc int) string {
 	}
 	return ""
 }
+
+// argErrorMessage rewrites gopher-lua's "bad argument" error, raised by a
+// Go function, as Lua 5.1's luaL_argerror words it: the function is named
+// by the instruction that called it (and a method's self is not counted),
+// '?' and no position when a Go function (pcall) called it, and a missing
+// argument is "no value" rather than nil (unless the function words its
+// own type errors, roleOwnArgs). role tells what the engine's functions are.
+func argErrorMessage(L *lua.LState, msg string, role func(*lua.LFunction) fnRole) (string, bool) {
+	transparent := func(fn *lua.LFunction) bool { return role(fn) == roleTransparent }
+	pos, rest := splitPosition(msg)
+	const prefix = "bad argument #"
+	if !strings.HasPrefix(rest, prefix) {
+		return "", false
+	}
+	digits := len(prefix)
+	for digits < len(rest) && rest[digits] >= '0' && rest[digits] <= '9' {
+		digits++
+	}
+	n, err := strconv.Atoi(rest[len(prefix):digits])
+	if err != nil || !strings.HasPrefix(rest[digits:], " to ") {
+		return "", false
+	}
+	name, detail, ok := strings.Cut(rest[digits+len(" to "):], " (")
+	if !ok {
+		return "", false
+	}
+	detail = "(" + detail
+	name = strings.Trim(name, "'")
+
+	if frameField < 0 {
+		return "", false
+	}
+	handler := (*gopherFrame)(unsafe.Pointer(reflect.ValueOf(L).Elem().Field(frameField).Pointer()))
+	if handler == nil || handler.Parent == nil {
+		return "", false
+	}
+	f := handler.Parent
+	if f.Fn == nil || !f.Fn.IsG || transparent(f.Fn) {
+		return "", false
+	}
+	if n > f.NArgs && strings.HasSuffix(detail, ", got nil)") && role(f.Fn) != roleOwnArgs {
+		detail = strings.TrimSuffix(detail, "nil)") + "no value)"
+	}
+	c := f.Parent
+	for c != nil && c.Fn != nil && c.Fn.IsG && transparent(c.Fn) {
+		c = c.Parent
+	}
+	if c == nil || c.Fn == nil || c.Fn.IsG || c.Fn.Proto == nil || c.Pc < 1 || c.Pc > len(c.Fn.Proto.Code) {
+		return "bad argument #" + itoa(n) + " to '?' " + detail, true
+	}
+	inst := c.Fn.Proto.Code[c.Pc-1]
+	if op := opcode(inst); op == lua.OP_CALL || op == lua.OP_TAILCALL {
+		kind, called := objectName(c.Fn.Proto, c.Pc-1, argA(inst))
+		if called != "" {
+			name = called
+		}
+		if kind == "method" {
+			n--
+			if n == 0 {
+				return pos + "calling '" + name + "' on bad self " + detail, true
+			}
+		}
+	}
+	return pos + "bad argument #" + itoa(n) + " to '" + name + "' " + detail, true
+}
+
+// fnRole is what argErrorMessage needs to know of a Go function.
+type fnRole uint8
+
+const (
+	roleNone fnRole = iota
+	// roleTransparent: a wrapper that calls the real function through the
+	// VM (seeThrough), which Lua 5.1 would not see as a caller, or error
+	// and assert, whose messages are the script's text.
+	roleTransparent
+	// roleOwnArgs: a library function of ours that already says "no
+	// value" or "nil" as its C original does.
+	roleOwnArgs
+)
 
 // calledByTailCall reports whether the Go function running on L was
 // called by a Lua function's "return f(...)": Lua 5.1 would have replaced

@@ -30,6 +30,13 @@ func (e *Engine) setupSandbox() {
 	g.RawSetString("cjson", newCJSONLib(L))
 	g.RawSetString("struct", newStructLib(L))
 	g.RawSetString("cmsgpack", newCMsgpackLib(L))
+	for _, lib := range []string{"cjson", "struct", "cmsgpack"} {
+		g.RawGetString(lib).(*lua.LTable).ForEach(func(_, v lua.LValue) {
+			if fn, ok := v.(*lua.LFunction); ok {
+				e.setRole(fn, roleOwnArgs)
+			}
+		})
+	}
 
 	e.concatFn = L.NewFunction(e.luaConcat)
 	e.errFn = L.NewFunction(e.luaErrorHandler)
@@ -92,7 +99,7 @@ func (e *Engine) isView(v lua.LValue) bool {
 // first argument is replaced by the table behind it (rawget, next, pairs,
 // ipairs must see the real contents, as they do on Redis's readonly tables).
 func (e *Engine) seeThrough(fn *lua.LFunction) *lua.LFunction {
-	return e.L.NewFunction(func(L *lua.LState) int {
+	wrapper := e.L.NewFunction(func(L *lua.LState) int {
 		if t, ok := L.Get(1).(*lua.LTable); ok {
 			if real := e.views[t]; real != nil {
 				L.Replace(1, real)
@@ -105,6 +112,15 @@ func (e *Engine) seeThrough(fn *lua.LFunction) *lua.LFunction {
 		L.Call(n, lua.MultRet)
 		return L.GetTop()
 	})
+	e.setRole(wrapper, roleTransparent)
+	return wrapper
+}
+
+func (e *Engine) setRole(fn *lua.LFunction, role fnRole) {
+	if e.fnRoles == nil {
+		e.fnRoles = make(map[*lua.LFunction]fnRole)
+	}
+	e.fnRoles[fn] = role
 }
 
 // errReadonly is raised without a position, like the C API errors of the
@@ -140,6 +156,11 @@ func (e *Engine) installBaseOverrides(g *lua.LTable) {
 		L.Error(obj, level)
 		return 0
 	})
+	// error and assert raise the script's own text, which is never
+	// rewritten as an argument error.
+	for _, name := range []string{"error", "assert"} {
+		e.setRole(g.RawGetString(name).(*lua.LFunction), roleTransparent)
+	}
 	set("tostring", luaTostring)
 	set("tonumber", e.luaTonumber)
 	set("pcall", e.luaPcall)
@@ -406,8 +427,12 @@ func pcallErrorValue(err error) lua.LValue {
 func (e *Engine) pcallErrorHandler(L *lua.LState) int {
 	obj := L.Get(1)
 	if s, ok := obj.(lua.LString); ok {
-		name, named := nameFailure(L, e.concatFn, e.concatBad)
-		obj = lua.LString(runtimeMessage(string(s), name, named))
+		if arg, ok := argErrorMessage(L, string(s), e.fnRole); ok {
+			obj = lua.LString(arg)
+		} else {
+			name, named := nameFailure(L, e.concatFn, e.concatBad)
+			obj = lua.LString(runtimeMessage(string(s), name, named))
+		}
 	}
 	e.concatBad = 0
 	closeUpvalues(L, e.pcallBase)
