@@ -917,3 +917,41 @@ func TestScriptingArgErrors(t *testing.T) {
 		`EVAL "assert(false, 'bad argument #3 to x (got nil)')" 0`,
 	}}})
 }
+
+// Base and library functions check their arguments as Lua 5.1's do.
+func TestScriptingLibraryChecks(t *testing.T) {
+	runCases(t, []tcase{{"library argument checks", []string{
+		`EVAL "return {pcall(function() return table.concat({{}}) end)}" 0`,
+		`EVAL "return {pcall(function() return table.concat({1, {}, 3}) end)}" 0`,
+		`EVAL "return {pcall(function() return table.concat({1, true}) end)}" 0`,
+		`EVAL "return {pcall(function() return setmetatable(1, {}) end)}" 0`,
+		`EVAL "return {pcall(function() return setmetatable() end)}" 0`,
+		`EVAL "return {pcall(function() return setmetatable({}, 1) end)}" 0`,
+		`EVAL "return {pcall(function() return setmetatable({}) end)}" 0`,
+		`EVAL "return {pcall(function() return setmetatable({}, nil) end)}" 0`,
+		`EVAL "return {pcall(function() return setmetatable(setmetatable({}, {__metatable = 1}), {}) end)}" 0`,
+		`EVAL "return {pcall(function() return setmetatable(redis, 1) end)}" 0`,
+		`EVAL "return {pcall(function() return setmetatable(redis, {}) end)}" 0`,
+		`EVAL "return {pcall(setmetatable, {})}" 0`,
+		`EVAL "return {pcall(function() return string.char(256) end)}" 0`,
+		`EVAL "return {pcall(function() return string.char(-1) end)}" 0`,
+		`EVAL "return {pcall(function() return string.char('65', 66.7) end)}" 0`,
+		`EVAL "return {pcall(function() return string.char(65.9, -0.5) end)}" 0`,
+		`EVAL "return {pcall(function() return string.char('x') end)}" 0`,
+		`EVAL "return {pcall(function() return string.char() end)}" 0`,
+		`EVAL "return ('x'):char()" 0`,
+		`EVAL "return {pcall(function() return math.max() end)}" 0`,
+		`EVAL "return {pcall(function() return math.min() end)}" 0`,
+		`EVAL "return {pcall(function() return math.max('3', 2) end)}" 0`,
+		`EVAL "return {pcall(function() return select('x') end)}" 0`,
+		`EVAL "return {pcall(function() return select() end)}" 0`,
+		`EVAL "return {pcall(function() return select(-1, 'a', 'b') end)}" 0`,
+		`EVAL "return {pcall(function() return select(-5, 'a') end)}" 0`,
+		`EVAL "return {pcall(function() return select(0, 'a') end)}" 0`,
+		`EVAL "return {pcall(function() return select('2', 'a', 'b') end)}" 0`,
+		`EVAL "return {pcall(function() return select(5, 'a') end)}" 0`,
+		`EVAL "return {pcall(function() return select('#x', 'a') end)}" 0`,
+		`EVAL "return {pcall(function() return select(1.5, 'a', 'b') end)}" 0`,
+		`EVAL "return select('#', 1, 2, 3)" 0`,
+	}}})
+}

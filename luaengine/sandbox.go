@@ -162,6 +162,7 @@ func (e *Engine) installBaseOverrides(g *lua.LTable) {
 		e.setRole(g.RawGetString(name).(*lua.LFunction), roleTransparent)
 	}
 	set("tostring", luaTostring)
+	set("select", luaSelect)
 	set("tonumber", e.luaTonumber)
 	set("pcall", e.luaPcall)
 	set("loadstring", e.luaLoadstring)
@@ -177,6 +178,14 @@ func (e *Engine) installBaseOverrides(g *lua.LTable) {
 	})
 	setmt := g.RawGetString("setmetatable").(*lua.LFunction)
 	set("setmetatable", func(L *lua.LState) int {
+		// luaB_setmetatable's checks come first; gopher-lua's accepts a
+		// missing metatable and silently ignores a non-table.
+		if L.Get(1).Type() != lua.LTTable {
+			L.TypeError(1, lua.LTTable)
+		}
+		if t := L.Get(2).Type(); L.GetTop() < 2 || t != lua.LTNil && t != lua.LTTable {
+			L.ArgError(2, "nil or table expected")
+		}
 		if e.isView(L.Get(1)) {
 			return errReadonly(L)
 		}
@@ -450,6 +459,37 @@ func (e *Engine) installMathOverrides(m *lua.LTable) {
 		return 0
 	}))
 	m.RawSetString("mod", m.RawGetString("fmod"))
+	// math.max() and math.min() check their first argument as Lua 5.1's
+	// do; gopher-lua's say "wrong number of arguments".
+	for _, name := range []string{"max", "min"} {
+		orig := m.RawGetString(name).(*lua.LFunction)
+		m.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
+			if L.GetTop() == 0 {
+				L.TypeError(1, lua.LTNumber)
+			}
+			return orig.GFunction(L)
+		}))
+	}
+}
+
+// luaSelect is Lua 5.1's select: "#" or any string starting with it
+// counts, else the index is luaL_checkint's (a numeric string will do).
+func luaSelect(L *lua.LState) int {
+	n := L.GetTop()
+	if s, ok := L.Get(1).(lua.LString); ok && len(s) > 0 && s[0] == '#' {
+		L.Push(lua.LNumber(n - 1))
+		return 1
+	}
+	i := int(luaCheckNumber(L, 1))
+	if i < 0 {
+		i = n + i
+	} else if i > n {
+		i = n
+	}
+	if i < 1 {
+		L.ArgError(1, "index out of range")
+	}
+	return n - i
 }
 
 func (e *Engine) luaRandom(L *lua.LState) int {

@@ -28,6 +28,7 @@ func (e *Engine) installStringOverrides(s *lua.LTable) {
 		s.RawSetString("gfind", gm)
 	}
 	s.RawSetString("format", L.NewFunction(strFormat))
+	s.RawSetString("char", L.NewFunction(strChar))
 	max := e.opts.MaxStringSize
 	s.RawSetString("rep", L.NewFunction(func(L *lua.LState) int {
 		str := luaCheckString(L, 1)
@@ -147,7 +148,7 @@ func tableConcat(L *lua.LState) int {
 		case lua.LNumber:
 			b = appendNumber(b, float64(v), 14)
 		default:
-			L.RaiseError("invalid value (at index %d) in table for 'concat'", k)
+			L.RaiseError("invalid value (%s) at index %d in table for 'concat'", v.Type().String(), k)
 		}
 		if k != j {
 			b = append(b, sep...)
@@ -324,4 +325,20 @@ func pad(s, width string, left, zero bool) string {
 		return sign + strings.Repeat("0", w-len(s)-len(sign)) + s
 	}
 	return fill + s
+}
+
+// strChar is Lua 5.1's string.char: luaL_checkint arguments (numeric
+// strings too, truncated) that must fit a byte.
+func strChar(L *lua.LState) int {
+	n := L.GetTop()
+	b := make([]byte, n)
+	for i := 1; i <= n; i++ {
+		c := int(luaCheckNumber(L, i))
+		if c < 0 || c > 255 {
+			L.ArgError(i, "invalid value")
+		}
+		b[i-1] = byte(c)
+	}
+	L.Push(lua.LString(b))
+	return 1
 }
