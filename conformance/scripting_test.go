@@ -955,3 +955,44 @@ func TestScriptingLibraryChecks(t *testing.T) {
 		`EVAL "return select('#', 1, 2, 3)" 0`,
 	}}})
 }
+
+// Functions that push many results stop where lua_checkstack does, and an
+// error raised by a function pcall called directly has no position.
+func TestScriptingStackLimits(t *testing.T) {
+	runCases(t, []tcase{
+		{"unpack and string.byte limits", []string{
+			`EVAL "return select('#', unpack({}, 1, 7997))" 0`,
+			`EVAL "return {pcall(unpack, {}, 1, 7998)}" 0`,
+			`EVAL "return select('#', unpack({}, 1, 7998))" 0`,
+			`EVAL "return {pcall(function() return unpack({}, 1, 1e8) end)}" 0`,
+			// The server still answers after them.
+			`EVAL "return 1" 0`,
+			`EVAL "return {unpack({1, 2, 3}, '2')}" 0`,
+			`EVAL "return {unpack({1, 2, 3}, 2, nil)}" 0`,
+			`EVAL "return {unpack({1, 2, 3}, -1, 1)}" 0`,
+			`EVAL "return {pcall(unpack, nil)}" 0`,
+			`EVAL "return {string.byte('abc', -2, 10)}" 0`,
+			`EVAL "return {string.byte('abc', 0)}" 0`,
+			`EVAL "return {string.byte('abc', '2')}" 0`,
+			`EVAL "return {string.byte('abc', 3, 1)}" 0`,
+			`EVAL "return {string.byte('')}" 0`,
+			`EVAL "return {string.byte('abc', -10, -2)}" 0`,
+			`EVAL "return {string.byte(123, 2)}" 0`,
+			`EVAL "return {('abc'):byte(2, 3)}" 0`,
+			`EVAL "return {string.byte('abc', 1.9, 2.9)}" 0`,
+			`EVAL "return {pcall(string.byte)}" 0`,
+			`EVAL "return select('#', string.byte(string.rep('x', 7997), 1, -1))" 0`,
+			`EVAL "return select('#', string.byte(string.rep('x', 7998), 1, -1))" 0`,
+			`EVAL "return {pcall(function() return select('#', string.byte(string.rep('x', 9000), 1, -1)) end)}" 0`,
+			`EVAL "return {pcall(function() local function f() return 1 + f() end return f() end)}" 0`,
+			`EVAL "return {xpcall(function() local function f() return 1 + f() end return f() end, function(m) return m end)}" 0`,
+			`EVAL "return 1" 0`,
+		}},
+		{"errors of functions pcall calls", []string{
+			`EVAL "return {pcall(string.format, '%y', 1)}" 0`,
+			`EVAL "return {pcall(cjson.decode, '{')}" 0`,
+			`EVAL "return {pcall(redis.call, 'nosuch')}" 0`,
+			`EVAL "return {pcall(tonumber)}" 0`,
+		}},
+	})
+}

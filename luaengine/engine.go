@@ -121,6 +121,11 @@ type Engine struct {
 	// pcallErrFn rewrites errors caught by pcall (pcallErrorHandler).
 	pcallErrFn *lua.LFunction
 	pcallBase  int // registry index above which the innermost pcall unwinds
+	// guardFn runs a pcall's PCall with handler (protectedCall), which
+	// reads its handler from guardErrFn and leaves its error in guardErr.
+	guardFn    *lua.LFunction
+	guardErrFn *lua.LFunction
+	guardErr   error
 	// fnRoles says which functions argument errors treat specially.
 	fnRoles map[*lua.LFunction]fnRole
 	// errHandlerFn is the global __redis__err__handler.

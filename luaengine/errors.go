@@ -88,6 +88,10 @@ func (e *Engine) writeError(s *Script, err error, reason interruptReason, w Repl
 // fnRole is the role of one of the engine's functions in argument errors.
 func (e *Engine) fnRole(fn *lua.LFunction) fnRole { return e.fnRoles[fn] }
 
+// isHiddenFrame reports whether fn runs in a frame Lua 5.1 would not have:
+// pcall's guard (protectedCall).
+func (e *Engine) isHiddenFrame(fn *lua.LFunction) bool { return fn == e.guardFn }
+
 // errSourceName is the source (Lua's ar.source) of the function that
 // failed: "@user_script" for the script, or the name a loadstring'd chunk
 // was given, its text by default.
@@ -126,19 +130,9 @@ func (e *Engine) luaErrHandler(L *lua.LState) int {
 		L.Push(t)
 		return 1
 	}
-	dbg, ok := L.GetStack(1)
-	if ok {
-		if _, err := L.GetInfo("Sl", dbg, lua.LNil); err != nil || dbg.What == "G" {
-			dbg, ok = L.GetStack(2)
-			if ok {
-				_, err = L.GetInfo("Sl", dbg, lua.LNil)
-				ok = err == nil
-			}
-		}
-	}
-	if ok {
-		L.SetField(t, "source", lua.LString(e.sourceName(dbg.Source)))
-		L.SetField(t, "line", lua.LNumber(dbg.CurrentLine))
+	if source, line, ok := callerPosition(L, e.isHiddenFrame); ok {
+		L.SetField(t, "source", lua.LString(e.sourceName(source)))
+		L.SetField(t, "line", lua.LNumber(line))
 	}
 	L.Push(t)
 	return 1

@@ -383,6 +383,32 @@ func argErrorMessage(L *lua.LState, msg string, role func(*lua.LFunction) fnRole
 	return pos + "bad argument #" + itoa(n) + " to '" + name + "' " + detail, true
 }
 
+// unpositioned drops the position gopher-lua gave an error raised by a Go
+// function that a Go function (pcall) called: luaL_error's position is its
+// caller's, and a C caller has none.
+func unpositioned(L *lua.LState, msg string, role func(*lua.LFunction) fnRole) (string, bool) {
+	pos, rest := splitPosition(msg)
+	if pos == "" || frameField < 0 {
+		return "", false
+	}
+	handler := (*gopherFrame)(unsafe.Pointer(reflect.ValueOf(L).Elem().Field(frameField).Pointer()))
+	if handler == nil || handler.Parent == nil {
+		return "", false
+	}
+	f := handler.Parent
+	if f.Fn == nil || !f.Fn.IsG || role(f.Fn) == roleTransparent {
+		return "", false
+	}
+	c := f.Parent
+	for c != nil && c.Fn != nil && c.Fn.IsG && role(c.Fn) == roleTransparent {
+		c = c.Parent
+	}
+	if c != nil && c.Fn != nil && !c.Fn.IsG {
+		return "", false
+	}
+	return rest, true
+}
+
 // fnRole is what argErrorMessage needs to know of a Go function.
 type fnRole uint8
 
@@ -415,16 +441,49 @@ func calledByTailCall(L *lua.LState) bool {
 	return opcode(p.Fn.Proto.Code[p.Pc-1]) == lua.OP_TAILCALL
 }
 
-// levelIsGo reports whether the function at the given call level above
-// the Go function running on L (1: its caller) is a Go function, or there
-// is no such level: either way Lua's luaL_where gives no position.
-func levelIsGo(L *lua.LState, level int) bool {
+// callerPosition is the chunk and line of the Lua function that called
+// the Go function running on L, directly or through one Go function (as
+// __redis__err__handler's debug.getinfo(2), then (3) if that is C), not
+// counting hidden frames.
+func callerPosition(L *lua.LState, hidden func(*lua.LFunction) bool) (source string, line int, ok bool) {
 	if frameField < 0 {
-		return false
+		return "", 0, false
 	}
 	f := (*gopherFrame)(unsafe.Pointer(reflect.ValueOf(L).Elem().Field(frameField).Pointer()))
-	for ; level > 0 && f != nil; level-- {
-		f = f.Parent
+	next := func(f *gopherFrame) *gopherFrame {
+		for f = f.Parent; f != nil && hidden(f.Fn); f = f.Parent {
+		}
+		return f
 	}
-	return f == nil || f.Fn == nil || f.Fn.IsG
+	if f == nil {
+		return "", 0, false
+	}
+	f = next(f)
+	if f != nil && f.Fn != nil && f.Fn.IsG {
+		f = next(f)
+	}
+	if f == nil || f.Fn == nil || f.Fn.IsG || f.Fn.Proto == nil || f.Pc < 1 || f.Pc > len(f.Fn.Proto.DbgSourcePositions) {
+		return "", 0, false
+	}
+	return f.Fn.Proto.SourceName, f.Fn.Proto.DbgSourcePositions[f.Pc-1], true
+}
+
+// levelWhere is luaL_where for the function at the given call level above
+// the Go function running on L (1: its caller), not counting hidden
+// frames: "<chunk>:<line>: ", or "" for a Go function or no function.
+func levelWhere(L *lua.LState, level int, hidden func(*lua.LFunction) bool) string {
+	if frameField < 0 {
+		return ""
+	}
+	f := (*gopherFrame)(unsafe.Pointer(reflect.ValueOf(L).Elem().Field(frameField).Pointer()))
+	for f != nil && level > 0 {
+		f = f.Parent
+		if f != nil && !hidden(f.Fn) {
+			level--
+		}
+	}
+	if f == nil || f.Fn == nil || f.Fn.IsG || f.Fn.Proto == nil || f.Pc < 1 || f.Pc > len(f.Fn.Proto.DbgSourcePositions) {
+		return ""
+	}
+	return f.Fn.Proto.SourceName + ":" + itoa(f.Fn.Proto.DbgSourcePositions[f.Pc-1]) + ": "
 }

@@ -41,6 +41,7 @@ func (e *Engine) setupSandbox() {
 	e.concatFn = L.NewFunction(e.luaConcat)
 	e.errFn = L.NewFunction(e.luaErrorHandler)
 	e.pcallErrFn = L.NewFunction(e.pcallErrorHandler)
+	e.guardFn = L.NewFunction(e.guardedPCall)
 
 	e.keys = L.NewTable()
 	e.argv = L.NewTable()
@@ -133,6 +134,7 @@ func errReadonly(L *lua.LState) int {
 func (e *Engine) installBaseOverrides(g *lua.LTable) {
 	L := e.L
 	set := func(name string, fn lua.LGFunction) { g.RawSetString(name, L.NewFunction(fn)) }
+	g.RawSetString("unpack", L.NewFunction(luaUnpack))
 	for _, name := range []string{"rawget", "next", "pairs", "ipairs", "unpack"} {
 		g.RawSetString(name, e.seeThrough(g.RawGetString(name).(*lua.LFunction)))
 	}
@@ -144,16 +146,12 @@ func (e *Engine) installBaseOverrides(g *lua.LTable) {
 		}
 		// Level 1 is error's caller, 2 its caller...; Lua adds no position
 		// when that function is a C function, as in pcall(error, 'x'), or
-		// when there is none (error('x', 2) in the script's body).
-		if level > 0 && levelIsGo(L, level) {
-			level = 0
+		// when there is none (error('x', 2) in the script's body). The
+		// engine's hidden frames (pcall's guard) are not levels.
+		if msg, ok := obj.(lua.LString); ok && level > 0 {
+			obj = lua.LString(levelWhere(L, level, e.isHiddenFrame) + string(msg))
 		}
-		if level > 0 {
-			// gopher-lua counts from error's own frame, and skips it
-			// only because it is a Go function: level 2 would be level 1.
-			level++
-		}
-		L.Error(obj, level)
+		L.Error(obj, 0)
 		return 0
 	})
 	// error and assert raise the script's own text, which is never
@@ -167,6 +165,8 @@ func (e *Engine) installBaseOverrides(g *lua.LTable) {
 	set("pcall", e.luaPcall)
 	set("loadstring", e.luaLoadstring)
 	e.errHandlerFn = L.NewFunction(e.luaErrHandler)
+	// Its own errors carry Redis's position of them.
+	e.setRole(e.errHandlerFn, roleTransparent)
 	g.RawSetString("__redis__err__handler", e.errHandlerFn)
 	set("xpcall", e.luaXpcall)
 	rawset := g.RawGetString("rawset").(*lua.LFunction)
@@ -321,7 +321,7 @@ func (e *Engine) luaPcall(L *lua.LState) int {
 	nargs := L.GetTop() - 1
 	outer := e.pcallBase
 	e.pcallBase = frameBase(L)
-	err := L.PCall(nargs, lua.MultRet, e.pcallErrFn)
+	err := e.protectedCall(L, nargs, e.pcallErrFn)
 	e.pcallBase = outer
 	if err != nil {
 		L.Push(lua.LFalse)
@@ -330,6 +330,62 @@ func (e *Engine) luaPcall(L *lua.LState) int {
 	}
 	L.Insert(lua.LTrue, 1)
 	return L.GetTop()
+}
+
+// protectedCall is L.PCall(nargs, MultRet, errFn) for the function below
+// its nargs arguments, run inside a PCall without handler: when the
+// registry is full, gopher-lua's PCall cannot push the handler and its
+// panic would escape, leaving the state broken; the outer PCall restores
+// the stack and reports it as an error.
+func (e *Engine) protectedCall(L *lua.LState, nargs int, errFn *lua.LFunction) error {
+	e.guardErrFn = errFn
+	L.Insert(e.guardFn, L.GetTop()-nargs)
+	err := L.PCall(nargs+1, lua.MultRet, nil)
+	if err == nil {
+		err = e.guardErr
+	}
+	e.guardErr = nil
+	return err
+}
+
+// guardedPCall is protectedCall's inner function.
+func (e *Engine) guardedPCall(L *lua.LState) int {
+	errFn := e.guardErrFn
+	if err := L.PCall(L.GetTop()-1, lua.MultRet, errFn); err != nil {
+		e.guardErr = err
+		return 0
+	}
+	e.guardErr = nil
+	return L.GetTop()
+}
+
+// maxCStack is Lua 5.1's LUAI_MAXCSTACK: lua_checkstack refuses to grow a
+// C function's stack past it.
+const maxCStack = 8000
+
+// luaUnpack is Lua 5.1's unpack, which refuses more results than
+// lua_checkstack allows; gopher-lua's fills the registry instead.
+func luaUnpack(L *lua.LState) int {
+	t := L.CheckTable(1)
+	i := 1
+	if L.Get(2) != lua.LNil {
+		i = int(luaCheckNumber(L, 2))
+	}
+	last := t.Len()
+	if L.Get(3) != lua.LNil {
+		last = int(luaCheckNumber(L, 3))
+	}
+	if i > last {
+		return 0
+	}
+	n := last - i + 1
+	if n <= 0 || L.GetTop()+n > maxCStack {
+		L.RaiseError("too many results to unpack")
+	}
+	for k := i; k <= last; k++ {
+		L.Push(t.RawGetInt(k))
+	}
+	return n
 }
 
 // luaLoadstring is Lua 5.1's loadstring: the chunk is checked and
@@ -402,7 +458,7 @@ func (e *Engine) luaXpcall(L *lua.LState) int {
 	})
 	outer := e.pcallBase
 	e.pcallBase = frameBase(L)
-	err := L.PCall(0, lua.MultRet, errFn)
+	err := e.protectedCall(L, 0, errFn)
 	e.pcallBase = outer
 	if err != nil {
 		var obj lua.LValue = lua.LString(err.Error())
@@ -438,6 +494,8 @@ func (e *Engine) pcallErrorHandler(L *lua.LState) int {
 	if s, ok := obj.(lua.LString); ok {
 		if arg, ok := argErrorMessage(L, string(s), e.fnRole); ok {
 			obj = lua.LString(arg)
+		} else if bare, ok := unpositioned(L, string(s), e.fnRole); ok {
+			obj = lua.LString(bare)
 		} else {
 			name, named := nameFailure(L, e.concatFn, e.concatBad)
 			obj = lua.LString(runtimeMessage(string(s), name, named))

@@ -29,6 +29,7 @@ func (e *Engine) installStringOverrides(s *lua.LTable) {
 	}
 	s.RawSetString("format", L.NewFunction(strFormat))
 	s.RawSetString("char", L.NewFunction(strChar))
+	s.RawSetString("byte", L.NewFunction(strByte))
 	max := e.opts.MaxStringSize
 	s.RawSetString("rep", L.NewFunction(func(L *lua.LState) int {
 		str := luaCheckString(L, 1)
@@ -341,4 +342,50 @@ func strChar(L *lua.LState) int {
 	}
 	L.Push(lua.LString(b))
 	return 1
+}
+
+// strByte is Lua 5.1's string.byte: luaL_optinteger positions (numeric
+// strings too), and a slice longer than lua_checkstack allows is an error
+// rather than a full registry.
+func strByte(L *lua.LState) int {
+	str := luaCheckString(L, 1)
+	posi := strPosition(optInteger(L, 2, 1), len(str))
+	pose := strPosition(optInteger(L, 3, posi), len(str))
+	if posi <= 0 {
+		posi = 1
+	}
+	if pose > len(str) {
+		pose = len(str)
+	}
+	if posi > pose {
+		return 0
+	}
+	n := pose - posi + 1
+	if L.GetTop()+n > maxCStack {
+		L.RaiseError("stack overflow (string slice too long)")
+	}
+	for i := posi; i <= pose; i++ {
+		L.Push(lua.LNumber(str[i-1]))
+	}
+	return n
+}
+
+// strPosition is lstrlib.c's posrelat: a negative position counts from the
+// end.
+func strPosition(pos, length int) int {
+	if pos < 0 {
+		pos += length + 1
+	}
+	if pos < 0 {
+		return 0
+	}
+	return pos
+}
+
+// optInteger is luaL_optinteger: nil or absent is def.
+func optInteger(L *lua.LState, n, def int) int {
+	if L.Get(n) == lua.LNil {
+		return def
+	}
+	return int(luaCheckNumber(L, n))
 }
