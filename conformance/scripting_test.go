@@ -996,3 +996,25 @@ func TestScriptingStackLimits(t *testing.T) {
 		}},
 	})
 }
+
+// table.insert takes two or three arguments and refuses read-only tables
+// (whose views it used to write into, for every later script).
+func TestScriptingTableInsert(t *testing.T) {
+	runCases(t, []tcase{{"table.insert", []string{
+		`EVAL "table.insert(redis, 1)" 0`,
+		`EVAL "return #redis" 0`,
+		`EVAL "table.insert(_G, 1)" 0`,
+		`EVAL "return {pcall(table.insert, {}, 1, 2, 3)}" 0`,
+		`EVAL "return {pcall(table.insert, {})}" 0`,
+		`EVAL "return {pcall(table.insert, redis)}" 0`,
+		`EVAL "return {pcall(table.insert, 1, 2)}" 0`,
+		`EVAL "local t = {1,2,3} table.insert(t, 2, 'x') return t" 0`,
+		`EVAL "local t = {1,2,3} table.insert(t, '2', 'x') return t" 0`,
+		`EVAL "local t = {1,2,3} table.insert(t, 1, 'x') return t" 0`,
+		`EVAL "local t = {1,2,3} table.insert(t, 4, 'x') return t" 0`,
+		`EVAL "local t = {} table.insert(t, 0, 'x') return {#t, t[0]}" 0`,
+		`EVAL "local t = {'a'} table.insert(t, nil) return #t" 0`,
+		`EVAL "table.insert(KEYS, 'x') return KEYS" 0`,
+		`EVAL "local t = {} table.foreach(redis, function(k) t[#t+1] = k end) return #t" 0`,
+	}}})
+}

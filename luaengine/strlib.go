@@ -85,6 +85,7 @@ func luaCheckNumber(L *lua.LState, n int) float64 {
 func (e *Engine) installTableOverrides(t *lua.LTable) {
 	L := e.L
 	t.RawSetString("concat", L.NewFunction(tableConcat))
+	t.RawSetString("insert", L.NewFunction(e.tableInsert))
 	t.RawSetString("getn", L.NewFunction(func(L *lua.LState) int {
 		L.Push(lua.LNumber(L.CheckTable(1).Len()))
 		return 1
@@ -95,6 +96,9 @@ func (e *Engine) installTableOverrides(t *lua.LTable) {
 	}))
 	t.RawSetString("foreach", L.NewFunction(func(L *lua.LState) int {
 		tb := L.CheckTable(1)
+		if real := e.views[tb]; real != nil {
+			tb = real // Redis's readonly tables list their contents
+		}
 		fn := L.CheckFunction(2)
 		for k, v := tb.Next(lua.LNil); k != lua.LNil; k, v = tb.Next(k) {
 			L.Push(fn)
@@ -388,4 +392,32 @@ func optInteger(L *lua.LState, n, def int) int {
 		return def
 	}
 	return int(luaCheckNumber(L, n))
+}
+
+// tableInsert is Lua 5.1's table.insert: two or three arguments, a
+// numeric-string position, and Redis's error for a read-only table (whose
+// view gopher-lua's would have written into, for every later script).
+func (e *Engine) tableInsert(L *lua.LState) int {
+	t := L.CheckTable(1)
+	top := L.GetTop()
+	last := t.Len() + 1
+	pos := last
+	switch top {
+	case 2:
+	case 3:
+		pos = int(luaCheckNumber(L, 2))
+		if pos > last {
+			last = pos
+		}
+	default:
+		L.RaiseError("wrong number of arguments to 'insert'")
+	}
+	if e.isView(t) {
+		return errReadonly(L)
+	}
+	for i := last; i > pos; i-- {
+		t.RawSetInt(i, t.RawGetInt(i-1))
+	}
+	t.RawSetInt(pos, L.Get(top))
+	return 0
 }
