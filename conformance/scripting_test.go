@@ -297,6 +297,10 @@ func TestScripting(t *testing.T) {
 			`EVAL "local t = {1, 2, 3} table.remove(t, 1) return t" 0`,
 			`EVAL "return table.getn({1, 2, 3})" 0`,
 			`EVAL "return {unpack({1, 2, 3})}" 0`,
+			// 60 nested calls each holding 7,000 values: the Lua stack grows
+			// to 420,000 slots (and fast: gopher-lua's default growth step
+			// made this take seconds).
+			`EVAL "local t = {} for i = 1, 7000 do t[i] = i end local function f(n, ...) if n == 0 then return select('#', ...) end return 1 + f(n - 1, unpack(t)) end return f(60)" 0`,
 			`EVAL "return redis.sha1hex('')" 0`,
 			`EVAL "return redis.sha1hex('hello')" 0`,
 			`EVAL "return string.rep('ab', 3)" 0`,

@@ -134,6 +134,7 @@ type Engine struct {
 	views        map[*lua.LTable]*lua.LTable // read-only view -> real table
 
 	interrupt interruptState
+	broken    bool // a panic escaped a script (recover.go)
 }
 
 // New returns an engine with its own Lua state. Engines share nothing, so a
@@ -154,7 +155,12 @@ func New(opts Options) *Engine {
 		resp:    2,
 		views:   make(map[*lua.LTable]*lua.LTable),
 	}
-	e.L = lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: 256, RegistrySize: 1024 * 4, RegistryMaxSize: 1024 * 256})
+	// The registry (the Lua stack) grows in steps of RegistryGrowStep slots,
+	// copying itself each time: gopher-lua's default of 32 made a script
+	// that unpacks a large table at every level of a recursion quadratic
+	// (20 levels of 7,000 values: 7 s). Its ceiling of 1M slots (16 MB)
+	// holds what Lua 5.1 holds there.
+	e.L = lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: 256, RegistrySize: 1024 * 4, RegistryGrowStep: 1 << 14, RegistryMaxSize: 1 << 20})
 	e.reply.e = e
 	e.rand.seed(0)
 	e.setupSandbox()
@@ -316,6 +322,7 @@ func (e *Engine) Run(s *Script, keys, args [][]byte, c Caller, w ReplyWriter) {
 	e.current = s
 	e.errLine = 0
 	e.interrupt.begin()
+	defer e.recoverRun(s, w)
 
 	L.Push(s.fn)
 	err := L.PCall(0, 1, e.errFn)

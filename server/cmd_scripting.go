@@ -175,7 +175,15 @@ func (s *Server) runScript(c *Client, script *luaengine.Script, keys, argv [][]b
 	if c.w == Writer(c.resp) {
 		w = c.resp // skips a dynamic interface conversion
 	}
-	sc.engine().Run(script, keys, argv, caller, w)
+	e := sc.engine()
+	e.Run(script, keys, argv, caller, w)
+	if e.Broken() {
+		// gopher-lua left the state unusable (luaengine/recover.go): go on
+		// with a fresh one, the cached scripts compiled again.
+		s.log.Warn("a script broke the Lua state; rebuilding it", "sha", script.SHA)
+		sc.lua.Store(e.Rebuild())
+		e.Close()
+	}
 	if sc.busy.Load() {
 		s.markBusy(false, 0)
 	}

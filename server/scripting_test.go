@@ -373,3 +373,34 @@ func TestScriptMemoryWatchedByServer(t *testing.T) {
 		t.Fatalf("got %q, want %q", errText(err), want)
 	}
 }
+
+// A script that breaks gopher-lua's state (its registry overflows while an
+// error is being handled: 200 levels of 7,000 values pass its 1M-slot
+// ceiling, where Redis answers 7200) gets an error reply; the server goes
+// on with a fresh Lua state that still has the loaded scripts, and nobody
+// sees BUSY.
+func TestScriptBreakingTheStateIsRecovered(t *testing.T) {
+	_, dial := newScriptTestServer(t, 50*time.Millisecond)
+	ctx := context.Background()
+	c := dial()
+	sha, err := c.ScriptLoad(ctx, "return 'still loaded'").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const breaker = `local t = {} for i = 1, 7000 do t[i] = i end
+local function f(n, ...) if n == 0 then return select('#', ...) end return 1 + f(n - 1, unpack(t)) end
+return f(200)`
+	err = c.Eval(ctx, breaker, nil).Err()
+	if !strings.HasPrefix(errText(err), "ERR user_script:") || !strings.Contains(errText(err), "script: "+luaengine.SHA1Hex([]byte(breaker))) {
+		t.Fatalf("breaking script: %v", err)
+	}
+	if v, err := c.EvalSha(ctx, sha, nil).Result(); err != nil || v != "still loaded" {
+		t.Fatalf("EVALSHA of a loaded script after the rebuild = %v, %v", v, err)
+	}
+	if v, err := c.Eval(ctx, "return redis.call('INCR', KEYS[1])", []string{"n"}).Int(); err != nil || v != 1 {
+		t.Fatalf("EVAL after the rebuild = %v, %v", v, err)
+	}
+	if err := dial().Ping(ctx).Err(); err != nil {
+		t.Fatalf("PING from another client: %v", err)
+	}
+}
