@@ -582,6 +582,23 @@ func (l *eventLoop) pollBusy() {
 	if l.pbuf == nil {
 		l.pbuf = make([]byte, 16<<10)
 	}
+	// The round's replies so far go out now, as Redis's beforeSleep runs
+	// from processEventsWhileBlocked: a client served earlier in the round
+	// would otherwise wait for the script to end. The running batch's own
+	// replies wait for it.
+	kept := l.pending[:0]
+	for _, lc := range l.pending {
+		if lc == l.current {
+			kept = append(kept, lc)
+			continue
+		}
+		lc.queued = false
+		if !lc.closed {
+			l.flushAndMaybeClose(lc)
+		}
+	}
+	clear(l.pending[len(kept):])
+	l.pending = kept
 	var events [64]unix.EpollEvent
 	n, err := epollPoll(l.epfd, events[:])
 	if err != nil {
