@@ -628,15 +628,16 @@ func (l *eventLoop) pollBusy() {
 	}
 }
 
-// busyCommand answers a request while a script is busy: Redis runs the
-// commands flagged allow-busy and refuses the rest.
+// busyCommand answers a request while a script is busy, through the
+// ordinary dispatch (this goroutine holds the lock for the script), which
+// then refuses what Redis refuses, in Redis's order: an unknown command or
+// a wrong arity is told so, EXEC gets EXECABORT, the allow-busy commands
+// run, and the rest get BUSY.
 func (l *eventLoop) busyCommand(c *Client, args [][]byte) {
-	if cmd := busyAllowed(args); cmd != nil {
-		l.srv.dispatch(c, args)
-		return
-	}
-	c.flagMultiFailed() // as Redis's rejectCommand
-	c.w.Error(errBusy)
+	s := l.srv
+	s.answeringBusy = true
+	s.dispatch(c, args)
+	s.answeringBusy = false
 }
 
 func (lc *loopConn) client() *Client { return lc.ctx.(*Client) }

@@ -225,3 +225,56 @@ func FuzzRequestParser(f *testing.F) {
 		}
 	})
 }
+
+// While a script is busy, a request is checked in the order of Redis's
+// processCommand: an unknown command, a wrong arity or an unknown
+// subcommand is told so, then BUSY (EXEC: EXECABORT, ending the
+// transaction), while the allow-busy commands run. The replies are Redis
+// 7.0's for the same requests.
+func TestBusyAnswersInRedisOrder(t *testing.T) {
+	srv, dial := newScriptTestServer(t, 20*time.Millisecond)
+	ctx := context.Background()
+	done := make(chan error, 1)
+	go func() { done <- dial().Eval(ctx, `while true do end`, nil).Err() }()
+	probe := dial()
+	waitFor(t, "BUSY", func() bool { return errText(probe.Ping(ctx).Err()) == errBusy })
+	c := dialRaw(t, srv)
+	c.send("NOSUCHCMD a\r\nGET\r\nSCRIPT BOGUS\r\nPING\r\nMULTI\r\nNOSUCH\r\nEXEC\r\nMULTI\r\nGET a\r\nWATCH x\r\nEXEC\r\nMULTI\r\nDISCARD\r\nWATCH a\r\nUNWATCH\r\nSCRIPT KILL\r\n")
+	busy := "-" + errBusy + "\r\n"
+	c.expect("-ERR unknown command 'NOSUCHCMD', with args beginning with: 'a' \r\n" +
+		"-ERR wrong number of arguments for 'get' command\r\n" +
+		"-ERR unknown subcommand 'BOGUS'. Try SCRIPT HELP.\r\n" +
+		busy +
+		"+OK\r\n" +
+		"-ERR unknown command 'NOSUCH', with args beginning with: \r\n" +
+		"-EXECABORT Transaction discarded because of: " + errBusy + "\r\n" +
+		"+OK\r\n" + busy +
+		"-ERR WATCH inside MULTI is not allowed\r\n" +
+		"-EXECABORT Transaction discarded because of: " + errBusy + "\r\n" +
+		"+OK\r\n+OK\r\n+OK\r\n+OK\r\n+OK\r\n")
+	if err := <-done; !strings.Contains(errText(err), "Script killed by user") {
+		t.Fatalf("script: %v", err)
+	}
+}
+
+// On goroutine-served connections EXEC while a script is busy gets the
+// same EXECABORT, once the script is over (discarding the transaction
+// needs the lock).
+func TestBusyExecOnGoroutineConns(t *testing.T) {
+	testGoroutineConns = true
+	srv, dial := newScriptTestServer(t, 20*time.Millisecond)
+	testGoroutineConns = false
+	ctx := context.Background()
+	done := make(chan error, 1)
+	go func() {
+		done <- dial().Eval(ctx, `local t0 = redis.call('TIME') while true do local t = redis.call('TIME') if (t[1] - t0[1]) * 1000000 + t[2] - t0[2] > 200000 then break end end return 1`, nil).Err()
+	}()
+	probe := dial()
+	waitFor(t, "BUSY", func() bool { return errText(probe.Ping(ctx).Err()) == errBusy })
+	c := dialRaw(t, srv)
+	c.send("MULTI\r\nEXEC\r\nPING\r\n")
+	c.expect("+OK\r\n-EXECABORT Transaction discarded because of: " + errBusy + "\r\n+PONG\r\n")
+	if err := <-done; err != nil {
+		t.Fatalf("script: %v", err)
+	}
+}

@@ -119,6 +119,10 @@ type Server struct {
 	// execution lock, nil otherwise; guarded by lock.
 	loopRunning *eventLoop
 	loop        atomic.Pointer[eventLoop] // created with the first TCP connection
+	// answeringBusy is set while the event loop serves its clients from a
+	// busy script's hook: dispatch then answers BUSY where Redis does.
+	// Guarded by lock.
+	answeringBusy bool
 }
 
 // cmdStat is one command's INFO commandstats line.
@@ -324,6 +328,15 @@ func (s *Server) acquire(c *Client, args [][]byte) bool {
 				cmd.Handler(c, args)
 				return false
 			}
+			if c.multi != nil && eqFold(args[0], "exec") {
+				// EXECABORT discards the transaction and its watches,
+				// which needs the lock: answered once the script is done.
+				s.lock <- struct{}{}
+				s.stats[commandTable.lookup(args[0]).id].rejected++
+				c.reject(commandTable.lookup(args[0]), errBusy)
+				<-s.lock
+				return false
+			}
 			c.flagMultiFailed() // as Redis's rejectCommand
 			c.w.Error(errBusy)
 			return false
@@ -432,6 +445,13 @@ func (s *Server) dispatch(c *Client, args [][]byte) {
 	if c.multi != nil && cmd.Flags.Has(FlagNoMulti) {
 		s.stats[cmd.id].rejected++
 		c.reject(cmd, "ERR Command not allowed inside a transaction")
+		return
+	}
+	// Where Redis's processCommand checks for a busy script: after the
+	// checks above, before MULTI queueing (EXEC gets EXECABORT).
+	if s.answeringBusy && !cmd.Flags.Has(FlagAllowBusy) {
+		s.stats[cmd.id].rejected++
+		c.reject(cmd, errBusy)
 		return
 	}
 	if c.multi != nil && !queuesImmediately(cmd) {
