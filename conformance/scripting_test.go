@@ -301,6 +301,11 @@ func TestScripting(t *testing.T) {
 			// to 420,000 slots (and fast: gopher-lua's default growth step
 			// made this take seconds).
 			`EVAL "local t = {} for i = 1, 7000 do t[i] = i end local function f(n, ...) if n == 0 then return select('#', ...) end return 1 + f(n - 1, unpack(t)) end return f(60)" 0`,
+			// Recursion: 2,000 nested calls run (gopher-lua's default stack held
+			// 256); past Lua 5.1's limit (16,384 to 20,000 calls, with the
+			// state's history) the error carries Redis's suffix.
+			`EVAL "local function f(n) if n == 0 then return 0 end return 1 + f(n - 1) end return f(2000)" 0`,
+			`EVAL "local function f(n) if n == 0 then return 0 end return 1 + f(n - 1) end return f(30000)" 0`,
 			`EVAL "return redis.sha1hex('')" 0`,
 			`EVAL "return redis.sha1hex('hello')" 0`,
 			`EVAL "return string.rep('ab', 3)" 0`,

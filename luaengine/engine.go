@@ -155,12 +155,15 @@ func New(opts Options) *Engine {
 		resp:    2,
 		views:   make(map[*lua.LTable]*lua.LTable),
 	}
+	// 2,048 nested calls (Lua 5.1 allows at least 16,384; gopher-lua's call
+	// stack is allocated whole, 80 bytes a frame, and its growing variant
+	// loses the "stack overflow" error, so this is the compromise).
 	// The registry (the Lua stack) grows in steps of RegistryGrowStep slots,
 	// copying itself each time: gopher-lua's default of 32 made a script
 	// that unpacks a large table at every level of a recursion quadratic
 	// (20 levels of 7,000 values: 7 s). Its ceiling of 1M slots (16 MB)
 	// holds what Lua 5.1 holds there.
-	e.L = lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: 256, RegistrySize: 1024 * 4, RegistryGrowStep: 1 << 14, RegistryMaxSize: 1 << 20})
+	e.L = lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: 2048, RegistrySize: 1024 * 4, RegistryGrowStep: 1 << 14, RegistryMaxSize: 1 << 20})
 	e.reply.e = e
 	e.rand.seed(0)
 	e.setupSandbox()

@@ -79,6 +79,11 @@ func (e *Engine) writeError(s *Script, err error, reason interruptReason, w Repl
 	// Redis formats the message as a C string, so it ends at a NUL byte
 	// even with the position after it.
 	msg = cString(msg)
+	if e.errLine == 0 {
+		// The error handler could not run (the call stack was full: "stack
+		// overflow"); Redis's did, and named the line the message names.
+		e.errLine = positionLine(msg)
+	}
 	if e.errLine > 0 {
 		msg += " script: " + s.SHA + ", on " + cString(e.errSourceName()) + ":" + itoa(e.errLine) + "."
 	}
@@ -613,4 +618,20 @@ func isConcatable(v lua.LValue) bool {
 		return true
 	}
 	return false
+}
+
+// positionLine returns N of a message "ERR user_script:N: ...", or 0.
+func positionLine(msg string) int {
+	rest, ok := strings.CutPrefix(msg, "ERR "+chunkName+":")
+	if !ok {
+		return 0
+	}
+	n := 0
+	for i := 0; i < len(rest) && rest[i] >= '0' && rest[i] <= '9'; i++ {
+		n = n*10 + int(rest[i]-'0')
+		if i+1 < len(rest) && rest[i+1] == ':' {
+			return n
+		}
+	}
+	return 0
 }
