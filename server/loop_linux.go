@@ -35,10 +35,11 @@ import (
 // together made a request cost 10-15% less system time.
 //
 // While a script runs past lua-time-limit on the loop's own goroutine, the
-// script's instruction hook calls pollBusy, which serves every other
-// connection as Redis's processEventsWhileBlocked does: BUSY, or the
-// commands allowed while busy (SCRIPT KILL, SHUTDOWN NOSAVE, MULTI,
-// WATCH, ...), answered at once.
+// script's instruction hook calls pollBusy, which writes the round's
+// pending replies and serves every other connection as Redis's
+// processEventsWhileBlocked does: through the ordinary dispatch, which
+// answers BUSY where Redis does and runs the commands allowed while busy
+// (SCRIPT KILL, SHUTDOWN NOSAVE, MULTI, WATCH, ...) at once.
 
 const (
 	loopReadSize  = 64 << 10 // bytes one read asks for (Redis: 16 KB)
@@ -71,7 +72,6 @@ type eventLoop struct {
 // loopConn is one event-loop connection; it is the redcon.Conn that
 // Client.conn and respWriter use, so handlers cannot tell it from redcon's.
 type loopConn struct {
-	loop   *eventLoop
 	ctx    any
 	addr   string
 	laddr  string
@@ -246,7 +246,7 @@ func (l *eventLoop) adopt(nc net.Conn) (*loopConn, error) {
 		unix.Close(fd)
 		return nil, err
 	}
-	lc := &loopConn{loop: l, fd: fd, addr: nc.RemoteAddr().String(), laddr: nc.LocalAddr().String()}
+	lc := &loopConn{fd: fd, addr: nc.RemoteAddr().String(), laddr: nc.LocalAddr().String()}
 	lc.parser.srv = l.srv
 	nc.Close()
 	return lc, nil
