@@ -13,8 +13,9 @@ import (
 )
 
 // Dial connects to the server in memory, with no network: the connection
-// is served by the same handler as a TCP client (same guard, same
-// dispatch, same replies). Together with WithoutListener it lets a server
+// is served by the same dispatch as a TCP client, on a goroutine of its
+// own (redcon and the input guard) rather than the event loop; the replies
+// are the same but for the details of a busy script (docs/testing.md). Together with WithoutListener it lets a server
 // and its clients run inside a testing/synctest bubble, where the fake
 // clock drives timeouts, TTLs and active expiry; the server must then be
 // started inside the bubble too.
