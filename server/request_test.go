@@ -257,21 +257,41 @@ func TestBusyAnswersInRedisOrder(t *testing.T) {
 	}
 }
 
-// On goroutine-served connections EXEC while a script is busy gets the
-// same EXECABORT, once the script is over (discarding the transaction
-// needs the lock).
-func TestBusyExecOnGoroutineConns(t *testing.T) {
+// Goroutine-served connections answer a busy server in Redis's order too;
+// EXEC gets the same EXECABORT, once the script is over (discarding the
+// transaction needs the lock).
+func TestBusyOnGoroutineConns(t *testing.T) {
 	testGoroutineConns = true
 	srv, dial := newScriptTestServer(t, 20*time.Millisecond)
 	testGoroutineConns = false
 	ctx := context.Background()
-	done := make(chan error, 1)
-	go func() {
-		done <- dial().Eval(ctx, `local t0 = redis.call('TIME') while true do local t = redis.call('TIME') if (t[1] - t0[1]) * 1000000 + t[2] - t0[2] > 200000 then break end end return 1`, nil).Err()
-	}()
-	probe := dial()
-	waitFor(t, "BUSY", func() bool { return errText(probe.Ping(ctx).Err()) == errBusy })
+	runner, probe := dial(), dial()
+	// busyFor runs a script that ends by itself after 200 ms and returns
+	// once the server answers BUSY.
+	busyFor := func() chan error {
+		done := make(chan error, 1)
+		go func() {
+			done <- runner.Eval(ctx, `local t0 = redis.call('TIME') while true do local t = redis.call('TIME') if (t[1] - t0[1]) * 1000000 + t[2] - t0[2] > 200000 then break end end return 1`, nil).Err()
+		}()
+		waitFor(t, "BUSY", func() bool { return errText(probe.Ping(ctx).Err()) == errBusy })
+		return done
+	}
 	c := dialRaw(t, srv)
+
+	// Redis 7.0's replies to the same requests while busy (here DISCARD
+	// waits for the script).
+	done := busyFor()
+	busy := "-" + errBusy + "\r\n"
+	c.send("NOSUCHCMD a\r\nGET\r\nSCRIPT BOGUS\r\nPING\r\nMULTI\r\nGET a\r\nSCRIPT KILL\r\nDISCARD\r\n")
+	c.expect("-ERR unknown command 'NOSUCHCMD', with args beginning with: 'a' \r\n" +
+		"-ERR wrong number of arguments for 'get' command\r\n" +
+		"-ERR unknown subcommand 'BOGUS'. Try SCRIPT HELP.\r\n" +
+		busy + "+OK\r\n" + busy + "+QUEUED\r\n+OK\r\n")
+	if err := <-done; err != nil {
+		t.Fatalf("script: %v", err)
+	}
+
+	done = busyFor()
 	c.send("MULTI\r\nEXEC\r\nPING\r\n")
 	c.expect("+OK\r\n-EXECABORT Transaction discarded because of: " + errBusy + "\r\n+PONG\r\n")
 	if err := <-done; err != nil {

@@ -308,9 +308,11 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 }
 
 // acquire takes the execution lock for a client about to run args. While a
-// script is past its time limit it instead answers BUSY, or runs a command
-// flagged allow-busy (SCRIPT KILL, SHUTDOWN NOSAVE) without the lock, and
-// returns false.
+// script is past its time limit it instead answers as Redis would (check's
+// refusals, BUSY among them), or runs a command flagged allow-busy (SCRIPT
+// KILL, SHUTDOWN NOSAVE, MULTI) without the lock, and returns false; WATCH,
+// UNWATCH, DISCARD and a refused EXEC wait for the lock, as they change
+// the watch registry.
 func (s *Server) acquire(c *Client, args [][]byte) bool {
 	for {
 		s.busyMu.Lock()
@@ -320,43 +322,27 @@ func (s *Server) acquire(c *Client, args [][]byte) bool {
 		case s.lock <- struct{}{}:
 			return true
 		case <-busy:
-			if cmd := busyAllowed(args); cmd != nil {
-				if waitsWhenBusy(cmd) {
-					s.lock <- struct{}{}
-					return true
-				}
-				cmd.Handler(c, args)
-				return false
-			}
-			if c.multi != nil && eqFold(args[0], "exec") {
+			cmd, r := check(c, args, true)
+			switch {
+			case r != nil && r.viaReject && r.cmd.Name == "exec":
 				// EXECABORT discards the transaction and its watches,
 				// which needs the lock: answered once the script is done.
 				s.lock <- struct{}{}
-				s.stats[commandTable.lookup(args[0]).id].rejected++
-				c.reject(commandTable.lookup(args[0]), errBusy)
+				s.refuse(c, r, true)
 				<-s.lock
-				return false
+			case r != nil:
+				s.refuse(c, r, false)
+			case waitsWhenBusy(cmd):
+				s.lock <- struct{}{}
+				return true
+			case c.multi != nil && !queuesImmediately(cmd):
+				c.queue(cmd, args)
+			default:
+				cmd.Handler(c, args)
 			}
-			c.flagMultiFailed() // as Redis's rejectCommand
-			c.w.Error(errBusy)
 			return false
 		}
 	}
-}
-
-// busyAllowed returns the command args names if it may run while a script
-// is busy (it is flagged allow-busy), else nil.
-func busyAllowed(args [][]byte) *Command {
-	cmd := commandTable.lookup(args[0])
-	if cmd != nil && len(cmd.Subcommands) > 0 && len(args) > 1 {
-		if sub := cmd.subcommand(args[1]); sub != nil {
-			cmd = sub
-		}
-	}
-	if cmd != nil && cmd.Flags.Has(FlagAllowBusy) && cmd.arityOK(len(args)) {
-		return cmd
-	}
-	return nil
 }
 
 // scriptPoll is the running script's hook (every few thousand
@@ -409,49 +395,9 @@ func (s *Server) execute(c *Client, args [][]byte) {
 // dispatch applies the generic rules of the command table (unknown command,
 // arity, authentication, MULTI queueing) and runs the command.
 func (s *Server) dispatch(c *Client, args [][]byte) {
-	cmd := commandTable.lookup(args[0])
-	if cmd == nil {
-		c.w.Error(unknownCommandError(args))
-		c.flagMultiFailed()
-		return
-	}
-	if !cmd.arityOK(len(args)) {
-		s.stats[cmd.id].rejected++
-		c.reject(cmd, "ERR wrong number of arguments for '"+cmd.FullName()+"' command")
-		return
-	}
-	// A container with no subcommand named (plain COMMAND) runs its own handler.
-	if len(cmd.Subcommands) > 0 && len(args) > 1 {
-		sub := cmd.subcommand(args[1])
-		if sub == nil {
-			s.stats[cmd.id].rejected++
-			c.w.Error(sanitizeError(fmt.Sprintf("ERR unknown subcommand '%s'. Try %s HELP.", truncate(args[1], 128), upper(cmd.Name))))
-			c.flagMultiFailed()
-			return
-		}
-		if !sub.arityOK(len(args)) {
-			s.stats[sub.id].rejected++
-			c.wrongArity(sub)
-			c.flagMultiFailed()
-			return
-		}
-		cmd = sub
-	}
-	if !c.authed && !cmd.Flags.Has(FlagNoAuth) {
-		s.stats[cmd.id].rejected++
-		c.reject(cmd, errNoAuth)
-		return
-	}
-	if c.multi != nil && cmd.Flags.Has(FlagNoMulti) {
-		s.stats[cmd.id].rejected++
-		c.reject(cmd, "ERR Command not allowed inside a transaction")
-		return
-	}
-	// Where Redis's processCommand checks for a busy script: after the
-	// checks above, before MULTI queueing (EXEC gets EXECABORT).
-	if s.answeringBusy && !cmd.Flags.Has(FlagAllowBusy) {
-		s.stats[cmd.id].rejected++
-		c.reject(cmd, errBusy)
+	cmd, r := check(c, args, s.answeringBusy)
+	if r != nil {
+		s.refuse(c, r, true)
 		return
 	}
 	if c.multi != nil && !queuesImmediately(cmd) {
@@ -459,6 +405,62 @@ func (s *Server) dispatch(c *Client, args [][]byte) {
 		return
 	}
 	s.invoke(c, cmd, args)
+}
+
+// refusal is a request the command table's generic checks refuse.
+type refusal struct {
+	cmd       *Command // counted as rejected in commandstats; nil for an unknown command
+	msg       string
+	viaReject bool // answered by Client.reject: EXEC's EXECABORT ends the transaction
+}
+
+// check applies the command table's generic checks in the order of Redis's
+// processCommand: unknown command, arity, unknown subcommand, NOAUTH, a
+// command refused inside MULTI, and, when busy, BUSY for all but the
+// allow-busy commands. It returns the command to run, or the refusal. It
+// reads only the client and the table, so it needs no lock.
+func check(c *Client, args [][]byte, busy bool) (*Command, *refusal) {
+	cmd := commandTable.lookup(args[0])
+	if cmd == nil {
+		return nil, &refusal{msg: unknownCommandError(args)}
+	}
+	if !cmd.arityOK(len(args)) {
+		return nil, &refusal{cmd: cmd, msg: "ERR wrong number of arguments for '" + cmd.FullName() + "' command", viaReject: true}
+	}
+	// A container with no subcommand named (plain COMMAND) runs its own handler.
+	if len(cmd.Subcommands) > 0 && len(args) > 1 {
+		sub := cmd.subcommand(args[1])
+		if sub == nil {
+			return nil, &refusal{cmd: cmd, msg: sanitizeError(fmt.Sprintf("ERR unknown subcommand '%s'. Try %s HELP.", truncate(args[1], 128), upper(cmd.Name)))}
+		}
+		if !sub.arityOK(len(args)) {
+			return nil, &refusal{cmd: sub, msg: "ERR wrong number of arguments for '" + sub.FullName() + "' command"}
+		}
+		cmd = sub
+	}
+	switch {
+	case !c.authed && !cmd.Flags.Has(FlagNoAuth):
+		return nil, &refusal{cmd: cmd, msg: errNoAuth, viaReject: true}
+	case c.multi != nil && cmd.Flags.Has(FlagNoMulti):
+		return nil, &refusal{cmd: cmd, msg: "ERR Command not allowed inside a transaction", viaReject: true}
+	case busy && !cmd.Flags.Has(FlagAllowBusy):
+		return nil, &refusal{cmd: cmd, msg: errBusy, viaReject: true}
+	}
+	return cmd, nil
+}
+
+// refuse answers a refusal. Only a caller holding the execution lock may
+// count it (locked) or let EXEC's EXECABORT drop the client's watches.
+func (s *Server) refuse(c *Client, r *refusal, locked bool) {
+	if locked && r.cmd != nil {
+		s.stats[r.cmd.id].rejected++
+	}
+	if r.viaReject {
+		c.reject(r.cmd, r.msg)
+		return
+	}
+	c.w.Error(r.msg)
+	c.flagMultiFailed()
 }
 
 // invoke runs a resolved command's handler and keeps its statistics. A
