@@ -268,10 +268,10 @@ func (l *eventLoop) run() {
 				continue
 			}
 			if lc := l.conns[ev.Fd]; lc != nil {
-				l.serve(lc, ev.Events)
+				l.serve(lc, ev.Events, l.rbuf)
 			}
 		}
-		l.flushPending()
+		l.flushPending(nil)
 		l.releaseDead()
 		if s.closed.Load() {
 			break
@@ -303,8 +303,9 @@ func (l *eventLoop) takeIncoming() {
 	}
 }
 
-// serve handles one epoll event of a connection outside pollBusy.
-func (l *eventLoop) serve(lc *loopConn, events uint32) {
+// serve handles one epoll event of a connection, reading into scratch
+// when it holds no partial request; replies wait in the pending list.
+func (l *eventLoop) serve(lc *loopConn, events uint32, scratch []byte) {
 	if lc.killed.Load() {
 		l.close(lc, nil)
 		return
@@ -318,22 +319,28 @@ func (l *eventLoop) serve(lc *loopConn, events uint32) {
 		}
 		return
 	}
-	if l.read(lc, l.rbuf) && !lc.closed && !lc.queued {
+	if l.read(lc, scratch) && !lc.closed && !lc.queued {
 		lc.queued = true
 		l.pending = append(l.pending, lc)
 	}
 }
 
-// flushPending writes the replies of the round.
-func (l *eventLoop) flushPending() {
-	for i, lc := range l.pending {
+// flushPending writes the replies of the round, except keep's (the
+// connection whose batch is still running, or nil).
+func (l *eventLoop) flushPending(keep *loopConn) {
+	kept := l.pending[:0]
+	for _, lc := range l.pending {
+		if lc == keep {
+			kept = append(kept, lc)
+			continue
+		}
 		lc.queued = false
 		if !lc.closed {
 			l.flushAndMaybeClose(lc)
 		}
-		l.pending[i] = nil
 	}
-	l.pending = l.pending[:0]
+	clear(l.pending[len(kept):])
+	l.pending = kept
 }
 
 // flushAndMaybeClose writes lc's replies and closes it once they are out
@@ -541,7 +548,7 @@ func (l *eventLoop) shutdown() {
 	l.done = true
 	l.mu.Unlock()
 	l.takeIncoming()
-	l.flushPending()
+	l.flushPending(nil)
 	l.releaseDead()
 	for _, lc := range l.conns {
 		if len(lc.out) > 0 {
@@ -586,19 +593,7 @@ func (l *eventLoop) pollBusy() {
 	// from processEventsWhileBlocked: a client served earlier in the round
 	// would otherwise wait for the script to end. The running batch's own
 	// replies wait for it.
-	kept := l.pending[:0]
-	for _, lc := range l.pending {
-		if lc == l.current {
-			kept = append(kept, lc)
-			continue
-		}
-		lc.queued = false
-		if !lc.closed {
-			l.flushAndMaybeClose(lc)
-		}
-	}
-	clear(l.pending[len(kept):])
-	l.pending = kept
+	l.flushPending(l.current)
 	var events [64]unix.EpollEvent
 	n, err := epollPoll(l.epfd, events[:])
 	if err != nil {
@@ -610,22 +605,11 @@ func (l *eventLoop) pollBusy() {
 			l.takeIncoming()
 			continue
 		}
-		lc := l.conns[ev.Fd]
-		if lc == nil || lc == l.current || lc.closed {
-			continue // the script's own client is not read, as in Redis
-		}
-		if lc.killed.Load() {
-			l.close(lc, nil)
-			continue
-		}
-		if len(lc.out) > 0 {
-			l.flushAndMaybeClose(lc)
-			continue
-		}
-		if l.read(lc, l.pbuf) && !lc.closed {
-			l.flushAndMaybeClose(lc)
+		if lc := l.conns[ev.Fd]; lc != nil && lc != l.current && !lc.closed {
+			l.serve(lc, ev.Events, l.pbuf) // the script's own client is not read, as in Redis
 		}
 	}
+	l.flushPending(l.current)
 }
 
 // busyCommand answers a request while a script is busy, through the
