@@ -2,7 +2,6 @@ package luaengine
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 )
 
@@ -27,20 +26,12 @@ func (e *Engine) recoverRun(s *Script, w ReplyWriter) {
 	if i := strings.IndexByte(msg, '\n'); i >= 0 {
 		msg = msg[:i] // drop gopher-lua's traceback
 	}
+	msg = "ERR " + msg
 	line := "?"
-	if rest, ok := strings.CutPrefix(msg, chunkName+":"); ok {
-		if i := strings.IndexByte(rest, ':'); i > 0 {
-			if _, err := strconv.Atoi(rest[:i]); err == nil {
-				line = rest[:i]
-			}
-		}
+	if n := positionLine(msg); n > 0 {
+		line = itoa(n)
 	}
-	w.Error(sanitizeReply("ERR " + msg + " script: " + s.SHA + ", on @" + chunkName + ":" + line + "."))
-}
-
-// sanitizeReply keeps an error reply on one line.
-func sanitizeReply(s string) string {
-	return strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
+	w.Error(errorReplyText(msg + " script: " + s.SHA + ", on @" + chunkName + ":" + line + "."))
 }
 
 // Broken reports whether a script left the engine's Lua state unusable (see
