@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/floodgate/floodgate/internal/number"
 )
 
 // The cjson library is lua-cjson 2.1.0 as Redis 7.0 bundles it: numbers
@@ -539,7 +541,7 @@ func (d *jsonDecoder) invalidNumber() bool {
 
 func (d *jsonDecoder) number(tok *jsonToken) {
 	tok.kind = jsonNumber
-	n, used := strtod(d.data[d.pos:])
+	n, used, _ := number.Strtod(d.data[d.pos:])
 	if used == 0 {
 		d.tokenError(tok, "invalid number")
 		return
@@ -729,106 +731,6 @@ func (d *jsonDecoder) array() *lua.LTable {
 		}
 		tok = d.next()
 	}
-}
-
-// strtod reads the longest prefix of s that C's strtod accepts (decimal,
-// hex, inf, infinity, nan) and returns its value and length, 0 if none.
-func strtod(s string) (float64, int) {
-	i := 0
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		i++
-	}
-	neg := i > 0 && s[0] == '-'
-	lower := strings.ToLower(s[i:min(len(s), i+8)])
-	switch {
-	case strings.HasPrefix(lower, "infinity"):
-		return math.Copysign(math.Inf(1), signOf(neg)), i + 8
-	case strings.HasPrefix(lower, "inf"):
-		return math.Copysign(math.Inf(1), signOf(neg)), i + 3
-	case strings.HasPrefix(lower, "nan"):
-		n := i + 3
-		if n < len(s) && s[n] == '(' {
-			j := n + 1
-			for j < len(s) && (isAlnum(s[j]) || s[j] == '_') {
-				j++
-			}
-			if j < len(s) && s[j] == ')' {
-				n = j + 1
-			}
-		}
-		return math.Copysign(math.NaN(), signOf(neg)), n
-	}
-	if i+1 < len(s) && s[i] == '0' && s[i+1]|0x20 == 'x' {
-		j, digits := i+2, 0
-		for j < len(s) && isHex(s[j]) {
-			j, digits = j+1, digits+1
-		}
-		if j < len(s) && s[j] == '.' {
-			j++
-			for j < len(s) && isHex(s[j]) {
-				j, digits = j+1, digits+1
-			}
-		}
-		if digits == 0 {
-			return 0, i + 1 // just the "0"
-		}
-		mant := s[:j]
-		if j+1 < len(s) && s[j]|0x20 == 'p' {
-			k := j + 1
-			if s[k] == '+' || s[k] == '-' {
-				k++
-			}
-			if k < len(s) && s[k] >= '0' && s[k] <= '9' {
-				for k < len(s) && s[k] >= '0' && s[k] <= '9' {
-					k++
-				}
-				f, _ := strconv.ParseFloat(s[:k], 64)
-				return f, k
-			}
-		}
-		f, _ := strconv.ParseFloat(mant+"p0", 64)
-		return f, j
-	}
-	j, digits := i, 0
-	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-		j, digits = j+1, digits+1
-	}
-	if j < len(s) && s[j] == '.' {
-		j++
-		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-			j, digits = j+1, digits+1
-		}
-	}
-	if digits == 0 {
-		return 0, 0
-	}
-	if j < len(s) && s[j]|0x20 == 'e' {
-		k := j + 1
-		if k < len(s) && (s[k] == '+' || s[k] == '-') {
-			k++
-		}
-		if k < len(s) && s[k] >= '0' && s[k] <= '9' {
-			for k < len(s) && s[k] >= '0' && s[k] <= '9' {
-				k++
-			}
-			j = k
-		}
-	}
-	// Overflow gives ±Inf and underflow 0 with a range error, as strtod
-	// gives ±HUGE_VAL and 0.
-	f, _ := strconv.ParseFloat(s[:j], 64)
-	return f, j
-}
-
-func signOf(neg bool) float64 {
-	if neg {
-		return -1
-	}
-	return 1
-}
-
-func isHex(c byte) bool {
-	return c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'f'
 }
 
 func isAlnum(c byte) bool {

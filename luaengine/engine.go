@@ -113,6 +113,9 @@ type Engine struct {
 	// concatBad is the argument of the hidden concat function (which the
 	// compiler puts in place of '..') that could not be concatenated.
 	concatBad int
+	// arithFns are the string metatable's arithmetic events (arith.go),
+	// which a runtime error looks through to the failing instruction.
+	arithFns map[*lua.LFunction]bool
 	resp      int
 	rand      rand48
 	callFn    *lua.LFunction

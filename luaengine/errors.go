@@ -15,7 +15,7 @@ import (
 func (e *Engine) luaErrorHandler(L *lua.LState) int {
 	e.errLine = 0
 	// Before gopher-lua unwinds the stack: which variable failed.
-	e.errName, e.errNamed = nameFailure(L, e.concatFn, e.concatBad)
+	e.errName, e.errNamed = nameFailure(L, e.transparent, e.concatBad)
 	e.concatBad = 0
 	if msg, ok := L.Get(1).(lua.LString); ok {
 		if arg, ok := argErrorMessage(L, string(msg), e.fnRole); ok {

@@ -3,8 +3,9 @@ package luaengine
 import (
 	"math"
 	"strconv"
-	"strings"
 	"unsafe"
+
+	"github.com/floodgate/floodgate/internal/number"
 )
 
 // Redis embeds Lua 5.1, whose tostring and concatenation render numbers with
@@ -54,71 +55,13 @@ var smallIntStrings = func() [256]string {
 	return s
 }()
 
-// parseNumber converts s the way Lua 5.1's luaO_str2d does: C strtod (which
-// accepts hex, "inf" and "nan") with surrounding whitespace allowed, plus
-// the "0x" integer form. Unlike Go's parsers it never reads "010" as octal
-// and rejects "1_000" and "0b1".
+// parseNumber converts s the way Lua 5.1's luaO_str2d does (number.ParseLua),
+// with a fast path for plain decimal integers.
 func parseNumber(s string) (float64, bool) {
 	if n, ok := parseDecimalInt(s); ok {
 		return n, true
 	}
-	return parseNumberC(s)
-}
-
-// parseNumberC is parseNumber for every syntax strtod accepts.
-func parseNumberC(s string) (float64, bool) {
-	t := trimCSpace(s)
-	if t == "" {
-		return 0, false
-	}
-	body := t
-	neg := false
-	if body[0] == '-' || body[0] == '+' {
-		neg = body[0] == '-'
-		body = body[1:]
-	}
-	if len(body) > 2 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X') {
-		// strtod reads hex floats; scripts only ever use hex integers, which
-		// strtoul reads identically.
-		u, err := strconv.ParseUint(body[2:], 16, 64)
-		if err != nil {
-			if f, err := strconv.ParseFloat(t, 64); err == nil && !strings.Contains(t, "_") {
-				return f, true
-			}
-			return 0, false
-		}
-		if neg {
-			return -float64(u), true
-		}
-		return float64(u), true
-	}
-	for i := 0; i < len(body); i++ {
-		c := body[i]
-		if !(c >= '0' && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-') {
-			switch strings.ToLower(body) {
-			case "inf", "infinity":
-				if neg {
-					return math.Inf(-1), true
-				}
-				return math.Inf(1), true
-			case "nan":
-				if neg {
-					return math.Copysign(math.NaN(), -1), true
-				}
-				return math.NaN(), true
-			}
-			return 0, false
-		}
-	}
-	f, err := strconv.ParseFloat(t, 64)
-	if err != nil {
-		// strtod saturates to ±HUGE_VAL on overflow and still succeeds.
-		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-			return f, true
-		}
-		return 0, false
-	}
-	return f, true
+	return number.ParseLua(s)
 }
 
 // parseDecimalInt is parseNumber's fast path for what scripts convert most
@@ -140,20 +83,6 @@ func parseDecimalInt(s string) (float64, bool) {
 	}
 	return float64(n), true
 }
-
-// trimCSpace drops the characters C's isspace accepts from both ends
-// (strings.Trim with a cutset builds a set on every call).
-func trimCSpace(s string) string {
-	for len(s) > 0 && isCSpace(s[0]) {
-		s = s[1:]
-	}
-	for len(s) > 0 && isCSpace(s[len(s)-1]) {
-		s = s[:len(s)-1]
-	}
-	return s
-}
-
-func isCSpace(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }
 
 // toInteger converts a Lua number to a Redis integer reply as C's
 // (long long) cast does on x86-64: truncation toward zero, and the

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/floodgate/floodgate/internal/number"
 )
 
 // The fast path of parseNumber must agree with the strtod-like parser on
@@ -22,7 +24,7 @@ func TestParseDecimalIntAgrees(t *testing.T) {
 	}
 	for _, s := range inputs {
 		fast, fastOK := parseDecimalInt(s)
-		full, fullOK := parseNumberC(s)
+		full, fullOK := number.ParseLua(s)
 		if fastOK && (!fullOK || math.Float64bits(fast) != math.Float64bits(full)) {
 			t.Errorf("%q: fast path %v, strtod %v %v", s, fast, full, fullOK)
 		}

@@ -110,7 +110,7 @@ func fieldIndex(name string) int {
 // failingFrame returns the Lua frame that raised the error being handled
 // by the Go error handler now running on L, with its registers; for an
 // error inside concat, the Lua frame that called it.
-func failingFrame(L *lua.LState, concat *lua.LFunction) (*gopherFrame, []lua.LValue) {
+func failingFrame(L *lua.LState, transparent func(*lua.LFunction) bool) (*gopherFrame, []lua.LValue) {
 	if frameField < 0 || registryField < 0 {
 		return nil, nil
 	}
@@ -120,7 +120,7 @@ func failingFrame(L *lua.LState, concat *lua.LFunction) (*gopherFrame, []lua.LVa
 		return nil, nil
 	}
 	f := handler.Parent
-	if f != nil && f.Fn == concat {
+	if f != nil && transparent(f.Fn) {
 		f = f.Parent
 	}
 	if f == nil || f.Fn == nil || f.Fn.IsG || f.Fn.Proto == nil || f.Pc < 1 || f.Pc > len(f.Fn.Proto.Code) {
@@ -149,9 +149,10 @@ type runtimeName struct {
 // nameFailure inspects the failing instruction of the error being handled
 // and returns the operand's name, if Lua 5.1 would give one. An error in
 // concat (the function '..' compiles to) is about argument concatBad of the
-// call that invoked it.
-func nameFailure(L *lua.LState, concat *lua.LFunction, concatBad int) (runtimeName, bool) {
-	f, regs := failingFrame(L, concat)
+// call that invoked it; one in a string arithmetic event is about the
+// instruction that invoked it. transparent tells those functions.
+func nameFailure(L *lua.LState, transparent func(*lua.LFunction) bool, concatBad int) (runtimeName, bool) {
+	f, regs := failingFrame(L, transparent)
 	if f == nil {
 		return runtimeName{}, false
 	}

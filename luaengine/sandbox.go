@@ -39,6 +39,7 @@ func (e *Engine) setupSandbox() {
 	}
 
 	e.concatFn = L.NewFunction(e.luaConcat)
+	e.installStringArith(L.GetMetatable(lua.LString("")).(*lua.LTable))
 	e.errFn = L.NewFunction(e.luaErrorHandler)
 	e.pcallErrFn = L.NewFunction(e.pcallErrorHandler)
 	e.guardFn = L.NewFunction(e.guardedPCall)
@@ -198,7 +199,11 @@ func (e *Engine) installBaseOverrides(g *lua.LTable) {
 			// The string metatable is the string library itself; hand out
 			// a read-only view so a script cannot change it for the next.
 			if stringMeta == nil {
-				stringMeta = e.readOnlyView(L.GetMetatable(lua.LString("")).(*lua.LTable))
+				// Only __index, as Lua 5.1's: the arithmetic events
+				// (arith.go) are ours.
+				mt := L.NewTable()
+				mt.RawSetString("__index", L.GetMetatable(lua.LString("")).(*lua.LTable).RawGetString("__index"))
+				stringMeta = e.readOnlyView(mt)
 			}
 			L.Push(stringMeta)
 			return 1
@@ -497,7 +502,7 @@ func (e *Engine) pcallErrorHandler(L *lua.LState) int {
 		} else if bare, ok := unpositioned(L, string(s), e.fnRole); ok {
 			obj = lua.LString(bare)
 		} else {
-			name, named := nameFailure(L, e.concatFn, e.concatBad)
+			name, named := nameFailure(L, e.transparent, e.concatBad)
 			obj = lua.LString(runtimeMessage(string(s), name, named))
 		}
 	}

@@ -3,6 +3,7 @@ package server
 import (
 	"strings"
 
+	"github.com/floodgate/floodgate/internal/number"
 	"github.com/floodgate/floodgate/store"
 )
 
@@ -323,7 +324,7 @@ func (nk numKeys) keys(args [][]byte) ([]int, bool) {
 	if nk.numkeys >= len(args) {
 		return nil, false
 	}
-	n, ok := store.ParseInt(args[nk.numkeys])
+	n, ok := number.ParseInt(args[nk.numkeys])
 	if !ok || n < 1 || n > int64(len(args)-nk.numkeys-1) {
 		return nil, false
 	}

@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/floodgate/floodgate/store"
+	"github.com/floodgate/floodgate/internal/number"
 )
 
 var connectionCommands = []*Command{
@@ -70,7 +70,7 @@ func cmdQuit(c *Client, args [][]byte) {
 }
 
 func cmdSelect(c *Client, args [][]byte) {
-	n, ok := store.ParseInt(args[1])
+	n, ok := number.ParseInt(args[1])
 	if !ok {
 		c.w.Error(errNotInteger)
 		return
@@ -121,7 +121,7 @@ func cmdAuth(c *Client, args [][]byte) {
 func cmdHello(c *Client, args [][]byte) {
 	proto := c.w.Proto()
 	if len(args) >= 2 {
-		ver, ok := store.ParseInt(args[1])
+		ver, ok := number.ParseInt(args[1])
 		if !ok {
 			c.w.Error("ERR Protocol version is not an integer or out of range")
 			return
@@ -293,7 +293,7 @@ func cmdClientList(c *Client, args [][]byte) {
 	case len(args) > 3 && eqFold(args[2], "id"):
 		ids = make(map[int64]bool)
 		for _, a := range args[3:] {
-			id, ok := store.ParseInt(a)
+			id, ok := number.ParseInt(a)
 			if !ok {
 				c.w.Error("ERR Invalid client ID")
 				return
@@ -442,7 +442,7 @@ func cmdClientKill(c *Client, args [][]byte) {
 			opt, val := args[i], args[i+1]
 			switch {
 			case eqFold(opt, "id"):
-				n, ok := store.ParseInt(val)
+				n, ok := number.ParseInt(val)
 				if !ok || n < 1 {
 					c.w.Error("ERR client-id should be greater than 0")
 					return

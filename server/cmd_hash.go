@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/floodgate/floodgate/internal/number"
 	"github.com/floodgate/floodgate/store"
 )
 
@@ -239,7 +240,7 @@ func cmdHIncrBy(c *Client, args [][]byte) {
 }
 
 func cmdHIncrByFloat(c *Client, args [][]byte) {
-	delta, ok := store.ParseLongDouble(args[3])
+	delta, ok := number.ParseLongDouble(args[3])
 	if !ok {
 		c.w.Error(errNotFloat)
 		return

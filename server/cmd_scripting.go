@@ -6,8 +6,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/floodgate/floodgate/internal/number"
 	"github.com/floodgate/floodgate/luaengine"
-	"github.com/floodgate/floodgate/store"
 )
 
 var scriptingCommands = []*Command{
@@ -123,7 +123,7 @@ func evalCommand(c *Client, args [][]byte, bySHA, readOnly bool) {
 		c.w.Error(errNoScript)
 		return
 	}
-	numKeys, ok := store.ParseInt(args[2])
+	numKeys, ok := number.ParseInt(args[2])
 	switch {
 	case !ok:
 		c.w.Error(errNotInteger)

@@ -3,7 +3,7 @@ package server
 import (
 	"strconv"
 
-	"github.com/floodgate/floodgate/store"
+	"github.com/floodgate/floodgate/internal/number"
 )
 
 var serverCommands = []*Command{
@@ -42,12 +42,12 @@ func cmdFlushAll(c *Client, args [][]byte) {
 }
 
 func cmdSwapDB(c *Client, args [][]byte) {
-	a, okA := store.ParseInt(args[1])
+	a, okA := number.ParseInt(args[1])
 	if !okA {
 		c.w.Error("ERR invalid first DB index")
 		return
 	}
-	b, okB := store.ParseInt(args[2])
+	b, okB := number.ParseInt(args[2])
 	if !okB {
 		c.w.Error("ERR invalid second DB index")
 		return

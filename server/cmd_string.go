@@ -3,6 +3,7 @@ package server
 import (
 	"math"
 
+	"github.com/floodgate/floodgate/internal/number"
 	"github.com/floodgate/floodgate/store"
 )
 
@@ -144,7 +145,7 @@ func parseSetOptions(opts [][]byte, forSet bool) (setOptions, bool) {
 // and neither the conversion to ms nor adding the current time may
 // overflow. It answers the error and returns false otherwise.
 func expireAt(c *Client, flags setFlags, arg []byte) (int64, bool) {
-	n, ok := store.ParseInt(arg)
+	n, ok := number.ParseInt(arg)
 	if !ok {
 		c.w.Error(errNotInteger)
 		return 0, false
@@ -354,7 +355,7 @@ func cmdDecrBy(c *Client, args [][]byte) {
 
 // intArg parses an integer argument (Redis's getLongLongFromObjectOrReply).
 func intArg(c *Client, b []byte) (int64, bool) {
-	n, ok := store.ParseInt(b)
+	n, ok := number.ParseInt(b)
 	if !ok {
 		c.w.Error(errNotInteger)
 	}

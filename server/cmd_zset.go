@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/floodgate/floodgate/internal/number"
 	"github.com/floodgate/floodgate/store"
 )
 
@@ -120,7 +121,7 @@ parse:
 	}
 	scores := make([]float64, len(pairs)/2)
 	for j := range scores {
-		s, ok := parseDouble(pairs[2*j])
+		s, ok := number.ParseDouble(pairs[2*j])
 		if !ok {
 			c.w.Error(errNotFloat)
 			return
@@ -131,7 +132,7 @@ parse:
 }
 
 func cmdZIncrBy(c *Client, args [][]byte) {
-	s, ok := parseDouble(args[2])
+	s, ok := number.ParseDouble(args[2])
 	if !ok {
 		c.w.Error(errNotFloat)
 		return
@@ -311,7 +312,7 @@ func parseScoreBound(b []byte) (v float64, ex, ok bool) {
 	if i := bytes.IndexByte(b, 0); i >= 0 {
 		b = b[:i]
 	}
-	v, n, _ := strtod(b)
+	v, n, _ := number.Strtod(b)
 	if n != len(b) || math.IsNaN(v) {
 		return 0, false, false
 	}
@@ -417,8 +418,8 @@ func rangeOf(c *Client, kind rangeKind, min, max []byte, rev bool) (func(*store.
 		}
 		return r.ranks, ok
 	}
-	start, ok1 := store.ParseInt(min)
-	stop, ok2 := store.ParseInt(max)
+	start, ok1 := number.ParseInt(min)
+	stop, ok2 := number.ParseInt(max)
 	if !ok1 || !ok2 {
 		c.w.Error(errNotInteger)
 		return nil, false
@@ -519,8 +520,8 @@ func zrange(c *Client, args [][]byte, q zrangeQuery) {
 		case opt == "withscores":
 			q.withScores = true
 		case opt == "limit" && len(args)-j-1 >= 2:
-			off, ok1 := store.ParseInt(args[j+1])
-			lim, ok2 := store.ParseInt(args[j+2])
+			off, ok1 := number.ParseInt(args[j+1])
+			lim, ok2 := number.ParseInt(args[j+2])
 			if !ok1 || !ok2 {
 				c.w.Error(errNotInteger)
 				return
@@ -655,7 +656,7 @@ func zpop(c *Client, args [][]byte, fromTop bool) {
 	}
 	count := int64(1)
 	if len(args) == 3 {
-		n, ok := store.ParseInt(args[2])
+		n, ok := number.ParseInt(args[2])
 		if !ok || n < 0 {
 			c.w.Error(errOutOfRange)
 			return
@@ -696,7 +697,7 @@ func cmdZRandMember(c *Client, args [][]byte) {
 		c.w.Bulk(m)
 		return
 	}
-	count, ok := store.ParseInt(args[2])
+	count, ok := number.ParseInt(args[2])
 	switch {
 	case !ok:
 		c.w.Error(errNotInteger)
@@ -809,7 +810,7 @@ func cmdZScan(c *Client, args [][]byte) {
 		opt := strings.ToLower(string(args[i]))
 		switch {
 		case opt == "count" && i+1 < len(args):
-			n, ok := store.ParseInt(args[i+1])
+			n, ok := number.ParseInt(args[i+1])
 			if !ok {
 				c.w.Error(errNotInteger)
 				return

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"math"
 
-	"github.com/floodgate/floodgate/store"
+	"github.com/floodgate/floodgate/internal/number"
 )
 
 // requestParser splits a connection's input into requests the way Redis's
@@ -65,7 +65,7 @@ func (p *requestParser) next(buf []byte, authed bool) (st parseStatus, used int,
 		if nl > len(buf)-2 { // the '\n' has not arrived
 			return parseIncomplete, 0, nil, ""
 		}
-		n, ok := store.ParseInt(buf[1:nl])
+		n, ok := number.ParseInt(buf[1:nl])
 		switch {
 		case !ok || n > math.MaxInt32:
 			return parseError, 0, nil, "ERR Protocol error: invalid multibulk length"
@@ -93,7 +93,7 @@ func (p *requestParser) next(buf []byte, authed bool) (st parseStatus, used int,
 			if rest[0] != '$' {
 				return p.fail("ERR Protocol error: expected '$', got '" + string(rest[0]) + "'")
 			}
-			n, ok := store.ParseInt(rest[1:nl])
+			n, ok := number.ParseInt(rest[1:nl])
 			switch {
 			case !ok || n < 0 || n > p.srv.cfg.ProtoMaxBulkLen:
 				return p.fail("ERR Protocol error: invalid bulk length")

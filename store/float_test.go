@@ -52,26 +52,3 @@ func TestIncrByFloatGolden(t *testing.T) {
 		t.Fatalf("only %d golden cases read", n)
 	}
 }
-
-func TestFormatLongDouble(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want string
-	}{
-		{"0", "0"},
-		{"-0", "0"},
-		{"-1e-30", "0"},
-		{"2.5", "2.5"},
-		{"100", "100"},
-		{"-0.125", "-0.125"},
-		{"0.1", "0.1"},
-	} {
-		f, ok := ParseLongDouble([]byte(tc.in))
-		if !ok {
-			t.Fatalf("ParseLongDouble(%q) failed", tc.in)
-		}
-		if got := FormatLongDouble(f); got != tc.want {
-			t.Errorf("FormatLongDouble(%s) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}

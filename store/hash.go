@@ -6,6 +6,8 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"strconv"
+
+	"github.com/floodgate/floodgate/internal/number"
 )
 
 // Redis 7.0's defaults for hash-max-listpack-entries (512) and
@@ -154,7 +156,7 @@ func (h *Hash) Delete(name []byte) bool {
 func (h *Hash) IncrBy(name []byte, delta int64) (int64, error) {
 	var n int64
 	if v, ok := h.Get(name); ok {
-		if n, ok = parseCanonicalInt([]byte(v)); !ok {
+		if n, ok = number.ParseInt(v); !ok {
 			return 0, ErrHashNotInteger
 		}
 	}
@@ -170,17 +172,17 @@ func (h *Hash) IncrBy(name []byte, delta int64) (int64, error) {
 // long double arithmetic, stores the result formatted as Redis does, and
 // returns it (HINCRBYFLOAT). delta must be finite.
 func (h *Hash) IncrByFloat(name []byte, delta *big.Float) (string, error) {
-	value := new(big.Float).SetPrec(ldPrec)
+	value := new(big.Float).SetPrec(number.LongDoublePrec)
 	if v, ok := h.Get(name); ok {
-		if value, ok = ParseLongDouble([]byte(v)); !ok {
+		if value, ok = number.ParseLongDouble(v); !ok {
 			return "", ErrHashNotFloat
 		}
 	}
-	sum, ok := AddLongDouble(value, delta)
+	sum, ok := number.AddLongDouble(value, delta)
 	if !ok {
 		return "", ErrNaNOrInf
 	}
-	s := FormatLongDouble(sum)
+	s := number.FormatLongDouble(sum)
 	h.set(name, s)
 	return s, nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/floodgate/floodgate/internal/number"
 )
 
 func hashNames(h *Hash) string {
@@ -137,7 +139,7 @@ func TestHashIncrByFloat(t *testing.T) {
 		if tt.start != "" {
 			h.Set([]byte("f"), []byte(tt.start))
 		}
-		delta, ok := ParseLongDouble([]byte(tt.delta))
+		delta, ok := number.ParseLongDouble([]byte(tt.delta))
 		if !ok {
 			t.Fatalf("bad delta %q", tt.delta)
 		}
@@ -148,7 +150,7 @@ func TestHashIncrByFloat(t *testing.T) {
 	}
 	// A long result converts the hash, as Redis's hashTypeSet does.
 	h := NewHash()
-	d, _ := ParseLongDouble([]byte("1e70"))
+	d, _ := number.ParseLongDouble([]byte("1e70"))
 	h.IncrByFloat([]byte("f"), d)
 	if h.Encoding() != "hashtable" {
 		t.Fatalf("71-byte result left encoding %q", h.Encoding())

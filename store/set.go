@@ -3,6 +3,8 @@ package store
 import (
 	"slices"
 	"strconv"
+
+	"github.com/floodgate/floodgate/internal/number"
 )
 
 // SetMaxIntsetEntries is Redis's default set-max-intset-entries: a set of
@@ -59,7 +61,7 @@ func (s *Set) Has(m []byte) bool {
 		_, ok := s.members[string(m)]
 		return ok
 	}
-	n, ok := parseCanonicalInt(m)
+	n, ok := number.ParseInt(m)
 	if !ok {
 		return false // an intset holds only canonical integers
 	}
@@ -70,7 +72,7 @@ func (s *Set) Has(m []byte) bool {
 // Add adds m and reports whether it is new.
 func (s *Set) Add(m []byte) bool {
 	if s.members == nil {
-		if n, ok := parseCanonicalInt(m); ok {
+		if n, ok := number.ParseInt(m); ok {
 			i, found := slices.BinarySearch(s.ints, n)
 			if found {
 				return false
@@ -107,7 +109,7 @@ func (s *Set) Remove(m []byte) bool {
 		delete(s.members, string(m))
 		return true
 	}
-	n, ok := parseCanonicalInt(m)
+	n, ok := number.ParseInt(m)
 	if !ok {
 		return false
 	}

@@ -239,25 +239,6 @@ func TestSwapDBAndFlushTouchWatchers(t *testing.T) {
 	}
 }
 
-func TestParseCanonicalInt(t *testing.T) {
-	tests := []struct {
-		in   string
-		want int64
-		ok   bool
-	}{
-		{"0", 0, true}, {"-1", -1, true}, {"9223372036854775807", 9223372036854775807, true},
-		{"-9223372036854775808", -9223372036854775808, true}, {"9223372036854775808", 0, false},
-		{"007", 0, false}, {"+5", 0, false}, {"-0", 0, false}, {" 1", 0, false}, {"1 ", 0, false},
-		{"", 0, false}, {"-", 0, false}, {"1e3", 0, false}, {"99999999999999999999", 0, false},
-	}
-	for _, tt := range tests {
-		got, ok := ParseInt([]byte(tt.in))
-		if got != tt.want || ok != tt.ok {
-			t.Errorf("ParseInt(%q) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.ok)
-		}
-	}
-}
-
 func TestStringEncodings(t *testing.T) {
 	tests := []struct {
 		in   string

@@ -3,6 +3,8 @@ package store
 import (
 	"math"
 	"strconv"
+
+	"github.com/floodgate/floodgate/internal/number"
 )
 
 // String is a string value. A value that is the canonical decimal form of an
@@ -38,7 +40,7 @@ func (s *String) Encoding() string {
 
 // NewString returns a String holding a copy of b.
 func NewString(b []byte) *String {
-	if n, ok := parseCanonicalInt(b); ok {
+	if n, ok := number.ParseInt(b); ok {
 		return &String{n: n, isInt: true}
 	}
 	return &String{b: append([]byte(nil), b...)}
@@ -120,7 +122,7 @@ func (s *String) SetRange(offset int, b []byte) int {
 func (s *String) IncrBy(delta int64) (int64, error) {
 	n, ok := s.n, s.isInt
 	if !ok {
-		n, ok = parseCanonicalInt(s.b)
+		n, ok = number.ParseInt(s.b)
 	}
 	if !ok {
 		return 0, ErrNotInteger
@@ -131,50 +133,3 @@ func (s *String) IncrBy(delta int64) (int64, error) {
 	s.SetInt(n + delta)
 	return s.n, nil
 }
-
-// parseCanonicalInt parses b as Redis's string2ll does: an optional '-',
-// no '+', no leading zeros, no spaces, at most 20 characters, within int64.
-func parseCanonicalInt(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 20 {
-		return 0, false
-	}
-	if len(b) == 1 && b[0] == '0' {
-		return 0, true
-	}
-	i := 0
-	neg := false
-	if b[0] == '-' {
-		neg = true
-		i = 1
-		if len(b) == 1 {
-			return 0, false
-		}
-	}
-	if b[i] < '1' || b[i] > '9' {
-		return 0, false
-	}
-	var u uint64
-	for ; i < len(b); i++ {
-		c := b[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		if u > (math.MaxUint64-9)/10 {
-			return 0, false
-		}
-		u = u*10 + uint64(c-'0')
-	}
-	if neg {
-		if u > 1<<63 {
-			return 0, false
-		}
-		return -int64(u), true
-	}
-	if u > math.MaxInt64 {
-		return 0, false
-	}
-	return int64(u), true
-}
-
-// ParseInt parses b as a Redis integer argument (string2ll semantics).
-func ParseInt(b []byte) (int64, bool) { return parseCanonicalInt(b) }

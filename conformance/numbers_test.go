@@ -1,0 +1,42 @@
+package conformance
+
+import "testing"
+
+// Numbers written as strings, read by scripts (Lua 5.1's luaO_str2d: C's
+// strtod, then only white space) and by commands (Redis's strtod-based
+// getDoubleFromObject, string2ll, strtold): one parser serves them all.
+func TestStringToNumber(t *testing.T) {
+	const conv = `"local r = {} for i, s in ipairs(ARGV) do r[i] = tostring(tonumber(s)) end return r"`
+	const arith = `"local r = {} for i, s in ipairs(ARGV) do local ok, v = pcall(function() return s + 0 end) r[i] = ok and tostring(v) or 'err' end return r"`
+	const format = `"local r = {} for i, s in ipairs(ARGV) do local ok, v = pcall(string.format, '%d', s) r[i] = ok and v or 'err' end return r"`
+	const inputs = ` 0x1.8 0x1.8p3 0X10 -0x10 0x 0x1p 010 0b1 1_0 1e309 -1e309 1e-400 nan nan(0x1) -nan NaN(abc) INF -Infinity infx " 7 " "\t0x1.8\n" "1 x" 0x1.8.1 .5 5. . e1`
+	runCases(t, []tcase{
+		{"tonumber", []string{"EVAL " + conv + " 0" + inputs}},
+		{"arithmetic coercion", []string{
+			"EVAL " + arith + " 0" + inputs,
+			`EVAL "return {tostring('0x1.8' + 0), tostring('010' * 1), tostring(-'0x1.8'), tostring('3' % '2'), tostring('2' ^ '0x3'), tostring('1e309' - 1)}" 0`,
+			`EVAL "return '0b1' + 0" 0`,
+			`EVAL "return '1_0' * 1" 0`,
+			`EVAL "local s = 'x' return s + 1" 0`,
+			`EVAL "local s = '0x' return 1 - s" 0`,
+			`EVAL "return -ARGV[1]" 0 abc`,
+			`EVAL "local t = setmetatable({}, {__add = function(a, b) return 'meta' end}) return {'1' + t, t + '1'}" 0`,
+		}},
+		{"string.format", []string{
+			"EVAL " + format + " 0" + inputs,
+			`EVAL "return string.format('%d %s %.3f', '0x1.8', tonumber('0x1.8'), '  2.5  ')" 0`,
+		}},
+		{"getmetatable of a string", []string{
+			`EVAL "local mt = getmetatable('') return {type(mt), type(mt.__index), type(mt.__add), type(mt.__unm)}" 0`,
+		}},
+		{"commands", []string{
+			"SET f 0x1.8", "INCRBYFLOAT f 0x1p3", "INCRBYFLOAT f 1e309", "INCRBYFLOAT f nan", "INCRBYFLOAT f ' 1'", "GET f",
+			"INCRBYFLOAT g 010", "INCRBYFLOAT g 1_0", "INCRBYFLOAT g 0b1",
+			"ZADD z 0x1.8 a 0x10 b -inf c", "ZADD z 1_0 d", "ZADD z nan e", "ZADD z 1e309 e", "ZADD z ' 1' e",
+			"ZRANGE z 0 -1 WITHSCORES", "ZRANGEBYSCORE z 0x1 0x1p5", "ZCOUNT z ' 1' 0x10",
+			"ZINCRBY z 0x.8 a", "ZSCORE z a",
+			"HSET h f 0x10", "HINCRBYFLOAT h f 0x1.8", "HINCRBY h f 010", "HINCRBYFLOAT h f 1_0",
+			"SET i 010", "INCR i", "INCRBY i 0x10", "INCRBY i +1", "EXPIRE i 1_0",
+		}},
+	})
+}
