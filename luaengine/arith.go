@@ -35,7 +35,7 @@ var stringArith = []struct {
 }
 
 // installStringArith puts the arithmetic events on the string metatable.
-// Scripts never see them: getmetatable('') hands out a view of __index only.
+// Scripts never see them: getmetatable(”) hands out a view of __index only.
 func (e *Engine) installStringArith(mt *lua.LTable) {
 	L := e.L
 	e.arithFns = map[*lua.LFunction]bool{}

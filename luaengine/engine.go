@@ -116,11 +116,11 @@ type Engine struct {
 	// arithFns are the string metatable's arithmetic events (arith.go),
 	// which a runtime error looks through to the failing instruction.
 	arithFns map[*lua.LFunction]bool
-	resp      int
-	rand      rand48
-	callFn    *lua.LFunction
-	pcallFn   *lua.LFunction
-	errFn     *lua.LFunction
+	resp     int
+	rand     rand48
+	callFn   *lua.LFunction
+	pcallFn  *lua.LFunction
+	errFn    *lua.LFunction
 	// pcallErrFn rewrites errors caught by pcall (pcallErrorHandler).
 	pcallErrFn *lua.LFunction
 	pcallBase  int // registry index above which the innermost pcall unwinds
