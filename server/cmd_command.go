@@ -8,7 +8,7 @@ import (
 )
 
 var commandCommands = []*Command{
-	{Name: "command", Arity: -1, Flags: FlagLoading | FlagStale, ACL: []string{"slow", "connection"}, Group: "server", Summary: "Get array of Redis command details", Since: "2.8.13", Tips: []string{"nondeterministic_output_order"}, Handler: cmdCommand, Subcommands: []*Command{
+	{Name: "command", Arity: -1, Flags: FlagLoading | FlagStale, ACL: []string{"connection"}, Group: "server", Summary: "Get array of Redis command details", Since: "2.8.13", Tips: []string{"nondeterministic_output_order"}, Handler: cmdCommand, Subcommands: []*Command{
 		{Name: "count", Arity: 2, Flags: FlagLoading | FlagStale, ACL: clientACL, Group: "server", Summary: "Get total number of Redis commands", Since: "2.8.13", Handler: cmdCommandCount},
 		{Name: "info", Arity: -2, Flags: FlagLoading | FlagStale, ACL: clientACL, Group: "server", Summary: "Get array of specific Redis command details, or all when no argument is given.", Since: "2.8.13", Tips: []string{"nondeterministic_output_order"}, Handler: cmdCommandInfo},
 		{Name: "docs", Arity: -2, Flags: FlagLoading | FlagStale, ACL: clientACL, Group: "server", Summary: "Get array of specific Redis command documentation", Since: "7.0.0", Tips: []string{"nondeterministic_output_order"}, Handler: cmdCommandDocs},
@@ -96,8 +96,8 @@ func writeCommandInfo(w Writer, cmd *Command) {
 	w.Int(int64(cmd.FirstKey))
 	w.Int(int64(cmd.LastKey))
 	w.Int(int64(cmd.Step))
-	w.Set(len(cmd.ACL))
-	for _, cat := range cmd.ACL {
+	w.Set(len(cmd.categories))
+	for _, cat := range cmd.categories {
 		w.Status("@" + cat)
 	}
 	w.Set(len(cmd.Tips))
@@ -217,7 +217,7 @@ func cmdCommandList(c *Client, args [][]byte) {
 			match = func(*Command) bool { return false }
 		case eqFold(args[3], "aclcat"):
 			match = func(cmd *Command) bool {
-				for _, cat := range cmd.ACL {
+				for _, cat := range cmd.categories {
 					if eqFold(val, cat) {
 						return true
 					}

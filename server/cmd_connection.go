@@ -11,14 +11,14 @@ import (
 )
 
 var connectionCommands = []*Command{
-	{Name: "ping", Arity: -1, Flags: FlagFast, ACL: []string{"fast", "connection"}, Group: "connection", Summary: "Ping the server", Since: "1.0.0", Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Handler: cmdPing},
-	{Name: "echo", Arity: 2, Flags: FlagLoading | FlagStale | FlagFast, ACL: []string{"fast", "connection"}, Group: "connection", Summary: "Echo the given string", Since: "1.0.0", Handler: cmdEcho},
-	{Name: "quit", Arity: -1, Flags: connAlways, ACL: []string{"fast", "connection"}, Group: "connection", Summary: "Close the connection", Since: "1.0.0", Handler: cmdQuit},
-	{Name: "select", Arity: 2, Flags: FlagLoading | FlagStale | FlagFast, ACL: []string{"fast", "connection"}, Group: "connection", Summary: "Change the selected database for the current connection", Since: "1.0.0", Handler: cmdSelect},
-	{Name: "hello", Arity: -1, Flags: connAlways, ACL: []string{"fast", "connection"}, Group: "connection", Summary: "Handshake with Redis", Since: "6.0.0", Handler: cmdHello},
-	{Name: "auth", Arity: -2, Flags: connAlways, ACL: []string{"fast", "connection"}, Group: "connection", Summary: "Authenticate to the server", Since: "1.0.0", Handler: cmdAuth},
-	{Name: "reset", Arity: 1, Flags: connAlways, ACL: []string{"fast", "connection"}, Group: "connection", Summary: "Reset the connection", Since: "6.2.0", Handler: cmdReset},
-	{Name: "client", Arity: -2, ACL: []string{"slow"}, Group: "connection", Summary: "A container for client connection commands", Since: "2.4.0", Subcommands: []*Command{
+	{Name: "ping", Arity: -1, Flags: FlagFast, ACL: []string{"connection"}, Group: "connection", Summary: "Ping the server", Since: "1.0.0", Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Handler: cmdPing},
+	{Name: "echo", Arity: 2, Flags: FlagLoading | FlagStale | FlagFast, ACL: []string{"connection"}, Group: "connection", Summary: "Echo the given string", Since: "1.0.0", Handler: cmdEcho},
+	{Name: "quit", Arity: -1, Flags: connAlways, ACL: []string{"connection"}, Group: "connection", Summary: "Close the connection", Since: "1.0.0", Handler: cmdQuit},
+	{Name: "select", Arity: 2, Flags: FlagLoading | FlagStale | FlagFast, ACL: []string{"connection"}, Group: "connection", Summary: "Change the selected database for the current connection", Since: "1.0.0", Handler: cmdSelect},
+	{Name: "hello", Arity: -1, Flags: connAlways, ACL: []string{"connection"}, Group: "connection", Summary: "Handshake with Redis", Since: "6.0.0", Handler: cmdHello},
+	{Name: "auth", Arity: -2, Flags: connAlways, ACL: []string{"connection"}, Group: "connection", Summary: "Authenticate to the server", Since: "1.0.0", Handler: cmdAuth},
+	{Name: "reset", Arity: 1, Flags: connAlways, ACL: []string{"connection"}, Group: "connection", Summary: "Reset the connection", Since: "6.2.0", Handler: cmdReset},
+	{Name: "client", Arity: -2, Group: "connection", Summary: "A container for client connection commands", Since: "2.4.0", Subcommands: []*Command{
 		{Name: "id", Arity: 2, Flags: clientFlags, ACL: clientACL, Group: "connection", Summary: "Returns the client ID for the current connection", Since: "5.0.0", Handler: cmdClientID},
 		{Name: "setname", Arity: 3, Flags: clientFlags, ACL: clientACL, Group: "connection", Summary: "Set the current connection name", Since: "2.6.9", Handler: cmdClientSetName},
 		{Name: "getname", Arity: 2, Flags: clientFlags, ACL: clientACL, Group: "connection", Summary: "Get the current connection name", Since: "2.6.9", Handler: cmdClientGetName},
@@ -26,13 +26,15 @@ var connectionCommands = []*Command{
 		// connect and ignore an error, so answering it costs nothing.
 		{Name: "setinfo", Arity: 4, Flags: clientFlags, ACL: clientACL, Group: "connection", Summary: "Set client or connection specific info", Since: "7.2.0", Tips: []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Handler: cmdClientSetInfo},
 		{Name: "info", Arity: 2, Flags: clientFlags, ACL: clientACL, Group: "connection", Summary: "Returns information about the current client connection.", Since: "6.2.0", Tips: []string{"nondeterministic_output"}, Handler: cmdClientInfo},
-		{Name: "list", Arity: -2, Flags: FlagAdmin | clientFlags, ACL: clientAdminACL, Group: "connection", Summary: "Get the list of client connections", Since: "2.4.0", Tips: []string{"nondeterministic_output"}, Handler: cmdClientList},
-		{Name: "no-evict", Arity: 3, Flags: FlagAdmin | clientFlags, ACL: clientAdminACL, Group: "connection", Summary: "Set client eviction mode for the current connection", Since: "7.0.0", Handler: cmdClientNoEvict},
-		{Name: "kill", Arity: -3, Flags: FlagAdmin | clientFlags, ACL: clientAdminACL, Group: "connection", Summary: "Kill the connection of a client", Since: "2.4.0", Handler: cmdClientKill},
+		{Name: "list", Arity: -2, Flags: FlagAdmin | clientFlags, ACL: clientACL, Group: "connection", Summary: "Get the list of client connections", Since: "2.4.0", Tips: []string{"nondeterministic_output"}, Handler: cmdClientList},
+		{Name: "no-evict", Arity: 3, Flags: FlagAdmin | clientFlags, ACL: clientACL, Group: "connection", Summary: "Set client eviction mode for the current connection", Since: "7.0.0", Handler: cmdClientNoEvict},
+		{Name: "kill", Arity: -3, Flags: FlagAdmin | clientFlags, ACL: clientACL, Group: "connection", Summary: "Kill the connection of a client", Since: "2.4.0", Handler: cmdClientKill},
 		{Name: "getredir", Arity: 2, Flags: clientFlags, ACL: clientACL, Group: "connection", Summary: "Get tracking notifications redirection client ID if any", Since: "6.0.0", Handler: cmdClientGetRedir},
 		{Name: "help", Arity: 2, Flags: FlagLoading | FlagStale, ACL: clientACL, Group: "connection", Summary: "Show helpful text about the different subcommands", Since: "5.0.0", Handler: helpHandler(clientHelp)},
 	}},
 }
+
+func init() { register(connectionCommands...) }
 
 const (
 	// connAlways: commands a client may send before AUTH, inside a busy
@@ -46,10 +48,7 @@ const (
 	errBadClientName = "ERR Client names cannot contain spaces, newlines or special characters."
 )
 
-var (
-	clientACL      = []string{"slow", "connection"}
-	clientAdminACL = []string{"admin", "slow", "dangerous", "connection"}
-)
+var clientACL = []string{"connection"}
 
 func cmdPing(c *Client, args [][]byte) {
 	switch len(args) {

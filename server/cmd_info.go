@@ -13,7 +13,7 @@ import (
 )
 
 var infoCommands = []*Command{
-	{Name: "info", Arity: -1, Flags: FlagLoading | FlagStale, ACL: []string{"slow", "dangerous"}, Group: "server", Summary: "Get information and statistics about the server", Since: "1.0.0", Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}, Handler: cmdInfo},
+	{Name: "info", Arity: -1, Flags: FlagLoading | FlagStale, ACL: []string{"dangerous"}, Group: "server", Summary: "Get information and statistics about the server", Since: "1.0.0", Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}, Handler: cmdInfo},
 }
 
 func init() { register(infoCommands...) }

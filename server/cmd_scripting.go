@@ -15,7 +15,7 @@ var scriptingCommands = []*Command{
 	{Name: "evalsha", Arity: -3, Flags: evalFlags, ACL: scriptingACL, Group: "scripting", Summary: "Execute a Lua script server side", Since: "2.6.0", Handler: cmdEvalSHA},
 	{Name: "eval_ro", Arity: -3, Flags: FlagReadonly | evalFlags, ACL: scriptingACL, Group: "scripting", Summary: "Execute a read-only Lua script server side", Since: "7.0.0", Handler: cmdEvalRO},
 	{Name: "evalsha_ro", Arity: -3, Flags: FlagReadonly | evalFlags, ACL: scriptingACL, Group: "scripting", Summary: "Execute a read-only Lua script server side", Since: "7.0.0", Handler: cmdEvalSHARO},
-	{Name: "script", Arity: -2, ACL: []string{"slow"}, Group: "scripting", Summary: "A container for Lua scripts management commands", Since: "2.6.0", Subcommands: []*Command{
+	{Name: "script", Arity: -2, Group: "scripting", Summary: "A container for Lua scripts management commands", Since: "2.6.0", Subcommands: []*Command{
 		{Name: "debug", Arity: 3, Flags: FlagNoScript, ACL: scriptingACL, Group: "scripting", Summary: "Set the debug mode for executed scripts.", Since: "3.2.0", Handler: cmdScriptDebug},
 		{Name: "exists", Arity: -3, Flags: FlagNoScript, ACL: scriptingACL, Group: "scripting", Summary: "Check existence of scripts in the script cache.", Since: "2.6.0", Tips: []string{"request_policy:all_shards", "response_policy:agg_logical_and"}, Handler: cmdScriptExists},
 		{Name: "flush", Arity: -2, Flags: FlagNoScript, ACL: scriptingACL, Group: "scripting", Summary: "Remove all the scripts from the script cache.", Since: "2.6.0", Tips: []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Handler: cmdScriptFlush},
@@ -31,7 +31,7 @@ func init() { register(scriptingCommands...) }
 // positions are 0 0 0 because numkeys makes them movable.
 const evalFlags = FlagNoScript | FlagStale | FlagSkipMonitor | FlagNoMandatoryKeys | FlagMovableKeys
 
-var scriptingACL = []string{"slow", "scripting"}
+var scriptingACL = []string{"scripting"}
 
 // A script's RESP3 booleans, big numbers and verbatim strings reach the
 // connection through these methods, not through RESP2 fallbacks.

@@ -7,14 +7,16 @@ import (
 )
 
 var serverCommands = []*Command{
-	{Name: "dbsize", Arity: 1, Flags: FlagReadonly | FlagFast, ACL: []string{"keyspace", "read", "fast"}, Group: "server", Summary: "Return the number of keys in the selected database", Since: "1.0.0", Tips: []string{"request_policy:all_shards", "response_policy:agg_sum"}, Handler: cmdDBSize},
-	{Name: "flushdb", Arity: -1, Flags: FlagWrite, ACL: []string{"keyspace", "write", "slow", "dangerous"}, Group: "server", Summary: "Remove all keys from the current database", Since: "1.0.0", Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Handler: cmdFlushDB},
-	{Name: "flushall", Arity: -1, Flags: FlagWrite, ACL: []string{"keyspace", "write", "slow", "dangerous"}, Group: "server", Summary: "Remove all keys from all databases", Since: "1.0.0", Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Handler: cmdFlushAll},
-	{Name: "swapdb", Arity: 3, Flags: FlagWrite | FlagFast, ACL: []string{"keyspace", "write", "fast", "dangerous"}, Group: "server", Summary: "Swaps two Redis databases", Since: "4.0.0", Handler: cmdSwapDB},
-	{Name: "time", Arity: 1, Flags: FlagLoading | FlagStale | FlagFast, ACL: []string{"fast"}, Group: "server", Summary: "Return the current server time", Since: "2.6.0", Tips: []string{"nondeterministic_output"}, Handler: cmdTime},
-	{Name: "lastsave", Arity: 1, Flags: FlagLoading | FlagStale | FlagFast, ACL: []string{"admin", "fast", "dangerous"}, Group: "server", Summary: "Get the UNIX time stamp of the last successful save to disk", Since: "1.0.0", Tips: []string{"nondeterministic_output"}, Handler: cmdLastSave},
-	{Name: "shutdown", Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagNoMulti | FlagAllowBusy, ACL: []string{"admin", "slow", "dangerous"}, Group: "server", Summary: "Synchronously save the dataset to disk and then shut down the server", Since: "1.0.0", Handler: cmdShutdown},
+	{Name: "dbsize", Arity: 1, Flags: FlagReadonly | FlagFast, ACL: []string{"keyspace"}, Group: "server", Summary: "Return the number of keys in the selected database", Since: "1.0.0", Tips: []string{"request_policy:all_shards", "response_policy:agg_sum"}, Handler: cmdDBSize},
+	{Name: "flushdb", Arity: -1, Flags: FlagWrite, ACL: []string{"keyspace", "dangerous"}, Group: "server", Summary: "Remove all keys from the current database", Since: "1.0.0", Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Handler: cmdFlushDB},
+	{Name: "flushall", Arity: -1, Flags: FlagWrite, ACL: []string{"keyspace", "dangerous"}, Group: "server", Summary: "Remove all keys from all databases", Since: "1.0.0", Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Handler: cmdFlushAll},
+	{Name: "swapdb", Arity: 3, Flags: FlagWrite | FlagFast, ACL: []string{"keyspace", "dangerous"}, Group: "server", Summary: "Swaps two Redis databases", Since: "4.0.0", Handler: cmdSwapDB},
+	{Name: "time", Arity: 1, Flags: FlagLoading | FlagStale | FlagFast, Group: "server", Summary: "Return the current server time", Since: "2.6.0", Tips: []string{"nondeterministic_output"}, Handler: cmdTime},
+	{Name: "lastsave", Arity: 1, Flags: FlagLoading | FlagStale | FlagFast, ACL: []string{"admin", "dangerous"}, Group: "server", Summary: "Get the UNIX time stamp of the last successful save to disk", Since: "1.0.0", Tips: []string{"nondeterministic_output"}, Handler: cmdLastSave},
+	{Name: "shutdown", Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagNoMulti | FlagAllowBusy, Group: "server", Summary: "Synchronously save the dataset to disk and then shut down the server", Since: "1.0.0", Handler: cmdShutdown},
 }
+
+func init() { register(serverCommands...) }
 
 func cmdDBSize(c *Client, args [][]byte) { c.w.Int(int64(c.db.Len())) }
 

@@ -3,12 +3,12 @@ package server
 import "github.com/floodgate/floodgate/store"
 
 var setCommands = []*Command{
-	{Name: "sadd", Arity: -3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "set", "fast"}, Group: "set", Summary: "Add one or more members to a set", Since: "1.0.0", Handler: cmdSAdd},
-	{Name: "srem", Arity: -3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "set", "fast"}, Group: "set", Summary: "Remove one or more members from a set", Since: "1.0.0", Handler: cmdSRem},
-	{Name: "scard", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "set", "fast"}, Group: "set", Summary: "Get the number of members in a set", Since: "1.0.0", Handler: cmdSCard},
-	{Name: "smembers", Arity: 2, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "set", "slow"}, Group: "set", Summary: "Get all the members in a set", Since: "1.0.0", Handler: cmdSMembers},
-	{Name: "sismember", Arity: 3, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "set", "fast"}, Group: "set", Summary: "Determine if a given value is a member of a set", Since: "1.0.0", Handler: cmdSIsMember},
-	{Name: "smismember", Arity: -3, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "set", "fast"}, Group: "set", Summary: "Returns the membership associated with the given elements for a set", Since: "6.2.0", Handler: cmdSMIsMember},
+	{Name: "sadd", Arity: -3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"set"}, Group: "set", Summary: "Add one or more members to a set", Since: "1.0.0", Handler: cmdSAdd},
+	{Name: "srem", Arity: -3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"set"}, Group: "set", Summary: "Remove one or more members from a set", Since: "1.0.0", Handler: cmdSRem},
+	{Name: "scard", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"set"}, Group: "set", Summary: "Get the number of members in a set", Since: "1.0.0", Handler: cmdSCard},
+	{Name: "smembers", Arity: 2, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"set"}, Group: "set", Summary: "Get all the members in a set", Since: "1.0.0", Handler: cmdSMembers},
+	{Name: "sismember", Arity: 3, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"set"}, Group: "set", Summary: "Determine if a given value is a member of a set", Since: "1.0.0", Handler: cmdSIsMember},
+	{Name: "smismember", Arity: -3, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"set"}, Group: "set", Summary: "Returns the membership associated with the given elements for a set", Since: "6.2.0", Handler: cmdSMIsMember},
 }
 
 func init() { register(setCommands...) }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -67,31 +68,33 @@ type Command struct {
 	FirstKey int // key positions as COMMAND INFO reports them
 	LastKey  int
 	Step     int
-	ACL      []string // ACL categories without '@', e.g. "string", "fast"
-	Group    string   // COMMAND DOCS group: "string", "generic", "connection", ...
-	Summary  string   // COMMAND DOCS summary
-	Since    string   // COMMAND DOCS since
-	Tips     []string // COMMAND INFO tips, e.g. "nondeterministic_output"
-	Handler  func(c *Client, args [][]byte)
+	// ACL lists the command's own ACL categories without '@' (e.g.
+	// "string", "keyspace"); those its flags imply are added when the
+	// table is built (setACLCategories), and listing them too is harmless.
+	ACL     []string
+	Group   string   // COMMAND DOCS group: "string", "generic", "connection", ...
+	Summary string   // COMMAND DOCS summary
+	Since   string   // COMMAND DOCS since
+	Tips    []string // COMMAND INFO tips, e.g. "nondeterministic_output"
+	Handler func(c *Client, args [][]byte)
 	// Subcommands, for container commands (CONFIG, CLIENT, COMMAND, SCRIPT,
 	// OBJECT): the dispatcher picks one by args[1] and checks its arity.
 	Subcommands []*Command
 
 	id     int      // index into per-server statistics
 	parent *Command // for subcommands
+	// categories are the ACL categories COMMAND INFO reports: ACL and
+	// those the flags imply, in Redis's order.
+	categories []string
 }
 
 // FullName returns the name Redis uses in errors ("get", "config|get").
 func (c *Command) FullName() string { return c.Name }
 
-// families lists every command family's registration block. Families in
-// files of their own may add themselves with register from an init function.
-var families = [][]*Command{
-	connectionCommands,
-	serverCommands,
-	stringCommands,
-	keyCommands,
-}
+// families holds every command family's registration block. Each family
+// file (cmd_<family>.go) adds its block from its init function with
+// register, so a family is one file and one line.
+var families [][]*Command
 
 // register adds a command family; it must be called from an init function.
 func register(cmds ...*Command) { families = append(families, cmds) }
@@ -122,6 +125,7 @@ func buildTable(families ...[]*Command) *table {
 			}
 			cmd.id = t.count
 			t.count++
+			cmd.setACLCategories()
 			t.byName[cmd.Name] = cmd
 			t.all = append(t.all, cmd)
 			for _, sub := range cmd.Subcommands {
@@ -131,11 +135,50 @@ func buildTable(families ...[]*Command) *table {
 				}
 				sub.id = t.count
 				t.count++
+				sub.setACLCategories()
 			}
 		}
 	}
 	sort.Slice(t.all, func(i, j int) bool { return t.all[i].Name < t.all[j].Name })
 	return t
+}
+
+// aclCategories are Redis 7.0's ACL categories, in the order COMMAND INFO
+// lists a command's (acl.c's ACLCommandCategories).
+var aclCategories = []string{
+	"keyspace", "read", "write", "set", "sortedset", "list", "hash", "string",
+	"bitmap", "hyperloglog", "geo", "stream", "pubsub", "admin", "fast", "slow",
+	"blocking", "dangerous", "connection", "transaction", "scripting",
+}
+
+// setACLCategories adds the categories the flags imply to the row's own, as
+// Redis's setImplicitACLCategories does: write is @write, readonly @read
+// (but not for scripting commands), admin @admin and @dangerous, pubsub
+// @pubsub, fast @fast, blocking @blocking, and whatever is not @fast is
+// @slow.
+func (cmd *Command) setACLCategories() {
+	has := make(map[string]bool, len(cmd.ACL)+3)
+	for _, c := range cmd.ACL {
+		if !slices.Contains(aclCategories, c) {
+			panic("server: unknown ACL category " + c + " for " + cmd.Name)
+		}
+		has[c] = true
+	}
+	f := cmd.Flags
+	has["write"] = has["write"] || f.Has(FlagWrite)
+	has["read"] = has["read"] || f.Has(FlagReadonly) && !has["scripting"]
+	has["admin"] = has["admin"] || f.Has(FlagAdmin)
+	has["dangerous"] = has["dangerous"] || f.Has(FlagAdmin)
+	has["pubsub"] = has["pubsub"] || f.Has(FlagPubSub)
+	has["fast"] = has["fast"] || f.Has(FlagFast)
+	has["blocking"] = has["blocking"] || f.Has(FlagBlocking)
+	has["slow"] = has["slow"] || !has["fast"]
+	cmd.categories = cmd.categories[:0]
+	for _, c := range aclCategories {
+		if has[c] {
+			cmd.categories = append(cmd.categories, c)
+		}
+	}
 }
 
 // lookup finds a top-level command by name, case-insensitively, without
