@@ -35,15 +35,13 @@ const errNaNOrInfArg = "ERR value is NaN or Infinity"
 
 // valueAs returns the value of type V at key, the zero V (nil) if there is
 // none, or false (having answered WRONGTYPE) if the key holds another type.
-func valueAs[V store.Value](c *Client, key []byte) (v V, ok bool) {
-	e := c.db.Get(key)
-	if e == nil {
-		return v, true
+func valueAs[V store.Value](c *Client, key []byte) (V, bool) {
+	v, err := store.ValueAt[V](c.db, key)
+	if err != nil {
+		c.w.Error(err.Error())
+		return v, false
 	}
-	if v, ok = e.Value.(V); !ok {
-		c.w.Error(errWrongType)
-	}
-	return v, ok
+	return v, true
 }
 
 // hashForRead returns the hash at key, or an empty one if there is none
@@ -90,22 +88,16 @@ func cmdHSet(c *Client, args [][]byte) {
 		c.wrongArity(c.cmd)
 		return
 	}
-	h, created, ok := hashForWrite(c, args[1])
-	if !ok {
+	added, err := c.db.HSet(args[1], args[2:])
+	if err != nil {
+		c.w.Error(err.Error())
 		return
 	}
-	var added int64
-	for i := 2; i < len(args); i += 2 {
-		if h.Set(args[i], args[i+1]) {
-			added++
-		}
-	}
-	hashStore(c, args[1], h, created)
 	if c.cmd.Name == "hmset" {
 		c.w.Status("OK")
 		return
 	}
-	c.w.Int(added)
+	c.w.Int(int64(added))
 }
 
 func cmdHSetNX(c *Client, args [][]byte) {

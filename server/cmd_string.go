@@ -38,21 +38,6 @@ const (
 	errStringTooLarge = "ERR string exceeds maximum allowed size (proto-max-bulk-len)"
 )
 
-// stringValue returns the string at key, nil if there is none, or false
-// (having answered WRONGTYPE) if the key holds another type.
-func stringValue(c *Client, key []byte) (*store.String, bool) {
-	e := c.db.Get(key)
-	if e == nil {
-		return nil, true
-	}
-	s, ok := e.Value.(*store.String)
-	if !ok {
-		c.w.Error(errWrongType)
-		return nil, false
-	}
-	return s, true
-}
-
 // replyString answers a string value, or a null bulk for nil.
 func replyString(c *Client, s *store.String) {
 	if s == nil {
@@ -69,7 +54,7 @@ func replyString(c *Client, s *store.String) {
 // getString is Redis's getGenericCommand: it answers the value at key (or
 // null) and reports false, having answered WRONGTYPE, for another type.
 func getString(c *Client, key []byte) (*store.String, bool) {
-	s, ok := stringValue(c, key)
+	s, ok := valueAs[*store.String](c, key)
 	if ok {
 		replyString(c, s)
 	}
@@ -364,29 +349,18 @@ func intArg(c *Client, b []byte) (int64, bool) {
 	return n, ok
 }
 
-// incrBy adds delta to the integer at key, creating it at 0. The key keeps
-// its TTL, as with Redis's dbOverwrite.
+// incrBy serves INCR, DECR, INCRBY and DECRBY (store's DB.IncrBy).
 func incrBy(c *Client, key []byte, delta int64) {
-	s, ok := stringValue(c, key)
-	if !ok {
-		return
-	}
-	if s == nil {
-		c.db.Set(key, store.NewInt(delta), 0)
-		c.w.Int(delta)
-		return
-	}
-	n, err := s.IncrBy(delta)
+	n, err := c.db.IncrBy(key, delta)
 	if err != nil {
 		c.w.Error(err.Error())
 		return
 	}
-	c.db.Modified(key)
 	c.w.Int(n)
 }
 
 func cmdIncrByFloat(c *Client, args [][]byte) {
-	s, ok := stringValue(c, args[1])
+	s, ok := valueAs[*store.String](c, args[1])
 	if !ok {
 		return
 	}
@@ -413,7 +387,7 @@ func checkStringLength(c *Client, size, add int64) bool {
 }
 
 func cmdAppend(c *Client, args [][]byte) {
-	s, ok := stringValue(c, args[1])
+	s, ok := valueAs[*store.String](c, args[1])
 	if !ok {
 		return
 	}
@@ -432,7 +406,7 @@ func cmdAppend(c *Client, args [][]byte) {
 }
 
 func cmdStrlen(c *Client, args [][]byte) {
-	s, ok := stringValue(c, args[1])
+	s, ok := valueAs[*store.String](c, args[1])
 	if !ok {
 		return
 	}
@@ -452,7 +426,7 @@ func cmdGetRange(c *Client, args [][]byte) {
 	if !ok {
 		return
 	}
-	s, ok := stringValue(c, args[1])
+	s, ok := valueAs[*store.String](c, args[1])
 	if !ok {
 		return
 	}
@@ -497,7 +471,7 @@ func cmdSetRange(c *Client, args [][]byte) {
 		return
 	}
 	value := args[3]
-	s, ok := stringValue(c, args[1])
+	s, ok := valueAs[*store.String](c, args[1])
 	if !ok {
 		return
 	}

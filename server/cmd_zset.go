@@ -44,7 +44,6 @@ const (
 	errZAddXXNX       = "ERR XX and NX options at the same time are not compatible"
 	errZAddGTLTNX     = "ERR GT, LT, and/or NX options at the same time are not compatible"
 	errZAddIncrPair   = "ERR INCR option supports a single increment-element pair"
-	errZNaN           = "ERR resulting score is not a number (NaN)"
 	errZMinMaxFloat   = "ERR min or max is not a float"
 	errZMinMaxLex     = "ERR min or max not valid string range item"
 	errZLimitRank     = "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"
@@ -53,21 +52,6 @@ const (
 	errZRandRange     = "ERR value is out of range"
 	errInvalidCursor  = "ERR invalid cursor"
 )
-
-// zsetValue returns the sorted set at key, nil if there is none, or false
-// (having answered WRONGTYPE) if the key holds another type.
-func zsetValue(c *Client, key []byte) (*store.ZSet, bool) {
-	e := c.db.Get(key)
-	if e == nil {
-		return nil, true
-	}
-	z, ok := e.Value.(*store.ZSet)
-	if !ok {
-		c.w.Error(errWrongType)
-		return nil, false
-	}
-	return z, true
-}
 
 // zsetChanged signals a change made in place and deletes the key once the
 // set is empty, as Redis never keeps an empty collection.
@@ -80,7 +64,12 @@ func zsetChanged(c *Client, key []byte, z *store.ZSet) {
 }
 
 // ZADD flags, as zaddGenericCommand parses them.
-type zaddFlags struct{ nx, xx, gt, lt, ch, incr bool }
+// zaddFlags are ZADD's options: the keyspace's, and CH, which changes only
+// the reply.
+type zaddFlags struct {
+	store.ZAddFlags
+	ch bool
+}
 
 func cmdZAdd(c *Client, args [][]byte) {
 	var f zaddFlags
@@ -89,17 +78,17 @@ parse:
 	for ; i < len(args); i++ {
 		switch strings.ToLower(string(args[i])) {
 		case "nx":
-			f.nx = true
+			f.NX = true
 		case "xx":
-			f.xx = true
+			f.XX = true
 		case "gt":
-			f.gt = true
+			f.GT = true
 		case "lt":
-			f.lt = true
+			f.LT = true
 		case "ch":
 			f.ch = true
 		case "incr":
-			f.incr = true
+			f.Incr = true
 		default:
 			break parse
 		}
@@ -109,26 +98,26 @@ parse:
 	case len(pairs) == 0 || len(pairs)%2 != 0:
 		c.w.Error(errSyntax)
 		return
-	case f.nx && f.xx:
+	case f.NX && f.XX:
 		c.w.Error(errZAddXXNX)
 		return
-	case f.gt && f.nx || f.lt && f.nx || f.gt && f.lt:
+	case f.GT && f.NX || f.LT && f.NX || f.GT && f.LT:
 		c.w.Error(errZAddGTLTNX)
 		return
-	case f.incr && len(pairs) > 2:
+	case f.Incr && len(pairs) > 2:
 		c.w.Error(errZAddIncrPair)
 		return
 	}
-	scores := make([]float64, len(pairs)/2)
-	for j := range scores {
+	members := make([]store.ScoredMember, len(pairs)/2)
+	for j := range members {
 		s, ok := number.ParseDouble(pairs[2*j])
 		if !ok {
 			c.w.Error(errNotFloat)
 			return
 		}
-		scores[j] = s
+		members[j] = store.ScoredMember{Score: s, Member: pairs[2*j+1]}
 	}
-	zadd(c, args[1], f, scores, pairs)
+	zadd(c, args[1], f, members)
 }
 
 func cmdZIncrBy(c *Client, args [][]byte) {
@@ -137,78 +126,33 @@ func cmdZIncrBy(c *Client, args [][]byte) {
 		c.w.Error(errNotFloat)
 		return
 	}
-	zadd(c, args[1], zaddFlags{incr: true}, []float64{s}, args[2:])
+	zadd(c, args[1], zaddFlags{ZAddFlags: store.ZAddFlags{Incr: true}}, []store.ScoredMember{{Score: s, Member: args[3]}})
 }
 
-// zadd applies validated (score, member) pairs as Redis's zsetAdd does.
-func zadd(c *Client, key []byte, f zaddFlags, scores []float64, pairs [][]byte) {
-	z, ok := zsetValue(c, key)
-	if !ok {
+// zadd applies validated scored members (store's DB.ZAdd) and replies as
+// ZADD does.
+func zadd(c *Client, key []byte, f zaddFlags, members []store.ScoredMember) {
+	res, err := c.db.ZAdd(key, f.ZAddFlags, members)
+	if err != nil {
+		c.w.Error(err.Error())
 		return
 	}
-	var added, updated, processed int64
-	var last float64
-	if z != nil || !f.xx {
-		isNew := z == nil
-		if isNew {
-			z = store.NewZSet()
-		}
-		for j, score := range scores {
-			member := pairs[2*j+1]
-			cur, exists := z.Score(member)
-			switch {
-			case exists && f.nx, !exists && f.xx:
-				continue
-			case exists:
-				if f.incr {
-					score += cur
-					if math.IsNaN(score) {
-						c.w.Error(errZNaN)
-						zaddDone(c, key, z, isNew, added+updated)
-						return
-					}
-				}
-				if f.lt && score >= cur || f.gt && score <= cur {
-					continue
-				}
-				if score != cur {
-					z.Add(member, score)
-					updated++
-				}
-			default:
-				z.Add(member, score)
-				added++
-			}
-			processed++
-			last = score
-		}
-		zaddDone(c, key, z, isNew, added+updated)
-	}
 	switch {
-	case !f.incr:
+	case !f.Incr:
+		n := res.Added
 		if f.ch {
-			added += updated
+			n += res.Updated
 		}
-		c.w.Int(added)
-	case processed > 0:
-		c.w.Double(last)
+		c.w.Int(int64(n))
+	case res.Processed > 0:
+		c.w.Double(res.Last)
 	default:
 		c.w.Null()
 	}
 }
 
-// zaddDone stores a set ZADD created, or signals one it changed.
-func zaddDone(c *Client, key []byte, z *store.ZSet, isNew bool, changes int64) {
-	switch {
-	case isNew && z.Len() > 0:
-		c.db.Set(key, z, 0)
-	case !isNew && changes > 0:
-		c.db.Modified(key)
-	}
-}
-
 func cmdZRem(c *Client, args [][]byte) {
-	z, ok := zsetValue(c, args[1])
+	z, ok := valueAs[*store.ZSet](c, args[1])
 	if !ok {
 		return
 	}
@@ -227,7 +171,7 @@ func cmdZRem(c *Client, args [][]byte) {
 }
 
 func cmdZCard(c *Client, args [][]byte) {
-	z, ok := zsetValue(c, args[1])
+	z, ok := valueAs[*store.ZSet](c, args[1])
 	if !ok {
 		return
 	}
@@ -239,7 +183,7 @@ func cmdZCard(c *Client, args [][]byte) {
 }
 
 func cmdZScore(c *Client, args [][]byte) {
-	z, ok := zsetValue(c, args[1])
+	z, ok := valueAs[*store.ZSet](c, args[1])
 	if !ok {
 		return
 	}
@@ -255,7 +199,7 @@ func cmdZScore(c *Client, args [][]byte) {
 }
 
 func cmdZMScore(c *Client, args [][]byte) {
-	z, ok := zsetValue(c, args[1])
+	z, ok := valueAs[*store.ZSet](c, args[1])
 	if !ok {
 		return
 	}
@@ -275,7 +219,7 @@ func cmdZRank(c *Client, args [][]byte)    { zrank(c, args, false) }
 func cmdZRevRank(c *Client, args [][]byte) { zrank(c, args, true) }
 
 func zrank(c *Client, args [][]byte, rev bool) {
-	z, ok := zsetValue(c, args[1])
+	z, ok := valueAs[*store.ZSet](c, args[1])
 	if !ok {
 		return
 	}
@@ -439,7 +383,7 @@ func zremRange(c *Client, args [][]byte, kind rangeKind) {
 		return
 	}
 	key := args[1]
-	z, ok := zsetValue(c, key)
+	z, ok := valueAs[*store.ZSet](c, key)
 	if !ok {
 		return
 	}
@@ -462,7 +406,7 @@ func zcount(c *Client, args [][]byte, kind rangeKind) {
 	if !ok {
 		return
 	}
-	z, ok := zsetValue(c, args[1])
+	z, ok := valueAs[*store.ZSet](c, args[1])
 	if !ok {
 		return
 	}
@@ -558,7 +502,7 @@ func zrange(c *Client, args [][]byte, q zrangeQuery) {
 	if !ok {
 		return
 	}
-	z, ok := zsetValue(c, args[1])
+	z, ok := valueAs[*store.ZSet](c, args[1])
 	if !ok {
 		return
 	}
@@ -663,7 +607,7 @@ func zpop(c *Client, args [][]byte, fromTop bool) {
 		}
 		count = n
 	}
-	z, ok := zsetValue(c, args[1])
+	z, ok := valueAs[*store.ZSet](c, args[1])
 	if !ok {
 		return
 	}
@@ -685,7 +629,7 @@ func zpop(c *Client, args [][]byte, fromTop bool) {
 
 func cmdZRandMember(c *Client, args [][]byte) {
 	if len(args) == 2 {
-		z, ok := zsetValue(c, args[1])
+		z, ok := valueAs[*store.ZSet](c, args[1])
 		if !ok {
 			return
 		}
@@ -713,7 +657,7 @@ func cmdZRandMember(c *Client, args [][]byte) {
 		return
 	}
 	withScores := len(args) == 4
-	z, ok := zsetValue(c, args[1])
+	z, ok := valueAs[*store.ZSet](c, args[1])
 	if !ok {
 		return
 	}
@@ -794,7 +738,7 @@ func cmdZScan(c *Client, args [][]byte) {
 		c.w.Error(errInvalidCursor)
 		return
 	}
-	z, ok := zsetValue(c, args[1])
+	z, ok := valueAs[*store.ZSet](c, args[1])
 	if !ok {
 		return
 	}

@@ -13,4 +13,5 @@ var (
 	ErrNoSuchKey    = errors.New("ERR no such key")
 	ErrDBIndex      = errors.New("ERR DB index is out of range")
 	ErrStringTooBig = errors.New("ERR string exceeds maximum allowed size (proto-max-bulk-len)")
+	ErrScoreNaN     = errors.New("ERR resulting score is not a number (NaN)")
 )

@@ -1,0 +1,137 @@
+package store
+
+import "math"
+
+// Keyspace operations: what a command does to the keyspace, without its
+// argument parsing or its reply. The server's command handlers and the test
+// double's direct API (servertest's Database.Incr, ZAdd, HSet) both call
+// these, as miniredis's db.stringIncr serves both INCR and RedisDB.Incr.
+
+// ValueAt returns the value of type V at key: the zero V (nil) and no error
+// if the key does not exist, ErrWrongType if it holds another type.
+func ValueAt[V Value](db *DB, key []byte) (V, error) {
+	var v V
+	e := db.Get(key)
+	if e == nil {
+		return v, nil
+	}
+	v, ok := e.Value.(V)
+	if !ok {
+		return v, ErrWrongType
+	}
+	return v, nil
+}
+
+// IncrBy adds delta to the integer at key, creating it at 0, as INCRBY. The
+// key keeps its TTL, as with Redis's dbOverwrite.
+func (db *DB) IncrBy(key []byte, delta int64) (int64, error) {
+	s, err := ValueAt[*String](db, key)
+	if err != nil {
+		return 0, err
+	}
+	if s == nil {
+		db.Set(key, NewInt(delta), 0)
+		return delta, nil
+	}
+	n, err := s.IncrBy(delta)
+	if err != nil {
+		return 0, err
+	}
+	db.Modified(key)
+	return n, nil
+}
+
+// ZAddFlags are ZADD's options.
+type ZAddFlags struct {
+	NX, XX, GT, LT, Incr bool
+}
+
+// ScoredMember is a sorted-set member with its score (ZADD's pairs).
+type ScoredMember struct {
+	Score  float64
+	Member []byte
+}
+
+// ZAddResult says what ZAdd did: members added, scores updated, members
+// processed (not skipped by NX, XX, GT or LT) and the last processed score
+// (ZADD INCR's reply).
+type ZAddResult struct {
+	Added, Updated, Processed int
+	Last                      float64
+}
+
+// ZAdd applies scored members to the sorted set at key as Redis's zsetAdd
+// does, creating the set unless XX. An INCR that makes a NaN stops with
+// ErrScoreNaN, keeping what the earlier members did.
+func (db *DB) ZAdd(key []byte, f ZAddFlags, members []ScoredMember) (res ZAddResult, err error) {
+	z, err := ValueAt[*ZSet](db, key)
+	if err != nil || z == nil && f.XX {
+		return res, err
+	}
+	isNew := z == nil
+	if isNew {
+		z = NewZSet()
+	}
+	defer func() {
+		switch {
+		case isNew && z.Len() > 0:
+			db.Set(key, z, 0)
+		case !isNew && res.Added+res.Updated > 0:
+			db.Modified(key)
+		}
+	}()
+	for _, m := range members {
+		score := m.Score
+		cur, exists := z.Score(m.Member)
+		switch {
+		case exists && f.NX, !exists && f.XX:
+			continue
+		case exists:
+			if f.Incr {
+				score += cur
+				if math.IsNaN(score) {
+					return res, ErrScoreNaN
+				}
+			}
+			if f.LT && score >= cur || f.GT && score <= cur {
+				continue
+			}
+			if score != cur {
+				z.Add(m.Member, score)
+				res.Updated++
+			}
+		default:
+			z.Add(m.Member, score)
+			res.Added++
+		}
+		res.Processed++
+		res.Last = score
+	}
+	return res, nil
+}
+
+// HSet sets fields of the hash at key (created if needed) from field, value
+// pairs, as HSET, and returns how many fields are new.
+func (db *DB) HSet(key []byte, fieldValues [][]byte) (added int, err error) {
+	h, err := ValueAt[*Hash](db, key)
+	if err != nil {
+		return 0, err
+	}
+	created := h == nil
+	if created {
+		h = NewHash()
+	}
+	for i := 0; i+1 < len(fieldValues); i += 2 {
+		if h.Set(fieldValues[i], fieldValues[i+1]) {
+			added++
+		}
+	}
+	switch {
+	case h.Len() == 0:
+	case created:
+		db.Set(key, h, 0)
+	default:
+		db.Modified(key)
+	}
+	return added, nil
+}
