@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/floodgate/floodgate/server"
+	"github.com/floodgate/floodgate/server/servertest"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -35,7 +35,7 @@ var backends = []backend{
 		return clientsOf(t, startRedis(t).addr)
 	}},
 	{"floodgate", func(t testing.TB) func() redis.UniversalClient {
-		return clientsOf(t, server.RunT(t).Addr())
+		return clientsOf(t, servertest.RunT(t).Addr())
 	}},
 }
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/floodgate/floodgate/server"
+	"github.com/floodgate/floodgate/server/servertest"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -103,7 +103,7 @@ func TestCluster(t *testing.T) {
 // way to scale floodgate out, since it has no cluster mode).
 func TestRing(t *testing.T) {
 	t.Run("redis", func(t *testing.T) { testRing(t, func() string { return startRedis(t).addr }) })
-	t.Run("floodgate", func(t *testing.T) { testRing(t, func() string { return server.RunT(t).Addr() }) })
+	t.Run("floodgate", func(t *testing.T) { testRing(t, func() string { return servertest.RunT(t).Addr() }) })
 }
 
 func testRing(t *testing.T, start func() string) {

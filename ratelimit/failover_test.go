@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/floodgate/floodgate/server"
+	"github.com/floodgate/floodgate/server/servertest"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -63,13 +63,13 @@ var restartables = []struct {
 		return restartable{srv.addr, srv.stop, srv.start}
 	}},
 	{"floodgate", func(t *testing.T) restartable {
-		srv := server.RunT(t)
+		srv := servertest.RunT(t)
 		addr := srv.Addr()
 		r := restartable{addr: addr}
 		r.stop = func() { srv.Close() }
 		r.start = func() {
 			var err error
-			if srv, err = server.Run(server.WithAddr(addr)); err != nil {
+			if srv, err = servertest.Run(servertest.WithAddr(addr)); err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { srv.Close() })
@@ -151,7 +151,7 @@ func TestSlowStoreCountsAsFailed(t *testing.T) {
 		})
 	})
 	t.Run("floodgate", func(t *testing.T) {
-		srv := server.RunT(t)
+		srv := servertest.RunT(t)
 		testSlowStore(t, srv.Addr(), func() {
 			srv.Pause()
 			time.AfterFunc(500*time.Millisecond, srv.Resume)

@@ -6,14 +6,14 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/floodgate/floodgate/server"
+	"github.com/floodgate/floodgate/server/servertest"
 	"github.com/redis/go-redis/v9"
 )
 
 // TestGoRedisRESP3 reads the data-type replies that change shape under RESP3
 // with go-redis v9, which says HELLO 3 when it connects.
 func TestGoRedisRESP3(t *testing.T) {
-	s := server.RunT(t)
+	s := servertest.RunT(t)
 	ctx := context.Background()
 	rdb := redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: 3})
 	t.Cleanup(func() { rdb.Close() })

@@ -1,4 +1,4 @@
-package server_test
+package servertest_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/floodgate/floodgate/server"
+	"github.com/floodgate/floodgate/server/servertest"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -21,7 +22,7 @@ var ctx = context.Background()
 // t0 is the manual clock's start in these tests.
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-func newClient(t testing.TB, s *server.Server) *redis.Client {
+func newClient(t testing.TB, s *servertest.Server) *redis.Client {
 	t.Helper()
 	rdb := redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: 2})
 	t.Cleanup(func() { rdb.Close() })
@@ -41,7 +42,7 @@ func eventually(t testing.TB, what string, cond func() bool) {
 }
 
 func TestRunServesClients(t *testing.T) {
-	s := server.RunT(t)
+	s := servertest.RunT(t)
 	if s.Host() != "127.0.0.1" || s.Port() == "" || s.Port() == "0" {
 		t.Fatalf("Addr() = %q: want 127.0.0.1 and a free port", s.Addr())
 	}
@@ -58,7 +59,7 @@ func TestRunServesClients(t *testing.T) {
 }
 
 func TestInspection(t *testing.T) {
-	s := server.RunT(t, server.WithManualClock(t0), server.WithDatabases(2))
+	s := servertest.RunT(t, servertest.WithManualClock(t0), servertest.WithDatabases(2))
 	s.Set("s", "v")
 	if n, err := s.Incr("n", 5); err != nil || n != 5 {
 		t.Fatalf("Incr on a missing key = %d, %v; want 5", n, err)
@@ -69,7 +70,7 @@ func TestInspection(t *testing.T) {
 	if _, err := s.Incr("s", 1); err == nil || err.Error() != "ERR value is not an integer or out of range" {
 		t.Fatalf("Incr on a non-integer: err = %v", err)
 	}
-	if _, err := s.Get("missing"); !errors.Is(err, server.ErrKeyNotFound) {
+	if _, err := s.Get("missing"); !errors.Is(err, servertest.ErrKeyNotFound) {
 		t.Fatalf("Get(missing): err = %v, want ErrKeyNotFound", err)
 	}
 	if got := s.Keys(); fmt.Sprint(got) != "[n s]" {
@@ -87,7 +88,7 @@ func TestInspection(t *testing.T) {
 	}
 	s.CheckTTL(t, "s", 1500*time.Millisecond)
 	s.CheckTTL(t, "n", 0)
-	if err := s.SetTTL("missing", time.Second); !errors.Is(err, server.ErrKeyNotFound) {
+	if err := s.SetTTL("missing", time.Second); !errors.Is(err, servertest.ErrKeyNotFound) {
 		t.Fatalf("SetTTL(missing): err = %v", err)
 	}
 	s.FastForward(500 * time.Millisecond)
@@ -119,13 +120,13 @@ func TestInspection(t *testing.T) {
 	if got, err := s.ZScore("z", "a"); err != nil || got != 3 {
 		t.Fatalf("ZScore = %v, %v", got, err)
 	}
-	if _, err := s.ZScore("z", "nope"); !errors.Is(err, server.ErrKeyNotFound) {
+	if _, err := s.ZScore("z", "nope"); !errors.Is(err, servertest.ErrKeyNotFound) {
 		t.Fatalf("ZScore of a missing member: err = %v", err)
 	}
-	if _, err := s.ZAdd("n", 1, "a"); !errors.Is(err, server.ErrWrongType) {
+	if _, err := s.ZAdd("n", 1, "a"); !errors.Is(err, servertest.ErrWrongType) {
 		t.Fatalf("ZAdd on a string: err = %v", err)
 	}
-	if _, err := s.ZMembers("n"); !errors.Is(err, server.ErrWrongType) {
+	if _, err := s.ZMembers("n"); !errors.Is(err, servertest.ErrWrongType) {
 		t.Fatalf("ZMembers on a string: err = %v", err)
 	}
 	s.Del("z")
@@ -140,13 +141,13 @@ func TestInspection(t *testing.T) {
 	if got, err := s.HGet("h", "a"); err != nil || got != "3" {
 		t.Fatalf("HGet = %q, %v", got, err)
 	}
-	if _, err := s.HGet("h", "nope"); !errors.Is(err, server.ErrKeyNotFound) {
+	if _, err := s.HGet("h", "nope"); !errors.Is(err, servertest.ErrKeyNotFound) {
 		t.Fatalf("HGet of a missing field: err = %v", err)
 	}
 	if err := s.HSet("h", "odd"); err == nil {
 		t.Fatal("HSet with an odd number of arguments: no error")
 	}
-	if err := s.HSet("n", "a", "1"); !errors.Is(err, server.ErrWrongType) {
+	if err := s.HSet("n", "a", "1"); !errors.Is(err, servertest.ErrWrongType) {
 		t.Fatalf("HSet on a string: err = %v", err)
 	}
 	s.Del("h")
@@ -162,7 +163,7 @@ func TestInspection(t *testing.T) {
 }
 
 func TestDump(t *testing.T) {
-	s := server.RunT(t, server.WithManualClock(t0), server.WithDatabases(3))
+	s := servertest.RunT(t, servertest.WithManualClock(t0), servertest.WithDatabases(3))
 	if got := s.Dump(); got != "" {
 		t.Fatalf("Dump of an empty server = %q", got)
 	}
@@ -201,7 +202,7 @@ func (r *recordingTB) Errorf(format string, args ...any) {
 }
 
 func TestCheckFailures(t *testing.T) {
-	s := server.RunT(t, server.WithManualClock(t0))
+	s := servertest.RunT(t, servertest.WithManualClock(t0))
 	s.Set("k", "v")
 	s.SetTTL("k", time.Minute)
 	s.ZAdd("z", 1, "a")
@@ -235,7 +236,7 @@ func TestCheckFailures(t *testing.T) {
 }
 
 func TestManualClockFastForward(t *testing.T) {
-	s := server.RunT(t, server.WithManualClock(t0))
+	s := servertest.RunT(t, servertest.WithManualClock(t0))
 	if !s.Now().Equal(t0) {
 		t.Fatalf("Now() = %v, want %v", s.Now(), t0)
 	}
@@ -272,14 +273,14 @@ func TestManualClockFastForward(t *testing.T) {
 
 // dbLen returns the number of keys database 0 holds, expired ones not yet
 // reclaimed included (DBSIZE), without touching any key.
-func dbLen(s *server.Server) int {
+func dbLen(s *servertest.Server) int {
 	var n int
 	s.Do(func() { n = s.Store().DB(0).Len() })
 	return n
 }
 
 func TestRealClockExpiresOnItsOwn(t *testing.T) {
-	s := server.RunT(t)
+	s := servertest.RunT(t)
 	s.Set("k", "v")
 	s.SetTTL("k", 20*time.Millisecond)
 	// Nobody reads the key: only active expiry can remove it.
@@ -287,7 +288,7 @@ func TestRealClockExpiresOnItsOwn(t *testing.T) {
 }
 
 func TestRealClockFastForward(t *testing.T) {
-	s := server.RunT(t)
+	s := servertest.RunT(t)
 	s.Set("k", "v")
 	s.SetTTL("k", time.Hour)
 	before := time.Now()
@@ -304,23 +305,13 @@ func TestRealClockFastForward(t *testing.T) {
 	}
 }
 
-func TestFastForwardNeedsAMovableClock(t *testing.T) {
-	s := server.New(server.Config{})
-	defer func() {
-		if recover() == nil {
-			t.Fatal("FastForward on a store.RealClock did not panic")
-		}
-	}()
-	s.FastForward(time.Second)
-}
-
 // Servers share nothing: keys, clocks and counters are their own, also
 // when tests run in parallel.
 func TestServersAreIsolated(t *testing.T) {
 	for i := range 8 {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			t.Parallel()
-			s := server.RunT(t, server.WithManualClock(t0))
+			s := servertest.RunT(t, servertest.WithManualClock(t0))
 			rdb := newClient(t, s)
 			for range i + 1 {
 				if err := rdb.Incr(ctx, "counter").Err(); err != nil {
@@ -339,7 +330,7 @@ func TestServersAreIsolated(t *testing.T) {
 }
 
 func TestSetError(t *testing.T) {
-	s := server.RunT(t)
+	s := servertest.RunT(t)
 	rdb := newClient(t, s)
 	if err := rdb.Ping(ctx).Err(); err != nil {
 		t.Fatal(err)
@@ -364,7 +355,7 @@ func TestSetError(t *testing.T) {
 }
 
 func TestPauseAndResume(t *testing.T) {
-	s := server.RunT(t)
+	s := servertest.RunT(t)
 	rdb := redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: 2, ReadTimeout: 100 * time.Millisecond, MaxRetries: -1})
 	defer rdb.Close()
 	if err := rdb.Ping(ctx).Err(); err != nil {
@@ -383,7 +374,7 @@ func TestPauseAndResume(t *testing.T) {
 }
 
 func TestCloseWhilePaused(t *testing.T) {
-	s, err := server.Run()
+	s, err := servertest.Run()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -409,7 +400,7 @@ func TestCloseWhilePaused(t *testing.T) {
 }
 
 func TestCloseListener(t *testing.T) {
-	s := server.RunT(t)
+	s := servertest.RunT(t)
 	rdb := newClient(t, s)
 	if err := rdb.Ping(ctx).Err(); err != nil {
 		t.Fatal(err)
@@ -432,7 +423,7 @@ func TestCloseListener(t *testing.T) {
 }
 
 func TestCloseClients(t *testing.T) {
-	s := server.RunT(t)
+	s := servertest.RunT(t)
 	conn, err := net.Dial("tcp", s.Addr())
 	if err != nil {
 		t.Fatal(err)
@@ -459,7 +450,7 @@ func TestCloseClients(t *testing.T) {
 }
 
 func TestConnectionCounters(t *testing.T) {
-	s := server.RunT(t)
+	s := servertest.RunT(t)
 	var clients []*redis.Client
 	for range 3 {
 		rdb := redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: 2, PoolSize: 1})
@@ -482,7 +473,7 @@ func TestConnectionCounters(t *testing.T) {
 }
 
 func TestCommandCount(t *testing.T) {
-	s := server.RunT(t)
+	s := servertest.RunT(t)
 	conn, err := s.Dial()
 	if err != nil {
 		t.Fatal(err)
@@ -516,7 +507,7 @@ func readFull(c net.Conn, p []byte) (int, error) {
 }
 
 func TestDialWithoutListener(t *testing.T) {
-	s := server.RunT(t, server.WithoutListener())
+	s := servertest.RunT(t, servertest.WithoutListener())
 	if s.Addr() != "" {
 		t.Fatalf("Addr() = %q for a server without a listener", s.Addr())
 	}
@@ -545,7 +536,7 @@ func TestDialWithoutListener(t *testing.T) {
 }
 
 func TestDialAfterClose(t *testing.T) {
-	s, err := server.Run(server.WithoutListener())
+	s, err := servertest.Run(servertest.WithoutListener())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -564,7 +555,7 @@ func TestDialAfterClose(t *testing.T) {
 }
 
 func TestPipeDeadline(t *testing.T) {
-	s := server.RunT(t, server.WithoutListener())
+	s := servertest.RunT(t, servertest.WithoutListener())
 	conn, err := s.Dial()
 	if err != nil {
 		t.Fatal(err)
@@ -581,7 +572,7 @@ func TestPipeDeadline(t *testing.T) {
 // minute-long TTL runs out at once, by active expiry, with no FastForward.
 func TestSynctestBubble(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := server.RunT(t, server.WithoutListener())
+		s := servertest.RunT(t, servertest.WithoutListener())
 		rdb := redis.NewClient(&redis.Options{Dialer: s.DialContext, Protocol: 2})
 		defer rdb.Close()
 		if err := rdb.Incr(ctx, "window").Err(); err != nil {
@@ -603,7 +594,7 @@ func TestSynctestBubble(t *testing.T) {
 // The manual clock and the counters are read and moved by the test while
 // clients run: -race checks that this is safe.
 func TestConcurrentUse(t *testing.T) {
-	s := server.RunT(t, server.WithManualClock(t0))
+	s := servertest.RunT(t, servertest.WithManualClock(t0))
 	var wg sync.WaitGroup
 	for i := range 4 {
 		wg.Add(1)
@@ -640,7 +631,7 @@ func TestServersReleaseEverything(t *testing.T) {
 		t.Skip("starts 1,000 servers")
 	}
 	runOne := func(i int) {
-		s, err := server.Run(server.WithManualClock(t0))
+		s, err := servertest.Run(servertest.WithManualClock(t0))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -695,7 +686,7 @@ func heapInUse() uint64 {
 }
 
 func TestScriptsArePerServer(t *testing.T) {
-	a, b := server.RunT(t), server.RunT(t)
+	a, b := servertest.RunT(t), servertest.RunT(t)
 	ra, rb := newClient(t, a), newClient(t, b)
 	sha, err := ra.ScriptLoad(ctx, "return 'a'").Result()
 	if err != nil {

@@ -1,332 +1,39 @@
-package server
-
-// The test-double API: start a server inside a Go test, move its clock,
-// seed and inspect its keyspace without a client, inject faults, and read
-// counters. It is the same server as the floodgate binary (same command
-// table, same handlers, same expiry), so a test sees Redis's exact replies.
+package servertest
 
 import (
 	"errors"
 	"fmt"
 	"math"
-	"net"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/floodgate/floodgate/server"
 	"github.com/floodgate/floodgate/store"
 )
-
-// Option configures a server started by Run or RunT.
-type Option func(*runConfig)
-
-type runConfig struct {
-	cfg    Config
-	listen bool
-}
-
-// WithDatabases sets the number of databases (16 by default).
-func WithDatabases(n int) Option { return func(rc *runConfig) { rc.cfg.Databases = n } }
-
-// WithPassword makes clients authenticate with AUTH (requirepass).
-func WithPassword(password string) Option {
-	return func(rc *runConfig) { rc.cfg.Password = password }
-}
-
-// WithManualClock starts the server on a clock set to t0 that moves only
-// when the test calls FastForward or SetTime. TTLs, expiry, TIME and the
-// time scripts see all read that one clock.
-func WithManualClock(t0 time.Time) Option {
-	return func(rc *runConfig) { rc.cfg.Clock = store.NewManualClock(t0) }
-}
-
-// WithAddr sets the TCP address to listen on ("127.0.0.1:0", a free port,
-// by default).
-func WithAddr(addr string) Option { return func(rc *runConfig) { rc.cfg.Addr = addr } }
-
-// WithoutListener starts the server with no TCP listener: clients connect
-// with Dial. Such a server uses no network at all, so it can be started
-// inside a testing/synctest bubble.
-func WithoutListener() Option { return func(rc *runConfig) { rc.listen = false } }
-
-// Run starts a server on a free local port. By default it has 16 databases,
-// no password and the real clock: keys expire on their own, exactly as in
-// the floodgate binary (FastForward and SetTime still move that clock).
-// Close it when done, or use RunT.
-func Run(opts ...Option) (*Server, error) {
-	rc := runConfig{cfg: Config{Addr: "127.0.0.1:0", Clock: &shiftedClock{}}, listen: true}
-	for _, opt := range opts {
-		opt(&rc)
-	}
-	s := New(rc.cfg)
-	if !rc.listen {
-		s.stopped.Add(1)
-		go s.expiryLoop()
-		s.pipeListener() // the server is reachable by Dial only
-		return s, nil
-	}
-	if err := s.StartAddr(rc.cfg.Addr); err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
-// RunT is Run for tests: it fails t if the server cannot start and closes
-// the server when the test ends (t.Cleanup).
-func RunT(t testing.TB, opts ...Option) *Server {
-	t.Helper()
-	s, err := Run(opts...)
-	if err != nil {
-		t.Fatalf("floodgate: start server: %v", err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
-// StartAddr listens on addr and serves in the background.
-func (s *Server) StartAddr(addr string) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
-	dl := &detachableListener{Listener: ln, stop: s.stop}
-	s.double.mu.Lock()
-	s.double.listener = dl
-	s.double.mu.Unlock()
-	s.Serve(dl)
-	return nil
-}
-
-// Host returns the host part of Addr.
-func (s *Server) Host() string {
-	host, _, _ := net.SplitHostPort(s.Addr())
-	return host
-}
-
-// Port returns the port part of Addr.
-func (s *Server) Port() string {
-	_, port, _ := net.SplitHostPort(s.Addr())
-	return port
-}
-
-// testDouble is the state of the test-double API, kept apart from the
-// server's own.
-type testDouble struct {
-	err atomic.Pointer[string] // SetError's reply; nil: none
-
-	mu       sync.Mutex
-	pipes    *pipeListener       // serves Dial; started on first use
-	listener *detachableListener // the TCP listener StartAddr opened
-	resume   chan struct{}       // non-nil while paused
-}
-
-// detachableListener lets CloseListener stop new connections without
-// closing the open ones: redcon closes every connection when its accept
-// loop ends, so after CloseListener the loop is kept waiting for Close.
-type detachableListener struct {
-	net.Listener
-	stop     <-chan struct{}
-	detached atomic.Bool
-}
-
-func (l *detachableListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil && l.detached.Load() {
-		<-l.stop
-		return nil, net.ErrClosed
-	}
-	return c, err
-}
-
-// shiftedClock is the real clock plus an offset, so that FastForward and
-// SetTime work on a server that otherwise behaves exactly like production.
-type shiftedClock struct{ offset atomic.Int64 }
-
-func (c *shiftedClock) Now() time.Time {
-	return time.Now().Add(time.Duration(c.offset.Load()))
-}
-
-// Now returns the current time of the server's clock.
-func (s *Server) Now() time.Time { return s.store.Clock().Now() }
-
-// FastForward moves the server's clock forward by d, then deletes the keys
-// whose time has come, as if that much time had passed. It costs
-// O(log n) per key that expires and nothing per key that does not.
-// It panics if the clock cannot be moved (a Server made with New and a
-// clock of its own).
-func (s *Server) FastForward(d time.Duration) {
-	switch c := s.store.Clock().(type) {
-	case *store.ManualClock:
-		c.Add(d)
-	case *shiftedClock:
-		c.offset.Add(int64(d))
-	default:
-		panic(fmt.Sprintf("floodgate: FastForward: cannot move a %T; start the server with Run", c))
-	}
-	s.expireNow()
-}
-
-// SetTime sets the server's clock to t (backwards too), then deletes the
-// keys whose time has come.
-func (s *Server) SetTime(t time.Time) {
-	switch c := s.store.Clock().(type) {
-	case *store.ManualClock:
-		c.Set(t)
-	case *shiftedClock:
-		c.offset.Store(int64(time.Until(t)))
-	default:
-		panic(fmt.Sprintf("floodgate: SetTime: cannot move a %T; start the server with Run", c))
-	}
-	s.expireNow()
-}
-
-// expireNow runs active expiry to completion: the store's expiry heap pops
-// only the keys that have expired.
-func (s *Server) expireNow() {
-	s.Do(func() { s.expired += int64(s.store.ActiveExpire(0)) })
-}
-
-// SetError makes the server answer every command with the error msg (sent
-// as it is, so include the code: "ERR boom", "LOADING ...") until
-// SetError("") clears it. Connections stay open. Use it to test how code
-// behaves when Redis fails (fail open, fail closed).
-func (s *Server) SetError(msg string) {
-	if msg == "" {
-		s.double.err.Store(nil)
-		return
-	}
-	msg = sanitizeError(msg)
-	s.double.err.Store(&msg)
-}
-
-// Pause makes the server stop answering, as a frozen server would: it
-// returns once no command is running, and until Resume every command waits
-// (clients time out on their own deadlines). Expiry, FastForward and the
-// inspection methods wait too. Close still works while paused.
-func (s *Server) Pause() {
-	s.double.mu.Lock()
-	defer s.double.mu.Unlock()
-	if s.double.resume != nil {
-		return
-	}
-	select {
-	case s.lock <- struct{}{}:
-	case <-s.stop:
-		return
-	}
-	resume := make(chan struct{})
-	s.double.resume = resume
-	// The lock is held on behalf of the test and released by Resume, or by
-	// Close, which must be able to take it.
-	go func() {
-		select {
-		case <-resume:
-		case <-s.stop:
-		}
-		<-s.lock
-	}()
-}
-
-// Resume undoes Pause.
-func (s *Server) Resume() {
-	s.double.mu.Lock()
-	defer s.double.mu.Unlock()
-	if s.double.resume != nil {
-		close(s.double.resume)
-		s.double.resume = nil
-	}
-}
-
-// CloseListener stops accepting connections: new dials are refused, while
-// connections already open keep working until they close or the server
-// closes. Dial keeps working. Use CloseClients as well to cut everyone off.
-func (s *Server) CloseListener() {
-	s.double.mu.Lock()
-	dl := s.double.listener
-	s.double.mu.Unlock()
-	if dl != nil && dl.detached.CompareAndSwap(false, true) {
-		dl.Listener.Close()
-	}
-}
-
-// CloseClients closes every open client connection (TCP and Dial), as a
-// network failure or a server restart would; the server keeps its keys and
-// keeps accepting connections.
-func (s *Server) CloseClients() {
-	s.clientsMu.Lock()
-	defer s.clientsMu.Unlock()
-	for c := range s.clients {
-		if c.conn != nil {
-			c.conn.NetConn().Close()
-		}
-	}
-}
-
-// CommandCount returns how many commands the server has run (commands
-// refused by SetError are not counted; those rejected by generic checks
-// such as arity or NOAUTH are not counted either).
-func (s *Server) CommandCount() int {
-	var n int64
-	s.Do(func() { n = s.processed })
-	return int(n)
-}
-
-// CurrentConnectionCount returns the number of open client connections.
-func (s *Server) CurrentConnectionCount() int { return s.clientCount() }
-
-// TotalConnectionCount returns how many client connections were ever
-// accepted.
-func (s *Server) TotalConnectionCount() int { return int(s.totalConns.Load()) }
-
-// scriptCommands are the commands ScriptCalls counts.
-var scriptCommands = []string{"eval", "evalsha", "eval_ro", "evalsha_ro"}
-
-// ScriptCalls returns how many scripts the server has been asked to run
-// (EVAL, EVALSHA, EVAL_RO and EVALSHA_RO calls, failed ones included).
-func (s *Server) ScriptCalls() int {
-	var n int64
-	s.Do(func() {
-		for _, name := range scriptCommands {
-			if cmd := commandTable.byName[name]; cmd != nil {
-				n += s.stats[cmd.id].calls
-			}
-		}
-	})
-	return int(n)
-}
 
 // ErrKeyNotFound is returned by the inspection methods for a missing key
 // (or hash field, or sorted-set member).
 var ErrKeyNotFound = errors.New("floodgate: key not found")
 
 // ErrWrongType is returned by the inspection methods for a key of another
-// type.
+// type (WRONGTYPE).
 var ErrWrongType = store.ErrWrongType
 
 // Database is a view of one database of a server, for seeding and
 // inspecting keys without a client. Every method runs under the execution
 // lock, as a command would, so it is safe while clients are connected.
 type Database struct {
-	srv   *Server
+	srv   *server.Server
 	index int
-}
-
-// DB returns a view of database i. It panics if i is out of range.
-func (s *Server) DB(i int) *Database {
-	if i < 0 || i >= s.store.Databases() {
-		panic("floodgate: DB index " + strconv.Itoa(i) + " is out of range")
-	}
-	return &Database{srv: s, index: i}
 }
 
 // do runs fn on the database with the execution lock held.
 func (d *Database) do(fn func(db *store.DB)) {
-	d.srv.Do(func() { fn(d.srv.store.DB(d.index)) })
+	d.srv.Do(func() { fn(d.srv.Store().DB(d.index)) })
 }
 
 // Get returns the string value of key.
@@ -343,16 +50,11 @@ func (d *Database) Get(key string) (value string, err error) {
 // valueAt returns the value of type V at key, ErrKeyNotFound or
 // ErrWrongType.
 func valueAt[V store.Value](db *store.DB, key string) (V, error) {
-	var v V
-	e := db.GetString(key)
-	if e == nil {
-		return v, ErrKeyNotFound
+	v, err := store.ValueAt[V](db, []byte(key))
+	if err == nil && any(v) == any(*new(V)) {
+		err = ErrKeyNotFound
 	}
-	v, ok := e.Value.(V)
-	if !ok {
-		return v, ErrWrongType
-	}
-	return v, nil
+	return v, err
 }
 
 func stringAt(db *store.DB, key string) (*store.String, error) {
@@ -367,20 +69,7 @@ func (d *Database) Set(key, value string) {
 // Incr adds delta to the integer at key (created at 0), as INCRBY, and
 // returns the new value.
 func (d *Database) Incr(key string, delta int64) (n int64, err error) {
-	d.do(func(db *store.DB) {
-		s, e := stringAt(db, key)
-		switch {
-		case e == ErrKeyNotFound:
-			db.Set([]byte(key), store.NewInt(delta), 0)
-			n = delta
-		case e != nil:
-			err = e
-		default:
-			if n, err = s.IncrBy(delta); err == nil {
-				db.Modified([]byte(key))
-			}
-		}
-	})
+	d.do(func(db *store.DB) { n, err = db.IncrBy([]byte(key), delta) })
 	return n, err
 }
 
@@ -479,7 +168,7 @@ func (s *Server) Keys() []string { return s.DB(0).Keys() }
 func (s *Server) Type(key string) string { return s.DB(0).Type(key) }
 
 // FlushAll deletes every key of every database.
-func (s *Server) FlushAll() { s.Do(s.store.FlushAll) }
+func (s *Server) FlushAll() { s.Do(s.Store().FlushAll) }
 
 // CheckGet fails t unless key holds the string want in database 0.
 func (s *Server) CheckGet(t testing.TB, key, want string) {
@@ -559,7 +248,7 @@ func (d *Database) CheckNotExists(t testing.TB, key string) {
 //	    1 "alice"
 func (s *Server) Dump() string {
 	var b strings.Builder
-	for i := 0; i < s.store.Databases(); i++ {
+	for i := 0; i < s.Store().Databases(); i++ {
 		b.WriteString(s.DB(i).Dump())
 	}
 	return b.String()
@@ -618,7 +307,7 @@ func dumpValue(v store.Value) (summary string, members []string) {
 func formatScore(f float64) string {
 	switch abs := math.Abs(f); {
 	case math.IsInf(f, 0):
-		return string(AppendDouble(nil, f))
+		return string(server.AppendDouble(nil, f))
 	case f == 0 || (abs >= 1e-4 && abs < 1e21):
 		return strconv.FormatFloat(f, 'f', -1, 64)
 	}
@@ -636,17 +325,9 @@ func (d *Database) ZAdd(key string, score float64, member string) (added bool, e
 		return false, errors.New("floodgate: ZAdd: score is NaN")
 	}
 	d.do(func(db *store.DB) {
-		z, e := zsetAt(db, key)
-		switch {
-		case e == ErrKeyNotFound:
-			z = store.NewZSet()
-			db.Set([]byte(key), z, 0)
-		case e != nil:
-			err = e
-			return
-		}
-		added = z.Add([]byte(member), score)
-		db.Modified([]byte(key))
+		var res store.ZAddResult
+		res, err = db.ZAdd([]byte(key), store.ZAddFlags{}, []store.ScoredMember{{Score: score, Member: []byte(member)}})
+		added = res.Added == 1
 	})
 	return added, err
 }
@@ -722,21 +403,11 @@ func (d *Database) HSet(key string, fieldValues ...string) (err error) {
 	if len(fieldValues) == 0 || len(fieldValues)%2 != 0 {
 		return errors.New("floodgate: HSet: want field and value pairs")
 	}
-	d.do(func(db *store.DB) {
-		h, e := valueAt[*store.Hash](db, key)
-		switch {
-		case e == ErrKeyNotFound:
-			h = store.NewHash()
-			db.Set([]byte(key), h, 0)
-		case e != nil:
-			err = e
-			return
-		}
-		for i := 0; i < len(fieldValues); i += 2 {
-			h.Set([]byte(fieldValues[i]), []byte(fieldValues[i+1]))
-		}
-		db.Modified([]byte(key))
-	})
+	args := make([][]byte, len(fieldValues))
+	for i, a := range fieldValues {
+		args[i] = []byte(a)
+	}
+	d.do(func(db *store.DB) { _, err = db.HSet([]byte(key), args) })
 	return err
 }
 

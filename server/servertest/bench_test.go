@@ -1,4 +1,4 @@
-package server_test
+package servertest_test
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
-	"github.com/floodgate/floodgate/server"
+	"github.com/floodgate/floodgate/server/servertest"
 	"github.com/floodgate/floodgate/store"
 	"github.com/redis/go-redis/v9"
 )
@@ -18,7 +18,7 @@ func BenchmarkStartClose(b *testing.B) {
 	b.Run("floodgate/tcp", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			s, err := server.Run()
+			s, err := servertest.Run()
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -28,7 +28,7 @@ func BenchmarkStartClose(b *testing.B) {
 	b.Run("floodgate/dial", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			s, err := server.Run(server.WithoutListener())
+			s, err := servertest.Run(servertest.WithoutListener())
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -56,7 +56,7 @@ const ffGroup = 10
 func BenchmarkFastForward(b *testing.B) {
 	for _, keys := range []int{1_000, 1_000_000} {
 		b.Run(fmt.Sprintf("floodgate/keys=%d", keys), func(b *testing.B) {
-			s := server.RunT(b, server.WithManualClock(t0))
+			s := servertest.RunT(b, servertest.WithManualClock(t0))
 			steps := 0 // steps left before the keyspace must be seeded again
 			for b.Loop() {
 				if steps == 0 {
@@ -75,7 +75,7 @@ func BenchmarkFastForward(b *testing.B) {
 	}
 	// The fixed cost: a million keys, none of which expires.
 	b.Run("floodgate/keys=1000000/expiring=0", func(b *testing.B) {
-		s := server.RunT(b, server.WithManualClock(t0))
+		s := servertest.RunT(b, servertest.WithManualClock(t0))
 		s.Do(func() {
 			db, at := s.Store().DB(0), s.Store().Now()+int64(time.Hour/time.Millisecond)
 			for i := range 1_000_000 {
@@ -118,7 +118,7 @@ func BenchmarkFastForward(b *testing.B) {
 
 // seedStaggered replaces the keyspace with n keys, ffGroup of which expire
 // at each millisecond from now on.
-func seedStaggered(s *server.Server, n int) {
+func seedStaggered(s *servertest.Server, n int) {
 	s.Do(func() {
 		st := s.Store()
 		st.FlushAll()
@@ -135,7 +135,7 @@ func seedStaggered(s *server.Server, n int) {
 // loopback TCP round trip: see "ping"); "pipeline" sends 100 per round
 // trip, so the server's own cost per script shows.
 func BenchmarkEVALSHA(b *testing.B) {
-	fg := server.RunT(b)
+	fg := servertest.RunT(b)
 	mr := miniredis.RunT(b)
 	for _, target := range []struct{ name, addr string }{{"floodgate", fg.Addr()}, {"miniredis", mr.Addr()}} {
 		b.Run(target.name+"/ping", func(b *testing.B) {

@@ -1,11 +1,11 @@
-package server_test
+package servertest_test
 
 import (
 	"context"
 	"fmt"
 	"time"
 
-	"github.com/floodgate/floodgate/server"
+	"github.com/floodgate/floodgate/server/servertest"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -19,7 +19,7 @@ func allow(ctx context.Context, rdb redis.Scripter, key string) (bool, error) {
 }
 
 func ExampleRun() {
-	s, err := server.Run()
+	s, err := servertest.Run()
 	if err != nil {
 		panic(err)
 	}
@@ -37,7 +37,7 @@ func ExampleRun() {
 // A rate limiter's window is reset by moving the server's clock, not by
 // sleeping: TTLs, expiry and the script's EXPIRE all follow it.
 func ExampleServer_FastForward() {
-	s, err := server.Run(server.WithManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)))
+	s, err := servertest.Run(servertest.WithManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)))
 	if err != nil {
 		panic(err)
 	}
@@ -70,7 +70,7 @@ func ExampleServer_FastForward() {
 // clock and moves with FastForward.
 func ExampleWithManualClock() {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	s, err := server.Run(server.WithManualClock(t0))
+	s, err := servertest.Run(servertest.WithManualClock(t0))
 	if err != nil {
 		panic(err)
 	}
@@ -94,7 +94,7 @@ func ExampleWithManualClock() {
 // test can check that the limiter fails open (lets requests through) when
 // Redis is broken.
 func ExampleServer_SetError() {
-	s, err := server.Run()
+	s, err := servertest.Run()
 	if err != nil {
 		panic(err)
 	}
@@ -128,7 +128,7 @@ func ExampleServer_SetError() {
 // A server without a listener is reached through Dial: no network, so it
 // also works inside a testing/synctest bubble.
 func ExampleServer_DialContext() {
-	s, err := server.Run(server.WithoutListener())
+	s, err := servertest.Run(servertest.WithoutListener())
 	if err != nil {
 		panic(err)
 	}
@@ -141,7 +141,7 @@ func ExampleServer_DialContext() {
 }
 
 func ExampleServer_Dump() {
-	s, err := server.Run(server.WithManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)))
+	s, err := servertest.Run(servertest.WithManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)))
 	if err != nil {
 		panic(err)
 	}

@@ -1,0 +1,197 @@
+package server
+
+// Controls of a running server for an embedding program or a test: fault
+// injection (SetError, Pause, CloseListener, CloseClients), counters, and
+// running expiry now. servertest builds the test double on them; nothing
+// here imports testing, so the floodgate binary does not link it.
+
+import (
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// ServeDialOnly serves the connections of Dial only: no listener, no network
+// at all, so the server can be started inside a testing/synctest bubble.
+func (s *Server) ServeDialOnly() error {
+	s.stopped.Add(1)
+	go s.expiryLoop()
+	_, err := s.pipeListener()
+	return err
+}
+
+// StartAddr listens on addr and serves in the background.
+func (s *Server) StartAddr(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	dl := &detachableListener{Listener: ln, stop: s.stop}
+	s.double.mu.Lock()
+	s.double.listener = dl
+	s.double.mu.Unlock()
+	s.Serve(dl)
+	return nil
+}
+
+// Host returns the host part of Addr.
+func (s *Server) Host() string {
+	host, _, _ := net.SplitHostPort(s.Addr())
+	return host
+}
+
+// Port returns the port part of Addr.
+func (s *Server) Port() string {
+	_, port, _ := net.SplitHostPort(s.Addr())
+	return port
+}
+
+// testDouble is the state of the test-double API, kept apart from the
+// server's own.
+type testDouble struct {
+	err atomic.Pointer[string] // SetError's reply; nil: none
+
+	mu       sync.Mutex
+	pipes    *pipeListener       // serves Dial; started on first use
+	listener *detachableListener // the TCP listener StartAddr opened
+	resume   chan struct{}       // non-nil while paused
+}
+
+// detachableListener lets CloseListener stop new connections without
+// closing the open ones: redcon closes every connection when its accept
+// loop ends, so after CloseListener the loop is kept waiting for Close.
+type detachableListener struct {
+	net.Listener
+	stop     <-chan struct{}
+	detached atomic.Bool
+}
+
+func (l *detachableListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil && l.detached.Load() {
+		<-l.stop
+		return nil, net.ErrClosed
+	}
+	return c, err
+}
+
+// Now returns the current time of the server's clock.
+func (s *Server) Now() time.Time { return s.store.Clock().Now() }
+
+// ExpireNow deletes every key whose time has come, as active expiry would,
+// at once: after moving the clock a test sees expiry done. The store's
+// expiry heap pops only the keys that have expired, so it costs O(log n)
+// per expired key.
+func (s *Server) ExpireNow() {
+	s.Do(func() { s.expired += int64(s.store.ActiveExpire(0)) })
+}
+
+// SetError makes the server answer every command with the error msg (sent
+// as it is, so include the code: "ERR boom", "LOADING ...") until
+// SetError("") clears it. Connections stay open. Use it to test how code
+// behaves when Redis fails (fail open, fail closed).
+func (s *Server) SetError(msg string) {
+	if msg == "" {
+		s.double.err.Store(nil)
+		return
+	}
+	msg = sanitizeError(msg)
+	s.double.err.Store(&msg)
+}
+
+// Pause makes the server stop answering, as a frozen server would: it
+// returns once no command is running, and until Resume every command waits
+// (clients time out on their own deadlines). Expiry, FastForward and the
+// inspection methods wait too. Close still works while paused.
+func (s *Server) Pause() {
+	s.double.mu.Lock()
+	defer s.double.mu.Unlock()
+	if s.double.resume != nil {
+		return
+	}
+	select {
+	case s.lock <- struct{}{}:
+	case <-s.stop:
+		return
+	}
+	resume := make(chan struct{})
+	s.double.resume = resume
+	// The lock is held on behalf of the test and released by Resume, or by
+	// Close, which must be able to take it.
+	go func() {
+		select {
+		case <-resume:
+		case <-s.stop:
+		}
+		<-s.lock
+	}()
+}
+
+// Resume undoes Pause.
+func (s *Server) Resume() {
+	s.double.mu.Lock()
+	defer s.double.mu.Unlock()
+	if s.double.resume != nil {
+		close(s.double.resume)
+		s.double.resume = nil
+	}
+}
+
+// CloseListener stops accepting connections: new dials are refused, while
+// connections already open keep working until they close or the server
+// closes. Dial keeps working. Use CloseClients as well to cut everyone off.
+func (s *Server) CloseListener() {
+	s.double.mu.Lock()
+	dl := s.double.listener
+	s.double.mu.Unlock()
+	if dl != nil && dl.detached.CompareAndSwap(false, true) {
+		dl.Listener.Close()
+	}
+}
+
+// CloseClients closes every open client connection (TCP and Dial), as a
+// network failure or a server restart would; the server keeps its keys and
+// keeps accepting connections.
+func (s *Server) CloseClients() {
+	s.clientsMu.Lock()
+	defer s.clientsMu.Unlock()
+	for c := range s.clients {
+		if c.conn != nil {
+			c.conn.NetConn().Close()
+		}
+	}
+}
+
+// CommandCount returns how many commands the server has run (commands
+// refused by SetError are not counted; those rejected by generic checks
+// such as arity or NOAUTH are not counted either).
+func (s *Server) CommandCount() int {
+	var n int64
+	s.Do(func() { n = s.processed })
+	return int(n)
+}
+
+// CurrentConnectionCount returns the number of open client connections.
+func (s *Server) CurrentConnectionCount() int { return s.clientCount() }
+
+// TotalConnectionCount returns how many client connections were ever
+// accepted.
+func (s *Server) TotalConnectionCount() int { return int(s.totalConns.Load()) }
+
+// scriptCommands are the commands ScriptCalls counts.
+var scriptCommands = []string{"eval", "evalsha", "eval_ro", "evalsha_ro"}
+
+// ScriptCalls returns how many scripts the server has been asked to run
+// (EVAL, EVALSHA, EVAL_RO and EVALSHA_RO calls, failed ones included).
+func (s *Server) ScriptCalls() int {
+	var n int64
+	s.Do(func() {
+		for _, name := range scriptCommands {
+			if cmd := commandTable.byName[name]; cmd != nil {
+				n += s.stats[cmd.id].calls
+			}
+		}
+	})
+	return int(n)
+}
