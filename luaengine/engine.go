@@ -259,11 +259,11 @@ func (e *Engine) compile(sha, body string) (*Script, error) {
 	}
 	chunk, err := parseScript(src)
 	if err != nil {
-		return nil, Error("ERR Error compiling script (new function): " + compileErrorText(err))
+		return nil, Error(errCompilePrefix + compileErrorText(err))
 	}
 	proto, err := lua.Compile(wrapChunk(chunk), chunkName)
 	if err != nil {
-		return nil, Error("ERR Error compiling script (new function): " + compileErrorText(err))
+		return nil, Error(errCompilePrefix + compileErrorText(err))
 	}
 	L := e.L
 	outer := L.NewFunctionFromProto(proto)
@@ -271,7 +271,7 @@ func (e *Engine) compile(sha, body string) (*Script, error) {
 	L.Push(outer)
 	L.Push(e.concatFn)
 	if err := L.PCall(1, 1, nil); err != nil {
-		return nil, Error("ERR Error compiling script (new function): " + err.Error())
+		return nil, Error(errCompilePrefix + err.Error())
 	}
 	fn, _ := L.Get(-1).(*lua.LFunction)
 	L.Pop(1)
@@ -281,6 +281,9 @@ func (e *Engine) compile(sha, body string) (*Script, error) {
 // chunkName is what Lua error positions print; Redis 7.0 loads scripts as
 // "@user_script" and Lua drops the '@'.
 const chunkName = "user_script"
+
+// errCompilePrefix starts Redis's reply to a script that does not compile.
+const errCompilePrefix = "ERR Error compiling script (new function): "
 
 func (e *Engine) lruPush(s *Script) {
 	s.prev, s.next = nil, e.lruHead

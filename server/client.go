@@ -80,7 +80,7 @@ func (c *Client) errorf(format string, args ...any) {
 
 // wrongArity answers Redis's arity error for cmd.
 func (c *Client) wrongArity(cmd *Command) {
-	c.w.Error("ERR wrong number of arguments for '" + cmd.FullName() + "' command")
+	c.w.Error(arityError(cmd))
 }
 
 // unknownCommand answers Redis's error for a command name it does not know:

@@ -42,10 +42,11 @@ const (
 	connAlways  = FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoAuth | FlagAllowBusy
 	clientFlags = FlagNoScript | FlagLoading | FlagStale
 
-	errNoPassword    = "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?"
-	errWrongPass     = "WRONGPASS invalid username-password pair or user is disabled."
-	errHelloNoAuth   = "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time"
-	errBadClientName = "ERR Client names cannot contain spaces, newlines or special characters."
+	errNoPassword        = "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?"
+	errWrongPass         = "WRONGPASS invalid username-password pair or user is disabled."
+	errHelloNoAuth       = "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time"
+	errUnknownClientType = "ERR Unknown client type '%s'"
+	errBadClientName     = "ERR Client names cannot contain spaces, newlines or special characters."
 )
 
 var clientACL = []string{"connection"}
@@ -285,7 +286,7 @@ func cmdClientList(c *Client, args [][]byte) {
 	case len(args) == 4 && eqFold(args[2], "type"):
 		normal, known := clientType(args[3])
 		if !known {
-			c.errorf("ERR Unknown client type '%s'", sanitizeError(string(args[3])))
+			c.errorf(errUnknownClientType, sanitizeError(string(args[3])))
 			return
 		}
 		matchNone = !normal
@@ -450,7 +451,7 @@ func cmdClientKill(c *Client, args [][]byte) {
 			case eqFold(opt, "type"):
 				normal, known := clientType(val)
 				if !known {
-					c.errorf("ERR Unknown client type '%s'", sanitizeError(string(val)))
+					c.errorf(errUnknownClientType, sanitizeError(string(val)))
 					return
 				}
 				typeNone = typeNone || !normal

@@ -35,7 +35,6 @@ func init() { register(stringCommands...) }
 const (
 	errDecrOverflow   = "ERR decrement would overflow"
 	errOffsetRange    = "ERR offset is out of range"
-	errStringTooLarge = "ERR string exceeds maximum allowed size (proto-max-bulk-len)"
 )
 
 // replyString answers a string value, or a null bulk for nil.

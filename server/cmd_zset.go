@@ -683,21 +683,10 @@ func cmdZRandMember(c *Client, args [][]byte) {
 		}
 	case count >= int64(size): // the whole set, from the top, as Redis does
 		zreply(c, z, 0, size, true, withScores, false)
-	default: // count distinct members: a partial Fisher-Yates shuffle of ranks
+	default: // count distinct members, in random order
 		p = newPairReply(c, int(count), withScores, false)
-		picked := make(map[int]int, count)
-		for i := range int(count) {
-			j := i + rand.IntN(size-i)
-			rj, ok := picked[j]
-			if !ok {
-				rj = j
-			}
-			ri, ok := picked[i]
-			if !ok {
-				ri = i
-			}
-			picked[j] = ri
-			emit(rj)
+		for _, rank := range store.Sample(size, int(count)) {
+			emit(rank)
 		}
 	}
 }

@@ -19,12 +19,14 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/floodgate/floodgate/luaengine"
 	"github.com/floodgate/floodgate/store"
 	"github.com/tidwall/redcon"
 )
 
-// Version is the Redis version floodgate reports (and matches).
-const Version = "7.0.15"
+// Version is the Redis version floodgate reports (and matches): the one
+// scripts see as redis.REDIS_VERSION.
+const Version = luaengine.Version
 
 // Config holds a server's settings. The zero value is usable: see defaults.
 type Config struct {
@@ -425,7 +427,7 @@ func check(c *Client, args [][]byte, busy bool) (*Command, *refusal) {
 		return nil, &refusal{msg: unknownCommandError(args)}
 	}
 	if !cmd.arityOK(len(args)) {
-		return nil, &refusal{cmd: cmd, msg: "ERR wrong number of arguments for '" + cmd.FullName() + "' command", viaReject: true}
+		return nil, &refusal{cmd: cmd, msg: arityError(cmd), viaReject: true}
 	}
 	// A container with no subcommand named (plain COMMAND) runs its own handler.
 	if len(cmd.Subcommands) > 0 && len(args) > 1 {
@@ -434,7 +436,7 @@ func check(c *Client, args [][]byte, busy bool) (*Command, *refusal) {
 			return nil, &refusal{cmd: cmd, msg: sanitizeError(fmt.Sprintf("ERR unknown subcommand '%s'. Try %s HELP.", truncate(args[1], 128), upper(cmd.Name)))}
 		}
 		if !sub.arityOK(len(args)) {
-			return nil, &refusal{cmd: sub, msg: "ERR wrong number of arguments for '" + sub.FullName() + "' command"}
+			return nil, &refusal{cmd: sub, msg: arityError(sub)}
 		}
 		cmd = sub
 	}
