@@ -33,8 +33,8 @@ var stringCommands = []*Command{
 func init() { register(stringCommands...) }
 
 const (
-	errDecrOverflow   = "ERR decrement would overflow"
-	errOffsetRange    = "ERR offset is out of range"
+	errDecrOverflow = "ERR decrement would overflow"
+	errOffsetRange  = "ERR offset is out of range"
 )
 
 // replyString answers a string value, or a null bulk for nil.
