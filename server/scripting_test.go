@@ -270,19 +270,22 @@ func TestScriptCommandInfo(t *testing.T) {
 // own path.
 type discardWriter struct{ errors int }
 
-func (d *discardWriter) Status(string)     {}
-func (d *discardWriter) Error(string)      { d.errors++ }
-func (d *discardWriter) Int(int64)         {}
-func (d *discardWriter) Bulk([]byte)       {}
-func (d *discardWriter) BulkString(string) {}
-func (d *discardWriter) Null()             {}
-func (d *discardWriter) NullArray()        {}
-func (d *discardWriter) Array(int)         {}
-func (d *discardWriter) Double(float64)    {}
-func (d *discardWriter) Map(int)           {}
-func (d *discardWriter) Set(int)           {}
-func (d *discardWriter) Verbatim(string)   {}
-func (d *discardWriter) Proto() int        { return 2 }
+func (d *discardWriter) Status(string)              {}
+func (d *discardWriter) Error(string)               { d.errors++ }
+func (d *discardWriter) Int(int64)                  {}
+func (d *discardWriter) Bulk([]byte)                {}
+func (d *discardWriter) BulkString(string)          {}
+func (d *discardWriter) Null()                      {}
+func (d *discardWriter) NullArray()                 {}
+func (d *discardWriter) Array(int)                  {}
+func (d *discardWriter) Double(float64)             {}
+func (d *discardWriter) Map(int)                    {}
+func (d *discardWriter) Set(int)                    {}
+func (d *discardWriter) Verbatim(string)            {}
+func (d *discardWriter) Proto() int                 { return 2 }
+func (d *discardWriter) Bool(bool)                  {}
+func (d *discardWriter) BigNumber(string)           {}
+func (d *discardWriter) VerbatimFormat(_, _ string) {}
 
 // evalSHADirect runs EVALSHA of the seed-001 limiter the way a connection
 // does (execute under the lock), without the network.
