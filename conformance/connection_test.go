@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/floodgate/floodgate/internal/redistest"
 	"github.com/floodgate/floodgate/server"
 )
 
@@ -105,11 +106,7 @@ func TestConnectionClientList(t *testing.T) {
 // runCases.
 func TestConnectionAuth(t *testing.T) {
 	const password = "s3cret"
-	rAddr, stop, err := startRedis("--requirepass", password)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
+	rAddr := redistest.Start(t, "--requirepass", password).Addr
 	srv := server.New(server.Config{Addr: "127.0.0.1:0", Password: password})
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)

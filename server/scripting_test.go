@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floodgate/floodgate/internal/redistest"
 	"github.com/floodgate/floodgate/luaengine"
 	"github.com/redis/go-redis/v9"
 )
@@ -28,16 +29,10 @@ func newScriptTestServer(t testing.TB, limit time.Duration) (*Server, func() *re
 	return srv, dial
 }
 
-// waitFor polls cond until it holds or the deadline passes.
+// waitFor is redistest.Eventually, under the name the server's tests use.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	redistest.Eventually(t, what, cond)
 }
 
 func errText(err error) string {
