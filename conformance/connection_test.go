@@ -135,7 +135,7 @@ func TestConnectionAuth(t *testing.T) {
 	} {
 		want, got := rawExchange(t, rAddr, raw), rawExchange(t, srv.Addr(), raw)
 		if !bytes.Equal(want, got) {
-			t.Errorf("%q\n  redis:     %q\n  floodgate: %q", raw, want, got)
+			t.Errorf("%.80q\n%s", raw, replyDiff(want, got))
 		}
 	}
 }
@@ -166,7 +166,7 @@ func compareLines(t *testing.T, rAddr, fAddr string, lines []string) {
 		}
 		countCommand(args)
 		if !sameReply(mode, arg, want, got) {
-			t.Errorf("%s\n  redis:     %q\n  floodgate: %q", line, want, got)
+			t.Errorf("%s\n%s", shortLine(line), replyDiff(want, got))
 		}
 	}
 }

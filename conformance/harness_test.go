@@ -72,8 +72,11 @@ func printCounts() {
 		total += c
 	}
 	sort.Strings(names)
+	fmt.Printf("conformance: %d comparisons against real Redis across %d commands (cases run under RESP2 and RESP3)\n", total, len(names))
+	if !testing.Verbose() {
+		return
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "conformance: %d comparisons against real Redis across %d commands (cases run under RESP2 and RESP3)\n", total, len(names))
 	for i, n := range names {
 		fmt.Fprintf(&b, "  %-22s %4d", n, counts[n])
 		if i%4 == 3 {
