@@ -12,6 +12,13 @@ func TestStringToNumber(t *testing.T) {
 	const inputs = ` 0x1.8 0x1.8p3 0X10 -0x10 0x 0x1p 010 0b1 1_0 1e309 -1e309 1e-400 nan nan(0x1) -nan NaN(abc) INF -Infinity infx " 7 " "\t0x1.8\n" "1 x" 0x1.8.1 .5 5. . e1`
 	runCases(t, []tcase{
 		{"tonumber", []string{"EVAL " + conv + " 0" + inputs}},
+		{"tonumber with a base", []string{
+			`EVAL "local r = {} local t = {{'0x10',16},{'-1',16},{'+f',16},{' ff ',16},{'zz',36},{string.rep('1',70),2},{'-0x10',16},{'0x',16},{'-',16},{'',16},{' ',16},{'1 2',16},{'\t7\n',8},{'0b1',2},{'8',8},{'1_0',16},{'-ff',16},{'0X1g',16},{'7\0x',8},{10,16}} for i, c in ipairs(t) do r[i] = tostring(tonumber(c[1], c[2])) end return r" 0`,
+		}},
+		{"numerals in the source", []string{
+			`EVAL "return {tostring(0x10), tostring(0x1p4), tostring(0X1P-1), tostring(1e2), tostring(.5), tostring(5.)}" 0`,
+			`EVAL "return 0x1.8" 0`, `EVAL "return 1e" 0`, `EVAL "return 0x" 0`, `EVAL "return 1_0" 0`, `EVAL "return 08" 0`,
+		}},
 		{"arithmetic coercion", []string{
 			"EVAL " + arith + " 0" + inputs,
 			`EVAL "return {tostring('0x1.8' + 0), tostring('010' * 1), tostring(-'0x1.8'), tostring('3' % '2'), tostring('2' ^ '0x3'), tostring('1e309' - 1)}" 0`,

@@ -5,9 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	lua "github.com/yuin/gopher-lua"
-
 	"github.com/floodgate/floodgate/internal/number"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // The cjson library is lua-cjson 2.1.0 as Redis 7.0 bundles it: numbers

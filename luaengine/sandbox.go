@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/floodgate/floodgate/internal/number"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -252,8 +253,8 @@ func tostringValue(L *lua.LState, v lua.LValue) string {
 	return s
 }
 
-// luaTonumber is Lua 5.1's tonumber: C strtod syntax for base 10, and
-// digits/letters up to base 36 otherwise.
+// luaTonumber is Lua 5.1's tonumber: luaO_str2d (C's strtod) for base 10,
+// C's strtoul for the others.
 func (e *Engine) luaTonumber(L *lua.LState) int {
 	v := L.CheckAny(1)
 	base := 10
@@ -277,39 +278,23 @@ func (e *Engine) luaTonumber(L *lua.LState) int {
 	if base < 2 || base > 36 {
 		L.ArgError(2, "base out of range")
 	}
-	s := strings.TrimSpace(L.CheckString(1))
-	neg := false
-	if strings.HasPrefix(s, "-") {
-		neg, s = true, s[1:]
+	// luaB_tonumber: strtoul over a C string, then only white space.
+	str := luaCheckString(L, 1)
+	if i := strings.IndexByte(str, 0); i >= 0 {
+		str = str[:i]
 	}
-	if s == "" {
+	n, used := number.Strtoul(str, base)
+	if used == 0 {
 		L.Push(lua.LNil)
 		return 1
 	}
-	var n float64
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		var d int
-		switch {
-		case c >= '0' && c <= '9':
-			d = int(c - '0')
-		case c >= 'a' && c <= 'z':
-			d = int(c-'a') + 10
-		case c >= 'A' && c <= 'Z':
-			d = int(c-'A') + 10
-		default:
-			d = 99
-		}
-		if d >= base {
+	for ; used < len(str); used++ {
+		if !number.IsSpace(str[used]) {
 			L.Push(lua.LNil)
 			return 1
 		}
-		n = n*float64(base) + float64(d)
 	}
-	if neg {
-		n = -n
-	}
-	L.Push(lua.LNumber(n))
+	L.Push(lua.LNumber(float64(n)))
 	return 1
 }
 
