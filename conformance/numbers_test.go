@@ -44,6 +44,8 @@ func TestStringToNumber(t *testing.T) {
 			"ZINCRBY z 0x.8 a", "ZSCORE z a",
 			"HSET h f 0x10", "HINCRBYFLOAT h f 0x1.8", "HINCRBY h f 010", "HINCRBYFLOAT h f 1_0",
 			"SET i 010", "INCR i", "INCRBY i 0x10", "INCRBY i +1", "EXPIRE i 1_0",
+			"CONFIG SET lua-time-limit +5", "CONFIG SET lua-time-limit 007", "CONFIG SET lua-time-limit ' 5'",
+			"CONFIG SET lua-time-limit 0x10", "CONFIG GET lua-time-limit",
 		}},
 	})
 }
