@@ -338,11 +338,7 @@ func expireGeneric(c *Client, args [][]byte, basetime, unit int64) {
 		c.w.Int(0)
 		return
 	}
-	if when <= c.srv.store.Now() {
-		c.db.Delete(args[1])
-	} else {
-		c.db.SetExpire(e, when)
-	}
+	c.db.Expire(e, when)
 	c.w.Int(1)
 }
 
