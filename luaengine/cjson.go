@@ -791,13 +791,8 @@ func libCheckString(L *lua.LState, n int) string {
 
 // libCheckNumber is luaL_checknumber with libArgError's naming.
 func libCheckNumber(L *lua.LState, n int) float64 {
-	switch v := L.Get(n).(type) {
-	case lua.LNumber:
-		return float64(v)
-	case lua.LString:
-		if f, ok := parseNumber(string(v)); ok {
-			return f
-		}
+	if f, ok := toNumber(L.Get(n)); ok {
+		return f
 	}
 	libTypeError(L, n, "number")
 	return 0

@@ -70,13 +70,8 @@ func luaCheckString(L *lua.LState, n int) string {
 
 // luaCheckNumber is luaL_checknumber: numbers and numeric strings.
 func luaCheckNumber(L *lua.LState, n int) float64 {
-	switch v := L.Get(n).(type) {
-	case lua.LNumber:
-		return float64(v)
-	case lua.LString:
-		if f, ok := parseNumber(string(v)); ok {
-			return f
-		}
+	if f, ok := toNumber(L.Get(n)); ok {
+		return f
 	}
 	L.TypeError(n, lua.LTNumber)
 	return 0
