@@ -777,7 +777,7 @@ func cmdZScan(c *Client, args [][]byte) {
 	var found [][]byte
 	var buf []byte
 	visit := func(m []byte, s float64) bool {
-		if pattern == nil || globMatch(pattern, m, false) {
+		if pattern == nil || store.Match(pattern, m, false) {
 			buf = AppendDouble(buf[:0], s)
 			found = append(found, append([]byte(nil), m...), append([]byte(nil), buf...))
 		}
