@@ -22,7 +22,7 @@ func newScriptTestServer(t testing.TB, limit time.Duration) (*Server, func() *re
 	}
 	t.Cleanup(func() { srv.Close() })
 	dial := func() *redis.Client {
-		c := redis.NewClient(&redis.Options{Addr: srv.Addr(), Protocol: 2, DisableIdentity: true, MaxRetries: -1, ReadTimeout: 10 * time.Second})
+		c := redis.NewClient(&redis.Options{Addr: srv.Addr(), Protocol: 2, DisableIdentity: true, MaxRetries: -1, ReadTimeout: redistest.Patience})
 		t.Cleanup(func() { c.Close() })
 		return c
 	}
@@ -363,7 +363,7 @@ func TestScriptMemoryWatchedByServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), Protocol: 2, DisableIdentity: true, ReadTimeout: 30 * time.Second})
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), Protocol: 2, DisableIdentity: true, ReadTimeout: redistest.Patience})
 	defer c.Close()
 	const grow = `local t = {} local i = 0 while true do i = i + 1 t[i] = string.rep('y', 1000) .. i end`
 	err := c.Eval(context.Background(), grow, nil).Err()
