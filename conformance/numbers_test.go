@@ -47,5 +47,19 @@ func TestStringToNumber(t *testing.T) {
 			"CONFIG SET lua-time-limit +5", "CONFIG SET lua-time-limit 007", "CONFIG SET lua-time-limit ' 5'",
 			"CONFIG SET lua-time-limit 0x10", "CONFIG GET lua-time-limit",
 		}},
+		{"score bounds", []string{
+			"ZADD z 1 a 16 b 32 c", "ZRANGEBYSCORE z (0x1 +inf", "ZRANGEBYSCORE z -inf (inf", "ZRANGEBYSCORE z 0x10 0X20",
+			"ZRANGEBYSCORE z ' 1' 1e1", "ZRANGEBYSCORE z 1_0 2", "ZRANGEBYSCORE z nan 2", "ZCOUNT z -INFINITY +Infinity",
+			"ZREMRANGEBYSCORE z (1 0x1p4", "ZRANGE z 0 -1 WITHSCORES",
+		}},
+		{"the keyspace operations commands share with the test double", []string{
+			"ZADD n inf a", "ZINCRBY n -inf a", "ZADD n INCR -inf a", "ZSCORE n a",
+			"ZADD n 1 b 2 c", "ZADD n CH 5 b 2 c 3 d", "ZADD n XX 9 e", "ZADD n NX GT 1 a", "ZADD n GT CH 0 b 9 c",
+			"ZADD n LT INCR -1 c", "ZADD n XX INCR 1 nosuch", "ZADD missing XX 1 a", "EXISTS missing", "ZRANGE n 0 -1 WITHSCORES",
+			"SET s 9223372036854775807", "INCR s", "INCRBY s -1", "DECRBY s -9223372036854775808", "GET s",
+			"HSET s f v", "ZADD s 1 a", "INCR n", "HSET h a 1 b 2 a 3", "HGETALL h", "HSET h", "HMSET h a", "HMSET h c 4",
+			`EVAL "return {pcall(redis.call, 'ZINCRBY', KEYS[1], '-inf', 'a'), redis.call('ZADD', KEYS[1], '0x1p1', 'z')}" 1 n`,
+			"SET e v EX +5", "SET e v EX 010", "SET e v EX 1e3", "SET e v PX 0x10", "EXPIRE e 0x10",
+		}},
 	})
 }
