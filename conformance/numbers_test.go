@@ -33,6 +33,11 @@ func TestStringToNumber(t *testing.T) {
 			"EVAL " + format + " 0" + inputs,
 			`EVAL "return string.format('%d %s %.3f', '0x1.8', tonumber('0x1.8'), '  2.5  ')" 0`,
 		}},
+		{"the math library", []string{
+			`EVAL "return {math.floor('0x1.8'), math.floor('010'), tostring(math.max('1e2', ' 7 ')), math.abs('-0x10'), tostring(math.fmod('7', '0x2')), tostring(math.sqrt('0x10'))}" 0`,
+			`EVAL "return math.floor('1_0')" 0`, `EVAL "return math.floor('x')" 0`, `EVAL "return math.floor()" 0`,
+			`EVAL "return math.max()" 0`, `EVAL "return math.min(1, 'y')" 0`, `EVAL "math.randomseed('0x10') return {math.random('010'), math.random('2', ' 0x9 ')}" 0`,
+		}},
 		{"getmetatable of a string", []string{
 			`EVAL "local mt = getmetatable('') return {type(mt), type(mt.__index), type(mt.__add), type(mt.__unm)}" 0`,
 		}},

@@ -518,6 +518,33 @@ func (e *Engine) installMathOverrides(m *lua.LTable) {
 			return orig.GFunction(L)
 		}))
 	}
+	// gopher-lua's math functions read a numeric string with Go's parser
+	// ('010' is 8 to it and 10 to Lua, '0x1.8' an error); hand them the
+	// number luaO_str2d reads instead.
+	var names []lua.LValue
+	m.ForEach(func(k, v lua.LValue) {
+		if fn, ok := v.(*lua.LFunction); ok && fn.IsG {
+			names = append(names, k)
+		}
+	})
+	for _, name := range names {
+		orig := m.RawGet(name).(*lua.LFunction).GFunction
+		m.RawSet(name, L.NewFunction(func(L *lua.LState) int {
+			for i := L.GetTop(); i > 0; i-- {
+				if s, ok := L.Get(i).(lua.LString); ok {
+					if f, ok := parseNumber(string(s)); ok {
+						L.Replace(i, lua.LNumber(f))
+					} else {
+						// Still a string, but one Go's parser refuses
+						// too ('1_0' is 10 to it): the error names the
+						// type only.
+						L.Replace(i, lua.LString("?"))
+					}
+				}
+			}
+			return orig(L)
+		}))
+	}
 }
 
 // luaSelect is Lua 5.1's select: "#" or any string starting with it
