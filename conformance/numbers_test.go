@@ -52,6 +52,12 @@ func TestStringToNumber(t *testing.T) {
 			"CONFIG SET lua-time-limit +5", "CONFIG SET lua-time-limit 007", "CONFIG SET lua-time-limit ' 5'",
 			"CONFIG SET lua-time-limit 0x10", "CONFIG GET lua-time-limit",
 		}},
+		{"scan cursors", []string{
+			"SET k v", // one key: SCAN's order is the hash table's
+			`SCAN ""`, "SCAN ' 0'", "SCAN +0", "SCAN -0", "SCAN 0x0", "SCAN 18446744073709551616", "SCAN 1e2",
+			`SCAN "0\x00junk"`, "ZADD z 1 m", "HSET h f v", `ZSCAN z "0\x00junk"`, `HSCAN h "0\x00junk"`, "ZSCAN z ' 0'", "HSCAN h +0",
+			"ZSCAN z 18446744073709551616", "HSCAN h -", `ZSCAN z ""`,
+		}},
 		{"score bounds", []string{
 			"ZADD z 1 a 16 b 32 c", "ZRANGEBYSCORE z (0x1 +inf", "ZRANGEBYSCORE z -inf (inf", "ZRANGEBYSCORE z 0x10 0X20",
 			"ZRANGEBYSCORE z ' 1' 1e1", "ZRANGEBYSCORE z 1_0 2", "ZRANGEBYSCORE z nan 2", "ZCOUNT z -INFINITY +Infinity",

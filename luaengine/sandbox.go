@@ -283,7 +283,7 @@ func (e *Engine) luaTonumber(L *lua.LState) int {
 	if i := strings.IndexByte(str, 0); i >= 0 {
 		str = str[:i]
 	}
-	n, used := number.Strtoul(str, base)
+	n, used, _ := number.Strtoul(str, base) // an overflow is ULONG_MAX, no error
 	if used == 0 {
 		L.Push(lua.LNil)
 		return 1

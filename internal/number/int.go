@@ -53,9 +53,10 @@ func ParseInt[T ~string | ~[]byte](b T) (int64, bool) {
 // Strtoul parses the longest prefix of s that glibc's strtoul accepts in
 // base (2 to 36): leading white space, a sign, "0x" in base 16 when a hex
 // digit follows, then digits. It returns the value and the length consumed
-// (0 if there is no digit). An overflow gives the largest uint64, and a '-'
-// negates modulo 2^64, as C does. Lua 5.1's tonumber(s, base) reads s so.
-func Strtoul(s string, base int) (v uint64, n int) {
+// (0 if there is no digit). An overflow gives the largest uint64 and sets
+// erange (C's ERANGE); a '-' negates modulo 2^64, as C does. Lua 5.1's
+// tonumber(s, base) and Redis's SCAN cursors are read so.
+func Strtoul[T ~string | ~[]byte](s T, base int) (v uint64, n int, erange bool) {
 	i := 0
 	for i < len(s) && IsSpace(s[i]) {
 		i++
@@ -81,15 +82,15 @@ func Strtoul(s string, base int) (v uint64, n int) {
 		v = v*uint64(base) + uint64(d)
 	}
 	if i == start {
-		return 0, 0
+		return 0, 0, false
 	}
 	switch {
 	case overflow:
-		return math.MaxUint64, i
+		return math.MaxUint64, i, true
 	case neg:
-		return -v, i
+		return -v, i, false
 	}
-	return v, i
+	return v, i, false
 }
 
 // digitValue is c's value as a digit in bases up to 36, or 99.

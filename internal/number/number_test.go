@@ -82,7 +82,7 @@ func TestStrtoul(t *testing.T) {
 		{"zz", 36, 1295, 2}, {"0x", 16, 0, 1}, {"0xg", 16, 0, 1}, {"-", 10, 0, 0}, {"", 10, 0, 0},
 		{"99999999999999999999999", 10, math.MaxUint64, 23}, {"8", 8, 0, 0}, {"17", 8, 15, 2},
 	} {
-		got, n := Strtoul(tc.in, tc.base)
+		got, n, _ := Strtoul(tc.in, tc.base)
 		if got != tc.want || n != tc.n {
 			t.Errorf("Strtoul(%q, %d) = %d, %d; want %d, %d", tc.in, tc.base, got, n, tc.want, tc.n)
 		}
