@@ -130,6 +130,31 @@ func parseScanOptions(c *Client, opts [][]byte, withType bool) (scanOptions, boo
 	return o, true
 }
 
+// scanTarget starts HSCAN and SSCAN as Redis's commands do: the cursor is
+// parsed first, then the key is looked up (a missing key answers an empty
+// scan before the options are parsed), then the options. It returns false
+// once it has answered.
+func scanTarget[V store.Value](c *Client, args [][]byte) (v V, cursor uint64, o scanOptions, ok bool) {
+	cursor, ok = parseCursor(cursorArg(args[2]))
+	if !ok {
+		c.w.Error(errInvalidCursor)
+		return v, 0, o, false
+	}
+	e := c.db.Get(args[1])
+	if e == nil {
+		c.w.Array(2)
+		c.w.BulkString("0")
+		c.w.Array(0)
+		return v, 0, o, false
+	}
+	if v, ok = e.Value.(V); !ok {
+		c.w.Error(errWrongType)
+		return v, 0, o, false
+	}
+	o, ok = parseScanOptions(c, args[3:], false)
+	return v, cursor, o, ok
+}
+
 func cmdScan(c *Client, args [][]byte) {
 	cursor, ok := parseCursor(cursorArg(args[1]))
 	if !ok {
