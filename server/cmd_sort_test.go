@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/floodgate/floodgate/store"
-	"github.com/redis/go-redis/v9"
 )
 
 // fakeList stands in for store.List (being added on another branch) to
@@ -28,17 +27,11 @@ func (l *fakeList) Range(start, stop int, fn func(v []byte) bool) {
 // TestSortList checks SORT of a list, with Redis 7.0's replies (taken from
 // redis-server for the same list built with RPUSH).
 func TestSortList(t *testing.T) {
-	srv := New(Config{Addr: "127.0.0.1:0"})
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
+	srv, c := newTestServer(t)
 	srv.Do(func() {
 		srv.Store().DB(0).Set([]byte("l"), &fakeList{[]string{"3", "1", "10", "2"}}, 0)
 		srv.Store().DB(0).Set([]byte("w_10"), store.NewString([]byte("0")), 0)
 	})
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), Protocol: 2, DisableIdentity: true})
-	t.Cleanup(func() { c.Close() })
 	tests := []struct {
 		args []any
 		want []string
@@ -74,13 +67,7 @@ func TestSortStore(t *testing.T) {
 		return l
 	}
 	t.Cleanup(func() { newSortList = saved })
-	srv := New(Config{Addr: "127.0.0.1:0"})
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), Protocol: 2, DisableIdentity: true})
-	t.Cleanup(func() { c.Close() })
+	srv, c := newTestServer(t)
 	ctx := context.Background()
 	c.SAdd(ctx, "s", "b", "a", "c")
 	c.Set(ctx, "o_a", "A", 0)
