@@ -29,6 +29,7 @@ var keyCommands = []*Command{
 	{Name: "pttl", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Group: "generic", Summary: "Get the time to live for a key in milliseconds", Since: "2.6.0", Tips: []string{"nondeterministic_output"}, Handler: cmdPTTL},
 	{Name: "expiretime", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Group: "generic", Summary: "Get the expiration Unix timestamp for a key", Since: "7.0.0", Handler: cmdExpireTime},
 	{Name: "pexpiretime", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Group: "generic", Summary: "Get the expiration Unix timestamp for a key in milliseconds", Since: "7.0.0", Handler: cmdPExpireTime},
+	{Name: "move", Arity: 3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Group: "generic", Summary: "Move a key to another database", Since: "1.0.0", Handler: cmdMove},
 	{Name: "persist", Arity: 2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Group: "generic", Summary: "Remove the expiration from a key", Since: "2.2.0", Handler: cmdPersist},
 }
 
@@ -246,19 +247,10 @@ func cmdCopy(c *Client, args [][]byte) {
 		case eqFold(args[i], "replace"):
 			replace = true
 		case eqFold(args[i], "db") && i+1 < len(args):
-			n, ok := intArg(c, args[i+1])
-			if !ok {
+			var ok bool
+			if dst, ok = dbArg(c, args[i+1]); !ok {
 				return
 			}
-			if n < math.MinInt32 || n > math.MaxInt32 {
-				c.w.Error(errIntRange)
-				return
-			}
-			if n < 0 || n >= int64(c.srv.store.Databases()) {
-				c.w.Error(errDBIndex)
-				return
-			}
-			dst = c.srv.store.DB(int(n))
 			i++
 		default:
 			c.w.Error(errSyntax)
@@ -279,6 +271,47 @@ func cmdCopy(c *Client, args [][]byte) {
 		return
 	}
 	dst.Set(args[2], e.Value.Clone(), e.ExpireAt())
+	c.w.Int(1)
+}
+
+// dbArg parses a database index argument as COPY's DB and MOVE do (an
+// int, then a valid index), answering the error otherwise.
+func dbArg(c *Client, b []byte) (*store.DB, bool) {
+	n, ok := intArg(c, b)
+	if !ok {
+		return nil, false
+	}
+	if n < math.MinInt32 || n > math.MaxInt32 {
+		c.w.Error(errIntRange)
+		return nil, false
+	}
+	if n < 0 || n >= int64(c.srv.store.Databases()) {
+		c.w.Error(errDBIndex)
+		return nil, false
+	}
+	return c.srv.store.DB(int(n)), true
+}
+
+// cmdMove follows Redis's moveCommand: the database index is checked
+// first, then the key; an existing key in the target stops the move. The
+// key keeps its TTL.
+func cmdMove(c *Client, args [][]byte) {
+	dst, ok := dbArg(c, args[2])
+	if !ok {
+		return
+	}
+	if dst == c.db {
+		c.w.Error(errSameObject)
+		return
+	}
+	e := c.db.Get(args[1])
+	if e == nil || dst.Get(args[1]) != nil {
+		c.w.Int(0)
+		return
+	}
+	v, at := e.Value, e.ExpireAt()
+	c.db.Delete(args[1])
+	dst.Set(args[1], v, at)
 	c.w.Int(1)
 }
 
