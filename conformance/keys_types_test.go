@@ -62,3 +62,18 @@ func TestTypesAcrossKeyCommands(t *testing.T) {
 // scanType is an EVAL, to be followed by a type name, answering SCAN's
 // keys of that type sorted (SCAN's own order is the keyspace's).
 const scanType = "EVAL \"local r = redis.call('SCAN', 0, 'TYPE', ARGV[1], 'COUNT', 100) table.sort(r[2]) return r\" 0"
+
+func TestGetKeysOfNewCommands(t *testing.T) {
+	runCases(t, []tcase{{"getkeys", []string{
+		"COMMAND GETKEYS zunionstore d 2 a b", "COMMAND GETKEYS zunion 2 a b WITHSCORES", "COMMAND GETKEYS zinter 1 a",
+		"COMMAND GETKEYS zdiffstore d 1 a", "COMMAND GETKEYS zintercard 2 a b LIMIT 1", "COMMAND GETKEYS sintercard 2 a b",
+		"COMMAND GETKEYS zmpop 2 a b MIN", "COMMAND GETKEYS sunionstore d a b", "COMMAND GETKEYS smove a b m",
+		"COMMAND GETKEYS zrangestore d s 0 -1", "COMMAND GETKEYS lcs a b", "COMMAND GETKEYS move k 1",
+		"COMMAND GETKEYS sort k", "COMMAND GETKEYS sort k STORE d", "COMMAND GETKEYS sort k BY w_* GET o_* STORE d LIMIT 0 1",
+		"COMMAND GETKEYS sort_ro k GET x", "COMMAND GETKEYS sort k STORE d STORE e", "COMMAND GETKEYS sort k GET store STORE",
+		"COMMAND GETKEYS sort k STORE store x", "COMMAND GETKEYS sort k LIMIT store 1 STORE e",
+		// floodgate's key specs carry one access flag set per command.
+		"!known=per-key-flags COMMAND GETKEYSANDFLAGS zunionstore d 2 a b",
+		"COMMAND GETKEYS zunionstore d 0 a", "COMMAND GETKEYS zmpop 0 a MIN", "COMMAND GETKEYS sintercard 5 a",
+	}}})
+}

@@ -226,6 +226,24 @@ func cmdSort(c *Client, args [][]byte) {
 	}
 }
 
+// sortKeys returns the key positions of a SORT command line as Redis's
+// sortGetKeys finds them: the key, and the argument after the last STORE,
+// skipping LIMIT's two arguments and GET's and BY's one.
+func sortKeys(args [][]byte) []int {
+	pos := []int{1}
+	for i := 2; i < len(args); i++ {
+		switch {
+		case eqFold(args[i], "limit"):
+			i += 2
+		case eqFold(args[i], "get"), eqFold(args[i], "by"):
+			i++
+		case eqFold(args[i], "store") && i+1 < len(args):
+			pos = append(pos[:1], i+1)
+		}
+	}
+	return pos
+}
+
 // sortWindow applies LIMIT to n elements as Redis does, returning the
 // inclusive range [start, end] (empty when end < start).
 func sortWindow(offset, count int64, n int) (start, end int) {
