@@ -47,7 +47,7 @@ func (s *Set) Encoding() string {
 
 // Clone returns a copy.
 func (s *Set) Clone() Value {
-	c := &Set{ints: intset{width: s.ints.width, data: slices.Clone(s.ints.data)}}
+	c := &Set{ints: intset{data: slices.Clone(s.ints.data)}}
 	if s.table != nil {
 		c.table = &setTable{members: slices.Clone(s.table.members), index: slices.Clone(s.table.index)}
 	}
@@ -211,37 +211,44 @@ func (s *Set) Scan(cursor uint64, count int, visit func(m string)) uint64 {
 }
 
 // intset is Redis's intset: sorted integers stored little-endian in the
-// narrowest width (2, 4 or 8 bytes) that holds every one of them.
+// narrowest width (2, 4 or 8 bytes) that holds every one of them. The width
+// is the first byte (nil: empty, never used), so a Set header stays 32 bytes.
 type intset struct {
-	width uint8 // 0 while empty and never used
-	data  []byte
+	data []byte
+}
+
+func (is *intset) width() int {
+	if len(is.data) == 0 {
+		return 0
+	}
+	return int(is.data[0])
 }
 
 func (is *intset) len() int {
-	if is.width == 0 {
+	if len(is.data) == 0 {
 		return 0
 	}
-	return len(is.data) / int(is.width)
+	return (len(is.data) - 1) / is.width()
 }
 
 func (is *intset) at(i int) int64 {
-	switch is.width {
+	switch w := is.width(); w {
 	case 2:
-		return int64(int16(binary.LittleEndian.Uint16(is.data[2*i:])))
+		return int64(int16(binary.LittleEndian.Uint16(is.data[1+2*i:])))
 	case 4:
-		return int64(int32(binary.LittleEndian.Uint32(is.data[4*i:])))
+		return int64(int32(binary.LittleEndian.Uint32(is.data[1+4*i:])))
 	}
-	return int64(binary.LittleEndian.Uint64(is.data[8*i:]))
+	return int64(binary.LittleEndian.Uint64(is.data[1+8*i:]))
 }
 
 func (is *intset) put(i int, n int64) {
-	switch is.width {
+	switch w := is.width(); w {
 	case 2:
-		binary.LittleEndian.PutUint16(is.data[2*i:], uint16(n))
+		binary.LittleEndian.PutUint16(is.data[1+2*i:], uint16(n))
 	case 4:
-		binary.LittleEndian.PutUint32(is.data[4*i:], uint32(n))
+		binary.LittleEndian.PutUint32(is.data[1+4*i:], uint32(n))
 	default:
-		binary.LittleEndian.PutUint64(is.data[8*i:], uint64(n))
+		binary.LittleEndian.PutUint64(is.data[1+8*i:], uint64(n))
 	}
 }
 
@@ -259,7 +266,7 @@ func (is *intset) search(n int64) (int, bool) {
 	return lo, lo < is.len() && is.at(lo) == n
 }
 
-func widthOf(n int64) uint8 {
+func widthOf(n int64) int {
 	switch {
 	case n >= math.MinInt16 && n <= math.MaxInt16:
 		return 2
@@ -271,10 +278,10 @@ func widthOf(n int64) uint8 {
 
 // insert puts n, which is not a member, at position i.
 func (is *intset) insert(i int, n int64) {
-	if w := widthOf(n); w > is.width {
+	if w := widthOf(n); w > is.width() {
 		is.widen(w)
 	}
-	w := int(is.width)
+	w := is.width()
 	size := len(is.data) + w
 	if size > cap(is.data) {
 		// Exactly what is needed, rounded up to the allocator's size class:
@@ -284,23 +291,24 @@ func (is *intset) insert(i int, n int64) {
 		is.data = grown
 	}
 	is.data = is.data[:size]
-	copy(is.data[(i+1)*w:], is.data[i*w:])
+	copy(is.data[1+(i+1)*w:], is.data[1+i*w:])
 	is.put(i, n)
 }
 
 // widen re-encodes every member at width w (Redis's intsetUpgradeAndAdd).
-func (is *intset) widen(w uint8) {
+func (is *intset) widen(w int) {
 	old := *is
-	is.width = w
-	is.data = make([]byte, old.len()*int(w), (old.len()+1)*int(w))
-	for i := range old.len() {
+	n := old.len()
+	is.data = make([]byte, 1+n*w, 1+(n+1)*w)
+	is.data[0] = byte(w)
+	for i := range n {
 		is.put(i, old.at(i))
 	}
 }
 
 func (is *intset) remove(i int) {
-	w := int(is.width)
-	is.data = append(is.data[:i*w], is.data[(i+1)*w:]...)
+	w := is.width()
+	is.data = append(is.data[:1+i*w], is.data[1+(i+1)*w:]...)
 	if cap(is.data) > 64 && len(is.data) < cap(is.data)/2 {
 		is.data = append([]byte(nil), is.data...)
 	}
