@@ -109,3 +109,14 @@ func TestZMPop(t *testing.T) {
 		}},
 	})
 }
+
+// A score of -0 is 0 in a listpack and stays -0 in a skiplist, in stored
+// results as in ZADD.
+func TestZSetNegativeZero(t *testing.T) {
+	runCases(t, []tcase{{"negative-zero", []string{
+		zaddMany("big", 200, 1), "ZADD big -0 newm", "ZSCORE big newm", "ZADD small -0 x", "ZSCORE small x",
+		"ZUNIONSTORE d 1 big WEIGHTS -1", "OBJECT ENCODING d", "ZSCORE d m000", "ZRANGE d -1 -1 WITHSCORES",
+		"ZUNIONSTORE e 1 small WEIGHTS -1", "ZSCORE e x", "ZINCRBY big -0 m005", "ZADD big INCR -0 m008", "ZSCORE big m008",
+		"ZRANGESTORE r d 0 -1", "ZSCORE r m000", "ZRANGEBYSCORE d -0 0 WITHSCORES", "ZCOUNT d 0 0",
+	}}})
+}
