@@ -27,7 +27,8 @@ func TestSort(t *testing.T) {
 			"SORT s BY nosort GET # GET o_* LIMIT 0 1",
 		)},
 		{"zset", []string{
-			"ZADD z 3 c 1 a 2 b 1.5 d", "SORT z BY nosort", "SORT z BY nosort DESC", "SORT z BY nosort LIMIT 1 2",
+			"ZADD z 3 c 1 a 2 b 1.5 d", "OBJECT ENCODING z", "SORT z BY nosort", "OBJECT ENCODING z", "ZADD y 1 a", "SORT_RO y LIMIT 0 0",
+			"OBJECT ENCODING y", "ZADD x 1 a", "SORT x GET nostar FOO", "OBJECT ENCODING x", "SORT z BY nosort DESC", "SORT z BY nosort LIMIT 1 2",
 			"SORT z BY nosort DESC LIMIT 1 2", "SORT z BY nosort LIMIT 5 1", "SORT z ALPHA", "SORT z ALPHA DESC LIMIT 0 2",
 			"SORT z", "ZADD n 1 10 2 9 3 -1", "SORT n", "SORT n DESC", "SORT n BY nosort", "SORT n ALPHA",
 			zaddMany("big", 200, 1), "SORT big BY nosort LIMIT 10 3", "SORT big BY nosort DESC LIMIT 10 3", "SORT big ALPHA LIMIT 190 5",

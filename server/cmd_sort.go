@@ -108,6 +108,9 @@ func cmdSort(c *Client, args [][]byte) {
 		// stored or seen by a script, so that replicas agree.
 		q.noSort, q.alpha, q.by = false, true, nil
 	}
+	if z, ok := v.(*store.ZSet); ok {
+		z.Unpack() // Redis converts a listpack for SORT, for good
+	}
 	length := 0
 	switch v := v.(type) {
 	case *store.Set:

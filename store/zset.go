@@ -274,6 +274,15 @@ func (z *ZSet) RemoveRange(lo, hi int) int {
 	return hi - lo
 }
 
+// Unpack moves a packed set to the large form for good, as Redis's SORT
+// does to a sorted set it reads (zsetConvert to a skiplist), so that
+// OBJECT ENCODING agrees afterwards.
+func (z *ZSet) Unpack() {
+	if z.big == nil {
+		z.convert()
+	}
+}
+
 // convert moves a packed set to the large form.
 func (z *ZSet) convert() {
 	big := &zbig{scores: make(map[string]float64, z.packed.len()+1)}
