@@ -52,7 +52,7 @@ func TestSetAlgebraRandomized(t *testing.T) {
 		var lines []string
 		for range 200 {
 			n := 1 + rng.IntN(3)
-			switch rng.IntN(16) {
+			switch rng.IntN(19) {
 			case 0, 1:
 				lines = append(lines, "SADD "+sets[rng.IntN(4)]+members(1+rng.IntN(8)))
 			case 2:
@@ -95,6 +95,13 @@ func TestSetAlgebraRandomized(t *testing.T) {
 				lines = append(lines, fmt.Sprintf("ZINTERCARD %d%s", n, keys(n)), fmt.Sprintf("ZMPOP %d%s %s", n, keys(n), []string{"MIN", "MAX"}[rng.IntN(2)]))
 			case 14:
 				lines = append(lines, "SORT "+key()+" ALPHA LIMIT 0 20", "SORT "+key()+" DESC LIMIT 1 5")
+			case 16:
+				k := key()
+				lines = append(lines, "!sort SRANDMEMBER "+k+" 1000", "!sort SPOP "+k+" 1000", "EXISTS "+k)
+			case 17:
+				lines = append(lines, "COPY "+key()+" "+key()+" REPLACE", "MOVE "+key()+" 1", "SELECT 1", "!sort SMEMBERS "+sets[rng.IntN(4)], "MOVE "+key()+" 0", "SELECT 0")
+			case 18:
+				lines = append(lines, "ZRANGESTORE "+zsets[rng.IntN(2)]+" "+key()+fmt.Sprintf(" %d %d", rng.IntN(5)-2, rng.IntN(5)-1))
 			case 15:
 				k := sets[rng.IntN(4)]
 				lines = append(lines, "SSCAN "+k+" 0 COUNT 1000 MATCH *1*")
@@ -109,4 +116,23 @@ func TestSetAlgebraRandomized(t *testing.T) {
 		cases = append(cases, tcase{fmt.Sprintf("seed%d", seed), lines})
 	}
 	runCases(t, cases)
+}
+
+// TestLCSRandomized compares LCS on seeded random strings over a small
+// alphabet, where common subsequences are long and ranges many.
+func TestLCSRandomized(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	word := func() string {
+		b := make([]byte, rng.IntN(40))
+		for i := range b {
+			b[i] = "abc "[rng.IntN(4)]
+		}
+		return string(b)
+	}
+	var lines []string
+	for range 60 {
+		lines = append(lines, fmt.Sprintf("MSET a '%s' b '%s'", word(), word()), "LCS a b", "LCS a b LEN",
+			"LCS a b IDX WITHMATCHLEN", fmt.Sprintf("LCS a b IDX MINMATCHLEN %d", rng.IntN(4)))
+	}
+	runCases(t, []tcase{{"lcs", lines}})
 }
