@@ -52,48 +52,79 @@ func setForRead(c *Client, key []byte) (*store.Set, bool) {
 var emptySet = store.NewSet()
 
 func cmdSAdd(c *Client, args [][]byte) {
-	s, ok := valueAs[*store.Set](c, args[1])
-	if !ok {
+	n, err := setAdd(c.db, args[1], args[2:])
+	if err != nil {
+		c.w.Error(err.Error())
 		return
+	}
+	c.w.Int(n)
+}
+
+// setAdd adds members to the set at key, created if needed, and returns
+// how many are new (SADD, and the test double's SAdd);
+// store.ErrWrongType for a key of another type.
+func setAdd(db *store.DB, key []byte, members [][]byte) (int64, error) {
+	var s *store.Set
+	if e := db.Get(key); e != nil {
+		var ok bool
+		if s, ok = e.Value.(*store.Set); !ok {
+			return 0, store.ErrWrongType
+		}
 	}
 	created := s == nil
 	if created {
 		s = store.NewSet()
 	}
 	var added int64
-	for _, m := range args[2:] {
+	for _, m := range members {
 		if s.Add(m) {
 			added++
 		}
 	}
 	switch {
 	case created:
-		c.db.Set(args[1], s, 0)
+		db.Set(key, s, 0)
 	case added > 0:
-		c.db.Modified(args[1])
+		db.Modified(key)
 	}
-	c.w.Int(added)
+	return added, nil
 }
 
 func cmdSRem(c *Client, args [][]byte) {
-	s, ok := setForRead(c, args[1]) // removing from the shared empty set changes nothing
-	if !ok {
+	n, err := setRemove(c.db, args[1], args[2:])
+	if err != nil {
+		c.w.Error(err.Error())
 		return
 	}
+	c.w.Int(n)
+}
+
+// setRemove removes members from the set at key and returns how many were
+// there, deleting the emptied set as Redis does (SREM, and the test
+// double's SRem); store.ErrWrongType for a key of another type.
+func setRemove(db *store.DB, key []byte, members [][]byte) (int64, error) {
+	e := db.Get(key)
+	if e == nil {
+		return 0, nil
+	}
+	s, ok := e.Value.(*store.Set)
+	if !ok {
+		return 0, store.ErrWrongType
+	}
 	var removed int64
-	for _, m := range args[2:] {
+	for _, m := range members {
 		if s.Remove(m) {
 			removed++
 		}
 	}
 	switch {
 	case removed == 0:
-	case s.Len() == 0: // Redis never keeps an empty set
-		c.db.Delete(args[1])
+	case s.Len() == 0:
+		db.Delete(key)
 	default:
-		c.db.Modified(args[1])
+		db.Modified(key)
 	}
-	c.w.Int(removed)
+	return removed, nil
 }
 
 func cmdSCard(c *Client, args [][]byte) {
