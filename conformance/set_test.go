@@ -144,6 +144,8 @@ func TestSetMoveAndAlgebra(t *testing.T) {
 			"EVAL \"return redis.call('SINTERCARD', 2, KEYS[1], KEYS[2], 'LIMIT', 1)\" 2 b u",
 			"EVAL \"return redis.pcall('SINTERCARD', 0, KEYS[1])\" 1 b", "EVAL \"return redis.call('SPOP', KEYS[1], 10)\" 1 u",
 			"EVAL \"return redis.call('SMOVE', KEYS[1], KEYS[2], 4)\" 2 b c", "SMEMBERS c",
+			"EVAL_RO \"return redis.call('SPOP', KEYS[1])\" 1 c", "EVAL_RO \"return redis.call('SINTERCARD', 1, KEYS[1])\" 1 c",
+			"EVAL_RO \"return redis.call('SRANDMEMBER', KEYS[1], 5)\" 1 c", "EVAL_RO \"return redis.call('SUNIONSTORE', KEYS[1], KEYS[1])\" 1 c",
 		}},
 	})
 }

@@ -56,6 +56,7 @@ func TestSort(t *testing.T) {
 			"EVAL \"return redis.call('SORT', KEYS[1], 'DESC', 'GET', '#', 'GET', 'o_*')\" 1 s",
 			"EVAL_RO \"return redis.call('SORT_RO', KEYS[1], 'LIMIT', 0, 2)\" 1 s",
 			"EVAL \"return redis.pcall('SORT', KEYS[1], 'LIMIT')\" 1 s",
+			"EVAL_RO \"return redis.call('SORT', KEYS[1])\" 1 s", "EVAL_RO \"return redis.pcall('SORT', KEYS[1], 'BY', 'w_*')\" 1 s",
 		)},
 	})
 }

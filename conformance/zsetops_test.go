@@ -106,6 +106,8 @@ func TestZMPop(t *testing.T) {
 			"ZADD a 1 x 2 y 3 z", "MULTI", "ZMPOP 1 a MIN", "ZMPOP 1 a MAX COUNT 5", "ZMPOP 1 a MIN", "EXEC",
 			"ZADD a 1 x 2 y", "EVAL \"return redis.call('ZMPOP', 1, KEYS[1], 'MIN')\" 1 a",
 			"EVAL \"return redis.call('ZMPOP', 1, KEYS[1], 'MIN')\" 1 a", "EVAL \"return redis.pcall('ZMPOP', 0, KEYS[1], 'MIN')\" 1 a",
+			"EVAL_RO \"return redis.call('ZMPOP', 1, KEYS[1], 'MIN')\" 1 a", "EVAL_RO \"return redis.call('ZUNION', 1, KEYS[1])\" 1 a",
+			"EVAL_RO \"return redis.call('ZUNIONSTORE', 'd', 1, KEYS[1])\" 1 a",
 		}},
 	})
 }
