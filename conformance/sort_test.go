@@ -48,7 +48,8 @@ func TestSort(t *testing.T) {
 		}},
 		{"errors", with(
 			"SORT s LIMIT", "SORT s LIMIT 1", "SORT s LIMIT a 1", "SORT s LIMIT 1 a", "SORT s BY", "SORT s GET", "SORT s FOO",
-			"SORT s STORE", "SORT_RO s STORE d", "SORT s ASC DESC ALPHA FOO", "SET str v", "SORT str", "SORT str LIMIT a b",
+			"SORT s STORE", "SORT_RO s STORE d", "SET d x", "SORT nokey STORE d", "EXISTS d", "SET d x", "SORT s LIMIT 0 0 STORE d",
+			"EXISTS d", "SORT s LIMIT 9 9 GET # STORE d", "SORT nokey2 STORE nokey3", "SORT str STORE d", "SORT s ASC DESC ALPHA FOO", "SET str v", "SORT str", "SORT str LIMIT a b",
 			"HSET hh a 1", "SORT hh", "SORT_RO hh", "SORT", "SORT_RO", "SORT s LIMIT 0 1 BY w_* FOO", "SORT s BY w_* GET",
 		)},
 		{"multi-and-scripts", with(

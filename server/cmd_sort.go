@@ -353,6 +353,11 @@ func lookupByPattern(c *Client, pattern, elem []byte) ([]byte, bool) {
 // for a missing one) as a list at q.dst, or deletes q.dst when there is
 // nothing, and answers the count.
 func sortStore(c *Client, q sortQuery, items []sortItem, start, end, outLen int) {
+	if outLen == 0 {
+		c.db.Delete(q.dst)
+		c.w.Int(0)
+		return
+	}
 	if newSortList == nil {
 		c.w.Error(errSortNoLists)
 		return
@@ -367,10 +372,6 @@ func sortStore(c *Client, q sortQuery, items []sortItem, start, end, outLen int)
 			out = append(out, bytes.Clone(val))
 		}
 	}
-	if outLen > 0 {
-		c.db.Set(q.dst, newSortList(out), 0)
-	} else {
-		c.db.Delete(q.dst)
-	}
+	c.db.Set(q.dst, newSortList(out), 0)
 	c.w.Int(int64(outLen))
 }
