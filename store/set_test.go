@@ -184,3 +184,32 @@ func TestSetRandom(t *testing.T) {
 		t.Fatalf("Random with repeats: %d", len(got))
 	}
 }
+
+// TestIntsetWidths: members stay in numeric order across each widening,
+// at the boundaries of the 2- and 4-byte widths.
+func TestIntsetWidths(t *testing.T) {
+	add := []int64{5, -32768, 32767, 32768, -32769, 2147483647, -2147483648, 2147483648, -2147483649,
+		9223372036854775807, -9223372036854775808, 0}
+	s := NewSet()
+	for i, n := range add {
+		s.Add(strconv.AppendInt(nil, n, 10))
+		want := slices.Clone(add[:i+1])
+		slices.Sort(want)
+		var got []int64
+		for _, m := range s.Members() {
+			v, _ := strconv.ParseInt(m, 10, 64)
+			got = append(got, v)
+		}
+		if !slices.Equal(got, want) || s.Encoding() != "intset" {
+			t.Fatalf("after %d: %v (%s), want %v", n, got, s.Encoding(), want)
+		}
+	}
+	for _, n := range add {
+		if !s.Remove(strconv.AppendInt(nil, n, 10)) {
+			t.Fatalf("Remove(%d) = false", n)
+		}
+	}
+	if s.Len() != 0 {
+		t.Fatalf("Len after removing all = %d", s.Len())
+	}
+}
