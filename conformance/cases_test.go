@@ -22,6 +22,8 @@ var io_ReadFull = io.ReadFull
 //	!sort        compare the top-level array ignoring order (KEYS, SMEMBERS)
 //	!approx=N    integer replies may differ by N (TTL, PTTL)
 //	!type        compare only the reply's type and shape, not its content (TIME)
+//	!distinct    as !type, and the top-level elements of each reply are
+//	             pairwise distinct (random picks: SPOP, SRANDMEMBER with a count)
 //	!known=why   a deliberate difference: run on both, compare nothing, say why
 //
 // A command line's comparisons are counted under its command name.
@@ -161,6 +163,8 @@ func sameReply(mode, arg string, want, got []byte) bool {
 		return d >= -tol && d <= tol
 	case "type":
 		return shape(want) == shape(got)
+	case "distinct":
+		return shape(want) == shape(got) && distinctElements(want) && distinctElements(got)
 	}
 	panic("unknown modifier " + mode)
 }
@@ -190,6 +194,27 @@ func sortedArray(raw []byte) []byte {
 	}
 	sort.Strings(elems)
 	return []byte(string(line) + strings.Join(elems, ""))
+}
+
+// distinctElements reports whether a top-level array's (or RESP3 set's)
+// elements are pairwise distinct.
+func distinctElements(raw []byte) bool {
+	sorted := sortedArray(raw)
+	rd := &rawConn{rd: bufio.NewReader(bytes.NewReader(sorted))}
+	if _, err := rd.rd.ReadBytes('\n'); err != nil {
+		return false
+	}
+	var prev []byte
+	for i := 0; ; i++ {
+		var b bytes.Buffer
+		if err := rd.readIntoNoDeadline(&b); err != nil {
+			return true
+		}
+		if i > 0 && bytes.Equal(prev, b.Bytes()) {
+			return false
+		}
+		prev = b.Bytes()
+	}
 }
 
 func (r *rawConn) readIntoNoDeadline(out *bytes.Buffer) error { return r.readInto(out) }

@@ -223,7 +223,9 @@ func TestServerACLCategories(t *testing.T) {
 
 // TestServerCommandDocs compares summary, since and group.
 func TestServerCommandDocs(t *testing.T) {
-	for _, name := range []string{"get", "ping", "client", "config", "config|get", "command|docs", "info", "hello", "swapdb"} {
+	for _, name := range []string{"get", "ping", "client", "config", "config|get", "command|docs", "info", "hello", "swapdb",
+		"spop", "srandmember", "smove", "sintercard", "sscan", "sunionstore", "zunion", "zinterstore", "zintercard", "zrangestore",
+		"zmpop", "sort", "sort_ro", "lcs", "substr", "move"} {
 		want, got := docsFields(t, redisAddr, name), docsFields(t, floodgateAddr, name)
 		if want != got {
 			t.Errorf("COMMAND DOCS %s\n  redis:     %s\n  floodgate: %s", name, want, got)

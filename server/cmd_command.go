@@ -275,6 +275,9 @@ func cmdCommandGetKeys(c *Client, args [][]byte) {
 		return
 	}
 	pos := cmd.keys(target)
+	if cmd.Name == "sort" {
+		pos = sortKeys(target)
+	}
 	if movable {
 		var ok bool
 		if pos, ok = nk.keys(target); !ok {

@@ -329,22 +329,7 @@ func writeHashFields(c *Client, fields []store.HashField, withValues, flat bool)
 // hashtable is walked COUNT fields at a time (see store.Hash.Scan). A
 // missing key is answered before the options are parsed, as in Redis.
 func cmdHScan(c *Client, args [][]byte) {
-	cursor, ok := parseCursor(args[2])
-	if !ok {
-		c.w.Error(errInvalidCursor)
-		return
-	}
-	h, ok := valueAs[*store.Hash](c, args[1])
-	if !ok {
-		return
-	}
-	if h == nil {
-		c.w.Array(2)
-		c.w.BulkString("0")
-		c.w.Array(0)
-		return
-	}
-	o, ok := parseScanOptions(c, args[3:], false)
+	h, cursor, o, ok := scanTarget[*store.Hash](c, args)
 	if !ok {
 		return
 	}

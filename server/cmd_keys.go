@@ -10,26 +10,27 @@ import (
 )
 
 var keyCommands = []*Command{
-	{Name: "del", Arity: -2, Flags: FlagWrite, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Delete a key", Since: "1.0.0", Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Handler: cmdDel},
-	{Name: "unlink", Arity: -2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking.", Since: "4.0.0", Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Handler: cmdDel},
-	{Name: "exists", Arity: -2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Determine if a key exists", Since: "1.0.0", Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Handler: cmdExists},
-	{Name: "touch", Arity: -2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Alters the last access time of a key(s). Returns the number of existing keys specified.", Since: "3.2.1", Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Handler: cmdExists},
-	{Name: "type", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Determine the type stored at key", Since: "1.0.0", Handler: cmdType},
-	{Name: "keys", Arity: 2, Flags: FlagReadonly, ACL: []string{"keyspace", "dangerous"}, Group: "generic", Summary: "Find all keys matching the given pattern", Since: "1.0.0", Tips: []string{"request_policy:all_shards", "nondeterministic_output_order"}, Handler: cmdKeys},
-	{Name: "scan", Arity: -2, Flags: FlagReadonly, ACL: []string{"keyspace"}, Group: "generic", Summary: "Incrementally iterate the keys space", Since: "2.8.0", Tips: []string{"nondeterministic_output", "request_policy:special"}, Handler: cmdScan},
-	{Name: "randomkey", Arity: 1, Flags: FlagReadonly, ACL: []string{"keyspace"}, Group: "generic", Summary: "Return a random key from the keyspace", Since: "1.0.0", Tips: []string{"request_policy:all_shards", "nondeterministic_output"}, Handler: cmdRandomKey},
-	{Name: "rename", Arity: 3, Flags: FlagWrite, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Rename a key", Since: "1.0.0", Handler: cmdRename},
-	{Name: "renamenx", Arity: 3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Rename a key, only if the new key does not exist", Since: "1.0.0", Handler: cmdRenameNX},
-	{Name: "copy", Arity: -3, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Copy a key", Since: "6.2.0", Handler: cmdCopy},
-	{Name: "expire", Arity: -3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Set a key's time to live in seconds", Since: "1.0.0", Handler: cmdExpire},
-	{Name: "pexpire", Arity: -3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Set a key's time to live in milliseconds", Since: "2.6.0", Handler: cmdPExpire},
-	{Name: "expireat", Arity: -3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Set the expiration for a key as a UNIX timestamp", Since: "1.2.0", Handler: cmdExpireAt},
-	{Name: "pexpireat", Arity: -3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Set the expiration for a key as a UNIX timestamp specified in milliseconds", Since: "2.6.0", Handler: cmdPExpireAt},
-	{Name: "ttl", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Get the time to live for a key in seconds", Since: "1.0.0", Tips: []string{"nondeterministic_output"}, Handler: cmdTTL},
-	{Name: "pttl", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Get the time to live for a key in milliseconds", Since: "2.6.0", Tips: []string{"nondeterministic_output"}, Handler: cmdPTTL},
-	{Name: "expiretime", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Get the expiration Unix timestamp for a key", Since: "7.0.0", Handler: cmdExpireTime},
-	{Name: "pexpiretime", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Get the expiration Unix timestamp for a key in milliseconds", Since: "7.0.0", Handler: cmdPExpireTime},
-	{Name: "persist", Arity: 2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Remove the expiration from a key", Since: "2.2.0", Handler: cmdPersist},
+	{Name: "del", Arity: -2, Flags: FlagWrite, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"keyspace", "write", "slow"}, Group: "generic", Summary: "Delete a key", Since: "1.0.0", Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Handler: cmdDel},
+	{Name: "unlink", Arity: -2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Group: "generic", Summary: "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking.", Since: "4.0.0", Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Handler: cmdDel},
+	{Name: "exists", Arity: -2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Group: "generic", Summary: "Determine if a key exists", Since: "1.0.0", Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Handler: cmdExists},
+	{Name: "touch", Arity: -2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Group: "generic", Summary: "Alters the last access time of a key(s). Returns the number of existing keys specified.", Since: "3.2.1", Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Handler: cmdExists},
+	{Name: "type", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Group: "generic", Summary: "Determine the type stored at key", Since: "1.0.0", Handler: cmdType},
+	{Name: "keys", Arity: 2, Flags: FlagReadonly, ACL: []string{"keyspace", "read", "slow", "dangerous"}, Group: "generic", Summary: "Find all keys matching the given pattern", Since: "1.0.0", Tips: []string{"request_policy:all_shards", "nondeterministic_output_order"}, Handler: cmdKeys},
+	{Name: "scan", Arity: -2, Flags: FlagReadonly, ACL: []string{"keyspace", "read", "slow"}, Group: "generic", Summary: "Incrementally iterate the keys space", Since: "2.8.0", Tips: []string{"nondeterministic_output", "request_policy:special"}, Handler: cmdScan},
+	{Name: "randomkey", Arity: 1, Flags: FlagReadonly, ACL: []string{"keyspace", "read", "slow"}, Group: "generic", Summary: "Return a random key from the keyspace", Since: "1.0.0", Tips: []string{"request_policy:all_shards", "nondeterministic_output"}, Handler: cmdRandomKey},
+	{Name: "rename", Arity: 3, Flags: FlagWrite, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"keyspace", "write", "slow"}, Group: "generic", Summary: "Rename a key", Since: "1.0.0", Handler: cmdRename},
+	{Name: "renamenx", Arity: 3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Group: "generic", Summary: "Rename a key, only if the new key does not exist", Since: "1.0.0", Handler: cmdRenameNX},
+	{Name: "copy", Arity: -3, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"keyspace", "write", "slow"}, Group: "generic", Summary: "Copy a key", Since: "6.2.0", Handler: cmdCopy},
+	{Name: "expire", Arity: -3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Group: "generic", Summary: "Set a key's time to live in seconds", Since: "1.0.0", Handler: cmdExpire},
+	{Name: "pexpire", Arity: -3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Group: "generic", Summary: "Set a key's time to live in milliseconds", Since: "2.6.0", Handler: cmdPExpire},
+	{Name: "expireat", Arity: -3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Group: "generic", Summary: "Set the expiration for a key as a UNIX timestamp", Since: "1.2.0", Handler: cmdExpireAt},
+	{Name: "pexpireat", Arity: -3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Group: "generic", Summary: "Set the expiration for a key as a UNIX timestamp specified in milliseconds", Since: "2.6.0", Handler: cmdPExpireAt},
+	{Name: "ttl", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Group: "generic", Summary: "Get the time to live for a key in seconds", Since: "1.0.0", Tips: []string{"nondeterministic_output"}, Handler: cmdTTL},
+	{Name: "pttl", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Group: "generic", Summary: "Get the time to live for a key in milliseconds", Since: "2.6.0", Tips: []string{"nondeterministic_output"}, Handler: cmdPTTL},
+	{Name: "expiretime", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Group: "generic", Summary: "Get the expiration Unix timestamp for a key", Since: "7.0.0", Handler: cmdExpireTime},
+	{Name: "pexpiretime", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "read", "fast"}, Group: "generic", Summary: "Get the expiration Unix timestamp for a key in milliseconds", Since: "7.0.0", Handler: cmdPExpireTime},
+	{Name: "move", Arity: 3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Group: "generic", Summary: "Move a key to another database", Since: "1.0.0", Handler: cmdMove},
+	{Name: "persist", Arity: 2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "write", "fast"}, Group: "generic", Summary: "Remove the expiration from a key", Since: "2.2.0", Handler: cmdPersist},
 }
 
 func init() { register(keyCommands...) }
@@ -132,6 +133,31 @@ func parseScanOptions(c *Client, opts [][]byte, withType bool) (scanOptions, boo
 	return o, true
 }
 
+// scanTarget starts HSCAN and SSCAN as Redis's commands do: the cursor is
+// parsed first, then the key is looked up (a missing key answers an empty
+// scan before the options are parsed), then the options. It returns false
+// once it has answered.
+func scanTarget[V store.Value](c *Client, args [][]byte) (v V, cursor uint64, o scanOptions, ok bool) {
+	cursor, ok = parseCursor(args[2])
+	if !ok {
+		c.w.Error(errInvalidCursor)
+		return v, 0, o, false
+	}
+	e := c.db.Get(args[1])
+	if e == nil {
+		c.w.Array(2)
+		c.w.BulkString("0")
+		c.w.Array(0)
+		return v, 0, o, false
+	}
+	if v, ok = e.Value.(V); !ok {
+		c.w.Error(errWrongType)
+		return v, 0, o, false
+	}
+	o, ok = parseScanOptions(c, args[3:], false)
+	return v, cursor, o, ok
+}
+
 func cmdScan(c *Client, args [][]byte) {
 	cursor, ok := parseCursor(args[1])
 	if !ok {
@@ -214,19 +240,10 @@ func cmdCopy(c *Client, args [][]byte) {
 		case eqFold(args[i], "replace"):
 			replace = true
 		case eqFold(args[i], "db") && i+1 < len(args):
-			n, ok := intArg(c, args[i+1])
-			if !ok {
+			var ok bool
+			if dst, ok = dbArg(c, args[i+1]); !ok {
 				return
 			}
-			if n < math.MinInt32 || n > math.MaxInt32 {
-				c.w.Error(errIntRange)
-				return
-			}
-			if n < 0 || n >= int64(c.srv.store.Databases()) {
-				c.w.Error(errDBIndex)
-				return
-			}
-			dst = c.srv.store.DB(int(n))
 			i++
 		default:
 			c.w.Error(errSyntax)
@@ -247,6 +264,47 @@ func cmdCopy(c *Client, args [][]byte) {
 		return
 	}
 	dst.Set(args[2], e.Value.Clone(), e.ExpireAt())
+	c.w.Int(1)
+}
+
+// dbArg parses a database index argument as COPY's DB and MOVE do (an
+// int, then a valid index), answering the error otherwise.
+func dbArg(c *Client, b []byte) (*store.DB, bool) {
+	n, ok := intArg(c, b)
+	if !ok {
+		return nil, false
+	}
+	if n < math.MinInt32 || n > math.MaxInt32 {
+		c.w.Error(errIntRange)
+		return nil, false
+	}
+	if n < 0 || n >= int64(c.srv.store.Databases()) {
+		c.w.Error(errDBIndex)
+		return nil, false
+	}
+	return c.srv.store.DB(int(n)), true
+}
+
+// cmdMove follows Redis's moveCommand: the database index is checked
+// first, then the key; an existing key in the target stops the move. The
+// key keeps its TTL.
+func cmdMove(c *Client, args [][]byte) {
+	dst, ok := dbArg(c, args[2])
+	if !ok {
+		return
+	}
+	if dst == c.db {
+		c.w.Error(errSameObject)
+		return
+	}
+	e := c.db.Get(args[1])
+	if e == nil || dst.Get(args[1]) != nil {
+		c.w.Int(0)
+		return
+	}
+	v, at := e.Value, e.ExpireAt()
+	c.db.Delete(args[1])
+	dst.Set(args[1], v, at)
 	c.w.Int(1)
 }
 

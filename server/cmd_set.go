@@ -1,15 +1,41 @@
 package server
 
-import "github.com/floodgate/floodgate/store"
+import (
+	"math"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/floodgate/floodgate/internal/number"
+	"github.com/floodgate/floodgate/store"
+)
 
 var setCommands = []*Command{
-	{Name: "sadd", Arity: -3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"set"}, Group: "set", Summary: "Add one or more members to a set", Since: "1.0.0", Handler: cmdSAdd},
-	{Name: "srem", Arity: -3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"set"}, Group: "set", Summary: "Remove one or more members from a set", Since: "1.0.0", Handler: cmdSRem},
-	{Name: "scard", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"set"}, Group: "set", Summary: "Get the number of members in a set", Since: "1.0.0", Handler: cmdSCard},
-	{Name: "smembers", Arity: 2, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"set"}, Group: "set", Summary: "Get all the members in a set", Since: "1.0.0", Handler: cmdSMembers},
-	{Name: "sismember", Arity: 3, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"set"}, Group: "set", Summary: "Determine if a given value is a member of a set", Since: "1.0.0", Handler: cmdSIsMember},
-	{Name: "smismember", Arity: -3, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"set"}, Group: "set", Summary: "Returns the membership associated with the given elements for a set", Since: "6.2.0", Handler: cmdSMIsMember},
+	{Name: "sadd", Arity: -3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "set", "fast"}, Group: "set", Summary: "Add one or more members to a set", Since: "1.0.0", Handler: cmdSAdd},
+	{Name: "srem", Arity: -3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "set", "fast"}, Group: "set", Summary: "Remove one or more members from a set", Since: "1.0.0", Handler: cmdSRem},
+	{Name: "scard", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "set", "fast"}, Group: "set", Summary: "Get the number of members in a set", Since: "1.0.0", Handler: cmdSCard},
+	{Name: "smembers", Arity: 2, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "set", "slow"}, Group: "set", Summary: "Get all the members in a set", Since: "1.0.0", Handler: cmdSMembers},
+	{Name: "sismember", Arity: 3, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "set", "fast"}, Group: "set", Summary: "Determine if a given value is a member of a set", Since: "1.0.0", Handler: cmdSIsMember},
+	{Name: "smismember", Arity: -3, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "set", "fast"}, Group: "set", Summary: "Returns the membership associated with the given elements for a set", Since: "6.2.0", Handler: cmdSMIsMember},
+	{Name: "spop", Arity: -2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "set", "fast"}, Group: "set", Summary: "Remove and return one or multiple random members from a set", Since: "1.0.0", Tips: []string{"nondeterministic_output"}, Handler: cmdSPop},
+	{Name: "srandmember", Arity: -2, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "set", "slow"}, Group: "set", Summary: "Get one or multiple random members from a set", Since: "1.0.0", Tips: []string{"nondeterministic_output"}, Handler: cmdSRandMember},
+	{Name: "smove", Arity: 4, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"write", "set", "fast"}, Group: "set", Summary: "Move a member from one set to another", Since: "1.0.0", Handler: cmdSMove},
+	{Name: "sdiff", Arity: -2, Flags: FlagReadonly, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"read", "set", "slow"}, Group: "set", Summary: "Subtract multiple sets", Since: "1.0.0", Tips: []string{"nondeterministic_output_order"}, Handler: cmdSDiff},
+	{Name: "sinter", Arity: -2, Flags: FlagReadonly, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"read", "set", "slow"}, Group: "set", Summary: "Intersect multiple sets", Since: "1.0.0", Tips: []string{"nondeterministic_output_order"}, Handler: cmdSInter},
+	{Name: "sunion", Arity: -2, Flags: FlagReadonly, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"read", "set", "slow"}, Group: "set", Summary: "Add multiple sets", Since: "1.0.0", Tips: []string{"nondeterministic_output_order"}, Handler: cmdSUnion},
+	{Name: "sdiffstore", Arity: -3, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"write", "set", "slow"}, Group: "set", Summary: "Subtract multiple sets and store the resulting set in a key", Since: "1.0.0", Handler: cmdSDiffStore},
+	{Name: "sinterstore", Arity: -3, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"write", "set", "slow"}, Group: "set", Summary: "Intersect multiple sets and store the resulting set in a key", Since: "1.0.0", Handler: cmdSInterStore},
+	{Name: "sunionstore", Arity: -3, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"write", "set", "slow"}, Group: "set", Summary: "Add multiple sets and store the resulting set in a key", Since: "1.0.0", Handler: cmdSUnionStore},
+	{Name: "sintercard", Arity: -3, Flags: FlagReadonly | FlagMovableKeys, ACL: []string{"read", "set", "slow"}, Group: "set", Summary: "Intersect multiple sets and return the cardinality of the result", Since: "7.0.0", Handler: cmdSInterCard},
+	{Name: "sscan", Arity: -3, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "set", "slow"}, Group: "set", Summary: "Incrementally iterate Set elements", Since: "2.8.0", Tips: []string{"nondeterministic_output"}, Handler: cmdSScan},
 }
+
+// Errors of the numkeys commands (SINTERCARD, ZUNION, ZMPOP, ...), with
+// Redis 7.0's text.
+const (
+	errNumKeysZero   = "ERR numkeys should be greater than 0"
+	errNumKeysArgs   = "ERR Number of keys can't be greater than number of args"
+	errLimitNegative = "ERR LIMIT can't be negative"
+)
 
 func init() { register(setCommands...) }
 
@@ -27,49 +53,24 @@ func setForRead(c *Client, key []byte) (*store.Set, bool) {
 var emptySet = store.NewSet()
 
 func cmdSAdd(c *Client, args [][]byte) {
-	s, ok := valueAs[*store.Set](c, args[1])
-	if !ok {
+	n, err := c.db.SAdd(args[1], args[2:])
+	if err != nil {
+		c.w.Error(err.Error())
 		return
 	}
-	created := s == nil
-	if created {
-		s = store.NewSet()
-	}
-	var added int64
-	for _, m := range args[2:] {
-		if s.Add(m) {
-			added++
-		}
-	}
-	switch {
-	case created:
-		c.db.Set(args[1], s, 0)
-	case added > 0:
-		c.db.Modified(args[1])
-	}
-	c.w.Int(added)
+	c.w.Int(n)
 }
 
+
 func cmdSRem(c *Client, args [][]byte) {
-	s, ok := setForRead(c, args[1]) // removing from the shared empty set changes nothing
-	if !ok {
+	n, err := c.db.SRem(args[1], args[2:])
+	if err != nil {
+		c.w.Error(err.Error())
 		return
 	}
-	var removed int64
-	for _, m := range args[2:] {
-		if s.Remove(m) {
-			removed++
-		}
-	}
-	switch {
-	case removed == 0:
-	case s.Len() == 0: // Redis never keeps an empty set
-		c.db.Delete(args[1])
-	default:
-		c.db.Modified(args[1])
-	}
-	c.w.Int(removed)
+	c.w.Int(n)
 }
+
 
 func cmdSCard(c *Client, args [][]byte) {
 	s, ok := setForRead(c, args[1])
@@ -118,4 +119,352 @@ func isMember(s *store.Set, m []byte) int64 {
 		return 1
 	}
 	return 0
+}
+
+// writeMembers answers members as a set reply (an array under RESP2).
+func writeMembers(c *Client, members []string) {
+	c.w.Set(len(members))
+	for _, m := range members {
+		c.w.BulkString(m)
+	}
+}
+
+// cmdSPop follows Redis's spopCommand: the count is checked before the key
+// is looked up; popping the whole set answers it in its own order (numeric
+// for an intset) and deletes the key.
+func cmdSPop(c *Client, args [][]byte) {
+	if len(args) > 3 {
+		c.w.Error(errSyntax)
+		return
+	}
+	count := int64(-1) // no count: a single bulk reply
+	if len(args) == 3 {
+		n, ok := number.ParseInt(args[2])
+		if !ok || n < 0 { // Redis's getPositiveLongFromObjectOrReply: one text for both
+			c.w.Error(errOutOfRange)
+			return
+		}
+		count = n
+	}
+	s, ok := valueAs[*store.Set](c, args[1])
+	switch {
+	case !ok:
+		return
+	case s == nil && count < 0:
+		c.w.Null()
+		return
+	case s == nil || count == 0:
+		c.w.Set(0)
+		return
+	case count < 0:
+		c.w.BulkString(s.Pop())
+	case count >= int64(s.Len()):
+		// Redis answers through SUNION of the one set: an intset's order,
+		// also for a hashtable whose members would now fit one.
+		writeMembers(c, setAlgebra(opUnion, []*store.Set{s}, 0).Members())
+		c.db.Delete(args[1])
+		return
+	default:
+		c.w.Set(int(count))
+		for range count {
+			c.w.BulkString(s.Pop())
+		}
+	}
+	setChanged(c, args[1], s)
+}
+
+// setChanged signals a change made in place and deletes the key once the
+// set is empty, as Redis never keeps an empty collection.
+func setChanged(c *Client, key []byte, s *store.Set) {
+	if s.Len() == 0 {
+		c.db.Delete(key)
+		return
+	}
+	c.db.Modified(key)
+}
+
+// cmdSRandMember follows Redis's srandmemberCommand: a negative count
+// allows repeats; the reply is an array, not a set, even under RESP3.
+func cmdSRandMember(c *Client, args [][]byte) {
+	if len(args) > 3 {
+		c.w.Error(errSyntax)
+		return
+	}
+	if len(args) == 2 {
+		s, ok := valueAs[*store.Set](c, args[1])
+		switch {
+		case !ok:
+		case s == nil:
+			c.w.Null()
+		default:
+			c.w.BulkString(s.Member(rand.IntN(s.Len())))
+		}
+		return
+	}
+	count, ok := intArg(c, args[2])
+	if !ok {
+		return
+	}
+	if count == math.MinInt64 {
+		c.w.Error(errZRandCount)
+		return
+	}
+	s, ok := valueAs[*store.Set](c, args[1])
+	if !ok {
+		return
+	}
+	if s == nil || count == 0 {
+		c.w.Array(0)
+		return
+	}
+	if count < 0 { // repeats allowed: written as picked, never held in memory
+		c.w.Array(int(-count))
+		for range -count {
+			c.w.BulkString(s.Member(rand.IntN(s.Len())))
+		}
+		return
+	}
+	picked := s.Random(int(min(count, int64(s.Len()))), true)
+	c.w.Array(len(picked))
+	for _, m := range picked {
+		c.w.BulkString(m)
+	}
+}
+
+// cmdSMove follows Redis's smoveCommand: a missing source answers 0 before
+// any type check; moving within one set only reports membership.
+func cmdSMove(c *Client, args [][]byte) {
+	src, dst, member := args[1], args[2], args[3]
+	srcEntry := c.db.Get(src)
+	if srcEntry == nil {
+		c.w.Int(0)
+		return
+	}
+	from, ok := srcEntry.Value.(*store.Set)
+	if !ok {
+		c.w.Error(errWrongType)
+		return
+	}
+	to, ok := valueAs[*store.Set](c, dst)
+	if !ok {
+		return
+	}
+	if from == to {
+		c.w.Int(isMember(from, member))
+		return
+	}
+	if !from.Remove(member) {
+		c.w.Int(0)
+		return
+	}
+	setChanged(c, src, from)
+	if to == nil {
+		to = store.NewSet()
+		to.Add(member)
+		c.db.Set(dst, to, 0)
+	} else if to.Add(member) {
+		c.db.Modified(dst)
+	}
+	c.w.Int(1)
+}
+
+// inputSets looks up the sets at keys in order, a missing key as nil;
+// false after answering WRONGTYPE for the first key of another type.
+func inputSets(c *Client, keys [][]byte) ([]*store.Set, bool) {
+	sets := make([]*store.Set, len(keys))
+	for i, k := range keys {
+		s, ok := valueAs[*store.Set](c, k)
+		if !ok {
+			return nil, false
+		}
+		sets[i] = s
+	}
+	return sets, true
+}
+
+// setOp is one of the set algebra operations.
+type setOp int
+
+const (
+	opUnion setOp = iota
+	opInter
+	opDiff
+)
+
+// setAlgebra computes op over sets (nil: empty) as Redis's
+// sinterGenericCommand and sunionDiffGenericCommand do, into a new set
+// whose encoding follows from its members (an intset when they allow),
+// stopping an intersection once it has limit members (0: no limit). An
+// intersection adds the members of the smallest set in that set's order,
+// which is the order Redis replies in.
+func setAlgebra(op setOp, sets []*store.Set, limit int) *store.Set {
+	out := store.NewSet()
+	switch op {
+	case opUnion:
+		for _, s := range sets {
+			if s != nil {
+				addAll(out, s)
+			}
+		}
+	case opDiff:
+		first := sets[0]
+		if first == nil {
+			return out
+		}
+		for _, s := range sets[1:] {
+			if s == first { // the same key twice: nothing is left
+				return out
+			}
+		}
+		for i := range first.Len() {
+			m := []byte(first.Member(i))
+			if !inAny(sets[1:], m) {
+				out.Add(m)
+			}
+		}
+	case opInter:
+		smallest := 0
+		for i, s := range sets {
+			if s == nil {
+				return out
+			}
+			if s.Len() < sets[smallest].Len() {
+				smallest = i
+			}
+		}
+		for i := range sets[smallest].Len() {
+			m := []byte(sets[smallest].Member(i))
+			if inAll(sets, m) {
+				out.Add(m)
+				if limit > 0 && out.Len() >= limit {
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+func addAll(dst, src *store.Set) {
+	for i := range src.Len() {
+		dst.Add([]byte(src.Member(i)))
+	}
+}
+
+func inAny(sets []*store.Set, m []byte) bool {
+	for _, s := range sets {
+		if s != nil && s.Has(m) {
+			return true
+		}
+	}
+	return false
+}
+
+func inAll(sets []*store.Set, m []byte) bool {
+	for _, s := range sets {
+		if !s.Has(m) {
+			return false
+		}
+	}
+	return true
+}
+
+func cmdSUnion(c *Client, args [][]byte)      { setOpCommand(c, opUnion, args[1:], nil) }
+func cmdSInter(c *Client, args [][]byte)      { setOpCommand(c, opInter, args[1:], nil) }
+func cmdSDiff(c *Client, args [][]byte)       { setOpCommand(c, opDiff, args[1:], nil) }
+func cmdSUnionStore(c *Client, args [][]byte) { setOpCommand(c, opUnion, args[2:], args[1]) }
+func cmdSInterStore(c *Client, args [][]byte) { setOpCommand(c, opInter, args[2:], args[1]) }
+func cmdSDiffStore(c *Client, args [][]byte)  { setOpCommand(c, opDiff, args[2:], args[1]) }
+
+// setOpCommand answers the result of op over the sets at keys, or stores
+// it at dst (deleting dst when it is empty) and answers its size.
+func setOpCommand(c *Client, op setOp, keys [][]byte, dst []byte) {
+	sets, ok := inputSets(c, keys)
+	if !ok {
+		return
+	}
+	out := setAlgebra(op, sets, 0)
+	if dst == nil {
+		writeMembers(c, out.Members())
+		return
+	}
+	if out.Len() == 0 {
+		c.db.Delete(dst)
+	} else {
+		c.db.Set(dst, out, 0)
+	}
+	c.w.Int(int64(out.Len()))
+}
+
+// numKeysArg parses the numkeys argument at args[i] of SINTERCARD, ZUNION
+// and the like, and checks that that many keys follow; it answers the error
+// and returns false otherwise.
+func numKeysArg(c *Client, args [][]byte, i int) (int, bool) {
+	n, ok := number.ParseInt(args[i])
+	if !ok || n < 1 {
+		c.w.Error(errNumKeysZero)
+		return 0, false
+	}
+	if n > int64(len(args)-i-1) {
+		c.w.Error(errNumKeysArgs)
+		return 0, false
+	}
+	return int(n), true
+}
+
+func cmdSInterCard(c *Client, args [][]byte) {
+	n, ok := numKeysArg(c, args, 1)
+	if !ok {
+		return
+	}
+	limit, ok := cardLimit(c, args[2+n:])
+	if !ok {
+		return
+	}
+	sets, ok := inputSets(c, args[2:2+n])
+	if !ok {
+		return
+	}
+	c.w.Int(int64(setAlgebra(opInter, sets, limit).Len()))
+}
+
+// cardLimit parses the [LIMIT limit] option of SINTERCARD and ZINTERCARD.
+func cardLimit(c *Client, opts [][]byte) (int, bool) {
+	limit := int64(0)
+	for i := 0; i < len(opts); i++ {
+		if !eqFold(opts[i], "limit") || i+1 >= len(opts) {
+			c.w.Error(errSyntax)
+			return 0, false
+		}
+		i++
+		n, ok := number.ParseInt(opts[i])
+		if !ok || n < 0 {
+			c.w.Error(errLimitNegative)
+			return 0, false
+		}
+		limit = n
+	}
+	return int(min(limit, math.MaxInt32)), true
+}
+
+// cmdSScan answers an intset whole with cursor 0, as Redis does; a
+// hashtable is walked COUNT members at a time (see store.Set.Scan). A
+// missing key is answered before the options are parsed, as in Redis.
+func cmdSScan(c *Client, args [][]byte) {
+	s, cursor, o, ok := scanTarget[*store.Set](c, args)
+	if !ok {
+		return
+	}
+	var found []string
+	next := s.Scan(cursor, int(min(o.count, math.MaxInt32)), func(m string) {
+		if o.pattern == nil || store.Match(o.pattern, []byte(m), false) {
+			found = append(found, m)
+		}
+	})
+	c.w.Array(2)
+	c.w.BulkString(strconv.FormatUint(next, 10))
+	c.w.Array(len(found))
+	for _, m := range found {
+		c.w.BulkString(m)
+	}
 }

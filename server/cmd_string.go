@@ -8,26 +8,28 @@ import (
 )
 
 var stringCommands = []*Command{
-	{Name: "get", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Get the value of a key", Since: "1.0.0", Handler: cmdGet},
-	{Name: "set", Arity: -3, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Set the string value of a key", Since: "1.0.0", Handler: cmdSet},
-	{Name: "setnx", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Set the value of a key, only if the key does not exist", Since: "1.0.0", Handler: cmdSetNX},
-	{Name: "setex", Arity: 4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Set the value and expiration of a key", Since: "2.0.0", Handler: cmdSetEX},
-	{Name: "psetex", Arity: 4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Set the value and expiration in milliseconds of a key", Since: "2.6.0", Handler: cmdPSetEX},
-	{Name: "mget", Arity: -2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Get the values of all the given keys", Since: "1.0.0", Tips: []string{"request_policy:multi_shard"}, Handler: cmdMGet},
-	{Name: "mset", Arity: -3, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: -1, Step: 2, ACL: []string{"string"}, Group: "string", Summary: "Set multiple keys to multiple values", Since: "1.0.1", Tips: []string{"request_policy:multi_shard", "response_policy:all_succeeded"}, Handler: cmdMSet},
-	{Name: "msetnx", Arity: -3, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: -1, Step: 2, ACL: []string{"string"}, Group: "string", Summary: "Set multiple keys to multiple values, only if none of the keys exist", Since: "1.0.1", Tips: []string{"request_policy:multi_shard", "response_policy:agg_min"}, Handler: cmdMSetNX},
-	{Name: "getset", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Set the string value of a key and return its old value", Since: "1.0.0", Handler: cmdGetSet},
-	{Name: "getdel", Arity: 2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Get the value of a key and delete the key", Since: "6.2.0", Handler: cmdGetDel},
-	{Name: "getex", Arity: -2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Get the value of a key and optionally set its expiration", Since: "6.2.0", Handler: cmdGetEX},
-	{Name: "incr", Arity: 2, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Increment the integer value of a key by one", Since: "1.0.0", Handler: cmdIncr},
-	{Name: "decr", Arity: 2, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Decrement the integer value of a key by one", Since: "1.0.0", Handler: cmdDecr},
-	{Name: "incrby", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Increment the integer value of a key by the given amount", Since: "1.0.0", Handler: cmdIncrBy},
-	{Name: "decrby", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Decrement the integer value of a key by the given number", Since: "1.0.0", Handler: cmdDecrBy},
-	{Name: "incrbyfloat", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Increment the float value of a key by the given amount", Since: "2.6.0", Handler: cmdIncrByFloat},
-	{Name: "append", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Append a value to a key", Since: "2.0.0", Handler: cmdAppend},
-	{Name: "strlen", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Get the length of the value stored in a key", Since: "2.2.0", Handler: cmdStrlen},
-	{Name: "getrange", Arity: 4, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Get a substring of the string stored at a key", Since: "2.4.0", Handler: cmdGetRange},
-	{Name: "setrange", Arity: 4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Overwrite part of a string at key starting at the specified offset", Since: "2.2.0", Handler: cmdSetRange},
+	{Name: "get", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "string", "fast"}, Group: "string", Summary: "Get the value of a key", Since: "1.0.0", Handler: cmdGet},
+	{Name: "set", Arity: -3, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "slow"}, Group: "string", Summary: "Set the string value of a key", Since: "1.0.0", Handler: cmdSet},
+	{Name: "setnx", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Group: "string", Summary: "Set the value of a key, only if the key does not exist", Since: "1.0.0", Handler: cmdSetNX},
+	{Name: "setex", Arity: 4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "slow"}, Group: "string", Summary: "Set the value and expiration of a key", Since: "2.0.0", Handler: cmdSetEX},
+	{Name: "psetex", Arity: 4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "slow"}, Group: "string", Summary: "Set the value and expiration in milliseconds of a key", Since: "2.6.0", Handler: cmdPSetEX},
+	{Name: "mget", Arity: -2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"read", "string", "fast"}, Group: "string", Summary: "Get the values of all the given keys", Since: "1.0.0", Tips: []string{"request_policy:multi_shard"}, Handler: cmdMGet},
+	{Name: "mset", Arity: -3, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: -1, Step: 2, ACL: []string{"write", "string", "slow"}, Group: "string", Summary: "Set multiple keys to multiple values", Since: "1.0.1", Tips: []string{"request_policy:multi_shard", "response_policy:all_succeeded"}, Handler: cmdMSet},
+	{Name: "msetnx", Arity: -3, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: -1, Step: 2, ACL: []string{"write", "string", "slow"}, Group: "string", Summary: "Set multiple keys to multiple values, only if none of the keys exist", Since: "1.0.1", Tips: []string{"request_policy:multi_shard", "response_policy:agg_min"}, Handler: cmdMSetNX},
+	{Name: "getset", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Group: "string", Summary: "Set the string value of a key and return its old value", Since: "1.0.0", Handler: cmdGetSet},
+	{Name: "getdel", Arity: 2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Group: "string", Summary: "Get the value of a key and delete the key", Since: "6.2.0", Handler: cmdGetDel},
+	{Name: "getex", Arity: -2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Group: "string", Summary: "Get the value of a key and optionally set its expiration", Since: "6.2.0", Handler: cmdGetEX},
+	{Name: "incr", Arity: 2, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Group: "string", Summary: "Increment the integer value of a key by one", Since: "1.0.0", Handler: cmdIncr},
+	{Name: "decr", Arity: 2, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Group: "string", Summary: "Decrement the integer value of a key by one", Since: "1.0.0", Handler: cmdDecr},
+	{Name: "incrby", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Group: "string", Summary: "Increment the integer value of a key by the given amount", Since: "1.0.0", Handler: cmdIncrBy},
+	{Name: "decrby", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Group: "string", Summary: "Decrement the integer value of a key by the given number", Since: "1.0.0", Handler: cmdDecrBy},
+	{Name: "incrbyfloat", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Group: "string", Summary: "Increment the float value of a key by the given amount", Since: "2.6.0", Handler: cmdIncrByFloat},
+	{Name: "append", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "fast"}, Group: "string", Summary: "Append a value to a key", Since: "2.0.0", Handler: cmdAppend},
+	{Name: "strlen", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "string", "fast"}, Group: "string", Summary: "Get the length of the value stored in a key", Since: "2.2.0", Handler: cmdStrlen},
+	{Name: "getrange", Arity: 4, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "string", "slow"}, Group: "string", Summary: "Get a substring of the string stored at a key", Since: "2.4.0", Handler: cmdGetRange},
+	{Name: "substr", Arity: 4, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "string", "slow"}, Group: "string", Summary: "Get a substring of the string stored at a key", Since: "1.0.0", Handler: cmdGetRange},
+	{Name: "lcs", Arity: -3, Flags: FlagReadonly, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"read", "string", "slow"}, Group: "string", Summary: "Find longest common substring", Since: "7.0.0", Handler: cmdLCS},
+	{Name: "setrange", Arity: 4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "string", "slow"}, Group: "string", Summary: "Overwrite part of a string at key starting at the specified offset", Since: "2.2.0", Handler: cmdSetRange},
 }
 
 func init() { register(stringCommands...) }
@@ -493,4 +495,148 @@ func cmdSetRange(c *Client, args [][]byte) {
 	n := s.SetRange(int(offset), value)
 	c.db.Modified(args[1])
 	c.w.Int(int64(n))
+}
+
+// LCS's errors, with Redis 7.0's text.
+const (
+	errLCSNotString = "ERR The specified keys must contain string values"
+	errLCSLenAndIdx = "ERR If you want both the length and indexes, please just use IDX."
+	errLCSMemory    = "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len"
+	errLCSTooLong   = "ERR String too long for LCS"
+)
+
+// lcsMaxTable is proto-max-bulk-len (512 MB), the cap Redis puts on LCS's
+// table of 4-byte lengths.
+const lcsMaxTable = 512 << 20
+
+// cmdLCS follows Redis's lcsCommand: the keys' types, then the options,
+// then the classic dynamic-programming table, walked back from the end to
+// build the common subsequence and, for IDX, its matching ranges (last
+// first, as Redis emits them).
+func cmdLCS(c *Client, args [][]byte) {
+	var vals [2][]byte
+	for i, key := range args[1:3] {
+		if e := c.db.Get(key); e != nil {
+			s, ok := e.Value.(*store.String)
+			if !ok {
+				c.w.Error(errLCSNotString)
+				return
+			}
+			vals[i] = s.Bytes()
+		}
+	}
+	var getLen, getIdx, withMatchLen bool
+	var minMatchLen int64
+	for j := 3; j < len(args); j++ {
+		switch opt := args[j]; {
+		case eqFold(opt, "idx"):
+			getIdx = true
+		case eqFold(opt, "len"):
+			getLen = true
+		case eqFold(opt, "withmatchlen"):
+			withMatchLen = true
+		case eqFold(opt, "minmatchlen") && j+1 < len(args):
+			n, ok := intArg(c, args[j+1])
+			if !ok {
+				return
+			}
+			minMatchLen = max(n, 0)
+			j++
+		default:
+			c.w.Error(errSyntax)
+			return
+		}
+	}
+	if getLen && getIdx {
+		c.w.Error(errLCSLenAndIdx)
+		return
+	}
+	a, b := vals[0], vals[1]
+	if len(a) >= math.MaxUint32-1 || len(b) >= math.MaxUint32-1 {
+		c.w.Error(errLCSTooLong)
+		return
+	}
+	if uint64(len(a)+1)*uint64(len(b)+1)*4 > lcsMaxTable {
+		c.w.Error(errLCSMemory)
+		return
+	}
+	width := len(b) + 1
+	table := make([]uint32, (len(a)+1)*width) // table[i*width+j]: LCS length of a[:i], b[:j]
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			if a[i-1] == b[j-1] {
+				table[i*width+j] = table[(i-1)*width+j-1] + 1
+			} else {
+				table[i*width+j] = max(table[(i-1)*width+j], table[i*width+j-1])
+			}
+		}
+	}
+	total := table[len(a)*width+len(b)]
+	if getLen {
+		c.w.Int(int64(total))
+		return
+	}
+	result := make([]byte, total)
+	type match struct{ aStart, aEnd, bStart, bEnd int }
+	var matches []match
+	idx := int(total)
+	none := len(a) // aStart == len(a): no range open
+	cur := match{aStart: none}
+	for i, j := len(a), len(b); i > 0 && j > 0; {
+		emit := false
+		if a[i-1] == b[j-1] {
+			result[idx-1] = a[i-1]
+			switch {
+			case cur.aStart == none:
+				cur = match{i - 1, i - 1, j - 1, j - 1}
+			case cur.aStart == i && cur.bStart == j: // contiguous: extend backwards
+				cur.aStart--
+				cur.bStart--
+			default:
+				emit = true
+			}
+			if cur.aStart == 0 || cur.bStart == 0 {
+				emit = true
+			}
+			idx, i, j = idx-1, i-1, j-1
+		} else {
+			if table[(i-1)*width+j] > table[i*width+j-1] {
+				i--
+			} else {
+				j--
+			}
+			emit = cur.aStart != none
+		}
+		if emit {
+			if n := int64(cur.aEnd - cur.aStart + 1); minMatchLen == 0 || n >= minMatchLen {
+				matches = append(matches, cur)
+			}
+			cur.aStart = none
+		}
+	}
+	if !getIdx {
+		c.w.Bulk(result)
+		return
+	}
+	c.w.Map(2)
+	c.w.BulkString("matches")
+	c.w.Array(len(matches))
+	for _, m := range matches {
+		if withMatchLen {
+			c.w.Array(3)
+		} else {
+			c.w.Array(2)
+		}
+		c.w.Array(2)
+		c.w.Int(int64(m.aStart))
+		c.w.Int(int64(m.aEnd))
+		c.w.Array(2)
+		c.w.Int(int64(m.bStart))
+		c.w.Int(int64(m.bEnd))
+		if withMatchLen {
+			c.w.Int(int64(m.aEnd - m.aStart + 1))
+		}
+	}
+	c.w.BulkString("len")
+	c.w.Int(int64(total))
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -37,7 +39,7 @@ var zsetCommands = []*Command{
 	{Name: "zscan", Arity: -3, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Incrementally iterate sorted sets elements and associated scores", Since: "2.8.0", Tips: []string{"nondeterministic_output"}, Handler: cmdZScan},
 }
 
-func init() { register(zsetCommands...) }
+func init() { register(zsetCommands...); register(zsetOpCommands...) }
 
 // Errors of the sorted-set family, with Redis 7.0's text.
 const (
@@ -434,7 +436,8 @@ type zrangeQuery struct {
 	kind          rangeKind
 	rev, revSet   bool
 	withScores    bool
-	offset, limit int64 // limit -1: none
+	offset, limit int64  // limit -1: none
+	dst           []byte // ZRANGESTORE's destination: store instead of replying
 }
 
 func cmdZRange(c *Client, args [][]byte) { zrange(c, args, zrangeQuery{}) }
@@ -461,7 +464,7 @@ func zrange(c *Client, args [][]byte, q zrangeQuery) {
 	for j := 4; j < len(args); j++ {
 		opt := strings.ToLower(string(args[j]))
 		switch {
-		case opt == "withscores":
+		case opt == "withscores" && q.dst == nil:
 			q.withScores = true
 		case opt == "limit" && len(args)-j-1 >= 2:
 			off, ok1 := number.ParseInt(args[j+1])
@@ -503,16 +506,21 @@ func zrange(c *Client, args [][]byte, q zrangeQuery) {
 		return
 	}
 	z, ok := valueAs[*store.ZSet](c, args[1])
-	if !ok {
-		return
-	}
-	if z == nil {
+	switch {
+	case !ok:
+	case q.dst != nil && z == nil:
+		storeZRange(c, q.dst, nil, 0, 0)
+	case z == nil:
 		c.w.Array(0)
-		return
+	default:
+		lo, hi := ranks(z)
+		lo, hi = q.window(lo, hi)
+		if q.dst != nil {
+			storeZRange(c, q.dst, z, lo, hi)
+			return
+		}
+		zreply(c, z, lo, hi, q.rev, q.withScores, false)
 	}
-	lo, hi := ranks(z)
-	lo, hi = q.window(lo, hi)
-	zreply(c, z, lo, hi, q.rev, q.withScores, false)
 }
 
 // window applies LIMIT (offset 0 and limit -1 without one) to ranks
@@ -566,12 +574,17 @@ func (p pairReply) item() {
 // zreply answers the members at ranks [lo, hi), from the top if rev; flat
 // keeps member/score pairs flat under RESP3.
 func zreply(c *Client, z *store.ZSet, lo, hi int, rev, withScores, flat bool) {
-	n := max(hi-lo, 0)
-	p := newPairReply(c, n, withScores, flat)
-	if n == 0 {
+	p := newPairReply(c, max(hi-lo, 0), withScores, flat)
+	zwrite(c, z, lo, hi, rev, withScores, p)
+}
+
+// zwrite writes the members at ranks [lo, hi) after p's header, from the
+// top if rev.
+func zwrite(c *Client, z *store.ZSet, lo, hi int, rev, withScores bool, p pairReply) {
+	if hi <= lo {
 		return
 	}
-	left := n
+	left := hi - lo
 	emit := func(m []byte, s float64) bool {
 		p.item()
 		c.w.Bulk(m)
@@ -785,4 +798,403 @@ func cmdZScan(c *Client, args [][]byte) {
 	for _, b := range found {
 		c.w.Bulk(b)
 	}
+}
+
+// Multi-key commands.
+
+// Multi-key commands of the family: the algebra (ZUNION, ZINTER, ZDIFF,
+// their STORE forms, ZINTERCARD), ZRANGESTORE and ZMPOP. A block of their
+// own, registered beside zsetCommands, since their inputs may be sets too.
+var zsetOpCommands = []*Command{
+	{Name: "zunion", Arity: -3, Flags: FlagReadonly | FlagMovableKeys, ACL: []string{"read", "sortedset", "slow"}, Group: "sorted-set", Summary: "Add multiple sorted sets", Since: "6.2.0", Handler: cmdZUnion},
+	{Name: "zinter", Arity: -3, Flags: FlagReadonly | FlagMovableKeys, ACL: []string{"read", "sortedset", "slow"}, Group: "sorted-set", Summary: "Intersect multiple sorted sets", Since: "6.2.0", Handler: cmdZInter},
+	{Name: "zdiff", Arity: -3, Flags: FlagReadonly | FlagMovableKeys, ACL: []string{"read", "sortedset", "slow"}, Group: "sorted-set", Summary: "Subtract multiple sorted sets", Since: "6.2.0", Handler: cmdZDiff},
+	{Name: "zunionstore", Arity: -4, Flags: FlagWrite | FlagDenyOOM | FlagMovableKeys, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "sortedset", "slow"}, Group: "sorted-set", Summary: "Add multiple sorted sets and store the resulting sorted set in a new key", Since: "2.0.0", Handler: cmdZUnionStore},
+	{Name: "zinterstore", Arity: -4, Flags: FlagWrite | FlagDenyOOM | FlagMovableKeys, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "sortedset", "slow"}, Group: "sorted-set", Summary: "Intersect multiple sorted sets and store the resulting sorted set in a new key", Since: "2.0.0", Handler: cmdZInterStore},
+	{Name: "zdiffstore", Arity: -4, Flags: FlagWrite | FlagDenyOOM | FlagMovableKeys, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "sortedset", "slow"}, Group: "sorted-set", Summary: "Subtract multiple sorted sets and store the resulting sorted set in a new key", Since: "6.2.0", Handler: cmdZDiffStore},
+	{Name: "zintercard", Arity: -3, Flags: FlagReadonly | FlagMovableKeys, ACL: []string{"read", "sortedset", "slow"}, Group: "sorted-set", Summary: "Intersect multiple sorted sets and return the cardinality of the result", Since: "7.0.0", Handler: cmdZInterCard},
+	{Name: "zrangestore", Arity: -5, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"write", "sortedset", "slow"}, Group: "sorted-set", Summary: "Store a range of members from sorted set into another key", Since: "6.2.0", Handler: cmdZRangeStore},
+	{Name: "zmpop", Arity: -4, Flags: FlagWrite | FlagMovableKeys, ACL: []string{"write", "sortedset", "slow"}, Group: "sorted-set", Summary: "Remove and return members with scores in a sorted set", Since: "7.0.0", Handler: cmdZMPop},
+}
+
+const (
+	errZNoInputKey  = "ERR at least 1 input key is needed for '%s' command"
+	errZWeightFloat = "ERR weight value is not a float"
+	errZCountZero   = "ERR count should be greater than 0"
+)
+
+// zsource is one input of the algebra: a sorted set, a set (every member
+// scoring 1, as Redis's zuiFind answers), or nothing (a missing key).
+type zsource struct {
+	z      *store.ZSet
+	s      *store.Set
+	weight float64
+}
+
+func (src *zsource) len() int {
+	switch {
+	case src.z != nil:
+		return src.z.Len()
+	case src.s != nil:
+		return src.s.Len()
+	}
+	return 0
+}
+
+// same reports whether two inputs are the same key's value.
+func (src *zsource) same(o *zsource) bool {
+	return src.z != nil && src.z == o.z || src.s != nil && src.s == o.s
+}
+
+func (src *zsource) score(m []byte) (float64, bool) {
+	switch {
+	case src.z != nil:
+		return src.z.Score(m)
+	case src.s != nil && src.s.Has(m):
+		return 1, true
+	}
+	return 0, false
+}
+
+func (src *zsource) each(fn func(m []byte, score float64)) {
+	switch {
+	case src.z != nil:
+		src.z.Ascend(0, func(m []byte, s float64) bool { fn(m, s); return true })
+	case src.s != nil:
+		for i := range src.s.Len() {
+			fn([]byte(src.s.Member(i)), 1)
+		}
+	}
+}
+
+// zaggregate is AGGREGATE SUM|MIN|MAX.
+type zaggregate int
+
+const (
+	aggrSum zaggregate = iota
+	aggrMin
+	aggrMax
+)
+
+// apply folds val into target as Redis's zunionInterAggregate: a sum of
+// +inf and -inf is 0, not NaN.
+func (a zaggregate) apply(target, val float64) float64 {
+	switch a {
+	case aggrMin:
+		if val < target {
+			return val
+		}
+		return target
+	case aggrMax:
+		if val > target {
+			return val
+		}
+		return target
+	}
+	if s := target + val; !math.IsNaN(s) {
+		return s
+	}
+	return 0
+}
+
+// zpair is a member of a computed result.
+type zpair struct {
+	member string
+	score  float64
+}
+
+func cmdZUnion(c *Client, args [][]byte)      { zsetOpCommand(c, args, opUnion, 1, nil) }
+func cmdZInter(c *Client, args [][]byte)      { zsetOpCommand(c, args, opInter, 1, nil) }
+func cmdZDiff(c *Client, args [][]byte)       { zsetOpCommand(c, args, opDiff, 1, nil) }
+func cmdZUnionStore(c *Client, args [][]byte) { zsetOpCommand(c, args, opUnion, 2, args[1]) }
+func cmdZInterStore(c *Client, args [][]byte) { zsetOpCommand(c, args, opInter, 2, args[1]) }
+func cmdZDiffStore(c *Client, args [][]byte)  { zsetOpCommand(c, args, opDiff, 2, args[1]) }
+func cmdZInterCard(c *Client, args [][]byte)  { zsetOpCommand(c, args, opInter, 1, nil) }
+
+// zsetOpCommand follows Redis's zunionInterDiffGenericCommand: numkeys,
+// then the keys' types, then the options (WEIGHTS and AGGREGATE but for a
+// diff, WITHSCORES without a destination, LIMIT for ZINTERCARD only).
+func zsetOpCommand(c *Client, args [][]byte, op setOp, numkeysAt int, dst []byte) {
+	cardOnly := c.cmd.Name == "zintercard"
+	n, ok := intArg(c, args[numkeysAt])
+	if !ok {
+		return
+	}
+	if n < 1 {
+		c.errorf(errZNoInputKey, c.cmd.FullName())
+		return
+	}
+	if n > int64(len(args)-numkeysAt-1) {
+		c.w.Error(errSyntax)
+		return
+	}
+	keys := args[numkeysAt+1 : numkeysAt+1+int(n)]
+	srcs := make([]zsource, len(keys))
+	for i, k := range keys {
+		srcs[i].weight = 1
+		e := c.db.Get(k)
+		if e == nil {
+			continue
+		}
+		switch v := e.Value.(type) {
+		case *store.ZSet:
+			srcs[i].z = v
+		case *store.Set:
+			srcs[i].s = v
+		default:
+			c.w.Error(errWrongType)
+			return
+		}
+	}
+	aggr, withScores, limit := aggrSum, false, 0
+	opts := args[numkeysAt+1+int(n):]
+	for j := 0; j < len(opts); j++ {
+		left := len(opts) - j
+		switch opt := opts[j]; {
+		case op != opDiff && !cardOnly && left >= len(srcs)+1 && eqFold(opt, "weights"):
+			for i := range srcs {
+				j++
+				w, ok := number.ParseDouble(opts[j])
+				if !ok {
+					c.w.Error(errZWeightFloat)
+					return
+				}
+				srcs[i].weight = w
+			}
+		case op != opDiff && !cardOnly && left >= 2 && eqFold(opt, "aggregate"):
+			j++
+			switch {
+			case eqFold(opts[j], "sum"):
+				aggr = aggrSum
+			case eqFold(opts[j], "min"):
+				aggr = aggrMin
+			case eqFold(opts[j], "max"):
+				aggr = aggrMax
+			default:
+				c.w.Error(errSyntax)
+				return
+			}
+		case dst == nil && !cardOnly && eqFold(opt, "withscores"):
+			withScores = true
+		case cardOnly && left >= 2 && eqFold(opt, "limit"):
+			j++
+			l, ok := number.ParseInt(opts[j])
+			if !ok || l < 0 {
+				c.w.Error(errLimitNegative)
+				return
+			}
+			limit = int(min(l, math.MaxInt32))
+		default:
+			c.w.Error(errSyntax)
+			return
+		}
+	}
+	result := zsetAlgebra(op, srcs, aggr, limit)
+	switch {
+	case cardOnly:
+		c.w.Int(int64(len(result)))
+	case dst != nil:
+		storeZPairs(c, dst, result)
+	default:
+		p := newPairReply(c, len(result), withScores, false)
+		for _, r := range result {
+			p.item()
+			c.w.BulkString(r.member)
+			if withScores {
+				c.w.Double(r.score)
+			}
+		}
+	}
+}
+
+// zsetAlgebra computes op over srcs, sorted by score then member. Union
+// and intersection visit the inputs from the smallest, as Redis does (its
+// qsort is stable here), so floating-point sums add in Redis's order; an
+// intersection stops at limit members (0: no limit).
+func zsetAlgebra(op setOp, srcs []zsource, aggr zaggregate, limit int) []zpair {
+	var out []zpair
+	switch op {
+	case opUnion:
+		sort.SliceStable(srcs, func(i, j int) bool { return srcs[i].len() < srcs[j].len() })
+		at := map[string]int{}
+		for i := range srcs {
+			srcs[i].each(func(m []byte, s float64) {
+				score := weighted(srcs[i].weight, s)
+				if k, ok := at[string(m)]; ok {
+					out[k].score = aggr.apply(out[k].score, score)
+					return
+				}
+				at[string(m)] = len(out)
+				out = append(out, zpair{string(m), score})
+			})
+		}
+	case opInter:
+		sort.SliceStable(srcs, func(i, j int) bool { return srcs[i].len() < srcs[j].len() })
+		first := &srcs[0]
+		first.each(func(m []byte, s float64) {
+			if limit > 0 && len(out) >= limit {
+				return
+			}
+			score := weighted(first.weight, s)
+			for j := 1; j < len(srcs); j++ {
+				v, ok := s, srcs[j].same(first)
+				if !ok {
+					v, ok = srcs[j].score(m)
+				}
+				if !ok {
+					return
+				}
+				score = aggr.apply(score, v*srcs[j].weight)
+			}
+			out = append(out, zpair{string(m), score})
+		})
+	case opDiff:
+		first := &srcs[0]
+		for j := 1; j < len(srcs); j++ {
+			if srcs[j].same(first) {
+				return nil
+			}
+		}
+		first.each(func(m []byte, s float64) {
+			for j := 1; j < len(srcs); j++ {
+				if _, ok := srcs[j].score(m); ok {
+					return
+				}
+			}
+			out = append(out, zpair{string(m), s})
+		})
+	}
+	slices.SortFunc(out, func(a, b zpair) int {
+		switch {
+		case a.score < b.score:
+			return -1
+		case a.score > b.score:
+			return 1
+		}
+		return strings.Compare(a.member, b.member)
+	})
+	return out
+}
+
+// weighted is an input's first contribution: 0 rather than NaN (a weight
+// of 0 times an infinite score), as Redis does.
+func weighted(weight, score float64) float64 {
+	if v := weight * score; !math.IsNaN(v) {
+		return v
+	}
+	return 0
+}
+
+// storeZPairs stores pairs at dst as a new sorted set (deleting dst when
+// there are none) and answers how many there are. The set's encoding
+// follows from its final size and longest member, as Redis's
+// zsetConvertToListpackIfNeeded decides.
+func storeZPairs(c *Client, dst []byte, pairs []zpair) {
+	if len(pairs) == 0 {
+		c.db.Delete(dst)
+		c.w.Int(0)
+		return
+	}
+	z := store.NewZSet()
+	for _, p := range pairs {
+		z.Add([]byte(p.member), p.score)
+	}
+	c.db.Set(dst, z, 0)
+	c.w.Int(int64(len(pairs)))
+}
+
+// cmdZRangeStore is ZRANGE with a destination: the arguments after the
+// destination are ZRANGE's, WITHSCORES excepted.
+func cmdZRangeStore(c *Client, args [][]byte) {
+	zrange(c, args[1:], zrangeQuery{dst: args[1]})
+}
+
+// storeZRange stores the members at ranks [lo, hi) of z (nil: none) at
+// dst, as ZRANGESTORE does.
+func storeZRange(c *Client, dst []byte, z *store.ZSet, lo, hi int) {
+	var pairs []zpair
+	if z != nil && hi > lo {
+		pairs = make([]zpair, 0, hi-lo)
+		z.Ascend(lo, func(m []byte, s float64) bool {
+			pairs = append(pairs, zpair{string(m), s})
+			return len(pairs) < hi-lo
+		})
+	}
+	storeZPairs(c, dst, pairs)
+}
+
+// cmdZMPop follows Redis's zmpopGenericCommand: numkeys, MIN|MAX, COUNT,
+// then the first non-empty key (a key of another type answers WRONGTYPE
+// even after missing ones).
+func cmdZMPop(c *Client, args [][]byte) {
+	keys, fromTop, count, ok := parseZMPop(c, args, 1)
+	if !ok {
+		return
+	}
+	for _, k := range keys {
+		z, ok := valueAs[*store.ZSet](c, k)
+		if !ok {
+			return
+		}
+		if z != nil {
+			zmpopReply(c, k, z, fromTop, count)
+			return
+		}
+	}
+	c.w.NullArray()
+}
+
+// parseZMPop parses ZMPOP's arguments from numkeys at args[at] (BZMPOP
+// has its timeout before): the keys, MAX or MIN, and COUNT (1 without).
+func parseZMPop(c *Client, args [][]byte, at int) (keys [][]byte, fromTop bool, count int64, ok bool) {
+	n, ok := number.ParseInt(args[at])
+	if !ok || n < 1 {
+		c.w.Error(errNumKeysZero)
+		return nil, false, 0, false
+	}
+	if n >= int64(len(args)-at-1) { // MIN|MAX must follow the keys
+		c.w.Error(errSyntax)
+		return nil, false, 0, false
+	}
+	whereAt := at + 1 + int(n)
+	switch where := args[whereAt]; {
+	case eqFold(where, "min"):
+	case eqFold(where, "max"):
+		fromTop = true
+	default:
+		c.w.Error(errSyntax)
+		return nil, false, 0, false
+	}
+	count = -1
+	for j := whereAt + 1; j < len(args); j++ {
+		if count != -1 || !eqFold(args[j], "count") || j+1 >= len(args) {
+			c.w.Error(errSyntax)
+			return nil, false, 0, false
+		}
+		j++
+		v, ok := number.ParseInt(args[j])
+		if !ok || v < 1 {
+			c.w.Error(errZCountZero)
+			return nil, false, 0, false
+		}
+		count = v
+	}
+	return args[at+1 : whereAt], fromTop, max(count, 1), true
+}
+
+// zmpopReply pops up to count members of the non-empty z at key from the
+// low (or, fromTop, the high) end and answers [key, [[member, score], ...]]
+// on both protocols, as ZMPOP and BZMPOP do.
+func zmpopReply(c *Client, key []byte, z *store.ZSet, fromTop bool, count int64) {
+	n := int(min(count, int64(z.Len())))
+	lo, hi := 0, n
+	if fromTop {
+		lo, hi = z.Len()-n, z.Len()
+	}
+	c.w.Array(2)
+	c.w.Bulk(key)
+	c.w.Array(n)
+	zwrite(c, z, lo, hi, fromTop, true, pairReply{w: c.w, nested: true})
+	z.RemoveRange(lo, hi)
+	zsetChanged(c, key, z)
 }

@@ -11,6 +11,12 @@ import (
 )
 
 func newZSetTestClient(t *testing.T) *redis.Client {
+	_, c := newTestServer(t)
+	return c
+}
+
+// newTestServer starts a server on a free port and a RESP2 client of it.
+func newTestServer(t *testing.T) (*Server, *redis.Client) {
 	t.Helper()
 	srv := New(Config{Addr: "127.0.0.1:0"})
 	if err := srv.Start(); err != nil {
@@ -19,7 +25,7 @@ func newZSetTestClient(t *testing.T) *redis.Client {
 	t.Cleanup(func() { srv.Close() })
 	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), Protocol: 2, DisableIdentity: true})
 	t.Cleanup(func() { c.Close() })
-	return c
+	return srv, c
 }
 
 // fillZSet adds members m0..m<n-1> scored 0..n-1.

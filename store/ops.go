@@ -146,3 +146,61 @@ func (db *DB) Expire(e *Entry, at int64) {
 	}
 	db.SetExpire(e, at)
 }
+
+// SAdd adds members to the set at key, created if needed, and returns
+// how many are new (SADD, and the test double's SAdd);
+// ErrWrongType for a key of another type.
+func (db *DB) SAdd(key []byte, members [][]byte) (int64, error) {
+	var s *Set
+	if e := db.Get(key); e != nil {
+		var ok bool
+		if s, ok = e.Value.(*Set); !ok {
+			return 0, ErrWrongType
+		}
+	}
+	created := s == nil
+	if created {
+		s = NewSet()
+	}
+	var added int64
+	for _, m := range members {
+		if s.Add(m) {
+			added++
+		}
+	}
+	switch {
+	case created:
+		db.Set(key, s, 0)
+	case added > 0:
+		db.Modified(key)
+	}
+	return added, nil
+}
+
+// SRem removes members from the set at key and returns how many were
+// there, deleting the emptied set as Redis does (SREM, and the test
+// double's SRem); ErrWrongType for a key of another type.
+func (db *DB) SRem(key []byte, members [][]byte) (int64, error) {
+	e := db.Get(key)
+	if e == nil {
+		return 0, nil
+	}
+	s, ok := e.Value.(*Set)
+	if !ok {
+		return 0, ErrWrongType
+	}
+	var removed int64
+	for _, m := range members {
+		if s.Remove(m) {
+			removed++
+		}
+	}
+	switch {
+	case removed == 0:
+	case s.Len() == 0:
+		db.Delete(key)
+	default:
+		db.Modified(key)
+	}
+	return removed, nil
+}

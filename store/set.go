@@ -1,6 +1,10 @@
 package store
 
 import (
+	"encoding/binary"
+	"hash/maphash"
+	"math"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 
@@ -8,17 +12,25 @@ import (
 )
 
 // SetMaxIntsetEntries is Redis's default set-max-intset-entries: a set of
-// integers stays an intset up to this many members.
+// integers stays an intset up to this many members. Redis 7.0 has no
+// listpack sets (they came in 7.2), so past the limit, or with one member
+// that is not a canonical integer, a set is a hashtable for good.
 const SetMaxIntsetEntries = 512
 
-// Set is a set value. While every member is the canonical form of an int64
-// (and there are at most SetMaxIntsetEntries) it is a sorted slice of
-// integers, as Redis's intset, so SMEMBERS answers in numeric order as Redis
-// does. Otherwise it is a hashtable, for good (Redis 7.0 has no listpack
-// sets).
+// Set is a set value, in one of Redis 7.0's two encodings:
+//
+//   - an intset: the members as sorted integers of one width (2, 4 or 8
+//     bytes, the narrowest that holds them all, widened as needed and never
+//     narrowed, as Redis's intset), so SMEMBERS answers in numeric order as
+//     Redis does and a set of small ids costs 2 or 4 bytes a member;
+//   - a hashtable (setTable): the members in a dense slice, found through
+//     an open-addressing index of 4-byte positions. That is about half of
+//     Redis's dictEntry, sds header and bucket pointer per member, and the
+//     dense slice gives SPOP and SRANDMEMBER a uniform pick in O(1) and
+//     SSCAN a cursor (a position) that survives removals.
 type Set struct {
-	ints    []int64             // sorted; used while members is nil
-	members map[string]struct{} // the hashtable encoding
+	ints  intset
+	table *setTable // the hashtable encoding; ints is empty once this is set
 }
 
 // NewSet returns an empty set (an intset).
@@ -29,7 +41,7 @@ func (*Set) Kind() Kind { return KindSet }
 
 // Encoding returns "intset" or "hashtable", as OBJECT ENCODING does in 7.0.
 func (s *Set) Encoding() string {
-	if s.members != nil {
+	if s.table != nil {
 		return "hashtable"
 	}
 	return "intset"
@@ -37,102 +49,378 @@ func (s *Set) Encoding() string {
 
 // Clone returns a copy.
 func (s *Set) Clone() Value {
-	c := &Set{ints: slices.Clone(s.ints)}
-	if s.members != nil {
-		c.members = make(map[string]struct{}, len(s.members))
-		for m := range s.members {
-			c.members[m] = struct{}{}
-		}
+	c := &Set{ints: intset{data: slices.Clone(s.ints.data)}}
+	if s.table != nil {
+		c.table = &setTable{members: slices.Clone(s.table.members), index: slices.Clone(s.table.index)}
 	}
 	return c
 }
 
 // Len returns the number of members.
 func (s *Set) Len() int {
-	if s.members != nil {
-		return len(s.members)
+	if s.table != nil {
+		return len(s.table.members)
 	}
-	return len(s.ints)
+	return s.ints.len()
 }
 
 // Has reports whether m is a member.
 func (s *Set) Has(m []byte) bool {
-	if s.members != nil {
-		_, ok := s.members[string(m)]
+	if s.table != nil {
+		_, ok := s.table.find(m)
 		return ok
 	}
 	n, ok := number.ParseInt(m)
 	if !ok {
 		return false // an intset holds only canonical integers
 	}
-	_, found := slices.BinarySearch(s.ints, n)
+	_, found := s.ints.search(n)
 	return found
 }
 
 // Add adds m and reports whether it is new.
 func (s *Set) Add(m []byte) bool {
-	if s.members == nil {
+	if s.table == nil {
 		if n, ok := number.ParseInt(m); ok {
-			i, found := slices.BinarySearch(s.ints, n)
+			i, found := s.ints.search(n)
 			if found {
 				return false
 			}
-			s.ints = slices.Insert(s.ints, i, n)
-			if len(s.ints) > SetMaxIntsetEntries {
+			s.ints.insert(i, n)
+			if s.ints.len() > SetMaxIntsetEntries {
 				s.convert()
 			}
 			return true
 		}
 		s.convert()
 	}
-	if _, ok := s.members[string(m)]; ok {
-		return false
-	}
-	s.members[string(m)] = struct{}{}
-	return true
+	return s.table.add(m)
 }
 
+// convert moves an intset to the hashtable encoding.
 func (s *Set) convert() {
-	s.members = make(map[string]struct{}, len(s.ints)+1)
-	for _, n := range s.ints {
-		s.members[strconv.FormatInt(n, 10)] = struct{}{}
+	t := &setTable{}
+	t.grow(s.ints.len() + 1)
+	for i := range s.ints.len() {
+		t.add(strconv.AppendInt(nil, s.ints.at(i), 10))
 	}
-	s.ints = nil
+	s.table, s.ints = t, intset{}
 }
 
 // Remove removes m and reports whether it was a member.
 func (s *Set) Remove(m []byte) bool {
-	if s.members != nil {
-		if _, ok := s.members[string(m)]; !ok {
-			return false
+	if s.table != nil {
+		pos, ok := s.table.find(m)
+		if ok {
+			s.table.removeAt(pos)
 		}
-		delete(s.members, string(m))
-		return true
+		return ok
 	}
 	n, ok := number.ParseInt(m)
 	if !ok {
 		return false
 	}
-	i, found := slices.BinarySearch(s.ints, n)
+	i, found := s.ints.search(n)
 	if found {
-		s.ints = slices.Delete(s.ints, i, i+1)
+		s.ints.remove(i)
 	}
 	return found
+}
+
+// Member returns the member at position i (0 <= i < Len): numeric order
+// for an intset, the dense slice's order for a hashtable.
+func (s *Set) Member(i int) string {
+	if s.table != nil {
+		return s.table.members[i]
+	}
+	return strconv.FormatInt(s.ints.at(i), 10)
 }
 
 // Members returns every member: in numeric order for an intset, in no
 // particular order for a hashtable.
 func (s *Set) Members() []string {
-	if s.members == nil {
-		out := make([]string, len(s.ints))
-		for i, n := range s.ints {
-			out[i] = strconv.FormatInt(n, 10)
+	out := make([]string, s.Len())
+	for i := range out {
+		out[i] = s.Member(i)
+	}
+	return out
+}
+
+// Random returns count members picked at random (SRANDMEMBER): distinct
+// ones when distinct is set (at most Len(); the whole set in its own order
+// when count covers it, as Redis answers), otherwise exactly count, with
+// repetitions. Every member is equally likely.
+func (s *Set) Random(count int, distinct bool) []string {
+	n := s.Len()
+	if n == 0 || count <= 0 {
+		return nil
+	}
+	if !distinct {
+		out := make([]string, count)
+		for i := range out {
+			out[i] = s.Member(rand.IntN(n))
 		}
 		return out
 	}
-	out := make([]string, 0, len(s.members))
-	for m := range s.members {
-		out = append(out, m)
+	if count >= n {
+		return s.Members()
+	}
+	out := make([]string, count)
+	for i, pos := range Sample(n, count) {
+		out[i] = s.Member(pos)
 	}
 	return out
+}
+
+// Pop removes and returns a member picked uniformly at random (SPOP).
+// The set must not be empty.
+func (s *Set) Pop() string {
+	i := rand.IntN(s.Len())
+	m := s.Member(i)
+	if s.table != nil {
+		s.table.removeAt(i)
+	} else {
+		s.ints.remove(i)
+	}
+	return m
+}
+
+// Scan visits members for SSCAN and returns the cursor to continue from.
+// An intset is visited whole with cursor 0, as Redis does. A hashtable is
+// walked from the end of its dense slice, count members at a time, as
+// Hash.Scan: a removal moves the last member, already visited, into the
+// hole, so a member that lives through the whole scan is always returned.
+func (s *Set) Scan(cursor uint64, count int, visit func(m string)) uint64 {
+	if s.table == nil {
+		for i := range s.ints.len() {
+			visit(strconv.FormatInt(s.ints.at(i), 10))
+		}
+		return 0
+	}
+	members := s.table.members
+	count = max(count, 1)
+	i := len(members) - 1
+	if cursor > 0 && cursor-1 < uint64(len(members)) {
+		i = int(cursor - 1)
+	}
+	for ; i >= 0 && count > 0; i, count = i-1, count-1 {
+		visit(members[i])
+	}
+	if i < 0 {
+		return 0
+	}
+	return uint64(i) + 1
+}
+
+// intset is Redis's intset: sorted integers stored little-endian in the
+// narrowest width (2, 4 or 8 bytes) that holds every one of them. The width
+// is the first byte (nil: empty, never used), so a Set header stays 32 bytes.
+type intset struct {
+	data []byte
+}
+
+func (is *intset) width() int {
+	if len(is.data) == 0 {
+		return 0
+	}
+	return int(is.data[0])
+}
+
+func (is *intset) len() int {
+	if len(is.data) == 0 {
+		return 0
+	}
+	return (len(is.data) - 1) / is.width()
+}
+
+func (is *intset) at(i int) int64 {
+	switch w := is.width(); w {
+	case 2:
+		return int64(int16(binary.LittleEndian.Uint16(is.data[1+2*i:])))
+	case 4:
+		return int64(int32(binary.LittleEndian.Uint32(is.data[1+4*i:])))
+	}
+	return int64(binary.LittleEndian.Uint64(is.data[1+8*i:]))
+}
+
+func (is *intset) put(i int, n int64) {
+	switch w := is.width(); w {
+	case 2:
+		binary.LittleEndian.PutUint16(is.data[1+2*i:], uint16(n))
+	case 4:
+		binary.LittleEndian.PutUint32(is.data[1+4*i:], uint32(n))
+	default:
+		binary.LittleEndian.PutUint64(is.data[1+8*i:], uint64(n))
+	}
+}
+
+// search returns n's position, or where it belongs, and whether it is there.
+func (is *intset) search(n int64) (int, bool) {
+	lo, hi := 0, is.len()
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if is.at(mid) < n {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo, lo < is.len() && is.at(lo) == n
+}
+
+func widthOf(n int64) int {
+	switch {
+	case n >= math.MinInt16 && n <= math.MaxInt16:
+		return 2
+	case n >= math.MinInt32 && n <= math.MaxInt32:
+		return 4
+	}
+	return 8
+}
+
+// insert puts n, which is not a member, at position i.
+func (is *intset) insert(i int, n int64) {
+	if w := widthOf(n); w > is.width() {
+		is.widen(w)
+	}
+	w := is.width()
+	size := len(is.data) + w
+	if size > cap(is.data) {
+		// Exactly what is needed, rounded up to the allocator's size class:
+		// many small sets must not each keep spare room for good.
+		grown := slices.Grow([]byte(nil), size)[:len(is.data)]
+		copy(grown, is.data)
+		is.data = grown
+	}
+	is.data = is.data[:size]
+	copy(is.data[1+(i+1)*w:], is.data[1+i*w:])
+	is.put(i, n)
+}
+
+// widen re-encodes every member at width w (Redis's intsetUpgradeAndAdd).
+func (is *intset) widen(w int) {
+	old := *is
+	n := old.len()
+	is.data = make([]byte, 1+n*w, 1+(n+1)*w)
+	is.data[0] = byte(w)
+	for i := range n {
+		is.put(i, old.at(i))
+	}
+}
+
+func (is *intset) remove(i int) {
+	w := is.width()
+	is.data = append(is.data[:1+i*w], is.data[1+(i+1)*w:]...)
+	if cap(is.data) > 64 && len(is.data) < cap(is.data)/2 {
+		is.data = append([]byte(nil), is.data...)
+	}
+}
+
+// setTable is the hashtable encoding: members in a dense slice, and index,
+// an open-addressing table (linear probing, power-of-two size, at most 3/4
+// full) of positions+1 into members (0: an empty slot). Deletion shifts
+// later entries of a probe run back, so the table never holds tombstones.
+type setTable struct {
+	members []string
+	index   []uint32
+}
+
+var setSeed = maphash.MakeSeed()
+
+func hashMember(m []byte) uint64 { return maphash.Bytes(setSeed, m) }
+
+// find returns m's position in members.
+func (t *setTable) find(m []byte) (int, bool) {
+	if len(t.index) == 0 {
+		return 0, false
+	}
+	mask := uint64(len(t.index) - 1)
+	for slot := hashMember(m) & mask; ; slot = (slot + 1) & mask {
+		p := t.index[slot]
+		if p == 0 {
+			return 0, false
+		}
+		if t.members[p-1] == string(m) {
+			return int(p - 1), true
+		}
+	}
+}
+
+// slotOf returns the index slot holding position pos, whose member is m.
+func (t *setTable) slotOf(m string, pos int) uint64 {
+	mask := uint64(len(t.index) - 1)
+	slot := maphash.String(setSeed, m) & mask
+	for t.index[slot] != uint32(pos+1) {
+		slot = (slot + 1) & mask
+	}
+	return slot
+}
+
+func (t *setTable) add(m []byte) bool {
+	if _, ok := t.find(m); ok {
+		return false
+	}
+	if 4*(len(t.members)+1) > 3*len(t.index) {
+		t.grow(len(t.members) + 1)
+	}
+	t.members = append(t.members, string(m))
+	t.place(hashMember(m), len(t.members))
+	return true
+}
+
+// place stores position+1 p in the first free slot from hash h.
+func (t *setTable) place(h uint64, p int) {
+	mask := uint64(len(t.index) - 1)
+	slot := h & mask
+	for t.index[slot] != 0 {
+		slot = (slot + 1) & mask
+	}
+	t.index[slot] = uint32(p)
+}
+
+// grow sizes the index for n members (and rebuilds it).
+func (t *setTable) grow(n int) {
+	size := 8
+	for 4*n > 3*size {
+		size *= 2
+	}
+	t.index = make([]uint32, size)
+	for i, m := range t.members {
+		t.place(maphash.String(setSeed, m), i+1)
+	}
+}
+
+// removeAt deletes the member at pos: the last member moves into its place.
+func (t *setTable) removeAt(pos int) {
+	t.unlink(t.slotOf(t.members[pos], pos))
+	last := len(t.members) - 1
+	if pos != last {
+		t.index[t.slotOf(t.members[last], last)] = uint32(pos + 1)
+		t.members[pos] = t.members[last]
+	}
+	t.members[last] = ""
+	t.members = t.members[:last]
+	// Give memory back once most members are gone: a set drained by SPOP
+	// must not keep its peak size.
+	if cap(t.members) > 64 && len(t.members) < cap(t.members)/4 {
+		t.members = slices.Clip(slices.Clone(t.members))
+		t.grow(len(t.members))
+	}
+}
+
+// unlink empties slot and shifts back the entries after it whose probe
+// run passes through it (backward-shift deletion).
+func (t *setTable) unlink(slot uint64) {
+	mask := uint64(len(t.index) - 1)
+	hole := slot
+	for next := (hole + 1) & mask; t.index[next] != 0; next = (next + 1) & mask {
+		home := maphash.String(setSeed, t.members[t.index[next]-1]) & mask
+		// The entry at next may move to hole if hole lies on its probe
+		// path, i.e. cyclically within [home, next).
+		if (next-home)&mask >= (next-hole)&mask {
+			t.index[hole] = t.index[next]
+			hole = next
+		}
+	}
+	t.index[hole] = 0
 }

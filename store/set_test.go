@@ -1,8 +1,11 @@
 package store
 
 import (
+	"cmp"
 	"fmt"
+	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -74,5 +77,139 @@ func TestSetAddRemoveHas(t *testing.T) {
 		if s.Has([]byte("new")) {
 			t.Fatal("clone shares storage")
 		}
+	}
+}
+
+// TestSetModel checks both encodings against a map under random adds,
+// removes and pops, and the intset's widening from 2 to 4 to 8 bytes.
+func TestSetModel(t *testing.T) {
+	for _, universe := range []int{100, 600, 5000} {
+		rng := rand.New(rand.NewPCG(uint64(universe), 1))
+		s, model := NewSet(), map[string]bool{}
+		member := func() []byte {
+			n := rng.IntN(universe)
+			switch rng.IntN(4) {
+			case 0:
+				return fmt.Appendf(nil, "%d", n*100000) // 4-byte ints
+			case 1:
+				return fmt.Appendf(nil, "%d", int64(n)<<40) // 8-byte ints
+			case 2:
+				if universe > 100 {
+					return fmt.Appendf(nil, "m%d", n)
+				}
+			}
+			return fmt.Appendf(nil, "%d", n-50)
+		}
+		for step := range 20000 {
+			m := member()
+			switch rng.IntN(5) {
+			case 0, 1, 2:
+				if s.Add(m) == model[string(m)] {
+					t.Fatalf("step %d: Add(%s) disagrees", step, m)
+				}
+				model[string(m)] = true
+			case 3:
+				if s.Remove(m) != model[string(m)] {
+					t.Fatalf("step %d: Remove(%s) disagrees", step, m)
+				}
+				delete(model, string(m))
+			default:
+				if s.Len() > 0 {
+					p := s.Pop()
+					if !model[p] {
+						t.Fatalf("step %d: Pop gave %s, not a member", step, p)
+					}
+					delete(model, p)
+				}
+			}
+			if s.Len() != len(model) {
+				t.Fatalf("step %d: Len %d, want %d", step, s.Len(), len(model))
+			}
+		}
+		got := s.Members()
+		if s.Encoding() == "intset" && !slices.IsSortedFunc(got, func(a, b string) int {
+			x, _ := strconv.ParseInt(a, 10, 64)
+			y, _ := strconv.ParseInt(b, 10, 64)
+			return cmp.Compare(x, y)
+		}) {
+			t.Fatalf("intset not in numeric order: %v", got)
+		}
+		for _, m := range got {
+			if !model[m] || !s.Has([]byte(m)) {
+				t.Fatalf("member %s: model %v", m, model[m])
+			}
+		}
+	}
+}
+
+// TestSetScanGuarantee: a member present for a whole SSCAN is returned,
+// whatever is removed and added between the calls.
+func TestSetScanGuarantee(t *testing.T) {
+	s := NewSet()
+	for i := range 2000 {
+		s.Add(fmt.Appendf(nil, "m%d", i))
+	}
+	seen := map[string]bool{}
+	cursor := uint64(0)
+	i := 0
+	for {
+		cursor = s.Scan(cursor, 7, func(m string) { seen[m] = true })
+		s.Remove(fmt.Appendf(nil, "m%d", 1000+i%1000)) // only members >= 1000 churn
+		s.Add(fmt.Appendf(nil, "n%d", i))
+		i++
+		if cursor == 0 {
+			break
+		}
+	}
+	for i := range 1000 {
+		if !seen[fmt.Sprintf("m%d", i)] {
+			t.Fatalf("m%d missed", i)
+		}
+	}
+}
+
+func TestSetRandom(t *testing.T) {
+	s := NewSet()
+	for i := range 1000 {
+		s.Add(fmt.Appendf(nil, "m%d", i))
+	}
+	got := s.Random(10, true)
+	if len(got) != 10 || len(slices.Compact(slices.Sorted(slices.Values(got)))) != 10 {
+		t.Fatalf("distinct Random: %v", got)
+	}
+	if got := s.Random(5000, true); len(got) != 1000 {
+		t.Fatalf("Random past Len: %d", len(got))
+	}
+	if got := s.Random(5000, false); len(got) != 5000 {
+		t.Fatalf("Random with repeats: %d", len(got))
+	}
+}
+
+// TestIntsetWidths: members stay in numeric order across each widening,
+// at the boundaries of the 2- and 4-byte widths.
+func TestIntsetWidths(t *testing.T) {
+	add := []int64{5, -32768, 32767, 32768, -32769, 2147483647, -2147483648, 2147483648, -2147483649,
+		9223372036854775807, -9223372036854775808, 0}
+	s := NewSet()
+	for i, n := range add {
+		s.Add(strconv.AppendInt(nil, n, 10))
+		want := slices.Clone(add[:i+1])
+		slices.Sort(want)
+		var got []int64
+		for _, m := range s.Members() {
+			v, _ := strconv.ParseInt(m, 10, 64)
+			got = append(got, v)
+		}
+		if !slices.Equal(got, want) || s.Encoding() != "intset" {
+			t.Fatalf("after %d: %v (%s), want %v", n, got, s.Encoding(), want)
+		}
+	}
+	for _, n := range add {
+		if !s.Remove(strconv.AppendInt(nil, n, 10)) {
+			t.Fatalf("Remove(%d) = false", n)
+		}
+	}
+	if s.Len() != 0 {
+		t.Fatalf("Len after removing all = %d", s.Len())
 	}
 }

@@ -80,14 +80,6 @@ func (z *ZSet) Len() int {
 	return z.packed.len()
 }
 
-// normScore stores -0 as 0, as Redis replies "0" for a member added at -0.
-func normScore(s float64) float64 {
-	if s == 0 {
-		return 0
-	}
-	return s
-}
-
 // Score returns member's score.
 func (z *ZSet) Score(member []byte) (float64, bool) {
 	if z.big != nil {
@@ -103,9 +95,11 @@ func (z *ZSet) Score(member []byte) (float64, bool) {
 }
 
 // Add sets member's score, inserting it if needed, and reports whether it
-// was added (false: it existed and only its score may have changed).
+// was added (false: it existed and only its score may have changed). A
+// score of -0 reads back as 0 from the packed form (its integer encoding,
+// as from Redis's listpack) but stays -0 in the large one, as in Redis's
+// skiplist.
 func (z *ZSet) Add(member []byte, score float64) bool {
-	score = normScore(score)
 	if z.big != nil {
 		if old, ok := z.big.scores[string(member)]; ok {
 			if old != score {
@@ -278,6 +272,15 @@ func (z *ZSet) RemoveRange(lo, hi int) int {
 	}
 	z.packed.remove(z.packed.offset(lo), hi-lo)
 	return hi - lo
+}
+
+// Unpack moves a packed set to the large form for good, as Redis's SORT
+// does to a sorted set it reads (zsetConvert to a skiplist), so that
+// OBJECT ENCODING agrees afterwards.
+func (z *ZSet) Unpack() {
+	if z.big == nil {
+		z.convert()
+	}
 }
 
 // convert moves a packed set to the large form.

@@ -435,3 +435,93 @@ func (s *Server) HSet(key string, fieldValues ...string) error {
 
 // HGet returns a field of the hash at key in database 0.
 func (s *Server) HGet(key, field string) (string, error) { return s.DB(0).HGet(key, field) }
+
+// byteArgs converts strings to the [][]byte the keyspace operations take.
+func byteArgs(ss []string) [][]byte {
+	out := make([][]byte, len(ss))
+	for i, s := range ss {
+		out[i] = []byte(s)
+	}
+	return out
+}
+
+// SAdd adds members to the set at key (created if needed), as SADD, and
+// returns how many are new.
+func (d *Database) SAdd(key string, members ...string) (added int, err error) {
+	d.do(func(db *store.DB) {
+		var n int64
+		n, err = db.SAdd([]byte(key), byteArgs(members))
+		added = int(n)
+	})
+	return added, err
+}
+
+// SRem removes members from the set at key, as SREM, and returns how many
+// were there; an emptied set is deleted.
+func (d *Database) SRem(key string, members ...string) (removed int, err error) {
+	d.do(func(db *store.DB) {
+		var n int64
+		n, err = db.SRem([]byte(key), byteArgs(members))
+		removed = int(n)
+	})
+	return removed, err
+}
+
+// SMembers returns the members of the set at key, sorted.
+func (d *Database) SMembers(key string) (members []string, err error) {
+	d.do(func(db *store.DB) {
+		var s *store.Set
+		if s, err = valueAt[*store.Set](db, key); err == nil {
+			members = s.Members()
+			slices.Sort(members)
+		}
+	})
+	return members, err
+}
+
+// SIsMember reports whether member is in the set at key.
+func (d *Database) SIsMember(key, member string) (ok bool, err error) {
+	d.do(func(db *store.DB) {
+		var s *store.Set
+		if s, err = valueAt[*store.Set](db, key); err == nil {
+			ok = s.Has([]byte(member))
+		}
+	})
+	return ok, err
+}
+
+// CheckSet fails t unless the set at key holds exactly want, in any order.
+func (d *Database) CheckSet(t testing.TB, key string, want ...string) {
+	t.Helper()
+	got, err := d.SMembers(key)
+	if err != nil {
+		t.Errorf("floodgate: db %d: SMEMBERS %q: %v (want %q)", d.index, key, err, want)
+		return
+	}
+	want = slices.Sorted(slices.Values(want))
+	if !slices.Equal(got, slices.Compact(want)) {
+		t.Errorf("floodgate: db %d: SMEMBERS %q = %q, want %q", d.index, key, got, want)
+	}
+}
+
+// SAdd adds members to the set at key in database 0.
+func (s *Server) SAdd(key string, members ...string) (int, error) {
+	return s.DB(0).SAdd(key, members...)
+}
+
+// SRem removes members from the set at key in database 0.
+func (s *Server) SRem(key string, members ...string) (int, error) {
+	return s.DB(0).SRem(key, members...)
+}
+
+// SMembers returns the members of the set at key in database 0, sorted.
+func (s *Server) SMembers(key string) ([]string, error) { return s.DB(0).SMembers(key) }
+
+// SIsMember reports whether member is in the set at key in database 0.
+func (s *Server) SIsMember(key, member string) (bool, error) { return s.DB(0).SIsMember(key, member) }
+
+// CheckSet fails t unless the set at key in database 0 holds exactly want.
+func (s *Server) CheckSet(t testing.TB, key string, want ...string) {
+	t.Helper()
+	s.DB(0).CheckSet(t, key, want...)
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -196,6 +197,7 @@ func TestCheckFailures(t *testing.T) {
 	s.SetTTL("k", time.Minute)
 	s.ZAdd("z", 1, "a")
 	s.ZAdd("z", 2, "b")
+	s.SAdd("s", "b", "a")
 	for _, tc := range []struct {
 		name  string
 		check func(tb testing.TB)
@@ -214,6 +216,10 @@ func TestCheckFailures(t *testing.T) {
 		{"zmembers ok", func(tb testing.TB) { s.CheckZMembers(tb, "z", "a", "b") }, ""},
 		{"zmembers wrong", func(tb testing.TB) { s.CheckZMembers(tb, "z", "b", "a") }, `floodgate: db 0: ZRANGE "z" 0 -1 = ["a" "b"], want ["b" "a"]`},
 		{"zmembers wrong type", func(tb testing.TB) { s.CheckZMembers(tb, "k", "a") }, `floodgate: db 0: ZRANGE "k" 0 -1: WRONGTYPE Operation against a key holding the wrong kind of value (want ["a"])`},
+		{"set ok", func(tb testing.TB) { s.CheckSet(tb, "s", "a", "b") }, ""},
+		{"set any order", func(tb testing.TB) { s.CheckSet(tb, "s", "b", "a") }, ""},
+		{"set wrong", func(tb testing.TB) { s.CheckSet(tb, "s", "a") }, `floodgate: db 0: SMEMBERS "s" = ["a" "b"], want ["a"]`},
+		{"set missing", func(tb testing.TB) { s.CheckSet(tb, "nope", "a") }, `floodgate: db 0: SMEMBERS "nope": floodgate: key not found (want ["a"])`},
 	} {
 		rec := &recordingTB{TB: t}
 		tc.check(rec)
@@ -725,4 +731,34 @@ func TestDirectAPIErrorsAreTheCommands(t *testing.T) {
 		}
 	}
 	s.CheckGet(t, "max", "9223372036854775807")
+}
+
+// The set helpers are the keyspace operations SADD and SREM run, so a key
+// they build reads back through the commands the same way.
+func TestDoubleSets(t *testing.T) {
+	s := servertest.RunT(t)
+	if n, err := s.SAdd("s", "3", "1", "x", "1"); n != 3 || err != nil {
+		t.Fatalf("SAdd = %d, %v", n, err)
+	}
+	if ok, err := s.SIsMember("s", "x"); !ok || err != nil {
+		t.Fatalf("SIsMember = %v, %v", ok, err)
+	}
+	if got, err := s.SMembers("s"); err != nil || !slices.Equal(got, []string{"1", "3", "x"}) {
+		t.Fatalf("SMembers = %q, %v", got, err)
+	}
+	if n, err := s.SRem("s", "x", "nope"); n != 1 || err != nil {
+		t.Fatalf("SRem = %d, %v", n, err)
+	}
+	if s.Type("s") != "set" {
+		t.Fatalf("Type = %q", s.Type("s"))
+	}
+	s.SRem("s", "1", "3")
+	s.CheckNotExists(t, "s") // an emptied set is deleted, as by SREM
+	s.Set("str", "v")
+	if _, err := s.SAdd("str", "a"); !errors.Is(err, servertest.ErrWrongType) {
+		t.Fatalf("SAdd on a string: %v", err)
+	}
+	if _, err := s.SMembers("nope"); !errors.Is(err, servertest.ErrKeyNotFound) {
+		t.Fatalf("SMembers of a missing key: %v", err)
+	}
 }

@@ -1,0 +1,378 @@
+package server
+
+import (
+	"bytes"
+	"math"
+	"sort"
+
+	"github.com/floodgate/floodgate/internal/number"
+	"github.com/floodgate/floodgate/store"
+)
+
+var sortCommands = []*Command{
+	{Name: "sort", Arity: -2, Flags: FlagWrite | FlagDenyOOM | FlagMovableKeys, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "set", "sortedset", "list", "slow", "dangerous"}, Group: "generic", Summary: "Sort the elements in a list, set or sorted set", Since: "1.0.0", Handler: cmdSort},
+	{Name: "sort_ro", Arity: -2, Flags: FlagReadonly | FlagMovableKeys, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "set", "sortedset", "list", "slow", "dangerous"}, Group: "generic", Summary: "Sort the elements in a list, set or sorted set. Read-only variant of SORT.", Since: "7.0.0", Handler: cmdSort},
+}
+
+func init() { register(sortCommands...) }
+
+const errSortScore = "ERR One or more scores can't be converted into double"
+
+// sortableList is what SORT needs of a list value: its length and its
+// elements in order (Range's start and stop are inclusive). store.List
+// provides it; SORT reads lists only through this interface.
+type sortableList interface {
+	store.Value
+	Len() int
+	Range(start, stop int, fn func(v []byte) bool)
+}
+
+// newSortList builds the list SORT ... STORE writes, from its elements in
+// order. It is nil while floodgate has no list type: STORE then answers
+// errSortNoLists. Once store.List exists it is
+//
+//	func(elems [][]byte) store.Value { l := store.NewList(); l.PushBack(elems...); return l }
+var newSortList func(elems [][]byte) store.Value
+
+const errSortNoLists = "ERR SORT STORE needs the list type, which this build lacks"
+
+// sortQuery is a parsed SORT.
+type sortQuery struct {
+	desc, alpha   bool
+	offset, count int64 // count -1: no LIMIT
+	by            []byte
+	noSort        bool // BY without '*': keep the input order
+	gets          [][]byte
+	dst           []byte
+	readonly      bool
+}
+
+// sortItem is one element being sorted: its score (numeric sort) or its
+// BY value (alpha sort with BY; nil when the BY key is missing).
+type sortItem struct {
+	elem  []byte
+	score float64
+	cmp   []byte
+}
+
+// cmdSort follows Redis's sortCommandGeneric: options, then the key's type,
+// then the elements (a set's in its own order, a sorted set's and a list's
+// in theirs when BY names no '*'), then the sort, LIMIT and GET.
+func cmdSort(c *Client, args [][]byte) {
+	q := sortQuery{count: -1, readonly: c.cmd.Name == "sort_ro"}
+	for j := 2; j < len(args); j++ {
+		left := len(args) - j - 1
+		switch opt := args[j]; {
+		case eqFold(opt, "asc"):
+			q.desc = false
+		case eqFold(opt, "desc"):
+			q.desc = true
+		case eqFold(opt, "alpha"):
+			q.alpha = true
+		case eqFold(opt, "limit") && left >= 2:
+			var ok bool
+			if q.offset, ok = intArg(c, args[j+1]); !ok {
+				return
+			}
+			if q.count, ok = intArg(c, args[j+2]); !ok {
+				return
+			}
+			j += 2
+		case !q.readonly && eqFold(opt, "store") && left >= 1:
+			q.dst = args[j+1]
+			j++
+		case eqFold(opt, "by") && left >= 1:
+			q.by = args[j+1]
+			q.noSort = bytes.IndexByte(q.by, '*') < 0
+			j++
+		case eqFold(opt, "get") && left >= 1:
+			q.gets = append(q.gets, args[j+1])
+			j++
+		default:
+			c.w.Error(errSyntax)
+			return
+		}
+	}
+	var elems [][]byte
+	var v store.Value
+	if e := c.db.Get(args[1]); e != nil {
+		v = e.Value
+	}
+	switch v.(type) {
+	case nil, *store.Set, *store.ZSet, sortableList:
+	default:
+		c.w.Error(errWrongType)
+		return
+	}
+	if _, isSet := v.(*store.Set); isSet && q.noSort && (q.dst != nil || c.inScript) {
+		// A set's order is arbitrary: Redis sorts it when the result is
+		// stored or seen by a script, so that replicas agree.
+		q.noSort, q.alpha, q.by = false, true, nil
+	}
+	if z, ok := v.(*store.ZSet); ok {
+		z.Unpack() // Redis converts a listpack for SORT, for good
+	}
+	length := 0
+	switch v := v.(type) {
+	case *store.Set:
+		length = v.Len()
+	case *store.ZSet:
+		length = v.Len()
+	case sortableList:
+		length = v.Len()
+	}
+	start, end := sortWindow(q.offset, q.count, length)
+	switch v := v.(type) {
+	case *store.Set:
+		for i := range v.Len() {
+			elems = append(elems, []byte(v.Member(i)))
+		}
+	case *store.ZSet:
+		if q.noSort { // only the window, in score order (DESC: from the top)
+			if end >= start {
+				take := func(m []byte, _ float64) bool {
+					elems = append(elems, bytes.Clone(m))
+					return len(elems) < end-start+1
+				}
+				if q.desc {
+					v.Descend(length-1-start, take)
+				} else {
+					v.Ascend(start, take)
+				}
+			}
+			end, start = end-start, 0
+			break
+		}
+		v.Ascend(0, func(m []byte, _ float64) bool {
+			elems = append(elems, bytes.Clone(m))
+			return true
+		})
+	case sortableList:
+		if q.noSort {
+			if end >= start {
+				lo, hi := start, end
+				if q.desc {
+					lo, hi = length-1-end, length-1-start
+				}
+				v.Range(lo, hi, func(b []byte) bool {
+					elems = append(elems, bytes.Clone(b))
+					return true
+				})
+				if q.desc {
+					for i, j := 0, len(elems)-1; i < j; i, j = i+1, j-1 {
+						elems[i], elems[j] = elems[j], elems[i]
+					}
+				}
+			}
+			end, start = end-start, 0
+			break
+		}
+		if length > 0 {
+			v.Range(0, length-1, func(b []byte) bool {
+				elems = append(elems, bytes.Clone(b))
+				return true
+			})
+		}
+	}
+	items := make([]sortItem, len(elems))
+	badScore := false
+	for i, el := range elems {
+		items[i].elem = el
+		if q.noSort {
+			continue
+		}
+		by := el
+		if q.by != nil {
+			var found bool
+			if by, found = lookupByPattern(c, q.by, el); !found {
+				continue
+			}
+		}
+		if q.alpha {
+			if q.by != nil {
+				items[i].cmp = by
+			}
+			continue
+		}
+		score, ok := sortScore(by)
+		items[i].score = score
+		badScore = badScore || !ok
+	}
+	if !q.noSort {
+		sort.SliceStable(items, func(i, j int) bool { return q.less(&items[i], &items[j]) })
+	}
+	outLen := 0
+	if end >= start {
+		outLen = end - start + 1
+	}
+	if len(q.gets) > 0 {
+		outLen *= len(q.gets)
+	}
+	switch {
+	case badScore:
+		c.w.Error(errSortScore)
+	case q.dst != nil:
+		sortStore(c, q, items, start, end, outLen)
+	default:
+		c.w.Array(outLen)
+		for j := start; j <= end; j++ {
+			if len(q.gets) == 0 {
+				c.w.Bulk(items[j].elem)
+			}
+			for _, pattern := range q.gets {
+				if val, found := lookupByPattern(c, pattern, items[j].elem); found {
+					c.w.Bulk(val)
+				} else {
+					c.w.Null()
+				}
+			}
+		}
+	}
+}
+
+// sortKeys returns the key positions of a SORT command line as Redis's
+// sortGetKeys finds them: the key, and the argument after the last STORE,
+// skipping LIMIT's two arguments and GET's and BY's one.
+func sortKeys(args [][]byte) []int {
+	pos := []int{1}
+	for i := 2; i < len(args); i++ {
+		switch {
+		case eqFold(args[i], "limit"):
+			i += 2
+		case eqFold(args[i], "get"), eqFold(args[i], "by"):
+			i++
+		case eqFold(args[i], "store") && i+1 < len(args):
+			pos = append(pos[:1], i+1)
+		}
+	}
+	return pos
+}
+
+// sortWindow applies LIMIT to n elements as Redis does, returning the
+// inclusive range [start, end] (empty when end < start).
+func sortWindow(offset, count int64, n int) (start, end int) {
+	s := min(max(offset, 0), int64(n))
+	cnt := min(max(count, -1), int64(n))
+	e := int64(n) - 1
+	if cnt >= 0 {
+		e = s + cnt - 1
+	}
+	if s >= int64(n) {
+		s, e = int64(n)-1, int64(n)-2
+	}
+	e = min(e, int64(n)-1)
+	return int(s), int(e)
+}
+
+// less is Redis's sortCompare: numbers with ties broken by the elements'
+// bytes; ALPHA by the elements, or by the BY values with a missing one
+// first (and ties left in input order). DESC reverses the comparison.
+func (q *sortQuery) less(a, b *sortItem) bool {
+	var cmp int
+	switch {
+	case !q.alpha:
+		switch {
+		case a.score > b.score:
+			cmp = 1
+		case a.score < b.score:
+			cmp = -1
+		default:
+			cmp = bytes.Compare(a.elem, b.elem)
+		}
+	case q.by != nil:
+		switch {
+		case a.cmp == nil && b.cmp == nil:
+		case a.cmp == nil:
+			cmp = -1
+		case b.cmp == nil:
+			cmp = 1
+		default:
+			cmp = bytes.Compare(a.cmp, b.cmp)
+		}
+	default:
+		cmp = bytes.Compare(a.elem, b.elem)
+	}
+	if q.desc {
+		cmp = -cmp
+	}
+	return cmp < 0
+}
+
+// sortScore parses a value to sort by as Redis does, with strtod over a C
+// string: it stops at a NUL byte, accepts leading spaces and "" (0), and
+// refuses trailing junk, overflow and NaN.
+func sortScore(b []byte) (float64, bool) {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	v, n, erange := number.Strtod(b)
+	if n != len(b) || erange || math.IsNaN(v) {
+		return 0, false
+	}
+	return v, true
+}
+
+// lookupByPattern is Redis's lookupKeyByPattern: "#" is the element
+// itself; otherwise the first '*' is replaced by the element to name a
+// string key, or, with "->field" after the '*', a hash's field. A pattern
+// without '*', a missing key and a key of another type find nothing.
+func lookupByPattern(c *Client, pattern, elem []byte) ([]byte, bool) {
+	if len(pattern) == 1 && pattern[0] == '#' {
+		return elem, true
+	}
+	star := bytes.IndexByte(pattern, '*')
+	if star < 0 {
+		return nil, false
+	}
+	keyEnd, field := len(pattern), []byte(nil)
+	if f := bytes.Index(pattern[star+1:], []byte("->")); f >= 0 && star+1+f+2 < len(pattern) {
+		keyEnd = star + 1 + f
+		field = pattern[keyEnd+2:]
+	}
+	key := make([]byte, 0, keyEnd+len(elem))
+	key = append(append(append(key, pattern[:star]...), elem...), pattern[star+1:keyEnd]...)
+	e := c.db.Get(key)
+	if e == nil {
+		return nil, false
+	}
+	if field != nil {
+		h, ok := e.Value.(*store.Hash)
+		if !ok {
+			return nil, false
+		}
+		v, found := h.Get(field)
+		return []byte(v), found
+	}
+	s, ok := e.Value.(*store.String)
+	if !ok {
+		return nil, false
+	}
+	return s.Bytes(), true
+}
+
+// sortStore writes SORT's result (the elements, or the GET values with ""
+// for a missing one) as a list at q.dst, or deletes q.dst when there is
+// nothing, and answers the count.
+func sortStore(c *Client, q sortQuery, items []sortItem, start, end, outLen int) {
+	if outLen == 0 {
+		c.db.Delete(q.dst)
+		c.w.Int(0)
+		return
+	}
+	if newSortList == nil {
+		c.w.Error(errSortNoLists)
+		return
+	}
+	var out [][]byte
+	for j := start; j <= end; j++ {
+		if len(q.gets) == 0 {
+			out = append(out, items[j].elem)
+		}
+		for _, pattern := range q.gets {
+			val, _ := lookupByPattern(c, pattern, items[j].elem)
+			out = append(out, bytes.Clone(val))
+		}
+	}
+	c.db.Set(q.dst, newSortList(out), 0)
+	c.w.Int(int64(outLen))
+}
