@@ -10,8 +10,8 @@ import (
 )
 
 var sortCommands = []*Command{
-	{Name: "sort", Arity: -2, Flags: FlagWrite | FlagDenyOOM | FlagMovableKeys, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "set", "sortedset", "list", "slow", "dangerous"}, Group: "generic", Summary: "Sort the elements in a list, set or sorted set", Since: "1.0.0", Handler: cmdSort},
-	{Name: "sort_ro", Arity: -2, Flags: FlagReadonly | FlagMovableKeys, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"read", "set", "sortedset", "list", "slow", "dangerous"}, Group: "generic", Summary: "Sort the elements in a list, set or sorted set. Read-only variant of SORT.", Since: "7.0.0", Handler: cmdSort},
+	{Name: "sort", Arity: -2, Flags: FlagWrite | FlagDenyOOM | FlagMovableKeys, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"set", "sortedset", "list", "dangerous"}, Group: "generic", Summary: "Sort the elements in a list, set or sorted set", Since: "1.0.0", Handler: cmdSort},
+	{Name: "sort_ro", Arity: -2, Flags: FlagReadonly | FlagMovableKeys, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"set", "sortedset", "list", "dangerous"}, Group: "generic", Summary: "Sort the elements in a list, set or sorted set. Read-only variant of SORT.", Since: "7.0.0", Handler: cmdSort},
 }
 
 func init() { register(sortCommands...) }

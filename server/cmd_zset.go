@@ -806,15 +806,15 @@ func cmdZScan(c *Client, args [][]byte) {
 // their STORE forms, ZINTERCARD), ZRANGESTORE and ZMPOP. A block of their
 // own, registered beside zsetCommands, since their inputs may be sets too.
 var zsetOpCommands = []*Command{
-	{Name: "zunion", Arity: -3, Flags: FlagReadonly | FlagMovableKeys, ACL: []string{"read", "sortedset", "slow"}, Group: "sorted-set", Summary: "Add multiple sorted sets", Since: "6.2.0", Handler: cmdZUnion},
-	{Name: "zinter", Arity: -3, Flags: FlagReadonly | FlagMovableKeys, ACL: []string{"read", "sortedset", "slow"}, Group: "sorted-set", Summary: "Intersect multiple sorted sets", Since: "6.2.0", Handler: cmdZInter},
-	{Name: "zdiff", Arity: -3, Flags: FlagReadonly | FlagMovableKeys, ACL: []string{"read", "sortedset", "slow"}, Group: "sorted-set", Summary: "Subtract multiple sorted sets", Since: "6.2.0", Handler: cmdZDiff},
-	{Name: "zunionstore", Arity: -4, Flags: FlagWrite | FlagDenyOOM | FlagMovableKeys, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "sortedset", "slow"}, Group: "sorted-set", Summary: "Add multiple sorted sets and store the resulting sorted set in a new key", Since: "2.0.0", Handler: cmdZUnionStore},
-	{Name: "zinterstore", Arity: -4, Flags: FlagWrite | FlagDenyOOM | FlagMovableKeys, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "sortedset", "slow"}, Group: "sorted-set", Summary: "Intersect multiple sorted sets and store the resulting sorted set in a new key", Since: "2.0.0", Handler: cmdZInterStore},
-	{Name: "zdiffstore", Arity: -4, Flags: FlagWrite | FlagDenyOOM | FlagMovableKeys, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "sortedset", "slow"}, Group: "sorted-set", Summary: "Subtract multiple sorted sets and store the resulting sorted set in a new key", Since: "6.2.0", Handler: cmdZDiffStore},
-	{Name: "zintercard", Arity: -3, Flags: FlagReadonly | FlagMovableKeys, ACL: []string{"read", "sortedset", "slow"}, Group: "sorted-set", Summary: "Intersect multiple sorted sets and return the cardinality of the result", Since: "7.0.0", Handler: cmdZInterCard},
-	{Name: "zrangestore", Arity: -5, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"write", "sortedset", "slow"}, Group: "sorted-set", Summary: "Store a range of members from sorted set into another key", Since: "6.2.0", Handler: cmdZRangeStore},
-	{Name: "zmpop", Arity: -4, Flags: FlagWrite | FlagMovableKeys, ACL: []string{"write", "sortedset", "slow"}, Group: "sorted-set", Summary: "Remove and return members with scores in a sorted set", Since: "7.0.0", Handler: cmdZMPop},
+	{Name: "zunion", Arity: -3, Flags: FlagReadonly | FlagMovableKeys, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Add multiple sorted sets", Since: "6.2.0", Handler: cmdZUnion},
+	{Name: "zinter", Arity: -3, Flags: FlagReadonly | FlagMovableKeys, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Intersect multiple sorted sets", Since: "6.2.0", Handler: cmdZInter},
+	{Name: "zdiff", Arity: -3, Flags: FlagReadonly | FlagMovableKeys, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Subtract multiple sorted sets", Since: "6.2.0", Handler: cmdZDiff},
+	{Name: "zunionstore", Arity: -4, Flags: FlagWrite | FlagDenyOOM | FlagMovableKeys, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Add multiple sorted sets and store the resulting sorted set in a new key", Since: "2.0.0", Handler: cmdZUnionStore},
+	{Name: "zinterstore", Arity: -4, Flags: FlagWrite | FlagDenyOOM | FlagMovableKeys, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Intersect multiple sorted sets and store the resulting sorted set in a new key", Since: "2.0.0", Handler: cmdZInterStore},
+	{Name: "zdiffstore", Arity: -4, Flags: FlagWrite | FlagDenyOOM | FlagMovableKeys, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Subtract multiple sorted sets and store the resulting sorted set in a new key", Since: "6.2.0", Handler: cmdZDiffStore},
+	{Name: "zintercard", Arity: -3, Flags: FlagReadonly | FlagMovableKeys, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Intersect multiple sorted sets and return the cardinality of the result", Since: "7.0.0", Handler: cmdZInterCard},
+	{Name: "zrangestore", Arity: -5, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Store a range of members from sorted set into another key", Since: "6.2.0", Handler: cmdZRangeStore},
+	{Name: "zmpop", Arity: -4, Flags: FlagWrite | FlagMovableKeys, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Remove and return members with scores in a sorted set", Since: "7.0.0", Handler: cmdZMPop},
 }
 
 const (
