@@ -1,6 +1,9 @@
 package store
 
-import "math/bits"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // Bit operations on String values (SETBIT, GETBIT, BITCOUNT, BITPOS,
 // BITOP, BITFIELD). Bit 0 is the most significant bit of byte 0, as in
@@ -82,7 +85,11 @@ func BitRange(length int, start, end int64, isBit bool) (from, to int, firstMask
 // masks select in the first and last bytes.
 func BitCount(b []byte, from, to int, firstMask, lastMask byte) int64 {
 	var n int
-	for _, c := range b[from : to+1] {
+	r := b[from : to+1]
+	for ; len(r) >= 8; r = r[8:] {
+		n += bits.OnesCount64(binary.LittleEndian.Uint64(r))
+	}
+	for _, c := range r {
 		n += bits.OnesCount8(c)
 	}
 	n -= bits.OnesCount8(b[from]&firstMask) + bits.OnesCount8(b[to]&lastMask)

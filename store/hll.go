@@ -418,7 +418,8 @@ func (h *HLLValue) sparseSet(index int, count uint8, sparseMax int) (bool, error
 		updatedInPlace = true
 	}
 	if !updatedInPlace {
-		var seq []byte
+		var seqBuf [5]byte // at most XZERO, VAL, XZERO
+		seq := seqBuf[:0]
 		last := first + span - 1
 		zeros := func(n int) {
 			if n > sparseZeroMax {
@@ -453,11 +454,17 @@ func (h *HLLValue) sparseSet(index int, count uint8, sparseMax int) (bool, error
 		if delta > 0 && len(b)+delta > sparseMax {
 			return h.promote(index, count)
 		}
-		grown := make([]byte, 0, len(b)+delta)
-		grown = append(grown, b[:hllHdrSize+p]...)
-		grown = append(grown, seq...)
-		grown = append(grown, b[hllHdrSize+p+oldlen:]...)
-		b = grown
+		// Splice seq in place of the opcode, moving the tail as
+		// Redis's memmove does; append grows the buffer geometrically.
+		at, tail := hllHdrSize+p, hllHdrSize+p+oldlen
+		if delta > 0 {
+			b = append(b, make([]byte, delta)...)
+			copy(b[tail+delta:], b[tail:len(b)-delta])
+		} else if delta < 0 {
+			copy(b[tail+delta:], b[tail:])
+			b = b[:len(b)+delta]
+		}
+		copy(b[at:], seq)
 		h.s.b = b
 		sparse = b[hllHdrSize:]
 		end = len(sparse)
