@@ -57,6 +57,14 @@ func TestHLL(t *testing.T) {
 			"SET r " + runPastEnd, "PFCOUNT r", "PFCOUNT r nokey", "PFADD r a", "PFDEBUG TODENSE r", "PFMERGE d2 r", "GET d2",
 			"SET v " + `"HYLL\x01\x00\x00\x00\x05\x00\x00\x00\x00\x00\x00\x00\x7f\xff"`, "PFCOUNT v", "PFADD v a", "PFCOUNT v", "GET v",
 		}},
+		{"edited with string commands", []string{
+			// The cached cardinality is trusted until a PF command
+			// changes a register: string edits do not invalidate it.
+			"PFADD h a b c", "PFCOUNT h", `SETRANGE h 16 "\x84"`, "PFCOUNT h", "GET h", "PFADD h zz", "PFCOUNT h", "GET h",
+			"APPEND h \"\\x80\"", "PFCOUNT h", "PFADD h yy", "PFCOUNT h", "OBJECT ENCODING h",
+			"PFADD d a", "PFDEBUG TODENSE d", `SETRANGE d 16 "\xff\xff\xff"`, "PFCOUNT d", "PFADD d q", "PFCOUNT d", "PFCOUNT d nokey",
+			"PFMERGE m d", "GET m", "APPEND d x", "PFCOUNT d", "SETBIT h 0 0", "PFCOUNT h", "GETRANGE h 0 3", "BITCOUNT h",
+		}},
 		{"pfcount cache and watch", []string{
 			"PFADD h a b c", "@2 WATCH h", "PFCOUNT h", "@2 MULTI", "@2 PING", "@2 EXEC",
 			"@2 WATCH h", "PFCOUNT h", "@2 MULTI", "@2 PING", "@2 EXEC",
