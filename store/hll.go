@@ -508,9 +508,16 @@ func (h *HLLValue) promote(index int, count uint8) (bool, error) {
 	return true, nil
 }
 
+// denseHisto counts register values four at a time: three bytes hold
+// four 6-bit registers (a PFCOUNT after each PFADD runs this every time).
 func denseHisto(regs []byte, histo *[64]int) {
-	for i := range hllRegisters {
-		histo[denseGet(regs, i)]++
+	regs = regs[:hllRegisters*hllBits/8]
+	for i := 0; i+3 <= len(regs); i += 3 {
+		b0, b1, b2 := regs[i], regs[i+1], regs[i+2]
+		histo[b0&63]++
+		histo[(b0>>6|b1<<2)&63]++
+		histo[(b1>>4|b2<<4)&63]++
+		histo[b2>>2]++
 	}
 }
 
