@@ -457,14 +457,21 @@ func (h *HLLValue) sparseSet(index int, count uint8, sparseMax int) (bool, error
 		// Splice seq in place of the opcode, moving the tail as
 		// Redis's memmove does; append grows the buffer geometrically.
 		at, tail := hllHdrSize+p, hllHdrSize+p+oldlen
-		if delta > 0 {
+		switch {
+		case tail > len(b):
+			// An XZERO cut short at the end: Redis read its missing
+			// byte as the terminator, and its length arithmetic keeps
+			// all of seq but the last byte.
+			b = append(b[:at], seq...)[:len(b)+delta]
+		case delta > 0:
 			b = append(b, make([]byte, delta)...)
 			copy(b[tail+delta:], b[tail:len(b)-delta])
-		} else if delta < 0 {
+			copy(b[at:], seq)
+		default:
 			copy(b[tail+delta:], b[tail:])
 			b = b[:len(b)+delta]
+			copy(b[at:], seq)
 		}
-		copy(b[at:], seq)
 		h.s.b = b
 		sparse = b[hllHdrSize:]
 		end = len(sparse)

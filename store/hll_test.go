@@ -42,3 +42,34 @@ func TestHLLNotHLL(t *testing.T) {
 		}
 	}
 }
+
+// FuzzHLLCorrupt feeds arbitrary bytes after a valid header to every HLL
+// operation: a corrupted HLL must give an error, never a panic.
+func FuzzHLLCorrupt(f *testing.F) {
+	f.Add(byte(1), []byte{0x7f, 0xff}, []byte("a"))
+	f.Add(byte(1), []byte{0x7f, 0xfe, 0x80, 0x80}, []byte("b"))
+	f.Add(byte(1), []byte{0x40, 0x00, 0xff, 0x3f}, []byte("c"))
+	f.Add(byte(0), make([]byte, 12288), []byte("d"))
+	f.Fuzz(func(t *testing.T, enc byte, body, elem []byte) {
+		b := append([]byte("HYLL\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x80"), body...)
+		b[4] = enc
+		for _, op := range []func(h *HLLValue){
+			func(h *HLLValue) { h.Add([][]byte{elem, body}, 40) },
+			func(h *HLLValue) { h.Count() },
+			func(h *HLLValue) { h.MergeInto(make([]uint8, hllRegisters)) },
+			func(h *HLLValue) { h.ToDense() },
+			func(h *HLLValue) { h.SparseOpcodes(func(byte, int, int) {}) },
+			func(h *HLLValue) {
+				regs := make([]uint8, hllRegisters)
+				regs[len(elem)%hllRegisters] = uint8(len(body) % 64)
+				h.SetRegisters(regs, len(elem)%2 == 0, 60)
+			},
+		} {
+			h, err := NewRawString(append([]byte(nil), b...)).HLL()
+			if err != nil {
+				return
+			}
+			op(h)
+		}
+	})
+}
