@@ -86,6 +86,10 @@ func TestHLL(t *testing.T) {
 			pfaddLine("big", "e", 0, 3000), "PFDEBUG ENCODING big", "PFMERGE m a big", "PFDEBUG ENCODING m", "GET m", "PFCOUNT m",
 			"PFMERGE a2 a", "PFDEBUG ENCODING a2", "PFMERGE a2 big", "PFDEBUG ENCODING a2", "PFCOUNT a2", "PFCOUNT a big nokey",
 			"PFMERGE big a", "PFCOUNT big",
+			// Two sparse HLLs whose union outgrows hll-sparse-max-bytes:
+			// the destination turns dense half-way through the merge.
+			pfaddLine("s1", "p", 0, 900), pfaddLine("s2", "q", 0, 900), "PFDEBUG ENCODING s1", "PFDEBUG ENCODING s2", "STRLEN s1",
+			"PFMERGE s3 s1 s2", "PFDEBUG ENCODING s3", "GET s3", "PFCOUNT s3", "PFMERGE s1 s2", "PFDEBUG ENCODING s1", "GET s1",
 		}},
 		{"pfdebug", []string{
 			"PFADD h a b c", "PFDEBUG ENCODING h", "PFDEBUG DECODE h", "PFDEBUG decode h", "PFDEBUG FOO h", "PFDEBUG FOO nokey",
