@@ -277,6 +277,8 @@ func cmdCommandGetKeys(c *Client, args [][]byte) {
 	pos := cmd.keys(target)
 	if cmd.Name == "sort" {
 		pos = sortKeys(target)
+	} else if spec, ok := keywordKeyCommands[cmd.Name]; ok {
+		pos = append(pos, spec.keys(target)...)
 	}
 	if movable {
 		var ok bool
@@ -339,4 +341,31 @@ func (nk numKeys) keys(args [][]byte) ([]int, bool) {
 		pos = append(pos, nk.numkeys+1+i)
 	}
 	return pos, true
+}
+
+// keywordKeys locates keys that follow a keyword (GEORADIUS's STORE and
+// STOREDIST) as Redis 7.0's keyword key specs do: each keyword is looked
+// for from position from up to the next-to-last argument, and only its
+// first occurrence counts.
+type keywordKeys struct {
+	from     int
+	keywords []string
+}
+
+var keywordKeyCommands = map[string]keywordKeys{
+	"georadius":         {6, []string{"store", "storedist"}},
+	"georadiusbymember": {5, []string{"store", "storedist"}},
+}
+
+func (kk keywordKeys) keys(args [][]byte) []int {
+	var pos []int
+	for _, kw := range kk.keywords {
+		for i := kk.from; i < len(args)-1; i++ {
+			if eqFold(args[i], kw) {
+				pos = append(pos, i+1)
+				break
+			}
+		}
+	}
+	return pos
 }

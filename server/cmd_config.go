@@ -62,6 +62,7 @@ var configParams = []configParam{
 	{name: "maxmemory", get: setting("maxmemory", "0"), set: setMemory("maxmemory")},
 	{name: "maxmemory-policy", get: setting("maxmemory-policy", "noeviction"), set: setEnum("maxmemory-policy", "volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction")},
 	{name: "maxmemory-samples", get: constant("5")},
+	{name: "hll-sparse-max-bytes", get: setting("hll-sparse-max-bytes", "3000"), set: setMemory("hll-sparse-max-bytes")},
 	{name: "maxclients", get: constant("10000")},
 	{name: "notify-keyspace-events", get: setting("notify-keyspace-events", ""), set: setKeyspaceEvents},
 	{name: "timeout", get: setting("timeout", "0"), set: setInt("timeout", 0, 1<<31-1)},

@@ -47,11 +47,12 @@ var flagNames = []string{
 // Has reports whether all of want are set.
 func (f Flags) Has(want Flags) bool { return f&want == want }
 
-// Names returns the flags' names in COMMAND INFO order.
+// Names returns the flags' names in COMMAND INFO order. Like Redis 7.0,
+// it leaves out may_replicate, which COMMAND INFO hides on purpose.
 func (f Flags) Names() []string {
 	var names []string
 	for i, n := range flagNames {
-		if f&(1<<i) != 0 {
+		if f&(1<<i) != 0 && Flags(1<<i) != FlagMayReplicate {
 			names = append(names, n)
 		}
 	}
