@@ -316,6 +316,57 @@ func TestThrottleScriptsAndMulti(t *testing.T) {
 	}
 }
 
+// TestThrottleTransactions: too few arguments abort a transaction as any
+// arity error does; a decision touches a WATCHed key, a limited one does not.
+func TestThrottleTransactions(t *testing.T) {
+	s, c := throttleServer(t)
+	ctx := context.Background()
+	other := redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: 2, DisableIdentity: true})
+	t.Cleanup(func() { other.Close() })
+	conn := c.Conn()
+	t.Cleanup(func() { conn.Close() })
+	do := func(args ...any) string {
+		v, err := conn.Do(ctx, args...).Result()
+		if err != nil {
+			return "ERR: " + err.Error()
+		}
+		return fmt.Sprint(v)
+	}
+	do("MULTI")
+	if got := do("CL.THROTTLE", "k", 1, 2); got != "ERR: ERR wrong number of arguments for 'cl.throttle' command" {
+		t.Fatalf("queued with 4 arguments: %s", got)
+	}
+	if got := do("EXEC"); !strings.HasPrefix(got, "ERR: EXECABORT") {
+		t.Fatalf("EXEC: %s", got)
+	}
+	for _, tc := range []struct {
+		other string
+		want  string
+	}{
+		{"[0 1 0 -1 60]", "nil"},  // allowed: the TAT moved
+		{"[1 1 0 60 60]", "[OK]"}, // limited: nothing changed
+	} {
+		do("WATCH", "w")
+		if got := fmt.Sprint(other.Do(ctx, "CL.THROTTLE", "w", 0, 1, 60).Val()); got != tc.other {
+			t.Fatalf("other client: %s, want %s", got, tc.other)
+		}
+		do("MULTI")
+		do("SET", "x", "1")
+		got, err := conn.Do(ctx, "EXEC").Result()
+		if (err == redis.Nil && tc.want != "nil") || (err == nil && fmt.Sprint(got) != tc.want) {
+			t.Fatalf("EXEC after %s: %v %v, want %s", tc.other, got, err, tc.want)
+		}
+	}
+	// Keys are binary-safe.
+	key := "rate:\x00\xff:k"
+	if got := reply(t, c, "CL.THROTTLE", key, 0, 1, 60); got != "[0 1 0 -1 60]" {
+		t.Fatalf("binary key: %s", got)
+	}
+	if got := reply(t, c, "EXISTS", key); got != "1" {
+		t.Fatalf("binary key EXISTS: %s", got)
+	}
+}
+
 func TestThrottleCommandInfo(t *testing.T) {
 	_, c := throttleServer(t)
 	got := reply(t, c, "COMMAND", "INFO", "cl.throttle")
