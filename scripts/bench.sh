@@ -90,7 +90,7 @@ bench_pair() {
 }
 
 RSHA="" FSHA=""
-WORKLOADS=${WORKLOADS:-"basic scripts"}
+WORKLOADS=${WORKLOADS:-"basic scripts throttle"}
 if [[ $WORKLOADS == *basic* ]]; then
   for p in 1 16; do
     bench "SET" "$p" SET key:__rand_int__ value
