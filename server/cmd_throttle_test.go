@@ -1,9 +1,12 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"math"
+	"net"
 	"strconv"
 	"strings"
 	"testing"
@@ -424,4 +427,36 @@ func TestThrottleAllocations(t *testing.T) {
 			t.Errorf("%v allocations per decision, want 0", n)
 		}
 	})
+}
+
+// TestThrottleWire: the reply and an error, byte for byte, on RESP2 and
+// after HELLO 3 (an array of integers either way; errors are "-Cell error").
+func TestThrottleWire(t *testing.T) {
+	s := RunT(t, WithManualClock(throttleT0))
+	for _, hello := range []string{"", "HELLO 3\r\n"} {
+		conn, err := net.Dial("tcp", s.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		r := bufio.NewReader(conn)
+		// Whatever HELLO answers, PING's reply follows it.
+		conn.Write([]byte(hello + "PING\r\n"))
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				t.Fatal(err)
+			}
+			if line == "+PONG\r\n" {
+				break
+			}
+		}
+		key := "wire" + strconv.Itoa(len(hello))
+		conn.Write([]byte("CL.THROTTLE " + key + " 15 30 60\r\nCL.THROTTLE " + key + " 15 x 60\r\n"))
+		want := "*5\r\n:0\r\n:16\r\n:15\r\n:-1\r\n:2\r\n-Cell error: Store error: Couldn't parse as integer: x\r\n"
+		buf := make([]byte, len(want))
+		if _, err := io.ReadFull(r, buf); err != nil || string(buf) != want {
+			t.Fatalf("hello %q: got %q (%v), want %q", hello, buf, err, want)
+		}
+	}
 }
