@@ -3,6 +3,7 @@ package ratelimit
 import (
 	"context"
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -124,6 +125,35 @@ func TestThrottleArgs(t *testing.T) {
 		b, c, p, ok := throttleArgs(tc.limit)
 		if ok != tc.ok || (ok && (b != tc.maxBurst || c != tc.count || p != tc.period)) {
 			t.Errorf("throttleArgs(%v) = %d %d %d %v, want %d %d %d %v", tc.limit, b, c, p, ok, tc.maxBurst, tc.count, tc.period, tc.ok)
+		}
+	}
+}
+
+// TestNativeRedisCell runs a Limiter on Redis with the redis-cell module
+// when CELL_SO names one (scripts/redis-cell-diff.sh says how to build it):
+// the Limiter takes the native path there too, and a burst is admitted and
+// then refused as the script would.
+func TestNativeRedisCell(t *testing.T) {
+	so := os.Getenv("CELL_SO")
+	if so == "" {
+		t.Skip("CELL_SO is not set")
+	}
+	r := startRedisWith(t, func(int, string) []string { return []string{"--loadmodule", so} })
+	l := storeLimiter(t, clientsOf(t, r.addr)())
+	ctx := context.Background()
+	if !l.Native(ctx) {
+		t.Fatal("Redis with redis-cell: not native")
+	}
+	limit := Limit{Rate: 1, Period: time.Hour, Burst: 3}
+	for i, want := range []Result{
+		{Allowed: true, Limit: 3, Remaining: 2, RetryAfter: -1, ResetAfter: time.Hour},
+		{Allowed: true, Limit: 3, Remaining: 1, RetryAfter: -1, ResetAfter: 2 * time.Hour},
+		{Allowed: true, Limit: 3, Remaining: 0, RetryAfter: -1, ResetAfter: 3 * time.Hour},
+		{Allowed: false, Limit: 3, Remaining: 0, RetryAfter: time.Hour, ResetAfter: 3 * time.Hour},
+	} {
+		got, err := l.Allow(ctx, "cell", limit)
+		if err != nil || got != want {
+			t.Fatalf("request %d: %+v %v, want %+v", i, got, err, want)
 		}
 	}
 }
