@@ -36,6 +36,10 @@ func TestNativeAndScriptAgree(t *testing.T) {
 		{Rate: 3, Period: 1500 * time.Millisecond, Burst: 2},
 		{Rate: 1000, Period: time.Second, Burst: 10},
 		{Rate: 1, Period: time.Hour, Burst: 1},
+		// 142857.142857µs: not native (throttleArgs), so this one is
+		// script against script; the others are native against script.
+		{Rate: 7, Period: time.Second, Burst: 3},
+		{Rate: 125, Period: 100 * time.Millisecond, Burst: 50}, // 800µs
 	}
 	// Offsets in milliseconds and costs, the same for every limit: bursts,
 	// a request larger than any burst, peeks, refills.
@@ -56,19 +60,20 @@ func TestNativeAndScriptAgree(t *testing.T) {
 		t.Fatalf("Native: %v and %v, want true and false", native.Native(ctx), script.Native(ctx))
 	}
 	for i, limit := range limits {
-		key := fmt.Sprintf("rate:agree:%d", i)
-		s.SetTime(t0)
+		_, _, _, onNative := throttleArgs(limit)
 		for j, req := range schedule {
 			s.SetTime(t0.Add(req.at * time.Millisecond))
-			got, err := native.AllowN(ctx, key, limit, req.cost)
+			got, err := native.AllowN(ctx, fmt.Sprintf("rate:agree:%d:a", i), limit, req.cost)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := script.AllowN(ctx, key, limit, req.cost)
+			want, err := script.AllowN(ctx, fmt.Sprintf("rate:agree:%d:b", i), limit, req.cost)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want.RetryAfter, want.ResetAfter = cellSeconds(want.RetryAfter), cellSeconds(want.ResetAfter)
+			if onNative {
+				want.RetryAfter, want.ResetAfter = cellSeconds(want.RetryAfter), cellSeconds(want.ResetAfter)
+			}
 			if got != want {
 				t.Errorf("%v, request %d (at %vms, cost %d):\n native %+v\n script %+v", limit, j, req.at, req.cost, got, want)
 			}
@@ -118,9 +123,12 @@ func TestThrottleArgs(t *testing.T) {
 		{PerMinute(30), 29, 30, 60, true},
 		{Limit{Rate: 3, Period: 1500 * time.Millisecond, Burst: 2}, 1, 6, 3, true},
 		{Limit{Rate: 1, Period: time.Millisecond}, 0, 1000, 1, true},
-		{Limit{Rate: 5, Period: time.Microsecond}, 4, 5000000, 1, true},
-		{Limit{Rate: 2000, Period: time.Microsecond}, 0, 0, 0, false}, // 2 per nanosecond
-		{Limit{Rate: 1 << 62, Period: time.Millisecond}, 0, 0, 0, false},
+		{Limit{Rate: 1000, Period: time.Second, Burst: 10}, 9, 1000, 1, true},
+		{Limit{Rate: 1, Period: 2500 * time.Microsecond}, 0, 400, 1, true},
+		{Limit{Rate: 3, Period: time.Second}, 0, 0, 0, false},            // 333333.33µs
+		{Limit{Rate: 5, Period: time.Microsecond}, 0, 0, 0, false},       // 0.2µs
+		{Limit{Rate: 1, Period: 1500 * time.Nanosecond}, 0, 0, 0, false}, // 1.5µs
+		{Limit{Rate: 1 << 20, Period: (1 << 20) * time.Hour, Burst: 1}, 0, 1 << 20, 3600 << 20, true},
 	} {
 		b, c, p, ok := throttleArgs(tc.limit)
 		if ok != tc.ok || (ok && (b != tc.maxBurst || c != tc.count || p != tc.period)) {
