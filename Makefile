@@ -38,8 +38,8 @@ lint:
 
 bench: build redis-server
 	scripts/bench.sh
-	@echo "Server path of a script call (no network): time, CPU and allocations per EVALSHA"
-	$(GO) test -run '^$$' -bench 'ScriptServerPath|EvalSHAServerPath' -benchmem ./server/
+	@echo "Server path of a script call and a CL.THROTTLE decision (no network): time, CPU and allocations"
+	$(GO) test -run '^$$' -bench 'ScriptServerPath|EvalSHAServerPath|ThrottleServerPath' -benchmem ./server/
 
 clean:
 	rm -rf bin .test.log .conformance.log

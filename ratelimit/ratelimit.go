@@ -204,6 +204,9 @@ type Limiter struct {
 
 	health health
 	batch  *batcher
+
+	// native is whether the store has CL.THROTTLE (native.go).
+	native atomic.Int32
 }
 
 // Option configures a Limiter.
@@ -311,6 +314,9 @@ func (l *Limiter) eval(ctx context.Context, key string, limit Limit, n int) (Res
 		member = l.memberPrefix + ":" + strconv.FormatUint(l.calls.Add(1), 36)
 	}
 	run := func() ([]int64, error) {
+		if l.nativeFor(ctx, limit) {
+			return l.throttle(ctx, key, limit, n)
+		}
 		return l.script.Run(ctx, l.rdb, []string{storeKey(key, l.algo)},
 			now, limit.Rate, limit.Period.Microseconds(), limit.burst(), n, member).Int64Slice()
 	}

@@ -7,6 +7,7 @@
 #
 #   scripts/bench.sh            # defaults: 200k requests, 50 clients, 3 reps
 #   N=500000 REPS=5 scripts/bench.sh
+#   WORKLOADS=throttle scripts/bench.sh   # CL.THROTTLE against the GCRA script
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -72,8 +73,24 @@ bench() {
     printf "| %s | %s | %.0f | %.0f | %.2f | %.2f | %.2f | %.2f |\n", n, p, ro, fo, (ro > 0 ? fo / ro : 0), rc, fc, (rc > 0 ? fc / rc : 0) }'
 }
 
+# bench_pair NAME PIPE: Redis runs RARGS, floodgate runs FARGS (arrays), for
+# a command floodgate has natively and Redis only as a script.
+bench_pair() {
+  local name=$1 pipe=$2
+  local rops=() rcpu=() fops=() fcpu=()
+  for _ in $(seq "$REPS"); do
+    read -r o c < <(run "$RPORT" "$RPID" "$pipe" "${RARGS[@]}"); rops+=("$o"); rcpu+=("$c")
+    read -r o c < <(run "$FPORT" "$FPID" "$pipe" "${FARGS[@]}"); fops+=("$o"); fcpu+=("$c")
+  done
+  local ro rc fo fc
+  ro=$(printf '%s\n' "${rops[@]}" | median); rc=$(printf '%s\n' "${rcpu[@]}" | median)
+  fo=$(printf '%s\n' "${fops[@]}" | median); fc=$(printf '%s\n' "${fcpu[@]}" | median)
+  awk -v n="$name" -v p="$pipe" -v ro="$ro" -v fo="$fo" -v rc="$rc" -v fc="$fc" 'BEGIN {
+    printf "| %s | %s | %.0f | %.0f | %.2f | %.2f | %.2f | %.2f |\n", n, p, ro, fo, (ro > 0 ? fo / ro : 0), rc, fc, (rc > 0 ? fc / rc : 0) }'
+}
+
 RSHA="" FSHA=""
-WORKLOADS=${WORKLOADS:-"basic scripts"}
+WORKLOADS=${WORKLOADS:-"basic scripts throttle"}
 if [[ $WORKLOADS == *basic* ]]; then
   for p in 1 16; do
     bench "SET" "$p" SET key:__rand_int__ value
@@ -93,5 +110,21 @@ if [[ $WORKLOADS == *scripts* ]]; then
         bench "EVALSHA sliding window" "$p" EVALSHA __SHA__ 1 rate:ip:__rand_int__ 100 60000
       fi
     done
+  done
+fi
+# GCRA decisions: floodgate's native CL.THROTTLE against the ratelimit
+# package's GCRA script (prelude.lua + gcra.lua) by EVALSHA, on Redis and on
+# floodgate. Same limit: 100 per minute, burst 100; ARGV[1] "-" makes the
+# script read TIME, as CL.THROTTLE reads the server's clock.
+if [[ $WORKLOADS == *throttle* ]]; then
+  GCRA="$(cat ratelimit/prelude.lua; echo; cat ratelimit/gcra.lua)"
+  RSHA=$(sha_of "$RPORT" "$GCRA")
+  FSHA=$(sha_of "$FPORT" "$GCRA")
+  if [ "$RSHA" != "$FSHA" ]; then echo "SCRIPT LOAD differs: redis $RSHA floodgate $FSHA" >&2; exit 1; fi
+  RARGS=(EVALSHA "$RSHA" 1 "{rate:__rand_int__}:gcra" - 100 60000000 100 1)
+  for p in 1 16; do
+    FARGS=(CL.THROTTLE "{rate:__rand_int__}:gcra:ns" 99 100 60)
+    bench_pair "CL.THROTTLE (floodgate) vs EVALSHA gcra (Redis)" "$p"
+    bench "EVALSHA gcra" "$p" EVALSHA __SHA__ 1 "{rate:__rand_int__}:gcra" - 100 60000000 100 1
   done
 fi

@@ -359,5 +359,6 @@ func cmdConfigResetStat(c *Client, args [][]byte) {
 	s.processed = 0
 	s.expired = 0
 	s.totalConns.Store(0)
+	s.limiter.reset()
 	c.w.Status("OK")
 }

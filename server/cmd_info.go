@@ -61,17 +61,33 @@ func cmdInfo(c *Client, args [][]byte) {
 		if !(want[sec.name] || want["all"] || want["everything"] || (want["default"] && sec.dflt)) {
 			continue
 		}
-		if b.Len() > 0 {
-			b.WriteString("\r\n")
+		b.section(c.srv, sec)
+	}
+	// Sections that Redis would get from a module come last, and only for
+	// "everything", "modules" or their own name: not for "all" or the default.
+	for _, sec := range moduleInfoSections {
+		if want[sec.name] || want["everything"] || want["modules"] {
+			b.section(c.srv, sec)
 		}
-		b.WriteString("# " + sec.title + "\r\n")
-		sec.fields(c.srv, &b)
 	}
 	c.w.Verbatim(b.String())
 }
 
+// moduleInfoSections are floodgate's own sections, which INFO lists as
+// Redis lists a module's (cmd_throttle.go's "limiter").
+var moduleInfoSections []infoSection
+
 // infoBuilder accumulates "field:value\r\n" lines.
 type infoBuilder struct{ strings.Builder }
+
+// section writes sec's header and fields, after a blank line if needed.
+func (b *infoBuilder) section(s *Server, sec infoSection) {
+	if b.Len() > 0 {
+		b.WriteString("\r\n")
+	}
+	b.WriteString("# " + sec.title + "\r\n")
+	sec.fields(s, b)
+}
 
 func (b *infoBuilder) str(name, value string) {
 	b.WriteString(name)

@@ -114,6 +114,7 @@ type Server struct {
 	processed int64             // guarded by lock
 	expired   int64             // keys reclaimed by active expiry; guarded by lock
 	settings  map[string]string // CONFIG SET values kept for CONFIG GET (cmd_config.go); guarded by lock
+	limiter   limiterStats      // CL.THROTTLE decisions by key prefix (limiter_stats.go); guarded by lock
 
 	double testDouble // the test-double API's state (testdouble.go)
 

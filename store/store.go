@@ -60,6 +60,7 @@ type Store struct {
 	clock Clock
 	dbs   []*DB
 	now   int64 // unix ms snapshot, see Refresh
+	nanos int64 // the same snapshot in unix ns, for CL.THROTTLE's GCRA
 	rng   *rand.Rand
 }
 
@@ -83,7 +84,10 @@ func (s *Store) Clock() Clock { return s.clock }
 // Refresh takes a new time snapshot. Like Redis, every key access within one
 // command (or one whole script) judges expiry against the same instant, so a
 // key cannot vanish half-way through a script.
-func (s *Store) Refresh() { s.now = s.clock.Now().UnixMilli() }
+func (s *Store) Refresh() {
+	t := s.clock.Now()
+	s.now, s.nanos = t.UnixMilli(), t.UnixNano()
+}
 
 // Now returns the current time snapshot in unix milliseconds.
 func (s *Store) Now() int64 { return s.now }

@@ -1,0 +1,167 @@
+package ratelimit
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/floodgate/floodgate/server"
+	"github.com/redis/go-redis/v9"
+)
+
+// cellSeconds rounds a script's duration as CL.THROTTLE reports it: whole
+// seconds, plus one for a remainder of at least a millisecond.
+func cellSeconds(d time.Duration) time.Duration {
+	if d < 0 {
+		return d
+	}
+	s := d / time.Second
+	if d%time.Second >= time.Millisecond {
+		s++
+	}
+	return s * time.Second
+}
+
+// TestNativeAndScriptAgree replays one schedule of requests through a
+// Limiter on CL.THROTTLE and one on gcra.lua, both on floodgate's manual
+// clock (the script reads the same clock through TIME): every answer
+// agrees, durations compared in CL.THROTTLE's whole seconds.
+func TestNativeAndScriptAgree(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	limits := []Limit{
+		PerSecond(4),
+		{Rate: 30, Period: time.Minute, Burst: 16}, // redis-cell's README: 15 30 60
+		{Rate: 3, Period: 1500 * time.Millisecond, Burst: 2},
+		{Rate: 1000, Period: time.Second, Burst: 10},
+		{Rate: 1, Period: time.Hour, Burst: 1},
+		// 142857.142857µs: not native (throttleArgs), so this one is
+		// script against script; the others are native against script.
+		{Rate: 7, Period: time.Second, Burst: 3},
+		{Rate: 125, Period: 100 * time.Millisecond, Burst: 50}, // 800µs
+	}
+	// Offsets in milliseconds and costs, the same for every limit: bursts,
+	// a request larger than any burst, peeks, refills.
+	schedule := []struct {
+		at   time.Duration
+		cost int
+	}{
+		{0, 1}, {0, 1}, {0, 2}, {0, 0}, {0, 50}, {0, 1}, {1, 1}, {2, 1}, {100, 1}, {250, 1}, {250, 3},
+		{500, 1}, {500, 0}, {999, 1}, {1000, 1}, {1500, 2}, {3000, 1}, {3000, 1}, {3001, 4}, {60000, 0},
+		{60000, 17}, {61000, 16}, {7200000, 1}, {7200000, 1},
+	}
+	s := server.RunT(t, server.WithManualClock(t0))
+	newClient := clientsOf(t, s.Addr())
+	native := storeLimiter(t, newClient())
+	script := storeLimiter(t, newClient(), WithScriptOnly())
+	ctx := context.Background()
+	if !native.Native(ctx) || script.Native(ctx) {
+		t.Fatalf("Native: %v and %v, want true and false", native.Native(ctx), script.Native(ctx))
+	}
+	for i, limit := range limits {
+		_, _, _, onNative := throttleArgs(limit)
+		for j, req := range schedule {
+			s.SetTime(t0.Add(req.at * time.Millisecond))
+			got, err := native.AllowN(ctx, fmt.Sprintf("rate:agree:%d:a", i), limit, req.cost)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := script.AllowN(ctx, fmt.Sprintf("rate:agree:%d:b", i), limit, req.cost)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if onNative {
+				want.RetryAfter, want.ResetAfter = cellSeconds(want.RetryAfter), cellSeconds(want.ResetAfter)
+			}
+			if got != want {
+				t.Errorf("%v, request %d (at %vms, cost %d):\n native %+v\n script %+v", limit, j, req.at, req.cost, got, want)
+			}
+		}
+	}
+}
+
+// TestNativeDetection: floodgate has CL.THROTTLE, Redis does not; a Limiter
+// with its own clock or another algorithm never uses it; a failed question
+// is asked again.
+func TestNativeDetection(t *testing.T) {
+	ctx := context.Background()
+	fg := clientsOf(t, server.RunT(t).Addr())
+	if l := NewLimiter(fg()); !l.Native(ctx) {
+		t.Error("floodgate: not native")
+	}
+	if l := NewLimiter(fg(), WithClock(time.Now)); l.Native(ctx) {
+		t.Error("with WithClock: native")
+	}
+	if l := NewLimiter(fg(), WithAlgorithm(TokenBucket)); l.Native(ctx) {
+		t.Error("token bucket: native")
+	}
+	rdb := clientsOf(t, startRedis(t).addr)()
+	l := storeLimiter(t, rdb)
+	if l.Native(ctx) {
+		t.Error("Redis: native")
+	}
+	if res, err := l.Allow(ctx, "k", PerSecond(2)); err != nil || !res.Allowed || res.Remaining != 1 {
+		t.Errorf("Redis, by script: %+v %v", res, err)
+	}
+
+	down := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1})
+	t.Cleanup(func() { down.Close() })
+	l = NewLimiter(down)
+	if l.Native(ctx) || l.native.Load() != nativeUnknown {
+		t.Errorf("unreachable store: native %v, state %d", l.Native(ctx), l.native.Load())
+	}
+}
+
+func TestThrottleArgs(t *testing.T) {
+	for _, tc := range []struct {
+		limit                   Limit
+		maxBurst, count, period int64
+		ok                      bool
+	}{
+		{PerSecond(4), 3, 4, 1, true},
+		{PerMinute(30), 29, 30, 60, true},
+		{Limit{Rate: 3, Period: 1500 * time.Millisecond, Burst: 2}, 1, 6, 3, true},
+		{Limit{Rate: 1, Period: time.Millisecond}, 0, 1000, 1, true},
+		{Limit{Rate: 1000, Period: time.Second, Burst: 10}, 9, 1000, 1, true},
+		{Limit{Rate: 1, Period: 2500 * time.Microsecond}, 0, 400, 1, true},
+		{Limit{Rate: 3, Period: time.Second}, 0, 0, 0, false},            // 333333.33µs
+		{Limit{Rate: 5, Period: time.Microsecond}, 0, 0, 0, false},       // 0.2µs
+		{Limit{Rate: 1, Period: 1500 * time.Nanosecond}, 0, 0, 0, false}, // 1.5µs
+		{Limit{Rate: 1 << 20, Period: (1 << 20) * time.Hour, Burst: 1}, 0, 1 << 20, 3600 << 20, true},
+	} {
+		b, c, p, ok := throttleArgs(tc.limit)
+		if ok != tc.ok || (ok && (b != tc.maxBurst || c != tc.count || p != tc.period)) {
+			t.Errorf("throttleArgs(%v) = %d %d %d %v, want %d %d %d %v", tc.limit, b, c, p, ok, tc.maxBurst, tc.count, tc.period, tc.ok)
+		}
+	}
+}
+
+// TestNativeRedisCell runs a Limiter on Redis with the redis-cell module
+// when CELL_SO names one (scripts/redis-cell-diff.sh says how to build it):
+// the Limiter takes the native path there too, and a burst is admitted and
+// then refused as the script would.
+func TestNativeRedisCell(t *testing.T) {
+	so := os.Getenv("CELL_SO")
+	if so == "" {
+		t.Skip("CELL_SO is not set")
+	}
+	r := startRedisWith(t, func(int, string) []string { return []string{"--loadmodule", so} })
+	l := storeLimiter(t, clientsOf(t, r.addr)())
+	ctx := context.Background()
+	if !l.Native(ctx) {
+		t.Fatal("Redis with redis-cell: not native")
+	}
+	limit := Limit{Rate: 1, Period: time.Hour, Burst: 3}
+	for i, want := range []Result{
+		{Allowed: true, Limit: 3, Remaining: 2, RetryAfter: -1, ResetAfter: time.Hour},
+		{Allowed: true, Limit: 3, Remaining: 1, RetryAfter: -1, ResetAfter: 2 * time.Hour},
+		{Allowed: true, Limit: 3, Remaining: 0, RetryAfter: -1, ResetAfter: 3 * time.Hour},
+		{Allowed: false, Limit: 3, Remaining: 0, RetryAfter: time.Hour, ResetAfter: 3 * time.Hour},
+	} {
+		got, err := l.Allow(ctx, "cell", limit)
+		if err != nil || got != want {
+			t.Fatalf("request %d: %+v %v, want %+v", i, got, err, want)
+		}
+	}
+}

@@ -1,0 +1,147 @@
+package server
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Per-limiter statistics, which no Redis has: CL.THROTTLE decisions counted
+// by key prefix (the part of the key before the last delimiter, ":" unless
+// CONFIG SET limiter-prefix-delimiter says otherwise), shown by INFO limiter
+// and cleared by CONFIG RESETSTAT.
+//
+// Memory is bounded whatever keys clients invent: at most
+// limiterMaxPrefixes prefixes of at most limiterMaxPrefixLen bytes are
+// tracked; decisions for any further prefix are counted as "other" until
+// the next RESETSTAT.
+const (
+	limiterMaxPrefixes  = 1024
+	limiterMaxPrefixLen = 128
+	limiterDefaultDelim = ":"
+)
+
+// limiterStats is guarded by the execution lock; its zero value works.
+type limiterStats struct {
+	delim    []byte // nil: limiterDefaultDelim
+	delimSet bool
+	prefixes map[string]*limiterCounts
+	other    limiterCounts
+	total    limiterCounts
+}
+
+type limiterCounts struct{ allowed, limited int64 }
+
+func (c *limiterCounts) add(limited bool) {
+	if limited {
+		c.limited++
+	} else {
+		c.allowed++
+	}
+}
+
+// delimiter returns the configured delimiter.
+func (l *limiterStats) delimiter() []byte {
+	if !l.delimSet {
+		return []byte(limiterDefaultDelim)
+	}
+	return l.delim
+}
+
+// prefix returns key's prefix: up to the last delimiter, "" for a key
+// without one, the whole key when the delimiter is empty.
+func (l *limiterStats) prefix(key []byte) []byte {
+	p := key
+	if d := l.delimiter(); len(d) > 0 {
+		i := bytes.LastIndex(key, d)
+		if i < 0 {
+			i = 0
+		}
+		p = key[:i]
+	}
+	if len(p) > limiterMaxPrefixLen {
+		p = p[:limiterMaxPrefixLen]
+	}
+	return p
+}
+
+// count records one decision for key. It allocates only the first time a
+// prefix is seen (the map lookup with string(p) does not copy).
+func (l *limiterStats) count(key []byte, limited bool) {
+	l.total.add(limited)
+	p := l.prefix(key)
+	if c, ok := l.prefixes[string(p)]; ok {
+		c.add(limited)
+		return
+	}
+	if len(l.prefixes) >= limiterMaxPrefixes {
+		l.other.add(limited)
+		return
+	}
+	if l.prefixes == nil {
+		l.prefixes = make(map[string]*limiterCounts)
+	}
+	c := &limiterCounts{}
+	c.add(limited)
+	l.prefixes[string(p)] = c
+}
+
+// reset forgets every count and tracked prefix (CONFIG RESETSTAT); the
+// delimiter is configuration, not a statistic, and stays.
+func (l *limiterStats) reset() {
+	l.prefixes = nil
+	l.other = limiterCounts{}
+	l.total = limiterCounts{}
+}
+
+// infoLimiter writes the "# Limiter" section. Prefixes are listed in byte
+// order, one line each, with the prefix escaped so that the line still
+// parses as INFO's "field:k=v,k=v" whatever bytes the keys hold.
+func infoLimiter(s *Server, b *infoBuilder) {
+	l := &s.limiter
+	b.int("limiter_allowed", l.total.allowed)
+	b.int("limiter_limited", l.total.limited)
+	b.int("limiter_prefixes", int64(len(l.prefixes)))
+	b.int("limiter_prefixes_max", limiterMaxPrefixes)
+	names := make([]string, 0, len(l.prefixes))
+	for p := range l.prefixes {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	for i, p := range names {
+		c := l.prefixes[p]
+		b.str(fmt.Sprintf("limiter_prefix%d", i), fmt.Sprintf("name=%s,allowed=%d,limited=%d", escapeInfoValue(p), c.allowed, c.limited))
+	}
+	b.str("limiter_other", fmt.Sprintf("allowed=%d,limited=%d", l.other.allowed, l.other.limited))
+}
+
+// escapeInfoValue writes bytes that would break an INFO line or its
+// k=v,k=v list (controls, space, ',', '=', '\', non-ASCII) as \xHH.
+func escapeInfoValue(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		if ch <= ' ' || ch >= 0x7f || ch == ',' || ch == '=' || ch == '\\' {
+			fmt.Fprintf(&b, "\\x%02x", ch)
+			continue
+		}
+		b.WriteByte(ch)
+	}
+	return b.String()
+}
+
+// The limiter-prefix-delimiter parameter: any string, empty included
+// (then every key is its own prefix).
+func init() {
+	configParams = append(configParams, configParam{
+		name: "limiter-prefix-delimiter",
+		get:  func(s *Server) string { return string(s.limiter.delimiter()) },
+		set: func(s *Server, v []byte) string {
+			s.limiter.delim = append([]byte(nil), v...)
+			s.limiter.delimSet = true
+			return ""
+		},
+	})
+	moduleInfoSections = append(moduleInfoSections, infoSection{name: "limiter", title: "Limiter", fields: infoLimiter})
+}

@@ -1,0 +1,66 @@
+package server
+
+import (
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/floodgate/floodgate/store"
+)
+
+// BenchmarkThrottleServerPath is one GCRA decision without the network, the
+// way a connection runs it (execute under the lock), over 1000 keys with the
+// clock moving 1ms per call: CL.THROTTLE natively, and the ratelimit
+// package's GCRA script (prelude.lua + gcra.lua, as scripts/bench.sh loads
+// it), for the same limit of 1 per second with a burst of 100. Each key is
+// met again exactly one emission interval later, so every decision is
+// allowed and updates a live key in place.
+func BenchmarkThrottleServerPath(b *testing.B) {
+	setup := func(b *testing.B) (srv *Server, c *Client, clock *store.ManualClock, w *discardWriter) {
+		clock = store.NewManualClock(time.Unix(1_700_000_000, 0))
+		srv = New(Config{Addr: "127.0.0.1:0", Clock: clock})
+		b.Cleanup(func() { srv.Close() })
+		w = &discardWriter{}
+		return srv, &Client{srv: srv, db: srv.store.DB(0), authed: true, w: w}, clock, w
+	}
+	bench := func(b *testing.B, call func(key string) [][]byte) {
+		srv, c, clock, w := setup(b)
+		const nKeys = 1000
+		calls := make([][][]byte, nKeys)
+		for i := range calls {
+			calls[i] = call("{rate:" + strconv.Itoa(i) + "}:gcra")
+		}
+		n := 0
+		run := func() {
+			clock.Add(time.Millisecond)
+			srv.lock <- struct{}{}
+			srv.execute(c, calls[n%nKeys])
+			<-srv.lock
+			n++
+		}
+		for range nKeys {
+			run()
+		}
+		benchServerPath(b, run, w)
+	}
+	b.Run("cl.throttle", func(b *testing.B) {
+		bench(b, func(key string) [][]byte {
+			return [][]byte{[]byte("CL.THROTTLE"), []byte(key), []byte("99"), []byte("1"), []byte("1")}
+		})
+	})
+	b.Run("evalsha-gcra", func(b *testing.B) {
+		var src []byte
+		for _, f := range []string{"../ratelimit/prelude.lua", "../ratelimit/gcra.lua"} {
+			part, err := os.ReadFile(f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			src = append(append(src, part...), '\n')
+		}
+		// EVAL caches the compiled script by its SHA, as EVALSHA finds it.
+		bench(b, func(key string) [][]byte {
+			return [][]byte{[]byte("EVAL"), src, []byte("1"), []byte(key), []byte("-"), []byte("1"), []byte("1000000"), []byte("100"), []byte("1")}
+		})
+	})
+}
