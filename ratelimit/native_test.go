@@ -7,7 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/floodgate/floodgate/server"
+	"github.com/floodgate/floodgate/internal/redistest"
+	"github.com/floodgate/floodgate/server/servertest"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -51,7 +52,7 @@ func TestNativeAndScriptAgree(t *testing.T) {
 		{500, 1}, {500, 0}, {999, 1}, {1000, 1}, {1500, 2}, {3000, 1}, {3000, 1}, {3001, 4}, {60000, 0},
 		{60000, 17}, {61000, 16}, {7200000, 1}, {7200000, 1},
 	}
-	s := server.RunT(t, server.WithManualClock(t0))
+	s := servertest.RunT(t, servertest.WithManualClock(t0))
 	newClient := clientsOf(t, s.Addr())
 	native := storeLimiter(t, newClient())
 	script := storeLimiter(t, newClient(), WithScriptOnly())
@@ -86,7 +87,7 @@ func TestNativeAndScriptAgree(t *testing.T) {
 // is asked again.
 func TestNativeDetection(t *testing.T) {
 	ctx := context.Background()
-	fg := clientsOf(t, server.RunT(t).Addr())
+	fg := clientsOf(t, servertest.RunT(t).Addr())
 	if l := NewLimiter(fg()); !l.Native(ctx) {
 		t.Error("floodgate: not native")
 	}
@@ -96,7 +97,7 @@ func TestNativeDetection(t *testing.T) {
 	if l := NewLimiter(fg(), WithAlgorithm(TokenBucket)); l.Native(ctx) {
 		t.Error("token bucket: native")
 	}
-	rdb := clientsOf(t, startRedis(t).addr)()
+	rdb := clientsOf(t, redistest.Start(t).Addr)()
 	l := storeLimiter(t, rdb)
 	if l.Native(ctx) {
 		t.Error("Redis: native")
@@ -146,8 +147,8 @@ func TestNativeRedisCell(t *testing.T) {
 	if so == "" {
 		t.Skip("CELL_SO is not set")
 	}
-	r := startRedisWith(t, func(int, string) []string { return []string{"--loadmodule", so} })
-	l := storeLimiter(t, clientsOf(t, r.addr)())
+	r := redistest.StartWith(t, func(int, string) []string { return []string{"--loadmodule", so} })
+	l := storeLimiter(t, clientsOf(t, r.Addr)())
 	ctx := context.Background()
 	if !l.Native(ctx) {
 		t.Fatal("Redis with redis-cell: not native")

@@ -6,11 +6,8 @@
 #
 #   CELL_SO=/path/to/libredis_cell.so scripts/redis-cell-diff.sh
 #
-# redis-cell builds offline from Debian's packaged crates: copy its source,
-# set bitflags = "1.3" and cc = "1.0" in Cargo.toml, drop [dev-dependencies],
-# point cargo's crates-io source at /usr/share/cargo/registry
-# (librust-time-dev librust-bitflags-dev librust-libc-dev librust-cc-dev),
-# then cargo build --release.
+# CELL_SO is a redis-cell module you have built yourself; this project
+# does not ship or build it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${CELL_SO:?set CELL_SO to libredis_cell.so}"

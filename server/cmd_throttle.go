@@ -14,7 +14,7 @@ import (
 // with the same arity error. See docs/cl-throttle.md for every deliberate
 // difference from redis-cell.
 var throttleCommands = []*Command{
-	{Name: "cl.throttle", Arity: -5, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"write", "fast"}, Group: "module", Summary: "Rate limit a key with the generic cell rate algorithm (redis-cell)", Since: "1.0.0", Handler: cmdThrottle},
+	{Name: "cl.throttle", Arity: -5, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Group: "module", Summary: "Rate limit a key with the generic cell rate algorithm (redis-cell)", Since: "1.0.0", Handler: cmdThrottle},
 }
 
 func init() { register(throttleCommands...) }

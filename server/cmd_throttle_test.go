@@ -19,9 +19,9 @@ var throttleT0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // throttleServer starts a server on a manual clock at throttleT0 and a
 // RESP2 client of it.
-func throttleServer(t *testing.T) (*Server, *redis.Client) {
+func throttleServer(t *testing.T) (*clockedServer, *redis.Client) {
 	t.Helper()
-	s := RunT(t, WithManualClock(throttleT0))
+	s := startClockedServer(t, throttleT0)
 	c := redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: 2, DisableIdentity: true, MaxRetries: -1})
 	t.Cleanup(func() { c.Close() })
 	return s, c
@@ -418,8 +418,8 @@ func TestThrottleUnits(t *testing.T) {
 
 // TestThrottleAllocations: a decision on an existing key allocates nothing.
 func TestThrottleAllocations(t *testing.T) {
-	s := RunT(t, WithManualClock(throttleT0))
-	c := &Client{srv: s, db: s.store.DB(0), w: &discardWriter{}}
+	s := startClockedServer(t, throttleT0)
+	c := &Client{srv: s.Server, db: s.store.DB(0), w: &discardWriter{}}
 	args := [][]byte{[]byte("CL.THROTTLE"), []byte("rate:api:user42"), []byte("15"), []byte("30"), []byte("60")}
 	s.Do(func() {
 		cmdThrottle(c, args)
@@ -432,7 +432,7 @@ func TestThrottleAllocations(t *testing.T) {
 // TestThrottleWire: the reply and an error, byte for byte, on RESP2 and
 // after HELLO 3 (an array of integers either way; errors are "-Cell error").
 func TestThrottleWire(t *testing.T) {
-	s := RunT(t, WithManualClock(throttleT0))
+	s := startClockedServer(t, throttleT0)
 	for _, hello := range []string{"", "HELLO 3\r\n"} {
 		conn, err := net.Dial("tcp", s.Addr())
 		if err != nil {

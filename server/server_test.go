@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/floodgate/floodgate/store"
 )
 
 // blockGate lets a test hold a command inside its handler; a test that uses
@@ -113,3 +115,27 @@ func TestPipelineRepliesInOrder(t *testing.T) {
 		t.Fatalf("pipelined INCR replies out of order or wrong")
 	}
 }
+
+// clockedServer is a started server on a manual clock, for the package's own
+// tests (servertest's WithManualClock and FastForward serve everyone else).
+type clockedServer struct {
+	*Server
+	clock *store.ManualClock
+}
+
+func startClockedServer(t testing.TB, t0 time.Time) *clockedServer {
+	t.Helper()
+	clock := store.NewManualClock(t0)
+	srv := New(Config{Addr: "127.0.0.1:0", Clock: clock})
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return &clockedServer{Server: srv, clock: clock}
+}
+
+// SetTime and FastForward move the clock, then expire what is due, as
+// servertest's do.
+func (s *clockedServer) SetTime(t time.Time) { s.clock.Set(t); s.ExpireNow() }
+
+func (s *clockedServer) FastForward(d time.Duration) { s.clock.Add(d); s.ExpireNow() }
