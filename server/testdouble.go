@@ -67,7 +67,6 @@ func Run(opts ...Option) (*Server, error) {
 	if !rc.listen {
 		s.stopped.Add(1)
 		go s.expiryLoop()
-		s.pipeListener() // the server is reachable by Dial only
 		return s, nil
 	}
 	if err := s.StartAddr(rc.cfg.Addr); err != nil {
@@ -120,7 +119,6 @@ type testDouble struct {
 	err atomic.Pointer[string] // SetError's reply; nil: none
 
 	mu       sync.Mutex
-	pipes    *pipeListener       // serves Dial; started on first use
 	listener *detachableListener // the TCP listener StartAddr opened
 	resume   chan struct{}       // non-nil while paused
 }
@@ -262,7 +260,7 @@ func (s *Server) CloseClients() {
 	defer s.clientsMu.Unlock()
 	for c := range s.clients {
 		if c.conn != nil {
-			c.conn.NetConn().Close()
+			c.conn.tr.kill()
 		}
 	}
 }
