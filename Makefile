@@ -34,6 +34,9 @@ redis-server:
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	@# The goroutine transport is the fallback where the event loop is not.
+	GOOS=windows $(GO) build ./...
+	GOOS=darwin $(GO) build ./...
 
 bench: build redis-server
 	scripts/bench.sh
