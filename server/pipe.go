@@ -162,6 +162,16 @@ func (c *pipeConn) Close() error {
 	return nil
 }
 
+// CloseWrite closes the writing direction only, as TCP's half-close does:
+// the peer reads io.EOF after what was written, and this end still reads.
+func (c *pipeConn) CloseWrite() error {
+	if c.closed.Load() {
+		return net.ErrClosed
+	}
+	c.out.close()
+	return nil
+}
+
 func (c *pipeConn) LocalAddr() net.Addr  { return pipeAddr{} }
 func (c *pipeConn) RemoteAddr() net.Addr { return pipeAddr{} }
 
