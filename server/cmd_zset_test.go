@@ -12,12 +12,8 @@ import (
 
 func newZSetTestClient(t *testing.T) *redis.Client {
 	t.Helper()
-	srv := New(Config{Addr: "127.0.0.1:0"})
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), Protocol: 2, DisableIdentity: true})
+	srv := startServer(t, Config{})
+	c := redis.NewClient(patient(&redis.Options{Addr: srv.Addr(), Protocol: 2, DisableIdentity: true}))
 	t.Cleanup(func() { c.Close() })
 	return c
 }

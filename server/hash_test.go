@@ -14,7 +14,7 @@ import (
 func TestHRandFieldSemantics(t *testing.T) {
 	ctx := context.Background()
 	srv := startTestServer(t)
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), Protocol: 2, DisableIdentity: true})
+	c := redis.NewClient(patient(&redis.Options{Addr: srv.Addr(), Protocol: 2, DisableIdentity: true}))
 	t.Cleanup(func() { c.Close() })
 	for _, size := range []int{5, 600} {
 		key := fmt.Sprintf("h%d", size)

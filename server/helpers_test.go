@@ -90,3 +90,11 @@ func dialOver(t testing.TB, srv *Server, transport string) *redis.Client {
 	t.Cleanup(func() { c.Close() })
 	return c
 }
+
+// patient gives go-redis options timeouts only something broken reaches
+// (go-redis waits 3 s for a reply by default: a loaded machine running
+// the race detector can take longer).
+func patient(o *redis.Options) *redis.Options {
+	o.DialTimeout, o.ReadTimeout, o.WriteTimeout = testDeadline, testDeadline, testDeadline
+	return o
+}

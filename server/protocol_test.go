@@ -240,22 +240,18 @@ func TestShutdown(t *testing.T) {
 	c.expectClosed()
 	select {
 	case <-srv.Done():
-	case <-time.After(5 * time.Second):
+	case <-time.After(testDeadline):
 		t.Fatal("Done not closed after SHUTDOWN")
 	}
 	idle.expectClosed()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	waitFor(t, "the listener to close", func() bool {
 		conn, err := net.Dial("tcp", srv.Addr())
 		if err != nil {
-			break
+			return true
 		}
 		conn.Close()
-		if time.Now().After(deadline) {
-			t.Fatal("server still accepting after SHUTDOWN")
-		}
-		time.Sleep(5 * time.Millisecond) // polling the listener's close, bounded by the deadline
-	}
+		return false
+	})
 }
 
 func TestShutdownAbortAndSyntax(t *testing.T) {

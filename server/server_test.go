@@ -29,12 +29,7 @@ func init() {
 
 func startTestServer(t *testing.T) *Server {
 	t.Helper()
-	srv := New(Config{Addr: "127.0.0.1:0"})
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	return srv
+	return startServer(t, Config{})
 }
 
 func TestCloseFinishesBatchInFlight(t *testing.T) {
@@ -84,13 +79,7 @@ func TestCloseFinishesBatchInFlight(t *testing.T) {
 	if _, err := net.Dial("tcp", srv.Addr()); err == nil {
 		t.Fatal("server still accepting after Close")
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > goroutines+2 {
-		if time.Now().After(deadline) {
-			t.Fatalf("goroutines: %d before, %d after Close", goroutines, runtime.NumGoroutine())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitFor(t, "the server's goroutines to end", func() bool { return runtime.NumGoroutine() <= goroutines+2 })
 }
 
 func TestPipelineRepliesInOrder(t *testing.T) {
@@ -109,7 +98,7 @@ func TestPipelineRepliesInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := make([]byte, len(want))
-	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	conn.SetReadDeadline(time.Now().Add(testDeadline))
 	if _, err := io.ReadFull(conn, got); err != nil {
 		t.Fatal(err)
 	}

@@ -16,14 +16,9 @@ import (
 // each call gives one more single connection.
 func startTxServer(t *testing.T, cfg Config) (*Server, func() *redis.Conn) {
 	t.Helper()
-	cfg.Addr = "127.0.0.1:0"
 	cfg.ActiveExpiryInterval = time.Hour
-	srv := New(cfg)
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr(), Protocol: 2, DisableIdentity: true, PoolSize: 8})
+	srv := startServer(t, cfg)
+	rdb := redis.NewClient(patient(&redis.Options{Addr: srv.Addr(), Protocol: 2, DisableIdentity: true, PoolSize: 8}))
 	t.Cleanup(func() { rdb.Close() })
 	return srv, func() *redis.Conn {
 		conn := rdb.Conn()
