@@ -40,9 +40,14 @@ type transport interface {
 const keepReplyBytes = 64 << 10
 
 func newConn(s *Server, tr transport) *conn {
-	cn := &conn{srv: s, tr: tr, turnDone: make(chan struct{})}
-	cn.parser.srv = s
+	cn := &conn{}
+	cn.init(s, tr)
 	return cn
+}
+
+func (cn *conn) init(s *Server, tr transport) {
+	cn.srv, cn.tr, cn.turnDone = s, tr, make(chan struct{})
+	cn.parser.srv = s
 }
 
 // readBuf returns where the next read goes: scratch while no partial

@@ -210,8 +210,8 @@ func (l *eventLoop) adopt(nc net.Conn) (*loopConn, error) {
 		return nil, err
 	}
 	lc := &loopConn{fd: fd, laddr: nc.LocalAddr().String()}
-	lc.conn = conn{srv: l.srv, tr: lc, loop: l, turnDone: make(chan struct{})}
-	lc.parser.srv = l.srv
+	lc.init(l.srv, lc)
+	lc.loop = l
 	lc.addr = nc.RemoteAddr().String()
 	nc.Close()
 	return lc, nil
