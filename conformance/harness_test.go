@@ -204,12 +204,17 @@ func (r *rawConn) close() { r.c.Close() }
 
 // send writes one command as a multibulk request.
 func (r *rawConn) send(args ...string) error {
-	var b bytes.Buffer
+	return r.sendRaw([]byte(multibulk(args)))
+}
+
+// multibulk encodes a command as a multibulk request.
+func multibulk(args []string) string {
+	var b strings.Builder
 	fmt.Fprintf(&b, "*%d\r\n", len(args))
 	for _, a := range args {
 		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
 	}
-	return r.sendRaw(b.Bytes())
+	return b.String()
 }
 
 func (r *rawConn) sendRaw(p []byte) error {

@@ -52,6 +52,9 @@ func (s *Server) serveOnGoroutine(nc net.Conn) {
 	go s.serveConn(cn, nc)
 }
 
+// serveConn reads nc into cn until the client or the server closes it; a
+// client that asked to be closed (QUIT, a protocol error) is closed once
+// its replies are written.
 func (s *Server) serveConn(cn *conn, nc net.Conn) {
 	defer s.closedConn(cn)
 	defer nc.Close()
