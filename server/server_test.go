@@ -33,9 +33,17 @@ func startTestServer(t *testing.T) *Server {
 }
 
 func TestCloseFinishesBatchInFlight(t *testing.T) {
+	for _, goroutineConns := range []bool{false, true} {
+		t.Run(map[bool]string{false: viaLoop, true: viaGoroutine}[goroutineConns], func(t *testing.T) {
+			testCloseFinishesBatchInFlight(t, goroutineConns)
+		})
+	}
+}
+
+func testCloseFinishesBatchInFlight(t *testing.T, goroutineConns bool) {
 	newBlockGate()
 	goroutines := runtime.NumGoroutine()
-	srv := New(Config{Addr: "127.0.0.1:0"})
+	srv := New(Config{Addr: "127.0.0.1:0", GoroutineConns: goroutineConns})
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
