@@ -47,39 +47,44 @@ func runCases(t *testing.T, cases []tcase) {
 }
 
 func runCase(t *testing.T, tc tcase, proto int) {
-	conns := map[int][2]*rawConn{}
+	// Each connection of the case is one to Redis, then one to each
+	// floodgate: over TCP (the event loop) and over Dial (the goroutine
+	// transport), each checked against Redis.
+	addrs := append([]string{redisAddr}, floodgates()...)
+	conns := map[int][]*rawConn{}
 	defer func() {
-		for _, pair := range conns {
-			pair[0].close()
-			pair[1].close()
-		}
-	}()
-	get := func(n int) [2]*rawConn {
-		if pair, ok := conns[n]; ok {
-			return pair
-		}
-		r, err := dialRaw(redisAddr)
-		if err != nil {
-			t.Fatalf("dial redis: %v", err)
-		}
-		f, err := dialRaw(floodgateAddr)
-		if err != nil {
-			t.Fatalf("dial floodgate: %v", err)
-		}
-		pair := [2]*rawConn{r, f}
-		conns[n] = pair
-		if proto == 3 {
-			// HELLO's reply carries the connection id: compare its shape.
-			want, errR := r.do("HELLO", "3")
-			got, errF := f.do("HELLO", "3")
-			if errR != nil || errF != nil || shape(want) != shape(got) {
-				t.Fatalf("HELLO 3: redis %q %v, floodgate %q %v", want, errR, got, errF)
+		for _, set := range conns {
+			for _, c := range set {
+				c.close()
 			}
 		}
-		return pair
+	}()
+	get := func(n int) []*rawConn {
+		if set, ok := conns[n]; ok {
+			return set
+		}
+		var set []*rawConn
+		for _, addr := range addrs {
+			c, err := dialRaw(addr)
+			if err != nil {
+				t.Fatalf("dial %s: %v", addr, err)
+			}
+			set = append(set, c)
+		}
+		conns[n] = set
+		if proto == 3 {
+			// HELLO's reply carries the connection id: compare its shape.
+			want, errR := set[0].do("HELLO", "3")
+			for i, c := range set[1:] {
+				got, errF := c.do("HELLO", "3")
+				if errR != nil || errF != nil || shape(want) != shape(got) {
+					t.Fatalf("HELLO 3: redis %q %v, %s %q %v", want, errR, transportName(addrs[i+1]), got, errF)
+				}
+			}
+		}
+		return set
 	}
-	first := get(1)
-	for _, c := range first {
+	for _, c := range get(1) {
 		if reply, err := c.do("FLUSHALL"); err != nil || string(reply) != "+OK\r\n" {
 			t.Fatalf("FLUSHALL: %q %v", reply, err)
 		}
@@ -90,22 +95,27 @@ func runCase(t *testing.T, tc tcase, proto int) {
 		if err != nil || len(args) == 0 {
 			t.Fatalf("bad case line %q: %v", line, err)
 		}
-		pair := get(conn)
-		want, errR := pair[0].do(args...)
-		got, errF := pair[1].do(args...)
+		set := get(conn)
+		want, errR := set[0].do(args...)
 		if errR != nil {
 			t.Fatalf("%s: redis: %v", shortLine(line), errR)
 		}
-		if errF != nil {
-			t.Fatalf("%s: floodgate: %v (redis said %.200q)", shortLine(line), errF, want)
-		}
-		if mode == "known" {
-			t.Logf("known difference (%s): %s: %s", arg, shortLine(line), replyDiff(want, got))
-			continue
-		}
-		countCommand(args)
-		if !sameReply(mode, arg, want, got) {
-			t.Errorf("%s\n%s", shortLine(line), replyDiff(want, got))
+		for i, c := range set[1:] {
+			who := transportName(addrs[i+1])
+			got, errF := c.do(args...)
+			if errF != nil {
+				t.Fatalf("%s: %s: %v (redis said %.200q)", shortLine(line), who, errF, want)
+			}
+			if mode == "known" {
+				t.Logf("known difference (%s): %s over %s: %s", arg, shortLine(line), who, replyDiff(want, got))
+				continue
+			}
+			if i == 0 {
+				countCommand(args)
+			}
+			if !sameReply(mode, arg, want, got) {
+				t.Errorf("%s over %s\n%s", shortLine(line), who, replyDiff(want, got))
+			}
 		}
 	}
 }

@@ -92,9 +92,11 @@ func TestConnectionClientList(t *testing.T) {
 		return strings.Join(names, " ")
 	}
 	for _, args := range [][]string{{"CLIENT", "INFO"}, {"CLIENT", "LIST"}} {
-		want, got := fieldNames(redisAddr, args...), fieldNames(floodgateAddr, args...)
-		if want != got {
-			t.Errorf("%v fields:\n  redis:     %s\n  floodgate: %s", args, want, got)
+		want := fieldNames(redisAddr, args...)
+		for _, addr := range floodgates() {
+			if got := fieldNames(addr, args...); want != got {
+				t.Errorf("%v fields:\n  redis:     %s\n  %s: %s", args, want, transportName(addr), got)
+			}
 		}
 	}
 }
@@ -125,17 +127,22 @@ func TestConnectionAuth(t *testing.T) {
 		}},
 		{"reset", []string{"AUTH " + password, "PING", "RESET", "PING", "CLIENT GETNAME", "AUTH " + password, "PING"}},
 	}
+	fAddrs := []string{srv.Addr(), dialAddrOf(srv)}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) { compareLines(t, rAddr, srv.Addr(), tc.lines) })
+		for _, fAddr := range fAddrs {
+			t.Run(tc.name, func(t *testing.T) { compareLines(t, rAddr, fAddr, tc.lines) })
+		}
 	}
 	// Before AUTH, Redis refuses big requests.
 	for _, raw := range []string{
 		"*10\r\n", "*11\r\n", "*1\r\n$16384\r\n", "*1\r\n$16385\r\n", "*3\r\n$4\r\nECHO\r\n$1\r\na\r\n$16385\r\n",
 		"AUTH " + password + "\r\n*11\r\n$4\r\nECHO\r\n", "AUTH " + password + "\r\n*1\r\n$16385\r\n",
 	} {
-		want, got := rawExchange(t, rAddr, raw), rawExchange(t, srv.Addr(), raw)
-		if !bytes.Equal(want, got) {
-			t.Errorf("%.80q\n%s", raw, replyDiff(want, got))
+		want := rawExchange(t, rAddr, raw)
+		for _, fAddr := range fAddrs {
+			if got := rawExchange(t, fAddr, raw); !bytes.Equal(want, got) {
+				t.Errorf("%.80q over %s\n%s", raw, transportName(fAddr), replyDiff(want, got))
+			}
 		}
 	}
 }

@@ -20,6 +20,10 @@ import (
 var (
 	redisAddr     string
 	floodgateAddr string
+	// floodgateDialAddr is a second in-process floodgate, reached by Dial
+	// instead of TCP, so that every case runs on both transports (the event
+	// loop and the goroutine transport); "" with FLOODGATE_ADDR.
+	floodgateDialAddr string
 
 	countsMu sync.Mutex
 	counts   = map[string]int{} // comparisons per command name
@@ -56,10 +60,58 @@ func run(m *testing.M) (int, error) {
 		}
 		defer srv.Close()
 		floodgateAddr = srv.Addr()
+		dialSrv := server.New(server.Config{Addr: "127.0.0.1:0"})
+		if err := dialSrv.Start(); err != nil {
+			return 1, err
+		}
+		defer dialSrv.Close()
+		floodgateDialAddr = dialAddrOf(dialSrv)
 	}
 	code := m.Run()
 	printCounts()
 	return code, nil
+}
+
+// floodgates returns the floodgate addresses each comparison runs on: TCP,
+// and Dial when floodgate runs in process.
+func floodgates() []string {
+	if floodgateDialAddr == "" {
+		return []string{floodgateAddr}
+	}
+	return []string{floodgateAddr, floodgateDialAddr}
+}
+
+// An address with dialPrefix names an in-process server reached by its
+// Dial method (dialAddrOf).
+const dialPrefix = "dial:"
+
+var dialServers sync.Map // address → *server.Server
+
+// dialAddrOf returns an address for srv that dialConn reaches by Dial.
+func dialAddrOf(srv *server.Server) string {
+	addr := dialPrefix + srv.Addr()
+	dialServers.Store(addr, srv)
+	return addr
+}
+
+// dialConn connects to addr over TCP, or in memory for a dialAddrOf address.
+func dialConn(addr string) (net.Conn, error) {
+	if strings.HasPrefix(addr, dialPrefix) {
+		srv, ok := dialServers.Load(addr)
+		if !ok {
+			return nil, fmt.Errorf("no in-process server at %s", addr)
+		}
+		return srv.(*server.Server).Dial()
+	}
+	return net.DialTimeout("tcp", addr, 10*time.Second)
+}
+
+// transportName says which transport a floodgate address is served by.
+func transportName(addr string) string {
+	if strings.HasPrefix(addr, dialPrefix) {
+		return "floodgate over Dial"
+	}
+	return "floodgate"
 }
 
 func printCounts() {
@@ -93,7 +145,7 @@ type rawConn struct {
 }
 
 func dialRaw(addr string) (*rawConn, error) {
-	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	c, err := dialConn(addr)
 	if err != nil {
 		return nil, err
 	}
@@ -104,12 +156,17 @@ func (r *rawConn) close() { r.c.Close() }
 
 // send writes one command as a multibulk request.
 func (r *rawConn) send(args ...string) error {
-	var b bytes.Buffer
+	return r.sendRaw([]byte(multibulk(args)))
+}
+
+// multibulk encodes a command as a multibulk request.
+func multibulk(args []string) string {
+	var b strings.Builder
 	fmt.Fprintf(&b, "*%d\r\n", len(args))
 	for _, a := range args {
 		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
 	}
-	return r.sendRaw(b.Bytes())
+	return b.String()
 }
 
 func (r *rawConn) sendRaw(p []byte) error {

@@ -3,7 +3,6 @@ package conformance
 import (
 	"bytes"
 	"io"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -34,6 +33,14 @@ func TestProtocolRaw(t *testing.T) {
 		{"expected-dollar", "*1\r\nx\r\nPING\r\n"},
 		{"bulk-not-number", "*1\r\n$x\r\nPING\r\n"},
 		{"bulk-negative", "*1\r\n$-1\r\nPING\r\n"},
+		// string2ll: no leading zero, sign or space in a length.
+		{"multibulk-leading-zero", "*01\r\n$4\r\nPING\r\n"},
+		{"multibulk-minus-zero", "*-0\r\nPING\r\n"},
+		{"multibulk-plus", "*+1\r\n$4\r\nPING\r\n"},
+		{"bulk-leading-zero", "*1\r\n$04\r\nPING\r\n"},
+		{"bulk-minus-zero", "*1\r\n$-0\r\nPING\r\n"},
+		{"bulk-plus", "*1\r\n$+4\r\nPING\r\n"},
+		{"bulk-trailing-space", "*1\r\n$4 \r\nPING\r\n"},
 		{"bulk-too-big", "*1\r\n$600000000\r\nPING\r\n"},
 		{"bulk-bad-crlf", "*1\r\n$4\r\nPINGxx"},
 		{"incomplete", "*1\r\n$4\r\nPIN"},
@@ -44,12 +51,14 @@ func TestProtocolRaw(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			want, got := rawExchange(t, redisAddr, tc.raw), rawExchange(t, floodgateAddr, tc.raw)
+			want := rawExchange(t, redisAddr, tc.raw)
 			countsMu.Lock()
 			counts["(raw protocol)"]++
 			countsMu.Unlock()
-			if !bytes.Equal(want, got) {
-				t.Errorf("%.60q\n%s", tc.raw, replyDiff(want, got))
+			for _, addr := range floodgates() {
+				if got := rawExchange(t, addr, tc.raw); !bytes.Equal(want, got) {
+					t.Errorf("%.60q over %s\n%s", tc.raw, transportName(addr), replyDiff(want, got))
+				}
 			}
 		})
 	}
@@ -59,16 +68,16 @@ func TestProtocolRaw(t *testing.T) {
 // before closing the connection.
 func rawExchange(t *testing.T, addr, raw string) []byte {
 	t.Helper()
-	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	c, err := dialConn(addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(10 * time.Second))
+	c.SetDeadline(time.Now().Add(time.Minute))
 	if _, err := c.Write([]byte(raw)); err != nil {
 		t.Fatal(err)
 	}
-	c.(*net.TCPConn).CloseWrite()
+	c.(interface{ CloseWrite() error }).CloseWrite()
 	out, err := io.ReadAll(c)
 	if err != nil && !isReset(err) {
 		t.Fatalf("read: %v (after %q)", err, out)

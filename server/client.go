@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/floodgate/floodgate/store"
-	"github.com/tidwall/redcon"
 )
 
 // Client is one connection's state (or a script's, or a test's). Handlers
@@ -14,7 +13,7 @@ import (
 type Client struct {
 	srv  *Server
 	id   int64
-	conn redcon.Conn // nil for script and in-process clients
+	conn *conn // nil for script and in-process clients
 	w    Writer
 	resp *respWriter // the connection's own writer, when w is redirected
 	db   *store.DB

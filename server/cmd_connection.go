@@ -4,7 +4,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/floodgate/floodgate/internal/number"
@@ -331,7 +330,7 @@ func (s *Server) clientsByID() []*Client {
 
 // infoLine formats a client as CLIENT LIST and CLIENT INFO do, with the
 // same fields in the same order. Buffer sizes are Redis's usual values for
-// an idle client: floodgate's buffers are redcon's and not measured.
+// an idle client: floodgate's buffers are not measured.
 func (c *Client) infoLine(now time.Time) string {
 	flags := ""
 	if c.multi != nil {
@@ -359,8 +358,8 @@ func (c *Client) infoLine(now time.Time) string {
 	}
 	laddr, fd := "", -1
 	if c.conn != nil {
-		laddr = c.conn.NetConn().LocalAddr().String()
-		fd = connFD(c)
+		laddr = c.conn.tr.localAddr()
+		fd = c.conn.tr.socketFD()
 	}
 	var b strings.Builder
 	field := func(name, value string) {
@@ -401,28 +400,6 @@ func (c *Client) infoLine(now time.Time) string {
 	num("redir", -1)
 	num("resp", int64(c.protocol()))
 	return b.String()
-}
-
-// connFD returns the socket's file descriptor, or -1.
-func connFD(c *Client) int {
-	nc := c.conn.NetConn()
-	if l, ok := nc.(interface{ FD() int }); ok { // an event-loop connection
-		return l.FD()
-	}
-	if g, ok := nc.(*guardConn); ok {
-		nc = g.Conn
-	}
-	sc, ok := nc.(syscall.Conn)
-	if !ok {
-		return -1
-	}
-	raw, err := sc.SyscallConn()
-	if err != nil {
-		return -1
-	}
-	fd := -1
-	raw.Control(func(f uintptr) { fd = int(f) })
-	return fd
 }
 
 // cmdClientKill supports both forms: CLIENT KILL addr (an error when
@@ -485,7 +462,7 @@ func cmdClientKill(c *Client, args [][]byte) {
 		switch {
 		case typeNone,
 			anyAddr && cl.addr != addr,
-			anyLaddr && (cl.conn == nil || cl.conn.NetConn().LocalAddr().String() != laddr),
+			anyLaddr && (cl.conn == nil || cl.conn.tr.localAddr() != laddr),
 			id != 0 && cl.id != id,
 			cl == c && skipMe:
 			continue
@@ -495,7 +472,7 @@ func cmdClientKill(c *Client, args [][]byte) {
 		} else if cl.conn != nil {
 			// The victim is not running (we hold the execution lock): closing
 			// its socket ends its read loop, which unregisters it.
-			cl.conn.NetConn().Close()
+			cl.conn.tr.kill()
 		}
 		killed++
 	}

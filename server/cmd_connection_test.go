@@ -14,7 +14,7 @@ import (
 func TestGoRedisHandshake(t *testing.T) {
 	srv := startProtocolServer(t, Config{Password: "pw"})
 	ctx := context.Background()
-	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr(), Password: "pw", DB: 3, ClientName: "gr", MaxRetries: -1})
+	rdb := redis.NewClient(patient(&redis.Options{Addr: srv.Addr(), Password: "pw", DB: 3, ClientName: "gr", MaxRetries: -1}))
 	defer rdb.Close()
 	if err := rdb.Ping(ctx).Err(); err != nil {
 		t.Fatalf("PING: %v", err)
@@ -37,7 +37,7 @@ func TestGoRedisHandshake(t *testing.T) {
 	if _, err := rdb.Time(ctx).Result(); err != nil {
 		t.Fatalf("TIME: %v", err)
 	}
-	wrong := redis.NewClient(&redis.Options{Addr: srv.Addr(), Password: "nope", MaxRetries: -1})
+	wrong := redis.NewClient(patient(&redis.Options{Addr: srv.Addr(), Password: "nope", MaxRetries: -1}))
 	defer wrong.Close()
 	if err := wrong.Ping(ctx).Err(); err == nil || !strings.HasPrefix(err.Error(), "WRONGPASS") {
 		t.Fatalf("PING with a wrong password: %v", err)

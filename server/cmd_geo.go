@@ -272,7 +272,7 @@ func replyHumanDouble(c *Client, f float64) {
 	}
 	if w, ok := c.w.(*respWriter); ok {
 		w.buf = append(append(append(w.buf[:0], ','), humanDouble(f)...), '\r', '\n')
-		w.conn.WriteRaw(w.buf)
+		w.raw(w.buf)
 		return
 	}
 	c.w.Double(f) // a script keeps the number, which the text round-trips to

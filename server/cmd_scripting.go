@@ -298,15 +298,12 @@ func (s *Server) markBusy(on bool, started int64) {
 	sc.busyMu.Lock()
 	defer sc.busyMu.Unlock()
 	if !on {
-		if sc.busy.Swap(false) {
-			s.setBusy(false)
-		}
+		sc.busy.Store(false)
 		return
 	}
 	sc.busy.Store(true)
 	if e := sc.current(); e != nil {
 		if since, ok := e.Running(); ok && since.UnixNano() == started {
-			s.setBusy(true)
 			return
 		}
 	}

@@ -81,6 +81,9 @@ func TestConfigSetLuaTimeLimit(t *testing.T) {
 // TestClientKill: CLIENT KILL ID and ADDR close another connection, which
 // then leaves CLIENT LIST; SKIPME no closes the caller after its reply.
 func TestClientKill(t *testing.T) {
+	if testTransport == viaDial {
+		t.Skip("Dial's connections all have the address \"pipe\"")
+	}
 	srv := startProtocolServer(t, Config{})
 	admin := dialRaw(t, srv)
 	byID := dialRaw(t, srv)

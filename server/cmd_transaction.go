@@ -130,16 +130,3 @@ func (c *Client) reject(cmd *Command, msg string) {
 	c.unwatchAll()
 	c.w.Error("EXECABORT Transaction discarded because of: " + strings.TrimPrefix(msg, "ERR "))
 }
-
-// waitsWhenBusy reports whether an allow_busy command must still wait for a
-// script past its time limit to end: WATCH, UNWATCH and DISCARD change the
-// watch registry that the script's writes notify. Redis, single-threaded,
-// answers them at once; floodgate answers them once the script is done.
-// MULTI only changes the client and runs at once.
-func waitsWhenBusy(cmd *Command) bool {
-	switch cmd.Name {
-	case "watch", "unwatch", "discard":
-		return true
-	}
-	return false
-}

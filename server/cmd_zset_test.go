@@ -18,12 +18,8 @@ func newZSetTestClient(t *testing.T) *redis.Client {
 // newTestServer starts a server on a free port and a RESP2 client of it.
 func newTestServer(t *testing.T) (*Server, *redis.Client) {
 	t.Helper()
-	srv := New(Config{Addr: "127.0.0.1:0"})
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), Protocol: 2, DisableIdentity: true})
+	srv := startServer(t, Config{})
+	c := redis.NewClient(patient(&redis.Options{Addr: srv.Addr(), Protocol: 2, DisableIdentity: true}))
 	t.Cleanup(func() { c.Close() })
 	return srv, c
 }

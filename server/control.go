@@ -17,8 +17,7 @@ import (
 func (s *Server) ServeDialOnly() error {
 	s.stopped.Add(1)
 	go s.expiryLoop()
-	_, err := s.pipeListener()
-	return err
+	return nil
 }
 
 // StartAddr listens on addr and serves in the background.
@@ -53,7 +52,6 @@ type testDouble struct {
 	err atomic.Pointer[string] // SetError's reply; nil: none
 
 	mu       sync.Mutex
-	pipes    *pipeListener       // serves Dial; started on first use
 	listener *detachableListener // the TCP listener StartAddr opened
 	resume   chan struct{}       // non-nil while paused
 }
@@ -158,7 +156,7 @@ func (s *Server) CloseClients() {
 	defer s.clientsMu.Unlock()
 	for c := range s.clients {
 		if c.conn != nil {
-			c.conn.NetConn().Close()
+			c.conn.tr.kill()
 		}
 	}
 }

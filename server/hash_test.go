@@ -13,8 +13,8 @@ import (
 // shape; this checks what they mean, on both encodings.
 func TestHRandFieldSemantics(t *testing.T) {
 	ctx := context.Background()
-	srv := startTestServer(t)
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), Protocol: 2, DisableIdentity: true})
+	srv := startServer(t, Config{})
+	c := redis.NewClient(patient(&redis.Options{Addr: srv.Addr(), Protocol: 2, DisableIdentity: true}))
 	t.Cleanup(func() { c.Close() })
 	for _, size := range []int{5, 600} {
 		key := fmt.Sprintf("h%d", size)

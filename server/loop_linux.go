@@ -10,25 +10,24 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
-	"time"
 	"unsafe"
 
-	"github.com/tidwall/redcon"
 	"golang.org/x/sys/unix"
 )
 
 // The event loop serves TCP (and Unix-socket) connections the way Redis's
 // ae loop does: one goroutine waits on epoll, reads each readable socket
 // once, runs the complete requests it read under the execution lock, and
-// writes the replies with one write. A goroutine per connection (redcon's
-// model, kept for Dial's in-memory connections) costs more per request:
-// Go's netpoller reads until EAGAIN before parking, so a request costs
-// about two reads, plus a goroutine wake-up and a scheduler round trip;
-// and redcon copies every request. BENCHMARKS.md has the figures.
+// writes the replies with one write. A goroutine per connection (the
+// goroutine transport, kept for Dial's in-memory connections) costs more
+// per request: Go's netpoller reads until EAGAIN before parking, so a
+// request costs about two reads, plus a goroutine wake-up and a scheduler
+// round trip. BENCHMARKS.md has the figures.
 //
-// Requests are parsed in place (requestParser): their arguments are slices
-// of a read buffer shared by all connections; a connection owns an input
-// buffer only while it holds a partial request. Replies are written once
+// Reading, parsing and running are the connection's (conn): requests are
+// parsed in place, their arguments slices of a read buffer shared by all
+// the loop's connections; a connection owns an input buffer only while it
+// holds a partial request. Replies are written once
 // every ready connection has been served, as Redis writes them in
 // beforeSleep: a client woken by its reply while the loop still serves
 // others is woken by the kernel at the writer's expense, and writing them
@@ -39,12 +38,13 @@ import (
 // pending replies and serves every other connection as Redis's
 // processEventsWhileBlocked does: through the ordinary dispatch, which
 // answers BUSY where Redis does and runs the commands allowed while busy
-// (SCRIPT KILL, SHUTDOWN NOSAVE, MULTI, WATCH, ...) at once.
+// (SCRIPT KILL, SHUTDOWN NOSAVE, MULTI, WATCH, ...) at once. A script run
+// for a goroutine-served client serves the loop's clients in busy turns
+// (Server.acquire): the loop never waits for a busy script.
 
 const (
-	loopReadSize  = 64 << 10 // bytes one read asks for (Redis: 16 KB)
-	loopKeepBytes = 64 << 10 // larger reply buffers are dropped once written
-	loopEvents    = 256      // epoll events taken per wait
+	loopReadSize = 64 << 10 // bytes one read asks for (Redis: 16 KB)
+	loopEvents   = 256      // epoll events taken per wait
 )
 
 type eventLoop struct {
@@ -60,7 +60,6 @@ type eventLoop struct {
 	rbuf    []byte      // shared read buffer
 	pbuf    []byte      // read buffer while pollBusy runs (rbuf backs the running batch)
 	pending []*loopConn // with replies to write at the end of the round
-	current *loopConn   // the connection whose batch runs
 	polling bool        // inside pollBusy
 	dead    []*loopConn
 
@@ -69,15 +68,12 @@ type eventLoop struct {
 	done     bool        // the loop has shut down: nothing more is taken
 }
 
-// loopConn is one event-loop connection; it is the redcon.Conn that
-// Client.conn and respWriter use, so handlers cannot tell it from redcon's.
+// loopConn is one event-loop connection: the transport-neutral conn, and
+// the socket as the loop sees it.
 type loopConn struct {
-	ctx    any
-	addr   string
+	conn
+	addr   string // the peer's
 	laddr  string
-	parser requestParser
-	in     []byte // unparsed input, owned; nil when none
-	out    []byte // replies not yet written
 	queued bool   // in the loop's pending list
 	mask   uint32 // epoll interest
 	closed bool
@@ -89,17 +85,44 @@ type loopConn struct {
 	killed atomic.Bool
 }
 
-// startLoop serves ln with an event loop. It returns false where the
-// loop cannot be used (the caller then serves ln with redcon). The loop
-// itself is created with the first connection: a test double that starts
-// and stops without one pays only for the accept goroutine.
-func (s *Server) startLoop(ln net.Listener) bool {
+// startLoop returns how accepted connections are handed to the event
+// loop, or nil where the loop is not used (connections are then served on
+// goroutines). The loop itself is created with the first connection: a
+// test double that starts and stops without one pays only for the accept
+// goroutine.
+func (s *Server) startLoop() func(net.Conn) {
 	if s.cfg.GoroutineConns {
-		return false
+		return nil
 	}
-	s.stopped.Add(1)
-	go s.acceptLoop(ln)
-	return true
+	var l *eventLoop
+	return func(nc net.Conn) {
+		var err error
+		if l == nil {
+			if l, err = s.newLoop(); err != nil {
+				s.log.Warn("cannot start the event loop; serving connections on goroutines", "err", err)
+			}
+		}
+		var lc *loopConn
+		if l != nil {
+			lc, err = l.adopt(nc)
+		}
+		if l == nil || err != nil {
+			// Not a socket the loop can poll: serve it the goroutine way.
+			s.serveOnGoroutine(nc)
+			return
+		}
+		l.mu.Lock()
+		done := l.done
+		if !done {
+			l.incoming = append(l.incoming, lc)
+		}
+		l.mu.Unlock()
+		if done {
+			unix.Close(lc.fd)
+			return
+		}
+		l.wake()
+	}
 }
 
 // newLoop creates the epoll set and starts the loop's goroutine.
@@ -140,7 +163,7 @@ func (s *Server) newLoop() (*eventLoop, error) {
 		unix.Close(wakefd)
 		return nil, err
 	}
-	s.stopped.Add(1) // the accept goroutine's count is still held
+	s.stopped.Add(1)
 	go l.run()
 	s.loop.Store(l)
 	if s.closed.Load() {
@@ -159,66 +182,6 @@ func (s *Server) wakeLoop() {
 func (l *eventLoop) wake() {
 	var one = [8]byte{1}
 	unix.Write(l.wakefd, one[:])
-}
-
-// acceptLoop accepts with Go's listener (accepting is rare and needs no
-// speed) and hands each socket's descriptor to the loop.
-func (s *Server) acceptLoop(ln net.Listener) {
-	defer s.stopped.Done()
-	var l *eventLoop
-	defer close(s.served)
-	var backoff time.Duration
-	for {
-		nc, err := ln.Accept()
-		if err != nil {
-			if s.closed.Load() || errors.Is(err, net.ErrClosed) {
-				return
-			}
-			// Out of descriptors and the like: back off as net/http does,
-			// rather than spin.
-			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
-			s.log.Warn("accept failed", "err", err, "retry_in", backoff)
-			select {
-			case <-time.After(backoff):
-			case <-s.stop:
-				return
-			}
-			continue
-		}
-		backoff = 0
-		if l == nil {
-			if l, err = s.newLoop(); err != nil {
-				s.log.Warn("cannot start the event loop; serving connections on goroutines", "err", err)
-			}
-		}
-		var lc *loopConn
-		if l != nil {
-			lc, err = l.adopt(nc)
-		}
-		if l == nil || err != nil {
-			// Not a socket the loop can poll: serve it the goroutine way.
-			if pl, perr := s.pipeListener(); perr == nil {
-				select {
-				case pl.conns <- nc:
-					continue
-				case <-s.stop:
-				}
-			}
-			nc.Close()
-			continue
-		}
-		l.mu.Lock()
-		done := l.done
-		if !done {
-			l.incoming = append(l.incoming, lc)
-		}
-		l.mu.Unlock()
-		if done {
-			unix.Close(lc.fd)
-			continue
-		}
-		l.wake()
-	}
 }
 
 // adopt takes a duplicate of nc's descriptor and closes nc, which takes
@@ -246,8 +209,10 @@ func (l *eventLoop) adopt(nc net.Conn) (*loopConn, error) {
 		unix.Close(fd)
 		return nil, err
 	}
-	lc := &loopConn{fd: fd, addr: nc.RemoteAddr().String(), laddr: nc.LocalAddr().String()}
-	lc.parser.srv = l.srv
+	lc := &loopConn{fd: fd, laddr: nc.LocalAddr().String()}
+	lc.init(l.srv, lc)
+	lc.loop = l
+	lc.addr = nc.RemoteAddr().String()
 	nc.Close()
 	return lc, nil
 }
@@ -289,7 +254,7 @@ func (l *eventLoop) takeIncoming() {
 	l.incoming = nil
 	l.mu.Unlock()
 	for _, lc := range incoming {
-		if !l.srv.accept(lc) {
+		if !l.srv.accept(&lc.conn, lc.addr) {
 			unix.Close(lc.fd)
 			continue
 		}
@@ -327,10 +292,10 @@ func (l *eventLoop) serve(lc *loopConn, events uint32, scratch []byte) {
 
 // flushPending writes the replies of the round, except keep's (the
 // connection whose batch is still running, or nil).
-func (l *eventLoop) flushPending(keep *loopConn) {
+func (l *eventLoop) flushPending(keep *conn) {
 	kept := l.pending[:0]
 	for _, lc := range l.pending {
-		if lc == keep {
+		if &lc.conn == keep {
 			kept = append(kept, lc)
 			continue
 		}
@@ -347,7 +312,7 @@ func (l *eventLoop) flushPending(keep *loopConn) {
 // if it asked to be closed (QUIT, a protocol error, CLIENT KILL of itself).
 func (l *eventLoop) flushAndMaybeClose(lc *loopConn) {
 	l.flush(lc)
-	if !lc.closed && lc.client().closing && len(lc.out) == 0 {
+	if !lc.closed && lc.client.closing && len(lc.out) == 0 {
 		l.close(lc, nil)
 	}
 }
@@ -356,21 +321,7 @@ func (l *eventLoop) flushAndMaybeClose(lc *loopConn) {
 // buffer to read into when lc holds no partial request. It returns false
 // when the connection was closed or nothing was read.
 func (l *eventLoop) read(lc *loopConn, scratch []byte) bool {
-	var buf []byte
-	if len(lc.in) == 0 {
-		buf = scratch[:cap(scratch)]
-	} else {
-		// A partial request: read into its buffer, growing it towards the
-		// rest of a large bulk when its length is known, but geometrically,
-		// so announcing a large bulk does not reserve it all at once.
-		want := min(max(lc.parser.need(len(lc.in)), 16<<10), max(cap(lc.in), 16<<10))
-		if cap(lc.in)-len(lc.in) < want/2 {
-			grown := make([]byte, len(lc.in), len(lc.in)+want)
-			copy(grown, lc.in)
-			lc.in = grown
-		}
-		buf = lc.in[len(lc.in):cap(lc.in)]
-	}
+	buf := lc.readBuf(scratch)
 	n, err := rawRead(lc.fd, buf)
 	if err == unix.EAGAIN || err == unix.EINTR {
 		return false
@@ -382,82 +333,12 @@ func (l *eventLoop) read(lc *loopConn, scratch []byte) bool {
 		l.close(lc, err)
 		return false
 	}
-	var data []byte
-	if len(lc.in) == 0 {
-		data = buf[:n]
-	} else {
-		lc.in = lc.in[:len(lc.in)+n]
-		data = lc.in
-	}
-	used := l.process(lc, data)
-	rest := data[used:]
-	c := lc.client()
-	switch {
-	case c.closing:
-		lc.in = nil
-	case int64(len(rest)) > l.srv.cfg.QueryBufferLimit:
-		// As Redis, close without a word (the replies to the complete
-		// requests before it still go out).
-		l.srv.log.Warn("closing client that reached max query buffer length", "addr", lc.addr)
+	if !lc.received(buf, n, l.polling) {
 		l.flush(lc)
 		l.close(lc, nil)
 		return false
-	case len(lc.in) == 0:
-		if len(rest) > 0 {
-			lc.in = make([]byte, len(rest), len(rest)+min(max(lc.parser.need(len(rest)), 4<<10), loopReadSize))
-			copy(lc.in, rest)
-		}
-	case len(rest) == 0:
-		lc.in = nil
-	default:
-		lc.in = lc.in[:copy(lc.in, rest)]
 	}
 	return true
-}
-
-// process runs the complete requests at the start of data and returns the
-// bytes they took. Outside pollBusy it holds the execution lock from the
-// first request to the last, as one batch.
-func (l *eventLoop) process(lc *loopConn, data []byte) int {
-	s := l.srv
-	c := lc.client()
-	locked := false
-	off := 0
-	for off < len(data) && !c.closing {
-		st, used, args, msg := lc.parser.next(data[off:], c.authed)
-		if st == parseIncomplete {
-			break
-		}
-		off += used
-		switch st {
-		case parseSkip:
-			continue
-		case parseError:
-			lc.out = redcon.AppendError(lc.out, msg)
-			c.closing = true
-			s.log.Info("protocol error", "addr", lc.addr, "err", msg)
-			continue
-		}
-		if l.polling {
-			l.busyCommand(c, args)
-			continue
-		}
-		if !locked {
-			if !s.acquire(c, args) {
-				continue
-			}
-			locked = true
-			s.loopRunning = l
-			l.current = lc
-		}
-		s.execute(c, args)
-	}
-	if locked {
-		s.loopRunning = nil
-		l.current = nil
-		s.release()
-	}
-	return off
 }
 
 // flush writes lc's pending replies.
@@ -477,15 +358,7 @@ func (l *eventLoop) flush(lc *loopConn) {
 		}
 		written += n
 	}
-	rest := lc.out[written:]
-	switch {
-	case len(rest) == 0 && cap(lc.out) > loopKeepBytes:
-		lc.out = nil
-	case len(rest) == 0:
-		lc.out = lc.out[:0]
-	case written > 0:
-		lc.out = lc.out[:copy(lc.out, rest)]
-	}
+	lc.flushed(written)
 	if len(lc.out) > 0 {
 		l.setMask(lc, unix.EPOLLOUT)
 	} else {
@@ -528,10 +401,10 @@ func (l *eventLoop) release(lc *loopConn, err error) {
 	unix.Close(lc.fd)
 	lc.fd = -1
 	lc.mu.Unlock()
-	if err == io.EOF {
-		err = nil
+	if err != nil && err != io.EOF {
+		l.srv.log.Debug("connection closed", "addr", lc.addr, "err", err)
 	}
-	l.srv.closedConn(lc, err)
+	l.srv.closedConn(&lc.conn)
 }
 
 func (l *eventLoop) releaseDead() {
@@ -578,9 +451,9 @@ func (l *eventLoop) wait() (n int, err error) {
 }
 
 // pollBusy runs inside a script that is past its time limit, on the loop's
-// goroutine (which holds the execution lock for it): it serves every other
-// connection once, without waiting.
-func (l *eventLoop) pollBusy() {
+// goroutine (which holds the execution lock for it): it serves every
+// connection but current, the script's own, once, without waiting.
+func (l *eventLoop) pollBusy(current *conn) {
 	if l.polling {
 		return
 	}
@@ -593,7 +466,7 @@ func (l *eventLoop) pollBusy() {
 	// from processEventsWhileBlocked: a client served earlier in the round
 	// would otherwise wait for the script to end. The running batch's own
 	// replies wait for it.
-	l.flushPending(l.current)
+	l.flushPending(current)
 	var events [64]unix.EpollEvent
 	n, err := epollPoll(l.epfd, events[:])
 	if err != nil {
@@ -605,100 +478,34 @@ func (l *eventLoop) pollBusy() {
 			l.takeIncoming()
 			continue
 		}
-		if lc := l.conns[ev.Fd]; lc != nil && lc != l.current && !lc.closed {
+		if lc := l.conns[ev.Fd]; lc != nil && &lc.conn != current && !lc.closed {
 			l.serve(lc, ev.Events, l.pbuf) // the script's own client is not read, as in Redis
 		}
 	}
-	l.flushPending(l.current)
+	l.flushPending(current)
 }
 
-// busyCommand answers a request while a script is busy, through the
-// ordinary dispatch (this goroutine holds the lock for the script), which
-// then refuses what Redis refuses, in Redis's order: an unknown command or
-// a wrong arity is told so, EXEC gets EXECABORT, the allow-busy commands
-// run, and the rest get BUSY.
-func (l *eventLoop) busyCommand(c *Client, args [][]byte) {
-	s := l.srv
-	s.answeringBusy = true
-	s.dispatch(c, args)
-	s.answeringBusy = false
-}
-
-func (lc *loopConn) client() *Client { return lc.ctx.(*Client) }
-
-// Close asks the loop to close the connection; safe from any goroutine.
+// kill asks the loop to close the connection; safe from any goroutine.
 // The socket is shut down at once, so the peer sees the close even while
 // the loop waits for the execution lock.
-func (lc *loopConn) Close() error {
+func (lc *loopConn) kill() {
 	lc.killed.Store(true)
 	lc.mu.Lock()
 	if lc.fd >= 0 {
 		unix.Shutdown(lc.fd, unix.SHUT_RDWR)
 	}
 	lc.mu.Unlock()
-	return nil
 }
 
-func (lc *loopConn) RemoteAddr() string          { return lc.addr }
-func (lc *loopConn) WriteError(msg string)       { lc.out = redcon.AppendError(lc.out, msg) }
-func (lc *loopConn) WriteString(str string)      { lc.out = redcon.AppendString(lc.out, str) }
-func (lc *loopConn) WriteBulk(bulk []byte)       { lc.out = redcon.AppendBulk(lc.out, bulk) }
-func (lc *loopConn) WriteBulkString(bulk string) { lc.out = redcon.AppendBulkString(lc.out, bulk) }
-func (lc *loopConn) WriteInt(num int)            { lc.out = redcon.AppendInt(lc.out, int64(num)) }
-func (lc *loopConn) WriteInt64(num int64)        { lc.out = redcon.AppendInt(lc.out, num) }
-func (lc *loopConn) WriteUint64(num uint64)      { lc.out = redcon.AppendUint(lc.out, num) }
-func (lc *loopConn) WriteArray(count int)        { lc.out = redcon.AppendArray(lc.out, count) }
-func (lc *loopConn) WriteNull()                  { lc.out = redcon.AppendNull(lc.out) }
-func (lc *loopConn) WriteRaw(data []byte)        { lc.out = append(lc.out, data...) }
-func (lc *loopConn) WriteAny(v any)              { lc.out = redcon.AppendAny(lc.out, v) }
-func (lc *loopConn) Context() any                { return lc.ctx }
-func (lc *loopConn) SetContext(v any)            { lc.ctx = v }
-func (lc *loopConn) SetReadBuffer(int)           {}
-func (lc *loopConn) Detach() redcon.DetachedConn { return nil }
-func (lc *loopConn) ReadPipeline() []redcon.Command {
-	return nil
+func (lc *loopConn) interrupt()        {} // the loop closes its connections itself
+func (lc *loopConn) localAddr() string { return lc.laddr }
+
+// socketFD is the socket's descriptor, for CLIENT LIST; -1 once closed.
+func (lc *loopConn) socketFD() int {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	return lc.fd
 }
-func (lc *loopConn) PeekPipeline() []redcon.Command { return nil }
-func (lc *loopConn) NetConn() net.Conn              { return loopNetConn{lc} }
-func (lc *loopConn) WriteBulkFrom(n int64, rb io.Reader) {
-	lc.out = redcon.AppendBulk(lc.out, readN(rb, n))
-}
-
-func readN(r io.Reader, n int64) []byte {
-	b, _ := io.ReadAll(io.LimitReader(r, n))
-	return b
-}
-
-// loopNetConn is what NetConn returns for a loop connection: enough of a
-// net.Conn for CLIENT LIST (LocalAddr), CLIENT KILL (Close) and Close's
-// wake-up (SetReadDeadline: the loop closes its connections itself). The
-// socket belongs to the loop, so Read and Write are refused.
-type loopNetConn struct{ lc *loopConn }
-
-var errLoopConn = errors.New("floodgate: the event loop owns this connection")
-
-func (c loopNetConn) Read([]byte) (int, error)        { return 0, errLoopConn }
-func (c loopNetConn) Write([]byte) (int, error)       { return 0, errLoopConn }
-func (c loopNetConn) Close() error                    { return c.lc.Close() }
-func (c loopNetConn) LocalAddr() net.Addr             { return loopAddr(c.lc.laddr) }
-func (c loopNetConn) RemoteAddr() net.Addr            { return loopAddr(c.lc.addr) }
-func (c loopNetConn) SetDeadline(time.Time) error     { return nil }
-func (c loopNetConn) SetReadDeadline(time.Time) error { return nil }
-func (c loopNetConn) SetWriteDeadline(time.Time) error {
-	return nil
-}
-
-// FD is the socket's descriptor, for CLIENT LIST; -1 once closed.
-func (c loopNetConn) FD() int {
-	c.lc.mu.Lock()
-	defer c.lc.mu.Unlock()
-	return c.lc.fd
-}
-
-type loopAddr string
-
-func (a loopAddr) Network() string { return "tcp" }
-func (a loopAddr) String() string  { return string(a) }
 
 // The socket calls cannot block (the descriptors are non-blocking, and
 // epoll_wait has a zero timeout), so they are raw system calls, which

@@ -8,32 +8,26 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/tidwall/redcon"
 )
 
 // Dial connects to the server in memory, with no network: the connection
-// is served by the same dispatch as a TCP client, on a goroutine of its
-// own (redcon and the input guard) rather than the event loop; the replies
-// are the same but for the details of a busy script (docs/testing.md). Together with WithoutListener it lets a server
-// and its clients run inside a testing/synctest bubble, where the fake
-// clock drives timeouts, TTLs and active expiry; the server must then be
-// started inside the bubble too.
+// is served on a goroutine of its own rather than by the event loop, with
+// the same parser, dispatch and replies as a TCP client, a busy script
+// included. Together with WithoutListener it lets a server and its clients
+// run inside a testing/synctest bubble, where the fake clock drives
+// timeouts, TTLs and active expiry; the server must then be started inside
+// the bubble too.
 //
 // Unlike net.Pipe the connection is buffered, as a socket is, so a client
 // may write a long pipeline before it reads the replies.
 func (s *Server) Dial() (net.Conn, error) {
-	l, err := s.pipeListener()
-	if err != nil {
-		return nil, err
-	}
 	client, server := newPipe()
-	select {
-	case l.conns <- server:
-		return client, nil
-	case <-s.stop:
+	cn := newConn(s, goConn{server})
+	if !s.accept(cn, pipeAddr{}.String()) {
 		return nil, ErrServerClosed
 	}
+	go s.serveConn(cn, server)
+	return client, nil
 }
 
 // DialContext is Dial with the signature of go-redis's Options.Dialer
@@ -46,43 +40,6 @@ func (s *Server) DialContext(ctx context.Context, network, addr string) (net.Con
 	}
 	return s.Dial()
 }
-
-// pipeListener returns the in-memory listener Dial hands connections to,
-// starting a second redcon server on it the first time. It shares the
-// Server's handler and stops when the server closes.
-func (s *Server) pipeListener() (*pipeListener, error) {
-	s.double.mu.Lock()
-	defer s.double.mu.Unlock()
-	if s.closed.Load() {
-		return nil, ErrServerClosed
-	}
-	if s.double.pipes == nil {
-		l := &pipeListener{conns: make(chan net.Conn), stop: s.stop}
-		rs := redcon.NewServerNetwork("pipe", "pipe", s.handle, s.accept, s.closedConn)
-		go rs.Serve(&guardListener{Listener: l, srv: s})
-		s.double.pipes = l
-	}
-	return s.double.pipes, nil
-}
-
-// pipeListener is a net.Listener fed by Dial. Its accept loop ends when the
-// server closes (redcon then closes every pipe connection).
-type pipeListener struct {
-	conns chan net.Conn
-	stop  <-chan struct{}
-}
-
-func (l *pipeListener) Accept() (net.Conn, error) {
-	select {
-	case c := <-l.conns:
-		return c, nil
-	case <-l.stop:
-		return nil, net.ErrClosed
-	}
-}
-
-func (l *pipeListener) Close() error   { return nil } // ends with the server
-func (l *pipeListener) Addr() net.Addr { return pipeAddr{} }
 
 type pipeAddr struct{}
 
@@ -202,6 +159,16 @@ func (c *pipeConn) Close() error {
 	}
 	c.out.close()
 	c.in.close()
+	return nil
+}
+
+// CloseWrite closes the writing direction only, as TCP's half-close does:
+// the peer reads io.EOF after what was written, and this end still reads.
+func (c *pipeConn) CloseWrite() error {
+	if c.closed.Load() {
+		return net.ErrClosed
+	}
+	c.out.close()
 	return nil
 }
 

@@ -25,12 +25,13 @@ type rawClient struct {
 
 func dialRaw(t *testing.T, srv *Server) *rawClient {
 	t.Helper()
-	c, err := net.Dial("tcp", srv.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	c.SetDeadline(time.Now().Add(10 * time.Second))
+	return dialRawOver(t, srv, testTransport)
+}
+
+// dialRawOver is dialRaw over TCP or Dial, whatever testTransport is.
+func dialRawOver(t *testing.T, srv *Server, transport string) *rawClient {
+	t.Helper()
+	c := dialConnOver(t, srv, transport)
 	return &rawClient{t: t, c: c, rd: bufio.NewReader(c)}
 }
 
@@ -66,20 +67,9 @@ func (r *rawClient) expectClosed() {
 	}
 }
 
-// testGoroutineConns makes the servers of startProtocolServer and
-// newScriptTestServer serve TCP the goroutine way (TestGoroutineConns).
-var testGoroutineConns bool
-
 func startProtocolServer(t *testing.T, cfg Config) *Server {
 	t.Helper()
-	cfg.Addr = "127.0.0.1:0"
-	cfg.GoroutineConns = testGoroutineConns
-	srv := New(cfg)
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	return srv
+	return startServer(t, cfg)
 }
 
 func TestProtocolInline(t *testing.T) {
@@ -97,7 +87,9 @@ func TestProtocolInline(t *testing.T) {
 func TestProtocolByteAtATime(t *testing.T) {
 	srv := startProtocolServer(t, Config{})
 	c := dialRaw(t, srv)
-	c.c.(*net.TCPConn).SetNoDelay(true)
+	if tc, ok := c.c.(*net.TCPConn); ok {
+		tc.SetNoDelay(true)
+	}
 	for _, b := range []byte("*0\r\n*2\r\n$4\r\nECHO\r\n$3\r\nabc\r\nECHO \"x y\"\r\n*-1\r\n*1\r\n$4\r\nPINGxx") {
 		c.send(string(b))
 	}
@@ -136,6 +128,15 @@ func TestProtocolLimits(t *testing.T) {
 		{"negative bulk", "*1\r\n$-1\r\n", "-ERR Protocol error: invalid bulk length\r\n"},
 		{"multibulk count", "*2147483648\r\n", "-ERR Protocol error: invalid multibulk length\r\n"},
 		{"multibulk not a number", "*12x\r\n", "-ERR Protocol error: invalid multibulk length\r\n"},
+		// Redis's string2ll takes no leading zero, sign or space.
+		{"multibulk leading zero", "*01\r\n$4\r\nPING\r\n", "-ERR Protocol error: invalid multibulk length\r\n"},
+		{"multibulk zero zero", "*00\r\nPING\r\n", "-ERR Protocol error: invalid multibulk length\r\n"},
+		{"multibulk minus zero", "*-0\r\nPING\r\n", "-ERR Protocol error: invalid multibulk length\r\n"},
+		{"multibulk plus", "*+1\r\n$4\r\nPING\r\n", "-ERR Protocol error: invalid multibulk length\r\n"},
+		{"bulk leading zero", "*1\r\n$04\r\nPING\r\n", "-ERR Protocol error: invalid bulk length\r\n"},
+		{"bulk minus zero", "*1\r\n$-0\r\n", "-ERR Protocol error: invalid bulk length\r\n"},
+		{"bulk plus", "*1\r\n$+4\r\nPING\r\n", "-ERR Protocol error: invalid bulk length\r\n"},
+		{"bulk trailing space", "*1\r\n$4 \r\nPING\r\n", "-ERR Protocol error: invalid bulk length\r\n"},
 		{"inline too big", "PING\r\n" + strings.Repeat("a", inlineMaxSize+1), "+PONG\r\n-ERR Protocol error: too big inline request\r\n"},
 		{"bulk count string too big", "*1\r\n$" + strings.Repeat("1", inlineMaxSize+1), "-ERR Protocol error: too big bulk count string\r\n"},
 		{"expected dollar", "*1\r\n+PING\r\n", "-ERR Protocol error: expected '$', got '+'\r\n"},
@@ -149,6 +150,26 @@ func TestProtocolLimits(t *testing.T) {
 	t.Run("query buffer", func(t *testing.T) {
 		checkRejected(t, small, "PING\r\n*2\r\n$4\r\nECHO\r\n$90\r\n"+strings.Repeat("z", 85), "+PONG\r\n")
 	})
+}
+
+// Before AUTH, Redis refuses more than 10 arguments and bulks over 16 KB;
+// a request pipelined right after a successful AUTH is not limited.
+func TestProtocolUnauthenticatedLimits(t *testing.T) {
+	srv := startProtocolServer(t, Config{Password: "pw"})
+	for raw, reply := range map[string]string{
+		"*11\r\n":                        "-ERR Protocol error: unauthenticated multibulk length\r\n",
+		"*2\r\n$4\r\nECHO\r\n$16385\r\n": "-ERR Protocol error: unauthenticated bulk length\r\n",
+	} {
+		bad := dialRaw(t, srv)
+		bad.send(raw)
+		bad.expect(reply)
+		bad.expectClosed()
+	}
+	c := dialRaw(t, srv)
+	c.send("*2\r\n$4\r\nECHO\r\n$16384\r\n" + strings.Repeat("a", 16384) + "\r\n")
+	c.expect("-NOAUTH Authentication required.\r\n")
+	c.send("AUTH pw\r\n*11\r\n$4\r\nECHO\r\n" + strings.Repeat("$1\r\nx\r\n", 10) + "*2\r\n$4\r\nECHO\r\n$16385\r\n" + strings.Repeat("b", 16385) + "\r\n")
+	c.expect("+OK\r\n-ERR wrong number of arguments for 'echo' command\r\n$16385\r\n" + strings.Repeat("b", 16385) + "\r\n")
 }
 
 func checkRejected(t *testing.T, srv *Server, raw, reply string) {
@@ -219,7 +240,7 @@ func TestShutdown(t *testing.T) {
 	c.expectClosed()
 	select {
 	case <-srv.Done():
-	case <-time.After(5 * time.Second):
+	case <-time.After(testDeadline):
 		t.Fatal("Done not closed after SHUTDOWN")
 	}
 	idle.expectClosed()

@@ -3,11 +3,10 @@ package server
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
 
 // parseAll feeds stream to a requestParser in chunks of at most chunk
@@ -128,62 +127,63 @@ func TestLoopSlowReader(t *testing.T) {
 // run for an event-loop client makes Dial clients see BUSY, and the other
 // way round, and SCRIPT KILL from either side stops it.
 func TestBusyAcrossTransports(t *testing.T) {
-	srv, dial := newScriptTestServer(t, 20*time.Millisecond)
+	srv, _ := newScriptTestServer(t, 20*time.Millisecond)
 	ctx := context.Background()
-	viaDial := func() *redis.Client {
-		c := redis.NewClient(&redis.Options{Dialer: srv.DialContext, Protocol: 2, DisableIdentity: true, MaxRetries: -1})
-		t.Cleanup(func() { c.Close() })
-		return c
-	}
 	const spin = `while true do end`
-	for _, tc := range []struct {
-		name          string
-		runner, other *redis.Client
-	}{
-		{"script over TCP", dial(), viaDial()},
-		{"script over Dial", viaDial(), dial()},
+	for _, tc := range []struct{ name, runner, other string }{
+		{"script over TCP", viaLoop, viaDial},
+		{"script over Dial", viaDial, viaLoop},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			runner, other := dialOver(t, srv, tc.runner), dialOver(t, srv, tc.other)
 			done := make(chan error, 1)
-			go func() { done <- tc.runner.Eval(ctx, spin, nil).Err() }()
-			waitFor(t, "BUSY", func() bool { return errText(tc.other.Ping(ctx).Err()) == errBusy })
-			if err := tc.other.ScriptKill(ctx).Err(); err != nil {
+			go func() { done <- runner.Eval(ctx, spin, nil).Err() }()
+			waitFor(t, "BUSY", func() bool { return errText(other.Ping(ctx).Err()) == errBusy })
+			if err := other.ScriptKill(ctx).Err(); err != nil {
 				t.Fatalf("SCRIPT KILL: %v", err)
 			}
 			if err := <-done; !strings.Contains(errText(err), "Script killed by user") {
 				t.Fatalf("script: %v", err)
 			}
-			if err := tc.other.Ping(ctx).Err(); err != nil {
+			if err := other.Ping(ctx).Err(); err != nil {
 				t.Fatalf("PING after the kill: %v", err)
 			}
 		})
 	}
 }
 
-// TestGoroutineConns runs the protocol and busy-script tests again with TCP
-// served the goroutine way (redcon and the input guard), as Dial always is.
-func TestGoroutineConns(t *testing.T) {
-	testGoroutineConns = true
-	defer func() { testGoroutineConns = false }()
-	for _, tc := range []struct {
-		name string
-		test func(*testing.T)
-	}{
-		{"Inline", TestProtocolInline},
-		{"ByteAtATime", TestProtocolByteAtATime},
-		{"Pipeline", TestProtocolPipeline},
-		{"EmptyRequests", TestProtocolEmptyRequests},
-		{"Limits", TestProtocolLimits},
-		{"HandlerPanic", TestProtocolHandlerPanic},
-		{"Shutdown", TestShutdown},
-		{"LargeRequest", TestLoopLargeRequest},
-		{"SlowReader", TestLoopSlowReader},
-		{"ClientGoneMidReply", TestLoopClientGoneMidReply},
-		{"ScriptBusyAndKill", TestScriptBusyAndKill},
-		{"ScriptUnkillableAfterWrite", TestScriptUnkillableAfterWrite},
-		{"BusyAcrossTransports", TestBusyAcrossTransports},
-	} {
-		t.Run(tc.name, tc.test)
+// TestOtherTransports runs the protocol and busy-script tests again over
+// TCP served on goroutines (GoroutineConns) and over Dial: every transport
+// only moves bytes into the same parser and dispatch, so each answers
+// byte for byte as the event loop does.
+func TestOtherTransports(t *testing.T) {
+	for _, transport := range []string{viaGoroutine, viaDial} {
+		t.Run(transport, func(t *testing.T) {
+			testTransport = transport
+			defer func() { testTransport = viaLoop }()
+			for _, tc := range []struct {
+				name string
+				test func(*testing.T)
+			}{
+				{"Inline", TestProtocolInline},
+				{"ByteAtATime", TestProtocolByteAtATime},
+				{"Pipeline", TestProtocolPipeline},
+				{"EmptyRequests", TestProtocolEmptyRequests},
+				{"Limits", TestProtocolLimits},
+				{"UnauthenticatedLimits", TestProtocolUnauthenticatedLimits},
+				{"HandlerPanic", TestProtocolHandlerPanic},
+				{"Shutdown", TestShutdown},
+				{"LargeRequest", TestLoopLargeRequest},
+				{"SlowReader", TestLoopSlowReader},
+				{"ClientGoneMidReply", TestLoopClientGoneMidReply},
+				{"ClientKill", TestClientKill},
+				{"ScriptBusyAndKill", TestScriptBusyAndKill},
+				{"ScriptUnkillableAfterWrite", TestScriptUnkillableAfterWrite},
+				{"BusyCommandsAreCounted", TestBusyCommandsAreCounted},
+			} {
+				t.Run(tc.name, tc.test)
+			}
+		})
 	}
 }
 
@@ -229,19 +229,13 @@ func FuzzRequestParser(f *testing.F) {
 // While a script is busy, a request is checked in the order of Redis's
 // processCommand: an unknown command, a wrong arity or an unknown
 // subcommand is told so, then BUSY (EXEC: EXECABORT, ending the
-// transaction), while the allow-busy commands run. The replies are Redis
-// 7.0's for the same requests.
+// transaction), while the allow-busy commands (MULTI, WATCH, UNWATCH,
+// DISCARD, SCRIPT KILL) run at once. The replies are Redis 7.0's for the
+// same requests, whatever transport the script and the asking client use.
 func TestBusyAnswersInRedisOrder(t *testing.T) {
-	srv, dial := newScriptTestServer(t, 20*time.Millisecond)
-	ctx := context.Background()
-	done := make(chan error, 1)
-	go func() { done <- dial().Eval(ctx, `while true do end`, nil).Err() }()
-	probe := dial()
-	waitFor(t, "BUSY", func() bool { return errText(probe.Ping(ctx).Err()) == errBusy })
-	c := dialRaw(t, srv)
-	c.send("NOSUCHCMD a\r\nGET\r\nSCRIPT BOGUS\r\nPING\r\nMULTI\r\nNOSUCH\r\nEXEC\r\nMULTI\r\nGET a\r\nWATCH x\r\nEXEC\r\nMULTI\r\nDISCARD\r\nWATCH a\r\nUNWATCH\r\nSCRIPT KILL\r\n")
 	busy := "-" + errBusy + "\r\n"
-	c.expect("-ERR unknown command 'NOSUCHCMD', with args beginning with: 'a' \r\n" +
+	const ask = "NOSUCHCMD a\r\nGET\r\nSCRIPT BOGUS\r\nPING\r\nMULTI\r\nNOSUCH\r\nEXEC\r\nMULTI\r\nGET a\r\nWATCH x\r\nEXEC\r\nMULTI\r\nDISCARD\r\nWATCH a\r\nUNWATCH\r\nSCRIPT KILL\r\n"
+	want := "-ERR unknown command 'NOSUCHCMD', with args beginning with: 'a' \r\n" +
 		"-ERR wrong number of arguments for 'get' command\r\n" +
 		"-ERR unknown subcommand 'BOGUS'. Try SCRIPT HELP.\r\n" +
 		busy +
@@ -251,50 +245,94 @@ func TestBusyAnswersInRedisOrder(t *testing.T) {
 		"+OK\r\n" + busy +
 		"-ERR WATCH inside MULTI is not allowed\r\n" +
 		"-EXECABORT Transaction discarded because of: " + errBusy + "\r\n" +
-		"+OK\r\n+OK\r\n+OK\r\n+OK\r\n+OK\r\n")
-	if err := <-done; !strings.Contains(errText(err), "Script killed by user") {
-		t.Fatalf("script: %v", err)
+		"+OK\r\n+OK\r\n+OK\r\n+OK\r\n+OK\r\n"
+	for _, tcp := range []string{viaLoop, viaGoroutine} {
+		testTransport = tcp
+		srv, _ := newScriptTestServer(t, 20*time.Millisecond)
+		testTransport = viaLoop
+		for _, runner := range []string{tcp, viaDial} {
+			for _, asker := range []string{tcp, viaDial} {
+				t.Run(fmt.Sprintf("%s server, script over %s, asked over %s", tcp, runner, asker), func(t *testing.T) {
+					ctx := context.Background()
+					done := make(chan error, 1)
+					scripter := dialOver(t, srv, runner)
+					go func() { done <- scripter.Eval(ctx, `while true do end`, nil).Err() }()
+					probe := dialOver(t, srv, asker)
+					waitFor(t, "BUSY", func() bool { return errText(probe.Ping(ctx).Err()) == errBusy })
+					c := dialRawOver(t, srv, asker)
+					c.send(ask)
+					c.expect(want)
+					if err := <-done; !strings.Contains(errText(err), "Script killed by user") {
+						t.Fatalf("script: %v", err)
+					}
+				})
+			}
+		}
 	}
 }
 
-// Goroutine-served connections answer a busy server in Redis's order too;
-// EXEC gets the same EXECABORT, once the script is over (discarding the
-// transaction needs the lock).
-func TestBusyOnGoroutineConns(t *testing.T) {
-	testGoroutineConns = true
-	srv, dial := newScriptTestServer(t, 20*time.Millisecond)
-	testGoroutineConns = false
+// While a script run for a Dial client is busy, TCP clients are answered
+// at once: WATCH (allowed while busy) does not wait for the script, and a
+// SCRIPT KILL from another TCP client behind it stops the script.
+func TestWatchAndKillWhileDialScriptBusy(t *testing.T) {
+	srv, _ := newScriptTestServer(t, 20*time.Millisecond)
 	ctx := context.Background()
-	runner, probe := dial(), dial()
-	// busyFor runs a script that ends by itself after 200 ms and returns
-	// once the server answers BUSY.
-	busyFor := func() chan error {
-		done := make(chan error, 1)
-		go func() {
-			done <- runner.Eval(ctx, `local t0 = redis.call('TIME') while true do local t = redis.call('TIME') if (t[1] - t0[1]) * 1000000 + t[2] - t0[2] > 200000 then break end end return 1`, nil).Err()
-		}()
-		waitFor(t, "BUSY", func() bool { return errText(probe.Ping(ctx).Err()) == errBusy })
-		return done
+	done := make(chan error, 1)
+	scripter := dialOver(t, srv, viaDial)
+	go func() { done <- scripter.Eval(ctx, `while true do end`, nil).Err() }()
+	probe := dialOver(t, srv, viaLoop)
+	waitFor(t, "BUSY", func() bool { return errText(probe.Ping(ctx).Err()) == errBusy })
+	watcher, killer := dialRawOver(t, srv, viaLoop), dialRawOver(t, srv, viaLoop)
+	watcher.send("WATCH k\r\n")
+	watcher.expect("+OK\r\n")
+	killer.send("SCRIPT KILL\r\n")
+	killer.expect("+OK\r\n")
+	if err := <-done; !strings.Contains(errText(err), "Script killed by user") {
+		t.Fatalf("script: %v", err)
 	}
+	// The watch holds: a write by someone else fails the transaction.
+	killer.send("SET k v\r\n")
+	killer.expect("+OK\r\n")
+	watcher.send("MULTI\r\nGET k\r\nEXEC\r\n")
+	watcher.expect("+OK\r\n+QUEUED\r\n*-1\r\n")
+}
+
+func init() {
+	register(&Command{Name: "test.busypanic", Arity: 1, Flags: FlagAllowBusy, Handler: func(c *Client, args [][]byte) {
+		panic("test.busypanic")
+	}})
+}
+
+// Commands answered while a script is busy go through invoke like any
+// other: they are counted in INFO commandstats (SCRIPT KILL's call, PING's
+// rejection) and a panic in one is answered with an error.
+func TestBusyCommandsAreCounted(t *testing.T) {
+	srv, dial := newScriptTestServer(t, 20*time.Millisecond)
+	ctx := context.Background()
+	done := make(chan error, 1)
+	scripter := dial()
+	go func() { done <- scripter.Eval(ctx, `while true do end`, nil).Err() }()
 	c := dialRaw(t, srv)
-
-	// Redis 7.0's replies to the same requests while busy (here DISCARD
-	// waits for the script).
-	done := busyFor()
-	busy := "-" + errBusy + "\r\n"
-	c.send("NOSUCHCMD a\r\nGET\r\nSCRIPT BOGUS\r\nPING\r\nMULTI\r\nGET a\r\nSCRIPT KILL\r\nDISCARD\r\n")
-	c.expect("-ERR unknown command 'NOSUCHCMD', with args beginning with: 'a' \r\n" +
-		"-ERR wrong number of arguments for 'get' command\r\n" +
-		"-ERR unknown subcommand 'BOGUS'. Try SCRIPT HELP.\r\n" +
-		busy + "+OK\r\n" + busy + "+QUEUED\r\n+OK\r\n")
-	if err := <-done; err != nil {
+	waitFor(t, "BUSY", func() bool {
+		c.send("PING\r\n")
+		line, err := c.rd.ReadString('\n')
+		return err != nil || line == "-"+errBusy+"\r\n"
+	})
+	c.send("test.busypanic\r\nSCRIPT KILL\r\n")
+	c.expect("-ERR internal error while running 'test.busypanic'\r\n+OK\r\n")
+	if err := <-done; !strings.Contains(errText(err), "Script killed by user") {
 		t.Fatalf("script: %v", err)
 	}
-
-	done = busyFor()
-	c.send("MULTI\r\nEXEC\r\nPING\r\n")
-	c.expect("+OK\r\n-EXECABORT Transaction discarded because of: " + errBusy + "\r\n+PONG\r\n")
-	if err := <-done; err != nil {
-		t.Fatalf("script: %v", err)
+	stats, err := dial().Info(ctx, "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"cmdstat_script|kill:calls=1,", "cmdstat_test.busypanic:calls=1,"} {
+		if !strings.Contains(stats, want) {
+			t.Errorf("INFO commandstats has no %q:\n%s", want, stats)
+		}
+	}
+	if !regexp.MustCompile(`cmdstat_ping:calls=\d+,usec=\d+,usec_per_call=[\d.]+,rejected_calls=[1-9]`).MatchString(stats) {
+		t.Errorf("PING's BUSY not counted as rejected:\n%s", stats)
 	}
 }

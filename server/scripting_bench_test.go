@@ -2,7 +2,6 @@ package server
 
 import (
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
@@ -79,7 +78,6 @@ func benchServerPath(b *testing.B, run func(), w *discardWriter) {
 // processCPU is the CPU time the process has used (as cpuTime in the
 // external test package).
 func processCPU() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	sys, user := cpuTimes()
+	return sys + user
 }

@@ -1,13 +1,21 @@
-// Package server is floodgate's RESP server: connections (on redcon), the
-// command table, dispatch and transactions, and the controls an embedding
-// program or test uses (Do, Dial, SetError, Pause, counters); the test double
-// built on them is package servertest.
+// Package server is floodgate's RESP server: connections (an epoll event
+// loop on Linux, a goroutine per connection for Dial and elsewhere, both
+// feeding one parser and one dispatch), the command table, dispatch and
+// transactions, and the controls an embedding program or test uses (Do,
+// Dial, SetError, Pause, counters); the test double built on them is package
+// servertest.
 //
-// Connections are served concurrently, but commands execute one at a time:
-// a connection takes the execution lock once for every batch of pipelined
-// commands it has read, runs them all, releases the lock, and redcon flushes
-// the replies once. A script or an EXEC block runs inside one batch, so
-// nothing is ever interleaved with it.
+// Every connection, whatever moves its bytes (the epoll event loop for TCP
+// and Unix sockets on Linux, a goroutine per connection for Dial, non-Linux
+// systems and Config.GoroutineConns), has one input buffer, one request
+// parser (requestParser, Redis's processMultibulkBuffer) and one output
+// buffer (conn). Commands execute one at a time: a connection takes the
+// execution lock once for every batch of pipelined requests it has read,
+// runs them all through dispatch, releases the lock, and its transport
+// writes the replies with one write. A script or an EXEC block runs inside
+// one batch, so nothing is ever interleaved with it; while a script is past
+// lua-time-limit, its hook serves the other clients in turn, as Redis's
+// processEventsWhileBlocked does (Server.acquire).
 package server
 
 import (
@@ -23,7 +31,6 @@ import (
 
 	"github.com/floodgate/floodgate/luaengine"
 	"github.com/floodgate/floodgate/store"
-	"github.com/tidwall/redcon"
 )
 
 // Version is the Redis version floodgate reports (and matches): the one
@@ -49,9 +56,10 @@ type Config struct {
 	// ActiveExpiryInterval is how often expired keys are reclaimed (100 ms).
 	ActiveExpiryInterval time.Duration
 	// GoroutineConns serves every connection on a goroutine of its own
-	// (redcon's model) instead of the epoll event loop, which Linux TCP and
-	// Unix-socket connections get by default (loop_linux.go). In-memory
-	// connections (Dial) are always served the goroutine way.
+	// (conn_goroutine.go) instead of the epoll event loop, which Linux TCP
+	// and Unix-socket connections get by default (loop_linux.go). In-memory
+	// connections (Dial) are always served the goroutine way. Either way
+	// the bytes go through the same parser and dispatch.
 	GoroutineConns bool
 }
 
@@ -90,16 +98,16 @@ type Server struct {
 	store *store.Store
 
 	// lock is the execution lock: holding it means having sent into it.
-	// A channel rather than a mutex so a waiter can also wake on busy.
-	lock   chan struct{}
-	busyMu sync.Mutex
-	busy   chan struct{} // closed while a script is past LuaTimeLimit
+	// A channel rather than a mutex so a waiter can take a busy turn
+	// instead (acquire).
+	lock chan struct{}
+	// busyTurn is where a client waiting for the lock offers its turnDone
+	// to a busy script's hook, which receives it, waits for it, and goes
+	// on (serveBusyTurns).
+	busyTurn chan chan struct{}
 
 	ln        net.Listener
-	rs        *redcon.Server
-	served    chan struct{} // closed when the accept loop has returned
 	stop      chan struct{} // closed by Close
-	drained   chan struct{} // closed by Close once connections are gone
 	closeDone chan struct{} // closed when Close has finished
 	closed    atomic.Bool
 	stopped   sync.WaitGroup
@@ -120,13 +128,13 @@ type Server struct {
 
 	scripting scripting // EVAL, SCRIPT and the script time limit (cmd_scripting.go)
 
-	// loopRunning is the event loop whose connection's batch holds the
-	// execution lock, nil otherwise; guarded by lock.
-	loopRunning *eventLoop
-	loop        atomic.Pointer[eventLoop] // created with the first TCP connection
-	// answeringBusy is set while the event loop serves its clients from a
-	// busy script's hook: dispatch then answers BUSY where Redis does.
-	// Guarded by lock.
+	// running is the connection whose batch holds the execution lock, nil
+	// otherwise; guarded by lock.
+	running *conn
+	loop    atomic.Pointer[eventLoop] // created with the first TCP connection
+	// answeringBusy is set while a client is answered during a busy script
+	// (answerBusy): dispatch then answers BUSY where Redis does. Guarded by
+	// lock (a busy turn or the script's hook holds it for the script).
 	answeringBusy bool
 }
 
@@ -144,11 +152,9 @@ func New(cfg Config) *Server {
 		log:       cfg.Logger,
 		store:     store.New(cfg.Databases, cfg.Clock),
 		lock:      make(chan struct{}, 1),
-		busy:      make(chan struct{}),
+		busyTurn:  make(chan chan struct{}),
 		stop:      make(chan struct{}),
-		drained:   make(chan struct{}),
 		closeDone: make(chan struct{}),
-		served:    make(chan struct{}),
 		clients:   make(map[*Client]struct{}),
 		stats:     make([]cmdStat, commandTable.count),
 		started:   time.Now(),
@@ -164,16 +170,12 @@ func (s *Server) Start() error { return s.StartAddr(s.cfg.Addr) }
 // Serve serves connections from ln in the background.
 func (s *Server) Serve(ln net.Listener) {
 	s.ln = ln
-	if !s.startLoop(ln) {
-		s.rs = redcon.NewServerNetwork("tcp", ln.Addr().String(), s.handle, s.accept, s.closedConn)
-		guarded := &guardListener{Listener: ln, srv: s}
-		s.stopped.Add(1)
-		go func() {
-			defer s.stopped.Done()
-			defer close(s.served)
-			_ = s.rs.Serve(guarded)
-		}()
+	handoff := s.startLoop()
+	if handoff == nil {
+		handoff = s.serveOnGoroutine
 	}
+	s.stopped.Add(1)
+	go s.acceptLoop(ln, handoff)
 	s.stopped.Add(1)
 	go s.expiryLoop()
 	s.stopped.Add(1)
@@ -214,25 +216,21 @@ func (s *Server) Close() error {
 	defer close(s.closeDone)
 	close(s.stop)
 	if s.ln != nil {
-		// guardListener holds the accept error back until drained, because
-		// redcon closes every connection as soon as Accept fails.
 		s.ln.Close()
 	}
 	s.wakeLoop()
-	// An expired read deadline wakes idle connections and stops busy ones
-	// after their current batch: redcon then flushes and closes them itself.
+	// Goroutine-served connections are woken (an expired read deadline)
+	// and stop after their current batch, once its replies are out; the
+	// event loop closes its own.
 	s.clientsMu.Lock()
 	for c := range s.clients {
-		if c.conn != nil {
-			c.conn.NetConn().SetReadDeadline(time.Unix(1, 0))
-		}
+		c.conn.tr.interrupt()
 	}
 	s.clientsMu.Unlock()
 	deadline := time.Now().Add(5 * time.Second)
 	for s.clientCount() > 0 && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond) // polling the drain, bounded by the deadline
 	}
-	close(s.drained)
 	s.stopped.Wait()
 	s.closeScripting()
 	return nil
@@ -248,115 +246,111 @@ func (s *Server) clientCount() int {
 func (s *Server) Done() <-chan struct{} { return s.stop }
 
 // accept registers a new connection.
-func (s *Server) accept(conn redcon.Conn) bool {
-	if s.closed.Load() {
-		return false
-	}
+func (s *Server) accept(cn *conn, addr string) bool {
 	c := &Client{
 		srv:     s,
 		id:      s.nextClientID.Add(1),
-		conn:    conn,
+		conn:    cn,
 		db:      s.store.DB(0),
-		addr:    conn.RemoteAddr(),
+		addr:    addr,
 		created: time.Now(),
 		authed:  s.cfg.Password == "",
 	}
-	c.resp = &respWriter{conn: conn, proto: 2}
+	c.resp = &respWriter{cn: cn, proto: 2}
 	c.w = c.resp
-	conn.SetContext(c)
-	if g, ok := conn.NetConn().(*guardConn); ok {
-		g.client = c // for the limits on unauthenticated clients
-	}
+	cn.client = c
+	// Checked under clientsMu, which Close takes after setting closed to
+	// wake every client: a client is either refused or woken.
 	s.clientsMu.Lock()
+	defer s.clientsMu.Unlock()
+	if s.closed.Load() {
+		return false
+	}
 	s.clients[c] = struct{}{}
-	s.clientsMu.Unlock()
 	s.totalConns.Add(1)
 	return true
 }
 
-func (s *Server) closedConn(conn redcon.Conn, err error) {
-	c, _ := conn.Context().(*Client)
-	if c == nil {
-		return
-	}
+// closedConn unregisters a connection its transport has closed. It runs on
+// the transport's goroutine, outside any batch.
+func (s *Server) closedConn(cn *conn) {
+	c := cn.client
 	s.clientsMu.Lock()
 	delete(s.clients, c)
 	s.clientsMu.Unlock()
 	if len(c.watch.keys) > 0 {
-		s.lock <- struct{}{}
+		h := s.acquire(cn.turnDone)
 		c.unwatchAll()
+		s.releaseHold(h, cn.turnDone)
+	}
+}
+
+// hold is what a batch of requests runs under.
+type hold uint8
+
+const (
+	holdNone hold = iota
+	holdLock      // the execution lock
+	holdTurn      // a busy turn, granted by a busy script's hook
+	holdHook      // inside a busy script's hook, whose goroutine holds the lock
+)
+
+// acquire takes the execution lock for a batch. While a script is past
+// its time limit its hook (scriptPoll) hands out busy turns instead: the
+// script waits in the hook while the batch runs, so nothing else touches
+// the keyspace meanwhile, and the batch is answered as Redis answers while
+// busy (answerBusy). Whichever comes first is taken, so a client waiting on
+// a busy script, whatever its transport and wherever the script runs, is
+// answered at once, as in Redis, where the script's own event loop serves
+// every client (processEventsWhileBlocked). done is the caller's turnDone.
+func (s *Server) acquire(done chan struct{}) hold {
+	select {
+	case s.lock <- struct{}{}:
+		return holdLock
+	default:
+	}
+	select {
+	case s.lock <- struct{}{}:
+		return holdLock
+	case s.busyTurn <- done:
+		return holdTurn
+	}
+}
+
+// releaseHold ends what acquire (or a hook) gave.
+func (s *Server) releaseHold(h hold, done chan struct{}) {
+	switch h {
+	case holdLock:
 		<-s.lock
+	case holdTurn:
+		done <- struct{}{}
 	}
 }
 
-// handle is redcon's handler: it takes the execution lock once for the
-// command and every further command already read from the connection.
-func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
-	c := conn.Context().(*Client)
-	if c.closing {
-		return
-	}
-	if !s.acquire(c, cmd.Args) {
-		return
-	}
-	defer s.release()
-	s.execute(c, cmd.Args)
-	for _, next := range conn.ReadPipeline() {
-		if c.closing {
-			break
-		}
-		s.execute(c, next.Args)
-	}
-	if c.closing {
-		conn.Close()
-	}
-}
+// maxBusyTurns bounds the turns one hook call grants, so clients that keep
+// sending cannot keep a script from going on (or from being killed).
+const maxBusyTurns = 64
 
-// acquire takes the execution lock for a client about to run args. While a
-// script is past its time limit it instead answers as Redis would (check's
-// refusals, BUSY among them), or runs a command flagged allow-busy (SCRIPT
-// KILL, SHUTDOWN NOSAVE, MULTI) without the lock, and returns false; WATCH,
-// UNWATCH, DISCARD and a refused EXEC wait for the lock, as they change
-// the watch registry.
-func (s *Server) acquire(c *Client, args [][]byte) bool {
-	for {
-		s.busyMu.Lock()
-		busy := s.busy
-		s.busyMu.Unlock()
+// serveBusyTurns runs in a busy script's hook: each client waiting for the
+// execution lock runs its batch in turn while the script waits.
+func (s *Server) serveBusyTurns() {
+	for range maxBusyTurns {
 		select {
-		case s.lock <- struct{}{}:
-			return true
-		case <-busy:
-			cmd, r := check(c, args, true)
-			switch {
-			case r != nil && r.viaReject && r.cmd.Name == "exec":
-				// EXECABORT discards the transaction and its watches,
-				// which needs the lock: answered once the script is done.
-				s.lock <- struct{}{}
-				s.refuse(c, r, true)
-				<-s.lock
-			case r != nil:
-				s.refuse(c, r, false)
-			case waitsWhenBusy(cmd):
-				s.lock <- struct{}{}
-				return true
-			case c.multi != nil && !queuesImmediately(cmd):
-				c.queue(cmd, args)
-			default:
-				cmd.Handler(c, args)
-			}
-			return false
+		case done := <-s.busyTurn:
+			<-done
+		default:
+			return
 		}
 	}
 }
 
-// scriptPoll is the running script's hook (every few thousand
-// instructions). When the script is past its time limit and runs on an
-// event loop's goroutine, nobody else could serve that loop's clients: the
-// loop serves them from here. A server shutting down stops the script.
+// scriptPoll is the running script's hook (every 1024 instructions). Once
+// the script is past its time limit, the clients of its event loop (when
+// it runs on one: nobody else could read them) and those waiting for the
+// lock are served from here, as Redis's processEventsWhileBlocked serves
+// them. A server shutting down stops the script.
 func (s *Server) scriptPoll() {
-	l := s.loopRunning // the script's goroutine holds the lock
-	if l == nil || !s.scripting.busy.Load() {
+	if !s.scripting.busy.Load() {
 		return
 	}
 	if s.closed.Load() {
@@ -365,26 +359,22 @@ func (s *Server) scriptPoll() {
 		}
 		return
 	}
-	l.pollBusy()
+	if r := s.running; r != nil && r.loop != nil { // the script's goroutine holds the lock
+		r.loop.pollBusy(r)
+	}
+	s.serveBusyTurns()
 }
 
-func (s *Server) release() { <-s.lock }
-
-// setBusy is called with true by the script runner when a script passes
-// LuaTimeLimit, and with false when it ends.
-func (s *Server) setBusy(on bool) {
-	s.busyMu.Lock()
-	defer s.busyMu.Unlock()
-	select {
-	case <-s.busy:
-		if !on {
-			s.busy = make(chan struct{})
-		}
-	default:
-		if on {
-			close(s.busy)
-		}
-	}
+// answerBusy answers a request while a script is past its time limit,
+// through the ordinary dispatch, which then refuses what Redis refuses in
+// the order of processCommand: an unknown command, a wrong arity or NOAUTH
+// is told so, EXEC gets EXECABORT, the allow-busy commands (SCRIPT KILL,
+// SHUTDOWN NOSAVE, MULTI, WATCH, UNWATCH, DISCARD) run, and the rest get
+// BUSY. The keyspace keeps the script's time snapshot.
+func (s *Server) answerBusy(c *Client, args [][]byte) {
+	s.answeringBusy = true
+	s.dispatch(c, args)
+	s.answeringBusy = false
 }
 
 // execute runs one client command with the lock held.
@@ -402,7 +392,7 @@ func (s *Server) execute(c *Client, args [][]byte) {
 func (s *Server) dispatch(c *Client, args [][]byte) {
 	cmd, r := check(c, args, s.answeringBusy)
 	if r != nil {
-		s.refuse(c, r, true)
+		s.refuse(c, r)
 		return
 	}
 	if c.multi != nil && !queuesImmediately(cmd) {
@@ -454,10 +444,9 @@ func check(c *Client, args [][]byte, busy bool) (*Command, *refusal) {
 	return cmd, nil
 }
 
-// refuse answers a refusal. Only a caller holding the execution lock may
-// count it (locked) or let EXEC's EXECABORT drop the client's watches.
-func (s *Server) refuse(c *Client, r *refusal, locked bool) {
-	if locked && r.cmd != nil {
+// refuse answers a refusal and counts it as rejected in commandstats.
+func (s *Server) refuse(c *Client, r *refusal) {
+	if r.cmd != nil {
 		s.stats[r.cmd.id].rejected++
 	}
 	if r.viaReject {

@@ -29,20 +29,18 @@ func init() {
 	}})
 }
 
-func startTestServer(t *testing.T) *Server {
-	t.Helper()
-	srv := New(Config{Addr: "127.0.0.1:0"})
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
+func TestCloseFinishesBatchInFlight(t *testing.T) {
+	for _, goroutineConns := range []bool{false, true} {
+		t.Run(map[bool]string{false: viaLoop, true: viaGoroutine}[goroutineConns], func(t *testing.T) {
+			testCloseFinishesBatchInFlight(t, goroutineConns)
+		})
 	}
-	t.Cleanup(func() { srv.Close() })
-	return srv
 }
 
-func TestCloseFinishesBatchInFlight(t *testing.T) {
+func testCloseFinishesBatchInFlight(t *testing.T, goroutineConns bool) {
 	newBlockGate()
 	goroutines := runtime.NumGoroutine()
-	srv := New(Config{Addr: "127.0.0.1:0"})
+	srv := New(Config{Addr: "127.0.0.1:0", GoroutineConns: goroutineConns})
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +90,7 @@ func TestCloseFinishesBatchInFlight(t *testing.T) {
 }
 
 func TestPipelineRepliesInOrder(t *testing.T) {
-	srv := startTestServer(t)
+	srv := startServer(t, Config{})
 	conn, err := net.Dial("tcp", srv.Addr())
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +105,7 @@ func TestPipelineRepliesInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := make([]byte, len(want))
-	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	conn.SetReadDeadline(time.Now().Add(testDeadline))
 	if _, err := io.ReadFull(conn, got); err != nil {
 		t.Fatal(err)
 	}
@@ -126,12 +124,7 @@ type clockedServer struct {
 func startClockedServer(t testing.TB, t0 time.Time) *clockedServer {
 	t.Helper()
 	clock := store.NewManualClock(t0)
-	srv := New(Config{Addr: "127.0.0.1:0", Clock: clock})
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	return &clockedServer{Server: srv, clock: clock}
+	return &clockedServer{Server: startServer(t, Config{Clock: clock}), clock: clock}
 }
 
 // SetTime and FastForward move the clock, then expire what is due, as

@@ -15,47 +15,49 @@ import (
 // values): it is luaengine.ReplyWriter, one interface for both.
 type Writer = luaengine.ReplyWriter
 
-// respWriter writes RESP2 or RESP3 into a connection's output buffer.
+// respWriter writes RESP2 or RESP3 into a connection's output buffer, with
+// redcon's encoders (they append to a slice and allocate nothing).
 type respWriter struct {
-	conn   redcon.Conn
+	cn     *conn
 	errors int // error replies written, for INFO's failed_calls
 	proto  int // 2 until HELLO 3
 	buf    []byte
 }
 
-func (w *respWriter) Status(s string)     { w.conn.WriteString(s) }
-func (w *respWriter) Error(msg string)    { w.errors++; w.conn.WriteError(msg) }
-func (w *respWriter) Int(n int64)         { w.conn.WriteInt64(n) }
-func (w *respWriter) Bulk(b []byte)       { w.conn.WriteBulk(b) }
-func (w *respWriter) BulkString(s string) { w.conn.WriteBulkString(s) }
-func (w *respWriter) Array(n int)         { w.conn.WriteArray(n) }
+func (w *respWriter) Status(s string)     { w.cn.out = redcon.AppendString(w.cn.out, s) }
+func (w *respWriter) Error(msg string)    { w.errors++; w.cn.out = redcon.AppendError(w.cn.out, msg) }
+func (w *respWriter) Int(n int64)         { w.cn.out = redcon.AppendInt(w.cn.out, n) }
+func (w *respWriter) Bulk(b []byte)       { w.cn.out = redcon.AppendBulk(w.cn.out, b) }
+func (w *respWriter) BulkString(s string) { w.cn.out = redcon.AppendBulkString(w.cn.out, s) }
+func (w *respWriter) Array(n int)         { w.cn.out = redcon.AppendArray(w.cn.out, n) }
 func (w *respWriter) Proto() int          { return w.proto }
+func (w *respWriter) raw(b []byte)        { w.cn.out = append(w.cn.out, b...) }
 
 func (w *respWriter) Null() {
 	if w.proto == 3 {
-		w.conn.WriteRaw(resp3Null)
+		w.raw(resp3Null)
 		return
 	}
-	w.conn.WriteNull()
+	w.cn.out = redcon.AppendNull(w.cn.out)
 }
 
 func (w *respWriter) NullArray() {
 	if w.proto == 3 {
-		w.conn.WriteRaw(resp3Null)
+		w.raw(resp3Null)
 		return
 	}
-	w.conn.WriteRaw(nullArray)
+	w.raw(nullArray)
 }
 
 func (w *respWriter) Double(f float64) {
 	if w.proto == 3 {
 		w.buf = AppendDouble(append(w.buf[:0], ','), f)
 		w.buf = append(w.buf, '\r', '\n')
-		w.conn.WriteRaw(w.buf)
+		w.raw(w.buf)
 		return
 	}
 	w.buf = AppendDouble(w.buf[:0], f)
-	w.conn.WriteBulk(w.buf)
+	w.Bulk(w.buf)
 }
 
 func (w *respWriter) Map(n int) {
@@ -63,7 +65,7 @@ func (w *respWriter) Map(n int) {
 		w.header('%', n)
 		return
 	}
-	w.conn.WriteArray(2 * n)
+	w.Array(2 * n)
 }
 
 func (w *respWriter) Set(n int) {
@@ -71,7 +73,7 @@ func (w *respWriter) Set(n int) {
 		w.header('~', n)
 		return
 	}
-	w.conn.WriteArray(n)
+	w.Array(n)
 }
 
 func (w *respWriter) Verbatim(s string) { w.VerbatimFormat("txt", s) }
@@ -82,23 +84,23 @@ func (w *respWriter) VerbatimFormat(format, s string) {
 	if w.proto == 3 {
 		w.header('=', len(s)+4)
 		w.buf = append(append(append(append(w.buf[:0], format...), ':'), s...), '\r', '\n')
-		w.conn.WriteRaw(w.buf)
+		w.raw(w.buf)
 		return
 	}
-	w.conn.WriteBulkString(s)
+	w.BulkString(s)
 }
 
 // Bool is 1 or 0 under RESP2.
 func (w *respWriter) Bool(v bool) {
 	switch {
 	case w.proto == 3 && v:
-		w.conn.WriteRaw(resp3True)
+		w.raw(resp3True)
 	case w.proto == 3:
-		w.conn.WriteRaw(resp3False)
+		w.raw(resp3False)
 	case v:
-		w.conn.WriteInt(1)
+		w.Int(1)
 	default:
-		w.conn.WriteInt(0)
+		w.Int(0)
 	}
 }
 
@@ -106,16 +108,16 @@ func (w *respWriter) Bool(v bool) {
 func (w *respWriter) BigNumber(s string) {
 	if w.proto == 3 {
 		w.buf = append(append(append(w.buf[:0], '('), s...), '\r', '\n')
-		w.conn.WriteRaw(w.buf)
+		w.raw(w.buf)
 		return
 	}
-	w.conn.WriteBulkString(s)
+	w.BulkString(s)
 }
 
 func (w *respWriter) header(kind byte, n int) {
 	w.buf = strconv.AppendInt(append(w.buf[:0], kind), int64(n), 10)
 	w.buf = append(w.buf, '\r', '\n')
-	w.conn.WriteRaw(w.buf)
+	w.raw(w.buf)
 }
 
 var (

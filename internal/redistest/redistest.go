@@ -23,7 +23,7 @@ import (
 // Patience is how long Eventually and a starting redis-server may take: far
 // more than anything needs on an idle machine, so only a real failure
 // reaches it.
-const Patience = 60 * time.Second
+const Patience = 2 * time.Minute
 
 // Eventually polls cond until it holds, and fails t (naming what it waited
 // for) if it still does not after Patience.

@@ -1,0 +1,110 @@
+package server
+
+import (
+	"errors"
+	"net"
+	"syscall"
+	"time"
+)
+
+// The goroutine transport serves a connection on a goroutine of its own:
+// it reads from the net.Conn into the connection's buffers, hands the bytes
+// to the same parser and dispatch as the event loop (conn.received), and
+// writes the replies of each read with one write. Dial's in-memory
+// connections use it, as do non-Linux systems and Config.GoroutineConns.
+// A client that does not read its replies blocks its own goroutine's write,
+// so it stops being read (back-pressure) and costs nobody else anything.
+
+// goReadSize is what one read asks for (Redis: 16 KB).
+const goReadSize = 16 << 10
+
+// goConn is a goroutine-served connection's transport.
+type goConn struct {
+	nc net.Conn
+}
+
+func (g goConn) kill()             { g.nc.Close() }
+func (g goConn) interrupt()        { g.nc.SetReadDeadline(time.Unix(1, 0)) }
+func (g goConn) localAddr() string { return g.nc.LocalAddr().String() }
+
+// socketFD is the socket's descriptor, for CLIENT LIST; -1 for a pipe.
+func (g goConn) socketFD() int {
+	sc, ok := g.nc.(syscall.Conn)
+	if !ok {
+		return -1
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return -1
+	}
+	fd := -1
+	raw.Control(func(f uintptr) { fd = int(f) })
+	return fd
+}
+
+// serveOnGoroutine serves nc on a goroutine of its own.
+func (s *Server) serveOnGoroutine(nc net.Conn) {
+	cn := newConn(s, goConn{nc})
+	if !s.accept(cn, nc.RemoteAddr().String()) {
+		nc.Close()
+		return
+	}
+	go s.serveConn(cn, nc)
+}
+
+// serveConn reads nc into cn until the client or the server closes it; a
+// client that asked to be closed (QUIT, a protocol error) is closed once
+// its replies are written.
+func (s *Server) serveConn(cn *conn, nc net.Conn) {
+	defer s.closedConn(cn)
+	defer nc.Close()
+	scratch := make([]byte, goReadSize)
+	c := cn.client
+	for !c.closing {
+		buf := cn.readBuf(scratch)
+		n, err := nc.Read(buf)
+		if n > 0 {
+			keep := cn.received(buf, n, false)
+			if len(cn.out) > 0 {
+				written, werr := nc.Write(cn.out)
+				cn.flushed(written)
+				if werr != nil {
+					return
+				}
+			}
+			if !keep {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// acceptLoop accepts connections from ln and hands each to handoff (the
+// event loop's or serveOnGoroutine) until the server closes.
+func (s *Server) acceptLoop(ln net.Listener, handoff func(net.Conn)) {
+	defer s.stopped.Done()
+	var backoff time.Duration
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			if s.closed.Load() || errors.Is(err, net.ErrClosed) {
+				return
+			}
+			// Out of descriptors and the like: back off as net/http does,
+			// rather than spin.
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			s.log.Warn("accept failed", "err", err, "retry_in", backoff)
+			select {
+			case <-time.After(backoff):
+			case <-s.stop:
+				return
+			}
+			continue
+		}
+		backoff = 0
+		handoff(nc)
+	}
+}

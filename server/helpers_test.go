@@ -1,0 +1,92 @@
+package server
+
+import (
+	"net"
+	"testing"
+	"time"
+
+	"github.com/floodgate/floodgate/internal/redistest"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// testDeadline bounds every wait in the server's tests: long enough that
+// only something really broken reaches it, on however loaded a machine.
+const testDeadline = redistest.Patience
+
+// waitFor is redistest.Eventually, under the name the server's tests use.
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	redistest.Eventually(t, what, cond)
+}
+
+// Transports the protocol and busy-script tests run over (testTransport).
+const (
+	viaLoop      = "loop"      // TCP, on the epoll event loop (Linux)
+	viaGoroutine = "goroutine" // TCP, a goroutine per connection (GoroutineConns)
+	viaDial      = "dial"      // Dial's in-memory connections
+)
+
+// testTransport is how startServer's server is reached by dialRaw and by
+// newScriptTestServer's clients; TestOtherTransports changes it.
+var testTransport = viaLoop
+
+// startServer starts a server with cfg (its Addr is a free port) for the
+// current testTransport, closed when the test ends.
+func startServer(t testing.TB, cfg Config) *Server {
+	t.Helper()
+	cfg.Addr = "127.0.0.1:0"
+	cfg.GoroutineConns = testTransport == viaGoroutine
+	srv := New(cfg)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}
+
+// dialConn connects to srv over testTransport.
+func dialConn(t testing.TB, srv *Server) net.Conn { return dialConnOver(t, srv, testTransport) }
+
+// dialConnOver connects to srv over Dial or TCP (however it is served).
+func dialConnOver(t testing.TB, srv *Server, transport string) net.Conn {
+	t.Helper()
+	var c net.Conn
+	var err error
+	if transport == viaDial {
+		c, err = srv.Dial()
+	} else {
+		c, err = net.Dial("tcp", srv.Addr())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	c.SetDeadline(time.Now().Add(testDeadline))
+	return c
+}
+
+// newRedisClient returns a go-redis client of srv over testTransport.
+func newRedisClient(t testing.TB, srv *Server) *redis.Client {
+	return dialOver(t, srv, testTransport)
+}
+
+// dialOver returns a go-redis client of srv over Dial or TCP, with
+// timeouts only something broken reaches.
+func dialOver(t testing.TB, srv *Server, transport string) *redis.Client {
+	opts := &redis.Options{Addr: srv.Addr(), Protocol: 2, DisableIdentity: true, MaxRetries: -1, ReadTimeout: testDeadline, WriteTimeout: testDeadline}
+	if transport == viaDial {
+		opts.Dialer = srv.DialContext
+	}
+	c := redis.NewClient(opts)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// patient gives go-redis options timeouts only something broken reaches
+// (go-redis waits 3 s for a reply by default: a loaded machine running
+// the race detector can take longer).
+func patient(o *redis.Options) *redis.Options {
+	o.DialTimeout, o.ReadTimeout, o.WriteTimeout = testDeadline, testDeadline, testDeadline
+	return o
+}
