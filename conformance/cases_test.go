@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 var io_ReadFull = io.ReadFull
@@ -23,6 +25,13 @@ var io_ReadFull = io.ReadFull
 //	!approx=N    integer replies may differ by N (TTL, PTTL)
 //	!type        compare only the reply's type and shape, not its content (TIME)
 //	!known=why   a deliberate difference: run on both, compare nothing, say why
+//	!send        send without reading the reply (a blocking command)
+//	!recv        read the reply an earlier !send left on that connection and
+//	             compare it; the rest of the line only names the command
+//	!blocked=N   wait until both servers report N blocked_clients
+//	!id          remember the connection's CLIENT ID on each server: {id@N}
+//	             in a later line stands for connection N's
+//	!close       close the connection on both servers
 //
 // A command line's comparisons are counted under its command name.
 type tcase struct {
@@ -76,6 +85,7 @@ func runCase(t *testing.T, tc tcase, proto int) {
 		}
 		return pair
 	}
+	ids := map[string][2]string{}
 	first := get(1)
 	for _, c := range first {
 		if reply, err := c.do("FLUSHALL"); err != nil || string(reply) != "+OK\r\n" {
@@ -84,13 +94,49 @@ func runCase(t *testing.T, tc tcase, proto int) {
 	}
 	for _, line := range tc.lines {
 		conn, mode, arg, rest := parseModifiers(line)
+		pair := get(conn)
+		switch mode {
+		case "blocked":
+			waitBlocked(t, pair, arg)
+			continue
+		case "id":
+			var both [2]string
+			for i, c := range pair {
+				reply, err := c.do("CLIENT", "ID")
+				if err != nil || len(reply) < 4 {
+					t.Fatalf("CLIENT ID: %q %v", reply, err)
+				}
+				both[i] = strings.TrimSpace(string(reply[1:]))
+			}
+			ids[fmt.Sprintf("{id@%d}", conn)] = both
+			continue
+		case "close":
+			pair[0].close()
+			pair[1].close()
+			delete(conns, conn)
+			continue
+		}
 		args, err := splitArgs(rest)
 		if err != nil || len(args) == 0 {
 			t.Fatalf("bad case line %q: %v", line, err)
 		}
-		pair := get(conn)
-		want, errR := pair[0].do(args...)
-		got, errF := pair[1].do(args...)
+		if mode == "send" {
+			if err := sendBoth(pair, withIDs(args, ids)); err != nil {
+				t.Fatalf("%s: %v", line, err)
+			}
+			continue
+		}
+		var want, got []byte
+		var errR, errF error
+		if mode == "recv" {
+			mode = ""
+			want, errR = pair[0].read()
+			got, errF = pair[1].read()
+		} else {
+			sides := withIDs(args, ids)
+			want, errR = pair[0].do(sides[0]...)
+			got, errF = pair[1].do(sides[1]...)
+		}
 		if errR != nil {
 			t.Fatalf("%s: redis: %v", line, errR)
 		}
@@ -127,16 +173,16 @@ func parseModifiers(line string) (conn int, mode, arg, rest string) {
 		line = strings.TrimLeft(line, " ")
 		switch {
 		case strings.HasPrefix(line, "@"):
-			end := strings.IndexByte(line, ' ')
+			end := wordEnd(line)
 			conn, _ = strconv.Atoi(line[1:end])
-			line = line[end+1:]
+			line = line[end:]
 		case strings.HasPrefix(line, "!"):
-			end := strings.IndexByte(line, ' ')
+			end := wordEnd(line)
 			mode = line[1:end]
 			if i := strings.IndexByte(mode, '='); i >= 0 {
 				mode, arg = mode[:i], mode[i+1:]
 			}
-			line = line[end+1:]
+			line = line[end:]
 		default:
 			return conn, mode, arg, line
 		}
@@ -294,4 +340,62 @@ func splitArgs(line string) ([]string, error) {
 		}
 		args = append(args, cur.String())
 	}
+}
+
+// withIDs returns args for each server, with {id@N} replaced by that
+// server's CLIENT ID of connection N.
+func withIDs(args []string, ids map[string][2]string) [2][]string {
+	var out [2][]string
+	for side := range out {
+		out[side] = make([]string, len(args))
+		for i, a := range args {
+			for ref, both := range ids {
+				a = strings.ReplaceAll(a, ref, both[side])
+			}
+			out[side][i] = a
+		}
+	}
+	return out
+}
+
+func sendBoth(pair [2]*rawConn, args [2][]string) error {
+	for i, c := range pair {
+		if err := c.send(args[i]...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var blockedClientsField = regexp.MustCompile(`blocked_clients:(\d+)`)
+
+// waitBlocked polls INFO clients on both servers until each reports want
+// blocked clients: a command sent with !send has reached the server and
+// blocked there before the next line runs.
+func waitBlocked(t *testing.T, pair [2]*rawConn, want string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for i, c := range pair {
+		for {
+			reply, err := c.do("INFO", "clients")
+			if err != nil {
+				t.Fatalf("INFO clients: %v", err)
+			}
+			if m := blockedClientsField.FindSubmatch(reply); m != nil && string(m[1]) == want {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("server %d: blocked_clients never reached %s: %q", i, want, reply)
+			}
+			time.Sleep(time.Millisecond) // polling, bounded by the deadline
+		}
+	}
+}
+
+// wordEnd returns where the first space-separated word of line ends.
+func wordEnd(line string) int {
+	if end := strings.IndexByte(line, ' '); end >= 0 {
+		return end
+	}
+	return len(line)
 }

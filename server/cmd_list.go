@@ -24,6 +24,11 @@ var listCommands = []*Command{
 	{Name: "lmove", Arity: 5, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"write", "list", "slow"}, Group: "list", Summary: "Pop an element from a list, push it to another list and return it", Since: "6.2.0", Handler: cmdLMove},
 	{Name: "rpoplpush", Arity: 3, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"write", "list", "slow"}, Group: "list", Summary: "Remove the last element in a list, prepend it to another list and return it", Since: "1.2.0", Handler: cmdRPopLPush},
 	{Name: "lmpop", Arity: -4, Flags: FlagWrite | FlagMovableKeys, FirstKey: 0, LastKey: 0, Step: 0, ACL: []string{"write", "list", "slow"}, Group: "list", Summary: "Pop elements from a list", Since: "7.0.0", Handler: cmdLMPop},
+	{Name: "blpop", Arity: -3, Flags: FlagWrite | FlagNoScript | FlagBlocking, FirstKey: 1, LastKey: -2, Step: 1, ACL: []string{"write", "list", "slow", "blocking"}, Group: "list", Summary: "Remove and get the first element in a list, or block until one is available", Since: "2.0.0", Handler: cmdBLPop},
+	{Name: "brpop", Arity: -3, Flags: FlagWrite | FlagNoScript | FlagBlocking, FirstKey: 1, LastKey: -2, Step: 1, ACL: []string{"write", "list", "slow", "blocking"}, Group: "list", Summary: "Remove and get the last element in a list, or block until one is available", Since: "2.0.0", Handler: cmdBRPop},
+	{Name: "blmove", Arity: 6, Flags: FlagWrite | FlagDenyOOM | FlagNoScript | FlagBlocking, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"write", "list", "slow", "blocking"}, Group: "list", Summary: "Pop an element from a list, push it to another list and return it; or block until one is available", Since: "6.2.0", Handler: cmdBLMove},
+	{Name: "brpoplpush", Arity: 4, Flags: FlagWrite | FlagDenyOOM | FlagNoScript | FlagBlocking, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"write", "list", "slow", "blocking"}, Group: "list", Summary: "Pop an element from a list, push it to another list and return it; or block until one is available", Since: "2.2.0", Handler: cmdBRPopLPush},
+	{Name: "blmpop", Arity: -5, Flags: FlagWrite | FlagBlocking | FlagMovableKeys, FirstKey: 0, LastKey: 0, Step: 0, ACL: []string{"write", "list", "slow", "blocking"}, Group: "list", Summary: "Pop elements from a list, or block until one is available", Since: "7.0.0", Handler: cmdBLMPop},
 }
 
 func init() { register(listCommands...) }
@@ -402,15 +407,18 @@ func whereArg(c *Client, b []byte) (front, ok bool) {
 }
 
 func cmdLMove(c *Client, args [][]byte) {
-	from, ok := whereArg(c, args[3])
-	if !ok {
-		return
+	if from, to, ok := moveWheres(c, args); ok {
+		lmove(c, args[1], args[2], from, to)
 	}
-	to, ok := whereArg(c, args[4])
-	if !ok {
-		return
+}
+
+// moveWheres parses LMOVE's and BLMOVE's wherefrom and whereto.
+func moveWheres(c *Client, args [][]byte) (from, to, ok bool) {
+	if from, ok = whereArg(c, args[3]); !ok {
+		return false, false, false
 	}
-	lmove(c, args[1], args[2], from, to)
+	to, ok = whereArg(c, args[4])
+	return from, to, ok
 }
 
 func cmdRPopLPush(c *Client, args [][]byte) { lmove(c, args[1], args[2], false, true) }
@@ -501,4 +509,89 @@ func mpopFirst(c *Client, keys [][]byte, front bool, count int64) bool {
 		}
 	}
 	return false
+}
+
+func cmdBLPop(c *Client, args [][]byte) {
+	blockingPop(c, args[1:len(args)-1], true, args[len(args)-1], -1)
+}
+
+func cmdBRPop(c *Client, args [][]byte) {
+	blockingPop(c, args[1:len(args)-1], false, args[len(args)-1], -1)
+}
+
+func cmdBLMPop(c *Client, args [][]byte) {
+	keys, front, count, ok := mpopArgs(c, args, 2, whereArg)
+	if ok {
+		blockingPop(c, keys, front, args[1], count)
+	}
+}
+
+// blockingPop is Redis's blockingPopGenericCommand: pop from the first
+// non-empty list of keys, or wait for one. count -1 is BLPOP/BRPOP's
+// [key, element] reply; otherwise BLMPOP's [key, [elements]].
+func blockingPop(c *Client, keys [][]byte, front bool, timeoutArgument []byte, count int64) {
+	timeout, ok := timeoutArg(c, timeoutArgument)
+	if !ok {
+		return
+	}
+	serve := func(c *Client, key []byte, l *store.List) {
+		if count != -1 {
+			popRangeWithKey(c, key, l, front, count)
+			return
+		}
+		c.w.Array(2)
+		c.w.Bulk(key)
+		c.w.Bulk(popFrom(l, front))
+		listChanged(c, key, l)
+	}
+	for _, key := range keys {
+		l, ok := valueAs[*store.List](c, key)
+		if !ok {
+			return
+		}
+		if l != nil {
+			serve(c, key, l)
+			return
+		}
+	}
+	if !c.mayBlock() {
+		c.w.NullArray()
+		return
+	}
+	c.srv.block(c, keys, store.KindList, timeout, func(c *Client, key []byte) {
+		l, _ := valueAs[*store.List](c, key)
+		serve(c, key, l)
+	})
+}
+
+func cmdBLMove(c *Client, args [][]byte) {
+	if from, to, ok := moveWheres(c, args); ok {
+		blmove(c, args[1], args[2], from, to, args[5])
+	}
+}
+
+func cmdBRPopLPush(c *Client, args [][]byte) {
+	blmove(c, args[1], args[2], false, true, args[3])
+}
+
+// blmove is Redis's blmoveGenericCommand: LMOVE, or wait for src. Served
+// later, it answers WRONGTYPE if dst has become another type meanwhile.
+func blmove(c *Client, src, dst []byte, from, to bool, timeoutArgument []byte) {
+	timeout, ok := timeoutArg(c, timeoutArgument)
+	if !ok {
+		return
+	}
+	sl, ok := valueAs[*store.List](c, src)
+	switch {
+	case !ok:
+	case sl != nil:
+		lmove(c, src, dst, from, to)
+	case !c.mayBlock():
+		c.w.Null()
+	default:
+		dst := append([]byte(nil), dst...) // args do not outlive the command
+		c.srv.block(c, [][]byte{src}, store.KindList, timeout, func(c *Client, key []byte) {
+			lmove(c, key, dst, from, to)
+		})
+	}
 }

@@ -74,6 +74,7 @@ type guardConn struct {
 	held    []byte // input not yet fed: an unauthenticated client's next requests
 	fail    string
 	failed  bool
+	ahead   *readAhead // reads while the client is blocked (block_goroutine.go)
 }
 
 func (g *guardConn) Read(p []byte) (int, error) {
@@ -98,7 +99,7 @@ func (g *guardConn) Read(p []byte) (int, error) {
 		if g.readErr != nil {
 			return 0, g.readErr
 		}
-		n, err := g.Conn.Read(p)
+		n, err := g.readConn(p)
 		g.readErr = err
 		g.feed(p[:n])
 	}

@@ -65,8 +65,9 @@ type eventLoop struct {
 	dead    []*loopConn
 
 	mu       sync.Mutex
-	incoming []*loopConn // accepted, not yet registered
-	done     bool        // the loop has shut down: nothing more is taken
+	incoming []*loopConn  // accepted, not yet registered
+	woken    []wokenReply // blocked clients' replies, from resume
+	done     bool         // the loop has shut down: nothing more is taken
 }
 
 // loopConn is one event-loop connection; it is the redcon.Conn that
@@ -81,6 +82,8 @@ type loopConn struct {
 	queued bool   // in the loop's pending list
 	mask   uint32 // epoll interest
 	closed bool
+	paused bool // its client is blocked: input is read and kept, not run
+	loop   *eventLoop
 
 	// fd is read by Close from any goroutine (CLIENT KILL, CloseClients),
 	// and set to -1 by the loop when it closes the socket.
@@ -246,7 +249,7 @@ func (l *eventLoop) adopt(nc net.Conn) (*loopConn, error) {
 		unix.Close(fd)
 		return nil, err
 	}
-	lc := &loopConn{fd: fd, addr: nc.RemoteAddr().String(), laddr: nc.LocalAddr().String()}
+	lc := &loopConn{fd: fd, addr: nc.RemoteAddr().String(), laddr: nc.LocalAddr().String(), loop: l}
 	lc.parser.srv = l.srv
 	nc.Close()
 	return lc, nil
@@ -265,6 +268,7 @@ func (l *eventLoop) run() {
 			ev := l.events[i]
 			if int(ev.Fd) == l.wakefd {
 				l.takeIncoming()
+				l.takeWoken()
 				continue
 			}
 			if lc := l.conns[ev.Fd]; lc != nil {
@@ -423,7 +427,7 @@ func (l *eventLoop) process(lc *loopConn, data []byte) int {
 	c := lc.client()
 	locked := false
 	off := 0
-	for off < len(data) && !c.closing {
+	for off < len(data) && !c.closing && !lc.paused {
 		st, used, args, msg := lc.parser.next(data[off:], c.authed)
 		if st == parseIncomplete {
 			break
@@ -451,6 +455,9 @@ func (l *eventLoop) process(lc *loopConn, data []byte) int {
 			l.current = lc
 		}
 		s.execute(c, args)
+		if c.isBlocked() {
+			lc.paused = true // until resume: see blocking.go
+		}
 	}
 	if locked {
 		s.loopRunning = nil
@@ -735,4 +742,53 @@ func epollPoll(epfd int, events []unix.EpollEvent) (int, error) {
 		return 0, e
 	}
 	return int(n), nil
+}
+
+// The event loop's side of blocking commands (see blocking.go): a blocked
+// client's connection is paused (its input is still read, so a disconnect
+// is seen, but kept), and its reply comes back through resume.
+
+// wokenReply is a blocked client's reply on its way to the loop.
+type wokenReply struct {
+	lc    *loopConn
+	reply []byte
+}
+
+// resume is the connection's Client.wake: it hands the reply to the loop's
+// goroutine, which alone touches the connection's buffers.
+func (lc *loopConn) resume(reply []byte) {
+	l := lc.loop
+	l.mu.Lock()
+	l.woken = append(l.woken, wokenReply{lc, reply})
+	l.mu.Unlock()
+	l.wake()
+}
+
+// takeWoken queues the replies of unblocked clients and runs the input
+// they sent while blocked.
+func (l *eventLoop) takeWoken() {
+	l.mu.Lock()
+	woken := l.woken
+	l.woken = nil
+	l.mu.Unlock()
+	for _, wk := range woken {
+		lc := wk.lc
+		if lc.closed {
+			continue
+		}
+		lc.out = append(lc.out, wk.reply...)
+		lc.paused = false
+		if len(lc.in) > 0 {
+			used := l.process(lc, lc.in)
+			if lc.client().closing || used == len(lc.in) {
+				lc.in = nil
+			} else {
+				lc.in = lc.in[:copy(lc.in, lc.in[used:])]
+			}
+		}
+		if !lc.closed && !lc.queued {
+			lc.queued = true
+			l.pending = append(l.pending, lc)
+		}
+	}
 }

@@ -114,6 +114,7 @@ type Server struct {
 	double testDouble // the test-double API's state (testdouble.go)
 
 	scripting scripting // EVAL, SCRIPT and the script time limit (cmd_scripting.go)
+	blocking  blocking  // clients waiting in BLPOP and friends (blocking.go); guarded by lock
 
 	// loopRunning is the event loop whose connection's batch holds the
 	// execution lock, nil otherwise; guarded by lock.
@@ -150,6 +151,7 @@ func New(cfg Config) *Server {
 	}
 	s.initScripting()
 	s.scripting.poll = s.scriptPoll
+	s.initBlocking()
 	return s
 }
 
@@ -171,6 +173,8 @@ func (s *Server) Serve(ln net.Listener) {
 	}
 	s.stopped.Add(1)
 	go s.expiryLoop()
+	s.stopped.Add(1)
+	go s.blockTimer()
 	s.stopped.Add(1)
 	go s.scriptWatch()
 	s.log.Info("Ready to accept connections", "addr", ln.Addr().String())
@@ -194,6 +198,9 @@ func (s *Server) Do(fn func()) {
 	defer func() { <-s.lock }()
 	s.store.Refresh()
 	fn()
+	if len(s.blocking.ready) > 0 {
+		s.serveReady()
+	}
 }
 
 // Close stops accepting connections, lets every batch in flight finish and
@@ -258,6 +265,12 @@ func (s *Server) accept(conn redcon.Conn) bool {
 	}
 	c.resp = &respWriter{conn: conn, proto: 2}
 	c.w = c.resp
+	if r, ok := conn.(interface{ resume(reply []byte) }); ok {
+		c.wake = r.resume // the event loop's (loop_linux.go)
+	} else {
+		c.woken = make(chan []byte, 1) // the goroutine transport's (block_goroutine.go)
+		c.wake = func(reply []byte) { c.woken <- reply }
+	}
 	conn.SetContext(c)
 	if g, ok := conn.NetConn().(*guardConn); ok {
 		g.client = c // for the limits on unauthenticated clients
@@ -277,11 +290,10 @@ func (s *Server) closedConn(conn redcon.Conn, err error) {
 	s.clientsMu.Lock()
 	delete(s.clients, c)
 	s.clientsMu.Unlock()
-	if len(c.watch.keys) > 0 {
-		s.lock <- struct{}{}
-		c.unwatchAll()
-		<-s.lock
-	}
+	s.lock <- struct{}{}
+	c.unwatchAll()
+	s.clientGone(c)
+	<-s.lock
 }
 
 // handle is redcon's handler: it takes the execution lock once for the
@@ -297,10 +309,16 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 	defer s.release()
 	s.execute(c, cmd.Args)
 	for _, next := range conn.ReadPipeline() {
+		if c.isBlocked() {
+			s.parkBlocked(c, conn)
+		}
 		if c.closing {
 			break
 		}
 		s.execute(c, next.Args)
+	}
+	if c.isBlocked() {
+		s.parkBlocked(c, conn)
 	}
 	if c.closing {
 		conn.Close()
@@ -390,6 +408,9 @@ func (s *Server) execute(c *Client, args [][]byte) {
 	}
 	s.store.Refresh()
 	s.dispatch(c, args)
+	if len(s.blocking.ready) > 0 {
+		s.serveReady()
+	}
 }
 
 // dispatch applies the generic rules of the command table (unknown command,

@@ -58,6 +58,11 @@ type Store struct {
 	dbs   []*DB
 	now   int64 // unix ms snapshot, see Refresh
 	rng   *rand.Rand
+
+	// OnReady, when set, is called whenever a list or a sorted set is
+	// stored at a key (Redis's signalKeyAsReady from dbAdd): a client
+	// blocked on that key may now be served.
+	OnReady func(db *DB, key string)
 }
 
 // New returns a store with n databases reading time from clock (RealClock if nil).
@@ -233,6 +238,11 @@ func (db *DB) Set(key []byte, v Value, expireAt int64) *Entry {
 	e.Value = v
 	db.setExpire(e, expireAt)
 	db.Modified(key)
+	if db.store.OnReady != nil {
+		if k := v.Kind(); k == KindList || k == KindZSet {
+			db.store.OnReady(db, e.Key)
+		}
+	}
 	return e
 }
 
