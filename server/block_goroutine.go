@@ -23,6 +23,11 @@ func (s *Server) parkBlocked(c *Client, conn redcon.Conn) {
 		gone = g.startReadAhead()
 	}
 	s.release()
+	// The replies before the blocked command go out now, as Redis would
+	// send them; redcon flushes only once the handler returns.
+	if w := redcon.BaseWriter(conn); w != nil {
+		w.Flush()
+	}
 	select {
 	case reply := <-c.woken:
 		conn.WriteRaw(reply)
