@@ -206,3 +206,37 @@ func readFull(rd *bufio.Reader, buf []byte) (int, error) {
 	}
 	return n, nil
 }
+
+func TestBlockingClientKilled(t *testing.T) {
+	forEachTransport(t, func(t *testing.T, srv *Server, conn func() *rawClient) {
+		waiter, other := conn(), conn()
+		waiter.send("CLIENT ID\r\n")
+		line, err := waiter.rd.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		waiter.send("BLPOP l 0\r\n")
+		waitBlocked(t, srv, 1)
+		other.send("CLIENT KILL ID " + strings.TrimSpace(line[1:]) + "\r\n")
+		other.expect(":1\r\n")
+		waiter.expectClosed()
+		waitBlocked(t, srv, 0)
+		other.send("RPUSH l a\r\nLLEN l\r\n")
+		other.expect(":1\r\n:1\r\n")
+	})
+}
+
+// Closing the server closes a blocked client's connection too.
+func TestBlockingServerClose(t *testing.T) {
+	forEachTransport(t, func(t *testing.T, srv *Server, conn func() *rawClient) {
+		waiter := conn()
+		waiter.send("BLPOP l 0\r\n")
+		waitBlocked(t, srv, 1)
+		closed := make(chan error)
+		go func() { closed <- srv.Close() }()
+		waiter.expectClosed()
+		if err := <-closed; err != nil {
+			t.Fatal(err)
+		}
+	})
+}
