@@ -114,6 +114,25 @@ func TestBlocking(t *testing.T) {
 			"CLIENT UNBLOCK 999999", "CLIENT UNBLOCK abc", "CLIENT UNBLOCK 1 foo", "CLIENT UNBLOCK abc foo",
 			"CLIENT UNBLOCK 1 TIMEOUT extra", "CLIENT UNBLOCK",
 		}},
+		{"first-ready-key-serves", []string{
+			"@2 !send BLPOP a b 0", "!blocked=1", "MULTI", "RPUSH b x", "RPUSH a y", "EXEC", "@2 !recv BLPOP",
+			"LRANGE a 0 -1", "EXISTS b",
+		}},
+		{"served-pop-dirties-watch", []string{
+			"WATCH l", "@2 !send BLPOP l 0", "!blocked=1", "@3 RPUSH l a", "@2 !recv BLPOP", "MULTI", "PING", "EXEC",
+		}},
+		{"pushed-then-emptied-in-multi", []string{
+			"@2 !send BLPOP l 0", "!blocked=1", "MULTI", "RPUSH l a", "DEL l", "EXEC", "!blocked=1", "RPUSH l b",
+			"@2 !recv BLPOP",
+		}},
+		{"count-beyond-length", []string{
+			"@2 !send BLMPOP 0 1 l LEFT COUNT 100", "!blocked=1", "RPUSH l a b c", "@2 !recv BLMPOP", "EXISTS l",
+			"@2 !send BZMPOP 0 1 z MAX COUNT 100", "!blocked=1", "ZADD z 1 a 2 b", "@2 !recv BZMPOP", "EXISTS z",
+		}},
+		{"select-db", []string{
+			"@2 SELECT 3", "@2 !send BLPOP l 0", "!blocked=1", "RPUSH l db0", "!blocked=1", "SELECT 3", "RPUSH l db3",
+			"@2 !recv BLPOP", "SELECT 0", "LRANGE l 0 -1",
+		}},
 		{"blocked-client-list", []string{
 			"@2 !send BLPOP l 0", "!blocked=1", "!type CLIENT LIST", "RPUSH l a", "@2 !recv BLPOP",
 		}},

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -157,4 +158,74 @@ func TestListMovingWindow(t *testing.T) {
 		acquire(1700000100.5, 4, 3), acquire(1700000100.75, 4, 2), count(1700000050, 4), "LLEN mw",
 		acquire(1700000200, 2, 5), "LRANGE mw 0 -1")
 	runCases(t, []tcase{{"limits-moving-window", lines}})
+}
+
+// TestListRandom sends the same seeded random sequence of list commands
+// to both servers: values of every size class (1-byte and 2-byte length
+// prefixes, values larger than a chunk), lists long enough to span many
+// chunks, and every command that edits the middle of a list.
+func TestListRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 7))
+	value := func() string {
+		switch rng.IntN(12) {
+		case 0:
+			return strings.Repeat("v", 100+rng.IntN(100))
+		case 1:
+			return strings.Repeat("w", 2000+rng.IntN(2000))
+		case 2, 3, 4:
+			return fmt.Sprint(rng.IntN(4)) // repeats, for LREM, LPOS, LINSERT
+		}
+		return fmt.Sprintf("e%d", rng.IntN(100000))
+	}
+	values := func(n int) string {
+		vs := make([]string, n)
+		for i := range vs {
+			vs[i] = value()
+		}
+		return strings.Join(vs, " ")
+	}
+	idx := func() int { return rng.IntN(400) - 200 }
+	keys := []string{"a", "b"}
+	var lines []string
+	for range 800 {
+		k, k2 := keys[rng.IntN(2)], keys[rng.IntN(2)]
+		var line string
+		switch rng.IntN(16) {
+		case 0, 1:
+			line = "RPUSH " + k + " " + values(1+rng.IntN(40))
+		case 2, 3:
+			line = "LPUSH " + k + " " + values(1+rng.IntN(40))
+		case 4:
+			line = fmt.Sprintf("LPOP %s %d", k, rng.IntN(5))
+		case 5:
+			line = fmt.Sprintf("RPOP %s %d", k, rng.IntN(5))
+		case 6:
+			line = fmt.Sprintf("LINDEX %s %d", k, idx())
+		case 7:
+			line = fmt.Sprintf("LSET %s %d %s", k, idx(), value())
+		case 8:
+			line = fmt.Sprintf("LRANGE %s %d %d", k, idx(), idx())
+		case 9:
+			if rng.IntN(4) == 0 {
+				line = fmt.Sprintf("LTRIM %s %d %d", k, idx(), idx())
+			} else {
+				line = "LLEN " + k
+			}
+		case 10:
+			line = fmt.Sprintf("LREM %s %d %d", k, rng.IntN(5)-2, rng.IntN(4))
+		case 11:
+			line = fmt.Sprintf("LINSERT %s %s %d %s", k, []string{"BEFORE", "AFTER"}[rng.IntN(2)], rng.IntN(4), value())
+		case 12:
+			line = fmt.Sprintf("LPOS %s %d RANK %d COUNT %d MAXLEN %d", k, rng.IntN(4), rng.IntN(7)-3|1, rng.IntN(3), rng.IntN(3)*50)
+		case 13:
+			line = fmt.Sprintf("LMOVE %s %s %s %s", k, k2, []string{"LEFT", "RIGHT"}[rng.IntN(2)], []string{"LEFT", "RIGHT"}[rng.IntN(2)])
+		case 14:
+			line = fmt.Sprintf("LMPOP 2 %s %s %s COUNT %d", k, k2, []string{"LEFT", "RIGHT"}[rng.IntN(2)], 1+rng.IntN(3))
+		case 15:
+			line = "LRANGE " + k + " 0 -1"
+		}
+		lines = append(lines, line)
+	}
+	lines = append(lines, "LRANGE a 0 -1", "LRANGE b 0 -1")
+	runCases(t, []tcase{{"random", lines}})
 }
