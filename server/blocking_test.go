@@ -240,3 +240,63 @@ func TestBlockingServerClose(t *testing.T) {
 		}
 	})
 }
+
+// Waiters with short timeouts race pushers: every element pushed is
+// popped by exactly one waiter or is still in the list at the end, and a
+// waiter that times out gets a null array.
+func TestBlockingRaceNoElementLost(t *testing.T) {
+	forEachTransport(t, func(t *testing.T, srv *Server, conn func() *rawClient) {
+		const waiters, rounds, pushes = 6, 30, 120
+		var mu sync.Mutex
+		seen := map[string]int{}
+		var wg sync.WaitGroup
+		for i := range waiters {
+			w := conn()
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for r := range rounds {
+					w.send(fmt.Sprintf("BLPOP q 0.00%d\r\n", 1+(i+r)%5))
+					line, err := w.rd.ReadString('\n')
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					if line == "*-1\r\n" {
+						continue
+					}
+					w.rd.ReadString('\n') // $1
+					w.rd.ReadString('\n') // q
+					w.rd.ReadString('\n') // $n
+					v, _ := w.rd.ReadString('\n')
+					mu.Lock()
+					seen[strings.TrimSpace(v)]++
+					mu.Unlock()
+				}
+			}()
+		}
+		pusher := conn()
+		for i := range pushes {
+			pusher.send(fmt.Sprintf("RPUSH q e%d\r\n", i))
+			if _, err := pusher.rd.ReadString('\n'); err != nil {
+				t.Fatal(err)
+			}
+		}
+		wg.Wait()
+		pusher.send("LRANGE q 0 -1\r\n")
+		line, _ := pusher.rd.ReadString('\n')
+		var left int
+		fmt.Sscanf(line, "*%d", &left)
+		for range left {
+			pusher.rd.ReadString('\n')
+			v, _ := pusher.rd.ReadString('\n')
+			seen[strings.TrimSpace(v)]++
+		}
+		for i := range pushes {
+			if n := seen[fmt.Sprintf("e%d", i)]; n != 1 {
+				t.Errorf("e%d seen %d times", i, n)
+			}
+		}
+		waitBlocked(t, srv, 0)
+	})
+}
