@@ -45,12 +45,12 @@ const (
 
 // listChanged publishes a change made in place: it deletes a list that
 // became empty, as Redis never keeps one, and signals the key otherwise.
-func listChanged(c *Client, key []byte, l *store.List) {
+func listChanged(db *store.DB, key []byte, l *store.List) {
 	if l.Len() == 0 {
-		c.db.Delete(key)
+		db.Delete(key)
 		return
 	}
-	c.db.Modified(key)
+	db.Modified(key)
 }
 
 // listOrReply returns the list at key. If there is none it answers
@@ -79,25 +79,39 @@ func cmdRPushX(c *Client, args [][]byte) { push(c, args, false, true) }
 
 // push is Redis's pushGenericCommand; onlyExisting is the X forms.
 func push(c *Client, args [][]byte, front, onlyExisting bool) {
-	l, ok := valueAs[*store.List](c, args[1])
-	if !ok {
+	n, err := listPush(c.db, args[1], front, onlyExisting, args[2:])
+	if err != nil {
+		c.w.Error(errWrongType)
 		return
 	}
+	c.w.Int(int64(n))
+}
+
+// listPush pushes vals onto the list at key, creating it unless
+// onlyExisting, and returns its new length (0: none created). It is the
+// keyspace operation of LPUSH and friends and of the test double's.
+func listPush(db *store.DB, key []byte, front, onlyExisting bool, vals [][]byte) (int, error) {
+	var l *store.List
+	if e := db.Get(key); e != nil {
+		var ok bool
+		if l, ok = e.Value.(*store.List); !ok {
+			return 0, store.ErrWrongType
+		}
+	}
 	if l == nil && onlyExisting {
-		c.w.Int(0)
-		return
+		return 0, nil
 	}
 	created := l == nil
 	if created {
 		l = store.NewList()
 	}
-	pushTo(l, front, args[2:]...)
+	pushTo(l, front, vals...)
 	if created {
-		c.db.Set(args[1], l, 0)
+		db.Set(key, l, 0)
 	} else {
-		c.db.Modified(args[1])
+		db.Modified(key)
 	}
-	c.w.Int(int64(l.Len()))
+	return l.Len(), nil
 }
 
 func pushTo(l *store.List, front bool, vals ...[]byte) {
@@ -151,7 +165,7 @@ func pop(c *Client, args [][]byte, front bool) {
 	default:
 		popRange(c, l, front, count)
 	}
-	listChanged(c, args[1], l)
+	listChanged(c.db, args[1], l)
 }
 
 // popRange answers an array of up to count elements popped from one end.
@@ -169,7 +183,7 @@ func popRangeWithKey(c *Client, key []byte, l *store.List, front bool, count int
 	c.w.Array(2)
 	c.w.Bulk(key)
 	popRange(c, l, front, count)
-	listChanged(c, key, l)
+	listChanged(c.db, key, l)
 }
 
 func cmdLLen(c *Client, args [][]byte) {
@@ -280,7 +294,7 @@ func cmdLTrim(c *Client, args [][]byte) {
 	} else {
 		l.Trim(1, 0)
 	}
-	listChanged(c, args[1], l)
+	listChanged(c.db, args[1], l)
 	c.w.Status("OK")
 }
 
@@ -295,7 +309,7 @@ func cmdLRem(c *Client, args [][]byte) {
 	}
 	removed := l.Remove(args[3], int(max(min(count, math.MaxInt32), math.MinInt32+1)))
 	if removed > 0 {
-		listChanged(c, args[1], l)
+		listChanged(c.db, args[1], l)
 	}
 	c.w.Int(int64(removed))
 }
@@ -444,7 +458,7 @@ func lmove(c *Client, src, dst []byte, from, to bool) {
 		c.db.Modified(dst)
 	}
 	c.w.Bulk(v)
-	listChanged(c, src, sl)
+	listChanged(c.db, src, sl)
 }
 
 // mpopArgs parses the numkeys, keys, LEFT|RIGHT and COUNT of LMPOP and
@@ -542,7 +556,7 @@ func blockingPop(c *Client, keys [][]byte, front bool, timeoutArgument []byte, c
 		c.w.Array(2)
 		c.w.Bulk(key)
 		c.w.Bulk(popFrom(l, front))
-		listChanged(c, key, l)
+		listChanged(c.db, key, l)
 	}
 	for _, key := range keys {
 		l, ok := valueAs[*store.List](c, key)
