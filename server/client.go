@@ -34,6 +34,18 @@ type Client struct {
 
 	// inScript is set on the client a script's redis.call runs as.
 	inScript bool
+	// inExec is set while EXEC runs the client's queue: blocking commands
+	// then answer at once.
+	inExec bool
+
+	// blockedOn is the client's wait in a blocking command (blocking.go);
+	// guarded by the execution lock.
+	blockedOn *waiter
+	// wake is the transport's hook for a blocked client's reply (see
+	// blocking.go); nil for clients that cannot block.
+	wake func(reply []byte)
+	// woken carries that reply to a goroutine-served connection.
+	woken chan []byte
 }
 
 // multiState is a MULTI block being queued.

@@ -62,6 +62,11 @@ type Store struct {
 	now   int64 // unix ms snapshot, see Refresh
 	nanos int64 // the same snapshot in unix ns, for CL.THROTTLE's GCRA
 	rng   *rand.Rand
+
+	// OnReady, when set, is called whenever a list or a sorted set is
+	// stored at a key (Redis's signalKeyAsReady from dbAdd): a client
+	// blocked on that key may now be served.
+	OnReady func(db *DB, key string)
 }
 
 // New returns a store with n databases reading time from clock (RealClock if nil).
@@ -240,6 +245,11 @@ func (db *DB) Set(key []byte, v Value, expireAt int64) *Entry {
 	e.Value = v
 	db.setExpire(e, expireAt)
 	db.Modified(key)
+	if db.store.OnReady != nil {
+		if k := v.Kind(); k == KindList || k == KindZSet {
+			db.store.OnReady(db, e.Key)
+		}
+	}
 	return e
 }
 

@@ -1,0 +1,412 @@
+package server
+
+import (
+	"container/heap"
+	"math"
+	"math/big"
+	"time"
+
+	"github.com/floodgate/floodgate/store"
+	"github.com/tidwall/redcon"
+)
+
+// Blocking commands (BLPOP, BLMOVE, BZPOPMIN, ...) as Redis's blocked.c
+// serves them.
+//
+// A blocking command that finds nothing to pop registers its client as a
+// waiter (block) and writes nothing. The registry belongs to the server and
+// is guarded by the execution lock; it is keyed by database and key, and is
+// FIFO per key. Whenever a list or a sorted set is stored at a key someone
+// waits on (store.OnReady: a push creating the list, RENAME, COPY, ...), the
+// key is queued as ready, and after every top-level command (execute: after
+// a whole EXEC or script, never inside one, as Redis's
+// handleClientsBlockedOnKeys) serveReady hands each ready key to its waiters
+// in the order they blocked, running the blocked command's serve function as
+// the waiting client. A waiter's own push (BLMOVE's target) may make further
+// keys ready, which the same pass serves. The timer goroutine (blockTimer)
+// answers waiters whose timeout has passed.
+//
+// The transport takes part through one hook and one rule:
+//
+//   - Client.wake(reply) is called by whoever unblocks the client, on any
+//     goroutine, with the execution lock held, and with the complete RESP
+//     bytes of the blocked command's reply. The transport must append them
+//     to the client's output after everything sent before, flush, and then
+//     run the client's input that arrived meanwhile. It must not block.
+//   - After running a command for a client, the transport checks
+//     Client.isBlocked (with the lock still held). If set, it runs nothing
+//     more of that client's input until wake is called, but keeps reading
+//     it (buffered, as Redis's query buffer) so that a disconnect is
+//     noticed: closedConn then forgets the wait.
+//
+// Accept sets wake from the connection: the event loop's loopConn provides
+// resume (loop_linux.go); any other connection gets the goroutine
+// transport's channel (blockedGoroutine in block_goroutine.go).
+type blocking struct {
+	waiting   map[blockKey][]*waiter
+	ready     []blockKey
+	isReady   map[blockKey]bool
+	deadlines waiterHeap
+	count     int           // blocked clients, for INFO's blocked_clients
+	rearm     chan struct{} // tells blockTimer that the earliest deadline changed
+}
+
+type blockKey struct {
+	db  int
+	key string
+}
+
+// waiter is one blocked client.
+type waiter struct {
+	c     *Client
+	db    int
+	keys  []string
+	kind  store.Kind // the type of value that can serve it
+	serve func(c *Client, key []byte)
+	// deadline is when it times out; zero: never.
+	deadline time.Time
+	heapIdx  int
+}
+
+// Errors of blocking commands, with Redis 7.0's text.
+const (
+	errTimeoutFloat    = "ERR timeout is not a float or out of range"
+	errTimeoutNegative = "ERR timeout is negative"
+	errUnblockedByCmd  = "UNBLOCKED client unblocked via CLIENT UNBLOCK"
+	errUnblockReason   = "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR"
+)
+
+func (s *Server) initBlocking() {
+	s.blocking = blocking{
+		waiting: make(map[blockKey][]*waiter),
+		isReady: make(map[blockKey]bool),
+		rearm:   make(chan struct{}, 1),
+	}
+	s.store.OnReady = s.keyReady
+}
+
+// timeoutArg parses a blocking command's timeout in seconds, as Redis's
+// getTimeoutFromObjectOrReply: a long double, rounded up to milliseconds;
+// 0 is forever. Values whose milliseconds overflow a long long turn
+// negative in Redis, and so they do here. A long double's range dwarfs a
+// double's: past float64's range is such an overflow, and below it a tiny
+// timeout (1 ms, or 0 when negative).
+func timeoutArg(c *Client, b []byte) (time.Duration, bool) {
+	if len(b) == 0 || isCSpace(b[0]) {
+		c.w.Error(errTimeoutFloat)
+		return 0, false
+	}
+	f, n, erange := strtod(b)
+	if n != len(b) || math.IsNaN(f) {
+		c.w.Error(errTimeoutFloat)
+		return 0, false
+	}
+	if erange {
+		if !inLongDoubleRange(b) {
+			c.w.Error(errTimeoutFloat)
+			return 0, false
+		}
+		if f == 0 { // a tiny timeout
+			if b[0] == '-' {
+				return 0, true
+			}
+			return time.Millisecond, true
+		}
+	}
+	ms := math.Ceil(f * 1000)
+	if ms < 0 || ms >= math.MaxInt64 || math.IsInf(ms, 0) {
+		c.w.Error(errTimeoutNegative)
+		return 0, false
+	}
+	if ms > float64(math.MaxInt64/int64(time.Millisecond)) {
+		return 0, true // beyond any deadline time can hold: forever
+	}
+	return time.Duration(ms) * time.Millisecond, true
+}
+
+// The x87 long double's largest finite value and smallest denormal.
+var (
+	longDoubleMax, _, _ = big.ParseFloat("1.18973149535723176502e+4932", 10, 64, big.ToNearestEven)
+	longDoubleMin, _, _ = big.ParseFloat("3.64519953188247460253e-4951", 10, 64, big.ToNearestEven)
+)
+
+// inLongDoubleRange reports whether the number b, out of float64's range,
+// is within a long double's, which strtold accepts without ERANGE.
+func inLongDoubleRange(b []byte) bool {
+	f, _, err := big.ParseFloat(string(b), 0, 64, big.ToNearestEven)
+	if err != nil {
+		return false
+	}
+	abs := new(big.Float).Abs(f)
+	return abs.Cmp(longDoubleMax) <= 0 && abs.Cmp(longDoubleMin) >= 0
+}
+
+// mayBlock reports whether c may block: not inside EXEC or a script
+// (Redis's CLIENT_DENY_BLOCKING, where a blocking command answers as if
+// it had timed out at once), and only on a connection that can be woken.
+func (c *Client) mayBlock() bool {
+	return !c.inScript && !c.inExec && c.wake != nil
+}
+
+// isBlocked reports whether c waits in a blocking command. Transports read
+// it with the execution lock held.
+func (c *Client) isBlocked() bool { return c.blockedOn != nil }
+
+// block registers c as waiting on keys for a value of kind, until timeout
+// (0: forever). serve runs as c, with the lock held, once one of the keys
+// holds such a value; it pops and replies.
+func (s *Server) block(c *Client, keys [][]byte, kind store.Kind, timeout time.Duration, serve func(c *Client, key []byte)) {
+	b := &s.blocking
+	w := &waiter{c: c, db: c.db.Index(), kind: kind, serve: serve, heapIdx: -1}
+	for _, k := range keys {
+		key := string(k)
+		bk := blockKey{w.db, key}
+		if ws := b.waiting[bk]; len(ws) > 0 && ws[len(ws)-1] == w {
+			continue // a key named twice waits once, as Redis's dictAdd
+		}
+		w.keys = append(w.keys, key)
+		b.waiting[bk] = append(b.waiting[bk], w)
+	}
+	c.blockedOn = w
+	b.count++
+	if timeout > 0 {
+		w.deadline = time.Now().Add(timeout)
+		heap.Push(&b.deadlines, w)
+		if b.deadlines[0] == w {
+			select {
+			case b.rearm <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+// forget removes w from the registry.
+func (s *Server) forget(w *waiter) {
+	b := &s.blocking
+	for _, key := range w.keys {
+		bk := blockKey{w.db, key}
+		ws := b.waiting[bk]
+		for i, x := range ws {
+			if x == w {
+				ws = append(ws[:i], ws[i+1:]...)
+				break
+			}
+		}
+		if len(ws) == 0 {
+			delete(b.waiting, bk)
+		} else {
+			b.waiting[bk] = ws
+		}
+	}
+	if w.heapIdx >= 0 {
+		heap.Remove(&b.deadlines, w.heapIdx)
+	}
+	w.c.blockedOn = nil
+	b.count--
+}
+
+// unblock forgets w and sends its client the reply that answer writes,
+// through the transport's wake hook.
+func (s *Server) unblock(w *waiter, answer func(c *Client)) {
+	s.forget(w)
+	c := w.c
+	buf := &replyBuffer{}
+	rw := &respWriter{conn: buf, proto: c.protocol()}
+	saved := c.w
+	c.w = rw
+	answer(c)
+	c.w = saved
+	if c.resp != nil {
+		c.resp.errors += rw.errors
+	}
+	c.wake(buf.out)
+}
+
+// keyReady is the store's OnReady: key of db now holds a list or a sorted
+// set. Cheap when nobody waits, since every SET of such a value calls it.
+func (s *Server) keyReady(db *store.DB, key string) {
+	b := &s.blocking
+	if b.count == 0 {
+		return
+	}
+	bk := blockKey{db.Index(), key}
+	if len(b.waiting[bk]) == 0 || b.isReady[bk] {
+		return
+	}
+	b.isReady[bk] = true
+	b.ready = append(b.ready, bk)
+}
+
+// keysReadyIn queues every waited-on key that exists in database i (after
+// SWAPDB, as Redis's scanDatabaseForReadyKeys).
+func (s *Server) keysReadyIn(i int) {
+	db := s.store.DB(i)
+	for bk := range s.blocking.waiting {
+		if bk.db != i {
+			continue
+		}
+		if e := db.GetString(bk.key); e != nil {
+			if k := e.Value.Kind(); k == store.KindList || k == store.KindZSet {
+				s.keyReady(db, bk.key)
+			}
+		}
+	}
+}
+
+// serveReady serves the waiters of every ready key, first blocked first,
+// while the key holds a value of the type they wait for.
+func (s *Server) serveReady() {
+	b := &s.blocking
+	for len(b.ready) > 0 {
+		keys := b.ready
+		b.ready = nil
+		for _, bk := range keys {
+			delete(b.isReady, bk)
+			db := s.store.DB(bk.db)
+			key := []byte(bk.key)
+			for {
+				e := db.Get(key)
+				if e == nil {
+					break
+				}
+				var next *waiter
+				for _, w := range b.waiting[bk] {
+					if w.kind == e.Value.Kind() {
+						next = w
+						break
+					}
+				}
+				if next == nil {
+					break
+				}
+				s.unblock(next, func(c *Client) { next.serve(c, key) })
+			}
+		}
+	}
+}
+
+// timedOut answers a waiter whose time is up: a null array, whatever the
+// command (Redis's replyToBlockedClientTimedOut).
+func timedOut(c *Client) { c.w.NullArray() }
+
+// blockTimer answers waiters whose timeout has passed, holding the
+// execution lock as a command would.
+func (s *Server) blockTimer() {
+	defer s.stopped.Done()
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			t.Stop()
+			return
+		case <-s.blocking.rearm:
+		case <-t.C:
+		}
+		s.lock <- struct{}{}
+		now := time.Now()
+		d := &s.blocking.deadlines
+		for len(*d) > 0 && !(*d)[0].deadline.After(now) {
+			s.unblock((*d)[0], timedOut)
+		}
+		next := time.Duration(-1)
+		if len(*d) > 0 {
+			next = (*d)[0].deadline.Sub(now)
+		}
+		<-s.lock
+		t.Stop()
+		if next >= 0 {
+			t.Reset(next)
+		}
+	}
+}
+
+// clientGone forgets the wait of a client whose connection closed.
+// Called with the lock held.
+func (s *Server) clientGone(c *Client) {
+	if w := c.blockedOn; w != nil {
+		s.forget(w)
+	}
+}
+
+// cmdClientUnblock is CLIENT UNBLOCK id [TIMEOUT|ERROR].
+func cmdClientUnblock(c *Client, args [][]byte) {
+	if len(args) > 4 {
+		c.errorf("ERR unknown subcommand or wrong number of arguments for '%s'. Try CLIENT HELP.", sanitizeError(string(args[1])))
+		return
+	}
+	asError := false
+	if len(args) == 4 {
+		switch {
+		case eqFold(args[3], "timeout"):
+		case eqFold(args[3], "error"):
+			asError = true
+		default:
+			c.w.Error(errUnblockReason)
+			return
+		}
+	}
+	id, ok := intArg(c, args[2])
+	if !ok {
+		return
+	}
+	var target *Client
+	for _, cl := range c.srv.clientsByID() {
+		if cl.id == id {
+			target = cl
+		}
+	}
+	if target == nil || target.blockedOn == nil {
+		c.w.Int(0)
+		return
+	}
+	answer := timedOut
+	if asError {
+		answer = func(c *Client) { c.w.Error(errUnblockedByCmd) }
+	}
+	c.srv.unblock(target.blockedOn, answer)
+	c.w.Int(1)
+}
+
+// waiterHeap orders waiters by deadline.
+type waiterHeap []*waiter
+
+func (h waiterHeap) Len() int           { return len(h) }
+func (h waiterHeap) Less(i, j int) bool { return h[i].deadline.Before(h[j].deadline) }
+func (h waiterHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].heapIdx, h[j].heapIdx = i, j
+}
+func (h *waiterHeap) Push(x any) {
+	w := x.(*waiter)
+	w.heapIdx = len(*h)
+	*h = append(*h, w)
+}
+func (h *waiterHeap) Pop() any {
+	old := *h
+	w := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	w.heapIdx = -1
+	return w
+}
+
+// replyBuffer is the connection a woken client's reply is written to: the
+// bytes are then handed to the client's transport (Client.wake).
+type replyBuffer struct {
+	redcon.Conn // only the Write methods below are used
+	out         []byte
+}
+
+func (b *replyBuffer) WriteError(msg string)       { b.out = redcon.AppendError(b.out, msg) }
+func (b *replyBuffer) WriteString(str string)      { b.out = redcon.AppendString(b.out, str) }
+func (b *replyBuffer) WriteBulk(bulk []byte)       { b.out = redcon.AppendBulk(b.out, bulk) }
+func (b *replyBuffer) WriteBulkString(bulk string) { b.out = redcon.AppendBulkString(b.out, bulk) }
+func (b *replyBuffer) WriteInt(num int)            { b.out = redcon.AppendInt(b.out, int64(num)) }
+func (b *replyBuffer) WriteInt64(num int64)        { b.out = redcon.AppendInt(b.out, num) }
+func (b *replyBuffer) WriteUint64(num uint64)      { b.out = redcon.AppendUint(b.out, num) }
+func (b *replyBuffer) WriteArray(count int)        { b.out = redcon.AppendArray(b.out, count) }
+func (b *replyBuffer) WriteNull()                  { b.out = redcon.AppendNull(b.out) }
+func (b *replyBuffer) WriteRaw(data []byte)        { b.out = append(b.out, data...) }
+func (b *replyBuffer) WriteAny(v any)              { b.out = redcon.AppendAny(b.out, v) }
