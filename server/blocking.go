@@ -6,8 +6,8 @@ import (
 	"math/big"
 	"time"
 
+	"github.com/floodgate/floodgate/internal/number"
 	"github.com/floodgate/floodgate/store"
-	"github.com/tidwall/redcon"
 )
 
 // Blocking commands (BLPOP, BLMOVE, BZPOPMIN, ...) as Redis's blocked.c
@@ -26,27 +26,28 @@ import (
 // keys ready, which the same pass serves. The timer goroutine (blockTimer)
 // answers waiters whose timeout has passed.
 //
-// The transport takes part through one hook and one rule:
+// The transport takes part through conn (conn.go), the same for the event
+// loop and the goroutine transport:
 //
-//   - Client.wake(reply) is called by whoever unblocks the client, on any
-//     goroutine, with the execution lock held, and with the complete RESP
-//     bytes of the blocked command's reply. The transport must append them
-//     to the client's output after everything sent before, flush, and then
-//     run the client's input that arrived meanwhile. It must not block.
-//   - After running a command for a client, the transport checks
-//     Client.isBlocked (with the lock still held). If set, it runs nothing
-//     more of that client's input until wake is called, but keeps reading
-//     it (buffered, as Redis's query buffer) so that a disconnect is
-//     noticed: closedConn then forgets the wait.
-//
-// Accept sets wake from the connection: the event loop's loopConn provides
-// resume (loop_linux.go); any other connection gets the goroutine
-// transport's channel (blockedGoroutine in block_goroutine.go).
+//   - After running a command, process (with the lock still held) checks
+//     Client.isBlocked. If set, the connection is blocked: process runs
+//     none of its further input, which stays in the input buffer (as
+//     Redis's query buffer, under the same limit), but the transport keeps
+//     reading the socket, so a disconnect is seen at once and closedConn
+//     forgets the wait.
+//   - Whoever unblocks the client (a push, the timer, CLIENT UNBLOCK) calls
+//     conn.wake with the complete reply, on any goroutine, with the
+//     execution lock held. wake never blocks: it leaves the reply for the
+//     transport's goroutine and asks the transport to call conn.resume
+//     (the event loop: a woken list and its eventfd; a goroutine: an
+//     expired read deadline), which appends the reply after everything
+//     sent before, runs the input that arrived meanwhile, and the
+//     transport then flushes.
 type blocking struct {
 	waiting   map[blockKey][]*waiter
 	ready     []blockKey
 	isReady   map[blockKey]bool
-	deadlines waiterHeap
+	deadlines waiterHeap    // by deadline in the server's clock, as Redis's
 	count     int           // blocked clients, for INFO's blocked_clients
 	rearm     chan struct{} // tells blockTimer that the earliest deadline changed
 }
@@ -63,8 +64,9 @@ type waiter struct {
 	keys  []string
 	kind  store.Kind // the type of value that can serve it
 	serve func(c *Client, key []byte)
-	// deadline is when it times out; zero: never.
-	deadline time.Time
+	// deadline is when it times out, in unix ms of the server's clock
+	// (store.Store.Now, which a test double's manual clock moves); 0: never.
+	deadline int64
 	heapIdx  int
 }
 
@@ -92,11 +94,11 @@ func (s *Server) initBlocking() {
 // double's: past float64's range is such an overflow, and below it a tiny
 // timeout (1 ms, or 0 when negative).
 func timeoutArg(c *Client, b []byte) (time.Duration, bool) {
-	if len(b) == 0 || isCSpace(b[0]) {
+	if len(b) == 0 || number.IsSpace(b[0]) {
 		c.w.Error(errTimeoutFloat)
 		return 0, false
 	}
-	f, n, erange := strtod(b)
+	f, n, erange := number.Strtod(b)
 	if n != len(b) || math.IsNaN(f) {
 		c.w.Error(errTimeoutFloat)
 		return 0, false
@@ -145,7 +147,7 @@ func inLongDoubleRange(b []byte) bool {
 // (Redis's CLIENT_DENY_BLOCKING, where a blocking command answers as if
 // it had timed out at once), and only on a connection that can be woken.
 func (c *Client) mayBlock() bool {
-	return !c.inScript && !c.inExec && c.wake != nil
+	return !c.inScript && !c.inExec && c.conn != nil
 }
 
 // isBlocked reports whether c waits in a blocking command. Transports read
@@ -170,13 +172,10 @@ func (s *Server) block(c *Client, keys [][]byte, kind store.Kind, timeout time.D
 	c.blockedOn = w
 	b.count++
 	if timeout > 0 {
-		w.deadline = time.Now().Add(timeout)
+		w.deadline = s.store.Now() + timeout.Milliseconds()
 		heap.Push(&b.deadlines, w)
 		if b.deadlines[0] == w {
-			select {
-			case b.rearm <- struct{}{}:
-			default:
-			}
+			s.rearmBlockTimer()
 		}
 	}
 }
@@ -211,8 +210,8 @@ func (s *Server) forget(w *waiter) {
 func (s *Server) unblock(w *waiter, answer func(c *Client)) {
 	s.forget(w)
 	c := w.c
-	buf := &replyBuffer{}
-	rw := &respWriter{conn: buf, proto: c.protocol()}
+	buf := &conn{}
+	rw := &respWriter{cn: buf, proto: c.protocol()}
 	saved := c.w
 	c.w = rw
 	answer(c)
@@ -220,7 +219,7 @@ func (s *Server) unblock(w *waiter, answer func(c *Client)) {
 	if c.resp != nil {
 		c.resp.errors += rw.errors
 	}
-	c.wake(buf.out)
+	c.conn.wake(buf.out)
 }
 
 // keyReady is the store's OnReady: key of db now holds a list or a sorted
@@ -290,8 +289,20 @@ func (s *Server) serveReady() {
 // command (Redis's replyToBlockedClientTimedOut).
 func timedOut(c *Client) { c.w.NullArray() }
 
+// rearmBlockTimer tells blockTimer that the earliest deadline, or the
+// clock, has changed.
+func (s *Server) rearmBlockTimer() {
+	select {
+	case s.blocking.rearm <- struct{}{}:
+	default:
+	}
+}
+
 // blockTimer answers waiters whose timeout has passed, holding the
-// execution lock as a command would.
+// execution lock as a command would. It sleeps on the wall clock for what
+// the server's clock says is left, and looks again: a manual clock that
+// stands still costs one wake-up per wait, and one moved forward is served
+// by ExpireNow.
 func (s *Server) blockTimer() {
 	defer s.stopped.Done()
 	t := time.NewTimer(time.Hour)
@@ -305,21 +316,30 @@ func (s *Server) blockTimer() {
 		case <-t.C:
 		}
 		s.lock <- struct{}{}
-		now := time.Now()
-		d := &s.blocking.deadlines
-		for len(*d) > 0 && !(*d)[0].deadline.After(now) {
-			s.unblock((*d)[0], timedOut)
-		}
-		next := time.Duration(-1)
-		if len(*d) > 0 {
-			next = (*d)[0].deadline.Sub(now)
-		}
+		s.store.Refresh()
+		next := s.timeOutBlocked()
 		<-s.lock
 		t.Stop()
 		if next >= 0 {
 			t.Reset(next)
 		}
 	}
+}
+
+// timeOutBlocked answers the waiters whose deadline has passed on the
+// server's clock (as of the store's last Refresh) and returns how long
+// until the next one's, or -1 if none waits with a timeout. Called with
+// the lock held.
+func (s *Server) timeOutBlocked() time.Duration {
+	now := s.store.Now()
+	d := &s.blocking.deadlines
+	for len(*d) > 0 && (*d)[0].deadline <= now {
+		s.unblock((*d)[0], timedOut)
+	}
+	if len(*d) == 0 {
+		return -1
+	}
+	return time.Duration((*d)[0].deadline-now) * time.Millisecond
 }
 
 // clientGone forgets the wait of a client whose connection closed.
@@ -373,7 +393,7 @@ func cmdClientUnblock(c *Client, args [][]byte) {
 type waiterHeap []*waiter
 
 func (h waiterHeap) Len() int           { return len(h) }
-func (h waiterHeap) Less(i, j int) bool { return h[i].deadline.Before(h[j].deadline) }
+func (h waiterHeap) Less(i, j int) bool { return h[i].deadline < h[j].deadline }
 func (h waiterHeap) Swap(i, j int) {
 	h[i], h[j] = h[j], h[i]
 	h[i].heapIdx, h[j].heapIdx = i, j
@@ -391,22 +411,3 @@ func (h *waiterHeap) Pop() any {
 	w.heapIdx = -1
 	return w
 }
-
-// replyBuffer is the connection a woken client's reply is written to: the
-// bytes are then handed to the client's transport (Client.wake).
-type replyBuffer struct {
-	redcon.Conn // only the Write methods below are used
-	out         []byte
-}
-
-func (b *replyBuffer) WriteError(msg string)       { b.out = redcon.AppendError(b.out, msg) }
-func (b *replyBuffer) WriteString(str string)      { b.out = redcon.AppendString(b.out, str) }
-func (b *replyBuffer) WriteBulk(bulk []byte)       { b.out = redcon.AppendBulk(b.out, bulk) }
-func (b *replyBuffer) WriteBulkString(bulk string) { b.out = redcon.AppendBulkString(b.out, bulk) }
-func (b *replyBuffer) WriteInt(num int)            { b.out = redcon.AppendInt(b.out, int64(num)) }
-func (b *replyBuffer) WriteInt64(num int64)        { b.out = redcon.AppendInt(b.out, num) }
-func (b *replyBuffer) WriteUint64(num uint64)      { b.out = redcon.AppendUint(b.out, num) }
-func (b *replyBuffer) WriteArray(count int)        { b.out = redcon.AppendArray(b.out, count) }
-func (b *replyBuffer) WriteNull()                  { b.out = redcon.AppendNull(b.out) }
-func (b *replyBuffer) WriteRaw(data []byte)        { b.out = append(b.out, data...) }
-func (b *replyBuffer) WriteAny(v any)              { b.out = redcon.AppendAny(b.out, v) }

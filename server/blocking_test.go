@@ -3,56 +3,24 @@ package server
 import (
 	"bufio"
 	"fmt"
-	"net"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
-// blockingTransports are the ways a client reaches the server: each
-// blocking test runs on every one, since each parks a blocked client its
-// own way (blocking.go).
-var blockingTransports = []struct {
-	name string
-	dial func(t *testing.T, srv *Server) net.Conn
-}{
-	{"loop", dialTCP},
-	{"goroutine", dialTCP},
-	{"dial", func(t *testing.T, srv *Server) net.Conn {
-		c, err := srv.Dial()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}},
-}
-
-func dialTCP(t *testing.T, srv *Server) net.Conn {
-	c, err := net.Dial("tcp", srv.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-// forEachTransport runs test against a fresh server for each transport;
-// conn opens one more client connection.
+// forEachTransport runs test against a fresh server for each transport,
+// since each serves a blocked client its own way (the event loop's woken
+// list, a goroutine's interrupted read); conn opens one more client
+// connection.
 func forEachTransport(t *testing.T, test func(t *testing.T, srv *Server, conn func() *rawClient)) {
-	for _, tr := range blockingTransports {
-		t.Run(tr.name, func(t *testing.T) {
-			srv := New(Config{Addr: "127.0.0.1:0", GoroutineConns: tr.name == "goroutine"})
-			if err := srv.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { srv.Close() })
-			test(t, srv, func() *rawClient {
-				c := tr.dial(t, srv)
-				t.Cleanup(func() { c.Close() })
-				c.SetDeadline(time.Now().Add(20 * time.Second))
-				return &rawClient{t: t, c: c, rd: bufio.NewReader(c)}
-			})
+	for _, tr := range []string{viaLoop, viaGoroutine, viaDial} {
+		t.Run(tr, func(t *testing.T) {
+			saved := testTransport
+			testTransport = tr
+			t.Cleanup(func() { testTransport = saved })
+			srv := startServer(t, Config{})
+			test(t, srv, func() *rawClient { return dialRaw(t, srv) })
 		})
 	}
 }
@@ -60,18 +28,11 @@ func forEachTransport(t *testing.T, test func(t *testing.T, srv *Server, conn fu
 // waitBlocked waits until n clients are blocked.
 func waitBlocked(t *testing.T, srv *Server, n int) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	waitFor(t, fmt.Sprintf("%d blocked clients", n), func() bool {
 		var count int
 		srv.Do(func() { count = srv.blocking.count })
-		if count == n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d clients blocked, want %d", count, n)
-		}
-		time.Sleep(time.Millisecond) // polling, bounded by the deadline
-	}
+		return count == n
+	})
 }
 
 func TestBlockingServedByPush(t *testing.T) {

@@ -41,11 +41,6 @@ type Client struct {
 	// blockedOn is the client's wait in a blocking command (blocking.go);
 	// guarded by the execution lock.
 	blockedOn *waiter
-	// wake is the transport's hook for a blocked client's reply (see
-	// blocking.go); nil for clients that cannot block.
-	wake func(reply []byte)
-	// woken carries that reply to a goroutine-served connection.
-	woken chan []byte
 }
 
 // multiState is a MULTI block being queued.

@@ -3,6 +3,7 @@ package server
 import (
 	"math"
 
+	"github.com/floodgate/floodgate/internal/number"
 	"github.com/floodgate/floodgate/store"
 )
 
@@ -39,19 +40,8 @@ const (
 	errLPosRank      = "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list"
 	errLPosCount     = "ERR COUNT can't be negative"
 	errLPosMaxLen    = "ERR MAXLEN can't be negative"
-	errNumKeys       = "ERR numkeys should be greater than 0"
 	errCountPositive = "ERR count should be greater than 0"
 )
-
-// listChanged publishes a change made in place: it deletes a list that
-// became empty, as Redis never keeps one, and signals the key otherwise.
-func listChanged(db *store.DB, key []byte, l *store.List) {
-	if l.Len() == 0 {
-		db.Delete(key)
-		return
-	}
-	db.Modified(key)
-}
 
 // listOrReply returns the list at key. If there is none it answers
 // missing and returns nil; a key of another type answers WRONGTYPE and
@@ -72,61 +62,33 @@ func replyEmptyArray(w Writer) { w.Array(0) }
 func replyOK(w Writer)         { w.Status("OK") }
 func replyNoKey(w Writer)      { w.Error(errNoSuchKey) }
 
-func cmdLPush(c *Client, args [][]byte)  { push(c, args, true, false) }
-func cmdRPush(c *Client, args [][]byte)  { push(c, args, false, false) }
-func cmdLPushX(c *Client, args [][]byte) { push(c, args, true, true) }
-func cmdRPushX(c *Client, args [][]byte) { push(c, args, false, true) }
+func cmdLPush(c *Client, args [][]byte) {
+	n, err := c.db.LPush(args[1], args[2:]...)
+	pushed(c, n, err)
+}
 
-// push is Redis's pushGenericCommand; onlyExisting is the X forms.
-func push(c *Client, args [][]byte, front, onlyExisting bool) {
-	n, err := listPush(c.db, args[1], front, onlyExisting, args[2:])
+func cmdRPush(c *Client, args [][]byte) {
+	n, err := c.db.RPush(args[1], args[2:]...)
+	pushed(c, n, err)
+}
+
+func cmdLPushX(c *Client, args [][]byte) {
+	n, err := c.db.LPushX(args[1], args[2:]...)
+	pushed(c, n, err)
+}
+
+func cmdRPushX(c *Client, args [][]byte) {
+	n, err := c.db.RPushX(args[1], args[2:]...)
+	pushed(c, n, err)
+}
+
+// pushed answers a push: the list's new length, or WRONGTYPE.
+func pushed(c *Client, n int, err error) {
 	if err != nil {
-		c.w.Error(errWrongType)
+		c.w.Error(err.Error())
 		return
 	}
 	c.w.Int(int64(n))
-}
-
-// listPush pushes vals onto the list at key, creating it unless
-// onlyExisting, and returns its new length (0: none created). It is the
-// keyspace operation of LPUSH and friends and of the test double's.
-func listPush(db *store.DB, key []byte, front, onlyExisting bool, vals [][]byte) (int, error) {
-	var l *store.List
-	if e := db.Get(key); e != nil {
-		var ok bool
-		if l, ok = e.Value.(*store.List); !ok {
-			return 0, store.ErrWrongType
-		}
-	}
-	if l == nil && onlyExisting {
-		return 0, nil
-	}
-	created := l == nil
-	if created {
-		l = store.NewList()
-	}
-	pushTo(l, front, vals...)
-	if created {
-		db.Set(key, l, 0)
-	} else {
-		db.Modified(key)
-	}
-	return l.Len(), nil
-}
-
-func pushTo(l *store.List, front bool, vals ...[]byte) {
-	if front {
-		l.PushFront(vals...)
-	} else {
-		l.PushBack(vals...)
-	}
-}
-
-func popFrom(l *store.List, front bool) []byte {
-	if front {
-		return l.PopFront()
-	}
-	return l.PopBack()
 }
 
 func cmdLPop(c *Client, args [][]byte) { pop(c, args, true) }
@@ -142,7 +104,7 @@ func pop(c *Client, args [][]byte, front bool) {
 	hasCount := len(args) == 3
 	var count int64
 	if hasCount {
-		n, ok := store.ParseInt(args[2])
+		n, ok := number.ParseInt(args[2])
 		if !ok || n < 0 {
 			c.w.Error(errOutOfRange)
 			return
@@ -161,29 +123,27 @@ func pop(c *Client, args [][]byte, front bool) {
 		c.w.Array(0)
 		return
 	case !hasCount:
-		c.w.Bulk(popFrom(l, front))
+		c.w.Bulk(c.db.PopList(args[1], l, front, 1)[0])
 	default:
-		popRange(c, l, front, count)
-	}
-	listChanged(c.db, args[1], l)
-}
-
-// popRange answers an array of up to count elements popped from one end.
-func popRange(c *Client, l *store.List, front bool, count int64) {
-	n := int(min(count, int64(l.Len())))
-	c.w.Array(n)
-	for range n {
-		c.w.Bulk(popFrom(l, front))
+		popRange(c, args[1], l, front, count)
 	}
 }
 
-// popRangeWithKey answers [key, [elements...]] (LMPOP, BLMPOP) and
-// publishes the change.
+// popRange answers an array of up to count elements popped from one end
+// of l, the list at key.
+func popRange(c *Client, key []byte, l *store.List, front bool, count int64) {
+	elems := c.db.PopList(key, l, front, int(min(count, int64(l.Len()))))
+	c.w.Array(len(elems))
+	for _, v := range elems {
+		c.w.Bulk(v)
+	}
+}
+
+// popRangeWithKey answers [key, [elements...]] (LMPOP, BLMPOP).
 func popRangeWithKey(c *Client, key []byte, l *store.List, front bool, count int64) {
 	c.w.Array(2)
 	c.w.Bulk(key)
-	popRange(c, l, front, count)
-	listChanged(c.db, key, l)
+	popRange(c, key, l, front, count)
 }
 
 func cmdLLen(c *Client, args [][]byte) {
@@ -294,7 +254,7 @@ func cmdLTrim(c *Client, args [][]byte) {
 	} else {
 		l.Trim(1, 0)
 	}
-	listChanged(c.db, args[1], l)
+	c.db.ListChanged(args[1], l)
 	c.w.Status("OK")
 }
 
@@ -309,7 +269,7 @@ func cmdLRem(c *Client, args [][]byte) {
 	}
 	removed := l.Remove(args[3], int(max(min(count, math.MaxInt32), math.MinInt32+1)))
 	if removed > 0 {
-		listChanged(c.db, args[1], l)
+		c.db.ListChanged(args[1], l)
 	}
 	c.w.Int(int64(removed))
 }
@@ -356,7 +316,7 @@ func cmdLPos(c *Client, args [][]byte) {
 			}
 		case eqFold(args[i], "count") && more:
 			i++
-			n, ok := store.ParseInt(args[i])
+			n, ok := number.ParseInt(args[i])
 			if !ok || n < 0 {
 				c.w.Error(errLPosCount)
 				return
@@ -364,7 +324,7 @@ func cmdLPos(c *Client, args [][]byte) {
 			count = n
 		case eqFold(args[i], "maxlen") && more:
 			i++
-			n, ok := store.ParseInt(args[i])
+			n, ok := number.ParseInt(args[i])
 			if !ok || n < 0 {
 				c.w.Error(errLPosMaxLen)
 				return
@@ -440,33 +400,23 @@ func cmdRPopLPush(c *Client, args [][]byte) { lmove(c, args[1], args[2], false, 
 // lmove is Redis's lmoveGenericCommand: pop from src, push onto dst (which
 // may be src), answer the element.
 func lmove(c *Client, src, dst []byte, from, to bool) {
-	sl := listOrReply(c, src, replyNull)
-	if sl == nil {
-		return
+	v, err := c.db.LMove(src, dst, from, to)
+	switch {
+	case err != nil:
+		c.w.Error(err.Error())
+	case v == nil:
+		c.w.Null()
+	default:
+		c.w.Bulk(v)
 	}
-	dl, ok := valueAs[*store.List](c, dst)
-	if !ok {
-		return
-	}
-	v := popFrom(sl, from)
-	if dl == nil {
-		dl = store.NewList()
-		pushTo(dl, to, v)
-		c.db.Set(dst, dl, 0)
-	} else {
-		pushTo(dl, to, v)
-		c.db.Modified(dst)
-	}
-	c.w.Bulk(v)
-	listChanged(c.db, src, sl)
 }
 
 // mpopArgs parses the numkeys, keys, LEFT|RIGHT and COUNT of LMPOP and
 // BLMPOP (and BZMPOP's MIN|MAX through where), from args[at] on.
 func mpopArgs(c *Client, args [][]byte, at int, where func(*Client, []byte) (bool, bool)) (keys [][]byte, front bool, count int64, ok bool) {
-	numKeys, isInt := store.ParseInt(args[at])
+	numKeys, isInt := number.ParseInt(args[at])
 	if !isInt || numKeys < 1 {
-		c.w.Error(errNumKeys)
+		c.w.Error(errNumKeysZero)
 		return nil, false, 0, false
 	}
 	whereAt := at + 1 + int(min(numKeys, int64(len(args))))
@@ -481,7 +431,7 @@ func mpopArgs(c *Client, args [][]byte, at int, where func(*Client, []byte) (boo
 	for i := whereAt + 1; i < len(args); i++ {
 		if count == -1 && eqFold(args[i], "count") && i+1 < len(args) {
 			i++
-			n, isInt := store.ParseInt(args[i])
+			n, isInt := number.ParseInt(args[i])
 			if !isInt || n < 1 {
 				c.w.Error(errCountPositive)
 				return nil, false, 0, false
@@ -555,8 +505,7 @@ func blockingPop(c *Client, keys [][]byte, front bool, timeoutArgument []byte, c
 		}
 		c.w.Array(2)
 		c.w.Bulk(key)
-		c.w.Bulk(popFrom(l, front))
-		listChanged(c.db, key, l)
+		c.w.Bulk(c.db.PopList(key, l, front, 1)[0])
 	}
 	for _, key := range keys {
 		l, ok := valueAs[*store.List](c, key)

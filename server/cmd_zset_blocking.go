@@ -3,8 +3,8 @@ package server
 import "github.com/floodgate/floodgate/store"
 
 // The blocking sorted-set pops. ZMPOP, their non-blocking sibling, belongs
-// with the rest of the sorted-set family; zpopWithKey and zminMaxArg are
-// what it needs too.
+// with the rest of the sorted-set family, and shares its parser (mpopArgs,
+// zminMaxArg) and reply (zmpopReply) with BZMPOP.
 var zsetBlockingCommands = []*Command{
 	{Name: "bzpopmin", Arity: -3, Flags: FlagWrite | FlagNoScript | FlagBlocking | FlagFast, FirstKey: 1, LastKey: -2, Step: 1, ACL: []string{"write", "sortedset", "fast", "blocking"}, Group: "sorted-set", Summary: "Remove and return the member with the lowest score from one or more sorted sets, or block until one is available", Since: "5.0.0", Handler: cmdBZPopMin},
 	{Name: "bzpopmax", Arity: -3, Flags: FlagWrite | FlagNoScript | FlagBlocking | FlagFast, FirstKey: 1, LastKey: -2, Step: 1, ACL: []string{"write", "sortedset", "fast", "blocking"}, Group: "sorted-set", Summary: "Remove and return the member with the highest score from one or more sorted sets, or block until one is available", Since: "5.0.0", Handler: cmdBZPopMax},
@@ -28,18 +28,6 @@ func cmdBZMPop(c *Client, args [][]byte) {
 	}
 }
 
-// zminMaxArg parses MIN or MAX (true for MAX, the high end).
-func zminMaxArg(c *Client, b []byte) (fromTop, ok bool) {
-	switch {
-	case eqFold(b, "min"):
-		return false, true
-	case eqFold(b, "max"):
-		return true, true
-	}
-	c.w.Error(errSyntax)
-	return false, false
-}
-
 // blockingZPop is Redis's blockingGenericZpopCommand: pop from the first
 // non-empty sorted set of keys, or wait for one. count -1 is BZPOPMIN's
 // [key, member, score] reply; otherwise BZMPOP's [key, [[member, score]...]].
@@ -48,14 +36,20 @@ func blockingZPop(c *Client, keys [][]byte, fromTop bool, timeoutArgument []byte
 	if !ok {
 		return
 	}
-	nested := count != -1
+	serve := func(c *Client, key []byte, z *store.ZSet) {
+		if count == -1 {
+			zpopWithKey(c, key, z, fromTop)
+		} else {
+			zmpopReply(c, key, z, fromTop, count)
+		}
+	}
 	for _, key := range keys {
-		z, ok := zsetValue(c, key)
+		z, ok := valueAs[*store.ZSet](c, key)
 		if !ok {
 			return
 		}
 		if z != nil {
-			zpopWithKey(c, key, z, fromTop, max(count, 1), nested)
+			serve(c, key, z)
 			return
 		}
 	}
@@ -64,40 +58,23 @@ func blockingZPop(c *Client, keys [][]byte, fromTop bool, timeoutArgument []byte
 		return
 	}
 	c.srv.block(c, keys, store.KindZSet, timeout, func(c *Client, key []byte) {
-		z, _ := zsetValue(c, key)
-		zpopWithKey(c, key, z, fromTop, max(count, 1), nested)
+		z, _ := valueAs[*store.ZSet](c, key)
+		serve(c, key, z)
 	})
 }
 
-// zpopWithKey pops up to count members from one end of z and answers as
-// Redis's genericZpopCommand with the key: [key, member, score, ...], or
-// nested, [key, [[member, score], ...]].
-func zpopWithKey(c *Client, key []byte, z *store.ZSet, fromTop bool, count int64, nested bool) {
-	n := int(min(count, int64(z.Len())))
-	if nested {
-		c.w.Array(2)
-		c.w.Bulk(key)
-		c.w.Array(n)
-	} else {
-		c.w.Array(2*n + 1)
-		c.w.Bulk(key)
-	}
-	for i := range n {
-		rank := i
-		if fromTop {
-			rank = z.Len() - 1 - i
-		}
-		m, score := z.At(rank)
-		if nested {
-			c.w.Array(2)
-		}
-		c.w.Bulk(m)
-		c.w.Double(score)
-	}
-	lo, hi := 0, n
+// zpopWithKey pops one member from one end of z, the sorted set at key,
+// and answers [key, member, score], as BZPOPMIN and BZPOPMAX do.
+func zpopWithKey(c *Client, key []byte, z *store.ZSet, fromTop bool) {
+	rank := 0
 	if fromTop {
-		lo, hi = z.Len()-n, z.Len()
+		rank = z.Len() - 1
 	}
-	z.RemoveRange(lo, hi)
+	m, score := z.At(rank)
+	c.w.Array(3)
+	c.w.Bulk(key)
+	c.w.Bulk(m)
+	c.w.Double(score)
+	z.RemoveRange(rank, rank+1)
 	zsetChanged(c, key, z)
 }

@@ -82,7 +82,12 @@ func (s *Server) Now() time.Time { return s.store.Clock().Now() }
 // expiry heap pops only the keys that have expired, so it costs O(log n)
 // per expired key.
 func (s *Server) ExpireNow() {
-	s.Do(func() { s.expired += int64(s.store.ActiveExpire(0)) })
+	s.Do(func() {
+		s.expired += int64(s.store.ActiveExpire(0))
+		if s.timeOutBlocked() >= 0 {
+			s.rearmBlockTimer() // the wall-clock wait it had is now too long
+		}
+	})
 }
 
 // SetError makes the server answer every command with the error msg (sent

@@ -223,6 +223,24 @@ func (l *List) dropChunk(head bool) {
 	}
 }
 
+// Push inserts vals at the head (front) or the tail, in turn.
+func (l *List) Push(front bool, vals ...[]byte) {
+	if front {
+		l.PushFront(vals...)
+	} else {
+		l.PushBack(vals...)
+	}
+}
+
+// Pop removes and returns the head (front) or the tail element, or nil if
+// the list is empty.
+func (l *List) Pop(front bool) []byte {
+	if front {
+		return l.PopFront()
+	}
+	return l.PopBack()
+}
+
 // PopFront removes and returns the head element, or nil if the list is
 // empty.
 func (l *List) PopFront() []byte {

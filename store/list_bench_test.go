@@ -7,10 +7,10 @@ import (
 	"testing"
 )
 
-// BenchmarkListMemory, BenchmarkSetMemory and BenchmarkHashMemory report
+// BenchmarkListMemory and BenchmarkHashMemory (sets: set_bench_test.go) report
 // the heap per element of about 100,000 elements "<ms>-<i>" (a hash maps
 // each to "<ms>") spread over keys of size elements, each key built as one
-// RPUSH/SADD/HSET builds it, keys and keyspace included, as Redis's
+// RPUSH/HSET builds it, keys and keyspace included, as Redis's
 // used_memory delta counts them (scripts/collection-memory.sh). Run them
 // with -benchtime=1x.
 func BenchmarkListMemory(b *testing.B) {
@@ -18,16 +18,6 @@ func BenchmarkListMemory(b *testing.B) {
 		l := NewList()
 		l.PushBack(elems...)
 		return l
-	})
-}
-
-func BenchmarkSetMemory(b *testing.B) {
-	collectionMemory(b, func(elems [][]byte) Value {
-		s := NewSet()
-		for _, e := range elems {
-			s.Add(e)
-		}
-		return s
 	})
 }
 

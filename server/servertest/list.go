@@ -1,4 +1,4 @@
-package server
+package servertest
 
 import (
 	"slices"
@@ -7,46 +7,48 @@ import (
 	"github.com/floodgate/floodgate/store"
 )
 
-// The test double's list helpers, on the keyspace operations LPUSH, RPUSH,
-// LPOP and RPOP use. A push here serves clients blocked on the key, as a
-// client's push would (Server.Do serves ready keys).
+// The list helpers call the keyspace operations LPUSH, RPUSH, LPOP and RPOP
+// use (store.DB.LPush and friends). A push here serves clients blocked on
+// the key, as a client's push would (Server.Do serves ready keys).
 
 // LPush inserts values at the head of the list at key (created if needed),
 // as LPUSH, and returns the list's length.
 func (d *Database) LPush(key string, values ...string) (n int, err error) {
-	return d.push(key, true, values)
+	d.do(func(db *store.DB) { n, err = db.LPush([]byte(key), bytesOf(values)...) })
+	return n, err
 }
 
 // RPush appends values to the list at key (created if needed), as RPUSH,
 // and returns the list's length.
 func (d *Database) RPush(key string, values ...string) (n int, err error) {
-	return d.push(key, false, values)
+	d.do(func(db *store.DB) { n, err = db.RPush([]byte(key), bytesOf(values)...) })
+	return n, err
 }
 
-func (d *Database) push(key string, front bool, values []string) (n int, err error) {
+func bytesOf(values []string) [][]byte {
 	vals := make([][]byte, len(values))
 	for i, v := range values {
 		vals[i] = []byte(v)
 	}
-	d.do(func(db *store.DB) { n, err = listPush(db, []byte(key), front, false, vals) })
-	return n, err
+	return vals
 }
 
 // LPop removes and returns the first element of the list at key, as LPOP;
 // a missing key is ErrKeyNotFound.
-func (d *Database) LPop(key string) (string, error) { return d.pop(key, true) }
+func (d *Database) LPop(key string) (string, error) { return d.pop(key, (*store.DB).LPop) }
 
 // RPop removes and returns the last element of the list at key, as RPOP.
-func (d *Database) RPop(key string) (string, error) { return d.pop(key, false) }
+func (d *Database) RPop(key string) (string, error) { return d.pop(key, (*store.DB).RPop) }
 
-func (d *Database) pop(key string, front bool) (v string, err error) {
+func (d *Database) pop(key string, op func(*store.DB, []byte, int) ([][]byte, error)) (v string, err error) {
 	d.do(func(db *store.DB) {
-		var l *store.List
-		if l, err = valueAt[*store.List](db, key); err != nil {
-			return
+		var popped [][]byte
+		if popped, err = op(db, []byte(key), 1); err == nil && popped == nil {
+			err = ErrKeyNotFound
 		}
-		v = string(popFrom(l, front))
-		listChanged(db, []byte(key), l)
+		if len(popped) > 0 {
+			v = string(popped[0])
+		}
 	})
 	return v, err
 }
@@ -55,10 +57,9 @@ func (d *Database) pop(key string, front bool) (v string, err error) {
 func (d *Database) List(key string) (elems []string, err error) {
 	d.do(func(db *store.DB) {
 		var l *store.List
-		if l, err = valueAt[*store.List](db, key); err != nil {
-			return
+		if l, err = valueAt[*store.List](db, key); err == nil {
+			elems = listElems(l)
 		}
-		elems = listElems(l)
 	})
 	return elems, err
 }
