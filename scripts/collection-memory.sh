@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # collection-memory.sh: bytes per element of lists, sets and hashes in real
-# Redis, for the memory tables of BENCHMARKS.md ("## Lists, sets and
-# hashes"): keys of N elements "<ms>-<i>" (a hash maps each to "<ms>"),
-# about 100,000 elements per size, each key built by one command.
+# Redis, for the memory table of BENCHMARKS.md ("## Lists and hashes"; sets
+# of other shapes: scripts/set-memory.sh): keys of N elements "<ms>-<i>" (a
+# hash maps each to "<ms>"), about 100,000 elements per size, each key
+# built by one command.
 # Usage: scripts/collection-memory.sh list|set|hash [port]   (starts and
 # stops its own redis-server). Sorted sets: scripts/zset-memory.sh.
 set -euo pipefail

@@ -154,6 +154,33 @@ func (c *Client) mayBlock() bool {
 // it with the execution lock held.
 func (c *Client) isBlocked() bool { return c.blockedOn != nil }
 
+// popOrBlock is the common part of Redis's blockingPopGenericCommand and
+// blockingGenericZpopCommand: serve the first of keys that holds a V, or
+// block c on them all until one does (answering a null array at once
+// where c may not block). A key of another type answers WRONGTYPE, even
+// after missing ones.
+func popOrBlock[V store.Value](c *Client, keys [][]byte, kind store.Kind, timeout time.Duration, serve func(c *Client, key []byte, v V)) {
+	var none V // V is a pointer type: nil when the key is missing
+	for _, key := range keys {
+		v, ok := valueAs[V](c, key)
+		if !ok {
+			return
+		}
+		if any(v) != any(none) {
+			serve(c, key, v)
+			return
+		}
+	}
+	if !c.mayBlock() {
+		c.w.NullArray()
+		return
+	}
+	c.srv.block(c, keys, kind, timeout, func(c *Client, key []byte) {
+		v, _ := valueAs[V](c, key)
+		serve(c, key, v)
+	})
+}
+
 // block registers c as waiting on keys for a value of kind, until timeout
 // (0: forever). serve runs as c, with the lock held, once one of the keys
 // holds such a value; it pops and replies.

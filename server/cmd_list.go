@@ -507,24 +507,7 @@ func blockingPop(c *Client, keys [][]byte, front bool, timeoutArgument []byte, c
 		c.w.Bulk(key)
 		c.w.Bulk(c.db.PopList(key, l, front, 1)[0])
 	}
-	for _, key := range keys {
-		l, ok := valueAs[*store.List](c, key)
-		if !ok {
-			return
-		}
-		if l != nil {
-			serve(c, key, l)
-			return
-		}
-	}
-	if !c.mayBlock() {
-		c.w.NullArray()
-		return
-	}
-	c.srv.block(c, keys, store.KindList, timeout, func(c *Client, key []byte) {
-		l, _ := valueAs[*store.List](c, key)
-		serve(c, key, l)
-	})
+	popOrBlock(c, keys, store.KindList, timeout, serve)
 }
 
 func cmdBLMove(c *Client, args [][]byte) {

@@ -43,24 +43,7 @@ func blockingZPop(c *Client, keys [][]byte, fromTop bool, timeoutArgument []byte
 			zmpopReply(c, key, z, fromTop, count)
 		}
 	}
-	for _, key := range keys {
-		z, ok := valueAs[*store.ZSet](c, key)
-		if !ok {
-			return
-		}
-		if z != nil {
-			serve(c, key, z)
-			return
-		}
-	}
-	if !c.mayBlock() {
-		c.w.NullArray()
-		return
-	}
-	c.srv.block(c, keys, store.KindZSet, timeout, func(c *Client, key []byte) {
-		z, _ := valueAs[*store.ZSet](c, key)
-		serve(c, key, z)
-	})
+	popOrBlock(c, keys, store.KindZSet, timeout, serve)
 }
 
 // zpopWithKey pops one member from one end of z, the sorted set at key,
