@@ -60,6 +60,7 @@ type blockKey struct {
 // waiter is one blocked client.
 type waiter struct {
 	c     *Client
+	cmd   *Command // the blocking command, for its commandstats
 	db    int
 	keys  []string
 	kind  store.Kind // the type of value that can serve it
@@ -186,7 +187,7 @@ func popOrBlock[V store.Value](c *Client, keys [][]byte, kind store.Kind, timeou
 // holds such a value; it pops and replies.
 func (s *Server) block(c *Client, keys [][]byte, kind store.Kind, timeout time.Duration, serve func(c *Client, key []byte)) {
 	b := &s.blocking
-	w := &waiter{c: c, db: c.db.Index(), kind: kind, serve: serve, heapIdx: -1}
+	w := &waiter{c: c, cmd: c.cmd, db: c.db.Index(), kind: kind, serve: serve, heapIdx: -1}
 	for _, k := range keys {
 		key := string(k)
 		bk := blockKey{w.db, key}
@@ -245,6 +246,12 @@ func (s *Server) unblock(w *waiter, answer func(c *Client)) {
 	c.w = saved
 	if c.resp != nil {
 		c.resp.errors += rw.errors
+	}
+	// The call was counted when the command blocked; an error it answers
+	// now (CLIENT UNBLOCK ... ERROR) fails it then, as Redis's
+	// updateStatsOnUnblock counts it.
+	if rw.errors > 0 && w.cmd != nil {
+		s.stats[w.cmd.id].failed++
 	}
 	c.conn.wake(buf.out)
 }

@@ -109,6 +109,13 @@ func TestBlockingClientUnblock(t *testing.T) {
 		other.send("CLIENT UNBLOCK " + id + " ERROR\r\n")
 		other.expect(":1\r\n")
 		waiter.expect("-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n")
+		// As Redis 7.0.15: BLPOP was called once, when it blocked, and
+		// failed once it answered the error.
+		var st cmdStat
+		srv.Do(func() { st = srv.stats[commandTable.lookup([]byte("blpop")).id] })
+		if st.calls != 1 || st.failed != 1 {
+			t.Errorf("BLPOP commandstats: %d calls, %d failed; want 1 and 1", st.calls, st.failed)
+		}
 	})
 }
 
