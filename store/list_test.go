@@ -225,3 +225,70 @@ func posModel(model [][]byte, v []byte, rank, count, maxLen int) []int {
 	}
 	return out
 }
+
+// The list keyspace operations LPUSH and friends and the test double share:
+// creation, deletion of an emptied list, WRONGTYPE, and OnReady for a list
+// created at a key (a blocked client may now be served).
+func TestListOps(t *testing.T) {
+	s := New(1, nil)
+	db := s.DB(0)
+	var ready []string
+	s.OnReady = func(_ *DB, key string) { ready = append(ready, key) }
+	b := func(vs ...string) [][]byte {
+		out := make([][]byte, len(vs))
+		for i, v := range vs {
+			out[i] = []byte(v)
+		}
+		return out
+	}
+	str := func(vs [][]byte) []string {
+		out := make([]string, len(vs))
+		for i, v := range vs {
+			out[i] = string(v)
+		}
+		return out
+	}
+	if n, err := db.LPushX([]byte("l"), b("x")...); n != 0 || err != nil || db.GetString("l") != nil {
+		t.Fatalf("LPushX on no list: %d %v", n, err)
+	}
+	if n, err := db.RPush([]byte("l"), b("b", "c")...); n != 2 || err != nil {
+		t.Fatalf("RPush: %d %v", n, err)
+	}
+	if n, err := db.LPush([]byte("l"), b("a", "z")...); n != 4 || err != nil {
+		t.Fatalf("LPush: %d %v", n, err)
+	}
+	if n, err := db.RPushX([]byte("l"), b("d")...); n != 5 || err != nil {
+		t.Fatalf("RPushX: %d %v", n, err)
+	}
+	if got, err := db.LPop([]byte("l"), 2); err != nil || !slices.Equal(str(got), []string{"z", "a"}) {
+		t.Fatalf("LPop 2: %q %v", got, err)
+	}
+	if v, err := db.LMove([]byte("l"), []byte("m"), false, true); string(v) != "d" || err != nil {
+		t.Fatalf("LMove: %q %v", v, err)
+	}
+	if got, err := db.RPop([]byte("l"), 10); err != nil || !slices.Equal(str(got), []string{"c", "b"}) {
+		t.Fatalf("RPop 10: %q %v", got, err)
+	}
+	if db.GetString("l") != nil {
+		t.Fatal("an emptied list was kept")
+	}
+	if got, err := db.LPop([]byte("l"), 1); got != nil || err != nil {
+		t.Fatalf("LPop of no list: %q %v", got, err)
+	}
+	if v, err := db.LMove([]byte("l"), []byte("m"), true, true); v != nil || err != nil {
+		t.Fatalf("LMove from no list: %q %v", v, err)
+	}
+	db.Set([]byte("s"), NewString([]byte("x")), 0)
+	if _, err := db.RPush([]byte("s"), b("x")...); err != ErrWrongType {
+		t.Fatalf("RPush onto a string: %v", err)
+	}
+	if _, err := db.LMove([]byte("m"), []byte("s"), true, true); err != ErrWrongType {
+		t.Fatalf("LMove onto a string: %v", err)
+	}
+	if l, _ := ValueAt[*List](db, []byte("m")); l == nil || l.Len() != 1 {
+		t.Fatal("a refused LMove moved an element")
+	}
+	if !slices.Equal(ready, []string{"l", "m"}) {
+		t.Fatalf("OnReady for %q, want l and m", ready)
+	}
+}
