@@ -14,12 +14,17 @@ import (
 // list, a goroutine's interrupted read); conn opens one more client
 // connection.
 func forEachTransport(t *testing.T, test func(t *testing.T, srv *Server, conn func() *rawClient)) {
+	forEachTransportWith(t, Config{}, test)
+}
+
+// forEachTransportWith is forEachTransport for servers configured by cfg.
+func forEachTransportWith(t *testing.T, cfg Config, test func(t *testing.T, srv *Server, conn func() *rawClient)) {
 	for _, tr := range []string{viaLoop, viaGoroutine, viaDial} {
 		t.Run(tr, func(t *testing.T) {
 			saved := testTransport
 			testTransport = tr
 			t.Cleanup(func() { testTransport = saved })
-			srv := startServer(t, Config{})
+			srv := startServer(t, cfg)
 			test(t, srv, func() *rawClient { return dialRaw(t, srv) })
 		})
 	}
@@ -69,6 +74,22 @@ func TestBlockingPipelinedInputWaits(t *testing.T) {
 		pusher.send("LPUSH l b\r\n")
 		pusher.expect(":1\r\n")
 		waiter.expect("*2\r\n$1\r\nl\r\n$1\r\nb\r\n+PONG\r\n")
+	})
+}
+
+// A blocked client's input waits in its query buffer, under the same
+// limit as any: past it the client is closed, as Redis closes it, and its
+// wait is forgotten.
+func TestBlockingQueryBufferLimit(t *testing.T) {
+	forEachTransportWith(t, Config{QueryBufferLimit: 1024}, func(t *testing.T, srv *Server, conn func() *rawClient) {
+		waiter := conn()
+		waiter.send("PING\r\nBLPOP l 0\r\n")
+		waiter.expect("+PONG\r\n") // the replies before it go out
+		waitBlocked(t, srv, 1)
+		waiter.send("ECHO " + strings.Repeat("x", 600) + "\r\n")
+		waiter.send("ECHO " + strings.Repeat("y", 600) + "\r\n")
+		waiter.expectClosed()
+		waitBlocked(t, srv, 0)
 	})
 }
 
