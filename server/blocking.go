@@ -89,60 +89,36 @@ func (s *Server) initBlocking() {
 }
 
 // timeoutArg parses a blocking command's timeout in seconds, as Redis's
-// getTimeoutFromObjectOrReply: a long double, rounded up to milliseconds;
-// 0 is forever. Values whose milliseconds overflow a long long turn
-// negative in Redis, and so they do here. A long double's range dwarfs a
-// double's: past float64's range is such an overflow, and below it a tiny
-// timeout (1 ms, or 0 when negative).
+// getTimeoutFromObjectOrReply: a long double (string2ld), times 1000 and
+// rounded up to milliseconds in long double precision; 0 is forever. A
+// millisecond count past a long long converts to LLONG_MIN in C, so it is
+// "negative", as in Redis.
 func timeoutArg(c *Client, b []byte) (time.Duration, bool) {
-	if len(b) == 0 || number.IsSpace(b[0]) {
+	f, ok := number.ParseLongDouble(b)
+	if !ok {
 		c.w.Error(errTimeoutFloat)
 		return 0, false
 	}
-	f, n, erange := number.Strtod(b)
-	if n != len(b) || math.IsNaN(f) {
-		c.w.Error(errTimeoutFloat)
-		return 0, false
-	}
-	if erange {
-		if !inLongDoubleRange(b) {
-			c.w.Error(errTimeoutFloat)
-			return 0, false
-		}
-		if f == 0 { // a tiny timeout
-			if b[0] == '-' {
-				return 0, true
-			}
-			return time.Millisecond, true
-		}
-	}
-	ms := math.Ceil(f * 1000)
-	if ms < 0 || ms >= math.MaxInt64 || math.IsInf(ms, 0) {
+	ms := new(big.Float).SetPrec(number.LongDoublePrec).Mul(f, thousand)
+	if ms.IsInf() {
 		c.w.Error(errTimeoutNegative)
 		return 0, false
 	}
-	if ms > float64(math.MaxInt64/int64(time.Millisecond)) {
+	n, acc := ms.Int(nil) // truncated towards zero: Below if a positive fraction was cut
+	if acc == big.Below {
+		n.Add(n, big.NewInt(1))
+	}
+	if !n.IsInt64() || n.Sign() < 0 {
+		c.w.Error(errTimeoutNegative)
+		return 0, false
+	}
+	if n.Int64() > math.MaxInt64/int64(time.Millisecond) {
 		return 0, true // beyond any deadline time can hold: forever
 	}
-	return time.Duration(ms) * time.Millisecond, true
+	return time.Duration(n.Int64()) * time.Millisecond, true
 }
 
-// The x87 long double's largest finite value and smallest denormal.
-var (
-	longDoubleMax, _, _ = big.ParseFloat("1.18973149535723176502e+4932", 10, 64, big.ToNearestEven)
-	longDoubleMin, _, _ = big.ParseFloat("3.64519953188247460253e-4951", 10, 64, big.ToNearestEven)
-)
-
-// inLongDoubleRange reports whether the number b, out of float64's range,
-// is within a long double's, which strtold accepts without ERANGE.
-func inLongDoubleRange(b []byte) bool {
-	f, _, err := big.ParseFloat(string(b), 0, 64, big.ToNearestEven)
-	if err != nil {
-		return false
-	}
-	abs := new(big.Float).Abs(f)
-	return abs.Cmp(longDoubleMax) <= 0 && abs.Cmp(longDoubleMin) >= 0
-}
+var thousand = big.NewFloat(1000)
 
 // mayBlock reports whether c may block: not inside EXEC or a script
 // (Redis's CLIENT_DENY_BLOCKING, where a blocking command answers as if
