@@ -136,5 +136,18 @@ func TestBlocking(t *testing.T) {
 		{"blocked-client-list", []string{
 			"@2 !send BLPOP l 0", "!blocked=1", "!type CLIENT LIST", "RPUSH l a", "@2 !recv BLPOP",
 		}},
+		// Every way a list or sorted set comes to be stored at a key serves
+		// its waiters: SORT ... STORE, LMOVE, the zset algebra's STORE
+		// forms, ZRANGESTORE, GEOADD and GEOSEARCHSTORE.
+		{"stores-serve", []string{
+			"RPUSH src 3 1 2", "@2 !send BLPOP sorted 0", "!blocked=1", "SORT src STORE sorted", "@2 !recv BLPOP",
+			"@2 !send BRPOP moved 0", "!blocked=1", "LMOVE src moved LEFT LEFT", "@2 !recv BRPOP",
+			"ZADD za 1 a 2 b", "ZADD zb 3 c", "@2 !send BZPOPMIN u 0", "!blocked=1", "ZUNIONSTORE u 2 za zb", "@2 !recv BZPOPMIN",
+			"@2 !send BZPOPMAX r 0", "!blocked=1", "ZRANGESTORE r za 0 -1", "@2 !recv BZPOPMAX",
+			"@2 !send BZMPOP 0 1 g MIN COUNT 5", "!blocked=1", "GEOADD g 13.361389 38.115556 Palermo", "@2 !recv BZMPOP",
+			"GEOADD places 13.361389 38.115556 Palermo 15.087269 37.502669 Catania",
+			"@2 !send BZPOPMIN near 0", "!blocked=1", "GEOSEARCHSTORE near places FROMLONLAT 15 37 BYRADIUS 200 km", "@2 !recv BZPOPMIN",
+			"@2 !send BLPOP str 0", "!blocked=1", "SET str x", "DEL str", "RPUSH str y", "@2 !recv BLPOP",
+		}},
 	})
 }
