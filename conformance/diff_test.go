@@ -32,6 +32,7 @@ var (
 	diffSegment = flag.Int("diff.segment", 150, "ops per segment (state is flushed between segments)")
 	diffAgainst = flag.String("diff.against", "", `"redis" compares two redis-servers, an address compares Redis with that server`)
 	diffShrinks = flag.Int("diff.shrinks", 2, "differences shrunk and printed per class")
+	diffOnly    = flag.String("diff.only", "", "comma-separated families to generate (default: all)")
 )
 
 // An op is one command on connection conn (1 or 2) with a comparison mode
@@ -275,8 +276,31 @@ func opLine(o op) string {
 
 // diffClass names a difference for counting: the command (and, for
 // scripts, nothing finer: the shrunk reproduction says the rest).
-func diffClass(o op) string {
-	return o.family + ":" + strings.ToUpper(o.args[0])
+func diffClass(o op, d *diffResult) string {
+	class := o.family + ":" + strings.ToUpper(o.args[0])
+	if o.family == "lua-expr" || o.family == "scripting" {
+		class += " " + replyGist(d.want) + " / " + replyGist(d.got)
+	}
+	return class
+}
+
+// replyGist is a reply's first line without digits, the script's SHA and
+// the text after a Lua error's function name: enough to tell classes apart.
+func replyGist(raw []byte) string {
+	line, _, _ := strings.Cut(string(raw), "\r\n")
+	if i := strings.Index(line, " script: "); i >= 0 {
+		line = line[:i]
+	}
+	line = strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return -1
+		}
+		return r
+	}, line)
+	if len(line) > 60 {
+		line = line[:60]
+	}
+	return strconv.Quote(line)
 }
 
 func TestDiffRandom(t *testing.T) {
@@ -299,6 +323,12 @@ func TestDiffRandom(t *testing.T) {
 	}
 	rng := rand.New(rand.NewSource(seed))
 	g := newGen(rng)
+	if *diffOnly != "" {
+		g.only = map[string]bool{}
+		for _, f := range strings.Split(*diffOnly, ",") {
+			g.only[f] = true
+		}
+	}
 	perFamily := map[string]int{}
 	luaExprs := 0
 	classes := map[string]int{}
@@ -323,7 +353,7 @@ func TestDiffRandom(t *testing.T) {
 		if d == nil {
 			continue
 		}
-		class := diffClass(ops[d.opIndex])
+		class := diffClass(ops[d.opIndex], d)
 		classes[class]++
 		if classes[class] == 1 {
 			classOrder = append(classOrder, class)

@@ -30,7 +30,8 @@ func init() {
 }
 
 type gen struct {
-	rng *rand.Rand
+	rng  *rand.Rand
+	only map[string]bool // families to generate; nil: all
 }
 
 func newGen(rng *rand.Rand) *gen { return &gen{rng: rng} }
@@ -46,7 +47,12 @@ func (g *gen) pick(xs ...string) string { return xs[g.n(len(xs))] }
 func (g *gen) segment(n int) []op {
 	var ops []op
 	for len(ops) < n {
-		switch r := g.n(100); {
+		r := g.n(100)
+		if g.only != nil {
+			ops = append(ops, g.onlyOp()...)
+			continue
+		}
+		switch {
 		case r < 3:
 			ops = append(ops, g.transaction()...)
 		case r < 9:
@@ -58,6 +64,24 @@ func (g *gen) segment(n int) []op {
 		}
 	}
 	return ops
+}
+
+// onlyOp returns an op of one of the families in g.only.
+func (g *gen) onlyOp() []op {
+	for {
+		switch {
+		case g.only["transaction"] && g.chance(0.2):
+			return g.transaction()
+		case g.only["scripting"] && g.chance(0.2):
+			return []op{g.script()}
+		case g.only["lua-expr"] && g.chance(0.5):
+			return []op{g.luaExpr()}
+		}
+		o := g.single()
+		if g.only[o.family] {
+			return []op{o}
+		}
+	}
 }
 
 func (g *gen) family() diffFamily {
