@@ -2,6 +2,7 @@ package luaengine
 
 import (
 	"errors"
+	"math"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -492,6 +493,15 @@ func (r *rewriter) rewriteExpr(ex ast.Expr) ast.Expr {
 			operands = append(operands, r.rewriteExpr(c.Lhs))
 			cur = c.Rhs
 		}
+		// An operand is one value: a call or "..." last among the
+		// arguments would pass on all of its values ('a' .. string.gsub(
+		// 'x', 'x', 'y') is "ay" in Lua 5.1).
+		switch last := operands[len(operands)-1].(type) {
+		case *ast.FuncCallExpr:
+			last.AdjustRet = true
+		case *ast.Comma3Expr:
+			last.AdjustRet = true
+		}
 		fn := &ast.IdentExpr{Value: concatName}
 		fn.SetLine(x.Line())
 		fn.SetLastLine(x.LastLine())
@@ -499,6 +509,12 @@ func (r *rewriter) rewriteExpr(ex ast.Expr) ast.Expr {
 		call.SetLine(x.Line())
 		call.SetLastLine(x.LastLine())
 		return call
+	case *ast.NumberExpr:
+		// Lua 5.1 reads a numeral with strtod: 1e309 is inf, where
+		// gopher-lua's compiler makes a NaN of the ParseFloat range error.
+		if f, ok := parseNumber(x.Value); ok && math.IsInf(f, 1) {
+			x.Value = "inf"
+		}
 	case *ast.AttrGetExpr:
 		x.Object = r.rewriteExpr(x.Object)
 		x.Key = r.rewriteExpr(x.Key)

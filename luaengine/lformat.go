@@ -280,9 +280,10 @@ func cInt32(f float64) int32 {
 // cUint64 is C's (unsigned long) cast of a double as gcc compiles it on
 // x86-64: below 2^63 a signed conversion, above it a conversion of
 // f-2^63 with the top bit flipped, so NaN and out-of-range values wrap
-// the way the hardware's "integer indefinite" makes them.
+// the way the hardware's "integer indefinite" makes them (NaN fails the
+// f >= 2^63 test and takes the signed path).
 func cUint64(f float64) uint64 {
-	if f < 9223372036854775808.0 {
+	if !(f >= 9223372036854775808.0) {
 		return uint64(toInteger(f))
 	}
 	return uint64(toInteger(f-9223372036854775808.0)) ^ (1 << 63)

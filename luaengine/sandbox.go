@@ -2,7 +2,6 @@ package luaengine
 
 import (
 	"math"
-	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -255,13 +254,12 @@ func tostringValue(L *lua.LState, v lua.LValue) string {
 // luaTonumber is Lua 5.1's tonumber: C strtod syntax for base 10, and
 // digits/letters up to base 36 otherwise.
 func (e *Engine) luaTonumber(L *lua.LState) int {
-	v := L.CheckAny(1)
-	base := 10
-	if L.GetTop() > 1 { // OptInt costs more than the common call's parse
-		base = L.OptInt(2, 10)
+	base := int32(10)
+	if L.GetTop() > 1 { // optInt costs more than the common call's parse
+		base = optInt(L, 2, 10)
 	}
 	if base == 10 {
-		switch v := v.(type) {
+		switch v := L.CheckAny(1).(type) {
 		case lua.LNumber:
 			L.Push(v)
 			return 1
@@ -274,43 +272,68 @@ func (e *Engine) luaTonumber(L *lua.LState) int {
 		L.Push(lua.LNil)
 		return 1
 	}
+	s := cString(checkLString(L, 1))
 	if base < 2 || base > 36 {
 		L.ArgError(2, "base out of range")
 	}
-	s := strings.TrimSpace(L.CheckString(1))
-	neg := false
-	if strings.HasPrefix(s, "-") {
-		neg, s = true, s[1:]
-	}
-	if s == "" {
+	if n, ok := strtoul(s, int(base)); ok {
+		L.Push(lua.LNumber(n))
+	} else {
 		L.Push(lua.LNil)
-		return 1
 	}
-	var n float64
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		var d int
+	return 1
+}
+
+// strtoul is C's strtoul as tonumber uses it: white space, a sign (a
+// minus negates the unsigned result), "0x" in base 16, digits saturating
+// at ULONG_MAX, then only white space may follow.
+func strtoul(s string, base int) (float64, bool) {
+	i := 0
+	for i < len(s) && isSpaceC(s[i]) {
+		i++
+	}
+	neg := false
+	if i < len(s) && (s[i] == '-' || s[i] == '+') {
+		neg = s[i] == '-'
+		i++
+	}
+	digit := func(c byte) int {
 		switch {
-		case c >= '0' && c <= '9':
-			d = int(c - '0')
-		case c >= 'a' && c <= 'z':
-			d = int(c-'a') + 10
-		case c >= 'A' && c <= 'Z':
-			d = int(c-'A') + 10
-		default:
-			d = 99
+		case '0' <= c && c <= '9':
+			return int(c - '0')
+		case 'a' <= c|0x20 && c|0x20 <= 'z':
+			return int(c|0x20-'a') + 10
 		}
-		if d >= base {
-			L.Push(lua.LNil)
-			return 1
-		}
-		n = n*float64(base) + float64(d)
+		return 99
 	}
-	if neg {
+	if base == 16 && i+1 < len(s) && s[i] == '0' && s[i+1]|0x20 == 'x' && i+2 < len(s) && digit(s[i+2]) < 16 {
+		i += 2
+	}
+	start := i
+	var n uint64
+	overflow := false
+	for ; i < len(s) && digit(s[i]) < base; i++ {
+		d := uint64(digit(s[i]))
+		if n > (math.MaxUint64-d)/uint64(base) {
+			overflow = true
+		}
+		n = n*uint64(base) + d
+	}
+	if i == start {
+		return 0, false
+	}
+	for i < len(s) && isSpaceC(s[i]) {
+		i++
+	}
+	if i != len(s) {
+		return 0, false
+	}
+	if overflow {
+		n = math.MaxUint64
+	} else if neg {
 		n = -n
 	}
-	L.Push(lua.LNumber(n))
-	return 1
+	return float64(n), true
 }
 
 // luaPcall is Redis 7.0's pcall: an error table raised by redis.call is
@@ -372,25 +395,24 @@ const maxCStack = 8000
 // lua_checkstack allows; gopher-lua's fills the registry instead.
 func luaUnpack(L *lua.LState) int {
 	t := L.CheckTable(1)
-	i := 1
-	if L.Get(2) != lua.LNil {
-		i = int(luaCheckNumber(L, 2))
-	}
-	last := t.Len()
-	if L.Get(3) != lua.LNil {
-		last = int(luaCheckNumber(L, 3))
+	i := optInt(L, 2, 1)
+	var last int32
+	if L.Get(3) == lua.LNil {
+		last = int32(t.Len())
+	} else {
+		last = checkInt(L, 3)
 	}
 	if i > last {
 		return 0
 	}
-	n := last - i + 1
-	if n <= 0 || L.GetTop()+n > maxCStack {
+	n := last - i + 1 // a C int: it may wrap
+	if n <= 0 || L.GetTop()+int(n) > maxCStack {
 		L.RaiseError("too many results to unpack")
 	}
-	for k := i; k <= last; k++ {
+	for k := int(i); k <= int(last); k++ {
 		L.Push(t.RawGetInt(k))
 	}
-	return n
+	return int(n)
 }
 
 // luaLoadstring is Lua 5.1's loadstring: the chunk is checked and
@@ -521,18 +543,7 @@ func (e *Engine) installMathOverrides(m *lua.LTable) {
 		e.rand.seed(int32(L.CheckInt64(1)))
 		return 0
 	}))
-	m.RawSetString("mod", m.RawGetString("fmod"))
-	// math.max() and math.min() check their first argument as Lua 5.1's
-	// do; gopher-lua's say "wrong number of arguments".
-	for _, name := range []string{"max", "min"} {
-		orig := m.RawGetString(name).(*lua.LFunction)
-		m.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
-			if L.GetTop() == 0 {
-				L.TypeError(1, lua.LTNumber)
-			}
-			return orig.GFunction(L)
-		}))
-	}
+	e.installMathLibrary(m)
 }
 
 // luaSelect is Lua 5.1's select: "#" or any string starting with it
@@ -543,7 +554,7 @@ func luaSelect(L *lua.LState) int {
 		L.Push(lua.LNumber(n - 1))
 		return 1
 	}
-	i := int(luaCheckNumber(L, 1))
+	i := int(checkInt(L, 1))
 	if i < 0 {
 		i = n + i
 	} else if i > n {

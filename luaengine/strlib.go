@@ -75,22 +75,18 @@ func (e *Engine) installTableOverrides(t *lua.LTable) {
 
 // tableConcat is Lua 5.1's table.concat with "%.14g" numbers.
 func tableConcat(L *lua.LState) int {
+	sep := optLString(L, 2, "")
 	tb := L.CheckTable(1)
-	sep := ""
-	if L.GetTop() >= 2 && L.Get(2) != lua.LNil {
-		sep = luaCheckString(L, 2)
-	}
-	i := 1
-	if L.GetTop() >= 3 && L.Get(3) != lua.LNil {
-		i = int(luaCheckNumber(L, 3))
-	}
-	j := tb.Len()
-	if L.GetTop() >= 4 && L.Get(4) != lua.LNil {
-		j = int(luaCheckNumber(L, 4))
+	i := optInt(L, 3, 1)
+	var last int32
+	if L.Get(4) == lua.LNil {
+		last = int32(tb.Len())
+	} else {
+		last = checkInt(L, 4)
 	}
 	var b []byte
-	for k := i; k <= j; k++ {
-		switch v := tb.RawGetInt(k).(type) {
+	for k := int64(i); k <= int64(last); k++ {
+		switch v := tb.RawGetInt(int(k)).(type) {
 		case lua.LString:
 			b = append(b, v...)
 		case lua.LNumber:
@@ -98,7 +94,7 @@ func tableConcat(L *lua.LState) int {
 		default:
 			L.RaiseError("invalid value (%s) at index %d in table for 'concat'", v.Type().String(), k)
 		}
-		if k != j {
+		if k != int64(last) {
 			b = append(b, sep...)
 		}
 	}
