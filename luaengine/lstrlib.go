@@ -218,7 +218,7 @@ func (ms *matchState) classEnd(p int) int {
 	switch c {
 	case '%':
 		if ms.pAt(p) == 0 {
-			ms.L.RaiseError("malformed pattern (ends with '%')")
+			ms.L.RaiseError("%s", "malformed pattern (ends with '%')")
 		}
 		return p + 1
 	case '[':
@@ -411,7 +411,7 @@ func (ms *matchState) match(s, p int) int {
 			case 'f':
 				p += 2
 				if ms.pAt(p) != '[' {
-					ms.L.RaiseError("missing '[' after '%f' in pattern")
+					ms.L.RaiseError("%s", "missing '[' after '%f' in pattern")
 				}
 				ep := ms.classEnd(p)
 				var prev byte
