@@ -33,6 +33,7 @@ var (
 	diffAgainst = flag.String("diff.against", "", `"redis" compares two redis-servers, an address compares Redis with that server`)
 	diffShrinks = flag.Int("diff.shrinks", 2, "differences shrunk and printed per class")
 	diffOnly    = flag.String("diff.only", "", "comma-separated families to generate (default: all)")
+	diffReplay  = flag.String("diff.replay", "", "a file of printed reproduction lines to run as one segment instead")
 )
 
 // An op is one command on connection conn (1 or 2) with a comparison mode
@@ -321,6 +322,10 @@ func TestDiffRandom(t *testing.T) {
 	default:
 		addrs[1] = *diffAgainst
 	}
+	if *diffReplay != "" {
+		replay(t, addrs)
+		return
+	}
 	rng := rand.New(rand.NewSource(seed))
 	g := newGen(rng)
 	if *diffOnly != "" {
@@ -391,4 +396,35 @@ func TestDiffRandom(t *testing.T) {
 		}
 	}
 	fmt.Fprintln(os.Stdout, b.String())
+}
+
+// replay runs a reproduction printed by TestDiffRandom (one op a line, in
+// the case-file format) on RESP2 and RESP3 and reports the first
+// difference.
+func replay(t *testing.T, addrs [2]string) {
+	data, err := os.ReadFile(*diffReplay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ops []op
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		conn, mode, arg, rest := parseModifiers(line)
+		args, err := splitArgs(rest)
+		if err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		ops = append(ops, op{family: "replay", conn: conn, mode: mode, arg: arg, args: args})
+	}
+	for _, proto := range []int{2, 3} {
+		d, err := runSegment(addrs, proto, ops)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d != nil {
+			t.Errorf("RESP%d op %d %s\n  redis:  %q\n  target: %q", proto, d.opIndex, opLine(ops[d.opIndex]), d.want, d.got)
+		}
+	}
 }

@@ -254,6 +254,16 @@ func (g *gen) expireArg(abs, ms bool) string {
 	return g.pick("100000", "0", "-5", "9223372036854775807", "9223372036854775", "abc", "3600", " 10")
 }
 
+// futureArg is expireArg for SET's EXAT and PXAT, without past times: SET
+// stores a key whose deadline has passed, and DBSIZE counts it until
+// Redis's active expiry, which runs on its own clock, reclaims it.
+func (g *gen) futureArg(ms bool) string {
+	if ms {
+		return g.pick("4000000000000", "9223372036854775807", "abc", "0", "-1")
+	}
+	return g.pick("4000000000", "9223372036854775807", "abc", "0", "1.5")
+}
+
 func cmd(parts ...any) []string {
 	var out []string
 	for _, p := range parts {
@@ -279,9 +289,9 @@ func (g *gen) stringCmd(inner bool) ([]string, string) {
 			case 1:
 				opts = append(opts, "PX", g.expireArg(false, true))
 			case 2:
-				opts = append(opts, "EXAT", g.expireArg(true, false))
+				opts = append(opts, "EXAT", g.futureArg(false))
 			case 3:
-				opts = append(opts, "PXAT", g.expireArg(true, true))
+				opts = append(opts, "PXAT", g.futureArg(true))
 			default:
 				opts = append(opts, g.pick("NX", "XX", "GET", "KEEPTTL", "nx", "BOGUS"))
 			}

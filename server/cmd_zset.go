@@ -310,6 +310,9 @@ func parseLexRange(min, max []byte) (r lexRange, ok bool) {
 }
 
 func (r lexRange) ranks(z *store.ZSet) (lo, hi int) {
+	if z.Encoding() == "listpack" {
+		return r.walk(z, false, 0, -1)
+	}
 	bound := func(b lexBound, inclusive bool) int {
 		switch {
 		case b.inf:
@@ -320,6 +323,98 @@ func (r lexRange) ranks(z *store.ZSet) (lo, hi int) {
 		return z.LexBound(b.member, inclusive)
 	}
 	return bound(r.min, r.min.ex), bound(r.max, !r.max.ex)
+}
+
+// gteMin and lteMax are zslLexValueGteMin and zslLexValueLteMax.
+func (r lexRange) gteMin(m []byte) bool {
+	switch {
+	case r.min.inf:
+		return true
+	case r.min.sup:
+		return false
+	case r.min.ex:
+		return bytes.Compare(m, r.min.member) > 0
+	}
+	return bytes.Compare(m, r.min.member) >= 0
+}
+
+func (r lexRange) lteMax(m []byte) bool {
+	switch {
+	case r.max.sup:
+		return true
+	case r.max.inf:
+		return false
+	case r.max.ex:
+		return bytes.Compare(m, r.max.member) < 0
+	}
+	return bytes.Compare(m, r.max.member) <= 0
+}
+
+// empty is zzlIsInLexRange's test for a range that can hold nothing.
+func (r lexRange) empty() bool {
+	rank := func(b lexBound) int {
+		switch {
+		case b.inf:
+			return -1
+		case b.sup:
+			return 1
+		}
+		return 0
+	}
+	cmp := rank(r.min) - rank(r.max)
+	if cmp == 0 && rank(r.min) == 0 {
+		cmp = bytes.Compare(r.min.member, r.max.member)
+	}
+	return cmp > 0 || cmp == 0 && (r.min.ex || r.max.ex)
+}
+
+// walk returns the ranks [lo, hi) a lex range selects in a listpack-encoded
+// set as Redis finds them: it walks the listpack in (score, member) order
+// from the head (from the tail if rev) to the first member past the near
+// bound, skips offset members unchecked, and takes members up to limit
+// (-1: all) while they are within the far bound. With equal scores this is
+// the plain lex range; with mixed scores it is what Redis answers for a
+// listpack (a skiplist's answer depends on its random levels, see
+// docs/differential.md).
+func (r lexRange) walk(z *store.ZSet, rev bool, offset, limit int64) (lo, hi int) {
+	n := z.Len()
+	if n == 0 || r.empty() || offset < 0 {
+		return 0, 0
+	}
+	member := func(i int) []byte { m, _ := z.At(i); return m }
+	if !r.gteMin(member(n-1)) || !r.lteMax(member(0)) {
+		return 0, 0
+	}
+	if !rev {
+		i := 0
+		for i < n && !r.gteMin(member(i)) {
+			i++
+		}
+		if i == n || !r.lteMax(member(i)) || int64(n-i) <= offset {
+			return 0, 0
+		}
+		lo = i + int(offset)
+		hi = lo
+		for hi < n && limit != 0 && r.lteMax(member(hi)) {
+			hi++
+			limit--
+		}
+		return lo, hi
+	}
+	i := n - 1
+	for i >= 0 && !r.lteMax(member(i)) {
+		i--
+	}
+	if i < 0 || !r.gteMin(member(i)) || int64(i) < offset {
+		return 0, 0
+	}
+	hi = i - int(offset) + 1
+	lo = hi
+	for lo > 0 && limit != 0 && r.gteMin(member(lo-1)) {
+		lo--
+		limit--
+	}
+	return lo, hi
 }
 
 // rankRange clamps Redis start/stop indexes (negative from the end) to
@@ -510,8 +605,13 @@ func zrange(c *Client, args [][]byte, q zrangeQuery) {
 		c.w.Array(0)
 		return
 	}
-	lo, hi := ranks(z)
-	lo, hi = q.window(lo, hi)
+	var lo, hi int
+	if q.kind == byLex && z.Encoding() == "listpack" {
+		r, _ := parseLexRange(minArg, maxArg)
+		lo, hi = r.walk(z, q.rev, q.offset, q.limit)
+	} else {
+		lo, hi = q.window(ranks(z))
+	}
 	zreply(c, z, lo, hi, q.rev, q.withScores, false)
 }
 
