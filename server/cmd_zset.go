@@ -605,12 +605,16 @@ func zrange(c *Client, args [][]byte, q zrangeQuery) {
 		c.w.Array(0)
 		return
 	}
-	var lo, hi int
-	if q.kind == byLex && z.Encoding() == "listpack" {
+	lo, hi := ranks(z)
+	switch {
+	case q.kind == byRank:
+		// Redis refuses a rank range's LIMIT only when its count is not
+		// -1, and then ignores it: LIMIT 1 -1 is the whole range.
+	case q.kind == byLex && z.Encoding() == "listpack":
 		r, _ := parseLexRange(minArg, maxArg)
 		lo, hi = r.walk(z, q.rev, q.offset, q.limit)
-	} else {
-		lo, hi = q.window(ranks(z))
+	default:
+		lo, hi = q.window(lo, hi)
 	}
 	zreply(c, z, lo, hi, q.rev, q.withScores, false)
 }
@@ -817,6 +821,16 @@ func parseCursor(b []byte) (uint64, bool) {
 	return u, true
 }
 
+// appendListpackScore is a score as a listpack holds it and ZSCAN returns
+// it: d2string's text, an integer for an integral score within ±2^62
+// (double2ll's range), else "%.17g".
+func appendListpackScore(b []byte, s float64) []byte {
+	if s == math.Trunc(s) && s >= -4611686018427387904 && s <= 4611686018427387904 {
+		return strconv.AppendInt(b, int64(s), 10)
+	}
+	return AppendDouble(b, s)
+}
+
 // cmdZScan answers a packed (small) set whole with cursor 0, as Redis does
 // for a listpack. A large set is walked by rank from the top: the cursor is
 // the rank to continue below, so members trimmed from the low end while a
@@ -876,9 +890,14 @@ func cmdZScan(c *Client, args [][]byte) {
 	}
 	var found [][]byte
 	var buf []byte
+	packed := z.Encoding() == "listpack"
 	visit := func(m []byte, s float64) bool {
 		if pattern == nil || globMatch(pattern, m, false) {
-			buf = AppendDouble(buf[:0], s)
+			if packed {
+				buf = appendListpackScore(buf[:0], s)
+			} else {
+				buf = AppendDouble(buf[:0], s)
+			}
 			found = append(found, append([]byte(nil), m...), append([]byte(nil), buf...))
 		}
 		n--

@@ -80,7 +80,9 @@ func (z *ZSet) Len() int {
 	return z.packed.len()
 }
 
-// normScore stores -0 as 0, as Redis replies "0" for a member added at -0.
+// normScore is the score a listpack keeps: Redis stores it as text
+// (d2string), where -0 is an integral value and prints as "0". A skiplist
+// keeps the double, -0 included.
 func normScore(s float64) float64 {
 	if s == 0 {
 		return 0
@@ -105,7 +107,6 @@ func (z *ZSet) Score(member []byte) (float64, bool) {
 // Add sets member's score, inserting it if needed, and reports whether it
 // was added (false: it existed and only its score may have changed).
 func (z *ZSet) Add(member []byte, score float64) bool {
-	score = normScore(score)
 	if z.big != nil {
 		if old, ok := z.big.scores[string(member)]; ok {
 			if old != score {
@@ -120,6 +121,7 @@ func (z *ZSet) Add(member []byte, score float64) bool {
 	found, last := z.packed.find(member)
 	if found >= 0 {
 		if _, old, _ := z.packed.entry(found); old != score {
+			score = normScore(score)
 			z.packed.remove(found, 1)
 			z.packed.insert(z.packed.locate(member, score), member, score)
 		}
@@ -130,6 +132,7 @@ func (z *ZSet) Add(member []byte, score float64) bool {
 		z.big.insert(string(member), score)
 		return true
 	}
+	score = normScore(score)
 	// A sliding window adds past its newest entry: check that one first.
 	at := max(len(z.packed), 1)
 	if last > 0 {
