@@ -416,6 +416,11 @@ func (g *gen) keysCmd(inner bool) ([]string, string) {
 	case 16:
 		return cmd("PERSIST", k), ""
 	case 17, 18:
+		if inner {
+			// Inside EXEC, Redis counts the queued command's argument
+			// among a value's references (docs/differential.md).
+			return cmd("OBJECT", "ENCODING", k), ""
+		}
 		return cmd("OBJECT", g.pick("ENCODING", "REFCOUNT", "encoding"), k), ""
 	case 19:
 		return cmd("DBSIZE"), ""

@@ -134,8 +134,10 @@ func errReadonly(L *lua.LState) int {
 func (e *Engine) installBaseOverrides(g *lua.LTable) {
 	L := e.L
 	set := func(name string, fn lua.LGFunction) { g.RawSetString(name, L.NewFunction(fn)) }
-	g.RawSetString("unpack", L.NewFunction(luaUnpack))
-	for _, name := range []string{"rawget", "next", "pairs", "ipairs", "unpack"} {
+	// unpack reads a read-only table's contents itself: through a wrapper
+	// its argument errors would name the wrapper, not 'unpack'.
+	g.RawSetString("unpack", L.NewFunction(e.luaUnpack))
+	for _, name := range []string{"rawget", "next", "pairs", "ipairs"} {
 		g.RawSetString(name, e.seeThrough(g.RawGetString(name).(*lua.LFunction)))
 	}
 	set("error", func(L *lua.LState) int {
@@ -393,8 +395,11 @@ const maxCStack = 8000
 
 // luaUnpack is Lua 5.1's unpack, which refuses more results than
 // lua_checkstack allows; gopher-lua's fills the registry instead.
-func luaUnpack(L *lua.LState) int {
+func (e *Engine) luaUnpack(L *lua.LState) int {
 	t := L.CheckTable(1)
+	if real := e.views[t]; real != nil {
+		t = real
+	}
 	i := optInt(L, 2, 1)
 	var last int32
 	if L.Get(3) == lua.LNil {

@@ -84,6 +84,13 @@ func (c *Client) wrongArity(cmd *Command) {
 	c.w.Error(arityError(cmd))
 }
 
+// errorEndingWith is an error message whose last part is an argument:
+// Redis trims CR and LF from the ends of the formatted message before it
+// turns the rest into spaces.
+func errorEndingWith(msg string, arg []byte) string {
+	return sanitizeError(msg + strings.TrimRight(truncate(arg, len(arg)), "\r\n"))
+}
+
 // unknownCommandError is Redis's processCommand error for a command name
 // it does not know: the name, then each argument quoted while the list
 // stays under 128 bytes, every one printed with C's "%.*s" (so cut at a
@@ -114,7 +121,13 @@ func truncate(b []byte, n int) string {
 	return string(b)
 }
 
+// sanitizeError is an argument printed into an error as Redis's
+// addReplyErrorFormat prints "%s": up to its first NUL, with CR and LF as
+// spaces.
 func sanitizeError(s string) string {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		s = s[:i]
+	}
 	if strings.ContainsAny(s, "\r\n") {
 		s = strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
 	}
