@@ -207,6 +207,8 @@ func namedRuntimeMessage(msg string, n runtimeName) (string, bool) {
 		op, typ = "perform arithmetic on", n.typ
 	case strings.HasPrefix(rest, "attempt to concatenate a "):
 		op, typ = "concatenate", n.typ
+	case strings.HasPrefix(rest, "attempt to perform arithmetic on a "):
+		op, typ = "perform arithmetic on", n.typ // (mod), a % b
 	}
 	if op == "" || typ == "" {
 		return "", false
@@ -408,7 +410,7 @@ func wrapChunk(chunk []ast.Stmt) []ast.Stmt {
 	}
 	body.SetLine(1)
 	body.SetLastLine(last)
-	local := &ast.LocalAssignStmt{Names: []string{concatName}, Exprs: []ast.Expr{&ast.Comma3Expr{}}}
+	local := &ast.LocalAssignStmt{Names: []string{concatName, modName}, Exprs: []ast.Expr{&ast.Comma3Expr{}}}
 	local.SetLine(1)
 	ret := &ast.ReturnStmt{Exprs: []ast.Expr{body}}
 	ret.SetLine(1)
@@ -422,6 +424,11 @@ type rewriter struct {
 
 // concatName is not a valid Lua identifier, so scripts cannot reach it.
 const concatName = "(concat)"
+
+// modName is the hidden function a % b calls: gopher-lua's VM computes %
+// with math.Mod, Lua 5.1 as a - floor(a/b)*b (1e29 % 7 is 0, 2^53 % -7
+// is -4), and a VM instruction cannot be replaced.
+const modName = "(mod)"
 
 func (r *rewriter) rewriteStmts(stmts []ast.Stmt) {
 	for _, st := range stmts {
@@ -515,6 +522,26 @@ func (r *rewriter) rewriteExpr(ex ast.Expr) ast.Expr {
 		if f, ok := parseNumber(x.Value); ok && math.IsInf(f, 1) {
 			x.Value = "inf"
 		}
+	case *ast.ArithmeticOpExpr:
+		x.Lhs = r.rewriteExpr(x.Lhs)
+		x.Rhs = r.rewriteExpr(x.Rhs)
+		if x.Operator != "%" {
+			break
+		}
+		// Each operand is one value, as for concat.
+		switch rhs := x.Rhs.(type) {
+		case *ast.FuncCallExpr:
+			rhs.AdjustRet = true
+		case *ast.Comma3Expr:
+			rhs.AdjustRet = true
+		}
+		fn := &ast.IdentExpr{Value: modName}
+		fn.SetLine(x.Line())
+		fn.SetLastLine(x.LastLine())
+		call := &ast.FuncCallExpr{Func: fn, Args: []ast.Expr{x.Lhs, x.Rhs}, AdjustRet: true}
+		call.SetLine(x.Line())
+		call.SetLastLine(x.LastLine())
+		return call
 	case *ast.AttrGetExpr:
 		x.Object = r.rewriteExpr(x.Object)
 		x.Key = r.rewriteExpr(x.Key)
@@ -537,9 +564,6 @@ func (r *rewriter) rewriteExpr(ex ast.Expr) ast.Expr {
 		x.Lhs = r.rewriteExpr(x.Lhs)
 		x.Rhs = r.rewriteExpr(x.Rhs)
 	case *ast.RelationalOpExpr:
-		x.Lhs = r.rewriteExpr(x.Lhs)
-		x.Rhs = r.rewriteExpr(x.Rhs)
-	case *ast.ArithmeticOpExpr:
 		x.Lhs = r.rewriteExpr(x.Lhs)
 		x.Rhs = r.rewriteExpr(x.Rhs)
 	case *ast.UnaryMinusOpExpr:
@@ -625,6 +649,38 @@ func (e *Engine) concatMeta(L *lua.LState, n int) int {
 		L.Pop(1)
 	}
 	L.Push(acc)
+	return 1
+}
+
+// luaMod is Lua 5.1's % (luai_nummod, and luaV_arith's coercion,
+// metamethods and error, blaming the second operand unless the first is
+// not a number).
+func (e *Engine) luaMod(L *lua.LState) int {
+	a, b := L.Get(1), L.Get(2)
+	x, okA := toNumber(a)
+	y, okB := toNumber(b)
+	if okA && okB {
+		L.Push(lua.LNumber(x - math.Floor(x/y)*y))
+		return 1
+	}
+	mm := lua.LNil
+	for _, v := range []lua.LValue{a, b} {
+		if _, isStr := v.(lua.LString); !isStr && mm == lua.LNil {
+			mm = L.GetMetaField(v, "__mod")
+		}
+	}
+	if mm == lua.LNil {
+		bad, at := b, 2
+		if !okA {
+			bad, at = a, 1
+		}
+		e.concatBad = at
+		L.RaiseError("attempt to perform arithmetic on a %s value", bad.Type().String())
+	}
+	L.Push(mm)
+	L.Push(a)
+	L.Push(b)
+	L.Call(2, 1)
 	return 1
 }
 

@@ -38,6 +38,7 @@ func (e *Engine) setupSandbox() {
 	}
 
 	e.concatFn = L.NewFunction(e.luaConcat)
+	e.modFn = L.NewFunction(e.luaMod)
 	e.installStringArith(L.GetMetatable(lua.LString("")).(*lua.LTable))
 	e.errFn = L.NewFunction(e.luaErrorHandler)
 	e.pcallErrFn = L.NewFunction(e.pcallErrorHandler)
@@ -442,7 +443,8 @@ func (e *Engine) luaLoadstring(L *lua.LState) int {
 	outer.Env = e.proxy
 	L.Push(outer)
 	L.Push(e.concatFn)
-	L.Call(1, 1)
+	L.Push(e.modFn)
+	L.Call(2, 1)
 	if proto.SourceName != chunkName {
 		if e.chunkNames == nil {
 			e.chunkNames = make(map[string]string)
