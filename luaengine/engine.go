@@ -134,7 +134,7 @@ type Engine struct {
 	// errHandlerFn is the global __redis__err__handler.
 	errHandlerFn *lua.LFunction
 	concatFn     *lua.LFunction
-	modFn        *lua.LFunction // Lua 5.1's %, which scripts' a % b call
+	modFn        *lua.LFunction              // Lua 5.1's %, which scripts' a % b call
 	views        map[*lua.LTable]*lua.LTable // read-only view -> real table
 
 	interrupt interruptState
