@@ -6,7 +6,7 @@ PORT      ?= 6379
 VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 
-.PHONY: all build run test test-unit test-race conformance lint bench redis-server clean
+.PHONY: all build run test conformance lint bench redis-server clean
 
 all: build
 
@@ -16,14 +16,13 @@ build:
 run: build
 	./$(BIN) --bind 127.0.0.1 --port $(PORT)
 
-# Every test. server and store run under the race detector; conformance and
-# ratelimit need redis-server, which redis-server installs when missing.
+# Every test, one line per package and a summary (scripts/test.sh): server,
+# store and internal run under the race detector; conformance and ratelimit
+# need redis-server, which redis-server installs when missing.
 SHELL := /bin/bash
 
 test: redis-server lint
-	$(GO) test -race -count=1 ./server/... ./store/...
-	$(GO) test -count=1 ./luaengine/... ./ratelimit/... ./cmd/...
-	$(GO) test -count=1 -v -run . ./conformance/ 2>&1 | tee .conformance.log | grep -E '^(--- FAIL|FAIL|ok|PASS|conformance:|  )' ; test $${PIPESTATUS[0]} -eq 0
+	@GO=$(GO) scripts/test.sh
 
 conformance: redis-server
 	$(GO) test -count=1 -v ./conformance/
@@ -34,6 +33,8 @@ redis-server:
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	@# The goroutine transport serves where there is no epoll.
+	GOOS=windows $(GO) build ./... && GOOS=darwin $(GO) build ./...
 
 bench: build redis-server
 	scripts/bench.sh
@@ -41,4 +42,4 @@ bench: build redis-server
 	$(GO) test -run '^$$' -bench 'ScriptServerPath|EvalSHAServerPath' -benchmem ./server/
 
 clean:
-	rm -rf bin .conformance.log
+	rm -rf bin .test.log .conformance.log

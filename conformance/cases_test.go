@@ -92,18 +92,18 @@ func runCase(t *testing.T, tc tcase, proto int) {
 		want, errR := pair[0].do(args...)
 		got, errF := pair[1].do(args...)
 		if errR != nil {
-			t.Fatalf("%s: redis: %v", line, errR)
+			t.Fatalf("%s: redis: %v", shortLine(line), errR)
 		}
 		if errF != nil {
-			t.Fatalf("%s: floodgate: %v (redis said %q)", line, errF, want)
+			t.Fatalf("%s: floodgate: %v (redis said %.200q)", shortLine(line), errF, want)
 		}
 		if mode == "known" {
-			t.Logf("known difference (%s): %s: redis %q, floodgate %q", arg, line, want, got)
+			t.Logf("known difference (%s): %s: %s", arg, shortLine(line), replyDiff(want, got))
 			continue
 		}
 		countCommand(args)
 		if !sameReply(mode, arg, want, got) {
-			t.Errorf("%s\n  redis:     %q\n  floodgate: %q", line, want, got)
+			t.Errorf("%s\n%s", shortLine(line), replyDiff(want, got))
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/floodgate/floodgate/internal/redistest"
 	"github.com/floodgate/floodgate/server"
 )
 
@@ -105,11 +106,7 @@ func TestConnectionClientList(t *testing.T) {
 // runCases.
 func TestConnectionAuth(t *testing.T) {
 	const password = "s3cret"
-	rAddr, stop, err := startRedis("--requirepass", password)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
+	rAddr := redistest.Start(t, "--requirepass", password).Addr
 	srv := server.New(server.Config{Addr: "127.0.0.1:0", Password: password})
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
@@ -138,7 +135,7 @@ func TestConnectionAuth(t *testing.T) {
 	} {
 		want, got := rawExchange(t, rAddr, raw), rawExchange(t, srv.Addr(), raw)
 		if !bytes.Equal(want, got) {
-			t.Errorf("%q\n  redis:     %q\n  floodgate: %q", raw, want, got)
+			t.Errorf("%.80q\n%s", raw, replyDiff(want, got))
 		}
 	}
 }
@@ -169,7 +166,7 @@ func compareLines(t *testing.T, rAddr, fAddr string, lines []string) {
 		}
 		countCommand(args)
 		if !sameReply(mode, arg, want, got) {
-			t.Errorf("%s\n  redis:     %q\n  floodgate: %q", line, want, got)
+			t.Errorf("%s\n%s", shortLine(line), replyDiff(want, got))
 		}
 	}
 }

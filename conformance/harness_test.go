@@ -3,12 +3,9 @@ package conformance
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floodgate/floodgate/internal/redistest"
 	"github.com/floodgate/floodgate/server"
 )
 
@@ -39,12 +37,17 @@ func TestMain(m *testing.M) {
 func run(m *testing.M) (int, error) {
 	redisAddr, floodgateAddr = os.Getenv("REDIS_ADDR"), os.Getenv("FLOODGATE_ADDR")
 	if redisAddr == "" {
-		addr, stop, err := startRedis()
+		dir, err := os.MkdirTemp("", "floodgate-conformance-")
 		if err != nil {
 			return 1, err
 		}
-		defer stop()
-		redisAddr = addr
+		defer os.RemoveAll(dir)
+		redis, err := redistest.Launch(dir, nil)
+		if err != nil {
+			return 1, err
+		}
+		defer redis.Stop()
+		redisAddr = redis.Addr
 	}
 	if floodgateAddr == "" {
 		srv := server.New(server.Config{Addr: "127.0.0.1:0"})
@@ -59,60 +62,6 @@ func run(m *testing.M) (int, error) {
 	return code, nil
 }
 
-// startRedis starts a throw-away redis-server on a free port, with extra
-// command-line options (e.g. "--requirepass", "secret").
-func startRedis(extra ...string) (string, func(), error) {
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		return "", nil, errors.New("redis-server not found on PATH: install it (apt-get install redis-server) or run `make test`, which does")
-	}
-	port, err := freePort()
-	if err != nil {
-		return "", nil, err
-	}
-	dir, err := os.MkdirTemp("", "floodgate-conformance-")
-	if err != nil {
-		return "", nil, err
-	}
-	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--dir", dir, "--logfile", filepath.Join(dir, "redis.log")}, extra...)
-	cmd := exec.Command(bin, args...)
-	if err := cmd.Start(); err != nil {
-		return "", nil, err
-	}
-	stop := func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		os.RemoveAll(dir)
-	}
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if c, err := dialRaw(addr); err == nil {
-			reply, err := c.do("PING")
-			c.close()
-			// NOAUTH: up, with a password.
-			if err == nil && (string(reply) == "+PONG\r\n" || strings.HasPrefix(string(reply), "-NOAUTH")) {
-				return addr, stop, nil
-			}
-		}
-		if time.Now().After(deadline) {
-			stop()
-			return "", nil, fmt.Errorf("redis-server on %s did not answer PING within 10s", addr)
-		}
-		time.Sleep(20 * time.Millisecond) // polling interval, bounded by the deadline
-	}
-}
-
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
-
 func printCounts() {
 	countsMu.Lock()
 	defer countsMu.Unlock()
@@ -123,8 +72,11 @@ func printCounts() {
 		total += c
 	}
 	sort.Strings(names)
+	fmt.Printf("conformance: %d comparisons against real Redis across %d commands (cases run under RESP2 and RESP3)\n", total, len(names))
+	if !testing.Verbose() {
+		return
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "conformance: %d comparisons against real Redis across %d commands (cases run under RESP2 and RESP3)\n", total, len(names))
 	for i, n := range names {
 		fmt.Fprintf(&b, "  %-22s %4d", n, counts[n])
 		if i%4 == 3 {

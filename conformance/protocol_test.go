@@ -49,7 +49,7 @@ func TestProtocolRaw(t *testing.T) {
 			counts["(raw protocol)"]++
 			countsMu.Unlock()
 			if !bytes.Equal(want, got) {
-				t.Errorf("%.60q\n  redis:     %.300q\n  floodgate: %.300q", tc.raw, want, got)
+				t.Errorf("%.60q\n%s", tc.raw, replyDiff(want, got))
 			}
 		})
 	}

@@ -176,7 +176,7 @@ func TestServerCommandInfo(t *testing.T) {
 		}
 		want, got := commandInfoHead(t, redisAddr, name), commandInfoHead(t, floodgateAddr, name)
 		if want != got {
-			t.Errorf("COMMAND INFO %s\n  redis:     %s\n  floodgate: %s", name, want, got)
+			t.Errorf("COMMAND INFO %s\n%s", name, replyDiff([]byte(want), []byte(got)))
 		}
 		compared++
 	}

@@ -42,8 +42,8 @@ func (e *Engine) installStringArith(mt *lua.LTable) {
 	for _, op := range stringArith {
 		fn := L.NewFunction(func(L *lua.LState) int {
 			a, b := L.Get(1), L.Get(2)
-			x, okA := arithOperand(a)
-			y, okB := arithOperand(b)
+			x, okA := toNumber(a)
+			y, okB := toNumber(b)
 			if okA && okB {
 				L.Push(e.numbers.float(op.fn(x, y)))
 				return 1
@@ -69,7 +69,7 @@ func (e *Engine) installStringArith(mt *lua.LTable) {
 		e.arithFns[fn] = true
 	}
 	unm := L.NewFunction(func(L *lua.LState) int {
-		if x, ok := arithOperand(L.Get(1)); ok {
+		if x, ok := toNumber(L.Get(1)); ok {
 			L.Push(e.numbers.float(-x))
 			return 1
 		}
@@ -80,8 +80,8 @@ func (e *Engine) installStringArith(mt *lua.LTable) {
 	e.arithFns[unm] = true
 }
 
-// arithOperand is luaV_tonumber: a number, or a string luaO_str2d reads.
-func arithOperand(v lua.LValue) (float64, bool) {
+// toNumber is luaV_tonumber: a number, or a string luaO_str2d reads.
+func toNumber(v lua.LValue) (float64, bool) {
 	switch v := v.(type) {
 	case lua.LNumber:
 		return float64(v), true
@@ -94,7 +94,7 @@ func arithOperand(v lua.LValue) (float64, bool) {
 // arithType is the type gopher-lua names in its error text: a numeric
 // string counts as the number it converts to.
 func arithType(v lua.LValue) string {
-	if _, ok := arithOperand(v); ok {
+	if _, ok := toNumber(v); ok {
 		return lua.LTNumber.String()
 	}
 	return v.Type().String()

@@ -23,19 +23,22 @@ func (c *counterCaller) Call(args [][]byte, w ReplyWriter) {
 
 type discardWriter struct{ n int64 }
 
-func (d *discardWriter) Status(string)     {}
-func (d *discardWriter) Error(string)      {}
-func (d *discardWriter) Int(n int64)       { d.n = n }
-func (d *discardWriter) Bulk([]byte)       {}
-func (d *discardWriter) BulkString(string) {}
-func (d *discardWriter) Null()             {}
-func (d *discardWriter) NullArray()        {}
-func (d *discardWriter) Array(int)         {}
-func (d *discardWriter) Double(float64)    {}
-func (d *discardWriter) Map(int)           {}
-func (d *discardWriter) Set(int)           {}
-func (d *discardWriter) Verbatim(string)   {}
-func (d *discardWriter) Proto() int        { return 2 }
+func (d *discardWriter) Status(string)              {}
+func (d *discardWriter) Error(string)               {}
+func (d *discardWriter) Int(n int64)                { d.n = n }
+func (d *discardWriter) Bulk([]byte)                {}
+func (d *discardWriter) BulkString(string)          {}
+func (d *discardWriter) Null()                      {}
+func (d *discardWriter) NullArray()                 {}
+func (d *discardWriter) Array(int)                  {}
+func (d *discardWriter) Double(float64)             {}
+func (d *discardWriter) Map(int)                    {}
+func (d *discardWriter) Set(int)                    {}
+func (d *discardWriter) Verbatim(string)            {}
+func (d *discardWriter) Proto() int                 { return 2 }
+func (d *discardWriter) Bool(bool)                  {}
+func (d *discardWriter) BigNumber(string)           {}
+func (d *discardWriter) VerbatimFormat(_, _ string) {}
 
 func BenchmarkEvalSHASeed001(b *testing.B) {
 	e := New(Options{})

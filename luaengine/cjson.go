@@ -5,9 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	lua "github.com/yuin/gopher-lua"
-
 	"github.com/floodgate/floodgate/internal/number"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // The cjson library is lua-cjson 2.1.0 as Redis 7.0 bundles it: numbers
@@ -792,13 +791,8 @@ func libCheckString(L *lua.LState, n int) string {
 
 // libCheckNumber is luaL_checknumber with libArgError's naming.
 func libCheckNumber(L *lua.LState, n int) float64 {
-	switch v := L.Get(n).(type) {
-	case lua.LNumber:
-		return float64(v)
-	case lua.LString:
-		if f, ok := parseNumber(string(v)); ok {
-			return f
-		}
+	if f, ok := toNumber(L.Get(n)); ok {
+		return f
 	}
 	libTypeError(L, n, "number")
 	return 0

@@ -21,10 +21,11 @@ package luaengine
 //     and "malformed number" are matched; Lua's "'=' expected", "'end'
 //     expected (to close ...)" and the like come out as "unexpected symbol".
 //   - Strings convert to numbers as luaO_str2d (number.ParseLua) in
-//     tonumber, binary arithmetic, string.format and the struct, cjson and
-//     bit libraries, but unary minus and the math library's arguments still
-//     go through gopher-lua's parser first, which reads -"010" as -8 and
-//     accepts "1_0".
+//     tonumber, binary arithmetic, string.format, the math library and the
+//     struct, cjson and bit libraries, but unary minus and other library
+//     functions' integer arguments (string.rep's count, ...) still go
+//     through gopher-lua's parser, which reads -"010" as -8 and accepts
+//     "1_0".
 //   - Unary minus of 0 gives 0, not -0.
 //   - math.random: Redis 7.0 does not reseed per call, and its startup seed
 //     is unknowable, so only sequences after math.randomseed(n) match. The

@@ -30,6 +30,17 @@ func (w *respWriter) Set(n int)         { w.Array(n) }
 func (w *respWriter) Verbatim(s string) { w.BulkString(s) }
 func (w *respWriter) Proto() int        { return 2 }
 
+// RESP2's renderings of RESP3's types.
+func (w *respWriter) BigNumber(s string)                { w.BulkString(s) }
+func (w *respWriter) VerbatimFormat(_ string, s string) { w.BulkString(s) }
+func (w *respWriter) Bool(v bool) {
+	if v {
+		w.Int(1)
+	} else {
+		w.Int(0)
+	}
+}
+
 // fakeRedis implements the few commands the tests need, with the script
 // refusals the server's Caller produces.
 type fakeRedis struct {

@@ -23,17 +23,6 @@ func argTypeError(L *lua.LState, n int, expected string) {
 	L.ArgError(n, expected+" expected, got "+argType(L, n))
 }
 
-// toNumber is lua_tonumber: a number, or a string strtod reads whole.
-func toNumber(v lua.LValue) (float64, bool) {
-	switch v := v.(type) {
-	case lua.LNumber:
-		return float64(v), true
-	case lua.LString:
-		return parseNumber(string(v))
-	}
-	return 0, false
-}
-
 // checkNumber is luaL_checknumber.
 func checkNumber(L *lua.LState, n int) float64 {
 	f, ok := toNumber(L.Get(n))

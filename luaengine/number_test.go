@@ -6,9 +6,8 @@ import (
 	"strconv"
 	"testing"
 
-	lua "github.com/yuin/gopher-lua"
-
 	"github.com/floodgate/floodgate/internal/number"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // The fast path of parseNumber must agree with the strtod-like parser on

@@ -213,14 +213,8 @@ func operand(p *lua.FunctionProto, regs []lua.LValue, f *gopherFrame, rk int) lu
 }
 
 func isNumeric(v lua.LValue) bool {
-	switch v := v.(type) {
-	case lua.LNumber:
-		return true
-	case lua.LString:
-		_, ok := parseNumber(string(v))
-		return ok
-	}
-	return false
+	_, ok := toNumber(v)
+	return ok
 }
 
 // objectName is Lua 5.1's getobjname: a local active at pc, or the

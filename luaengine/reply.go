@@ -141,17 +141,35 @@ func (b *replyBuilder) wrapped(field string, kind frameKind, n int) {
 
 // Verbatim reaches a script as a string, or after redis.setresp(3) as
 // {verbatim_string={format="txt", string=...}}.
-func (b *replyBuilder) Verbatim(s string) {
+func (b *replyBuilder) Verbatim(s string) { b.VerbatimFormat("txt", s) }
+
+// VerbatimFormat is Verbatim with another format.
+func (b *replyBuilder) VerbatimFormat(format, s string) {
 	if b.e.resp != 3 {
 		b.put(lua.LString(s))
 		return
 	}
 	inner := b.e.L.CreateTable(0, 2)
 	inner.RawSetString("string", lua.LString(s))
-	inner.RawSetString("format", lua.LString("txt"))
+	inner.RawSetString("format", lua.LString(format))
 	outer := b.e.L.CreateTable(0, 1)
 	outer.RawSetString("verbatim_string", inner)
 	b.put(outer)
+}
+
+// Bool reaches a script as Lua's boolean (no command replies one today).
+func (b *replyBuilder) Bool(v bool) { b.put(lua.LBool(v)) }
+
+// BigNumber reaches a script as a string, or after redis.setresp(3) as
+// {big_number=...} (no command replies one today).
+func (b *replyBuilder) BigNumber(s string) {
+	if b.e.resp != 3 {
+		b.put(lua.LString(s))
+		return
+	}
+	t := b.e.L.CreateTable(0, 1)
+	t.RawSetString("big_number", lua.LString(s))
+	b.put(t)
 }
 
 // Proto is the protocol the script asked for with redis.setresp.
@@ -284,7 +302,7 @@ func writeReply(w ReplyWriter, v lua.LValue, resp, depth int) {
 			return
 		}
 		if s, ok := v.RawGetString("big_number").(lua.LString); ok {
-			writeBigNumber(w, crlfToSpaces(string(s)))
+			w.BigNumber(crlfToSpaces(string(s)))
 			return
 		}
 		if t, ok := v.RawGetString("verbatim_string").(*lua.LTable); ok {
@@ -325,43 +343,18 @@ func writeReply(w ReplyWriter, v lua.LValue, resp, depth int) {
 	}
 }
 
-// RESP3Writer is implemented by a ReplyWriter that renders RESP3's boolean,
-// big number and verbatim types itself (RESP2 renderings under RESP2); a
-// writer without it gets RESP2's renderings.
-type RESP3Writer interface {
-	Bool(v bool)
-	BigNumber(s string)
-	VerbatimFormat(format, s string) // format: 3 bytes, space-padded
-}
-
 // writeBool answers a Lua boolean: true is 1 and false a null while the
 // script speaks RESP2; after redis.setresp(3) a RESP3 boolean (1 or 0 for a
 // RESP2 client).
 func writeBool(w ReplyWriter, v bool, resp int) {
 	switch {
 	case resp == 3:
-		if bw, ok := w.(RESP3Writer); ok {
-			bw.Bool(v)
-			return
-		}
-		if v {
-			w.Int(1)
-		} else {
-			w.Int(0)
-		}
+		w.Bool(v)
 	case v:
 		w.Int(1)
 	default:
 		w.Null()
 	}
-}
-
-func writeBigNumber(w ReplyWriter, s string) {
-	if bw, ok := w.(RESP3Writer); ok {
-		bw.BigNumber(s)
-		return
-	}
-	w.BulkString(s)
 }
 
 // writeVerbatim answers {verbatim_string={format=..., string=...}}: Redis
@@ -371,11 +364,7 @@ func writeVerbatim(w ReplyWriter, format, s string) {
 		format = format[:i]
 	}
 	format = (format + "   ")[:3]
-	if bw, ok := w.(RESP3Writer); ok {
-		bw.VerbatimFormat(format, s)
-		return
-	}
-	w.BulkString(s)
+	w.VerbatimFormat(format, s)
 }
 
 // maxReplyDepth stands in for Lua's C stack check, which stops Redis from

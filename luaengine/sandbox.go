@@ -3,6 +3,7 @@ package luaengine
 import (
 	"math"
 
+	"github.com/floodgate/floodgate/internal/number"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -254,8 +255,8 @@ func tostringValue(L *lua.LState, v lua.LValue) string {
 	return s
 }
 
-// luaTonumber is Lua 5.1's tonumber: C strtod syntax for base 10, and
-// digits/letters up to base 36 otherwise.
+// luaTonumber is Lua 5.1's tonumber: luaO_str2d (C's strtod) for base 10,
+// C's strtoul for the others.
 func (e *Engine) luaTonumber(L *lua.LState) int {
 	base := int32(10)
 	if L.GetTop() > 1 { // optInt costs more than the common call's parse
@@ -275,68 +276,24 @@ func (e *Engine) luaTonumber(L *lua.LState) int {
 		L.Push(lua.LNil)
 		return 1
 	}
-	s := cString(checkLString(L, 1))
+	// luaB_tonumber: strtoul over a C string, then only white space.
+	str := cString(checkLString(L, 1))
 	if base < 2 || base > 36 {
 		L.ArgError(2, "base out of range")
 	}
-	if n, ok := strtoul(s, int(base)); ok {
-		L.Push(lua.LNumber(n))
-	} else {
+	n, used, _ := number.Strtoul(str, int(base)) // an overflow is ULONG_MAX, no error
+	if used == 0 {
 		L.Push(lua.LNil)
+		return 1
 	}
+	for ; used < len(str); used++ {
+		if !number.IsSpace(str[used]) {
+			L.Push(lua.LNil)
+			return 1
+		}
+	}
+	L.Push(lua.LNumber(float64(n)))
 	return 1
-}
-
-// strtoul is C's strtoul as tonumber uses it: white space, a sign (a
-// minus negates the unsigned result), "0x" in base 16, digits saturating
-// at ULONG_MAX, then only white space may follow.
-func strtoul(s string, base int) (float64, bool) {
-	i := 0
-	for i < len(s) && isSpaceC(s[i]) {
-		i++
-	}
-	neg := false
-	if i < len(s) && (s[i] == '-' || s[i] == '+') {
-		neg = s[i] == '-'
-		i++
-	}
-	digit := func(c byte) int {
-		switch {
-		case '0' <= c && c <= '9':
-			return int(c - '0')
-		case 'a' <= c|0x20 && c|0x20 <= 'z':
-			return int(c|0x20-'a') + 10
-		}
-		return 99
-	}
-	if base == 16 && i+1 < len(s) && s[i] == '0' && s[i+1]|0x20 == 'x' && i+2 < len(s) && digit(s[i+2]) < 16 {
-		i += 2
-	}
-	start := i
-	var n uint64
-	overflow := false
-	for ; i < len(s) && digit(s[i]) < base; i++ {
-		d := uint64(digit(s[i]))
-		if n > (math.MaxUint64-d)/uint64(base) {
-			overflow = true
-		}
-		n = n*uint64(base) + d
-	}
-	if i == start {
-		return 0, false
-	}
-	for i < len(s) && isSpaceC(s[i]) {
-		i++
-	}
-	if i != len(s) {
-		return 0, false
-	}
-	if overflow {
-		n = math.MaxUint64
-	} else if neg {
-		n = -n
-	}
-	return float64(n), true
 }
 
 // luaPcall is Redis 7.0's pcall: an error table raised by redis.call is
@@ -547,7 +504,7 @@ func (e *Engine) installMathOverrides(m *lua.LTable) {
 	m.RawSetString("huge", lua.LNumber(math.Inf(1)))
 	m.RawSetString("random", L.NewFunction(e.luaRandom))
 	m.RawSetString("randomseed", L.NewFunction(func(L *lua.LState) int {
-		e.rand.seed(int32(L.CheckInt64(1)))
+		e.rand.seed(checkInt(L, 1))
 		return 0
 	}))
 	e.installMathLibrary(m)
@@ -579,13 +536,13 @@ func (e *Engine) luaRandom(L *lua.LState) int {
 	case 0:
 		L.Push(lua.LNumber(r))
 	case 1:
-		u := L.CheckInt(1)
+		u := int(checkInt(L, 1))
 		if u < 1 {
 			L.ArgError(1, "interval is empty")
 		}
 		L.Push(lua.LNumber(math.Floor(r*float64(u)) + 1))
 	case 2:
-		l, u := L.CheckInt(1), L.CheckInt(2)
+		l, u := int(checkInt(L, 1)), int(checkInt(L, 2))
 		if l > u {
 			L.ArgError(2, "interval is empty")
 		}

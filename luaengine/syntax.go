@@ -7,6 +7,8 @@ import (
 
 	"github.com/yuin/gopher-lua/ast"
 	"github.com/yuin/gopher-lua/parse"
+
+	"github.com/floodgate/floodgate/internal/number"
 )
 
 // Redis answers a script that does not compile with Lua 5.1's own message
@@ -67,15 +69,9 @@ func decimalNumerals(src string, spans [][2]int) string {
 // hexNumeralValue is the decimal text of a numeral isLuaNumeral accepted
 // as hexadecimal, rounded as glibc's strtod rounds.
 func hexNumeralValue(numeral string) string {
-	if !strings.ContainsAny(numeral, "pP") {
-		numeral += "p0"
-	}
-	f, err := strconv.ParseFloat(numeral, 64)
+	f, _ := number.ParseLua(numeral)
 	if math.IsInf(f, 1) {
 		return "(1/0)"
-	}
-	if err != nil {
-		return numeral // cannot happen for a numeral Lua accepted
 	}
 	return strconv.FormatFloat(f, 'g', -1, 64)
 }
@@ -331,55 +327,8 @@ func (sc *syntaxChecker) readNumeral() {
 // hexadecimal) accepts all of s, a numeral as read_numeral collects it:
 // digits and dots, an optional exponent, then letters, digits and '_'.
 func isLuaNumeral(s string) bool {
-	if len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
-		i := 2
-		for i < len(s) && lexHexDigit(s[i]) {
-			i++
-		}
-		if i == 2 {
-			return false
-		}
-		if i < len(s) && (s[i] == 'p' || s[i] == 'P') {
-			return exponentDigits(s[i+1:])
-		}
-		return i == len(s)
-	}
-	i, digits := 0, 0
-	for i < len(s) && lexDigit(int(s[i])) {
-		i, digits = i+1, digits+1
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		for i < len(s) && lexDigit(int(s[i])) {
-			i, digits = i+1, digits+1
-		}
-	}
-	if digits == 0 {
-		return false
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		return exponentDigits(s[i+1:])
-	}
-	return i == len(s)
-}
-
-func exponentDigits(s string) bool {
-	if s != "" && (s[0] == '+' || s[0] == '-') {
-		s = s[1:]
-	}
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !lexDigit(int(s[i])) {
-			return false
-		}
-	}
-	return true
-}
-
-func lexHexDigit(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+	_, ok := number.ParseLua(s)
+	return ok
 }
 
 // skipSep reads [==[ or ]==]: the level, or -level-1 when the second

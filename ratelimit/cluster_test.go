@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floodgate/floodgate/internal/redistest"
 	"github.com/floodgate/floodgate/server/servertest"
 	"github.com/redis/go-redis/v9"
 )
@@ -20,16 +21,16 @@ func startCluster(t *testing.T) []string {
 	t.Helper()
 	var addrs []string
 	for range 3 {
-		srv := startRedisWith(t, func(port int, dir string) []string {
+		srv := redistest.StartWith(t, func(port int, dir string) []string {
 			return []string{
 				"--cluster-enabled", "yes",
 				"--cluster-config-file", fmt.Sprintf("%s/nodes-%d.conf", dir, port),
 				// The bus port defaults to port+10000, which may be taken
 				// or out of range; Redis 7 lets us choose it.
-				"--cluster-port", strconv.Itoa(freePort(t)),
+				"--cluster-port", strconv.Itoa(redistest.FreePort(t)),
 			}
 		})
-		addrs = append(addrs, srv.addr)
+		addrs = append(addrs, srv.Addr)
 	}
 	args := append([]string{"--cluster", "create"}, addrs...)
 	args = append(args, "--cluster-replicas", "0", "--cluster-yes")
@@ -39,7 +40,7 @@ func startCluster(t *testing.T) []string {
 	for _, addr := range addrs {
 		node := redis.NewClient(&redis.Options{Addr: addr})
 		defer node.Close()
-		waitFor(t, 20*time.Second, addr+" to report cluster_state:ok", func() bool {
+		redistest.Eventually(t, addr+" to report cluster_state:ok", func() bool {
 			info, err := node.ClusterInfo(context.Background()).Result()
 			return err == nil && strings.Contains(info, "cluster_state:ok")
 		})
@@ -102,7 +103,7 @@ func TestCluster(t *testing.T) {
 // independent servers, sharded by key: redis-servers, and floodgates (the
 // way to scale floodgate out, since it has no cluster mode).
 func TestRing(t *testing.T) {
-	t.Run("redis", func(t *testing.T) { testRing(t, func() string { return startRedis(t).addr }) })
+	t.Run("redis", func(t *testing.T) { testRing(t, func() string { return redistest.Start(t).Addr }) })
 	t.Run("floodgate", func(t *testing.T) { testRing(t, func() string { return servertest.RunT(t).Addr() }) })
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floodgate/floodgate/internal/redistest"
 	"github.com/floodgate/floodgate/server/servertest"
 	"github.com/redis/go-redis/v9"
 )
@@ -59,8 +60,12 @@ var restartables = []struct {
 	start func(t *testing.T) restartable
 }{
 	{"redis", func(t *testing.T) restartable {
-		srv := startRedis(t)
-		return restartable{srv.addr, srv.stop, srv.start}
+		srv := redistest.Start(t)
+		return restartable{srv.Addr, srv.Stop, func() {
+			if err := srv.Start(); err != nil {
+				t.Fatal(err)
+			}
+		}}
 	}},
 	{"floodgate", func(t *testing.T) restartable {
 		srv := servertest.RunT(t)
@@ -119,7 +124,7 @@ func testFailurePolicies(t *testing.T, startStore func(t *testing.T) restartable
 			}
 
 			srv.start()
-			waitFor(t, 10*time.Second, "the limiter to use the store again", func() bool {
+			redistest.Eventually(t, "the limiter to use the store again", func() bool {
 				l.Allow(context.Background(), "rate:user:probe", limit)
 				return l.State() == Healthy
 			})
@@ -141,10 +146,10 @@ func testFailurePolicies(t *testing.T, startStore func(t *testing.T) restartable
 // with its test-double Pause.
 func TestSlowStoreCountsAsFailed(t *testing.T) {
 	t.Run("redis", func(t *testing.T) {
-		srv := startRedis(t)
-		admin := redis.NewClient(&redis.Options{Addr: srv.addr})
+		srv := redistest.Start(t)
+		admin := redis.NewClient(&redis.Options{Addr: srv.Addr})
 		defer admin.Close()
-		testSlowStore(t, srv.addr, func() {
+		testSlowStore(t, srv.Addr, func() {
 			if err := admin.Do(context.Background(), "CLIENT", "PAUSE", 500, "ALL").Err(); err != nil {
 				t.Fatal(err)
 			}
@@ -181,7 +186,7 @@ func testSlowStore(t *testing.T, addr string, pause func()) {
 	if took > 10*timeout {
 		t.Errorf("paused store took %v to answer, timeout is %v", took, timeout)
 	}
-	waitFor(t, 10*time.Second, "the pause to end and the limiter to recover", func() bool {
+	redistest.Eventually(t, "the pause to end and the limiter to recover", func() bool {
 		l.Allow(ctx, "rate:user:slow", PerHour(4))
 		return l.State() == Healthy
 	})

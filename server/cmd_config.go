@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/floodgate/floodgate/internal/number"
 	"github.com/floodgate/floodgate/store"
 )
 
@@ -133,8 +134,8 @@ func setLuaTimeLimit(s *Server, v []byte) string {
 }
 
 func parseConfigInt(v []byte, min, max int64) (int64, string) {
-	n, err := strconv.ParseInt(string(v), 10, 64)
-	if err != nil {
+	n, ok := number.ParseInt(v) // string2ll: no '+', no leading zeros
+	if !ok {
 		return 0, "argument couldn't be parsed into an integer"
 	}
 	if n < min || n > max {

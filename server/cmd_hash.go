@@ -329,7 +329,7 @@ func writeHashFields(c *Client, fields []store.HashField, withValues, flat bool)
 // hashtable is walked COUNT fields at a time (see store.Hash.Scan). A
 // missing key is answered before the options are parsed, as in Redis.
 func cmdHScan(c *Client, args [][]byte) {
-	cursor, ok := parseCursor(cursorArg(args[2]))
+	cursor, ok := parseCursor(args[2])
 	if !ok {
 		c.w.Error(errInvalidCursor)
 		return

@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -256,13 +255,12 @@ func infoReplication(s *Server, b *infoBuilder) {
 }
 
 func infoCPU(s *Server, b *infoBuilder) {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	sec := func(tv syscall.Timeval) string {
-		return fmt.Sprintf("%d.%06d", tv.Sec, tv.Usec)
+	sys, user := cpuTimes()
+	sec := func(d time.Duration) string {
+		return fmt.Sprintf("%d.%06d", d/time.Second, d%time.Second/time.Microsecond)
 	}
-	b.str("used_cpu_sys", sec(ru.Stime))
-	b.str("used_cpu_user", sec(ru.Utime))
+	b.str("used_cpu_sys", sec(sys))
+	b.str("used_cpu_user", sec(user))
 	b.str("used_cpu_sys_children", "0.000000")
 	b.str("used_cpu_user_children", "0.000000")
 }

@@ -133,7 +133,7 @@ func parseScanOptions(c *Client, opts [][]byte, withType bool) (scanOptions, boo
 }
 
 func cmdScan(c *Client, args [][]byte) {
-	cursor, ok := parseCursor(cursorArg(args[1]))
+	cursor, ok := parseCursor(args[1])
 	if !ok {
 		c.w.Error(errInvalidCursor)
 		return
@@ -159,15 +159,6 @@ func cmdScan(c *Client, args [][]byte) {
 	for _, k := range keys {
 		c.w.BulkString(k)
 	}
-}
-
-// cursorArg cuts a cursor at its first NUL: Redis parses it with strtoul,
-// which stops there, and checks only that it stopped on a NUL.
-func cursorArg(b []byte) []byte {
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		return b[:i]
-	}
-	return b
 }
 
 func cmdRandomKey(c *Client, args [][]byte) {
@@ -338,11 +329,7 @@ func expireGeneric(c *Client, args [][]byte, basetime, unit int64) {
 		c.w.Int(0)
 		return
 	}
-	if when <= c.srv.store.Now() {
-		c.db.Delete(args[1])
-	} else {
-		c.db.SetExpire(e, when)
-	}
+	c.db.Expire(e, when)
 	c.w.Int(1)
 }
 

@@ -33,10 +33,6 @@ const evalFlags = FlagNoScript | FlagStale | FlagSkipMonitor | FlagNoMandatoryKe
 
 var scriptingACL = []string{"scripting"}
 
-// A script's RESP3 booleans, big numbers and verbatim strings reach the
-// connection through these methods, not through RESP2 fallbacks.
-var _ luaengine.RESP3Writer = (*respWriter)(nil)
-
 // The refusals of redis.call, as Redis 7.0.15's scriptCall words them; the
 // engine then appends " script: <sha>, on @user_script:<line>.".
 const (
@@ -171,12 +167,8 @@ func (s *Server) runScript(c *Client, script *luaengine.Script, keys, argv [][]b
 	caller := &sc.caller
 	caller.c.db = c.db // SELECT inside the script stays inside it
 	caller.readOnly = readOnly || script.ReadOnly()
-	var w luaengine.ReplyWriter = c.w
-	if c.w == Writer(c.resp) {
-		w = c.resp // skips a dynamic interface conversion
-	}
 	e := sc.engine()
-	e.Run(script, keys, argv, caller, w)
+	e.Run(script, keys, argv, caller, c.w)
 	if e.Broken() {
 		// gopher-lua left the state unusable (luaengine/recover.go): go on
 		// with a fresh one, the cached scripts compiled again.
@@ -196,11 +188,6 @@ type scriptCaller struct {
 	srv      *Server
 	c        *Client
 	readOnly bool // EVAL_RO, EVALSHA_RO or a no-writes shebang
-
-	// The engine hands over the same writer every call; converting it to
-	// a Writer once saves an interface conversion per redis.call.
-	lastW  luaengine.ReplyWriter
-	writer Writer
 
 	// recent remembers the last names looked up as the script spelled
 	// them: scripts call a handful of commands, often in upper case, which
@@ -251,10 +238,7 @@ func (sc *scriptCaller) Call(args [][]byte, w luaengine.ReplyWriter) {
 	if cmd.Flags.Has(FlagWrite) {
 		sc.srv.scripting.current().MarkWritten()
 	}
-	if w != sc.lastW {
-		sc.lastW, sc.writer = w, w.(Writer)
-	}
-	sc.c.w = sc.writer
+	sc.c.w = w
 	sc.srv.invoke(sc.c, cmd, args)
 }
 

@@ -98,13 +98,7 @@ func TestClientKill(t *testing.T) {
 	admin.send("CLIENT KILL " + byAddr.c.LocalAddr().String() + "\r\n")
 	admin.expect("+OK\r\n")
 	byAddr.expectClosed()
-	deadline := time.Now().Add(5 * time.Second)
-	for srv.clientCount() != 1 {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d clients after the kills, want 1", srv.clientCount())
-		}
-		time.Sleep(time.Millisecond) // polling the connections' teardown, bounded by the deadline
-	}
+	waitFor(t, "one client left after the kills", func() bool { return srv.clientCount() == 1 })
 	admin.send("CLIENT KILL SKIPME no ID " + id + "\r\nCLIENT KILL SKIPME no\r\nPING\r\n")
 	admin.expect(":0\r\n:1\r\n")
 	admin.expectClosed()

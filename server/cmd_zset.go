@@ -797,28 +797,18 @@ func cmdZRandMember(c *Client, args [][]byte) {
 
 // ZSCAN.
 
-// parseCursor parses a SCAN cursor as Redis's strtoul-based parser does:
-// no leading space, an optional sign (a negative cursor wraps), digits.
+// parseCursor reads a SCAN-family cursor as Redis's parseScanCursorOrReply
+// does: strtoul over a C string (nothing after a NUL counts), no leading
+// space, nothing left over, no overflow; "" is 0 and "-1" wraps.
 func parseCursor(b []byte) (uint64, bool) {
-	if len(b) == 0 {
-		return 0, true
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
 	}
-	neg := b[0] == '-'
-	digits := b
-	if b[0] == '-' || b[0] == '+' {
-		digits = b[1:]
-	}
-	if len(digits) == 0 || digits[0] < '0' || digits[0] > '9' {
+	if len(b) > 0 && number.IsSpace(b[0]) {
 		return 0, false
 	}
-	u, err := strconv.ParseUint(string(digits), 10, 64)
-	if err != nil {
-		return 0, false
-	}
-	if neg {
-		u = -u
-	}
-	return u, true
+	v, n, erange := number.Strtoul(b, 10)
+	return v, n == len(b) && !erange
 }
 
 // appendListpackScore is a score as a listpack holds it and ZSCAN returns
@@ -892,7 +882,7 @@ func cmdZScan(c *Client, args [][]byte) {
 	var buf []byte
 	packed := z.Encoding() == "listpack"
 	visit := func(m []byte, s float64) bool {
-		if pattern == nil || globMatch(pattern, m, false) {
+		if pattern == nil || store.Match(pattern, m, false) {
 			if packed {
 				buf = appendListpackScore(buf[:0], s)
 			} else {

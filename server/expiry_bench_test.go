@@ -2,9 +2,6 @@ package server
 
 import (
 	"context"
-	"fmt"
-	"net"
-	"os"
 	"os/exec"
 	"runtime"
 	"strconv"
@@ -13,6 +10,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/floodgate/floodgate/internal/redistest"
 )
 
 // BenchmarkActiveExpiry1M fills 1,000,000 keys, gives them all the same
@@ -139,32 +138,12 @@ func redisUsedMemory(b *testing.B, rdb *redis.Client) uint64 {
 // startRedisForBench starts a throw-away redis-server, or skips the
 // comparison when there is none (benchmarks only; tests never skip it).
 func startRedisForBench(b *testing.B) (string, func()) {
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
+	if _, err := exec.LookPath("redis-server"); err != nil {
 		b.Skip("redis-server not on PATH: no comparison")
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	srv, err := redistest.Launch(b.TempDir(), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	dir := b.TempDir()
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	rdb := redis.NewClient(&redis.Options{Addr: addr})
-	defer rdb.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for rdb.Ping(context.Background()).Err() != nil {
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			b.Fatal("redis-server did not start")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return addr, func() { cmd.Process.Kill(); cmd.Wait() }
+	return srv.Addr, srv.Stop
 }

@@ -223,18 +223,14 @@ func TestShutdown(t *testing.T) {
 		t.Fatal("Done not closed after SHUTDOWN")
 	}
 	idle.expectClosed()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	waitFor(t, "the listener to close after SHUTDOWN", func() bool {
 		conn, err := net.Dial("tcp", srv.Addr())
 		if err != nil {
-			break
+			return true
 		}
 		conn.Close()
-		if time.Now().After(deadline) {
-			t.Fatal("server still accepting after SHUTDOWN")
-		}
-		time.Sleep(5 * time.Millisecond) // polling the listener's close, bounded by the deadline
-	}
+		return false
+	})
 }
 
 func TestShutdownAbortAndSyntax(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floodgate/floodgate/internal/redistest"
 	"github.com/floodgate/floodgate/luaengine"
 	"github.com/redis/go-redis/v9"
 )
@@ -21,23 +22,17 @@ func newScriptTestServer(t testing.TB, limit time.Duration) (*Server, func() *re
 	}
 	t.Cleanup(func() { srv.Close() })
 	dial := func() *redis.Client {
-		c := redis.NewClient(&redis.Options{Addr: srv.Addr(), Protocol: 2, DisableIdentity: true, MaxRetries: -1, ReadTimeout: 10 * time.Second})
+		c := redis.NewClient(&redis.Options{Addr: srv.Addr(), Protocol: 2, DisableIdentity: true, MaxRetries: -1, ReadTimeout: redistest.Patience})
 		t.Cleanup(func() { c.Close() })
 		return c
 	}
 	return srv, dial
 }
 
-// waitFor polls cond until it holds or the deadline passes.
+// waitFor is redistest.Eventually, under the name the server's tests use.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	redistest.Eventually(t, what, cond)
 }
 
 func errText(err error) string {
@@ -270,19 +265,22 @@ func TestScriptCommandInfo(t *testing.T) {
 // own path.
 type discardWriter struct{ errors int }
 
-func (d *discardWriter) Status(string)     {}
-func (d *discardWriter) Error(string)      { d.errors++ }
-func (d *discardWriter) Int(int64)         {}
-func (d *discardWriter) Bulk([]byte)       {}
-func (d *discardWriter) BulkString(string) {}
-func (d *discardWriter) Null()             {}
-func (d *discardWriter) NullArray()        {}
-func (d *discardWriter) Array(int)         {}
-func (d *discardWriter) Double(float64)    {}
-func (d *discardWriter) Map(int)           {}
-func (d *discardWriter) Set(int)           {}
-func (d *discardWriter) Verbatim(string)   {}
-func (d *discardWriter) Proto() int        { return 2 }
+func (d *discardWriter) Status(string)              {}
+func (d *discardWriter) Error(string)               { d.errors++ }
+func (d *discardWriter) Int(int64)                  {}
+func (d *discardWriter) Bulk([]byte)                {}
+func (d *discardWriter) BulkString(string)          {}
+func (d *discardWriter) Null()                      {}
+func (d *discardWriter) NullArray()                 {}
+func (d *discardWriter) Array(int)                  {}
+func (d *discardWriter) Double(float64)             {}
+func (d *discardWriter) Map(int)                    {}
+func (d *discardWriter) Set(int)                    {}
+func (d *discardWriter) Verbatim(string)            {}
+func (d *discardWriter) Proto() int                 { return 2 }
+func (d *discardWriter) Bool(bool)                  {}
+func (d *discardWriter) BigNumber(string)           {}
+func (d *discardWriter) VerbatimFormat(_, _ string) {}
 
 // evalSHADirect runs EVALSHA of the seed-001 limiter the way a connection
 // does (execute under the lock), without the network.
@@ -365,7 +363,7 @@ func TestScriptMemoryWatchedByServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), Protocol: 2, DisableIdentity: true, ReadTimeout: 30 * time.Second})
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), Protocol: 2, DisableIdentity: true, ReadTimeout: redistest.Patience})
 	defer c.Close()
 	const grow = `local t = {} local i = 0 while true do i = i + 1 t[i] = string.rep('y', 1000) .. i end`
 	err := c.Eval(context.Background(), grow, nil).Err()

@@ -1,5 +1,7 @@
 // Package server is floodgate's RESP server: connections (on redcon), the
-// command table, dispatch, transactions and the embeddable test-double API.
+// command table, dispatch and transactions, and the controls an embedding
+// program or test uses (Do, Dial, SetError, Pause, counters); the test double
+// built on them is package servertest.
 //
 // Connections are served concurrently, but commands execute one at a time:
 // a connection takes the execution lock once for every batch of pipelined

@@ -84,13 +84,9 @@ func TestCloseFinishesBatchInFlight(t *testing.T) {
 	if _, err := net.Dial("tcp", srv.Addr()); err == nil {
 		t.Fatal("server still accepting after Close")
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > goroutines+2 {
-		if time.Now().After(deadline) {
-			t.Fatalf("goroutines: %d before, %d after Close", goroutines, runtime.NumGoroutine())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitFor(t, "the server's goroutines to end after Close", func() bool {
+		return runtime.NumGoroutine() <= goroutines+2
+	})
 }
 
 func TestPipelineRepliesInOrder(t *testing.T) {

@@ -5,29 +5,15 @@ import (
 	"strconv"
 
 	"github.com/tidwall/redcon"
+
+	"github.com/floodgate/floodgate/luaengine"
 )
 
 // Writer receives a command's reply. Handlers write through it and never
 // format protocol bytes themselves, so the same handler serves a RESP2 or
-// RESP3 client and a script's redis.call (Lua values, see luaengine). Every
-// reply is exactly one top-level call (Array is followed by exactly n
-// replies, Map by n key/value pairs). luaengine.ReplyWriter has the same
-// method set.
-type Writer interface {
-	Status(s string)
-	Error(msg string) // full text without '-', e.g. "ERR syntax error"
-	Int(n int64)
-	Bulk(b []byte)
-	BulkString(s string)
-	Null()      // null bulk string
-	NullArray() // null array (EXEC after a WATCH abort)
-	Array(n int)
-	Double(f float64)
-	Map(n int)         // n key/value pairs; RESP2 sends an array of 2n
-	Set(n int)         // n members; RESP2 sends an array
-	Verbatim(s string) // text (INFO, CLIENT INFO); RESP2 sends a bulk string
-	Proto() int        // 2 or 3: where RESP3 changes a reply's shape (WITHSCORES pairs)
-}
+// RESP3 client (respWriter) and a script's redis.call (the engine's Lua
+// values): it is luaengine.ReplyWriter, one interface for both.
+type Writer = luaengine.ReplyWriter
 
 // respWriter writes RESP2 or RESP3 into a connection's output buffer.
 type respWriter struct {
@@ -90,8 +76,8 @@ func (w *respWriter) Set(n int) {
 
 func (w *respWriter) Verbatim(s string) { w.VerbatimFormat("txt", s) }
 
-// VerbatimFormat, Bool and BigNumber serve a script's RESP3 return values
-// (luaengine.RESP3Writer); format is 3 bytes.
+// VerbatimFormat, Bool and BigNumber serve a script's RESP3 return values;
+// format is 3 bytes.
 func (w *respWriter) VerbatimFormat(format, s string) {
 	if w.proto == 3 {
 		w.header('=', len(s)+4)

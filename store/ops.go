@@ -135,3 +135,14 @@ func (db *DB) HSet(key []byte, fieldValues [][]byte) (added int, err error) {
 	}
 	return added, nil
 }
+
+// Expire gives the entry e (of key) the deadline at, in unix ms, as
+// EXPIRE and its siblings do once their options allow it: a deadline not in
+// the future deletes the key at once.
+func (db *DB) Expire(e *Entry, at int64) {
+	if at <= db.store.Now() {
+		db.Delete([]byte(e.Key))
+		return
+	}
+	db.SetExpire(e, at)
+}

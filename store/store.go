@@ -1,7 +1,10 @@
 // Package store holds floodgate's keyspace: databases of typed values with
-// millisecond expiry driven by an injectable Clock. It knows nothing of the
-// network or the protocol; callers serialize access (the server holds one
-// lock while a command, script or transaction runs).
+// millisecond expiry driven by an injectable Clock, and the keyspace
+// operations commands perform (DB.IncrBy, DB.ZAdd, DB.HSet, ValueAt), which
+// the server's handlers and the test double (servertest) share. It knows
+// nothing of the network or the protocol: it returns Go values and errors
+// whose text is Redis's reply. Callers serialize access (the server holds
+// one lock while a command, script or transaction runs).
 package store
 
 import (

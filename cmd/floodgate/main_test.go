@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/floodgate/floodgate/internal/redistest"
 )
 
 // buildBinary builds floodgate into a temporary directory.
@@ -70,12 +72,7 @@ func TestBinary(t *testing.T) {
 // startBinary runs floodgate on a free port and waits for its startup line.
 func startBinary(t *testing.T, bin string) (*exec.Cmd, string, *logBuffer) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
+	port := redistest.FreePort(t)
 	logs := &logBuffer{}
 	cmd := exec.Command(bin, "--port", strconv.Itoa(port))
 	cmd.Stderr = logs
@@ -89,24 +86,20 @@ func startBinary(t *testing.T, bin string) (*exec.Cmd, string, *logBuffer) {
 // ping connects, polling until the server listens, and checks PONG.
 func ping(t *testing.T, addr string) net.Conn {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		conn, err := net.Dial("tcp", addr)
-		if err == nil {
-			t.Cleanup(func() { conn.Close() })
-			conn.SetDeadline(time.Now().Add(5 * time.Second))
-			conn.Write([]byte("PING\r\n"))
-			line, err := bufio.NewReader(conn).ReadString('\n')
-			if err != nil || line != "+PONG\r\n" {
-				t.Fatalf("PING: %q %v", line, err)
-			}
-			return conn
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("floodgate did not listen on %s: %v", addr, err)
-		}
-		time.Sleep(10 * time.Millisecond) // polling for the listener, bounded by the deadline
+	var conn net.Conn
+	redistest.Eventually(t, "floodgate to listen on "+addr, func() bool {
+		var err error
+		conn, err = net.Dial("tcp", addr)
+		return err == nil
+	})
+	t.Cleanup(func() { conn.Close() })
+	conn.SetDeadline(time.Now().Add(redistest.Patience))
+	conn.Write([]byte("PING\r\n"))
+	line, err := bufio.NewReader(conn).ReadString('\n')
+	if err != nil || line != "+PONG\r\n" {
+		t.Fatalf("PING: %q %v", line, err)
 	}
+	return conn
 }
 
 // waitExit waits for the process and checks it exited 0 after logging its

@@ -49,3 +49,57 @@ func ParseInt[T ~string | ~[]byte](b T) (int64, bool) {
 	}
 	return int64(u), true
 }
+
+// Strtoul parses the longest prefix of s that glibc's strtoul accepts in
+// base (2 to 36): leading white space, a sign, "0x" in base 16 when a hex
+// digit follows, then digits. It returns the value and the length consumed
+// (0 if there is no digit). An overflow gives the largest uint64 and sets
+// erange (C's ERANGE); a '-' negates modulo 2^64, as C does. Lua 5.1's
+// tonumber(s, base) and Redis's SCAN cursors are read so.
+func Strtoul[T ~string | ~[]byte](s T, base int) (v uint64, n int, erange bool) {
+	i := 0
+	for i < len(s) && IsSpace(s[i]) {
+		i++
+	}
+	neg := false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	if base == 16 && i+2 < len(s) && s[i] == '0' && s[i+1]|0x20 == 'x' && digitValue(s[i+2]) < 16 {
+		i += 2
+	}
+	start := i
+	overflow := false
+	for ; i < len(s); i++ {
+		d := digitValue(s[i])
+		if d >= base {
+			break
+		}
+		if v > (math.MaxUint64-uint64(d))/uint64(base) {
+			overflow = true
+		}
+		v = v*uint64(base) + uint64(d)
+	}
+	if i == start {
+		return 0, 0, false
+	}
+	switch {
+	case overflow:
+		return math.MaxUint64, i, true
+	case neg:
+		return -v, i, false
+	}
+	return v, i, false
+}
+
+// digitValue is c's value as a digit in bases up to 36, or 99.
+func digitValue(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c|0x20 >= 'a' && c|0x20 <= 'z':
+		return int(c|0x20-'a') + 10
+	}
+	return 99
+}

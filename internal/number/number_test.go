@@ -69,3 +69,22 @@ func TestParseInt(t *testing.T) {
 		}
 	}
 }
+
+// Strtoul as glibc's: sign, "0x" in base 16, saturation, negation modulo 2^64.
+func TestStrtoul(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		base int
+		want uint64
+		n    int
+	}{
+		{"0x10", 16, 16, 4}, {"-1", 16, math.MaxUint64, 2}, {"+f", 16, 15, 2}, {" ff ", 16, 255, 3},
+		{"zz", 36, 1295, 2}, {"0x", 16, 0, 1}, {"0xg", 16, 0, 1}, {"-", 10, 0, 0}, {"", 10, 0, 0},
+		{"99999999999999999999999", 10, math.MaxUint64, 23}, {"8", 8, 0, 0}, {"17", 8, 15, 2},
+	} {
+		got, n, _ := Strtoul(tc.in, tc.base)
+		if got != tc.want || n != tc.n {
+			t.Errorf("Strtoul(%q, %d) = %d, %d; want %d, %d", tc.in, tc.base, got, n, tc.want, tc.n)
+		}
+	}
+}

@@ -84,8 +84,9 @@ func (d *Database) TTL(key string) (ttl time.Duration) {
 	return ttl
 }
 
-// SetTTL sets key's time to live, as PEXPIRE (a ttl under a millisecond
-// deletes the key); a ttl <= 0 removes the TTL instead, as PERSIST.
+// SetTTL sets key's time to live, as PEXPIRE does (a ttl under a
+// millisecond deletes the key); a ttl <= 0 removes the TTL instead, as
+// PERSIST.
 func (d *Database) SetTTL(key string, ttl time.Duration) (err error) {
 	d.do(func(db *store.DB) {
 		e := db.GetString(key)
@@ -95,7 +96,7 @@ func (d *Database) SetTTL(key string, ttl time.Duration) (err error) {
 		case ttl <= 0:
 			db.SetExpire(e, 0)
 		default:
-			db.SetExpire(e, db.Store().Now()+ttl.Milliseconds())
+			db.Expire(e, db.Store().Now()+ttl.Milliseconds()) // PEXPIRE's
 		}
 	})
 	return err

@@ -1,0 +1,168 @@
+// Package redistest holds what floodgate's tests share: a throw-away
+// redis-server to compare with (Start, Launch), a free port (FreePort), and
+// one way to wait for something to happen (Eventually). Tests wait on
+// events with a generous deadline rather than sleeping or timing: a loaded
+// machine makes them slower, never wrong.
+package redistest
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Patience is how long Eventually and a starting redis-server may take: far
+// more than anything needs on an idle machine, so only a real failure
+// reaches it.
+const Patience = 60 * time.Second
+
+// Eventually polls cond until it holds, and fails t (naming what it waited
+// for) if it still does not after Patience.
+func Eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	if err := poll(cond); err != nil {
+		t.Fatalf("timed out after %v waiting for %s", Patience, what)
+	}
+}
+
+// poll calls cond every millisecond at first, backing off to every 20 ms,
+// until it holds or Patience has passed.
+func poll(cond func() bool) error {
+	deadline := time.Now().Add(Patience)
+	wait := time.Millisecond
+	for !cond() {
+		if time.Now().After(deadline) {
+			return errors.New("timed out")
+		}
+		time.Sleep(wait) // a polling interval, bounded by the deadline
+		wait = min(2*wait, 20*time.Millisecond)
+	}
+	return nil
+}
+
+// FreePort asks the kernel for a 127.0.0.1 port nobody listens on.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return port
+}
+
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Ping reports whether a Redis-protocol server at addr answers PING (or
+// asks for a password, which also means it is up).
+func Ping(addr string) bool {
+	conn, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return false
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := conn.Write([]byte("PING\r\n")); err != nil {
+		return false
+	}
+	line, err := bufio.NewReader(conn).ReadString('\n')
+	return err == nil && (strings.HasPrefix(line, "+PONG") || strings.HasPrefix(line, "-NOAUTH"))
+}
+
+// Server is a redis-server process on 127.0.0.1 with persistence off.
+type Server struct {
+	Addr string
+	Port int
+	Dir  string // its working directory (and log)
+	args []string
+
+	mu  sync.Mutex
+	cmd *exec.Cmd
+}
+
+// Start starts a redis-server for t, with extra arguments, and stops it when
+// the test ends. It fails t if redis-server is missing or does not start.
+func Start(t testing.TB, extra ...string) *Server {
+	t.Helper()
+	return StartWith(t, func(int, string) []string { return extra })
+}
+
+// StartWith is Start with arguments made from the server's port and
+// directory (replicaof, a config file in the directory, ...).
+func StartWith(t testing.TB, extra func(port int, dir string) []string) *Server {
+	t.Helper()
+	s, err := Launch(t.TempDir(), extra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// Launch starts a redis-server in dir, for callers without a testing.TB
+// (TestMain, benchmarks' setup); the caller stops it.
+func Launch(dir string, extra func(port int, dir string) []string) (*Server, error) {
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		return nil, errors.New("redis-server not found on PATH: install it (apt-get install redis-server) or run `make test`, which does")
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), Port: port, Dir: dir}
+	s.args = []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir}
+	if extra != nil {
+		s.args = append(s.args, extra(port, dir)...)
+	}
+	return s, s.Start()
+}
+
+// Start runs the server (again, on the same port, after Stop) and waits
+// until it answers PING.
+func (s *Server) Start() error {
+	log, err := os.Create(filepath.Join(s.Dir, fmt.Sprintf("redis-%d.log", time.Now().UnixNano())))
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	cmd := exec.Command("redis-server", s.args...)
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start redis-server: %w", err)
+	}
+	s.mu.Lock()
+	s.cmd = cmd
+	s.mu.Unlock()
+	if err := poll(func() bool { return Ping(s.Addr) }); err != nil {
+		s.Stop()
+		return fmt.Errorf("redis-server on %s did not answer PING within %v (log in %s)", s.Addr, Patience, s.Dir)
+	}
+	return nil
+}
+
+// Stop kills the server and waits for it to exit, so its port is free.
+func (s *Server) Stop() {
+	s.mu.Lock()
+	cmd := s.cmd
+	s.cmd = nil
+	s.mu.Unlock()
+	if cmd != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}
+}
