@@ -27,7 +27,11 @@ func cNaN(r float64, in ...float64) float64 {
 }
 
 // defaultNaN is x86's answer to an invalid operation (0/0): sign set.
-var defaultNaN = math.Copysign(math.NaN(), -1)
+// Go's math.NaN() has a payload bit of its own, which bit.tobit would show.
+var (
+	defaultNaN = math.Float64frombits(0xFFF8000000000000)
+	quietNaN   = math.Float64frombits(0x7FF8000000000000)
+)
 
 func math1(f func(float64) float64) lua.LGFunction {
 	return func(L *lua.LState) int {
@@ -45,7 +49,7 @@ func positiveNaN(f func(float64) float64) lua.LGFunction {
 		x := checkNumber(L, 1)
 		r := cNaN(f(x), x)
 		if r != r && x == x {
-			r = math.NaN()
+			r = quietNaN
 		}
 		L.Push(lua.LNumber(r))
 		return 1
