@@ -546,11 +546,22 @@ func (r *rewriter) rewriteExpr(ex ast.Expr) ast.Expr {
 		x.Object = r.rewriteExpr(x.Object)
 		x.Key = r.rewriteExpr(x.Key)
 	case *ast.TableExpr:
-		for _, f := range x.Fields {
+		for i, f := range x.Fields {
 			if f.Key != nil {
 				f.Key = r.rewriteExpr(f.Key)
 			}
 			f.Value = r.rewriteExpr(f.Value)
+			// Only the table's last field passes on all of a call's
+			// values; gopher-lua expands the last positional one even
+			// when keyed fields follow ({f(), b = 1}).
+			if i < len(x.Fields)-1 {
+				switch v := f.Value.(type) {
+				case *ast.FuncCallExpr:
+					v.AdjustRet = true
+				case *ast.Comma3Expr:
+					v.AdjustRet = true
+				}
+			}
 		}
 	case *ast.FuncCallExpr:
 		if x.Func != nil {
