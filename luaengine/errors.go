@@ -552,9 +552,10 @@ func (r *rewriter) rewriteExpr(ex ast.Expr) ast.Expr {
 			}
 			f.Value = r.rewriteExpr(f.Value)
 			// Only the table's last field passes on all of a call's
-			// values; gopher-lua expands the last positional one even
-			// when keyed fields follow ({f(), b = 1}).
-			if i < len(x.Fields)-1 {
+			// values, and only a positional one; gopher-lua expands the
+			// last positional one even when keyed fields follow
+			// ({f(), b = 1}), and a keyed last one ({1, b = f()}) too.
+			if i < len(x.Fields)-1 || f.Key != nil {
 				switch v := f.Value.(type) {
 				case *ast.FuncCallExpr:
 					v.AdjustRet = true
