@@ -321,7 +321,7 @@ func noNegativeZero(s string) string {
 var (
 	negativeZero = regexp.MustCompile(`(^|[^\w.])-0\b`)
 	bulkLength   = regexp.MustCompile(`\$\d+\r\n`)
-	numeral    = regexp.MustCompile(`-?\d+(\.\d+)?(e[-+]?\d+)?`)
+	numeral      = regexp.MustCompile(`-?\d+(\.\d+)?(e[-+]?\d+)?`)
 )
 
 // roundNumbers is a reply with its bulk lengths dropped and every number
