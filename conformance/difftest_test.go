@@ -315,11 +315,11 @@ func knownDifference(o op, want, got []byte) string {
 // written 0.
 func noNegativeZero(s string) string {
 	s = bulkLength.ReplaceAllString(s, "$$")
-	return negativeZero.ReplaceAllString(s, "${1}0")
+	return negativeZero.ReplaceAllString(s, "${1}0${2}")
 }
 
 var (
-	negativeZero = regexp.MustCompile(`(^|[^\w.])-0\b`)
+	negativeZero = regexp.MustCompile(`(^|[^\w.])-0($|[^\w.])`)
 	bulkLength   = regexp.MustCompile(`\$\d+\r\n`)
 	numeral      = regexp.MustCompile(`-?\d+(\.\d+)?(e[-+]?\d+)?`)
 )
