@@ -67,6 +67,15 @@ func math2(f func(x, y float64) float64) lua.LGFunction {
 	}
 }
 
+// logC is math.Log with subnormal arguments scaled into the normal range
+// first: Go's amd64 Log answers log(1e-310) as -709.08, glibc -713.80.
+func logC(x float64) float64 {
+	if x > 0 && x < 0x1p-1022 {
+		return math.Log(x*0x1p54) - 54*math.Ln2
+	}
+	return math.Log(x)
+}
+
 // radiansPerDegree is lmathlib.c's RADIANS_PER_DEGREE: deg divides by it.
 const radiansPerDegree = math.Pi / 180.0
 
@@ -77,8 +86,8 @@ func (e *Engine) installMathLibrary(m *lua.LTable) {
 		"sqrt": math1(math.Sqrt), "sin": math1(math.Sin), "cos": math1(math.Cos),
 		"tan": math1(math.Tan), "asin": positiveNaN(math.Asin), "acos": positiveNaN(math.Acos),
 		"atan": math1(math.Atan), "sinh": math1(math.Sinh), "cosh": math1(math.Cosh),
-		"tanh": math1(math.Tanh), "exp": math1(math.Exp), "log": math1(math.Log),
-		"log10": positiveNaN(math.Log10),
+		"tanh": math1(math.Tanh), "exp": math1(math.Exp), "log": math1(logC),
+		"log10": positiveNaN(func(x float64) float64 { return logC(x) * (1 / math.Ln10) }),
 		"deg":   math1(func(x float64) float64 { return x / radiansPerDegree }),
 		"rad":   math1(func(x float64) float64 { return x * radiansPerDegree }),
 		"fmod":  math2(math.Mod), "pow": math2(math.Pow), "atan2": func(L *lua.LState) int {
