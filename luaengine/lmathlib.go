@@ -76,6 +76,19 @@ func logC(x float64) float64 {
 	return math.Log(x)
 }
 
+// log10C is glibc's log10 where Go's differs most visibly: glibc's is
+// exact for powers of ten (Go's math.Log10(1e15) is 14.999999999999998).
+func log10C(x float64) float64 {
+	if x >= 1 && x <= 1e22 {
+		for k, p := 0, 1.0; p <= x; k, p = k+1, p*10 {
+			if p == x {
+				return float64(k)
+			}
+		}
+	}
+	return logC(x) * (1 / math.Ln10)
+}
+
 // radiansPerDegree is lmathlib.c's RADIANS_PER_DEGREE: deg divides by it.
 const radiansPerDegree = math.Pi / 180.0
 
@@ -87,7 +100,7 @@ func (e *Engine) installMathLibrary(m *lua.LTable) {
 		"tan": math1(math.Tan), "asin": positiveNaN(math.Asin), "acos": positiveNaN(math.Acos),
 		"atan": math1(math.Atan), "sinh": math1(math.Sinh), "cosh": math1(math.Cosh),
 		"tanh": math1(math.Tanh), "exp": math1(math.Exp), "log": math1(logC),
-		"log10": positiveNaN(func(x float64) float64 { return logC(x) * (1 / math.Ln10) }),
+		"log10": positiveNaN(log10C),
 		"deg":   math1(func(x float64) float64 { return x / radiansPerDegree }),
 		"rad":   math1(func(x float64) float64 { return x * radiansPerDegree }),
 		"fmod":  math2(math.Mod), "pow": math2(math.Pow), "atan2": func(L *lua.LState) int {
