@@ -145,6 +145,7 @@ type Engine struct {
 	errHandlerFn *lua.LFunction
 	concatFn     *lua.LFunction
 	modFn        *lua.LFunction              // Lua 5.1's %, which scripts' a % b call
+	powFn        *lua.LFunction              // Lua 5.1's ^, which scripts' a ^ b call
 	views        map[*lua.LTable]*lua.LTable // read-only view -> real table
 
 	interrupt interruptState
@@ -282,7 +283,8 @@ func (e *Engine) compile(sha, body string) (*Script, error) {
 	L.Push(outer)
 	L.Push(e.concatFn)
 	L.Push(e.modFn)
-	if err := L.PCall(2, 1, nil); err != nil {
+	L.Push(e.powFn)
+	if err := L.PCall(3, 1, nil); err != nil {
 		return nil, Error(errCompilePrefix + err.Error())
 	}
 	fn, _ := L.Get(-1).(*lua.LFunction)

@@ -410,7 +410,7 @@ func wrapChunk(chunk []ast.Stmt) []ast.Stmt {
 	}
 	body.SetLine(1)
 	body.SetLastLine(last)
-	local := &ast.LocalAssignStmt{Names: []string{concatName, modName}, Exprs: []ast.Expr{&ast.Comma3Expr{}}}
+	local := &ast.LocalAssignStmt{Names: []string{concatName, modName, powName}, Exprs: []ast.Expr{&ast.Comma3Expr{}}}
 	local.SetLine(1)
 	ret := &ast.ReturnStmt{Exprs: []ast.Expr{body}}
 	ret.SetLine(1)
@@ -429,6 +429,15 @@ const concatName = "(concat)"
 // with math.Mod, Lua 5.1 as a - floor(a/b)*b (1e29 % 7 is 0, 2^53 % -7
 // is -4), and a VM instruction cannot be replaced.
 const modName = "(mod)"
+
+// powName is the hidden function a ^ b calls: gopher-lua's VM uses
+// math.Pow, whose NaN differs from glibc's pow (a NaN operand is passed on,
+// an invalid power is the default -nan).
+const powName = "(pow)"
+
+// hiddenArith maps the operators the rewriter turns into calls to the
+// hidden function each calls.
+var hiddenArith = map[string]string{"%": modName, "^": powName}
 
 func (r *rewriter) rewriteStmts(stmts []ast.Stmt) {
 	for _, st := range stmts {
@@ -525,7 +534,8 @@ func (r *rewriter) rewriteExpr(ex ast.Expr) ast.Expr {
 	case *ast.ArithmeticOpExpr:
 		x.Lhs = r.rewriteExpr(x.Lhs)
 		x.Rhs = r.rewriteExpr(x.Rhs)
-		if x.Operator != "%" {
+		name, ok := hiddenArith[x.Operator]
+		if !ok {
 			break
 		}
 		// Each operand is one value, as for concat.
@@ -535,7 +545,7 @@ func (r *rewriter) rewriteExpr(ex ast.Expr) ast.Expr {
 		case *ast.Comma3Expr:
 			rhs.AdjustRet = true
 		}
-		fn := &ast.IdentExpr{Value: modName}
+		fn := &ast.IdentExpr{Value: name}
 		fn.SetLine(x.Line())
 		fn.SetLastLine(x.LastLine())
 		call := &ast.FuncCallExpr{Func: fn, Args: []ast.Expr{x.Lhs, x.Rhs}, AdjustRet: true}
@@ -664,21 +674,33 @@ func (e *Engine) concatMeta(L *lua.LState, n int) int {
 	return 1
 }
 
-// luaMod is Lua 5.1's % (luai_nummod, and luaV_arith's coercion,
-// metamethods and error, blaming the second operand unless the first is
-// not a number).
+// luaMod is Lua 5.1's % (luai_nummod).
 func (e *Engine) luaMod(L *lua.LState) int {
+	return e.hiddenArith(L, "__mod", func(x, y float64) float64 { return x - math.Floor(x/y)*y })
+}
+
+// luaPow is Lua 5.1's ^ (luai_numpow: glibc's pow, whose NaN results
+// are a NaN operand, the first one, else the default NaN).
+func (e *Engine) luaPow(L *lua.LState) int {
+	return e.hiddenArith(L, "__pow", func(x, y float64) float64 { return cNaN(math.Pow(x, y), x, y) })
+}
+
+// hiddenArith is luaV_arith for an operator the rewriter made a call:
+// numbers and numeric strings, else the operands' metamethod for event,
+// else the error, blaming the second operand unless the first is not a
+// number, named as the VM's would be.
+func (e *Engine) hiddenArith(L *lua.LState, event string, op func(x, y float64) float64) int {
 	a, b := L.Get(1), L.Get(2)
 	x, okA := toNumber(a)
 	y, okB := toNumber(b)
 	if okA && okB {
-		L.Push(lua.LNumber(x - math.Floor(x/y)*y))
+		L.Push(lua.LNumber(op(x, y)))
 		return 1
 	}
 	mm := lua.LNil
 	for _, v := range []lua.LValue{a, b} {
 		if _, isStr := v.(lua.LString); !isStr && mm == lua.LNil {
-			mm = L.GetMetaField(v, "__mod")
+			mm = L.GetMetaField(v, event)
 		}
 	}
 	if mm == lua.LNil {

@@ -40,6 +40,7 @@ func (e *Engine) setupSandbox() {
 
 	e.concatFn = L.NewFunction(e.luaConcat)
 	e.modFn = L.NewFunction(e.luaMod)
+	e.powFn = L.NewFunction(e.luaPow)
 	e.installStringArith(L.GetMetatable(lua.LString("")).(*lua.LTable))
 	e.errFn = L.NewFunction(e.luaErrorHandler)
 	e.pcallErrFn = L.NewFunction(e.pcallErrorHandler)
@@ -401,7 +402,8 @@ func (e *Engine) luaLoadstring(L *lua.LState) int {
 	L.Push(outer)
 	L.Push(e.concatFn)
 	L.Push(e.modFn)
-	L.Call(2, 1)
+	L.Push(e.powFn)
+	L.Call(3, 1)
 	if proto.SourceName != chunkName {
 		if e.chunkNames == nil {
 			e.chunkNames = make(map[string]string)
