@@ -286,8 +286,8 @@ func opLine(o op) string {
 //
 //   - vm-negative-zero: the VM stores every arithmetic result through an
 //     allocator that hands out one shared 0 for both 0 and -0.
-//   - pow-nan-sign: '^' is Go's math.Pow, whose NaN is positive where
-//     glibc's pow gives the x86 default NaN (-nan).
+//   - pow-nan-sign: a '^' of two constants is folded with Go's math.Pow,
+//     whose NaN is positive where glibc's pow gives -nan.
 //   - libm-last-digits: Go's sin, tan, exp, pow... are not glibc's and can
 //     differ in the last bits, which %.17g, integer replies of large values
 //     or tan near pi/2 show.

@@ -435,6 +435,19 @@ const modName = "(mod)"
 // an invalid power is the default -nan).
 const powName = "(pow)"
 
+// isConstant reports whether ex is a numeral or arithmetic on numerals.
+func isConstant(ex ast.Expr) bool {
+	switch x := ex.(type) {
+	case *ast.NumberExpr:
+		return true
+	case *ast.UnaryMinusOpExpr:
+		return isConstant(x.Expr)
+	case *ast.ArithmeticOpExpr:
+		return isConstant(x.Lhs) && isConstant(x.Rhs)
+	}
+	return false
+}
+
 // hiddenArith maps the operators the rewriter turns into calls to the
 // hidden function each calls.
 var hiddenArith = map[string]string{"%": modName, "^": powName}
@@ -535,7 +548,10 @@ func (r *rewriter) rewriteExpr(ex ast.Expr) ast.Expr {
 		x.Lhs = r.rewriteExpr(x.Lhs)
 		x.Rhs = r.rewriteExpr(x.Rhs)
 		name, ok := hiddenArith[x.Operator]
-		if !ok {
+		if !ok || x.Operator == "^" && isConstant(x.Lhs) && isConstant(x.Rhs) {
+			// Constant powers stay for gopher-lua to fold, as Lua 5.1
+			// folds them: a chain of calls would need three registers a
+			// level (1 ^ 1 ^ ... ^ 1, 200 deep, compiles in Lua 5.1).
 			break
 		}
 		// Each operand is one value, as for concat.
