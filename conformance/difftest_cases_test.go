@@ -45,6 +45,16 @@ func TestDifferentialFindings(t *testing.T) {
 			`EVAL "local t = setmetatable({}, {__mod = function(a, b) return 42 end}) return {t % 1, 1 % t}" 0`,
 			`EVAL "return 'x' % 2" 0`,
 		}},
+		// ^ with a variable operand: glibc's NaN rules, the VM's errors.
+		{"lua power", []string{
+			`EVAL "local n = 0/0 return {bit.bnot((-n) ^ 3), tostring((-2) ^ ARGV[1]), tostring(n ^ 0), tostring(1 ^ n)}" 0 0.5`,
+			`EVAL "local x return 2 ^ x" 0`,
+			`EVAL "local t = setmetatable({}, {__pow = function() return 9 end}) return {t ^ 2, 2 ^ t, '2' ^ '10'}" 0`,
+			`EVAL "return 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1" 0`,
+		}},
+		{"lua log of subnormals and powers of ten", []string{
+			`EVAL "return {tostring(math.log(1e-310)), tostring(math.log10(1e-310)), math.fmod(math.log10(1e15), -7), tostring(math.log10(1000))}" 0`,
+		}},
 		// NaN's sign and payload, and casts of out-of-range numbers.
 		{"lua nan and casts", []string{
 			`EVAL "return {tostring(0/0), tostring(-(0/0)), tostring(math.fmod(1, 0)), tostring(math.acos(2)), tostring(math.log10(-1)), tostring(math.sqrt(-1)), tostring(math.abs(0/0))}" 0`,

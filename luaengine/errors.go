@@ -435,7 +435,8 @@ const modName = "(mod)"
 // an invalid power is the default -nan).
 const powName = "(pow)"
 
-// isConstant reports whether ex is a numeral or arithmetic on numerals.
+// isConstant reports whether ex is a numeral or arithmetic on numerals
+// that Lua 5.1 folds too (it never folds a division: 0/0 is computed).
 func isConstant(ex ast.Expr) bool {
 	switch x := ex.(type) {
 	case *ast.NumberExpr:
@@ -443,7 +444,7 @@ func isConstant(ex ast.Expr) bool {
 	case *ast.UnaryMinusOpExpr:
 		return isConstant(x.Expr)
 	case *ast.ArithmeticOpExpr:
-		return isConstant(x.Lhs) && isConstant(x.Rhs)
+		return x.Operator != "/" && isConstant(x.Lhs) && isConstant(x.Rhs)
 	}
 	return false
 }
@@ -695,10 +696,28 @@ func (e *Engine) luaMod(L *lua.LState) int {
 	return e.hiddenArith(L, "__mod", func(x, y float64) float64 { return x - math.Floor(x/y)*y })
 }
 
-// luaPow is Lua 5.1's ^ (luai_numpow: glibc's pow, whose NaN results
-// are a NaN operand, the first one, else the default NaN).
+// luaPow is Lua 5.1's ^ (luai_numpow: glibc's pow).
 func (e *Engine) luaPow(L *lua.LState) int {
-	return e.hiddenArith(L, "__pow", func(x, y float64) float64 { return cNaN(math.Pow(x, y), x, y) })
+	return e.hiddenArith(L, "__pow", powC)
+}
+
+// powC is glibc's pow where its NaNs differ from Go's: a NaN base with an
+// integral exponent loses its sign (pow(-nan, 3) is nan), with another
+// exponent it is passed on, a NaN exponent is passed on, and an invalid
+// power is the default -nan (measured against Redis 7.0.15).
+func powC(x, y float64) float64 {
+	r := math.Pow(x, y)
+	switch {
+	case r == r:
+		return r
+	case x != x && y == math.Trunc(y):
+		return math.Abs(x)
+	case x != x:
+		return x
+	case y != y:
+		return y
+	}
+	return defaultNaN
 }
 
 // hiddenArith is luaV_arith for an operator the rewriter made a call:

@@ -103,7 +103,11 @@ func (e *Engine) installMathLibrary(m *lua.LTable) {
 		"log10": positiveNaN(log10C),
 		"deg":   math1(func(x float64) float64 { return x / radiansPerDegree }),
 		"rad":   math1(func(x float64) float64 { return x * radiansPerDegree }),
-		"fmod":  math2(math.Mod), "pow": math2(math.Pow), "atan2": func(L *lua.LState) int {
+		"fmod":  math2(math.Mod), "pow": func(L *lua.LState) int {
+			y := checkNumber(L, 2)
+			L.Push(lua.LNumber(powC(checkNumber(L, 1), y)))
+			return 1
+		}, "atan2": func(L *lua.LState) int {
 			x := checkNumber(L, 2)
 			y := checkNumber(L, 1)
 			L.Push(lua.LNumber(cNaN(math.Atan2(y, x), x, y))) // x's NaN first
