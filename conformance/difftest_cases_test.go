@@ -48,6 +48,7 @@ func TestDifferentialFindings(t *testing.T) {
 		// ^ with a variable operand: glibc's NaN rules, the VM's errors.
 		{"lua power", []string{
 			`EVAL "local n = 0/0 return {bit.bnot((-n) ^ 3), tostring((-2) ^ ARGV[1]), tostring(n ^ 0), tostring(1 ^ n)}" 0 0.5`,
+			`EVAL "local n = 0/0 local r = {} for _, y in ipairs({-1, 3, 2, 0.5, -2, 1/0, -1/0, 2^53+2, -3}) do r[#r+1] = tostring(n ^ y) .. tostring((-n) ^ y) .. tostring(math.pow(n, y)) end return r" 0`,
 			`EVAL "local x return 2 ^ x" 0`,
 			`EVAL "local t = setmetatable({}, {__pow = function() return 9 end}) return {t ^ 2, 2 ^ t, '2' ^ '10'}" 0`,
 			`EVAL "return 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1" 0`,

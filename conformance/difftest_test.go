@@ -396,23 +396,30 @@ func TestDiffRandom(t *testing.T) {
 	classes := map[string]int{}
 	known := map[string]int{}
 	var classOrder []string
-	done, segments := 0, 0
+	done, segments, compared := 0, 0, 0
 	for done < *diffOps {
 		n := min(*diffSegment, *diffOps-done)
 		proto := 2 + rng.Intn(2)
 		ops := g.segment(n)
-		for _, o := range ops {
-			perFamily[o.family]++
-			if o.family == "lua-expr" {
-				luaExprs++
-			}
-		}
 		d, err := runSegment(addrs, proto, ops)
 		if err != nil {
 			t.Fatalf("seed %d segment %d: %v", seed, segments, err)
 		}
 		done += len(ops)
 		segments++
+		// A segment ends at its first difference: the ops after it were
+		// generated but not compared, and are not counted.
+		ran := ops
+		if d != nil {
+			ran = ops[:d.opIndex+1]
+		}
+		compared += len(ran)
+		for _, o := range ran {
+			perFamily[o.family]++
+			if o.family == "lua-expr" {
+				luaExprs++
+			}
+		}
 		if d == nil {
 			continue
 		}
@@ -447,7 +454,7 @@ func TestDiffRandom(t *testing.T) {
 	}
 	sort.Strings(fams)
 	var b strings.Builder
-	fmt.Fprintf(&b, "diff: seed %d, %d ops in %d segments against %s, %d Lua expressions; per family:", seed, done, segments, addrs[1], luaExprs)
+	fmt.Fprintf(&b, "diff: seed %d, %d ops generated, %d compared, in %d segments against %s; %d Lua expressions compared; compared per family:", seed, done, compared, segments, addrs[1], luaExprs)
 	for _, f := range fams {
 		fmt.Fprintf(&b, " %s=%d", f, perFamily[f])
 	}

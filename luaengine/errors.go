@@ -702,15 +702,16 @@ func (e *Engine) luaPow(L *lua.LState) int {
 }
 
 // powC is glibc's pow where its NaNs differ from Go's: a NaN base with an
-// integral exponent loses its sign (pow(-nan, 3) is nan), with another
-// exponent it is passed on, a NaN exponent is passed on, and an invalid
-// power is the default -nan (measured against Redis 7.0.15).
+// odd integral exponent loses its sign (pow(-nan, 3) is nan, pow(-nan, 2)
+// -nan), with another exponent it is passed on, a NaN exponent is passed
+// on, and an invalid power is the default -nan (measured against Redis
+// 7.0.15).
 func powC(x, y float64) float64 {
 	r := math.Pow(x, y)
 	switch {
 	case r == r:
 		return r
-	case x != x && y == math.Trunc(y):
+	case x != x && math.Abs(y) < 1<<53 && math.Mod(y, 2) != 0 && y == math.Trunc(y):
 		return math.Abs(x)
 	case x != x:
 		return x
