@@ -28,6 +28,9 @@ func TestStringToNumber(t *testing.T) {
 			`EVAL "local s = '0x' return 1 - s" 0`,
 			`EVAL "return -ARGV[1]" 0 abc`,
 			`EVAL "local t = setmetatable({}, {__add = function(a, b) return 'meta' end}) return {'1' + t, t + '1'}" 0`,
+			`EVAL "return '5' + nil" 0`, `EVAL "local t = {} return t.x * '2'" 0`, `EVAL "local s = 'a' return pcall(function() return s % 2 end)" 0`,
+			`EVAL "local t = {f = 'x'} return 2 ^ t.f" 0`, `EVAL "return {} - '1'" 0`, `EVAL "return -{}" 0`, `EVAL "return ('1' + 1) / '0'" 0`,
+			`EVAL "local u = 'q' local function f() return u + 1 end return f()" 0`, `EVAL "return #('1' + '2')" 0`,
 		}},
 		{"string.format", []string{
 			"EVAL " + format + " 0" + inputs,

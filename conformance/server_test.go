@@ -3,6 +3,7 @@ package conformance
 import (
 	"bufio"
 	"bytes"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -183,6 +184,41 @@ func TestServerCommandInfo(t *testing.T) {
 	countsMu.Lock()
 	counts["command info"] += compared
 	countsMu.Unlock()
+}
+
+// TestServerACLCategories compares COMMAND LIST FILTERBY ACLCAT for every
+// category, over the commands both have: the categories floodgate's table
+// derives from flags must select the same commands as Redis's.
+func TestServerACLCategories(t *testing.T) {
+	have, known := map[string]bool{}, map[string]bool{}
+	for _, n := range commandList(t, floodgateAddr) {
+		have[n] = true
+	}
+	for _, n := range commandList(t, redisAddr) {
+		known[n] = true
+	}
+	for _, cat := range []string{
+		"keyspace", "read", "write", "set", "sortedset", "list", "hash", "string", "bitmap", "hyperloglog",
+		"geo", "stream", "pubsub", "admin", "fast", "slow", "blocking", "dangerous", "connection",
+		"transaction", "scripting",
+	} {
+		var want, got []string
+		for _, e := range queryOnce(t, redisAddr, "COMMAND", "LIST", "FILTERBY", "ACLCAT", cat).([]any) {
+			if have[e.(string)] {
+				want = append(want, e.(string))
+			}
+		}
+		for _, e := range queryOnce(t, floodgateAddr, "COMMAND", "LIST", "FILTERBY", "ACLCAT", cat).([]any) {
+			if known[e.(string)] { // CLIENT SETINFO is Redis 7.2's
+				got = append(got, e.(string))
+			}
+		}
+		sort.Strings(want)
+		sort.Strings(got)
+		if strings.Join(want, " ") != strings.Join(got, " ") {
+			t.Errorf("@%s\n  redis:     %v\n  floodgate: %v", cat, want, got)
+		}
+	}
 }
 
 // TestServerCommandDocs compares summary, since and group.

@@ -59,7 +59,10 @@ func (e Error) Error() string { return string(e) }
 
 // Errors of SCRIPT KILL, with Redis's texts.
 var (
-	ErrNotBusy    = Error("NOTBUSY No scripts in execution right now.")
+	ErrNotBusy = Error("NOTBUSY No scripts in execution right now.")
+	// ErrNotAllowed refuses redis.call of a command scripts may not run
+	// (and every command, when the engine has no Caller).
+	ErrNotAllowed = Error("ERR This Redis command is not allowed from script")
 	ErrUnkillable = Error("UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.")
 )
 

@@ -158,7 +158,7 @@ func (e *Engine) redisCall(L *lua.LState, raise bool) int {
 	}
 	e.callArgs, e.numArena = args, arena
 	if e.caller == nil {
-		return fail("-ERR This Redis command is not allowed from script")
+		return fail("-" + string(ErrNotAllowed))
 	}
 	b := &e.reply
 	b.reset()

@@ -42,7 +42,6 @@ const (
 	errROWithWriteFlag     = "ERR Can not execute a script with write flag using *_ro command."
 	errScriptUnknownCmd    = "ERR Unknown Redis command called from script"
 	errScriptWrongArity    = "ERR Wrong number of args calling Redis command from script"
-	errScriptNotAllowed    = "ERR This Redis command is not allowed from script"
 	errScriptReadOnlyWrite = "ERR Write commands are not allowed from read-only scripts."
 	errBusy                = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
 )
@@ -229,7 +228,7 @@ func (sc *scriptCaller) Call(args [][]byte, w luaengine.ReplyWriter) {
 		w.Error(errScriptWrongArity)
 		return
 	case cmd.Flags.Has(FlagNoScript):
-		w.Error(errScriptNotAllowed)
+		w.Error(string(luaengine.ErrNotAllowed))
 		return
 	case sc.readOnly && cmd.Flags&(FlagWrite|FlagMayReplicate) != 0:
 		w.Error(errScriptReadOnlyWrite)

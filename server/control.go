@@ -47,8 +47,8 @@ func (s *Server) Port() string {
 	return port
 }
 
-// testDouble is the state of the test-double API, kept apart from the
-// server's own.
+// testDouble is the state of the controls (this file) and of Dial, kept
+// apart from the server's own. (The name is older than package servertest.)
 type testDouble struct {
 	err atomic.Pointer[string] // SetError's reply; nil: none
 

@@ -50,11 +50,11 @@ func (d *Database) Get(key string) (value string, err error) {
 // valueAt returns the value of type V at key, ErrKeyNotFound or
 // ErrWrongType.
 func valueAt[V store.Value](db *store.DB, key string) (V, error) {
-	v, err := store.ValueAt[V](db, []byte(key))
-	if err == nil && any(v) == any(*new(V)) {
-		err = ErrKeyNotFound
+	if db.GetString(key) == nil {
+		var none V
+		return none, ErrKeyNotFound
 	}
-	return v, err
+	return store.ValueAt[V](db, []byte(key))
 }
 
 func stringAt(db *store.DB, key string) (*store.String, error) {

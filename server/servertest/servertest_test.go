@@ -694,3 +694,35 @@ func TestScriptsArePerServer(t *testing.T) {
 		t.Fatalf("ScriptCalls = %d, %d; want 1, 1", a.ScriptCalls(), b.ScriptCalls())
 	}
 }
+
+// The direct API runs the commands' keyspace operations, so it fails where
+// the command fails, with the command's error text.
+func TestDirectAPIErrorsAreTheCommands(t *testing.T) {
+	s := servertest.RunT(t)
+	rdb := newClient(t, s)
+	s.Set("text", "abc")
+	s.Set("max", "9223372036854775807")
+	s.ZAdd("zset", 1, "a")
+	for _, tc := range []struct {
+		name   string
+		direct func() error
+		cmd    func() error
+	}{
+		{"INCR of text", func() error { _, err := s.Incr("text", 1); return err },
+			func() error { return rdb.IncrBy(ctx, "text", 1).Err() }},
+		{"INCR past the maximum", func() error { _, err := s.Incr("max", 1); return err },
+			func() error { return rdb.IncrBy(ctx, "max", 1).Err() }},
+		{"INCR of a sorted set", func() error { _, err := s.Incr("zset", 1); return err },
+			func() error { return rdb.IncrBy(ctx, "zset", 1).Err() }},
+		{"ZADD to a string", func() error { _, err := s.ZAdd("text", 1, "m"); return err },
+			func() error { return rdb.ZAdd(ctx, "text", redis.Z{Score: 1, Member: "m"}).Err() }},
+		{"HSET on a sorted set", func() error { return s.HSet("zset", "f", "v") },
+			func() error { return rdb.HSet(ctx, "zset", "f", "v").Err() }},
+	} {
+		direct, cmd := tc.direct(), tc.cmd()
+		if direct == nil || cmd == nil || direct.Error() != cmd.Error() {
+			t.Errorf("%s: direct API %v, command %v", tc.name, direct, cmd)
+		}
+	}
+	s.CheckGet(t, "max", "9223372036854775807")
+}
