@@ -6,7 +6,7 @@ PORT      ?= 6379
 VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 
-.PHONY: all build run test conformance lint bench redis-server clean
+.PHONY: all build run test conformance fuzz-diff lint bench redis-server clean
 
 all: build
 
@@ -26,6 +26,18 @@ test: redis-server lint
 
 conformance: redis-server
 	$(GO) test -count=1 -v ./conformance/
+
+# The randomized differential tester (conformance/difftest_test.go) for a
+# long run: `make fuzz-diff OPS=1000000 SEED=7`; AGAINST=redis compares two
+# redis-servers instead (the generator's own determinism). `make test` runs a
+# short fixed-seed pass of it with the rest of the conformance suite.
+OPS     ?= 100000
+SEED    ?= 1
+AGAINST ?=
+fuzz-diff: redis-server
+	nice $(GO) test -count=1 -timeout 0 -run '^TestDiffRandom$$' -v ./conformance/ -args \
+		-diff.ops=$(OPS) -diff.seed=$(SEED) $(if $(AGAINST),-diff.against=$(AGAINST)) \
+		| grep -v '^=== RUN'; test $${PIPESTATUS[0]} -eq 0
 
 redis-server:
 	@scripts/ensure-redis.sh

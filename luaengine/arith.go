@@ -104,5 +104,5 @@ func arithType(v lua.LValue) string {
 // concat function, the string arithmetic events): an error raised in it is
 // about the instruction that called it.
 func (e *Engine) transparent(fn *lua.LFunction) bool {
-	return fn == e.concatFn || e.arithFns[fn]
+	return fn == e.concatFn || fn == e.modFn || fn == e.powFn || e.arithFns[fn]
 }

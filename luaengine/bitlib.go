@@ -11,8 +11,12 @@ import (
 // 2^52+2^51 trick, then the low 32 bits) and results are signed 32-bit.
 
 func bitArg(L *lua.LState, n int) uint32 {
-	f := luaCheckNumber(L, n)
-	return uint32(int64(math.RoundToEven(f)))
+	f, ok := toNumber(L.Get(n))
+	b := uint32(math.Float64bits(f + 6755399441055744.0))
+	if b == 0 && !ok {
+		argTypeError(L, n, "number")
+	}
+	return b
 }
 
 func pushBits(L *lua.LState, b uint32) int {
@@ -26,7 +30,7 @@ func newBitLib(L *lua.LState) *lua.LTable {
 	fold := func(op func(a, b uint32) uint32) lua.LGFunction {
 		return func(L *lua.LState) int {
 			b := bitArg(L, 1)
-			for i := 2; i <= L.GetTop(); i++ {
+			for i := L.GetTop(); i > 1; i-- { // LuaBitOp reads them backwards
 				b = op(b, bitArg(L, i))
 			}
 			return pushBits(L, b)
@@ -56,7 +60,7 @@ func newBitLib(L *lua.LState) *lua.LTable {
 	fn("tohex", func(L *lua.LState) int {
 		b := bitArg(L, 1)
 		n := int32(8)
-		if L.GetTop() >= 2 && L.Get(2) != lua.LNil {
+		if L.GetTop() >= 2 {
 			n = int32(bitArg(L, 2))
 		}
 		digits := "0123456789abcdef"
@@ -64,7 +68,8 @@ func newBitLib(L *lua.LState) *lua.LTable {
 			n = -n
 			digits = "0123456789ABCDEF"
 		}
-		if n > 8 {
+		// -INT_MIN overflows; gcc folds the test so it counts as > 8.
+		if n > 8 || n < 0 {
 			n = 8
 		}
 		buf := make([]byte, n)

@@ -147,6 +147,8 @@ type Engine struct {
 	// errHandlerFn is the global __redis__err__handler.
 	errHandlerFn *lua.LFunction
 	concatFn     *lua.LFunction
+	modFn        *lua.LFunction              // Lua 5.1's %, which scripts' a % b call
+	powFn        *lua.LFunction              // Lua 5.1's ^, which scripts' a ^ b call
 	views        map[*lua.LTable]*lua.LTable // read-only view -> real table
 
 	interrupt interruptState
@@ -283,7 +285,9 @@ func (e *Engine) compile(sha, body string) (*Script, error) {
 	outer.Env = e.envFor(proto)
 	L.Push(outer)
 	L.Push(e.concatFn)
-	if err := L.PCall(1, 1, nil); err != nil {
+	L.Push(e.modFn)
+	L.Push(e.powFn)
+	if err := L.PCall(3, 1, nil); err != nil {
 		return nil, Error(errCompilePrefix + err.Error())
 	}
 	fn, _ := L.Get(-1).(*lua.LFunction)

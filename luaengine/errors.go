@@ -2,6 +2,7 @@ package luaengine
 
 import (
 	"errors"
+	"math"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -206,6 +207,8 @@ func namedRuntimeMessage(msg string, n runtimeName) (string, bool) {
 		op, typ = "perform arithmetic on", n.typ
 	case strings.HasPrefix(rest, "attempt to concatenate a "):
 		op, typ = "concatenate", n.typ
+	case strings.HasPrefix(rest, "attempt to perform arithmetic on a "):
+		op, typ = "perform arithmetic on", n.typ // (mod), a % b
 	}
 	if op == "" || typ == "" {
 		return "", false
@@ -407,7 +410,7 @@ func wrapChunk(chunk []ast.Stmt) []ast.Stmt {
 	}
 	body.SetLine(1)
 	body.SetLastLine(last)
-	local := &ast.LocalAssignStmt{Names: []string{concatName}, Exprs: []ast.Expr{&ast.Comma3Expr{}}}
+	local := &ast.LocalAssignStmt{Names: []string{concatName, modName, powName}, Exprs: []ast.Expr{&ast.Comma3Expr{}}}
 	local.SetLine(1)
 	ret := &ast.ReturnStmt{Exprs: []ast.Expr{body}}
 	ret.SetLine(1)
@@ -421,6 +424,34 @@ type rewriter struct {
 
 // concatName is not a valid Lua identifier, so scripts cannot reach it.
 const concatName = "(concat)"
+
+// modName is the hidden function a % b calls: gopher-lua's VM computes %
+// with math.Mod, Lua 5.1 as a - floor(a/b)*b (1e29 % 7 is 0, 2^53 % -7
+// is -4), and a VM instruction cannot be replaced.
+const modName = "(mod)"
+
+// powName is the hidden function a ^ b calls: gopher-lua's VM uses
+// math.Pow, whose NaN differs from glibc's pow (a NaN operand is passed on,
+// an invalid power is the default -nan).
+const powName = "(pow)"
+
+// isConstant reports whether ex is a numeral or arithmetic on numerals
+// that Lua 5.1 folds too (it never folds a division: 0/0 is computed).
+func isConstant(ex ast.Expr) bool {
+	switch x := ex.(type) {
+	case *ast.NumberExpr:
+		return true
+	case *ast.UnaryMinusOpExpr:
+		return isConstant(x.Expr)
+	case *ast.ArithmeticOpExpr:
+		return x.Operator != "/" && isConstant(x.Lhs) && isConstant(x.Rhs)
+	}
+	return false
+}
+
+// hiddenArith maps the operators the rewriter turns into calls to the
+// hidden function each calls.
+var hiddenArith = map[string]string{"%": modName, "^": powName}
 
 func (r *rewriter) rewriteStmts(stmts []ast.Stmt) {
 	for _, st := range stmts {
@@ -492,6 +523,15 @@ func (r *rewriter) rewriteExpr(ex ast.Expr) ast.Expr {
 			operands = append(operands, r.rewriteExpr(c.Lhs))
 			cur = c.Rhs
 		}
+		// An operand is one value: a call or "..." last among the
+		// arguments would pass on all of its values ('a' .. string.gsub(
+		// 'x', 'x', 'y') is "ay" in Lua 5.1).
+		switch last := operands[len(operands)-1].(type) {
+		case *ast.FuncCallExpr:
+			last.AdjustRet = true
+		case *ast.Comma3Expr:
+			last.AdjustRet = true
+		}
 		fn := &ast.IdentExpr{Value: concatName}
 		fn.SetLine(x.Line())
 		fn.SetLastLine(x.LastLine())
@@ -499,15 +539,57 @@ func (r *rewriter) rewriteExpr(ex ast.Expr) ast.Expr {
 		call.SetLine(x.Line())
 		call.SetLastLine(x.LastLine())
 		return call
+	case *ast.NumberExpr:
+		// Lua 5.1 reads a numeral with strtod: 1e309 is inf, where
+		// gopher-lua's compiler makes a NaN of the ParseFloat range error.
+		if f, ok := parseNumber(x.Value); ok && math.IsInf(f, 1) {
+			x.Value = "inf"
+		}
+	case *ast.ArithmeticOpExpr:
+		x.Lhs = r.rewriteExpr(x.Lhs)
+		x.Rhs = r.rewriteExpr(x.Rhs)
+		name, ok := hiddenArith[x.Operator]
+		if !ok || x.Operator == "^" && isConstant(x.Lhs) && isConstant(x.Rhs) {
+			// Constant powers stay for gopher-lua to fold, as Lua 5.1
+			// folds them: a chain of calls would need three registers a
+			// level (1 ^ 1 ^ ... ^ 1, 200 deep, compiles in Lua 5.1).
+			break
+		}
+		// Each operand is one value, as for concat.
+		switch rhs := x.Rhs.(type) {
+		case *ast.FuncCallExpr:
+			rhs.AdjustRet = true
+		case *ast.Comma3Expr:
+			rhs.AdjustRet = true
+		}
+		fn := &ast.IdentExpr{Value: name}
+		fn.SetLine(x.Line())
+		fn.SetLastLine(x.LastLine())
+		call := &ast.FuncCallExpr{Func: fn, Args: []ast.Expr{x.Lhs, x.Rhs}, AdjustRet: true}
+		call.SetLine(x.Line())
+		call.SetLastLine(x.LastLine())
+		return call
 	case *ast.AttrGetExpr:
 		x.Object = r.rewriteExpr(x.Object)
 		x.Key = r.rewriteExpr(x.Key)
 	case *ast.TableExpr:
-		for _, f := range x.Fields {
+		for i, f := range x.Fields {
 			if f.Key != nil {
 				f.Key = r.rewriteExpr(f.Key)
 			}
 			f.Value = r.rewriteExpr(f.Value)
+			// Only the table's last field passes on all of a call's
+			// values, and only a positional one; gopher-lua expands the
+			// last positional one even when keyed fields follow
+			// ({f(), b = 1}), and a keyed last one ({1, b = f()}) too.
+			if i < len(x.Fields)-1 || f.Key != nil {
+				switch v := f.Value.(type) {
+				case *ast.FuncCallExpr:
+					v.AdjustRet = true
+				case *ast.Comma3Expr:
+					v.AdjustRet = true
+				}
+			}
 		}
 	case *ast.FuncCallExpr:
 		if x.Func != nil {
@@ -521,9 +603,6 @@ func (r *rewriter) rewriteExpr(ex ast.Expr) ast.Expr {
 		x.Lhs = r.rewriteExpr(x.Lhs)
 		x.Rhs = r.rewriteExpr(x.Rhs)
 	case *ast.RelationalOpExpr:
-		x.Lhs = r.rewriteExpr(x.Lhs)
-		x.Rhs = r.rewriteExpr(x.Rhs)
-	case *ast.ArithmeticOpExpr:
 		x.Lhs = r.rewriteExpr(x.Lhs)
 		x.Rhs = r.rewriteExpr(x.Rhs)
 	case *ast.UnaryMinusOpExpr:
@@ -609,6 +688,69 @@ func (e *Engine) concatMeta(L *lua.LState, n int) int {
 		L.Pop(1)
 	}
 	L.Push(acc)
+	return 1
+}
+
+// luaMod is Lua 5.1's % (luai_nummod).
+func (e *Engine) luaMod(L *lua.LState) int {
+	return e.hiddenArith(L, "__mod", func(x, y float64) float64 { return x - math.Floor(x/y)*y })
+}
+
+// luaPow is Lua 5.1's ^ (luai_numpow: glibc's pow).
+func (e *Engine) luaPow(L *lua.LState) int {
+	return e.hiddenArith(L, "__pow", powC)
+}
+
+// powC is glibc's pow where its NaNs differ from Go's: a NaN base with an
+// odd integral exponent loses its sign (pow(-nan, 3) is nan, pow(-nan, 2)
+// -nan), with another exponent it is passed on, a NaN exponent is passed
+// on, and an invalid power is the default -nan (measured against Redis
+// 7.0.15).
+func powC(x, y float64) float64 {
+	r := math.Pow(x, y)
+	switch {
+	case r == r:
+		return r
+	case x != x && math.Abs(y) < 1<<53 && math.Mod(y, 2) != 0 && y == math.Trunc(y):
+		return math.Abs(x)
+	case x != x:
+		return x
+	case y != y:
+		return y
+	}
+	return defaultNaN
+}
+
+// hiddenArith is luaV_arith for an operator the rewriter made a call:
+// numbers and numeric strings, else the operands' metamethod for event,
+// else the error, blaming the second operand unless the first is not a
+// number, named as the VM's would be.
+func (e *Engine) hiddenArith(L *lua.LState, event string, op func(x, y float64) float64) int {
+	a, b := L.Get(1), L.Get(2)
+	x, okA := toNumber(a)
+	y, okB := toNumber(b)
+	if okA && okB {
+		L.Push(lua.LNumber(op(x, y)))
+		return 1
+	}
+	mm := lua.LNil
+	for _, v := range []lua.LValue{a, b} {
+		if _, isStr := v.(lua.LString); !isStr && mm == lua.LNil {
+			mm = L.GetMetaField(v, event)
+		}
+	}
+	if mm == lua.LNil {
+		bad, at := b, 2
+		if !okA {
+			bad, at = a, 1
+		}
+		e.concatBad = at
+		L.RaiseError("attempt to perform arithmetic on a %s value", bad.Type().String())
+	}
+	L.Push(mm)
+	L.Push(a)
+	L.Push(b)
+	L.Call(2, 1)
 	return 1
 }
 

@@ -218,48 +218,55 @@ func isNumeric(v lua.LValue) bool {
 }
 
 // objectName is Lua 5.1's getobjname: a local active at pc, or the
-// instruction that last loaded the register. It walks back only through
-// straight-line code: past a jump the loading instruction may belong to
-// another branch, and then no name is given.
+// instruction that last loaded the register, found as ldebug.c's symbexec
+// finds it: executing the code up to pc symbolically, following forward
+// jumps that land before pc.
 func objectName(p *lua.FunctionProto, pc, reg int) (kind, name string) {
 	if n := localName(p, reg+1, pc); n != "" {
 		return "local", n
 	}
-	for i := pc - 1; i >= 0; i-- {
+	last := -1
+	for i := 0; i < pc; i++ {
 		inst := p.Code[i]
-		op, a := opcode(inst), argA(inst)
-		switch op {
-		case lua.OP_JMP, lua.OP_EQ, lua.OP_LT, lua.OP_LE, lua.OP_TEST, lua.OP_TESTSET,
-			lua.OP_FORLOOP, lua.OP_FORPREP, lua.OP_TFORLOOP, lua.OP_LOADBOOL:
-			return "", ""
+		if setsRegister(inst, reg) {
+			last = i
 		}
-		if !setsRegister(inst, reg) {
-			continue
-		}
-		switch op {
-		case lua.OP_GETGLOBAL:
-			if s, ok := constant(p, argBx(inst)); ok {
-				return "global", s
-			}
-		case lua.OP_GETTABLE, lua.OP_GETTABLEKS:
-			return "field", constantName(p, argC(inst))
-		case lua.OP_GETUPVAL:
-			if b := argB(inst); b < len(p.DbgUpvalues) {
-				return "upvalue", p.DbgUpvalues[b]
-			}
-		case lua.OP_SELF:
-			if a == reg {
-				return "method", constantName(p, argC(inst))
-			}
-		case lua.OP_MOVE, lua.OP_MOVEN:
-			if b := argB(inst); b < a {
-				return objectName(p, i, b)
+		switch opcode(inst) {
+		case lua.OP_JMP, lua.OP_FORLOOP, lua.OP_FORPREP:
+			if dest := i + 1 + argSbx(inst); i < dest && dest <= pc {
+				i = dest - 1
 			}
 		}
+	}
+	if last < 0 {
 		return "", ""
+	}
+	inst := p.Code[last]
+	switch opcode(inst) {
+	case lua.OP_GETGLOBAL:
+		if s, ok := constant(p, argBx(inst)); ok {
+			return "global", s
+		}
+	case lua.OP_GETTABLE, lua.OP_GETTABLEKS:
+		return "field", constantName(p, argC(inst))
+	case lua.OP_GETUPVAL:
+		if b := argB(inst); b < len(p.DbgUpvalues) {
+			return "upvalue", p.DbgUpvalues[b]
+		}
+	case lua.OP_SELF:
+		if argA(inst) == reg {
+			return "method", constantName(p, argC(inst))
+		}
+	case lua.OP_MOVE, lua.OP_MOVEN:
+		if b := argB(inst); b < argA(inst) {
+			return objectName(p, pc, b) // getobjname at the same pc
+		}
 	}
 	return "", ""
 }
+
+// argSbx is a jump's signed offset (gopher-lua's opGetArgSbx).
+func argSbx(inst uint32) int { return argBx(inst) - (1<<18-1)>>1 }
 
 // setsRegister reports whether inst writes register reg.
 func setsRegister(inst uint32, reg int) bool {

@@ -27,7 +27,14 @@ func (e *Engine) newRedisLib() *lua.LTable {
 			L.Push(errorTable(L, "-ERR wrong number of arguments"))
 			L.Error(L.Get(-1), 0)
 		}
-		sum := sha1.Sum([]byte(luaCheckString(L, 1)))
+		// lua_tolstring: a value that is neither string nor number is
+		// NULL with length 0 to Redis, the digest of nothing.
+		var data string
+		switch L.Get(1).(type) {
+		case lua.LString, lua.LNumber:
+			data = checkLString(L, 1)
+		}
+		sum := sha1.Sum([]byte(data))
 		L.Push(lua.LString(hex.EncodeToString(sum[:])))
 		return 1
 	})

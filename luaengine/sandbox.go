@@ -2,7 +2,6 @@ package luaengine
 
 import (
 	"math"
-	"strings"
 
 	"github.com/floodgate/floodgate/internal/number"
 	lua "github.com/yuin/gopher-lua"
@@ -40,6 +39,8 @@ func (e *Engine) setupSandbox() {
 	}
 
 	e.concatFn = L.NewFunction(e.luaConcat)
+	e.modFn = L.NewFunction(e.luaMod)
+	e.powFn = L.NewFunction(e.luaPow)
 	e.installStringArith(L.GetMetatable(lua.LString("")).(*lua.LTable))
 	e.errFn = L.NewFunction(e.luaErrorHandler)
 	e.pcallErrFn = L.NewFunction(e.pcallErrorHandler)
@@ -136,8 +137,10 @@ func errReadonly(L *lua.LState) int {
 func (e *Engine) installBaseOverrides(g *lua.LTable) {
 	L := e.L
 	set := func(name string, fn lua.LGFunction) { g.RawSetString(name, L.NewFunction(fn)) }
-	g.RawSetString("unpack", L.NewFunction(luaUnpack))
-	for _, name := range []string{"rawget", "next", "pairs", "ipairs", "unpack"} {
+	// unpack reads a read-only table's contents itself: through a wrapper
+	// its argument errors would name the wrapper, not 'unpack'.
+	g.RawSetString("unpack", L.NewFunction(e.luaUnpack))
+	for _, name := range []string{"rawget", "next", "pairs", "ipairs"} {
 		g.RawSetString(name, e.seeThrough(g.RawGetString(name).(*lua.LFunction)))
 	}
 	set("error", func(L *lua.LState) int {
@@ -256,13 +259,12 @@ func tostringValue(L *lua.LState, v lua.LValue) string {
 // luaTonumber is Lua 5.1's tonumber: luaO_str2d (C's strtod) for base 10,
 // C's strtoul for the others.
 func (e *Engine) luaTonumber(L *lua.LState) int {
-	v := L.CheckAny(1)
-	base := 10
-	if L.GetTop() > 1 { // OptInt costs more than the common call's parse
-		base = L.OptInt(2, 10)
+	base := int32(10)
+	if L.GetTop() > 1 { // optInt costs more than the common call's parse
+		base = optInt(L, 2, 10)
 	}
 	if base == 10 {
-		switch v := v.(type) {
+		switch v := L.CheckAny(1).(type) {
 		case lua.LNumber:
 			L.Push(v)
 			return 1
@@ -275,15 +277,12 @@ func (e *Engine) luaTonumber(L *lua.LState) int {
 		L.Push(lua.LNil)
 		return 1
 	}
+	// luaB_tonumber: strtoul over a C string, then only white space.
+	str := cString(checkLString(L, 1))
 	if base < 2 || base > 36 {
 		L.ArgError(2, "base out of range")
 	}
-	// luaB_tonumber: strtoul over a C string, then only white space.
-	str := luaCheckString(L, 1)
-	if i := strings.IndexByte(str, 0); i >= 0 {
-		str = str[:i]
-	}
-	n, used, _ := number.Strtoul(str, base) // an overflow is ULONG_MAX, no error
+	n, used, _ := number.Strtoul(str, int(base)) // an overflow is ULONG_MAX, no error
 	if used == 0 {
 		L.Push(lua.LNil)
 		return 1
@@ -355,27 +354,29 @@ const maxCStack = 8000
 
 // luaUnpack is Lua 5.1's unpack, which refuses more results than
 // lua_checkstack allows; gopher-lua's fills the registry instead.
-func luaUnpack(L *lua.LState) int {
+func (e *Engine) luaUnpack(L *lua.LState) int {
 	t := L.CheckTable(1)
-	i := 1
-	if L.Get(2) != lua.LNil {
-		i = int(luaCheckNumber(L, 2))
+	if real := e.views[t]; real != nil {
+		t = real
 	}
-	last := t.Len()
-	if L.Get(3) != lua.LNil {
-		last = int(luaCheckNumber(L, 3))
+	i := optInt(L, 2, 1)
+	var last int32
+	if L.Get(3) == lua.LNil {
+		last = int32(t.Len())
+	} else {
+		last = checkInt(L, 3)
 	}
 	if i > last {
 		return 0
 	}
-	n := last - i + 1
-	if n <= 0 || L.GetTop()+n > maxCStack {
+	n := last - i + 1 // a C int: it may wrap
+	if n <= 0 || L.GetTop()+int(n) > maxCStack {
 		L.RaiseError("too many results to unpack")
 	}
-	for k := i; k <= last; k++ {
+	for k := int(i); k <= int(last); k++ {
 		L.Push(t.RawGetInt(k))
 	}
-	return n
+	return int(n)
 }
 
 // luaLoadstring is Lua 5.1's loadstring: the chunk is checked and
@@ -400,7 +401,9 @@ func (e *Engine) luaLoadstring(L *lua.LState) int {
 	outer.Env = e.proxy
 	L.Push(outer)
 	L.Push(e.concatFn)
-	L.Call(1, 1)
+	L.Push(e.modFn)
+	L.Push(e.powFn)
+	L.Call(3, 1)
 	if proto.SourceName != chunkName {
 		if e.chunkNames == nil {
 			e.chunkNames = make(map[string]string)
@@ -503,48 +506,10 @@ func (e *Engine) installMathOverrides(m *lua.LTable) {
 	m.RawSetString("huge", lua.LNumber(math.Inf(1)))
 	m.RawSetString("random", L.NewFunction(e.luaRandom))
 	m.RawSetString("randomseed", L.NewFunction(func(L *lua.LState) int {
-		e.rand.seed(int32(L.CheckInt64(1)))
+		e.rand.seed(checkInt(L, 1))
 		return 0
 	}))
-	m.RawSetString("mod", m.RawGetString("fmod"))
-	// math.max() and math.min() check their first argument as Lua 5.1's
-	// do; gopher-lua's say "wrong number of arguments".
-	for _, name := range []string{"max", "min"} {
-		orig := m.RawGetString(name).(*lua.LFunction)
-		m.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
-			if L.GetTop() == 0 {
-				L.TypeError(1, lua.LTNumber)
-			}
-			return orig.GFunction(L)
-		}))
-	}
-	// gopher-lua's math functions read a numeric string with Go's parser
-	// ('010' is 8 to it and 10 to Lua, '0x1.8' an error); hand them the
-	// number luaO_str2d reads instead.
-	var names []lua.LValue
-	m.ForEach(func(k, v lua.LValue) {
-		if fn, ok := v.(*lua.LFunction); ok && fn.IsG {
-			names = append(names, k)
-		}
-	})
-	for _, name := range names {
-		orig := m.RawGet(name).(*lua.LFunction).GFunction
-		m.RawSet(name, L.NewFunction(func(L *lua.LState) int {
-			for i := L.GetTop(); i > 0; i-- {
-				if s, ok := L.Get(i).(lua.LString); ok {
-					if f, ok := parseNumber(string(s)); ok {
-						L.Replace(i, lua.LNumber(f))
-					} else {
-						// Still a string, but one Go's parser refuses
-						// too ('1_0' is 10 to it): the error names the
-						// type only.
-						L.Replace(i, lua.LString("?"))
-					}
-				}
-			}
-			return orig(L)
-		}))
-	}
+	e.installMathLibrary(m)
 }
 
 // luaSelect is Lua 5.1's select: "#" or any string starting with it
@@ -555,7 +520,7 @@ func luaSelect(L *lua.LState) int {
 		L.Push(lua.LNumber(n - 1))
 		return 1
 	}
-	i := int(luaCheckNumber(L, 1))
+	i := int(checkInt(L, 1))
 	if i < 0 {
 		i = n + i
 	} else if i > n {
@@ -573,13 +538,13 @@ func (e *Engine) luaRandom(L *lua.LState) int {
 	case 0:
 		L.Push(lua.LNumber(r))
 	case 1:
-		u := L.CheckInt(1)
+		u := int(checkInt(L, 1))
 		if u < 1 {
 			L.ArgError(1, "interval is empty")
 		}
 		L.Push(lua.LNumber(math.Floor(r*float64(u)) + 1))
 	case 2:
-		l, u := L.CheckInt(1), L.CheckInt(2)
+		l, u := int(checkInt(L, 1)), int(checkInt(L, 2))
 		if l > u {
 			L.ArgError(2, "interval is empty")
 		}

@@ -1,81 +1,29 @@
 package luaengine
 
 import (
-	"fmt"
-	"strconv"
-	"strings"
-
 	lua "github.com/yuin/gopher-lua"
 )
 
 func (e *Engine) installStringOverrides(s *lua.LTable) {
 	L := e.L
-	// gopher-lua renders a number argument with Go's formatting; Lua 5.1
-	// uses "%.14g". Wrapping converts number subjects first.
-	for _, name := range []string{"byte", "find", "gmatch", "gsub", "len", "lower", "match", "reverse", "sub", "upper"} {
-		orig, ok := s.RawGetString(name).(*lua.LFunction)
-		if !ok {
-			continue
-		}
-		// Keep the upvalues: gmatch returns its iterator from one.
-		ups := make([]lua.LValue, len(orig.Upvalues))
-		for i, uv := range orig.Upvalues {
-			ups[i] = uv.Value()
-		}
-		s.RawSetString(name, L.NewClosure(numberSubject(orig), ups...))
+	// The whole library is replaced: gopher-lua's differs from Lua 5.1's
+	// in coercions, pattern errors and out-of-range positions (lstrlib.go).
+	for name, fn := range map[string]lua.LGFunction{
+		"byte": strByte, "char": strChar, "find": strFind, "format": strFormat,
+		"gmatch": strGmatch, "gsub": strGsub, "len": strLen, "lower": strLower,
+		"match": strMatch, "rep": strRep(e.opts.MaxStringSize), "reverse": strReverse,
+		"sub": strSub, "upper": strUpper,
+	} {
+		s.RawSetString(name, L.NewFunction(fn))
 	}
-	if gm := s.RawGetString("gmatch"); gm != lua.LNil {
-		s.RawSetString("gfind", gm)
-	}
-	s.RawSetString("format", L.NewFunction(strFormat))
-	s.RawSetString("char", L.NewFunction(strChar))
-	s.RawSetString("byte", L.NewFunction(strByte))
-	max := e.opts.MaxStringSize
-	s.RawSetString("rep", L.NewFunction(func(L *lua.LState) int {
-		str := luaCheckString(L, 1)
-		n := int(luaCheckNumber(L, 2))
-		if n <= 0 || str == "" {
-			L.Push(lua.LString(""))
-			return 1
-		}
-		if len(str) > max/n {
-			L.RaiseError("not enough memory")
-		}
-		L.Push(lua.LString(strings.Repeat(str, n)))
-		return 1
-	}))
+	s.RawSetString("gfind", s.RawGetString("gmatch"))
 }
 
-func numberSubject(orig *lua.LFunction) lua.LGFunction {
-	fn := orig.GFunction
-	return func(L *lua.LState) int {
-		if n, ok := L.Get(1).(lua.LNumber); ok {
-			L.Replace(1, lua.LString(formatNumber(float64(n))))
-		}
-		return fn(L)
-	}
-}
+// luaCheckString is luaL_checklstring.
+func luaCheckString(L *lua.LState, n int) string { return checkLString(L, n) }
 
-// luaCheckString is luaL_checklstring: strings and numbers ("%.14g").
-func luaCheckString(L *lua.LState, n int) string {
-	switch v := L.Get(n).(type) {
-	case lua.LString:
-		return string(v)
-	case lua.LNumber:
-		return formatNumber(float64(v))
-	}
-	L.TypeError(n, lua.LTString)
-	return ""
-}
-
-// luaCheckNumber is luaL_checknumber: numbers and numeric strings.
-func luaCheckNumber(L *lua.LState, n int) float64 {
-	if f, ok := toNumber(L.Get(n)); ok {
-		return f
-	}
-	L.TypeError(n, lua.LTNumber)
-	return 0
-}
+// luaCheckNumber is luaL_checknumber.
+func luaCheckNumber(L *lua.LState, n int) float64 { return checkNumber(L, n) }
 
 func (e *Engine) installTableOverrides(t *lua.LTable) {
 	L := e.L
@@ -127,22 +75,18 @@ func (e *Engine) installTableOverrides(t *lua.LTable) {
 
 // tableConcat is Lua 5.1's table.concat with "%.14g" numbers.
 func tableConcat(L *lua.LState) int {
+	sep := optLString(L, 2, "")
 	tb := L.CheckTable(1)
-	sep := ""
-	if L.GetTop() >= 2 && L.Get(2) != lua.LNil {
-		sep = luaCheckString(L, 2)
-	}
-	i := 1
-	if L.GetTop() >= 3 && L.Get(3) != lua.LNil {
-		i = int(luaCheckNumber(L, 3))
-	}
-	j := tb.Len()
-	if L.GetTop() >= 4 && L.Get(4) != lua.LNil {
-		j = int(luaCheckNumber(L, 4))
+	i := optInt(L, 3, 1)
+	var last int32
+	if L.Get(4) == lua.LNil {
+		last = int32(tb.Len())
+	} else {
+		last = checkInt(L, 4)
 	}
 	var b []byte
-	for k := i; k <= j; k++ {
-		switch v := tb.RawGetInt(k).(type) {
+	for k := int64(i); k <= int64(last); k++ {
+		switch v := tb.RawGetInt(int(k)).(type) {
 		case lua.LString:
 			b = append(b, v...)
 		case lua.LNumber:
@@ -150,94 +94,11 @@ func tableConcat(L *lua.LState) int {
 		default:
 			L.RaiseError("invalid value (%s) at index %d in table for 'concat'", v.Type().String(), k)
 		}
-		if k != j {
+		if k != int64(last) {
 			b = append(b, sep...)
 		}
 	}
 	L.Push(lua.LString(b))
-	return 1
-}
-
-// strFormat is Lua 5.1's string.format over C printf semantics.
-func strFormat(L *lua.LState) int {
-	fmtStr := luaCheckString(L, 1)
-	arg := 1
-	var out []byte
-	for i := 0; i < len(fmtStr); i++ {
-		c := fmtStr[i]
-		if c != '%' {
-			out = append(out, c)
-			continue
-		}
-		i++
-		if i >= len(fmtStr) {
-			L.RaiseError("invalid option '%%' to 'format'")
-		}
-		if fmtStr[i] == '%' {
-			out = append(out, '%')
-			continue
-		}
-		start := i
-		for i < len(fmtStr) && strings.IndexByte("-+ #0", fmtStr[i]) >= 0 {
-			i++
-		}
-		if i-start > 5 {
-			L.RaiseError("invalid format (repeated flags)")
-		}
-		digits := 0
-		for i < len(fmtStr) && fmtStr[i] >= '0' && fmtStr[i] <= '9' {
-			i++
-			digits++
-		}
-		if i < len(fmtStr) && fmtStr[i] == '.' {
-			i++
-			d := 0
-			for i < len(fmtStr) && fmtStr[i] >= '0' && fmtStr[i] <= '9' {
-				i++
-				d++
-			}
-			if d > 2 {
-				L.RaiseError("invalid format (width or precision too long)")
-			}
-		}
-		if digits > 2 {
-			L.RaiseError("invalid format (width or precision too long)")
-		}
-		if i >= len(fmtStr) {
-			L.RaiseError("invalid option '%%%s' to 'format'", fmtStr[start-1:])
-		}
-		spec := fmtStr[start:i]
-		conv := fmtStr[i]
-		arg++
-		if conv != '%' && L.GetTop() < arg {
-			if strings.IndexByte("cdiouxXeEfgGqs", conv) >= 0 {
-				L.ArgError(arg, "no value")
-			}
-		}
-		switch conv {
-		case 'c':
-			out = append(out, cformat("%"+spec+"c", int64(luaCheckNumber(L, arg)))...)
-		case 'd', 'i':
-			out = append(out, cformat("%"+spec+"d", toInteger(luaCheckNumber(L, arg)))...)
-		case 'o', 'u', 'x', 'X':
-			n := toInteger(luaCheckNumber(L, arg))
-			verb := conv
-			if verb == 'u' {
-				verb = 'd'
-			}
-			out = append(out, cformat("%"+spec+string(verb), n)...)
-		case 'e', 'E', 'f', 'g', 'G':
-			out = append(out, cformatFloat(spec, conv, luaCheckNumber(L, arg))...)
-		case 'q':
-			out = appendQuoted(out, luaCheckString(L, arg))
-		case 's':
-			s := luaCheckString(L, arg)
-			out = append(out, cformat("%"+spec+"s", s)...)
-		default:
-			L.RaiseError("invalid option '%%%c' to 'format'", conv)
-		}
-	}
-	L.Push(lua.LString(out))
 	return 1
 }
 
@@ -256,137 +117,6 @@ func appendQuoted(out []byte, s string) []byte {
 		}
 	}
 	return append(out, '"')
-}
-
-func cformatFloat(spec string, conv byte, f float64) string {
-	switch {
-	case f != f || f > 1.7976931348623157e308 || f < -1.7976931348623157e308:
-		// C prints inf/nan in lower case (upper for E and G).
-		s := string(appendNumber(nil, f, 6))
-		if conv == 'E' || conv == 'G' {
-			s = strings.ToUpper(s)
-		}
-		return cformat("%"+strings.ReplaceAll(spec, "0", "")+"s", s)
-	}
-	if conv == 'g' || conv == 'G' {
-		prec := 6
-		if dot := strings.IndexByte(spec, '.'); dot >= 0 {
-			prec, _ = strconv.Atoi(spec[dot+1:])
-			if prec == 0 {
-				prec = 1
-			}
-		}
-		s := strconv.FormatFloat(f, byte(conv), prec, 64)
-		if strings.Contains(spec, "#") {
-			return cformat("%"+spec+string(conv), f)
-		}
-		width := strings.TrimLeft(strings.SplitN(spec, ".", 2)[0], "-+ #0")
-		flags := spec[:len(spec)-len(strings.TrimLeft(spec, "-+ #0"))]
-		if strings.Contains(flags, "+") && f >= 0 {
-			s = "+" + s
-		} else if strings.Contains(flags, " ") && f >= 0 {
-			s = " " + s
-		}
-		return pad(s, width, strings.Contains(flags, "-"), strings.Contains(flags, "0"))
-	}
-	return cformat("%"+spec+string(conv), f)
-}
-
-// cformat renders one C printf directive with Go's fmt, which agrees with
-// C for the flags, widths and verbs Lua's string.format lets through; the
-// callers fix up where they differ (unsigned verbs, %c, %g).
-func cformat(directive string, v any) string {
-	verb := directive[len(directive)-1]
-	switch verb {
-	case 'o', 'x', 'X':
-		if n, ok := v.(int64); ok {
-			v = uint64(n)
-		}
-	case 'c':
-		return pad(string([]byte{byte(v.(int64))}), strings.TrimLeft(directive[1:len(directive)-1], "-+ #0"), strings.Contains(directive, "-"), false)
-	}
-	return fmt.Sprintf(directive, v)
-}
-
-func pad(s, width string, left, zero bool) string {
-	w, _ := strconv.Atoi(width)
-	if len(s) >= w {
-		return s
-	}
-	fill := strings.Repeat(" ", w-len(s))
-	if left {
-		return s + fill
-	}
-	if zero {
-		sign := ""
-		if s != "" && (s[0] == '-' || s[0] == '+' || s[0] == ' ') {
-			sign, s = s[:1], s[1:]
-		}
-		return sign + strings.Repeat("0", w-len(s)-len(sign)) + s
-	}
-	return fill + s
-}
-
-// strChar is Lua 5.1's string.char: luaL_checkint arguments (numeric
-// strings too, truncated) that must fit a byte.
-func strChar(L *lua.LState) int {
-	n := L.GetTop()
-	b := make([]byte, n)
-	for i := 1; i <= n; i++ {
-		c := int(luaCheckNumber(L, i))
-		if c < 0 || c > 255 {
-			L.ArgError(i, "invalid value")
-		}
-		b[i-1] = byte(c)
-	}
-	L.Push(lua.LString(b))
-	return 1
-}
-
-// strByte is Lua 5.1's string.byte: luaL_optinteger positions (numeric
-// strings too), and a slice longer than lua_checkstack allows is an error
-// rather than a full registry.
-func strByte(L *lua.LState) int {
-	str := luaCheckString(L, 1)
-	posi := strPosition(optInteger(L, 2, 1), len(str))
-	pose := strPosition(optInteger(L, 3, posi), len(str))
-	if posi <= 0 {
-		posi = 1
-	}
-	if pose > len(str) {
-		pose = len(str)
-	}
-	if posi > pose {
-		return 0
-	}
-	n := pose - posi + 1
-	if L.GetTop()+n > maxCStack {
-		L.RaiseError("stack overflow (string slice too long)")
-	}
-	for i := posi; i <= pose; i++ {
-		L.Push(lua.LNumber(str[i-1]))
-	}
-	return n
-}
-
-// strPosition is lstrlib.c's posrelat: a negative position counts from the
-// end.
-func strPosition(pos, length int) int {
-	if pos < 0 {
-		pos += length + 1
-	}
-	if pos < 0 {
-		return 0
-	}
-	return pos
-}
-
-// optInteger is luaL_optinteger: nil or absent is def.
-func optInteger(L *lua.LState, n, def int) int {
-	if L.Get(n) == lua.LNil {
-		return def
-	}
-	return int(luaCheckNumber(L, n))
 }
 
 // tableInsert is Lua 5.1's table.insert: two or three arguments, a

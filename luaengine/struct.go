@@ -283,7 +283,7 @@ func structUnpack(L *lua.LState) int {
 					f, ok = parseNumber(string(s))
 					n = lua.LNumber(f)
 				}
-				if !ok || L.GetTop() < 1 {
+				if !ok || L.GetTop() <= 2 { // no result yet: fmt and data only
 					raiseLibError(L, "format 'c0' needs a previous size")
 				}
 				size = int(cUlong(float64(n)))

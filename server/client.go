@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"time"
@@ -89,34 +90,50 @@ func (c *Client) wrongArity(cmd *Command) {
 	c.w.Error(arityError(cmd))
 }
 
-// unknownCommand answers Redis's error for a command name it does not know:
-// the name, then up to the first 128 bytes of each argument, quoted.
-func unknownCommandError(args [][]byte) string {
-	var b strings.Builder
-	b.WriteString("ERR unknown command '")
-	b.WriteString(truncate(args[0], 128))
-	b.WriteString("', with args beginning with: ")
-	for _, a := range args[1:] {
-		if b.Len() > 4096 {
-			break
-		}
-		b.WriteString("'")
-		b.WriteString(truncate(a, 128))
-		b.WriteString("' ")
-	}
-	return sanitizeError(b.String())
+// errorEndingWith is an error message whose last part is an argument:
+// Redis trims CR and LF from the ends of the formatted message before it
+// turns the rest into spaces.
+func errorEndingWith(msg string, arg []byte) string {
+	return sanitizeError(msg + strings.TrimRight(truncate(arg, len(arg)), "\r\n"))
 }
 
+// unknownCommandError is Redis's processCommand error for a command name
+// it does not know: the name, then each argument quoted while the list
+// stays under 128 bytes, every one printed with C's "%.*s" (so cut at a
+// NUL byte).
+func unknownCommandError(args [][]byte) string {
+	var list strings.Builder
+	for _, a := range args[1:] {
+		if list.Len() >= 128 {
+			break
+		}
+		n := 128 - list.Len()
+		list.WriteString("'")
+		list.WriteString(truncate(a, n))
+		list.WriteString("' ")
+	}
+	return sanitizeError("ERR unknown command '" + truncate(args[0], 128) + "', with args beginning with: " + list.String())
+}
+
+// truncate is an argument as C's "%.<n>s" prints it: at most n bytes, and
+// nothing from its first NUL on.
 func truncate(b []byte, n int) string {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
 	if len(b) > n {
 		b = b[:n]
 	}
 	return string(b)
 }
 
-// sanitizeError replaces newlines, which would break the protocol, with
-// spaces, as Redis does for error replies that quote user input.
+// sanitizeError is an argument printed into an error as Redis's
+// addReplyErrorFormat prints "%s": up to its first NUL, with CR and LF as
+// spaces.
 func sanitizeError(s string) string {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		s = s[:i]
+	}
 	if strings.ContainsAny(s, "\r\n") {
 		s = strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
 	}

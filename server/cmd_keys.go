@@ -337,7 +337,7 @@ func parseExpireFlags(c *Client, opts [][]byte) (expireFlags, bool) {
 		case eqFold(opt, "lt"):
 			f |= expireLT
 		default:
-			c.w.Error(sanitizeError("ERR Unsupported option " + string(opt)))
+			c.w.Error(errorEndingWith("ERR Unsupported option ", opt))
 			return 0, false
 		}
 	}

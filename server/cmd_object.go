@@ -75,15 +75,15 @@ func cmdObjectIdleTime(c *Client, args [][]byte) {
 }
 
 // cmdObjectRefCount answers what Redis answers with its default config:
-// integers 0..9999 are shared objects with a refcount of INT_MAX, every
-// other value has one reference.
+// integers 0..9999 are shared objects with a refcount of INT_MAX (unless
+// COPY duplicated one), every other value has one reference.
 func cmdObjectRefCount(c *Client, args [][]byte) {
 	v := objectValue(c, args)
 	if v == nil {
 		return
 	}
 	if s, ok := v.(*store.String); ok {
-		if n, isInt := s.Int(); isInt && n >= 0 && n < 10000 {
+		if s.Shared() {
 			c.w.Int(math.MaxInt32)
 			return
 		}

@@ -312,6 +312,9 @@ func parseLexRange(min, max []byte) (r lexRange, ok bool) {
 }
 
 func (r lexRange) ranks(z *store.ZSet) (lo, hi int) {
+	if z.Encoding() == "listpack" {
+		return r.walk(z, false, 0, -1)
+	}
 	bound := func(b lexBound, inclusive bool) int {
 		switch {
 		case b.inf:
@@ -322,6 +325,98 @@ func (r lexRange) ranks(z *store.ZSet) (lo, hi int) {
 		return z.LexBound(b.member, inclusive)
 	}
 	return bound(r.min, r.min.ex), bound(r.max, !r.max.ex)
+}
+
+// gteMin and lteMax are zslLexValueGteMin and zslLexValueLteMax.
+func (r lexRange) gteMin(m []byte) bool {
+	switch {
+	case r.min.inf:
+		return true
+	case r.min.sup:
+		return false
+	case r.min.ex:
+		return bytes.Compare(m, r.min.member) > 0
+	}
+	return bytes.Compare(m, r.min.member) >= 0
+}
+
+func (r lexRange) lteMax(m []byte) bool {
+	switch {
+	case r.max.sup:
+		return true
+	case r.max.inf:
+		return false
+	case r.max.ex:
+		return bytes.Compare(m, r.max.member) < 0
+	}
+	return bytes.Compare(m, r.max.member) <= 0
+}
+
+// empty is zzlIsInLexRange's test for a range that can hold nothing.
+func (r lexRange) empty() bool {
+	rank := func(b lexBound) int {
+		switch {
+		case b.inf:
+			return -1
+		case b.sup:
+			return 1
+		}
+		return 0
+	}
+	cmp := rank(r.min) - rank(r.max)
+	if cmp == 0 && rank(r.min) == 0 {
+		cmp = bytes.Compare(r.min.member, r.max.member)
+	}
+	return cmp > 0 || cmp == 0 && (r.min.ex || r.max.ex)
+}
+
+// walk returns the ranks [lo, hi) a lex range selects in a listpack-encoded
+// set as Redis finds them: it walks the listpack in (score, member) order
+// from the head (from the tail if rev) to the first member past the near
+// bound, skips offset members unchecked, and takes members up to limit
+// (-1: all) while they are within the far bound. With equal scores this is
+// the plain lex range; with mixed scores it is what Redis answers for a
+// listpack (a skiplist's answer depends on its random levels, see
+// docs/differential.md).
+func (r lexRange) walk(z *store.ZSet, rev bool, offset, limit int64) (lo, hi int) {
+	n := z.Len()
+	if n == 0 || r.empty() || offset < 0 {
+		return 0, 0
+	}
+	member := func(i int) []byte { m, _ := z.At(i); return m }
+	if !r.gteMin(member(n-1)) || !r.lteMax(member(0)) {
+		return 0, 0
+	}
+	if !rev {
+		i := 0
+		for i < n && !r.gteMin(member(i)) {
+			i++
+		}
+		if i == n || !r.lteMax(member(i)) || int64(n-i) <= offset {
+			return 0, 0
+		}
+		lo = i + int(offset)
+		hi = lo
+		for hi < n && limit != 0 && r.lteMax(member(hi)) {
+			hi++
+			limit--
+		}
+		return lo, hi
+	}
+	i := n - 1
+	for i >= 0 && !r.lteMax(member(i)) {
+		i--
+	}
+	if i < 0 || !r.gteMin(member(i)) || int64(i) < offset {
+		return 0, 0
+	}
+	hi = i - int(offset) + 1
+	lo = hi
+	for lo > 0 && limit != 0 && r.gteMin(member(lo-1)) {
+		lo--
+		limit--
+	}
+	return lo, hi
 }
 
 // rankRange clamps Redis start/stop indexes (negative from the end) to
@@ -514,7 +609,16 @@ func zrange(c *Client, args [][]byte, q zrangeQuery) {
 		c.w.Array(0)
 	default:
 		lo, hi := ranks(z)
-		lo, hi = q.window(lo, hi)
+		switch {
+		case q.kind == byRank:
+			// Redis refuses a rank range's LIMIT only when its count is not
+			// -1, and then ignores it: LIMIT 1 -1 is the whole range.
+		case q.kind == byLex && z.Encoding() == "listpack":
+			r, _ := parseLexRange(minArg, maxArg)
+			lo, hi = r.walk(z, q.rev, q.offset, q.limit)
+		default:
+			lo, hi = q.window(lo, hi)
+		}
 		if q.dst != nil {
 			storeZRange(c, q.dst, z, lo, hi)
 			return
@@ -720,6 +824,16 @@ func parseCursor(b []byte) (uint64, bool) {
 	return v, n == len(b) && !erange
 }
 
+// appendListpackScore is a score as a listpack holds it and ZSCAN returns
+// it: d2string's text, an integer for an integral score within ±2^62
+// (double2ll's range), else "%.17g".
+func appendListpackScore(b []byte, s float64) []byte {
+	if s == math.Trunc(s) && s >= -4611686018427387904 && s <= 4611686018427387904 {
+		return strconv.AppendInt(b, int64(s), 10)
+	}
+	return AppendDouble(b, s)
+}
+
 // cmdZScan answers a packed (small) set whole with cursor 0, as Redis does
 // for a listpack. A large set is walked by rank from the top: the cursor is
 // the rank to continue below, so members trimmed from the low end while a
@@ -779,9 +893,14 @@ func cmdZScan(c *Client, args [][]byte) {
 	}
 	var found [][]byte
 	var buf []byte
+	packed := z.Encoding() == "listpack"
 	visit := func(m []byte, s float64) bool {
 		if pattern == nil || store.Match(pattern, m, false) {
-			buf = AppendDouble(buf[:0], s)
+			if packed {
+				buf = appendListpackScore(buf[:0], s)
+			} else {
+				buf = AppendDouble(buf[:0], s)
+			}
 			found = append(found, append([]byte(nil), m...), append([]byte(nil), buf...))
 		}
 		n--

@@ -15,6 +15,9 @@ type String struct {
 	n     int64
 	isInt bool
 	raw   bool // modified in place (APPEND, SETRANGE): Redis reports "raw"
+	// copied marks a COPY's value: Redis duplicates the object, so even
+	// a small integer is then an object of its own rather than shared.
+	copied bool
 }
 
 // Kind returns KindString.
@@ -24,8 +27,13 @@ func (*String) Kind() Kind { return KindString }
 func (s *String) Clone() Value {
 	c := *s
 	c.b = append([]byte(nil), s.b...)
+	c.copied = true
 	return &c
 }
+
+// Shared reports whether Redis would hold the value as one of its shared
+// integer objects (0..9999, OBJECT REFCOUNT 2147483647).
+func (s *String) Shared() bool { return s.isInt && s.n >= 0 && s.n < 10000 && !s.copied }
 
 // Encoding returns "int", "embstr" (up to 44 bytes) or "raw", as Redis does.
 func (s *String) Encoding() string {

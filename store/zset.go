@@ -80,6 +80,16 @@ func (z *ZSet) Len() int {
 	return z.packed.len()
 }
 
+// normScore is the score a listpack keeps: Redis stores it as text
+// (d2string), where -0 is an integral value and prints as "0". A skiplist
+// keeps the double, -0 included.
+func normScore(s float64) float64 {
+	if s == 0 {
+		return 0
+	}
+	return s
+}
+
 // Score returns member's score.
 func (z *ZSet) Score(member []byte) (float64, bool) {
 	if z.big != nil {
@@ -114,6 +124,7 @@ func (z *ZSet) Add(member []byte, score float64) bool {
 	found, last := z.packed.find(member)
 	if found >= 0 {
 		if _, old, _ := z.packed.entry(found); old != score {
+			score = normScore(score)
 			z.packed.remove(found, 1)
 			z.packed.insert(z.packed.locate(member, score), member, score)
 		}
@@ -124,6 +135,7 @@ func (z *ZSet) Add(member []byte, score float64) bool {
 		z.big.insert(string(member), score)
 		return true
 	}
+	score = normScore(score)
 	// A sliding window adds past its newest entry: check that one first.
 	at := max(len(z.packed), 1)
 	if last > 0 {

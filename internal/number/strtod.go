@@ -31,7 +31,8 @@ func Strtod[T ~string | ~[]byte](s T) (v float64, n int, erange bool) {
 		case hasPrefixFold(word, "inf"):
 			return signed(math.Inf(1), neg), i + 3, false
 		case hasPrefixFold(word, "nan"):
-			return signed(math.NaN(), neg), i + 3 + nanChars(s[i+3:]), false
+			n := nanChars(s[i+3:])
+			return signed(glibcNaN(string(s[i+3:i+3+n])), neg), i + 3 + n, false
 		}
 		return 0, 0, false
 	}
@@ -158,6 +159,20 @@ func nanChars[T ~string | ~[]byte](s T) int {
 		}
 	}
 	return 0
+}
+
+// glibcNaN is the NaN glibc's strtod returns for "nan" followed by chars
+// (empty or "(n-char-sequence)"): the quiet NaN 0x7ff8000000000000, with
+// the sequence's value (read as strtoull, base 0) in its low mantissa bits.
+// Go's math.NaN() has a low bit set that Lua's bit library would show.
+func glibcNaN(chars string) float64 {
+	bits := uint64(0x7FF8000000000000)
+	if len(chars) > 2 {
+		if v, err := strconv.ParseUint(chars[1:len(chars)-1], 0, 64); err == nil {
+			bits |= v & 0x7FFFFFFFFFFFF
+		}
+	}
+	return math.Float64frombits(bits)
 }
 
 func signed(f float64, neg bool) float64 {

@@ -1,0 +1,128 @@
+package conformance
+
+import (
+	"strings"
+	"testing"
+)
+
+// Regression cases for the classes the randomized differential tester
+// (difftest_test.go) found, one case per class, each line compared with
+// real Redis on RESP2 and RESP3.
+func TestDifferentialFindings(t *testing.T) {
+	runCases(t, []tcase{
+		// luaL_checkinteger and luaL_checknumber take numeric strings.
+		{"lua numeric strings as integers", []string{
+			`EVAL "return string.sub('hello', ARGV[1])" 0 2`,
+			`EVAL "return {string.find('abcabc', 'c', '4'), tonumber('10', '16'), string.rep('ab', ' 2 '), string.char('65', 66.9)}" 0`,
+			`EVAL "return {string.byte('abc', '2'), math.ldexp('1', '3'), bit.band('7', ' 3 '), select('2', 'a', 'b')}" 0`,
+			`EVAL "return string.match('abc', 'b', 'x')" 0`,
+		}},
+		// A call in an expression, or not last in a table, is one value.
+		{"lua multiple results cut to one", []string{
+			`EVAL "return 'a' .. string.gsub('x', 'x', 'y')" 0`,
+			`EVAL "return 'x' .. unpack({})" 0`,
+			`EVAL "local function f(...) return 'a' .. ... end return f('b', 'c')" 0`,
+			`EVAL "return {unpack({string.byte('abc', 1, 3), b = 1})}" 0`,
+			`EVAL "local t = {1, b = string.byte('abc', 1, 3)} return {#t, t[1], t[2]}" 0`,
+			`EVAL "return {string.match('a', 'b')}" 0`,
+			`EVAL "return cmsgpack.pack(string.match('a', 'b'))" 0`,
+		}},
+		// No Go runtime panic text: out-of-range positions and counts.
+		{"lua out of range positions", []string{
+			`EVAL "return string.find('abc', 'b', 10, true)" 0`,
+			`EVAL "return {bit.tohex(1, -2147483648), bit.tohex(255, -3), bit.tohex(-1, 100)}" 0`,
+			`EVAL "return string.sub('hello', 2^63, -2^63)" 0`,
+			`EVAL "return {string.find('abc', '', 2^31, true), string.byte('x', 100, 2147483647)}" 0`,
+			`EVAL "return {unpack({}, '007', 2^32)}" 0`,
+			`EVAL "return table.concat({'a', 'b'}, ',', 2^32, 1)" 0`,
+		}},
+		// Lua 5.1's %: a - floor(a/b)*b, its coercion and its error names.
+		{"lua modulo", []string{
+			`EVAL "return {tostring(1e29 % 7), tostring(2^53 % -7), tostring(5.5 % -2), tostring(7 % 0), tostring(-7 % 0), '7' % '3'}" 0`,
+			`EVAL "local x return 1 % x" 0`,
+			`EVAL "local t = {} return t.a % 2" 0`,
+			`EVAL "return ARGV[1] % 2" 0`,
+			`EVAL "local t = setmetatable({}, {__mod = function(a, b) return 42 end}) return {t % 1, 1 % t}" 0`,
+			`EVAL "return 'x' % 2" 0`,
+		}},
+		// ^ with a variable operand: glibc's NaN rules, the VM's errors.
+		{"lua power", []string{
+			`EVAL "local n = 0/0 return {bit.bnot((-n) ^ 3), tostring((-2) ^ ARGV[1]), tostring(n ^ 0), tostring(1 ^ n)}" 0 0.5`,
+			`EVAL "local n = 0/0 local r = {} for _, y in ipairs({-1, 3, 2, 0.5, -2, 1/0, -1/0, 2^53+2, -3}) do r[#r+1] = tostring(n ^ y) .. tostring((-n) ^ y) .. tostring(math.pow(n, y)) end return r" 0`,
+			`EVAL "local x return 2 ^ x" 0`,
+			`EVAL "local t = setmetatable({}, {__pow = function() return 9 end}) return {t ^ 2, 2 ^ t, '2' ^ '10'}" 0`,
+			`EVAL "return 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1 ^ 1" 0`,
+		}},
+		{"lua log of subnormals and powers of ten", []string{
+			`EVAL "return {tostring(math.log(1e-310)), tostring(math.log10(1e-310)), math.fmod(math.log10(1e15), -7), tostring(math.log10(1000))}" 0`,
+		}},
+		// NaN's sign and payload, and casts of out-of-range numbers.
+		{"lua nan and casts", []string{
+			`EVAL "return {tostring(0/0), tostring(-(0/0)), tostring(math.fmod(1, 0)), tostring(math.acos(2)), tostring(math.log10(-1)), tostring(math.sqrt(-1)), tostring(math.abs(0/0))}" 0`,
+			`EVAL "return {bit.tobit(tonumber('nan')), bit.tobit(tonumber('-nan')), bit.tobit(tonumber('nan(0x1)')), bit.tobit(0/0)}" 0`,
+			`EVAL "return {string.format('%d', 1e20), string.format('%x', 0/0), string.format('%x', -1), string.format('%x', 2^64), string.format('%c', 2^32)}" 0`,
+			`EVAL "return {tostring(1e309), tostring(-1e309), 1e20, -1e20}" 0`,
+		}},
+		// string.format as C's sprintf, read back with strlen.
+		{"lua string.format", []string{
+			`EVAL "return string.format('%5.1f|%-8s|%s|%5s|', 1/0, 0/0, 'a\\0b', 'x\\0y')" 0`,
+			`EVAL "return {string.format('%#x %#o %+d % d %05d %.0f %#.0f %g %#g', 255, 8, 5, 5, -42, 2.5, 2.5, 1e20, 1.5)}" 0`,
+			`EVAL "return {string.format('%5c|%-5c|', 65, 0), string.format('%.3s', 'abcdef'), string.format('%q', 'a\\0b\\r\\n\"')}" 0`,
+			`EVAL "return string.format('%')" 0`,
+			`EVAL "return string.format('%', 1)" 0`,
+			`EVAL "return string.format('%y', 1)" 0`,
+			`EVAL "return string.format('%123d', 1)" 0`,
+		}},
+		// Bytes, not runes; C-string patterns and their error texts.
+		{"lua bytes and patterns", []string{
+			`EVAL "return {string.upper('\\200\\255abc'), string.lower('\\200\\255ABC')}" 0`,
+			`EVAL "return string.find('abc', '[a-')" 0`,
+			`EVAL "return string.find('abc', '%')" 0`,
+			`EVAL "return string.find('abc', '(()')" 0`,
+			`EVAL "return string.gsub('abc', '(a)', '%2')" 0`,
+			`EVAL "return string.find('abc', '%f')" 0`,
+			`EVAL "return {string.find('a\\0b', 'b'), string.find('ab', 'a\\0z'), string.gsub('x', 'x', '%')}" 0`,
+			`EVAL "return {string.gsub('hello world', '%w+', {hello = 'HI'}), string.gsub('abc', '', '-')}" 0`,
+		}},
+		{"lua error naming and sha1hex", []string{
+			`EVAL "return ARGV[3] .. false" 0`,
+			`EVAL "return tostring((ARGV[2] - (-2.5 <= 5. and 1 or 0)))" 0`,
+			`EVAL "return {redis.sha1hex(nil), redis.sha1hex({}), redis.sha1hex(1.5)}" 0`,
+			`EVAL "return unpack({}, true)" 0`,
+			`EVAL "return math.pow(1, nil)" 0`,
+		}},
+		// ZRANGE by rank ignores LIMIT x -1 and refuses any other LIMIT.
+		{"zrange limit by rank", []string{
+			"ZADD z 1 a 2 b 3 c",
+			"ZRANGE z 0 -1 LIMIT 1 -1", "ZRANGE z 0 1 REV LIMIT 5 -1", "ZRANGE z 0 -1 LIMIT 1 1", "ZRANGE z 0 -1 LIMIT 0 -2",
+		}},
+		// Lex ranges over mixed scores on a listpack: Redis's walk.
+		{"lex ranges over mixed scores", []string{
+			"ZADD z4 17179869184 a -10 m1", "ZREMRANGEBYLEX z4 [aa [m1", "ZRANGE z4 0 -1",
+			"ZADD k1 0 - -5 b -inf -3", "ZLEXCOUNT k1 [10 [c",
+			"ZADD k3 -2 b 0 -0 61.375 \xc3\xa9", "ZREVRANGEBYLEX k3 [b [10",
+			"ZADD z5 1 a 2 z 3 b 4 c",
+			"ZRANGEBYLEX z5 [a [c LIMIT 2 1", "ZRANGEBYLEX z5 [a [c LIMIT 1 5", "ZREVRANGEBYLEX z5 [c [a LIMIT 1 5",
+			"ZREVRANGEBYLEX z5 [c [a LIMIT 2 5", "ZREVRANGEBYLEX z5 + - LIMIT 2 -1", "ZLEXCOUNT z5 [b [c",
+			"ZRANGE z5 [z (b BYLEX REV", "ZREMRANGEBYLEX z5 [a [b", "ZRANGE z5 0 -1",
+		}},
+		// A listpack keeps scores as d2string text; a skiplist keeps doubles.
+		{"zscan score text and -0", []string{
+			"ZADD s 500000000000000000 a 1.5 b -0 c 1e17 d 123456789012345678 e 0.1 f 1e300 g 4611686018427387904 h 4611686018427387905 i",
+			"ZSCAN s 0", "ZSCORE s c",
+			zaddMany("big", 130, 1), "ZADD big 500000000000000000 a -0 c 1e17 d",
+			"ZSCORE big c", "ZMSCORE big c", "ZRANGEBYSCORE big -1 0 WITHSCORES",
+		}},
+		{"object refcount after copy", []string{
+			"SET n 123", "COPY n m", "OBJECT REFCOUNT n", "OBJECT REFCOUNT m", "INCR m", "OBJECT REFCOUNT m",
+			"SET big 123456789012", "COPY big big2", "OBJECT REFCOUNT big2",
+		}},
+		// Arguments echoed in errors: cut at a NUL, trailing CR/LF trimmed.
+		{"errors echoing arguments", []string{
+			"NOSUCH \"b\\x00\\xff\"", "NOSUCH \"\\x00\"", "\"xadd \" \"a\\x00b\"",
+			"NOSUCH " + strings.Repeat("a", 100) + " " + strings.Repeat("b", 100) + " c",
+			"SET k v", "EXPIRE k 10 \"b\\x00\\xff\"", "PEXPIRE k 10 \"\\r\\n\"", "EXPIRE k 10 \"x\\r\\ny\\r\\n\"",
+			"CONFIG GET \"a\\x00b\"", "CONFIG \"x\\x00y\"",
+		}},
+	})
+}
