@@ -1,6 +1,7 @@
 package server
 
 import (
+	"math"
 	"net"
 	"os"
 	"strconv"
@@ -59,9 +60,13 @@ var configParams = []configParam{
 	{name: "lua-time-limit", get: getLuaTimeLimit, set: setLuaTimeLimit},
 	{name: "proto-max-bulk-len", get: func(s *Server) string { return strconv.FormatInt(s.cfg.ProtoMaxBulkLen, 10) }},
 	{name: "client-query-buffer-limit", get: func(s *Server) string { return strconv.FormatInt(s.cfg.QueryBufferLimit, 10) }},
-	{name: "maxmemory", get: setting("maxmemory", "0"), set: setMemory("maxmemory")},
-	{name: "maxmemory-policy", get: setting("maxmemory-policy", "noeviction"), set: setEnum("maxmemory-policy", "volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction")},
-	{name: "maxmemory-samples", get: constant("5")},
+	// The memory bound and eviction (evict.go).
+	{name: "maxmemory", get: getMaxMemory, set: setMaxMemoryConfig},
+	{name: "maxmemory-policy", get: getPolicy, set: setPolicy},
+	{name: "maxmemory-samples", get: getEviction(func(e *store.EvictionConfig) *int { return &e.Samples }), set: setEviction(1, math.MaxInt32, func(e *store.EvictionConfig) *int { return &e.Samples })},
+	{name: "lfu-log-factor", get: getEviction(func(e *store.EvictionConfig) *int { return &e.LFULogFactor }), set: setEviction(0, math.MaxInt32, func(e *store.EvictionConfig) *int { return &e.LFULogFactor })},
+	{name: "lfu-decay-time", get: getEviction(func(e *store.EvictionConfig) *int { return &e.LFUDecayTime }), set: setEviction(0, math.MaxInt32, func(e *store.EvictionConfig) *int { return &e.LFUDecayTime })},
+	{name: "maxmemory-eviction-tenacity", get: getTenacity, set: setTenacity},
 	{name: "hll-sparse-max-bytes", get: setting("hll-sparse-max-bytes", "3000"), set: setMemory("hll-sparse-max-bytes")},
 	{name: "maxclients", get: constant("10000")},
 	{name: "notify-keyspace-events", get: setting("notify-keyspace-events", ""), set: setKeyspaceEvents},
@@ -199,10 +204,21 @@ func setSave(s *Server, v []byte) string {
 	return ""
 }
 
-// setMemory accepts Redis's memory values: bytes with an optional unit
-// (k = 1000, kb = 1024, m, mb, g, gb; any case).
+// setMemory accepts Redis's memory values (see parseMemory).
 func setMemory(name string) func(*Server, []byte) string {
 	return func(s *Server, v []byte) string {
+		n, msg := parseMemory(v)
+		if msg == "" {
+			s.setSetting(name, strconv.FormatUint(n, 10))
+		}
+		return msg
+	}
+}
+
+// parseMemory reads a memory value as Redis's memtoull: bytes with an
+// optional unit (k = 1000, kb = 1024, m, mb, g, gb; any case).
+func parseMemory(v []byte) (uint64, string) {
+	{
 		str := strings.ToLower(string(v))
 		mul := uint64(1)
 		for _, u := range []struct {
@@ -216,10 +232,9 @@ func setMemory(name string) func(*Server, []byte) string {
 		}
 		n, err := strconv.ParseUint(str, 10, 64)
 		if err != nil || str == "" || str[0] == '+' || n > (1<<64-1)/mul {
-			return "argument must be a memory value"
+			return 0, "argument must be a memory value"
 		}
-		s.setSetting(name, strconv.FormatUint(n*mul, 10))
-		return ""
+		return n * mul, ""
 	}
 }
 
@@ -358,6 +373,7 @@ func cmdConfigResetStat(c *Client, args [][]byte) {
 	}
 	s.processed = 0
 	s.expired = 0
+	s.memory.evicted = 0
 	s.totalConns.Store(0)
 	s.limiter.reset()
 	c.w.Status("OK")

@@ -113,6 +113,7 @@ type Server struct {
 	stats     []cmdStat         // by Command.id; guarded by lock
 	processed int64             // guarded by lock
 	expired   int64             // keys reclaimed by active expiry; guarded by lock
+	memory    memoryLimit       // maxmemory and eviction (evict.go); guarded by lock
 	settings  map[string]string // CONFIG SET values kept for CONFIG GET (cmd_config.go); guarded by lock
 	limiter   limiterStats      // CL.THROTTLE decisions by key prefix (limiter_stats.go); guarded by lock
 
@@ -143,6 +144,7 @@ func New(cfg Config) *Server {
 		cfg:       cfg,
 		log:       cfg.Logger,
 		store:     store.New(cfg.Databases, cfg.Clock),
+		memory:    memoryLimit{tenacity: defaultTenacity},
 		lock:      make(chan struct{}, 1),
 		busy:      make(chan struct{}),
 		stop:      make(chan struct{}),
@@ -403,6 +405,9 @@ func (s *Server) dispatch(c *Client, args [][]byte) {
 	cmd, r := check(c, args, s.answeringBusy)
 	if r != nil {
 		s.refuse(c, r, true)
+		return
+	}
+	if s.memory.max > 0 && !s.answeringBusy && s.refuseOOM(c, cmd, args) {
 		return
 	}
 	if c.multi != nil && !queuesImmediately(cmd) {

@@ -9,6 +9,7 @@ package store
 
 import (
 	"math/rand/v2"
+	"runtime/debug"
 	"time"
 )
 
@@ -47,9 +48,11 @@ type Value interface {
 type Entry struct {
 	Key      string
 	Value    Value
-	expireAt int64 // unix ms; 0 = persistent
-	heapIdx  int32 // position in DB.expiries, -1 when persistent
-	slot     int32 // position in DB.order
+	expireAt int64  // unix ms; 0 = persistent
+	heapIdx  int32  // position in DB.expiries, -1 when persistent
+	slot     int32  // position in DB.order
+	access   uint32 // LRU clock or LFU counter of the last access, see touch
+	size     uint32 // bytes charged to Store.Used, see account
 }
 
 // ExpireAt returns the key's expiry in unix milliseconds, or 0 if it has none.
@@ -62,6 +65,11 @@ type Store struct {
 	now   int64 // unix ms snapshot, see Refresh
 	nanos int64 // the same snapshot in unix ns, for CL.THROTTLE's GCRA
 	rng   *rand.Rand
+
+	used   int64 // accounted memory, see memsize.go
+	evict  EvictionConfig
+	pool   [evictPoolSize]evictCandidate
+	nextDB int // the random policies' round-robin over databases
 }
 
 // New returns a store with n databases reading time from clock (RealClock if nil).
@@ -69,7 +77,7 @@ func New(n int, clock Clock) *Store {
 	if clock == nil {
 		clock = RealClock{}
 	}
-	s := &Store{clock: clock, rng: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))}
+	s := &Store{clock: clock, rng: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())), evict: DefaultEviction}
 	s.dbs = make([]*DB, n)
 	for i := range s.dbs {
 		s.dbs[i] = newDB(s, i)
@@ -145,6 +153,12 @@ func (db *DB) shrink() {
 	if db.peak < 4096 || len(db.keys) > db.peak/4 {
 		return
 	}
+	if db.peak >= 1<<16 {
+		// The Go runtime returns freed pages to the system only slowly
+		// (its scavenger); a limiter that just shed a million expired
+		// counters should shrink now. In the background: it runs a GC.
+		go debug.FreeOSMemory()
+	}
 	keys := make(map[string]*Entry, len(db.keys))
 	for k, e := range db.keys {
 		keys[k] = e
@@ -152,6 +166,14 @@ func (db *DB) shrink() {
 	db.keys = keys
 	db.order = append([]*Entry(nil), db.order...)
 	db.peak = len(keys)
+}
+
+// Shrink rebuilds the indexes of databases that deletions left mostly
+// empty (eviction calls it; active expiry does on its own).
+func (s *Store) Shrink() {
+	for _, d := range s.dbs {
+		d.shrink()
+	}
 }
 
 // NextExpiry returns the earliest expiry time among all keys (unix ms), or 0.
@@ -197,9 +219,20 @@ func (db *DB) expired(e *Entry) bool {
 	return e.expireAt != 0 && e.expireAt < db.store.now
 }
 
-// Get returns the live entry for key, or nil. An expired key is deleted on
-// the way (lazy expiry), so it is never visible.
+// Get returns the live entry for key, or nil, and records the access for
+// eviction (Redis's lookupKey). An expired key is deleted on the way (lazy
+// expiry), so it is never visible.
 func (db *DB) Get(key []byte) *Entry {
+	e := db.Peek(key)
+	if e != nil {
+		db.store.touch(e)
+	}
+	return e
+}
+
+// Peek is Get without recording an access, for the commands Redis looks
+// keys up for with LOOKUP_NOTOUCH (TYPE, TTL, EXISTS, OBJECT).
+func (db *DB) Peek(key []byte) *Entry {
 	e := db.keys[string(key)]
 	if e == nil {
 		return nil
@@ -221,11 +254,12 @@ func (db *DB) GetString(key string) *Entry {
 		db.remove(e)
 		return nil
 	}
+	db.store.touch(e)
 	return e
 }
 
 // Exists reports whether key is live.
-func (db *DB) Exists(key []byte) bool { return db.Get(key) != nil }
+func (db *DB) Exists(key []byte) bool { return db.Peek(key) != nil }
 
 // Set stores v at key, replacing any value, and sets its expiry (0: none).
 // It returns the entry.
@@ -233,13 +267,17 @@ func (db *DB) Set(key []byte, v Value, expireAt int64) *Entry {
 	e := db.keys[string(key)]
 	if e == nil {
 		k := string(key)
-		e = &Entry{Key: k, heapIdx: -1, slot: int32(len(db.order))}
+		e = &Entry{Key: k, heapIdx: -1, slot: int32(len(db.order)), access: db.store.newAccess()}
 		db.keys[k] = e
 		db.order = append(db.order, e)
+	} else {
+		// Redis overwrites a key found by lookupKeyWrite, which touched it
+		// (and dbOverwrite keeps the LFU counter).
+		db.store.touch(e)
 	}
 	e.Value = v
 	db.setExpire(e, expireAt)
-	db.Modified(key)
+	db.notifyWatchers(key)
 	return e
 }
 
@@ -268,11 +306,11 @@ func (db *DB) Delete(key []byte) bool {
 func (db *DB) SetExpire(e *Entry, expireAt int64) {
 	if expireAt != 0 && expireAt <= db.store.now {
 		db.remove(e)
-		db.Modified([]byte(e.Key))
+		db.notifyWatchers([]byte(e.Key))
 		return
 	}
 	db.setExpire(e, expireAt)
-	db.Modified([]byte(e.Key))
+	db.notifyWatchers([]byte(e.Key))
 }
 
 func (db *DB) setExpire(e *Entry, at int64) {
@@ -285,11 +323,14 @@ func (db *DB) setExpire(e *Entry, at int64) {
 	case at != 0:
 		db.expiries.fix(int(e.heapIdx))
 	}
+	db.account(e)
 }
 
 // remove unlinks e from every index.
 func (db *DB) remove(e *Entry) {
 	delete(db.keys, e.Key)
+	db.store.used -= int64(e.size)
+	e.size = 0
 	if e.heapIdx >= 0 {
 		db.expiries.remove(int(e.heapIdx))
 	}
@@ -307,6 +348,9 @@ func (db *DB) remove(e *Entry) {
 // Flush deletes every key.
 func (db *DB) Flush() {
 	db.touchExisting(nil)
+	for _, e := range db.order {
+		db.store.used -= int64(e.size)
+	}
 	db.keys = make(map[string]*Entry)
 	db.order = nil
 	db.expiries = nil
@@ -433,6 +477,15 @@ func (db *DB) Unwatch(key string, dirty *bool) {
 // Modified signals that key changed (Redis's signalModifiedKey). Mutations
 // made in place on an Entry's Value must call it.
 func (db *DB) Modified(key []byte) {
+	if e := db.keys[string(key)]; e != nil {
+		db.account(e)
+	}
+	db.notifyWatchers(key)
+}
+
+// notifyWatchers is Modified for a change that leaves the value's size as
+// it was (INCR of an integer, a new TTL accounted already).
+func (db *DB) notifyWatchers(key []byte) {
 	if len(db.watched) == 0 {
 		return
 	}
