@@ -2,6 +2,7 @@ package server
 
 import (
 	"math"
+	"math/bits"
 	"net"
 	"os"
 	"strconv"
@@ -215,27 +216,34 @@ func setMemory(name string) func(*Server, []byte) string {
 	}
 }
 
-// parseMemory reads a memory value as Redis's memtoull: bytes with an
-// optional unit (k = 1000, kb = 1024, m, mb, g, gb; any case).
+// parseMemory reads a memory value as Redis's memtoull: digits (none
+// means 0) with an optional unit (k = 1000, kb = 1024, m, mb, g, gb; any
+// case). As strtoull, a number too large saturates, and as memtoull the
+// unit's product wraps around.
 func parseMemory(v []byte) (uint64, string) {
-	{
-		str := strings.ToLower(string(v))
-		mul := uint64(1)
-		for _, u := range []struct {
-			suffix string
-			mul    uint64
-		}{{"kb", 1024}, {"mb", 1 << 20}, {"gb", 1 << 30}, {"k", 1000}, {"m", 1000 * 1000}, {"g", 1000 * 1000 * 1000}, {"b", 1}} {
-			if strings.HasSuffix(str, u.suffix) {
-				str, mul = str[:len(str)-len(u.suffix)], u.mul
-				break
-			}
+	str := strings.ToLower(string(v))
+	mul := uint64(1)
+	for _, u := range []struct {
+		suffix string
+		mul    uint64
+	}{{"kb", 1024}, {"mb", 1 << 20}, {"gb", 1 << 30}, {"k", 1000}, {"m", 1000 * 1000}, {"g", 1000 * 1000 * 1000}, {"b", 1}} {
+		if strings.HasSuffix(str, u.suffix) {
+			str, mul = str[:len(str)-len(u.suffix)], u.mul
+			break
 		}
-		n, err := strconv.ParseUint(str, 10, 64)
-		if err != nil || str == "" || str[0] == '+' || n > (1<<64-1)/mul {
+	}
+	var n uint64
+	for i := 0; i < len(str); i++ {
+		if str[i] < '0' || str[i] > '9' {
 			return 0, "argument must be a memory value"
 		}
-		return n * mul, ""
+		hi, lo := bits.Mul64(n, 10)
+		lo, carry := bits.Add64(lo, uint64(str[i]-'0'), 0)
+		if n = lo; hi != 0 || carry != 0 {
+			n = math.MaxUint64
+		}
 	}
+	return n * mul, ""
 }
 
 // keyspaceEventClasses are notify-keyspace-events' classes in the order

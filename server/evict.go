@@ -14,10 +14,11 @@ import (
 // memoryLimit is maxmemory and what eviction keeps (the policy and its
 // tunables live in the store, which applies them).
 type memoryLimit struct {
-	max      int64 // maxmemory in bytes; 0: no limit
-	tenacity int   // maxmemory-eviction-tenacity
-	evicted  int64 // INFO stats evicted_keys
-	peak     int64 // INFO memory used_memory_peak
+	max        int64  // maxmemory in bytes; 0: no limit
+	configured uint64 // maxmemory as set, for CONFIG GET (it may pass max)
+	tenacity   int    // maxmemory-eviction-tenacity
+	evicted    int64  // INFO stats evicted_keys
+	peak       int64  // INFO memory used_memory_peak
 	// preOOM is Redis's pre_command_oom_state: memory was over the limit,
 	// with nothing left to evict, when the running client command began.
 	// A script that has not written yet may then not call a denyoom command.
@@ -155,11 +156,12 @@ func (s *Server) setMaxMemory(n int64) {
 // CONFIG SET's scratch server (no store) to validate: it applies only to
 // the real one.
 
-func getMaxMemory(s *Server) string { return strconv.FormatInt(s.memory.max, 10) }
+func getMaxMemory(s *Server) string { return strconv.FormatUint(s.memory.configured, 10) }
 
 func setMaxMemoryConfig(s *Server, v []byte) string {
 	n, msg := parseMemory(v)
 	if msg == "" && s.store != nil {
+		s.memory.configured = n
 		s.setMaxMemory(int64(min(n, math.MaxInt64)))
 	}
 	return msg

@@ -270,10 +270,11 @@ func (db *DB) Set(key []byte, v Value, expireAt int64) *Entry {
 		e = &Entry{Key: k, heapIdx: -1, slot: int32(len(db.order)), access: db.store.newAccess()}
 		db.keys[k] = e
 		db.order = append(db.order, e)
-	} else {
-		// Redis overwrites a key found by lookupKeyWrite, which touched it
-		// (and dbOverwrite keeps the LFU counter).
-		db.store.touch(e)
+	} else if !db.store.evict.Policy.LFU() {
+		// Redis's new value carries the LRU clock of its creation, while
+		// dbOverwrite hands the old LFU counter on (the lookup before the
+		// write, Get here, counted the access).
+		e.access = db.store.lruClock()
 	}
 	e.Value = v
 	db.setExpire(e, expireAt)
