@@ -489,7 +489,7 @@ func cmdSetRange(c *Client, args [][]byte) {
 		return
 	}
 	if s == nil {
-		s = &store.String{}
+		s = store.NewRawString(nil)
 		c.db.Set(args[1], s, 0)
 	}
 	n := s.SetRange(int(offset), value)

@@ -100,7 +100,7 @@ func remaining(g GCRA, ahead int64) int64 {
 // tat reads a stored TAT as Rust's str::parse::<u64> would (an optional
 // '+', then digits), within int64: nanoseconds since 1970 fit until 2262.
 func (s *String) tat() (int64, error) {
-	if s.isInt {
+	if s.isInt() {
 		if s.n < 0 {
 			return 0, ErrTATInvalid
 		}

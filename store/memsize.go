@@ -13,7 +13,7 @@ package store
 // the keys map (a 24-byte slot at most 7/8 full, and growth by doubling) and
 // in the order slice.
 const (
-	entryCost  = 64 + 40 + 12
+	entryCost  = 64 + 48 + 12
 	expiryCost = 12 // a slot of the expiry heap, growth included
 )
 
@@ -87,7 +87,7 @@ func sampleLen(n int, at func(i int) int) int {
 }
 
 // MemSize implements MemSizer.
-func (s *String) MemSize() int { return 48 + allocSize(cap(s.b)) }
+func (s *String) MemSize() int { return 32 + allocSize(cap(s.b)) }
 
 // MemSize implements MemSizer.
 func (s *Set) MemSize() int {

@@ -10,12 +10,33 @@ import (
 // String is a string value. A value that is the canonical decimal form of an
 // int64 is kept as the integer (Redis's "int" encoding), so INCR on a
 // rate-limit counter neither parses nor allocates.
+//
+// It is two words, 32 bytes, the smallest allocation that holds them: the
+// flags live in the words (a byte string's b is never nil, and its n is
+// rawBytes once modified in place), as a million counters pay for every
+// byte of it.
 type String struct {
-	b     []byte
-	n     int64
-	isInt bool
-	raw   bool // modified in place (APPEND, SETRANGE): Redis reports "raw"
+	b []byte // the bytes; nil when the value is the integer n
+	n int64  // the integer; for bytes, rawBytes or 0
 }
+
+// rawBytes marks a byte string modified in place (APPEND, SETRANGE): Redis
+// reports "raw" for it.
+const rawBytes = 1
+
+// byteString returns a String of b, which it owns; b may be nil (empty).
+func byteString(b []byte, raw bool) *String {
+	if b == nil {
+		b = []byte{} // non-nil, no allocation: nil means an integer
+	}
+	s := &String{b: b}
+	if raw {
+		s.n = rawBytes
+	}
+	return s
+}
+
+func (s *String) isInt() bool { return s.b == nil }
 
 // Kind returns KindString.
 func (*String) Kind() Kind { return KindString }
@@ -23,16 +44,18 @@ func (*String) Kind() Kind { return KindString }
 // Clone returns a copy.
 func (s *String) Clone() Value {
 	c := *s
-	c.b = append([]byte(nil), s.b...)
+	if s.b != nil {
+		c.b = append([]byte{}, s.b...)
+	}
 	return &c
 }
 
 // Encoding returns "int", "embstr" (up to 44 bytes) or "raw", as Redis does.
 func (s *String) Encoding() string {
 	switch {
-	case s.isInt:
+	case s.isInt():
 		return "int"
-	case s.raw || len(s.b) > 44:
+	case s.n == rawBytes || len(s.b) > 44:
 		return "raw"
 	}
 	return "embstr"
@@ -41,23 +64,23 @@ func (s *String) Encoding() string {
 // NewString returns a String holding a copy of b.
 func NewString(b []byte) *String {
 	if n, ok := number.ParseInt(b); ok {
-		return &String{n: n, isInt: true}
+		return &String{n: n}
 	}
-	return &String{b: append([]byte(nil), b...)}
+	return byteString(append([]byte{}, b...), false)
 }
 
 // NewInt returns a String holding n.
-func NewInt(n int64) *String { return &String{n: n, isInt: true} }
+func NewInt(n int64) *String { return &String{n: n} }
 
 // IsInt reports whether the value is held as an integer (OBJECT ENCODING "int").
-func (s *String) IsInt() bool { return s.isInt }
+func (s *String) IsInt() bool { return s.isInt() }
 
 // Int returns the value as an integer, if it is one.
-func (s *String) Int() (int64, bool) { return s.n, s.isInt }
+func (s *String) Int() (int64, bool) { return s.n, s.isInt() }
 
 // AppendTo appends the value's bytes to dst.
 func (s *String) AppendTo(dst []byte) []byte {
-	if s.isInt {
+	if s.isInt() {
 		return strconv.AppendInt(dst, s.n, 10)
 	}
 	return append(dst, s.b...)
@@ -65,7 +88,7 @@ func (s *String) AppendTo(dst []byte) []byte {
 
 // Bytes returns the value's bytes. The caller must not modify them.
 func (s *String) Bytes() []byte {
-	if s.isInt {
+	if s.isInt() {
 		return strconv.AppendInt(nil, s.n, 10)
 	}
 	return s.b
@@ -73,7 +96,7 @@ func (s *String) Bytes() []byte {
 
 // Len returns the length in bytes.
 func (s *String) Len() int {
-	if s.isInt {
+	if s.isInt() {
 		var buf [24]byte
 		return len(strconv.AppendInt(buf[:0], s.n, 10))
 	}
@@ -86,15 +109,14 @@ func (s *String) SetBytes(b []byte) {
 }
 
 // SetInt replaces the value with n.
-func (s *String) SetInt(n int64) { *s = String{n: n, isInt: true} }
+func (s *String) SetInt(n int64) { *s = String{n: n} }
 
 // raw makes the value a byte string that may be modified in place.
 func (s *String) mutable() []byte {
-	if s.isInt {
+	if s.isInt() {
 		s.b = strconv.AppendInt(nil, s.n, 10)
-		s.isInt = false
 	}
-	s.raw = true
+	s.n = rawBytes
 	return s.b
 }
 
@@ -120,7 +142,7 @@ func (s *String) SetRange(offset int, b []byte) int {
 // canonical integer. A byte string that spells one (after APPEND or
 // SETRANGE) counts too, and becomes int-encoded again, as in Redis.
 func (s *String) IncrBy(delta int64) (int64, error) {
-	n, ok := s.n, s.isInt
+	n, ok := s.n, s.isInt()
 	if !ok {
 		n, ok = number.ParseInt(s.b)
 	}
