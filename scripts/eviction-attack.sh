@@ -18,7 +18,7 @@ redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$d
 	--pidfile "$dir/redis.pid" --logfile "$dir/redis.log" >/dev/null
 "$dir/floodgate" -port $((port + 1)) >"$dir/floodgate.log" 2>&1 &
 echo $! >"$dir/floodgate.pid"
-trap 'kill "$(cat "$dir/redis.pid")" "$(cat "$dir/floodgate.pid")" 2>/dev/null; rm -rf "$dir"' EXIT
+trap 'kill "$(cat "$dir/redis.pid")" "$(cat "$dir/floodgate.pid")" 2>/dev/null; sleep 0.5; rm -rf "$dir"' EXIT
 for p in "$port" $((port + 1)); do
 	for _ in $(seq 50); do redis-cli -p "$p" ping >/dev/null 2>&1 && break; sleep 0.1; done
 done

@@ -66,10 +66,13 @@ type Store struct {
 	nanos int64 // the same snapshot in unix ns, for CL.THROTTLE's GCRA
 	rng   *rand.Rand
 
-	used   int64 // accounted memory, see memsize.go
-	evict  EvictionConfig
-	pool   [evictPoolSize]evictCandidate
-	nextDB int // the random policies' round-robin over databases
+	used int64 // accounted memory, see memsize.go
+	// expiredBytes is the accounted memory active expiry has freed since
+	// memory was last given back to the system.
+	expiredBytes int64
+	evict        EvictionConfig
+	pool         [evictPoolSize]evictCandidate
+	nextDB       int // the random policies' round-robin over databases
 }
 
 // New returns a store with n databases reading time from clock (RealClock if nil).
@@ -138,10 +141,19 @@ func (s *Store) ActiveExpire(limit int) int {
 			if limit > 0 && deleted >= limit {
 				return deleted
 			}
+			s.expiredBytes += int64(d.expiries[0].size)
 			d.remove(d.expiries[0])
 			deleted++
 		}
 		d.shrink()
+	}
+	// The Go runtime returns freed pages to the system only slowly (its
+	// scavenger keeps 10% over the heap goal): a limiter that just shed a
+	// million expired counters gives their memory back now, once more
+	// has expired than is left. In the background: it runs a GC.
+	if s.expiredBytes >= 32<<20 && s.expiredBytes > s.used {
+		s.expiredBytes = 0
+		go debug.FreeOSMemory()
 	}
 	return deleted
 }
@@ -152,12 +164,6 @@ func (s *Store) ActiveExpire(limit int) int {
 func (db *DB) shrink() {
 	if db.peak < 4096 || len(db.keys) > db.peak/4 {
 		return
-	}
-	if db.peak >= 1<<16 {
-		// The Go runtime returns freed pages to the system only slowly
-		// (its scavenger); a limiter that just shed a million expired
-		// counters should shrink now. In the background: it runs a GC.
-		go debug.FreeOSMemory()
 	}
 	keys := make(map[string]*Entry, len(db.keys))
 	for k, e := range db.keys {
