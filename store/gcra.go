@@ -82,8 +82,8 @@ func (db *DB) Throttle(key []byte, g GCRA) (GCRAResult, error) {
 	}
 	if s != nil {
 		s.SetInt(tat)
-		db.setExpire(e, expireAt)
-		db.Modified(key)
+		db.setExpire(e, expireAt) // accounts for the new value too
+		db.notifyWatchers(key)
 	} else {
 		db.Set(key, NewInt(tat), expireAt)
 	}

@@ -34,7 +34,9 @@ func entrySize(e *Entry) uint32 {
 	if e.expireAt != 0 {
 		n += expiryCost
 	}
-	if m, ok := e.Value.(MemSizer); ok {
+	if s, ok := e.Value.(*String); ok { // most keys: no interface lookup
+		n += s.MemSize()
+	} else if m, ok := e.Value.(MemSizer); ok {
 		n += m.MemSize()
 	} else {
 		n += defaultValueCost
