@@ -188,7 +188,7 @@ func infoMemory(s *Server, b *infoBuilder) {
 	b.int("used_memory_lua", 0)
 	b.str("used_memory_lua_human", "0B")
 	b.int("number_of_cached_scripts", 0)
-	b.int("maxmemory", s.memory.max)
+	b.str("maxmemory", strconv.FormatUint(s.memory.configured, 10))
 	b.str("maxmemory_human", bytesToHuman(s.memory.max))
 	b.str("maxmemory_policy", s.store.Eviction().Policy.String())
 	b.str("mem_fragmentation_ratio", fmt.Sprintf("%.2f", float64(rss)/float64(max(used, 1))))

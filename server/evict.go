@@ -142,15 +142,19 @@ func (sc *scriptCaller) scriptOOM(cmd *Command) bool {
 // as the heap nears it, so the process's RSS stays near maxmemory instead
 // of twice the live heap (GOGC=100). Small limits, as tests set, are left
 // to GOGC: a limit below the server's baseline would make the GC run
-// continuously.
+// continuously. A lower limit the process was started with (GOMEMLIMIT)
+// stays in force.
 func (s *Server) setMaxMemory(n int64) {
 	s.memory.max = n
+	limit := startMemoryLimit
 	if n >= 16<<20 {
-		debug.SetMemoryLimit(n + n/4 + 32<<20)
-	} else {
-		debug.SetMemoryLimit(math.MaxInt64)
+		limit = min(limit, n+n/4+32<<20)
 	}
+	debug.SetMemoryLimit(limit)
 }
+
+// startMemoryLimit is the Go memory limit the process started with.
+var startMemoryLimit = debug.SetMemoryLimit(-1)
 
 // The CONFIG GET/SET parameters of eviction. A setter also runs on
 // CONFIG SET's scratch server (no store) to validate: it applies only to
