@@ -551,6 +551,7 @@ func (s *Server) expiryLoop() {
 			s.lock <- struct{}{}
 			n := s.store.ActiveExpire(chunk)
 			s.expired += int64(n)
+			s.usedMemory() // INFO's used_memory_peak, as Redis's cron samples it
 			<-s.lock
 			if n < chunk {
 				break
