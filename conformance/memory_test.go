@@ -31,8 +31,11 @@ func TestMemoryOOM(t *testing.T) {
 			"EVAL \"#!lua flags=no-writes\nreturn redis.call('get','x')\" 0",
 			"EVAL_RO \"#!lua\nreturn 1\" 0",
 			"EVAL_RO \"#!lua flags=no-writes\nreturn 1\" 0",
-			"SCRIPT LOAD \"#!lua\nreturn 2\"", "EVALSHA 0f5c3e8bd1d4b4b0d4b7b2b3b8f3ba6f6fc4b0c2 0",
-			"SCRIPT LOAD \"#!lua\nreturn 3\"",
+			// EVALSHA is judged by the flags of the script it names.
+			memoryReset, "SCRIPT LOAD \"#!lua\nreturn 2\"", "SCRIPT LOAD \"#!lua flags=no-writes\nreturn 3\"",
+			"CONFIG SET maxmemory 1",
+			"EVALSHA 327e60b78547ebb77ec450ead371d5bd10cbdd69 0", "EVALSHA 50ad2340de91fe7294d5c746ad721ff185c16fc5 0",
+			"EVALSHA_RO 50ad2340de91fe7294d5c746ad721ff185c16fc5 0", "EVALSHA 0000000000000000000000000000000000000000 0",
 			memoryReset,
 		}},
 		{"multi", []string{
@@ -42,6 +45,12 @@ func TestMemoryOOM(t *testing.T) {
 			memoryReset,
 			"MULTI", "SET a x", "@2 CONFIG SET maxmemory 1", "EXEC", "GET a",
 			"MULTI", "GET a", "@2 CONFIG SET maxmemory 1", "EXEC",
+			memoryReset,
+			// EXEC is denyoom when a queued script is; a script without a
+			// shebang instead fails at its first denyoom redis.call.
+			"MULTI", "EVAL \"#!lua\nreturn 1\" 0", "@2 CONFIG SET maxmemory 1", "EXEC",
+			memoryReset,
+			"MULTI", "EVAL \"return redis.call('set','b','1')\" 0", "GET a", "@2 CONFIG SET maxmemory 1", "EXEC",
 			memoryReset,
 		}},
 		{"volatile-without-ttls", []string{
