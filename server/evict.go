@@ -147,7 +147,7 @@ func (sc *scriptCaller) scriptOOM(cmd *Command) bool {
 func (s *Server) setMaxMemory(n int64) {
 	s.memory.max = n
 	limit := startMemoryLimit
-	if n >= 16<<20 {
+	if n >= 16<<20 && n < 1<<60 { // larger: no bound worth telling the GC
 		limit = min(limit, n+n/4+32<<20)
 	}
 	debug.SetMemoryLimit(limit)

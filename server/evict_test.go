@@ -22,6 +22,7 @@ func TestMaxMemoryBoundsTheGoRuntime(t *testing.T) {
 		{"100mb", min(startMemoryLimit, 100<<20+25<<20+32<<20)},
 		{"1mb", startMemoryLimit},
 		{"1gb", min(startMemoryLimit, 1<<30+1<<28+32<<20)},
+		{"18446744073709551615", startMemoryLimit},
 		{"0", startMemoryLimit},
 	} {
 		if got := reply(t, c, "CONFIG", "SET", "maxmemory", tc.maxmemory); got != "OK" {
