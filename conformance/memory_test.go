@@ -97,6 +97,51 @@ func TestMemoryObject(t *testing.T) {
 	})
 }
 
+// TestMemoryAccess checks which commands count as an access to a key: under
+// LFU a new key's counter is 5 and its first access certainly makes it 6,
+// so one command between SET and OBJECT FREQ shows whether it touched the
+// key (and a moved key keeps its counter, as Redis moves the object).
+// Integers below 10,000 are left out: Redis shares one object among all keys
+// holding them while maxmemory is 0, and with it one counter.
+func TestMemoryAccess(t *testing.T) {
+	lines := []string{"CONFIG SET maxmemory-policy allkeys-lfu"}
+	for i, cmd := range []string{"GET %s", "STRLEN %s", "APPEND %s y", "EXPIRE %s 100", "PEXPIRE %s 100000", "PERSIST %s",
+		"TTL %s", "PTTL %s", "EXPIRETIME %s", "TYPE %s", "EXISTS %s", "TOUCH %s", "OBJECT ENCODING %s",
+		"GETRANGE %s 0 1", "SETRANGE %s 0 y", "GETEX %s", "GETEX %s EX 100", "SETNX %s y", "SET %s y NX",
+		"SET %s y XX", "SET %s y KEEPTTL", "MSET %s y", "MSETNX %s y", "MGET %s", "RENAME %[1]s %[1]s2",
+		"RENAMENX %[1]s %[1]s2", "COPY %[1]s %[1]s2", "MOVE %s 1", "RANDOMKEY", "SCAN 0", "KEYS *", "SETBIT %s 1 1",
+		"GETBIT %s 1", "BITCOUNT %s", "INCRBYFLOAT %s 1", "SORT %s"} {
+		k := fmt.Sprintf("k%d", i)
+		lines = append(lines, "SET "+k+" x", fmt.Sprintf(cmd, k), "OBJECT FREQ "+k, "OBJECT FREQ "+k+"2",
+			"SELECT 1", "OBJECT FREQ "+k, "SELECT 0", "FLUSHALL")
+	}
+	for i, cmd := range []string{"INCR %s", "INCRBY %s 2", "DECR %s", "SET %s 20000", "EXPIRE %s 10", "INCRBYFLOAT %s 1.5"} {
+		k := fmt.Sprintf("n%d", i)
+		lines = append(lines, "SET "+k+" 10000", fmt.Sprintf(cmd, k), "OBJECT FREQ "+k)
+	}
+	for i, cmd := range []string{"HGET %s f", "HSET %s f w", "HLEN %s", "HGETALL %s", "HEXISTS %s f", "HDEL %s g",
+		"HINCRBY %s i 1", "HSCAN %s 0", "HRANDFIELD %s"} {
+		k := fmt.Sprintf("h%d", i)
+		lines = append(lines, "HSET "+k+" f v", fmt.Sprintf(cmd, k), "OBJECT FREQ "+k)
+	}
+	for i, cmd := range []string{"SADD %s b", "SCARD %s", "SISMEMBER %s a", "SMEMBERS %s", "SSCAN %s 0", "SUNIONSTORE d %s",
+		"SINTERCARD 1 %s", "SMOVE %s t a"} {
+		k := fmt.Sprintf("s%d", i)
+		lines = append(lines, "SADD "+k+" a", fmt.Sprintf(cmd, k), "OBJECT FREQ "+k, "OBJECT FREQ d", "OBJECT FREQ t", "DEL d t")
+	}
+	for i, cmd := range []string{"ZADD %s 1 b", "ZSCORE %s a", "ZCARD %s", "ZRANGE %s 0 -1", "ZRANGESTORE d %s 0 -1",
+		"ZINCRBY %s 1 a", "ZRANK %s a", "ZCOUNT %s -inf +inf", "ZREM %s b"} {
+		k := fmt.Sprintf("z%d", i)
+		lines = append(lines, "ZADD "+k+" 1 a", fmt.Sprintf(cmd, k), "OBJECT FREQ "+k, "OBJECT FREQ d", "DEL d")
+	}
+	for i, cmd := range []string{"PFADD %s b", "PFCOUNT %s", "PFMERGE d %s"} {
+		k := fmt.Sprintf("p%d", i)
+		lines = append(lines, "PFADD "+k+" a", fmt.Sprintf(cmd, k), "OBJECT FREQ "+k, "OBJECT FREQ d", "DEL d")
+	}
+	lines = append(lines, memoryReset)
+	runCases(t, []tcase{{"lfu-first-access", lines}})
+}
+
 func TestMemoryConfig(t *testing.T) {
 	runCases(t, []tcase{
 		{"get", []string{
@@ -154,22 +199,26 @@ func TestMemoryEvictionCounts(t *testing.T) {
 		defer do(strings.Fields(memoryReset)...)
 		do("FLUSHALL")
 		do("CONFIG", "RESETSTAT")
+		value := strings.Repeat("v", 100)
 		for i := range 2000 {
 			if i%2 == 0 {
-				do("SET", fmt.Sprintf("p:%d", i), "value")
+				do("SET", fmt.Sprintf("p:%d", i), value)
 			} else {
-				do("SET", fmt.Sprintf("v:%d", i), "value", "EX", "1000")
+				do("SET", fmt.Sprintf("v:%d", i), value, "EX", "1000")
 			}
 		}
 		used := infoField(t, do("INFO", "memory"), "used_memory")
-		// Room for about nine tenths of the keys, evicted in one go: at
+		// Room for about three quarters of the keys, evicted in one go: at
 		// tenacity 100 Redis leaves no eviction to its background timer,
 		// which would race with the counts read below.
 		do("CONFIG", "SET", "maxmemory-eviction-tenacity", "100")
 		defer do("CONFIG", "SET", "maxmemory-eviction-tenacity", "10")
 		do("CONFIG", "SET", "maxmemory-policy", policy)
-		do("CONFIG", "SET", "maxmemory", strconv.Itoa(used-used/10))
+		do("CONFIG", "SET", "maxmemory", strconv.Itoa(used-used/4))
 		do("PING")
+		// No more evictions while counting (client buffers move Redis's
+		// used_memory by kilobytes).
+		do("CONFIG", "SET", "maxmemory", "0")
 		var r result
 		r.evicted = infoField(t, do("INFO", "stats"), "evicted_keys")
 		r.dbsize = intReply(t, do("DBSIZE"))

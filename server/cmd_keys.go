@@ -232,7 +232,7 @@ func rename(c *Client, from, to []byte, nx bool) {
 	}
 	v, at := e.Value, e.ExpireAt()
 	c.db.Delete(from)
-	c.db.Set(to, v, at)
+	c.db.SetMoved(to, v, at, e)
 	reply(true)
 }
 
@@ -308,7 +308,7 @@ func cmdMove(c *Client, args [][]byte) {
 	}
 	v, at := e.Value, e.ExpireAt()
 	c.db.Delete(args[1])
-	dst.Set(args[1], v, at)
+	dst.SetMoved(args[1], v, at, e)
 	c.w.Int(1)
 }
 

@@ -288,10 +288,20 @@ func (db *DB) Set(key []byte, v Value, expireAt int64) *Entry {
 	return e
 }
 
+// SetMoved is Set for a value moved from the entry from (RENAME, MOVE):
+// Redis moves the object itself, so the key keeps from's access data
+// (OBJECT FREQ, IDLETIME).
+func (db *DB) SetMoved(key []byte, v Value, expireAt int64, from *Entry) *Entry {
+	access := from.access
+	e := db.Set(key, v, expireAt)
+	e.access = access
+	return e
+}
+
 // SetKeepTTL stores v at key keeping the existing TTL of a live key.
 func (db *DB) SetKeepTTL(key []byte, v Value) *Entry {
 	var at int64
-	if e := db.Get(key); e != nil {
+	if e := db.Peek(key); e != nil { // the caller's lookup was the access
 		at = e.expireAt
 	}
 	return db.Set(key, v, at)
@@ -299,7 +309,7 @@ func (db *DB) SetKeepTTL(key []byte, v Value) *Entry {
 
 // Delete removes key and reports whether it was live.
 func (db *DB) Delete(key []byte) bool {
-	e := db.Get(key)
+	e := db.Peek(key) // a deletion is no access
 	if e == nil {
 		return false
 	}
