@@ -192,6 +192,8 @@ func infoMemory(s *Server, b *infoBuilder) {
 	b.str("maxmemory_human", bytesToHuman(s.memory.max))
 	b.str("maxmemory_policy", s.store.Eviction().Policy.String())
 	b.str("mem_fragmentation_ratio", fmt.Sprintf("%.2f", float64(rss)/float64(max(used, 1))))
+	b.int("mem_fragmentation_bytes", rss-used)
+	b.int("mem_not_counted_for_evict", 0) // no replication or AOF buffers
 	b.str("mem_allocator", "go-"+runtime.Version())
 	b.int("lazyfree_pending_objects", 0)
 }
