@@ -94,3 +94,17 @@ func parseShebang(body string) (Flags, error) {
 	}
 	return flags, nil
 }
+
+// ShebangFlags returns the flags a script body declares, as EVAL's command
+// flags are judged before the script runs (Redis's evalGetCommandFlags); a
+// bad shebang counts as none, and EVAL then reports it.
+func ShebangFlags(body []byte) Flags {
+	if len(body) < 2 || body[0] != '#' || body[1] != '!' {
+		return 0
+	}
+	f, err := parseShebang(string(body))
+	if err != nil {
+		return 0
+	}
+	return f
+}

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"math"
+	"math/bits"
 	"net"
 	"os"
 	"strconv"
@@ -59,9 +61,13 @@ var configParams = []configParam{
 	{name: "lua-time-limit", get: getLuaTimeLimit, set: setLuaTimeLimit},
 	{name: "proto-max-bulk-len", get: func(s *Server) string { return strconv.FormatInt(s.cfg.ProtoMaxBulkLen, 10) }},
 	{name: "client-query-buffer-limit", get: func(s *Server) string { return strconv.FormatInt(s.cfg.QueryBufferLimit, 10) }},
-	{name: "maxmemory", get: setting("maxmemory", "0"), set: setMemory("maxmemory")},
-	{name: "maxmemory-policy", get: setting("maxmemory-policy", "noeviction"), set: setEnum("maxmemory-policy", "volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction")},
-	{name: "maxmemory-samples", get: constant("5")},
+	// The memory bound and eviction (evict.go).
+	{name: "maxmemory", get: getMaxMemory, set: setMaxMemoryConfig},
+	{name: "maxmemory-policy", get: getPolicy, set: setPolicy},
+	{name: "maxmemory-samples", get: getEviction(func(e *store.EvictionConfig) *int { return &e.Samples }), set: setEviction(1, math.MaxInt32, func(e *store.EvictionConfig) *int { return &e.Samples })},
+	{name: "lfu-log-factor", get: getEviction(func(e *store.EvictionConfig) *int { return &e.LFULogFactor }), set: setEviction(0, math.MaxInt32, func(e *store.EvictionConfig) *int { return &e.LFULogFactor })},
+	{name: "lfu-decay-time", get: getEviction(func(e *store.EvictionConfig) *int { return &e.LFUDecayTime }), set: setEviction(0, math.MaxInt32, func(e *store.EvictionConfig) *int { return &e.LFUDecayTime })},
+	{name: "maxmemory-eviction-tenacity", get: getTenacity, set: setTenacity},
 	{name: "hll-sparse-max-bytes", get: setting("hll-sparse-max-bytes", "3000"), set: setMemory("hll-sparse-max-bytes")},
 	{name: "maxclients", get: constant("10000")},
 	{name: "notify-keyspace-events", get: setting("notify-keyspace-events", ""), set: setKeyspaceEvents},
@@ -199,28 +205,45 @@ func setSave(s *Server, v []byte) string {
 	return ""
 }
 
-// setMemory accepts Redis's memory values: bytes with an optional unit
-// (k = 1000, kb = 1024, m, mb, g, gb; any case).
+// setMemory accepts Redis's memory values (see parseMemory).
 func setMemory(name string) func(*Server, []byte) string {
 	return func(s *Server, v []byte) string {
-		str := strings.ToLower(string(v))
-		mul := uint64(1)
-		for _, u := range []struct {
-			suffix string
-			mul    uint64
-		}{{"kb", 1024}, {"mb", 1 << 20}, {"gb", 1 << 30}, {"k", 1000}, {"m", 1000 * 1000}, {"g", 1000 * 1000 * 1000}, {"b", 1}} {
-			if strings.HasSuffix(str, u.suffix) {
-				str, mul = str[:len(str)-len(u.suffix)], u.mul
-				break
-			}
+		n, msg := parseMemory(v)
+		if msg == "" {
+			s.setSetting(name, strconv.FormatUint(n, 10))
 		}
-		n, err := strconv.ParseUint(str, 10, 64)
-		if err != nil || str == "" || str[0] == '+' || n > (1<<64-1)/mul {
-			return "argument must be a memory value"
-		}
-		s.setSetting(name, strconv.FormatUint(n*mul, 10))
-		return ""
+		return msg
 	}
+}
+
+// parseMemory reads a memory value as Redis's memtoull: digits (none
+// means 0) with an optional unit (k = 1000, kb = 1024, m, mb, g, gb; any
+// case). As strtoull, a number too large saturates, and as memtoull the
+// unit's product wraps around.
+func parseMemory(v []byte) (uint64, string) {
+	str := strings.ToLower(string(v))
+	mul := uint64(1)
+	for _, u := range []struct {
+		suffix string
+		mul    uint64
+	}{{"kb", 1024}, {"mb", 1 << 20}, {"gb", 1 << 30}, {"k", 1000}, {"m", 1000 * 1000}, {"g", 1000 * 1000 * 1000}, {"b", 1}} {
+		if strings.HasSuffix(str, u.suffix) {
+			str, mul = str[:len(str)-len(u.suffix)], u.mul
+			break
+		}
+	}
+	var n uint64
+	for i := 0; i < len(str); i++ {
+		if str[i] < '0' || str[i] > '9' {
+			return 0, "argument must be a memory value"
+		}
+		hi, lo := bits.Mul64(n, 10)
+		lo, carry := bits.Add64(lo, uint64(str[i]-'0'), 0)
+		if n = lo; hi != 0 || carry != 0 {
+			n = math.MaxUint64
+		}
+	}
+	return n * mul, ""
 }
 
 // keyspaceEventClasses are notify-keyspace-events' classes in the order
@@ -358,6 +381,7 @@ func cmdConfigResetStat(c *Client, args [][]byte) {
 	}
 	s.processed = 0
 	s.expired = 0
+	s.memory.evicted = 0
 	s.totalConns.Store(0)
 	s.limiter.reset()
 	c.w.Status("OK")

@@ -168,33 +168,49 @@ func infoClients(s *Server, b *infoBuilder) {
 	b.int("clients_in_timeout_table", int64(len(s.blocking.deadlines)))
 }
 
-// infoMemory reports the Go runtime's heap as used_memory: it is what the
-// keyspace and the connections cost.
+// infoMemory reports the accounted memory (evict.go) as used_memory, what
+// maxmemory is compared with, and the process's resident set as
+// used_memory_rss.
 func infoMemory(s *Server, b *infoBuilder) {
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	maxmemory, _ := strconv.ParseInt(setting("maxmemory", "0")(s), 10, 64)
-	used, rss := int64(m.HeapAlloc), int64(m.Sys)
+	used, rss := s.usedMemory(), processRSS()
+	peak := s.memory.peak
 	b.int("used_memory", used)
 	b.str("used_memory_human", bytesToHuman(used))
 	b.int("used_memory_rss", rss)
 	b.str("used_memory_rss_human", bytesToHuman(rss))
-	b.int("used_memory_peak", used)
-	b.str("used_memory_peak_human", bytesToHuman(used))
-	b.str("used_memory_peak_perc", "100.00%")
-	b.int("used_memory_startup", 0)
-	b.int("used_memory_dataset", used)
+	b.int("used_memory_peak", peak)
+	b.str("used_memory_peak_human", bytesToHuman(peak))
+	b.str("used_memory_peak_perc", fmt.Sprintf("%.2f%%", float64(used)*100/float64(max(peak, 1))))
+	b.int("used_memory_startup", startupMemory)
+	b.int("used_memory_dataset", used-startupMemory)
 	b.int("total_system_memory", 0)
 	b.str("total_system_memory_human", "0B")
 	b.int("used_memory_lua", 0)
 	b.str("used_memory_lua_human", "0B")
 	b.int("number_of_cached_scripts", 0)
-	b.int("maxmemory", maxmemory)
-	b.str("maxmemory_human", bytesToHuman(maxmemory))
-	b.str("maxmemory_policy", setting("maxmemory-policy", "noeviction")(s))
+	b.str("maxmemory", strconv.FormatUint(s.memory.configured, 10))
+	b.str("maxmemory_human", bytesToHuman(s.memory.max))
+	b.str("maxmemory_policy", s.store.Eviction().Policy.String())
 	b.str("mem_fragmentation_ratio", fmt.Sprintf("%.2f", float64(rss)/float64(max(used, 1))))
+	b.int("mem_fragmentation_bytes", rss-used)
+	b.int("mem_not_counted_for_evict", 0) // no replication or AOF buffers
 	b.str("mem_allocator", "go-"+runtime.Version())
 	b.int("lazyfree_pending_objects", 0)
+}
+
+// processRSS returns the process's resident set size: /proc/self/statm's
+// second field on Linux, the memory the Go runtime holds elsewhere.
+func processRSS() int64 {
+	if data, err := os.ReadFile("/proc/self/statm"); err == nil {
+		if f := strings.Fields(string(data)); len(f) > 1 {
+			if pages, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+				return pages * int64(os.Getpagesize())
+			}
+		}
+	}
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.Sys)
 }
 
 // bytesToHuman formats n as Redis does: 512B, 1.23K, 4.00M, ...
@@ -246,7 +262,7 @@ func infoStats(s *Server, b *infoBuilder) {
 	// INFO field in 7.0 (they are logged).
 	b.int("rejected_connections", 0)
 	b.int("expired_keys", s.expired)
-	b.int("evicted_keys", 0)
+	b.int("evicted_keys", s.memory.evicted)
 	b.int("evicted_clients", 0)
 	b.int("keyspace_hits", 0)
 	b.int("keyspace_misses", 0)

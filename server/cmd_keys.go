@@ -13,7 +13,7 @@ var keyCommands = []*Command{
 	{Name: "del", Arity: -2, Flags: FlagWrite, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Delete a key", Since: "1.0.0", Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Handler: cmdDel},
 	{Name: "unlink", Arity: -2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking.", Since: "4.0.0", Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Handler: cmdDel},
 	{Name: "exists", Arity: -2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Determine if a key exists", Since: "1.0.0", Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Handler: cmdExists},
-	{Name: "touch", Arity: -2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Alters the last access time of a key(s). Returns the number of existing keys specified.", Since: "3.2.1", Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Handler: cmdExists},
+	{Name: "touch", Arity: -2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Alters the last access time of a key(s). Returns the number of existing keys specified.", Since: "3.2.1", Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Handler: cmdTouch},
 	{Name: "type", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Determine the type stored at key", Since: "1.0.0", Handler: cmdType},
 	{Name: "keys", Arity: 2, Flags: FlagReadonly, ACL: []string{"keyspace", "dangerous"}, Group: "generic", Summary: "Find all keys matching the given pattern", Since: "1.0.0", Tips: []string{"request_policy:all_shards", "nondeterministic_output_order"}, Handler: cmdKeys},
 	{Name: "scan", Arity: -2, Flags: FlagReadonly, ACL: []string{"keyspace"}, Group: "generic", Summary: "Incrementally iterate the keys space", Since: "2.8.0", Tips: []string{"nondeterministic_output", "request_policy:special"}, Handler: cmdScan},
@@ -54,12 +54,16 @@ func cmdDel(c *Client, args [][]byte) {
 	c.w.Int(n)
 }
 
-// cmdExists serves EXISTS and TOUCH (we keep no access times): both count
-// live keys, a key named twice counting twice.
-func cmdExists(c *Client, args [][]byte) {
+// cmdExists counts live keys, a key named twice counting twice. Like
+// Redis's, it does not count as an access for eviction; TOUCH does.
+func cmdExists(c *Client, args [][]byte) { countKeys(c, args, c.db.Peek) }
+
+func cmdTouch(c *Client, args [][]byte) { countKeys(c, args, c.db.Get) }
+
+func countKeys(c *Client, args [][]byte, lookup func([]byte) *store.Entry) {
 	var n int64
 	for _, k := range args[1:] {
-		if c.db.Get(k) != nil {
+		if lookup(k) != nil {
 			n++
 		}
 	}
@@ -67,7 +71,7 @@ func cmdExists(c *Client, args [][]byte) {
 }
 
 func cmdType(c *Client, args [][]byte) {
-	e := c.db.Get(args[1])
+	e := c.db.Peek(args[1])
 	if e == nil {
 		c.w.Status("none")
 		return
@@ -228,7 +232,7 @@ func rename(c *Client, from, to []byte, nx bool) {
 	}
 	v, at := e.Value, e.ExpireAt()
 	c.db.Delete(from)
-	c.db.Set(to, v, at)
+	c.db.SetMoved(to, v, at, e)
 	reply(true)
 }
 
@@ -304,7 +308,7 @@ func cmdMove(c *Client, args [][]byte) {
 	}
 	v, at := e.Value, e.ExpireAt()
 	c.db.Delete(args[1])
-	dst.Set(args[1], v, at)
+	dst.SetMoved(args[1], v, at, e)
 	c.w.Int(1)
 }
 
@@ -400,7 +404,7 @@ func cmdPExpireTime(c *Client, args [][]byte) { ttlGeneric(c, args[1], true, tru
 // otherwise the time left (or the deadline, if absolute) in ms or in
 // seconds rounded to the nearest, as Redis does.
 func ttlGeneric(c *Client, key []byte, ms, absolute bool) {
-	e := c.db.Get(key)
+	e := c.db.Peek(key)
 	if e == nil {
 		c.w.Int(-2)
 		return

@@ -2,6 +2,7 @@ package server
 
 import (
 	"math"
+	"time"
 
 	"github.com/floodgate/floodgate/store"
 )
@@ -39,19 +40,28 @@ var objectHelp = []string{
 	"    Prints this help.",
 }
 
-// errNoLFU is what OBJECT FREQ answers under the default maxmemory-policy
-// (noeviction), the only one floodgate has.
-const errNoLFU = "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
+// The texts OBJECT FREQ and OBJECT IDLETIME answer when the policy keeps
+// the other kind of access data.
+const (
+	errNoLFU = "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
+	errNoLRU = "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
+)
 
-// objectValue returns the value at the key OBJECT inspects, answering null
-// (and returning nil) when there is none.
-func objectValue(c *Client, args [][]byte) store.Value {
-	e := c.db.Get(args[2])
+// objectEntry returns the key OBJECT inspects, answering null (and
+// returning nil) when there is none. OBJECT is no access (LOOKUP_NOTOUCH).
+func objectEntry(c *Client, args [][]byte) *store.Entry {
+	e := c.db.Peek(args[2])
 	if e == nil {
 		c.w.Null()
-		return nil
 	}
-	return e.Value
+	return e
+}
+
+func objectValue(c *Client, args [][]byte) store.Value {
+	if e := objectEntry(c, args); e != nil {
+		return e.Value
+	}
+	return nil
 }
 
 func cmdObjectEncoding(c *Client, args [][]byte) {
@@ -61,16 +71,24 @@ func cmdObjectEncoding(c *Client, args [][]byte) {
 }
 
 func cmdObjectFreq(c *Client, args [][]byte) {
-	if v := objectValue(c, args); v != nil {
+	e := objectEntry(c, args)
+	switch {
+	case e == nil:
+	case !c.srv.store.Eviction().Policy.LFU():
 		c.w.Error(errNoLFU)
+	default:
+		c.w.Int(int64(c.srv.store.Freq(e)))
 	}
 }
 
-// cmdObjectIdleTime answers 0: floodgate keeps no access times, and a key
-// read by a client is, for a limiter, always hot.
 func cmdObjectIdleTime(c *Client, args [][]byte) {
-	if v := objectValue(c, args); v != nil {
-		c.w.Int(0)
+	e := objectEntry(c, args)
+	switch {
+	case e == nil:
+	case c.srv.store.Eviction().Policy.LFU():
+		c.w.Error(errNoLRU)
+	default:
+		c.w.Int(int64(c.srv.store.IdleTime(e) / time.Second))
 	}
 }
 

@@ -166,6 +166,7 @@ func (s *Server) runScript(c *Client, script *luaengine.Script, keys, argv [][]b
 	caller := &sc.caller
 	caller.c.db = c.db // SELECT inside the script stays inside it
 	caller.readOnly = readOnly || script.ReadOnly()
+	caller.allowOOM = script.Flags&luaengine.FlagAllowOOM != 0
 	e := sc.engine()
 	e.Run(script, keys, argv, caller, c.w)
 	if e.Broken() {
@@ -187,6 +188,7 @@ type scriptCaller struct {
 	srv      *Server
 	c        *Client
 	readOnly bool // EVAL_RO, EVALSHA_RO or a no-writes shebang
+	allowOOM bool // an allow-oom shebang
 
 	// recent remembers the last names looked up as the script spelled
 	// them: scripts call a handful of commands, often in upper case, which
@@ -232,6 +234,9 @@ func (sc *scriptCaller) Call(args [][]byte, w luaengine.ReplyWriter) {
 		return
 	case sc.readOnly && cmd.Flags&(FlagWrite|FlagMayReplicate) != 0:
 		w.Error(errScriptReadOnlyWrite)
+		return
+	case sc.scriptOOM(cmd):
+		w.Error(errOOM)
 		return
 	}
 	if cmd.Flags.Has(FlagWrite) {

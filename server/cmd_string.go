@@ -286,6 +286,7 @@ func cmdMSet(c *Client, args [][]byte) {
 		return
 	}
 	for i := 1; i < len(args); i += 2 {
+		c.db.Get(args[i]) // Redis's setKey looks the key up: an access (LFU)
 		c.db.Set(args[i], store.NewString(args[i+1]), 0)
 	}
 	c.w.Status("OK")
@@ -489,7 +490,7 @@ func cmdSetRange(c *Client, args [][]byte) {
 		return
 	}
 	if s == nil {
-		s = &store.String{}
+		s = store.NewRawString(nil)
 		c.db.Set(args[1], s, 0)
 	}
 	n := s.SetRange(int(offset), value)

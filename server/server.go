@@ -121,6 +121,7 @@ type Server struct {
 	stats     []cmdStat         // by Command.id; guarded by lock
 	processed int64             // guarded by lock
 	expired   int64             // keys reclaimed by active expiry; guarded by lock
+	memory    memoryLimit       // maxmemory and eviction (evict.go); guarded by lock
 	settings  map[string]string // CONFIG SET values kept for CONFIG GET (cmd_config.go); guarded by lock
 	limiter   limiterStats      // CL.THROTTLE decisions by key prefix (limiter_stats.go); guarded by lock
 
@@ -152,6 +153,7 @@ func New(cfg Config) *Server {
 		cfg:       cfg,
 		log:       cfg.Logger,
 		store:     store.New(cfg.Databases, cfg.Clock),
+		memory:    memoryLimit{tenacity: defaultTenacity},
 		lock:      make(chan struct{}, 1),
 		busyTurn:  make(chan chan struct{}),
 		stop:      make(chan struct{}),
@@ -406,6 +408,9 @@ func (s *Server) dispatch(c *Client, args [][]byte) {
 		s.refuse(c, r)
 		return
 	}
+	if s.memory.max > 0 && !s.answeringBusy && s.refuseOOM(c, cmd, args) {
+		return
+	}
 	if c.multi != nil && !queuesImmediately(cmd) {
 		c.queue(cmd, args)
 		return
@@ -546,6 +551,7 @@ func (s *Server) expiryLoop() {
 			s.lock <- struct{}{}
 			n := s.store.ActiveExpire(chunk)
 			s.expired += int64(n)
+			s.usedMemory() // INFO's used_memory_peak, as Redis's cron samples it
 			<-s.lock
 			if n < chunk {
 				break

@@ -12,7 +12,7 @@ import (
 // NewRawString returns a String that owns b and is not integer-encoded,
 // as the strings Redis builds in place (BITOP, SETBIT on a new key,
 // PFADD) report OBJECT ENCODING "raw" whatever they hold.
-func NewRawString(b []byte) *String { return &String{b: b, raw: true} }
+func NewRawString(b []byte) *String { return byteString(b, true) }
 
 // GrowZero makes the value a raw byte string of at least n bytes, padding
 // with zero bytes (Redis's sdsgrowzero), and reports whether it grew.

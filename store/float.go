@@ -28,5 +28,5 @@ func IncrByFloat(cur *String, incr []byte) (*String, error) {
 	if !ok {
 		return nil, ErrNaNOrInf
 	}
-	return &String{b: []byte(number.FormatLongDouble(sum))}, nil
+	return byteString([]byte(number.FormatLongDouble(sum)), false), nil
 }

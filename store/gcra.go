@@ -82,8 +82,8 @@ func (db *DB) Throttle(key []byte, g GCRA) (GCRAResult, error) {
 	}
 	if s != nil {
 		s.SetInt(tat)
-		db.setExpire(e, expireAt)
-		db.Modified(key)
+		db.setExpire(e, expireAt) // accounts for the new value too
+		db.notifyWatchers(key)
 	} else {
 		db.Set(key, NewInt(tat), expireAt)
 	}
@@ -100,7 +100,7 @@ func remaining(g GCRA, ahead int64) int64 {
 // tat reads a stored TAT as Rust's str::parse::<u64> would (an optional
 // '+', then digits), within int64: nanoseconds since 1970 fit until 2262.
 func (s *String) tat() (int64, error) {
-	if s.isInt {
+	if s.isInt() {
 		if s.n < 0 {
 			return 0, ErrTATInvalid
 		}

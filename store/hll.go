@@ -60,7 +60,7 @@ func NewHLL() *String {
 // one, a bad magic or encoding, or a dense one of the wrong length).
 func (s *String) HLL() (*HLLValue, error) {
 	b := s.b
-	if s.isInt || len(b) < hllHdrSize || string(b[:4]) != "HYLL" || b[4] > hllSparse ||
+	if s.isInt() || len(b) < hllHdrSize || string(b[:4]) != "HYLL" || b[4] > hllSparse ||
 		(b[4] == hllDense && len(b) != hllDenseSize) {
 		return nil, ErrNotHLL
 	}

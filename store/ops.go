@@ -33,11 +33,16 @@ func (db *DB) IncrBy(key []byte, delta int64) (int64, error) {
 		db.Set(key, NewInt(delta), 0)
 		return delta, nil
 	}
+	wasInt := s.IsInt()
 	n, err := s.IncrBy(delta)
 	if err != nil {
 		return 0, err
 	}
-	db.Modified(key)
+	if wasInt {
+		db.notifyWatchers(key) // an integer's size does not change
+	} else {
+		db.Modified(key)
+	}
 	return n, nil
 }
 

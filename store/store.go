@@ -9,6 +9,7 @@ package store
 
 import (
 	"math/rand/v2"
+	"runtime/debug"
 	"time"
 )
 
@@ -47,9 +48,11 @@ type Value interface {
 type Entry struct {
 	Key      string
 	Value    Value
-	expireAt int64 // unix ms; 0 = persistent
-	heapIdx  int32 // position in DB.expiries, -1 when persistent
-	slot     int32 // position in DB.order
+	expireAt int64  // unix ms; 0 = persistent
+	heapIdx  int32  // position in DB.expiries, -1 when persistent
+	slot     int32  // position in DB.order
+	access   uint32 // LRU clock or LFU counter of the last access, see touch
+	size     uint32 // bytes charged to Store.Used, see account
 }
 
 // ExpireAt returns the key's expiry in unix milliseconds, or 0 if it has none.
@@ -67,6 +70,13 @@ type Store struct {
 	// stored at a key (Redis's signalKeyAsReady from dbAdd): a client
 	// blocked on that key may now be served.
 	OnReady func(db *DB, key string)
+	used    int64 // accounted memory, see memsize.go
+	// expiredBytes is the accounted memory active expiry has freed since
+	// memory was last given back to the system.
+	expiredBytes int64
+	evict        EvictionConfig
+	pool         [evictPoolSize]evictCandidate
+	nextDB       int // the random policies' round-robin over databases
 }
 
 // New returns a store with n databases reading time from clock (RealClock if nil).
@@ -74,7 +84,7 @@ func New(n int, clock Clock) *Store {
 	if clock == nil {
 		clock = RealClock{}
 	}
-	s := &Store{clock: clock, rng: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))}
+	s := &Store{clock: clock, rng: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())), evict: DefaultEviction}
 	s.dbs = make([]*DB, n)
 	for i := range s.dbs {
 		s.dbs[i] = newDB(s, i)
@@ -135,10 +145,19 @@ func (s *Store) ActiveExpire(limit int) int {
 			if limit > 0 && deleted >= limit {
 				return deleted
 			}
+			s.expiredBytes += int64(d.expiries[0].size)
 			d.remove(d.expiries[0])
 			deleted++
 		}
 		d.shrink()
+	}
+	// The Go runtime returns freed pages to the system only slowly (its
+	// scavenger keeps 10% over the heap goal): a limiter that just shed a
+	// million expired counters gives their memory back now, once more
+	// has expired than is left. In the background: it runs a GC.
+	if s.expiredBytes >= 32<<20 && s.expiredBytes > s.used {
+		s.expiredBytes = 0
+		go debug.FreeOSMemory()
 	}
 	return deleted
 }
@@ -157,6 +176,14 @@ func (db *DB) shrink() {
 	db.keys = keys
 	db.order = append([]*Entry(nil), db.order...)
 	db.peak = len(keys)
+}
+
+// Shrink rebuilds the indexes of databases that deletions left mostly
+// empty (eviction calls it; active expiry does on its own).
+func (s *Store) Shrink() {
+	for _, d := range s.dbs {
+		d.shrink()
+	}
 }
 
 // NextExpiry returns the earliest expiry time among all keys (unix ms), or 0.
@@ -202,9 +229,20 @@ func (db *DB) expired(e *Entry) bool {
 	return e.expireAt != 0 && e.expireAt < db.store.now
 }
 
-// Get returns the live entry for key, or nil. An expired key is deleted on
-// the way (lazy expiry), so it is never visible.
+// Get returns the live entry for key, or nil, and records the access for
+// eviction (Redis's lookupKey). An expired key is deleted on the way (lazy
+// expiry), so it is never visible.
 func (db *DB) Get(key []byte) *Entry {
+	e := db.Peek(key)
+	if e != nil {
+		db.store.touch(e)
+	}
+	return e
+}
+
+// Peek is Get without recording an access, for the commands Redis looks
+// keys up for with LOOKUP_NOTOUCH (TYPE, TTL, EXISTS, OBJECT).
+func (db *DB) Peek(key []byte) *Entry {
 	e := db.keys[string(key)]
 	if e == nil {
 		return nil
@@ -226,11 +264,12 @@ func (db *DB) GetString(key string) *Entry {
 		db.remove(e)
 		return nil
 	}
+	db.store.touch(e)
 	return e
 }
 
 // Exists reports whether key is live.
-func (db *DB) Exists(key []byte) bool { return db.Get(key) != nil }
+func (db *DB) Exists(key []byte) bool { return db.Peek(key) != nil }
 
 // Set stores v at key, replacing any value, and sets its expiry (0: none).
 // It returns the entry.
@@ -238,13 +277,18 @@ func (db *DB) Set(key []byte, v Value, expireAt int64) *Entry {
 	e := db.keys[string(key)]
 	if e == nil {
 		k := string(key)
-		e = &Entry{Key: k, heapIdx: -1, slot: int32(len(db.order))}
+		e = &Entry{Key: k, heapIdx: -1, slot: int32(len(db.order)), access: db.store.newAccess()}
 		db.keys[k] = e
 		db.order = append(db.order, e)
+	} else if !db.store.evict.Policy.LFU() {
+		// Redis's new value carries the LRU clock of its creation, while
+		// dbOverwrite hands the old LFU counter on (the lookup before the
+		// write, Get here, counted the access).
+		e.access = db.store.lruClock()
 	}
 	e.Value = v
 	db.setExpire(e, expireAt)
-	db.Modified(key)
+	db.notifyWatchers(key)
 	if db.store.OnReady != nil {
 		if k := v.Kind(); k == KindList || k == KindZSet {
 			db.store.OnReady(db, e.Key)
@@ -253,10 +297,20 @@ func (db *DB) Set(key []byte, v Value, expireAt int64) *Entry {
 	return e
 }
 
+// SetMoved is Set for a value moved from the entry from (RENAME, MOVE):
+// Redis moves the object itself, so the key keeps from's access data
+// (OBJECT FREQ, IDLETIME).
+func (db *DB) SetMoved(key []byte, v Value, expireAt int64, from *Entry) *Entry {
+	access := from.access
+	e := db.Set(key, v, expireAt)
+	e.access = access
+	return e
+}
+
 // SetKeepTTL stores v at key keeping the existing TTL of a live key.
 func (db *DB) SetKeepTTL(key []byte, v Value) *Entry {
 	var at int64
-	if e := db.Get(key); e != nil {
+	if e := db.Peek(key); e != nil { // the caller's lookup was the access
 		at = e.expireAt
 	}
 	return db.Set(key, v, at)
@@ -264,7 +318,7 @@ func (db *DB) SetKeepTTL(key []byte, v Value) *Entry {
 
 // Delete removes key and reports whether it was live.
 func (db *DB) Delete(key []byte) bool {
-	e := db.Get(key)
+	e := db.Peek(key) // a deletion is no access
 	if e == nil {
 		return false
 	}
@@ -278,11 +332,11 @@ func (db *DB) Delete(key []byte) bool {
 func (db *DB) SetExpire(e *Entry, expireAt int64) {
 	if expireAt != 0 && expireAt <= db.store.now {
 		db.remove(e)
-		db.Modified([]byte(e.Key))
+		db.notifyWatchers([]byte(e.Key))
 		return
 	}
 	db.setExpire(e, expireAt)
-	db.Modified([]byte(e.Key))
+	db.notifyWatchers([]byte(e.Key))
 }
 
 func (db *DB) setExpire(e *Entry, at int64) {
@@ -295,11 +349,14 @@ func (db *DB) setExpire(e *Entry, at int64) {
 	case at != 0:
 		db.expiries.fix(int(e.heapIdx))
 	}
+	db.account(e)
 }
 
 // remove unlinks e from every index.
 func (db *DB) remove(e *Entry) {
 	delete(db.keys, e.Key)
+	db.store.used -= int64(e.size)
+	e.size = 0
 	if e.heapIdx >= 0 {
 		db.expiries.remove(int(e.heapIdx))
 	}
@@ -317,6 +374,9 @@ func (db *DB) remove(e *Entry) {
 // Flush deletes every key.
 func (db *DB) Flush() {
 	db.touchExisting(nil)
+	for _, e := range db.order {
+		db.store.used -= int64(e.size)
+	}
 	db.keys = make(map[string]*Entry)
 	db.order = nil
 	db.expiries = nil
@@ -443,6 +503,15 @@ func (db *DB) Unwatch(key string, dirty *bool) {
 // Modified signals that key changed (Redis's signalModifiedKey). Mutations
 // made in place on an Entry's Value must call it.
 func (db *DB) Modified(key []byte) {
+	if e := db.keys[string(key)]; e != nil {
+		db.account(e)
+	}
+	db.notifyWatchers(key)
+}
+
+// notifyWatchers is Modified for a change that leaves the value's size as
+// it was (INCR of an integer, a new TTL accounted already).
+func (db *DB) notifyWatchers(key []byte) {
 	if len(db.watched) == 0 {
 		return
 	}

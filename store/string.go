@@ -3,6 +3,7 @@ package store
 import (
 	"math"
 	"strconv"
+	"unsafe"
 
 	"github.com/floodgate/floodgate/internal/number"
 )
@@ -10,14 +11,40 @@ import (
 // String is a string value. A value that is the canonical decimal form of an
 // int64 is kept as the integer (Redis's "int" encoding), so INCR on a
 // rate-limit counter neither parses nor allocates.
+//
+// It is two words, 32 bytes, the smallest allocation that holds them: the
+// flags live in the words (a byte string's b is never nil, and its n is
+// rawBytes once modified in place), as a million counters pay for every
+// byte of it.
 type String struct {
-	b     []byte
-	n     int64
-	isInt bool
-	raw   bool // modified in place (APPEND, SETRANGE): Redis reports "raw"
-	// copied marks a COPY's value: Redis duplicates the object, so even
-	// a small integer is then an object of its own rather than shared.
-	copied bool
+	b []byte // the bytes; nil when the value is the integer n
+	n int64  // the integer; for bytes, rawBytes or 0
+}
+
+// rawBytes marks a byte string modified in place (APPEND, SETRANGE): Redis
+// reports "raw" for it.
+const rawBytes = 1
+
+// byteString returns a String of b, which it owns; b may be nil (empty).
+func byteString(b []byte, raw bool) *String {
+	if b == nil {
+		b = []byte{} // non-nil, no allocation: nil means an integer
+	}
+	s := &String{b: b}
+	if raw {
+		s.n = rawBytes
+	}
+	return s
+}
+
+// copiedInt marks an integer made by COPY: Redis duplicates the object, so
+// even a small integer is then an object of its own rather than one of the
+// shared ones (OBJECT REFCOUNT). Such a value's b is an empty slice of this
+// array, which no byte string has.
+var copiedInt [1]byte
+
+func (s *String) isInt() bool {
+	return s.b == nil || len(s.b) == 0 && cap(s.b) == 1 && unsafe.SliceData(s.b) == &copiedInt[0]
 }
 
 // Kind returns KindString.
@@ -26,21 +53,25 @@ func (*String) Kind() Kind { return KindString }
 // Clone returns a copy.
 func (s *String) Clone() Value {
 	c := *s
-	c.b = append([]byte(nil), s.b...)
-	c.copied = true
+	switch {
+	case s.isInt():
+		c.b = copiedInt[:0:1]
+	default:
+		c.b = append([]byte{}, s.b...)
+	}
 	return &c
 }
 
 // Shared reports whether Redis would hold the value as one of its shared
 // integer objects (0..9999, OBJECT REFCOUNT 2147483647).
-func (s *String) Shared() bool { return s.isInt && s.n >= 0 && s.n < 10000 && !s.copied }
+func (s *String) Shared() bool { return s.b == nil && s.n >= 0 && s.n < 10000 }
 
 // Encoding returns "int", "embstr" (up to 44 bytes) or "raw", as Redis does.
 func (s *String) Encoding() string {
 	switch {
-	case s.isInt:
+	case s.isInt():
 		return "int"
-	case s.raw || len(s.b) > 44:
+	case s.n == rawBytes || len(s.b) > 44:
 		return "raw"
 	}
 	return "embstr"
@@ -49,23 +80,23 @@ func (s *String) Encoding() string {
 // NewString returns a String holding a copy of b.
 func NewString(b []byte) *String {
 	if n, ok := number.ParseInt(b); ok {
-		return &String{n: n, isInt: true}
+		return &String{n: n}
 	}
-	return &String{b: append([]byte(nil), b...)}
+	return byteString(append([]byte{}, b...), false)
 }
 
 // NewInt returns a String holding n.
-func NewInt(n int64) *String { return &String{n: n, isInt: true} }
+func NewInt(n int64) *String { return &String{n: n} }
 
 // IsInt reports whether the value is held as an integer (OBJECT ENCODING "int").
-func (s *String) IsInt() bool { return s.isInt }
+func (s *String) IsInt() bool { return s.isInt() }
 
 // Int returns the value as an integer, if it is one.
-func (s *String) Int() (int64, bool) { return s.n, s.isInt }
+func (s *String) Int() (int64, bool) { return s.n, s.isInt() }
 
 // AppendTo appends the value's bytes to dst.
 func (s *String) AppendTo(dst []byte) []byte {
-	if s.isInt {
+	if s.isInt() {
 		return strconv.AppendInt(dst, s.n, 10)
 	}
 	return append(dst, s.b...)
@@ -73,7 +104,7 @@ func (s *String) AppendTo(dst []byte) []byte {
 
 // Bytes returns the value's bytes. The caller must not modify them.
 func (s *String) Bytes() []byte {
-	if s.isInt {
+	if s.isInt() {
 		return strconv.AppendInt(nil, s.n, 10)
 	}
 	return s.b
@@ -81,7 +112,7 @@ func (s *String) Bytes() []byte {
 
 // Len returns the length in bytes.
 func (s *String) Len() int {
-	if s.isInt {
+	if s.isInt() {
 		var buf [24]byte
 		return len(strconv.AppendInt(buf[:0], s.n, 10))
 	}
@@ -94,15 +125,14 @@ func (s *String) SetBytes(b []byte) {
 }
 
 // SetInt replaces the value with n.
-func (s *String) SetInt(n int64) { *s = String{n: n, isInt: true} }
+func (s *String) SetInt(n int64) { *s = String{n: n} }
 
 // raw makes the value a byte string that may be modified in place.
 func (s *String) mutable() []byte {
-	if s.isInt {
+	if s.isInt() {
 		s.b = strconv.AppendInt(nil, s.n, 10)
-		s.isInt = false
 	}
-	s.raw = true
+	s.n = rawBytes
 	return s.b
 }
 
@@ -128,7 +158,7 @@ func (s *String) SetRange(offset int, b []byte) int {
 // canonical integer. A byte string that spells one (after APPEND or
 // SETRANGE) counts too, and becomes int-encoded again, as in Redis.
 func (s *String) IncrBy(delta int64) (int64, error) {
-	n, ok := s.n, s.isInt
+	n, ok := s.n, s.isInt()
 	if !ok {
 		n, ok = number.ParseInt(s.b)
 	}

@@ -1,0 +1,222 @@
+package server
+
+import (
+	"math"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/floodgate/floodgate/luaengine"
+	"github.com/floodgate/floodgate/store"
+)
+
+// memoryLimit is maxmemory and what eviction keeps (the policy and its
+// tunables live in the store, which applies them).
+type memoryLimit struct {
+	max        int64  // maxmemory in bytes; 0: no limit
+	configured uint64 // maxmemory as set, for CONFIG GET (it may pass max)
+	tenacity   int    // maxmemory-eviction-tenacity
+	evicted    int64  // INFO stats evicted_keys
+	peak       int64  // INFO memory used_memory_peak
+	// preOOM is Redis's pre_command_oom_state: memory was over the limit,
+	// with nothing left to evict, when the running client command began.
+	// A script that has not written yet may then not call a denyoom command.
+	preOOM bool
+}
+
+const (
+	errOOM = "OOM command not allowed when used memory > 'maxmemory'."
+	// startupMemory stands for what Redis's used_memory holds before any
+	// key is stored (used_memory_startup, about 860 KB in 7.0): the
+	// server's own structures, which floodgate does not account for.
+	startupMemory = 870 << 10
+	// defaultTenacity is maxmemory-eviction-tenacity's default.
+	defaultTenacity = 10
+)
+
+// usedMemory is INFO's used_memory, what maxmemory is compared with.
+func (s *Server) usedMemory() int64 {
+	used := startupMemory + s.store.Used()
+	s.memory.peak = max(s.memory.peak, used)
+	return used
+}
+
+// performEvictions frees memory down to maxmemory under the policy, as
+// Redis does before every command, and reports whether memory is still
+// over the limit with nothing left to evict (EVICT_FAIL). A round that
+// runs out of its tenacity's time leaves the rest to the next command.
+func (s *Server) performEvictions() (outOfMemory bool) {
+	over := s.usedMemory() - s.memory.max
+	if over <= 0 {
+		return false
+	}
+	var deadline time.Time
+	if limit, ok := store.EvictionTimeLimit(s.memory.tenacity); ok {
+		deadline = time.Now().Add(limit)
+	}
+	res := s.store.Evict(over, deadline, nil)
+	s.memory.evicted += int64(res.Evicted)
+	if res.Evicted > 0 {
+		s.shrinkAfterEviction()
+	}
+	return res.OutOfMemory
+}
+
+// shrinkAfterEviction gives a mass eviction's memory back: without it the
+// Go heap keeps the freed entries until the next GC cycle, and maps their
+// buckets for ever (see store's shrink).
+func (s *Server) shrinkAfterEviction() {
+	s.store.Shrink()
+}
+
+// refuseOOM runs eviction before a client command, as processCommand
+// does, and refuses the command with Redis's OOM error when memory stays
+// over maxmemory and the command may grow it (denyoom), or when it would
+// be queued in a MULTI. It reports whether it refused.
+func (s *Server) refuseOOM(c *Client, cmd *Command, args [][]byte) bool {
+	oom := s.performEvictions()
+	reject := denyOOM(c, cmd, args)
+	if c.multi != nil {
+		switch cmd.Name {
+		case "exec", "discard", "quit", "reset":
+		default:
+			reject = true // queueing itself takes memory
+		}
+	}
+	if oom && reject {
+		s.refuse(c, &refusal{cmd: cmd, msg: errOOM, viaReject: true})
+		return true
+	}
+	s.memory.preOOM = oom
+	return false
+}
+
+// denyOOM reports whether a command may grow memory: it is flagged denyoom;
+// or it is EXEC of a transaction holding such a command; or it is EVAL or
+// EVALSHA of a script whose shebang neither says no-writes nor allow-oom
+// (Redis's scriptFlagsToCmdFlags; a script without a shebang is judged per
+// redis.call instead).
+func denyOOM(c *Client, cmd *Command, args [][]byte) bool {
+	switch cmd.Name {
+	case "exec":
+		if c.multi == nil {
+			return false
+		}
+		for i, q := range c.multi.cmds {
+			if q.Name != "exec" && denyOOM(c, q, c.multi.queued[i]) {
+				return true
+			}
+		}
+		return false
+	case "eval", "eval_ro", "evalsha", "evalsha_ro":
+		if len(args) < 2 {
+			return false
+		}
+		var flags luaengine.Flags
+		if cmd.Name == "eval" || cmd.Name == "eval_ro" {
+			flags = luaengine.ShebangFlags(args[1])
+		} else if e := c.srv.scripting.current(); e != nil {
+			if sc := e.Lookup(string(args[1])); sc != nil {
+				flags = sc.Flags
+			}
+		}
+		return flags&luaengine.FlagShebang != 0 && flags&(luaengine.FlagNoWrites|luaengine.FlagAllowOOM) == 0
+	}
+	return cmd.Flags.Has(FlagDenyOOM)
+}
+
+// scriptOOM reports whether redis.call of cmd must fail with the OOM error
+// (Redis's scriptVerifyOOM): memory was over the limit when the script
+// began, the script has not written yet (refusing a later write would
+// break its atomicity), cmd is denyoom, and the script did not declare
+// allow-oom.
+func (sc *scriptCaller) scriptOOM(cmd *Command) bool {
+	s := sc.srv
+	return s.memory.max > 0 && s.memory.preOOM && !sc.allowOOM &&
+		cmd.Flags.Has(FlagDenyOOM) && !s.scripting.current().Written()
+}
+
+// setMaxMemory applies maxmemory. A bound on the key space is also a
+// bound for the Go runtime: the memory limit makes the GC collect harder
+// as the heap nears it, so the process's RSS stays near maxmemory instead
+// of twice the live heap (GOGC=100). Small limits, as tests set, are left
+// to GOGC: a limit below the server's baseline would make the GC run
+// continuously. A lower limit the process was started with (GOMEMLIMIT)
+// stays in force.
+func (s *Server) setMaxMemory(n int64) {
+	s.memory.max = n
+	limit := startMemoryLimit
+	if n >= 16<<20 && n < 1<<60 { // larger: no bound worth telling the GC
+		limit = min(limit, n+n/4+32<<20)
+	}
+	debug.SetMemoryLimit(limit)
+}
+
+// startMemoryLimit is the Go memory limit the process started with.
+var startMemoryLimit = debug.SetMemoryLimit(-1)
+
+// The CONFIG GET/SET parameters of eviction. A setter also runs on
+// CONFIG SET's scratch server (no store) to validate: it applies only to
+// the real one.
+
+func getMaxMemory(s *Server) string { return strconv.FormatUint(s.memory.configured, 10) }
+
+func setMaxMemoryConfig(s *Server, v []byte) string {
+	n, msg := parseMemory(v)
+	if msg == "" && s.store != nil {
+		s.memory.configured = n
+		s.setMaxMemory(int64(min(n, math.MaxInt64)))
+	}
+	return msg
+}
+
+// policyOrder is maxmemory-policy's values in the order Redis's error lists them.
+var policyOrder = []store.Policy{store.VolatileLRU, store.VolatileLFU, store.VolatileRandom, store.VolatileTTL, store.AllKeysLRU, store.AllKeysLFU, store.AllKeysRandom, store.NoEviction}
+
+func getPolicy(s *Server) string { return s.store.Eviction().Policy.String() }
+
+func setPolicy(s *Server, v []byte) string {
+	names := make([]string, len(policyOrder))
+	for i, p := range policyOrder {
+		names[i] = p.String()
+		if eqFold(v, names[i]) && s.store != nil {
+			e := s.store.Eviction()
+			e.Policy = p
+			s.store.SetEviction(e)
+		}
+		if eqFold(v, names[i]) {
+			return ""
+		}
+	}
+	return "argument(s) must be one of the following: " + strings.Join(names, ", ")
+}
+
+func getEviction(field func(*store.EvictionConfig) *int) func(*Server) string {
+	return func(s *Server) string {
+		e := s.store.Eviction()
+		return strconv.Itoa(*field(&e))
+	}
+}
+
+func setEviction(min, max int64, field func(*store.EvictionConfig) *int) func(*Server, []byte) string {
+	return func(s *Server, v []byte) string {
+		n, msg := parseConfigInt(v, min, max)
+		if msg == "" && s.store != nil {
+			e := s.store.Eviction()
+			*field(&e) = int(n)
+			s.store.SetEviction(e)
+		}
+		return msg
+	}
+}
+
+func getTenacity(s *Server) string { return strconv.Itoa(s.memory.tenacity) }
+
+func setTenacity(s *Server, v []byte) string {
+	n, msg := parseConfigInt(v, 0, 100)
+	if msg == "" {
+		s.memory.tenacity = int(n)
+	}
+	return msg
+}

@@ -1,0 +1,139 @@
+package store
+
+// Used-memory accounting. Redis compares maxmemory with zmalloc's counter of
+// the bytes it has allocated; floodgate keeps the same kind of counter for
+// its keyspace, updated as keys are added, changed and removed, rather than
+// reading the Go heap (runtime.MemStats lags a GC cycle behind and counts
+// garbage not yet collected, so a server filling up would overshoot, and
+// one that just evicted would go on evicting). Each entry is charged what
+// the Go allocator gives it: its Entry, its slot in the keys map and in
+// the order and expiry slices, the key's bytes and the value's.
+
+// entryCost is an Entry's allocation (64 bytes) plus its amortized slot in
+// the keys map (a 24-byte slot at most 7/8 full, and growth by doubling) and
+// in the order slice.
+const (
+	entryCost  = 64 + 48 + 12
+	expiryCost = 12 // a slot of the expiry heap, growth included
+)
+
+// Used returns the accounted memory of every database's keys, in bytes.
+func (s *Store) Used() int64 { return s.used }
+
+// MemSizer is implemented by values that know their memory cost; a value
+// that does not is charged defaultValueCost.
+type MemSizer interface {
+	MemSize() int
+}
+
+const defaultValueCost = 64
+
+// entrySize is what the accounting charges for e.
+func entrySize(e *Entry) uint32 {
+	n := entryCost + allocSize(len(e.Key))
+	if e.expireAt != 0 {
+		n += expiryCost
+	}
+	if s, ok := e.Value.(*String); ok { // most keys: no interface lookup
+		n += s.MemSize()
+	} else if m, ok := e.Value.(MemSizer); ok {
+		n += m.MemSize()
+	} else {
+		n += defaultValueCost
+	}
+	return uint32(min(n, 1<<32-1))
+}
+
+// account recomputes e's charge and moves the store's counter by the change.
+func (db *DB) account(e *Entry) {
+	n := entrySize(e)
+	db.store.used += int64(n) - int64(e.size)
+	e.size = n
+}
+
+// allocSize rounds n up to the Go allocator's size class (small objects)
+// or to whole pages (large ones).
+func allocSize(n int) int {
+	switch {
+	case n <= 0:
+		return 0
+	case n <= 8:
+		return 8
+	case n <= 16:
+		return 16
+	case n <= 32:
+		return (n + 7) &^ 7 // 24, 32
+	case n <= 128:
+		return (n + 15) &^ 15
+	case n <= 1024:
+		return (n + 63) &^ 63
+	case n <= 32768:
+		return (n + 511) &^ 511
+	}
+	return (n + 8191) &^ 8191
+}
+
+// sampleLen is the mean length of up to five of a collection's elements,
+// as Redis's MEMORY USAGE samples five by default: recomputing a large
+// collection's cost after every change must not cost O(n).
+func sampleLen(n int, at func(i int) int) int {
+	if n == 0 {
+		return 0
+	}
+	k := min(n, 5)
+	total := 0
+	for i := range k {
+		total += at(i * (n / k))
+	}
+	return total / k
+}
+
+// MemSize implements MemSizer.
+func (s *String) MemSize() int { return 32 + allocSize(cap(s.b)) }
+
+// MemSize implements MemSizer.
+func (s *Set) MemSize() int {
+	if s.table == nil {
+		return 32 + allocSize(cap(s.ints.data))
+	}
+	t := s.table
+	n := len(t.members)
+	avg := sampleLen(n, func(i int) int { return len(t.members[i]) })
+	return 32 + 48 + allocSize(cap(t.members)*16) + allocSize(cap(t.index)*4) + n*allocSize(avg)
+}
+
+// MemSize implements MemSizer.
+func (z *ZSet) MemSize() int {
+	if z.big == nil {
+		return 32 + allocSize(cap(z.packed))
+	}
+	n := len(z.big.scores)
+	var avg int
+	for m := range z.big.scores { // map order is random: a fair sample
+		avg += len(m)
+		break
+	}
+	// A map slot (string and float64, 7/8 full, doubling) and a tree item
+	// (24 bytes in leaves about 3/4 full).
+	return 32 + 64 + n*(40+32+allocSize(avg))
+}
+
+// MemSize implements MemSizer.
+func (h *Hash) MemSize() int {
+	n := len(h.fields)
+	avg := sampleLen(n, func(i int) int { return allocSize(len(h.fields[i].Name)) + allocSize(len(h.fields[i].Value)) })
+	size := 48 + allocSize(cap(h.fields)*32) + n*avg
+	if h.index != nil {
+		size += n * 40
+	}
+	return size
+}
+
+// MemSize implements MemSizer: the ring of chunk headers and the chunks'
+// buffers, sampled (a long list has many chunks, and this runs on every
+// change).
+func (l *List) MemSize() int {
+	chunks := l.hi - l.lo
+	avg := sampleLen(chunks, func(i int) int { return allocSize(cap(l.ring[l.lo+i].buf)) })
+	return 48 + allocSize(cap(l.ring)*32) + chunks*avg
+}
