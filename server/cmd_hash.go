@@ -150,18 +150,17 @@ func hashFields(c *Client, key []byte, names, values bool) {
 	if !ok {
 		return
 	}
-	fields := h.Fields()
 	if names && values {
-		c.w.Map(len(fields))
+		c.w.Map(h.Len())
 	} else {
-		c.w.Array(len(fields))
+		c.w.Array(h.Len())
 	}
-	for _, f := range fields {
+	for name, value := range h.All() {
 		if names {
-			c.w.BulkString(f.Name)
+			c.w.BulkString(name)
 		}
 		if values {
-			c.w.BulkString(f.Value)
+			c.w.BulkString(value)
 		}
 	}
 }

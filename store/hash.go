@@ -1,11 +1,16 @@
 package store
 
 import (
+	"encoding/binary"
 	"errors"
+	"hash/maphash"
+	"iter"
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"strconv"
+	"unsafe"
 
 	"github.com/floodgate/floodgate/internal/number"
 )
@@ -30,13 +35,19 @@ type HashField struct {
 	Name, Value string
 }
 
-// Hash is a hash value. While small it keeps its fields in insertion order
-// and finds them by a linear scan, as Redis's listpack does, so HGETALL and
-// HKEYS answer in the same order as Redis. Once big it adds a map index and
-// deletes by swap-removal; Redis's hashtable order is unspecified anyway.
+// Hash is a hash value, in one of Redis 7.0's two encodings:
+//
+//   - a listpack (lp): one byte slice, a 4-byte field count and then each
+//     field's name and value as packed entries (see appendLPEntry), in
+//     insertion order, found by a linear scan as Redis's listpack, so
+//     HGETALL answers in Redis's order and a small hash costs one
+//     allocation;
+//   - a hashtable (hashTable): each field's name and value in one string of
+//     a dense slice, found through an open-addressing index of 4-byte
+//     positions, as setTable; deletion swap-removes.
 type Hash struct {
-	fields []HashField
-	index  map[string]int // field name -> position; nil while a listpack
+	lp    []byte     // the listpack; nil while empty and once a hashtable
+	table *hashTable // the hashtable encoding, never undone
 }
 
 // NewHash returns an empty hash (a listpack).
@@ -47,76 +58,158 @@ func (*Hash) Kind() Kind { return KindHash }
 
 // Encoding returns "listpack" or "hashtable", as OBJECT ENCODING does.
 func (h *Hash) Encoding() string {
-	if h.index != nil {
+	if h.table != nil {
 		return "hashtable"
 	}
 	return "listpack"
 }
 
-// Clone returns a copy. Strings are immutable, so sharing them is safe.
+// Clone returns a copy.
 func (h *Hash) Clone() Value {
-	c := &Hash{fields: append([]HashField(nil), h.fields...)}
-	if h.index != nil {
-		c.index = make(map[string]int, len(h.index))
-		for k, v := range h.index {
-			c.index[k] = v
-		}
+	c := &Hash{lp: slices.Clip(slices.Clone(h.lp))}
+	if h.table != nil {
+		c.table = h.table.clone()
 	}
 	return c
 }
 
+// Size returns the approximate heap bytes of the value.
+func (h *Hash) Size() int {
+	n := 32 + allocSize(cap(h.lp))
+	if t := h.table; t != nil {
+		n += 48 + allocSize(16*cap(t.entries)) + allocSize(4*cap(t.index))
+		for _, e := range t.entries {
+			n += allocSize(len(e))
+		}
+	}
+	return n
+}
+
+// allocSize rounds n up about as Go's allocator size classes do.
+func allocSize(n int) int {
+	switch {
+	case n == 0:
+		return 0
+	case n <= 16:
+		return (n + 7) &^ 7
+	case n <= 256:
+		return (n + 15) &^ 15
+	}
+	return n + n/16
+}
+
 // Len returns the number of fields.
-func (h *Hash) Len() int { return len(h.fields) }
-
-// Fields returns the fields in iteration order (insertion order while a
-// listpack). The caller must not modify the slice.
-func (h *Hash) Fields() []HashField { return h.fields }
-
-func (h *Hash) find(name []byte) int {
-	if h.index != nil {
-		if i, ok := h.index[string(name)]; ok {
-			return i
-		}
-		return -1
+func (h *Hash) Len() int {
+	if h.table != nil {
+		return len(h.table.entries)
 	}
-	for i := range h.fields {
-		if h.fields[i].Name == string(name) {
-			return i
+	if len(h.lp) == 0 {
+		return 0
+	}
+	return int(binary.LittleEndian.Uint32(h.lp))
+}
+
+// All yields every field and its value in iteration order (insertion order
+// while a listpack). The hash must not change during the iteration.
+func (h *Hash) All() iter.Seq2[string, string] {
+	return func(yield func(name, value string) bool) {
+		if h.table != nil {
+			for _, e := range h.table.entries {
+				if !yield(splitHashEntry(e)) {
+					return
+				}
+			}
+			return
+		}
+		for off := lpStart(h.lp); off < len(h.lp); {
+			name, vo := lpString(h.lp, off)
+			value, next := lpString(h.lp, vo)
+			if !yield(name, value) {
+				return
+			}
+			off = next
 		}
 	}
-	return -1
+}
+
+// Fields returns a copy of the fields in iteration order.
+func (h *Hash) Fields() []HashField {
+	out := make([]HashField, 0, h.Len())
+	for name, value := range h.All() {
+		out = append(out, HashField{name, value})
+	}
+	return out
+}
+
+// field returns the field at position i of the iteration order.
+func (h *Hash) field(i int) HashField {
+	if h.table != nil {
+		name, value := splitHashEntry(h.table.entries[i])
+		return HashField{name, value}
+	}
+	off := lpStart(h.lp)
+	for ; i > 0; i-- {
+		off = lpSkip(h.lp, lpSkip(h.lp, off))
+	}
+	name, vo := lpString(h.lp, off)
+	value, _ := lpString(h.lp, vo)
+	return HashField{name, value}
 }
 
 // Get returns the value of field name.
 func (h *Hash) Get(name []byte) (string, bool) {
-	if i := h.find(name); i >= 0 {
-		return h.fields[i].Value, true
+	if h.table != nil {
+		if pos, ok := h.table.find(name); ok {
+			_, v := splitHashEntry(h.table.entries[pos])
+			return v, true
+		}
+		return "", false
+	}
+	if vo, ok := h.lpFind(name); ok {
+		v, _ := lpString(h.lp, vo)
+		return v, true
 	}
 	return "", false
 }
 
 // Has reports whether field name exists.
-func (h *Hash) Has(name []byte) bool { return h.find(name) >= 0 }
+func (h *Hash) Has(name []byte) bool {
+	if h.table != nil {
+		_, ok := h.table.find(name)
+		return ok
+	}
+	_, ok := h.lpFind(name)
+	return ok
+}
 
 // Set sets field name to value and reports whether the field is new. A
 // field or value over HashMaxListpackValue bytes, or a field count over
 // HashMaxListpackEntries, converts the hash to a hashtable.
 func (h *Hash) Set(name, value []byte) (added bool) {
-	return h.set(name, string(value))
+	return h.set(name, value)
 }
 
-func (h *Hash) set(name []byte, value string) bool {
-	if h.index == nil && (len(name) > HashMaxListpackValue || len(value) > HashMaxListpackValue) {
+func (h *Hash) set(name, value []byte) bool {
+	if h.table == nil && (len(name) > HashMaxListpackValue || len(value) > HashMaxListpackValue) {
 		h.convert()
 	}
-	if i := h.find(name); i >= 0 {
-		h.fields[i].Value = value
+	if h.table != nil {
+		return setField(h.table, name, value)
+	}
+	if vo, ok := h.lpFind(name); ok {
+		var buf [16 + HashMaxListpackValue]byte
+		h.lpReplace(vo, lpSkip(h.lp, vo), appendLPEntry(buf[:0], value))
 		return false
 	}
-	h.fields = append(h.fields, HashField{Name: string(name), Value: value})
-	if h.index != nil {
-		h.index[h.fields[len(h.fields)-1].Name] = len(h.fields) - 1
-	} else if len(h.fields) > HashMaxListpackEntries {
+	var buf [4 + 2*(16+HashMaxListpackValue)]byte
+	b := buf[:0]
+	if len(h.lp) == 0 {
+		b = buf[:4] // the count, set below
+	}
+	h.lpReplace(len(h.lp), len(h.lp), appendLPEntry(appendLPEntry(b, name), value))
+	n := binary.LittleEndian.Uint32(h.lp) + 1
+	binary.LittleEndian.PutUint32(h.lp, n)
+	if n > HashMaxListpackEntries {
 		h.convert()
 	}
 	return true
@@ -124,30 +217,31 @@ func (h *Hash) set(name []byte, value string) bool {
 
 // convert makes the hash a hashtable.
 func (h *Hash) convert() {
-	h.index = make(map[string]int, len(h.fields))
-	for i, f := range h.fields {
-		h.index[f.Name] = i
+	t := &hashTable{entries: make([]string, 0, h.Len()+1)}
+	t.grow(h.Len() + 1)
+	for name, value := range h.All() {
+		t.append(maphash.String(setSeed, name), makeHashEntry(name, value))
 	}
+	h.table, h.lp = t, nil
 }
 
 // Delete removes field name and reports whether it existed.
 func (h *Hash) Delete(name []byte) bool {
-	i := h.find(name)
-	if i < 0 {
+	if h.table != nil {
+		return h.table.remove(name)
+	}
+	vo, ok := h.lpFind(name)
+	if !ok {
 		return false
 	}
-	last := len(h.fields) - 1
-	if h.index == nil {
-		copy(h.fields[i:], h.fields[i+1:]) // a listpack keeps its order
-	} else {
-		delete(h.index, h.fields[i].Name)
-		if i != last {
-			h.fields[i] = h.fields[last]
-			h.index[h.fields[i].Name] = i
-		}
+	off := h.lpNameBefore(vo)
+	h.lpReplace(off, lpSkip(h.lp, vo), nil)
+	n := binary.LittleEndian.Uint32(h.lp) - 1
+	if n == 0 {
+		h.lp = nil
+		return true
 	}
-	h.fields[last] = HashField{}
-	h.fields = h.fields[:last]
+	binary.LittleEndian.PutUint32(h.lp, n)
 	return true
 }
 
@@ -164,7 +258,8 @@ func (h *Hash) IncrBy(name []byte, delta int64) (int64, error) {
 		return 0, ErrOverflow
 	}
 	n += delta
-	h.set(name, strconv.FormatInt(n, 10))
+	var buf [20]byte
+	h.set(name, strconv.AppendInt(buf[:0], n, 10))
 	return n, nil
 }
 
@@ -183,57 +278,204 @@ func (h *Hash) IncrByFloat(name []byte, delta *big.Float) (string, error) {
 		return "", ErrNaNOrInf
 	}
 	s := number.FormatLongDouble(sum)
-	h.set(name, s)
+	h.set(name, []byte(s))
 	return s, nil
 }
 
 // Random returns count fields picked at random (HRANDFIELD): distinct ones,
 // at most Len(), when distinct is set (the whole hash, in order, when count
 // covers it, as Redis does); otherwise exactly count, with repetitions.
+// Every field is equally likely.
 func (h *Hash) Random(count int, distinct bool) []HashField {
-	n := len(h.fields)
+	n := h.Len()
 	if n == 0 || count <= 0 {
 		return nil
 	}
+	if distinct && count >= n {
+		return h.Fields()
+	}
+	at := h.field
+	if h.table == nil && count > 1 {
+		fields := h.Fields() // one walk instead of one per pick
+		at = func(i int) HashField { return fields[i] }
+	}
+	out := make([]HashField, count)
 	if !distinct {
-		out := make([]HashField, count)
 		for i := range out {
-			out[i] = h.fields[rand.IntN(n)]
+			out[i] = at(rand.IntN(n))
 		}
 		return out
 	}
-	if count >= n {
-		return append([]HashField(nil), h.fields...)
-	}
-	out := make([]HashField, count)
 	for i, pos := range Sample(n, count) {
-		out[i] = h.fields[pos]
+		out[i] = at(pos)
 	}
 	return out
 }
 
 // Scan visits fields for HSCAN and returns the cursor to continue from. A
 // listpack is visited whole with cursor 0, as Redis does. A hashtable is
-// walked from the end, count fields at a time, like DB.Scan: swap-removal
-// moves an already visited field into a hole, so a field that lives
-// through the whole scan is always returned.
+// walked from the end of its dense slice, count fields at a time, as
+// Set.Scan: swap-removal moves an already visited field into a hole, so a
+// field that lives through the whole scan is always returned.
 func (h *Hash) Scan(cursor uint64, count int, visit func(f HashField)) uint64 {
-	if h.index == nil {
-		for _, f := range h.fields {
-			visit(f)
+	if h.table == nil {
+		for name, value := range h.All() {
+			visit(HashField{name, value})
 		}
 		return 0
 	}
-	count = max(count, 1)
-	i := len(h.fields) - 1
-	if cursor > 0 && cursor-1 < uint64(len(h.fields)) {
-		i = int(cursor - 1)
+	return scanDense(h.table.entries, cursor, count, func(e string) {
+		name, value := splitHashEntry(e)
+		visit(HashField{name, value})
+	})
+}
+
+// A listpack entry is a uvarint header h and what it says: h even, a
+// string of h/2 bytes follows; h odd, the entry is the integer whose
+// zigzag encoding is h/2, for a string that is a canonical integer of
+// magnitude under 2^61 (so a 13-digit millisecond timestamp takes 7 bytes,
+// as Redis's listpack also stores integers as integers). The encoding of a
+// string is unique, so entries compare as bytes.
+func appendLPEntry(dst, s []byte) []byte {
+	if len(s) <= 20 {
+		if n, ok := number.ParseInt(s); ok && n > -1<<61 && n < 1<<61 {
+			return binary.AppendUvarint(dst, uint64(n<<1^n>>63)<<1|1)
+		}
 	}
-	for ; i >= 0 && count > 0; i, count = i-1, count-1 {
-		visit(h.fields[i])
+	dst = binary.AppendUvarint(dst, uint64(len(s))<<1)
+	return append(dst, s...)
+}
+
+func lpStart(lp []byte) int { return min(len(lp), 4) }
+
+// lpSkip returns the offset of the entry after the one at off.
+func lpSkip(lp []byte, off int) int {
+	if b := lp[off]; b < 0x80 { // a one-byte header: most entries
+		if b&1 == 1 {
+			return off + 1
+		}
+		return off + 1 + int(b>>1)
+	} else if b&1 == 1 { // an integer: the header is the whole entry
+		for off++; lp[off] >= 0x80; off++ {
+		}
+		return off + 1
 	}
-	if i < 0 {
-		return 0
+	hdr, n := binary.Uvarint(lp[off:])
+	if hdr&1 == 1 {
+		return off + n
 	}
-	return uint64(i) + 1
+	return off + n + int(hdr>>1)
+}
+
+// lpString returns the entry at off as a string, and the next entry's offset.
+func lpString(lp []byte, off int) (string, int) {
+	hdr, n := binary.Uvarint(lp[off:])
+	if hdr&1 == 1 {
+		z := hdr >> 1
+		return strconv.FormatInt(int64(z>>1)^-int64(z&1), 10), off + n
+	}
+	end := off + n + int(hdr>>1)
+	return string(lp[off+n : end]), end
+}
+
+// lpFind returns the offset of field name's value entry.
+func (h *Hash) lpFind(name []byte) (int, bool) {
+	if len(h.lp) == 0 || len(name) > HashMaxListpackValue {
+		return 0, false
+	}
+	var buf [16 + HashMaxListpackValue]byte
+	want := appendLPEntry(buf[:0], name)
+	for off := lpStart(h.lp); off < len(h.lp); {
+		next := lpSkip(h.lp, off)
+		if h.lp[off] == want[0] && next-off == len(want) && string(h.lp[off:next]) == string(want) {
+			return next, true
+		}
+		off = lpSkip(h.lp, next)
+	}
+	return 0, false
+}
+
+// lpNameBefore returns the offset of the name entry whose value is at vo.
+func (h *Hash) lpNameBefore(vo int) int {
+	for off := lpStart(h.lp); ; {
+		next := lpSkip(h.lp, off)
+		if next == vo {
+			return off
+		}
+		off = lpSkip(h.lp, next)
+	}
+}
+
+// lpReplace replaces lp[from:to] with b. The listpack grows to what it
+// needs (plus an eighth once large, so building a big one is not
+// quadratic), and shrinks once mostly empty: many small hashes must not
+// each keep spare room.
+func (h *Hash) lpReplace(from, to int, b []byte) {
+	size := len(h.lp) - (to - from) + len(b)
+	if size > cap(h.lp) {
+		want := size
+		if want > 256 {
+			want += want / 8
+		}
+		grown := slices.Grow([]byte(nil), want)[:len(h.lp)]
+		copy(grown, h.lp)
+		h.lp = grown
+	}
+	tail := len(h.lp)
+	h.lp = h.lp[:max(size, tail)]
+	copy(h.lp[from+len(b):], h.lp[to:tail])
+	copy(h.lp[from:], b)
+	h.lp = h.lp[:size]
+	if cap(h.lp) > 64 && size < cap(h.lp)/2 {
+		h.lp = slices.Clip(slices.Clone(h.lp))
+	}
+}
+
+// A hashTable entry holds a field's name and value in one string: the
+// name's length as a uvarint, the name, the value.
+func makeHashEntry[T ~string | ~[]byte](name, value T) string {
+	b := make([]byte, 0, binary.MaxVarintLen32+len(name)+len(value))
+	b = binary.AppendUvarint(b, uint64(len(name)))
+	b = append(append(b, name...), value...)
+	return unsafe.String(unsafe.SliceData(b), len(b)) // b is never written again
+}
+
+func splitHashEntry(e string) (name, value string) {
+	n, k := uvarintString(e)
+	return e[k : k+int(n)], e[k+int(n):]
+}
+
+func uvarintString(s string) (uint64, int) {
+	var x uint64
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		if b < 0x80 {
+			return x | uint64(b)<<(7*i), i + 1
+		}
+		x |= uint64(b&0x7f) << (7 * i)
+	}
+	return 0, 0
+}
+
+func hashEntryName(e string) string {
+	name, _ := splitHashEntry(e)
+	return name
+}
+
+// hashTable is a hash's hashtable encoding, keyed by field name.
+type hashTable = denseTable[nameKey]
+
+// nameKey keys a hash's entries by their field name.
+type nameKey struct{}
+
+func (nameKey) key(e string) string { return hashEntryName(e) }
+
+// setField sets field name of t to value and reports whether it is new.
+func setField(t *hashTable, name, value []byte) bool {
+	if pos, ok := t.find(name); ok {
+		t.entries[pos] = makeHashEntry(name, value)
+		return false
+	}
+	t.append(hashMember(name), makeHashEntry(name, value))
+	return true
 }
