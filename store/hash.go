@@ -37,7 +37,7 @@ type HashField struct {
 
 // Hash is a hash value, in one of Redis 7.0's two encodings:
 //
-//   - a listpack (lp): one byte slice, a 4-byte field count and then each
+//   - a listpack (lp): one byte slice, a 2-byte field count and then each
 //     field's name and value as packed entries (see appendLPEntry), in
 //     insertion order, found by a linear scan as Redis's listpack, so
 //     HGETALL answers in Redis's order and a small hash costs one
@@ -46,8 +46,38 @@ type HashField struct {
 //     a dense slice, found through an open-addressing index of 4-byte
 //     positions, as setTable; deletion swap-removes.
 type Hash struct {
-	lp    []byte     // the listpack; nil while empty and once a hashtable
-	table *hashTable // the hashtable encoding, never undone
+	// p is the listpack's bytes (nil while empty), n and c their length and
+	// capacity; once a hashtable, c is tableForm and p the *hashTable. That
+	// keeps the header at 16 bytes: with many small hashes it is paid per key.
+	p    unsafe.Pointer
+	n, c uint32
+}
+
+// tableForm in Hash.c marks the hashtable encoding.
+const tableForm = math.MaxUint32
+
+// lp returns the listpack (nil once a hashtable).
+func (h *Hash) lp() []byte {
+	if h.p == nil || h.c == tableForm {
+		return nil
+	}
+	return unsafe.Slice((*byte)(h.p), h.c)[:h.n]
+}
+
+func (h *Hash) setLP(b []byte) {
+	if cap(b) == 0 {
+		h.p, h.n, h.c = nil, 0, 0
+		return
+	}
+	h.p, h.n, h.c = unsafe.Pointer(unsafe.SliceData(b)), uint32(len(b)), uint32(cap(b))
+}
+
+// table returns the hashtable encoding, or nil while a listpack.
+func (h *Hash) table() *hashTable {
+	if h.c != tableForm {
+		return nil
+	}
+	return (*hashTable)(h.p)
 }
 
 // NewHash returns an empty hash (a listpack).
@@ -58,7 +88,7 @@ func (*Hash) Kind() Kind { return KindHash }
 
 // Encoding returns "listpack" or "hashtable", as OBJECT ENCODING does.
 func (h *Hash) Encoding() string {
-	if h.table != nil {
+	if h.table() != nil {
 		return "hashtable"
 	}
 	return "listpack"
@@ -66,17 +96,19 @@ func (h *Hash) Encoding() string {
 
 // Clone returns a copy.
 func (h *Hash) Clone() Value {
-	c := &Hash{lp: slices.Clip(slices.Clone(h.lp))}
-	if h.table != nil {
-		c.table = h.table.clone()
+	c := &Hash{}
+	if t := h.table(); t != nil {
+		c.p, c.c = unsafe.Pointer(t.clone()), tableForm
+	} else {
+		c.setLP(slices.Clip(slices.Clone(h.lp())))
 	}
 	return c
 }
 
 // Size returns the approximate heap bytes of the value.
 func (h *Hash) Size() int {
-	n := 32 + allocSize(cap(h.lp))
-	if t := h.table; t != nil {
+	n := 16 + allocSize(cap(h.lp()))
+	if t := h.table(); t != nil {
 		n += 48 + allocSize(16*cap(t.entries)) + allocSize(4*cap(t.index))
 		for _, e := range t.entries {
 			n += allocSize(len(e))
@@ -100,30 +132,31 @@ func allocSize(n int) int {
 
 // Len returns the number of fields.
 func (h *Hash) Len() int {
-	if h.table != nil {
-		return len(h.table.entries)
+	if h.table() != nil {
+		return len(h.table().entries)
 	}
-	if len(h.lp) == 0 {
+	if len(h.lp()) == 0 {
 		return 0
 	}
-	return int(binary.LittleEndian.Uint32(h.lp))
+	return int(binary.LittleEndian.Uint16(h.lp()))
 }
 
 // All yields every field and its value in iteration order (insertion order
 // while a listpack). The hash must not change during the iteration.
 func (h *Hash) All() iter.Seq2[string, string] {
 	return func(yield func(name, value string) bool) {
-		if h.table != nil {
-			for _, e := range h.table.entries {
+		if h.table() != nil {
+			for _, e := range h.table().entries {
 				if !yield(splitHashEntry(e)) {
 					return
 				}
 			}
 			return
 		}
-		for off := lpStart(h.lp); off < len(h.lp); {
-			name, vo := lpString(h.lp, off)
-			value, next := lpString(h.lp, vo)
+		lp := h.lp()
+		for off := lpStart(lp); off < len(lp); {
+			name, vo := lpString(lp, off)
+			value, next := lpString(lp, vo)
 			if !yield(name, value) {
 				return
 			}
@@ -143,30 +176,31 @@ func (h *Hash) Fields() []HashField {
 
 // field returns the field at position i of the iteration order.
 func (h *Hash) field(i int) HashField {
-	if h.table != nil {
-		name, value := splitHashEntry(h.table.entries[i])
+	if h.table() != nil {
+		name, value := splitHashEntry(h.table().entries[i])
 		return HashField{name, value}
 	}
-	off := lpStart(h.lp)
+	lp := h.lp()
+	off := lpStart(lp)
 	for ; i > 0; i-- {
-		off = lpSkip(h.lp, lpSkip(h.lp, off))
+		off = lpSkip(lp, lpSkip(lp, off))
 	}
-	name, vo := lpString(h.lp, off)
-	value, _ := lpString(h.lp, vo)
+	name, vo := lpString(lp, off)
+	value, _ := lpString(lp, vo)
 	return HashField{name, value}
 }
 
 // Get returns the value of field name.
 func (h *Hash) Get(name []byte) (string, bool) {
-	if h.table != nil {
-		if pos, ok := h.table.find(name); ok {
-			_, v := splitHashEntry(h.table.entries[pos])
+	if h.table() != nil {
+		if pos, ok := h.table().find(name); ok {
+			_, v := splitHashEntry(h.table().entries[pos])
 			return v, true
 		}
 		return "", false
 	}
 	if vo, ok := h.lpFind(name); ok {
-		v, _ := lpString(h.lp, vo)
+		v, _ := lpString(h.lp(), vo)
 		return v, true
 	}
 	return "", false
@@ -174,8 +208,8 @@ func (h *Hash) Get(name []byte) (string, bool) {
 
 // Has reports whether field name exists.
 func (h *Hash) Has(name []byte) bool {
-	if h.table != nil {
-		_, ok := h.table.find(name)
+	if h.table() != nil {
+		_, ok := h.table().find(name)
 		return ok
 	}
 	_, ok := h.lpFind(name)
@@ -190,25 +224,25 @@ func (h *Hash) Set(name, value []byte) (added bool) {
 }
 
 func (h *Hash) set(name, value []byte) bool {
-	if h.table == nil && (len(name) > HashMaxListpackValue || len(value) > HashMaxListpackValue) {
+	if h.table() == nil && (len(name) > HashMaxListpackValue || len(value) > HashMaxListpackValue) {
 		h.convert()
 	}
-	if h.table != nil {
-		return setField(h.table, name, value)
+	if h.table() != nil {
+		return setField(h.table(), name, value)
 	}
 	if vo, ok := h.lpFind(name); ok {
 		var buf [16 + HashMaxListpackValue]byte
-		h.lpReplace(vo, lpSkip(h.lp, vo), appendLPEntry(buf[:0], value))
+		h.lpReplace(vo, lpSkip(h.lp(), vo), appendLPEntry(buf[:0], value))
 		return false
 	}
-	var buf [4 + 2*(16+HashMaxListpackValue)]byte
+	var buf [2 + 2*(16+HashMaxListpackValue)]byte
 	b := buf[:0]
-	if len(h.lp) == 0 {
-		b = buf[:4] // the count, set below
+	if len(h.lp()) == 0 {
+		b = buf[:2] // the count, set below
 	}
-	h.lpReplace(len(h.lp), len(h.lp), appendLPEntry(appendLPEntry(b, name), value))
-	n := binary.LittleEndian.Uint32(h.lp) + 1
-	binary.LittleEndian.PutUint32(h.lp, n)
+	h.lpReplace(len(h.lp()), len(h.lp()), appendLPEntry(appendLPEntry(b, name), value))
+	n := binary.LittleEndian.Uint16(h.lp()) + 1
+	binary.LittleEndian.PutUint16(h.lp(), n)
 	if n > HashMaxListpackEntries {
 		h.convert()
 	}
@@ -222,26 +256,26 @@ func (h *Hash) convert() {
 	for name, value := range h.All() {
 		t.append(maphash.String(setSeed, name), makeHashEntry(name, value))
 	}
-	h.table, h.lp = t, nil
+	h.p, h.n, h.c = unsafe.Pointer(t), 0, tableForm
 }
 
 // Delete removes field name and reports whether it existed.
 func (h *Hash) Delete(name []byte) bool {
-	if h.table != nil {
-		return h.table.remove(name)
+	if h.table() != nil {
+		return h.table().remove(name)
 	}
 	vo, ok := h.lpFind(name)
 	if !ok {
 		return false
 	}
 	off := h.lpNameBefore(vo)
-	h.lpReplace(off, lpSkip(h.lp, vo), nil)
-	n := binary.LittleEndian.Uint32(h.lp) - 1
+	h.lpReplace(off, lpSkip(h.lp(), vo), nil)
+	n := binary.LittleEndian.Uint16(h.lp()) - 1
 	if n == 0 {
-		h.lp = nil
+		h.setLP(nil)
 		return true
 	}
-	binary.LittleEndian.PutUint32(h.lp, n)
+	binary.LittleEndian.PutUint16(h.lp(), n)
 	return true
 }
 
@@ -295,7 +329,7 @@ func (h *Hash) Random(count int, distinct bool) []HashField {
 		return h.Fields()
 	}
 	at := h.field
-	if h.table == nil && count > 1 {
+	if h.table() == nil && count > 1 {
 		fields := h.Fields() // one walk instead of one per pick
 		at = func(i int) HashField { return fields[i] }
 	}
@@ -318,13 +352,13 @@ func (h *Hash) Random(count int, distinct bool) []HashField {
 // Set.Scan: swap-removal moves an already visited field into a hole, so a
 // field that lives through the whole scan is always returned.
 func (h *Hash) Scan(cursor uint64, count int, visit func(f HashField)) uint64 {
-	if h.table == nil {
+	if h.table() == nil {
 		for name, value := range h.All() {
 			visit(HashField{name, value})
 		}
 		return 0
 	}
-	return scanDense(h.table.entries, cursor, count, func(e string) {
+	return scanDense(h.table().entries, cursor, count, func(e string) {
 		name, value := splitHashEntry(e)
 		visit(HashField{name, value})
 	})
@@ -346,7 +380,7 @@ func appendLPEntry(dst, s []byte) []byte {
 	return append(dst, s...)
 }
 
-func lpStart(lp []byte) int { return min(len(lp), 4) }
+func lpStart(lp []byte) int { return min(len(lp), 2) }
 
 // lpSkip returns the offset of the entry after the one at off.
 func lpSkip(lp []byte, off int) int {
@@ -380,29 +414,31 @@ func lpString(lp []byte, off int) (string, int) {
 
 // lpFind returns the offset of field name's value entry.
 func (h *Hash) lpFind(name []byte) (int, bool) {
-	if len(h.lp) == 0 || len(name) > HashMaxListpackValue {
+	lp := h.lp()
+	if len(lp) == 0 || len(name) > HashMaxListpackValue {
 		return 0, false
 	}
 	var buf [16 + HashMaxListpackValue]byte
 	want := appendLPEntry(buf[:0], name)
-	for off := lpStart(h.lp); off < len(h.lp); {
-		next := lpSkip(h.lp, off)
-		if h.lp[off] == want[0] && next-off == len(want) && string(h.lp[off:next]) == string(want) {
+	for off := lpStart(lp); off < len(lp); {
+		next := lpSkip(lp, off)
+		if lp[off] == want[0] && next-off == len(want) && string(lp[off:next]) == string(want) {
 			return next, true
 		}
-		off = lpSkip(h.lp, next)
+		off = lpSkip(lp, next)
 	}
 	return 0, false
 }
 
 // lpNameBefore returns the offset of the name entry whose value is at vo.
 func (h *Hash) lpNameBefore(vo int) int {
-	for off := lpStart(h.lp); ; {
-		next := lpSkip(h.lp, off)
+	lp := h.lp()
+	for off := lpStart(lp); ; {
+		next := lpSkip(lp, off)
 		if next == vo {
 			return off
 		}
-		off = lpSkip(h.lp, next)
+		off = lpSkip(lp, next)
 	}
 }
 
@@ -411,24 +447,26 @@ func (h *Hash) lpNameBefore(vo int) int {
 // quadratic), and shrinks once mostly empty: many small hashes must not
 // each keep spare room.
 func (h *Hash) lpReplace(from, to int, b []byte) {
-	size := len(h.lp) - (to - from) + len(b)
-	if size > cap(h.lp) {
+	lp := h.lp()
+	size := len(lp) - (to - from) + len(b)
+	if size > cap(lp) {
 		want := size
 		if want > 256 {
 			want += want / 8
 		}
-		grown := slices.Grow([]byte(nil), want)[:len(h.lp)]
-		copy(grown, h.lp)
-		h.lp = grown
+		grown := slices.Grow([]byte(nil), want)[:len(lp)]
+		copy(grown, lp)
+		lp = grown
 	}
-	tail := len(h.lp)
-	h.lp = h.lp[:max(size, tail)]
-	copy(h.lp[from+len(b):], h.lp[to:tail])
-	copy(h.lp[from:], b)
-	h.lp = h.lp[:size]
-	if cap(h.lp) > 64 && size < cap(h.lp)/2 {
-		h.lp = slices.Clip(slices.Clone(h.lp))
+	tail := len(lp)
+	lp = lp[:max(size, tail)]
+	copy(lp[from+len(b):], lp[to:tail])
+	copy(lp[from:], b)
+	lp = lp[:size]
+	if cap(lp) > 64 && size < cap(lp)/2 {
+		lp = slices.Clip(slices.Clone(lp))
 	}
+	h.setLP(lp)
 }
 
 // A hashTable entry holds a field's name and value in one string: the
