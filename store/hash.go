@@ -7,6 +7,7 @@ import (
 	"iter"
 	"math"
 	"math/big"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -283,7 +284,21 @@ func (h *Hash) Delete(name []byte) bool {
 // the result (HINCRBY).
 func (h *Hash) IncrBy(name []byte, delta int64) (int64, error) {
 	var n int64
-	if v, ok := h.Get(name); ok {
+	vo, inLP := -1, false
+	if h.table() == nil {
+		vo, inLP = h.lpFind(name)
+	}
+	if inLP {
+		// A listpack keeps an integer as one: no parsing, and the new value
+		// goes straight where the old one was.
+		var ok bool
+		if n, ok = lpInt(h.lp(), vo); !ok {
+			v, _ := lpString(h.lp(), vo)
+			if n, ok = number.ParseInt(v); !ok {
+				return 0, ErrHashNotInteger
+			}
+		}
+	} else if v, ok := h.Get(name); ok {
 		if n, ok = number.ParseInt(v); !ok {
 			return 0, ErrHashNotInteger
 		}
@@ -293,7 +308,11 @@ func (h *Hash) IncrBy(name []byte, delta int64) (int64, error) {
 	}
 	n += delta
 	var buf [20]byte
-	h.set(name, strconv.AppendInt(buf[:0], n, 10))
+	if inLP {
+		h.lpReplace(vo, lpSkip(h.lp(), vo), appendLPInt(buf[:0], n))
+	} else {
+		h.set(name, strconv.AppendInt(buf[:0], n, 10))
+	}
 	return n, nil
 }
 
@@ -364,52 +383,80 @@ func (h *Hash) Scan(cursor uint64, count int, visit func(f HashField)) uint64 {
 	})
 }
 
-// A listpack entry is a uvarint header h and what it says: h even, a
-// string of h/2 bytes follows; h odd, the entry is the integer whose
-// zigzag encoding is h/2, for a string that is a canonical integer of
-// magnitude under 2^61 (so a 13-digit millisecond timestamp takes 7 bytes,
-// as Redis's listpack also stores integers as integers). The encoding of a
-// string is unique, so entries compare as bytes.
+// A listpack entry is a string or, for a string that is a canonical
+// integer, the integer (as Redis's listpack also stores them, so a 13-digit
+// millisecond timestamp takes 7 bytes). Its first byte b says which:
+//
+//   - b even: a string; its length*2 as a uvarint, then its bytes;
+//   - b odd, under 0x80: a small integer, zigzag-encoded in b>>1 (-32..31);
+//   - b odd, 0x80 and up: an integer whose zigzag encoding follows in
+//     (b>>1)&7+1 little-endian bytes, so it is skipped in one step.
+//
+// The encoding of a string is unique, so entries compare as bytes.
 func appendLPEntry(dst, s []byte) []byte {
 	if len(s) <= 20 {
-		if n, ok := number.ParseInt(s); ok && n > -1<<61 && n < 1<<61 {
-			return binary.AppendUvarint(dst, uint64(n<<1^n>>63)<<1|1)
+		if n, ok := number.ParseInt(s); ok {
+			return appendLPInt(dst, n)
 		}
 	}
 	dst = binary.AppendUvarint(dst, uint64(len(s))<<1)
 	return append(dst, s...)
 }
 
+func appendLPInt(dst []byte, n int64) []byte {
+	z := uint64(n<<1 ^ n>>63)
+	if z < 64 {
+		return append(dst, byte(z<<1|1))
+	}
+	k := (bits.Len64(z) + 7) / 8
+	dst = append(dst, byte(0x80|(k-1)<<1|1))
+	for ; k > 0; k, z = k-1, z>>8 {
+		dst = append(dst, byte(z))
+	}
+	return dst
+}
+
 func lpStart(lp []byte) int { return min(len(lp), 2) }
 
 // lpSkip returns the offset of the entry after the one at off.
 func lpSkip(lp []byte, off int) int {
-	if b := lp[off]; b < 0x80 { // a one-byte header: most entries
-		if b&1 == 1 {
-			return off + 1
-		}
-		return off + 1 + int(b>>1)
-	} else if b&1 == 1 { // an integer: the header is the whole entry
-		for off++; lp[off] >= 0x80; off++ {
-		}
+	b := lp[off]
+	switch {
+	case b&1 == 1 && b < 0x80:
 		return off + 1
+	case b&1 == 1:
+		return off + 2 + int(b>>1&7)
+	case b < 0x80: // a short string: most entries
+		return off + 1 + int(b>>1)
 	}
 	hdr, n := binary.Uvarint(lp[off:])
-	if hdr&1 == 1 {
-		return off + n
-	}
 	return off + n + int(hdr>>1)
+}
+
+// lpInt returns the entry at off if it is an integer.
+func lpInt(lp []byte, off int) (int64, bool) {
+	b := lp[off]
+	if b&1 == 0 {
+		return 0, false
+	}
+	z := uint64(b >> 1)
+	if b >= 0x80 {
+		z = 0
+		for i := int(b >> 1 & 7); i >= 0; i-- {
+			z = z<<8 | uint64(lp[off+1+i])
+		}
+	}
+	return int64(z>>1) ^ -int64(z&1), true
 }
 
 // lpString returns the entry at off as a string, and the next entry's offset.
 func lpString(lp []byte, off int) (string, int) {
-	hdr, n := binary.Uvarint(lp[off:])
-	if hdr&1 == 1 {
-		z := hdr >> 1
-		return strconv.FormatInt(int64(z>>1)^-int64(z&1), 10), off + n
+	next := lpSkip(lp, off)
+	if n, ok := lpInt(lp, off); ok {
+		return strconv.FormatInt(n, 10), next
 	}
-	end := off + n + int(hdr>>1)
-	return string(lp[off+n : end]), end
+	_, k := binary.Uvarint(lp[off:])
+	return string(lp[off+k : next]), next
 }
 
 // lpFind returns the offset of field name's value entry.

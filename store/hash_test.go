@@ -297,3 +297,39 @@ func TestHashMatchesMap(t *testing.T) {
 		}
 	}
 }
+
+// TestHashListpackIntegers round-trips integers of every width, and strings
+// that only look like integers, through a listpack's entries.
+func TestHashListpackIntegers(t *testing.T) {
+	var values []string
+	for k := range 64 {
+		for _, n := range []int64{1<<k - 1, 1 << k, -1 << k, -1<<k - 1} {
+			if v := strconv.FormatInt(n, 10); !slices.Contains(values, v) {
+				values = append(values, v)
+			}
+		}
+	}
+	values = append(values, "-0", "01", "+1", " 1", "1 ", "18446744073709551616")
+	h := NewHash()
+	for i, v := range values {
+		h.Set([]byte(v), []byte(values[len(values)-1-i]))
+	}
+	if h.Encoding() != "listpack" {
+		t.Fatalf("encoding %s", h.Encoding())
+	}
+	i := 0
+	for name, value := range h.All() {
+		if name != values[i] {
+			t.Fatalf("field %d = %q, want %q", i, name, values[i])
+		}
+		if v, _ := h.Get([]byte(name)); v != value {
+			t.Fatalf("get %q = %q, iteration says %q", name, v, value)
+		}
+		i++
+	}
+	for _, v := range values {
+		if !h.Has([]byte(v)) {
+			t.Fatalf("lost field %q", v)
+		}
+	}
+}
