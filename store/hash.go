@@ -564,3 +564,24 @@ func setField(t *hashTable, name, value []byte) bool {
 	t.append(hashMember(name), makeHashEntry(name, value))
 	return true
 }
+
+// View returns the value of field name without copying it where it can:
+// a view into the hash, or the integer formatted into scratch. The bytes
+// must not be modified and are valid until the hash changes (HGET's reply
+// copies them at once).
+func (h *Hash) View(name []byte, scratch *[20]byte) ([]byte, bool) {
+	if h.table() != nil {
+		v, ok := h.Get(name)
+		return unsafe.Slice(unsafe.StringData(v), len(v)), ok
+	}
+	vo, ok := h.lpFind(name)
+	if !ok {
+		return nil, false
+	}
+	lp := h.lp()
+	if n, isInt := lpInt(lp, vo); isInt {
+		return strconv.AppendInt(scratch[:0], n, 10), true
+	}
+	_, k := binary.Uvarint(lp[vo:])
+	return lp[vo+k : lpSkip(lp, vo)], true
+}

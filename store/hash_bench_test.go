@@ -27,6 +27,13 @@ func BenchmarkHashOps(b *testing.B) {
 				h.Get(names[i%size])
 			}
 		})
+		b.Run(fmt.Sprintf("HGETview/size=%d", size), func(b *testing.B) {
+			b.ReportAllocs()
+			var scratch [20]byte
+			for i := range b.N {
+				h.View(names[i%size], &scratch) // what the HGET command uses
+			}
+		})
 		b.Run(fmt.Sprintf("HINCRBY/size=%d", size), func(b *testing.B) {
 			b.ReportAllocs()
 			for i := range b.N {

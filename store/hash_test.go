@@ -294,6 +294,10 @@ func TestHashMatchesMap(t *testing.T) {
 			if v, ok := h.Get([]byte(name)); !ok || v != value {
 				t.Fatalf("get %q = %q, want %q", name, v, value)
 			}
+			var scratch [20]byte
+			if v, ok := h.View([]byte(name), &scratch); !ok || string(v) != value {
+				t.Fatalf("view %q = %q, want %q", name, v, value)
+			}
 		}
 	}
 }
