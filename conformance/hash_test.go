@@ -73,6 +73,33 @@ func TestHash(t *testing.T) {
 			hsetMany("h3", 512), "OBJECT ENCODING h3", "HSET h3 one more", "OBJECT ENCODING h3",
 			"HLEN h3", "!sort HKEYS h3", "!sort HVALS h3", "!sort HGETALL h3",
 		}},
+		{"encoding-transitions", []string{
+			// Integer-like fields and values, which a listpack packs as integers,
+			// come back byte for byte, in insertion order.
+			"HSET h 0 -0 -1 007 9223372036854775807 -9223372036854775808 2305843009213693952 x 1700000000000 17e2",
+			"HSET h 10.0.0.1 1700000000000 -2305843009213693951 +1 '' 0", "HGETALL h", "HGET h 0",
+			"HGET h -9223372036854775808", "HGET h ''", "HSTRLEN h 1700000000000", "HINCRBY h 1700000000000 1",
+			"HINCRBY h 9223372036854775807 -9223372036854775807", "HINCRBYFLOAT h -1 .5", "HGETALL h",
+			"HDEL h 0 10.0.0.1", "HSET h 0 again", "HKEYS h", "OBJECT ENCODING h",
+			// A long value converts even when it replaces an existing field's,
+			// whether set by HSET, HMSET among short ones, or HINCRBYFLOAT.
+			"HSET a f 1", "HSET a f " + long65, "OBJECT ENCODING a", "HSET a f 1", "OBJECT ENCODING a",
+			"HMSET b f 1 g 2 h " + long65 + " i 3", "OBJECT ENCODING b", "!sort HGETALL b",
+			"HSET c f 1", "HINCRBYFLOAT c f 1e40", "OBJECT ENCODING c", "HINCRBYFLOAT c f 1e60", "OBJECT ENCODING c",
+			// HSETNX of an existing field never converts; of a new long one does.
+			"HSET d f 1", "HSETNX d f " + long65, "OBJECT ENCODING d", "HSETNX d " + long65 + " 1", "OBJECT ENCODING d",
+			// Emptied and recreated, a hash starts over as a listpack; COPY and
+			// RENAME keep the encoding.
+			"HDEL a f", "EXISTS a", "HSET a f 1", "OBJECT ENCODING a", "COPY b b2", "OBJECT ENCODING b2",
+			"RENAME b2 b3", "OBJECT ENCODING b3", "HLEN b3",
+		}},
+		{"encoding-by-count", []string{
+			hsetMany("h", 511), "HINCRBY h n 1", "OBJECT ENCODING h", "HINCRBY h m 1", "OBJECT ENCODING h",
+			"HDEL h m n f000 f001", "OBJECT ENCODING h", "HLEN h", "HGET h f510",
+			"MULTI", hsetMany("t", 512), "OBJECT ENCODING t", "HSETNX t x 1", "OBJECT ENCODING t", "EXEC",
+			"EVAL \"redis.call('HSET', KEYS[1], 'a', 1) for i = 1, 512 do redis.call('HSET', KEYS[1], 'f'..i, i) end return redis.call('OBJECT', 'ENCODING', KEYS[1])\" 1 s",
+			"HLEN s", "HGET s f512",
+		}},
 		{"hrandfield", []string{
 			"HRANDFIELD nokey", "HRANDFIELD nokey 3", "HRANDFIELD nokey 3 WITHVALUES", "HRANDFIELD nokey x",
 			"HSET one a 1", "HRANDFIELD one", "HRANDFIELD one 1", "HRANDFIELD one -3", "HRANDFIELD one 1 WITHVALUES",

@@ -3,14 +3,15 @@
 # Redis, for the memory table of BENCHMARKS.md ("## Lists and hashes"; sets
 # of other shapes: scripts/set-memory.sh): keys of N elements "<ms>-<i>" (a
 # hash maps each to "<ms>"), about 100,000 elements per size, each key
-# built by one command.
-# Usage: scripts/collection-memory.sh list|set|hash [port]   (starts and
+# built by one command. hash-ip is a rate limiter's hash: fields
+# "10.0.<a>.<b>" (a client's address) mapped to a small counter "<i % 100>".
+# Usage: scripts/collection-memory.sh list|set|hash|hash-ip [port]   (starts and
 # stops its own redis-server). Sorted sets: scripts/zset-memory.sh.
 set -euo pipefail
-kind=${1:?usage: $0 list|set|hash [port]}
+kind=${1:?usage: $0 list|set|hash|hash-ip [port]}
 port=${2:-7432}
 case "$kind" in
-list) cmd=RPUSH ;; set) cmd=SADD ;; hash) cmd=HSET ;;
+list) cmd=RPUSH ;; set) cmd=SADD ;; hash | hash-ip) cmd=HSET ;;
 *) echo "unknown kind $kind" >&2; exit 2 ;;
 esac
 dir=$(mktemp -d)
@@ -26,13 +27,14 @@ for size in 10 100 10000; do
 	keys=$((100000 / size)); [ "$keys" -lt 10 ] && keys=10
 	cli flushall >/dev/null
 	before=$(used)
-	awk -v size="$size" -v keys="$keys" -v cmd="$cmd" -v hash="$([ "$kind" = hash ] && echo 1 || echo 0)" 'BEGIN {
+	awk -v size="$size" -v keys="$keys" -v cmd="$cmd" -v kind="$kind" 'BEGIN {
 		for (k = 0; k < keys; k++) {
 			line = cmd " k" k
 			for (i = 0; i < size; i++) {
 				ms = sprintf("%.0f", 1700000000000 + i)
-				line = line " " ms "-" i
-				if (hash) line = line " " ms
+				if (kind == "hash-ip") line = line " 10.0." int(i / 256) "." (i % 256) " " (i % 100)
+				else line = line " " ms "-" i
+				if (kind == "hash") line = line " " ms
 			}
 			print line
 		}

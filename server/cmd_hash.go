@@ -119,14 +119,14 @@ func cmdHGet(c *Client, args [][]byte) {
 	if !ok {
 		return
 	}
-	v, found := h.Get(args[2])
-	writeOptional(c, v, found)
+	writeHashValue(c, h, args[2])
 }
 
-// writeOptional answers a value, or a null bulk string if there is none.
-func writeOptional(c *Client, v string, found bool) {
-	if found {
-		c.w.BulkString(v)
+// writeHashValue answers the value of a field, or a null bulk string.
+func writeHashValue(c *Client, h *store.Hash, name []byte) {
+	var scratch [20]byte
+	if v, found := h.View(name, &scratch); found {
+		c.w.Bulk(v)
 	} else {
 		c.w.Null()
 	}
@@ -139,8 +139,7 @@ func cmdHMGet(c *Client, args [][]byte) {
 	}
 	c.w.Array(len(args) - 2)
 	for _, f := range args[2:] {
-		v, found := h.Get(f)
-		writeOptional(c, v, found)
+		writeHashValue(c, h, f)
 	}
 }
 
@@ -150,18 +149,17 @@ func hashFields(c *Client, key []byte, names, values bool) {
 	if !ok {
 		return
 	}
-	fields := h.Fields()
 	if names && values {
-		c.w.Map(len(fields))
+		c.w.Map(h.Len())
 	} else {
-		c.w.Array(len(fields))
+		c.w.Array(h.Len())
 	}
-	for _, f := range fields {
+	for name, value := range h.All() {
 		if names {
-			c.w.BulkString(f.Name)
+			c.w.BulkString(name)
 		}
 		if values {
-			c.w.BulkString(f.Value)
+			c.w.BulkString(value)
 		}
 	}
 }
@@ -212,7 +210,8 @@ func cmdHStrLen(c *Client, args [][]byte) {
 	if !ok {
 		return
 	}
-	v, _ := h.Get(args[2])
+	var scratch [20]byte
+	v, _ := h.View(args[2], &scratch)
 	c.w.Int(int64(len(v)))
 }
 

@@ -1,11 +1,17 @@
 package store
 
 import (
+	"encoding/binary"
 	"errors"
+	"hash/maphash"
+	"iter"
 	"math"
 	"math/big"
+	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"strconv"
+	"unsafe"
 
 	"github.com/floodgate/floodgate/internal/number"
 )
@@ -30,13 +36,49 @@ type HashField struct {
 	Name, Value string
 }
 
-// Hash is a hash value. While small it keeps its fields in insertion order
-// and finds them by a linear scan, as Redis's listpack does, so HGETALL and
-// HKEYS answer in the same order as Redis. Once big it adds a map index and
-// deletes by swap-removal; Redis's hashtable order is unspecified anyway.
+// Hash is a hash value, in one of Redis 7.0's two encodings:
+//
+//   - a listpack (lp): one byte slice, a 2-byte field count and then each
+//     field's name and value as packed entries (see appendLPEntry), in
+//     insertion order, found by a linear scan as Redis's listpack, so
+//     HGETALL answers in Redis's order and a small hash costs one
+//     allocation;
+//   - a hashtable (hashTable): each field's name and value in one string of
+//     a dense slice, found through an open-addressing index of 4-byte
+//     positions, as setTable; deletion swap-removes.
 type Hash struct {
-	fields []HashField
-	index  map[string]int // field name -> position; nil while a listpack
+	// p is the listpack's bytes (nil while empty), n and c their length and
+	// capacity; once a hashtable, c is tableForm and p the *hashTable. That
+	// keeps the header at 16 bytes: with many small hashes it is paid per key.
+	p    unsafe.Pointer
+	n, c uint32
+}
+
+// tableForm in Hash.c marks the hashtable encoding.
+const tableForm = math.MaxUint32
+
+// lp returns the listpack (nil once a hashtable).
+func (h *Hash) lp() []byte {
+	if h.p == nil || h.c == tableForm {
+		return nil
+	}
+	return unsafe.Slice((*byte)(h.p), h.c)[:h.n]
+}
+
+func (h *Hash) setLP(b []byte) {
+	if cap(b) == 0 {
+		h.p, h.n, h.c = nil, 0, 0
+		return
+	}
+	h.p, h.n, h.c = unsafe.Pointer(unsafe.SliceData(b)), uint32(len(b)), uint32(cap(b))
+}
+
+// table returns the hashtable encoding, or nil while a listpack.
+func (h *Hash) table() *hashTable {
+	if h.c != tableForm {
+		return nil
+	}
+	return (*hashTable)(h.p)
 }
 
 // NewHash returns an empty hash (a listpack).
@@ -47,76 +89,162 @@ func (*Hash) Kind() Kind { return KindHash }
 
 // Encoding returns "listpack" or "hashtable", as OBJECT ENCODING does.
 func (h *Hash) Encoding() string {
-	if h.index != nil {
+	if h.table() != nil {
 		return "hashtable"
 	}
 	return "listpack"
 }
 
-// Clone returns a copy. Strings are immutable, so sharing them is safe.
+// Clone returns a copy.
 func (h *Hash) Clone() Value {
-	c := &Hash{fields: append([]HashField(nil), h.fields...)}
-	if h.index != nil {
-		c.index = make(map[string]int, len(h.index))
-		for k, v := range h.index {
-			c.index[k] = v
-		}
+	c := &Hash{}
+	if t := h.table(); t != nil {
+		c.p, c.c = unsafe.Pointer(t.clone()), tableForm
+	} else {
+		c.setLP(slices.Clip(slices.Clone(h.lp())))
 	}
 	return c
 }
 
+// Size returns the approximate heap bytes of the value.
+func (h *Hash) Size() int {
+	n := 16 + allocSize(cap(h.lp()))
+	if t := h.table(); t != nil {
+		n += 48 + allocSize(16*cap(t.entries)) + allocSize(4*cap(t.index))
+		for _, e := range t.entries {
+			n += allocSize(len(e))
+		}
+	}
+	return n
+}
+
+// allocSize rounds n up about as Go's allocator size classes do.
+func allocSize(n int) int {
+	switch {
+	case n == 0:
+		return 0
+	case n <= 16:
+		return (n + 7) &^ 7
+	case n <= 256:
+		return (n + 15) &^ 15
+	}
+	return n + n/16
+}
+
 // Len returns the number of fields.
-func (h *Hash) Len() int { return len(h.fields) }
-
-// Fields returns the fields in iteration order (insertion order while a
-// listpack). The caller must not modify the slice.
-func (h *Hash) Fields() []HashField { return h.fields }
-
-func (h *Hash) find(name []byte) int {
-	if h.index != nil {
-		if i, ok := h.index[string(name)]; ok {
-			return i
-		}
-		return -1
+func (h *Hash) Len() int {
+	if h.table() != nil {
+		return len(h.table().entries)
 	}
-	for i := range h.fields {
-		if h.fields[i].Name == string(name) {
-			return i
+	if len(h.lp()) == 0 {
+		return 0
+	}
+	return int(binary.LittleEndian.Uint16(h.lp()))
+}
+
+// All yields every field and its value in iteration order (insertion order
+// while a listpack). The hash must not change during the iteration.
+func (h *Hash) All() iter.Seq2[string, string] {
+	return func(yield func(name, value string) bool) {
+		if h.table() != nil {
+			for _, e := range h.table().entries {
+				if !yield(splitHashEntry(e)) {
+					return
+				}
+			}
+			return
+		}
+		lp := h.lp()
+		for off := lpStart(lp); off < len(lp); {
+			name, vo := lpString(lp, off)
+			value, next := lpString(lp, vo)
+			if !yield(name, value) {
+				return
+			}
+			off = next
 		}
 	}
-	return -1
+}
+
+// Fields returns a copy of the fields in iteration order.
+func (h *Hash) Fields() []HashField {
+	out := make([]HashField, 0, h.Len())
+	for name, value := range h.All() {
+		out = append(out, HashField{name, value})
+	}
+	return out
+}
+
+// field returns the field at position i of the iteration order.
+func (h *Hash) field(i int) HashField {
+	if h.table() != nil {
+		name, value := splitHashEntry(h.table().entries[i])
+		return HashField{name, value}
+	}
+	lp := h.lp()
+	off := lpStart(lp)
+	for ; i > 0; i-- {
+		off = lpSkip(lp, lpSkip(lp, off))
+	}
+	name, vo := lpString(lp, off)
+	value, _ := lpString(lp, vo)
+	return HashField{name, value}
 }
 
 // Get returns the value of field name.
 func (h *Hash) Get(name []byte) (string, bool) {
-	if i := h.find(name); i >= 0 {
-		return h.fields[i].Value, true
+	if h.table() != nil {
+		if pos, ok := h.table().find(name); ok {
+			_, v := splitHashEntry(h.table().entries[pos])
+			return v, true
+		}
+		return "", false
+	}
+	if vo, ok := h.lpFind(name); ok {
+		v, _ := lpString(h.lp(), vo)
+		return v, true
 	}
 	return "", false
 }
 
 // Has reports whether field name exists.
-func (h *Hash) Has(name []byte) bool { return h.find(name) >= 0 }
+func (h *Hash) Has(name []byte) bool {
+	if h.table() != nil {
+		_, ok := h.table().find(name)
+		return ok
+	}
+	_, ok := h.lpFind(name)
+	return ok
+}
 
 // Set sets field name to value and reports whether the field is new. A
 // field or value over HashMaxListpackValue bytes, or a field count over
 // HashMaxListpackEntries, converts the hash to a hashtable.
 func (h *Hash) Set(name, value []byte) (added bool) {
-	return h.set(name, string(value))
+	return h.set(name, value)
 }
 
-func (h *Hash) set(name []byte, value string) bool {
-	if h.index == nil && (len(name) > HashMaxListpackValue || len(value) > HashMaxListpackValue) {
+func (h *Hash) set(name, value []byte) bool {
+	if h.table() == nil && (len(name) > HashMaxListpackValue || len(value) > HashMaxListpackValue) {
 		h.convert()
 	}
-	if i := h.find(name); i >= 0 {
-		h.fields[i].Value = value
+	if h.table() != nil {
+		return setField(h.table(), name, value)
+	}
+	if vo, ok := h.lpFind(name); ok {
+		var buf [16 + HashMaxListpackValue]byte
+		h.lpReplace(vo, lpSkip(h.lp(), vo), appendLPEntry(buf[:0], value))
 		return false
 	}
-	h.fields = append(h.fields, HashField{Name: string(name), Value: value})
-	if h.index != nil {
-		h.index[h.fields[len(h.fields)-1].Name] = len(h.fields) - 1
-	} else if len(h.fields) > HashMaxListpackEntries {
+	var buf [2 + 2*(16+HashMaxListpackValue)]byte
+	b := buf[:0]
+	if len(h.lp()) == 0 {
+		b = buf[:2] // the count, set below
+	}
+	h.lpReplace(len(h.lp()), len(h.lp()), appendLPEntry(appendLPEntry(b, name), value))
+	n := binary.LittleEndian.Uint16(h.lp()) + 1
+	binary.LittleEndian.PutUint16(h.lp(), n)
+	if n > HashMaxListpackEntries {
 		h.convert()
 	}
 	return true
@@ -124,30 +252,31 @@ func (h *Hash) set(name []byte, value string) bool {
 
 // convert makes the hash a hashtable.
 func (h *Hash) convert() {
-	h.index = make(map[string]int, len(h.fields))
-	for i, f := range h.fields {
-		h.index[f.Name] = i
+	t := &hashTable{entries: make([]string, 0, h.Len()+1)}
+	t.grow(h.Len() + 1)
+	for name, value := range h.All() {
+		t.append(maphash.String(setSeed, name), makeHashEntry(name, value))
 	}
+	h.p, h.n, h.c = unsafe.Pointer(t), 0, tableForm
 }
 
 // Delete removes field name and reports whether it existed.
 func (h *Hash) Delete(name []byte) bool {
-	i := h.find(name)
-	if i < 0 {
+	if h.table() != nil {
+		return h.table().remove(name)
+	}
+	vo, ok := h.lpFind(name)
+	if !ok {
 		return false
 	}
-	last := len(h.fields) - 1
-	if h.index == nil {
-		copy(h.fields[i:], h.fields[i+1:]) // a listpack keeps its order
-	} else {
-		delete(h.index, h.fields[i].Name)
-		if i != last {
-			h.fields[i] = h.fields[last]
-			h.index[h.fields[i].Name] = i
-		}
+	off := h.lpNameBefore(vo)
+	h.lpReplace(off, lpSkip(h.lp(), vo), nil)
+	n := binary.LittleEndian.Uint16(h.lp()) - 1
+	if n == 0 {
+		h.setLP(nil)
+		return true
 	}
-	h.fields[last] = HashField{}
-	h.fields = h.fields[:last]
+	binary.LittleEndian.PutUint16(h.lp(), n)
 	return true
 }
 
@@ -155,7 +284,21 @@ func (h *Hash) Delete(name []byte) bool {
 // the result (HINCRBY).
 func (h *Hash) IncrBy(name []byte, delta int64) (int64, error) {
 	var n int64
-	if v, ok := h.Get(name); ok {
+	vo, inLP := -1, false
+	if h.table() == nil {
+		vo, inLP = h.lpFind(name)
+	}
+	if inLP {
+		// A listpack keeps an integer as one: no parsing, and the new value
+		// goes straight where the old one was.
+		var ok bool
+		if n, ok = lpInt(h.lp(), vo); !ok {
+			v, _ := lpString(h.lp(), vo)
+			if n, ok = number.ParseInt(v); !ok {
+				return 0, ErrHashNotInteger
+			}
+		}
+	} else if v, ok := h.Get(name); ok {
 		if n, ok = number.ParseInt(v); !ok {
 			return 0, ErrHashNotInteger
 		}
@@ -164,7 +307,12 @@ func (h *Hash) IncrBy(name []byte, delta int64) (int64, error) {
 		return 0, ErrOverflow
 	}
 	n += delta
-	h.set(name, strconv.FormatInt(n, 10))
+	var buf [20]byte
+	if inLP {
+		h.lpReplace(vo, lpSkip(h.lp(), vo), appendLPInt(buf[:0], n))
+	} else {
+		h.set(name, strconv.AppendInt(buf[:0], n, 10))
+	}
 	return n, nil
 }
 
@@ -183,57 +331,257 @@ func (h *Hash) IncrByFloat(name []byte, delta *big.Float) (string, error) {
 		return "", ErrNaNOrInf
 	}
 	s := number.FormatLongDouble(sum)
-	h.set(name, s)
+	h.set(name, []byte(s))
 	return s, nil
 }
 
 // Random returns count fields picked at random (HRANDFIELD): distinct ones,
 // at most Len(), when distinct is set (the whole hash, in order, when count
 // covers it, as Redis does); otherwise exactly count, with repetitions.
+// Every field is equally likely.
 func (h *Hash) Random(count int, distinct bool) []HashField {
-	n := len(h.fields)
+	n := h.Len()
 	if n == 0 || count <= 0 {
 		return nil
 	}
+	if distinct && count >= n {
+		return h.Fields()
+	}
+	at := h.field
+	if h.table() == nil && count > 1 {
+		fields := h.Fields() // one walk instead of one per pick
+		at = func(i int) HashField { return fields[i] }
+	}
+	out := make([]HashField, count)
 	if !distinct {
-		out := make([]HashField, count)
 		for i := range out {
-			out[i] = h.fields[rand.IntN(n)]
+			out[i] = at(rand.IntN(n))
 		}
 		return out
 	}
-	if count >= n {
-		return append([]HashField(nil), h.fields...)
-	}
-	out := make([]HashField, count)
 	for i, pos := range Sample(n, count) {
-		out[i] = h.fields[pos]
+		out[i] = at(pos)
 	}
 	return out
 }
 
 // Scan visits fields for HSCAN and returns the cursor to continue from. A
 // listpack is visited whole with cursor 0, as Redis does. A hashtable is
-// walked from the end, count fields at a time, like DB.Scan: swap-removal
-// moves an already visited field into a hole, so a field that lives
-// through the whole scan is always returned.
+// walked from the end of its dense slice, count fields at a time, as
+// Set.Scan: swap-removal moves an already visited field into a hole, so a
+// field that lives through the whole scan is always returned.
 func (h *Hash) Scan(cursor uint64, count int, visit func(f HashField)) uint64 {
-	if h.index == nil {
-		for _, f := range h.fields {
-			visit(f)
+	if h.table() == nil {
+		for name, value := range h.All() {
+			visit(HashField{name, value})
 		}
 		return 0
 	}
-	count = max(count, 1)
-	i := len(h.fields) - 1
-	if cursor > 0 && cursor-1 < uint64(len(h.fields)) {
-		i = int(cursor - 1)
+	return scanDense(h.table().entries, cursor, count, func(e string) {
+		name, value := splitHashEntry(e)
+		visit(HashField{name, value})
+	})
+}
+
+// A listpack entry is a string or, for a string that is a canonical
+// integer, the integer (as Redis's listpack also stores them, so a 13-digit
+// millisecond timestamp takes 7 bytes). Its first byte b says which:
+//
+//   - b even: a string; its length*2 as a uvarint, then its bytes;
+//   - b odd, under 0x80: a small integer, zigzag-encoded in b>>1 (-32..31);
+//   - b odd, 0x80 and up: an integer whose zigzag encoding follows in
+//     (b>>1)&7+1 little-endian bytes, so it is skipped in one step.
+//
+// The encoding of a string is unique, so entries compare as bytes.
+func appendLPEntry(dst, s []byte) []byte {
+	if len(s) <= 20 {
+		if n, ok := number.ParseInt(s); ok {
+			return appendLPInt(dst, n)
+		}
 	}
-	for ; i >= 0 && count > 0; i, count = i-1, count-1 {
-		visit(h.fields[i])
+	dst = binary.AppendUvarint(dst, uint64(len(s))<<1)
+	return append(dst, s...)
+}
+
+func appendLPInt(dst []byte, n int64) []byte {
+	z := uint64(n<<1 ^ n>>63)
+	if z < 64 {
+		return append(dst, byte(z<<1|1))
 	}
-	if i < 0 {
-		return 0
+	k := (bits.Len64(z) + 7) / 8
+	dst = append(dst, byte(0x80|(k-1)<<1|1))
+	for ; k > 0; k, z = k-1, z>>8 {
+		dst = append(dst, byte(z))
 	}
-	return uint64(i) + 1
+	return dst
+}
+
+func lpStart(lp []byte) int { return min(len(lp), 2) }
+
+// lpSkip returns the offset of the entry after the one at off.
+func lpSkip(lp []byte, off int) int {
+	b := lp[off]
+	switch {
+	case b&1 == 1 && b < 0x80:
+		return off + 1
+	case b&1 == 1:
+		return off + 2 + int(b>>1&7)
+	case b < 0x80: // a short string: most entries
+		return off + 1 + int(b>>1)
+	}
+	hdr, n := binary.Uvarint(lp[off:])
+	return off + n + int(hdr>>1)
+}
+
+// lpInt returns the entry at off if it is an integer.
+func lpInt(lp []byte, off int) (int64, bool) {
+	b := lp[off]
+	if b&1 == 0 {
+		return 0, false
+	}
+	z := uint64(b >> 1)
+	if b >= 0x80 {
+		z = 0
+		for i := int(b >> 1 & 7); i >= 0; i-- {
+			z = z<<8 | uint64(lp[off+1+i])
+		}
+	}
+	return int64(z>>1) ^ -int64(z&1), true
+}
+
+// lpString returns the entry at off as a string, and the next entry's offset.
+func lpString(lp []byte, off int) (string, int) {
+	next := lpSkip(lp, off)
+	if n, ok := lpInt(lp, off); ok {
+		return strconv.FormatInt(n, 10), next
+	}
+	_, k := binary.Uvarint(lp[off:])
+	return string(lp[off+k : next]), next
+}
+
+// lpFind returns the offset of field name's value entry.
+func (h *Hash) lpFind(name []byte) (int, bool) {
+	lp := h.lp()
+	if len(lp) == 0 || len(name) > HashMaxListpackValue {
+		return 0, false
+	}
+	var buf [16 + HashMaxListpackValue]byte
+	want := appendLPEntry(buf[:0], name)
+	for off := lpStart(lp); off < len(lp); {
+		next := lpSkip(lp, off)
+		if lp[off] == want[0] && next-off == len(want) && string(lp[off:next]) == string(want) {
+			return next, true
+		}
+		off = lpSkip(lp, next)
+	}
+	return 0, false
+}
+
+// lpNameBefore returns the offset of the name entry whose value is at vo.
+func (h *Hash) lpNameBefore(vo int) int {
+	lp := h.lp()
+	for off := lpStart(lp); ; {
+		next := lpSkip(lp, off)
+		if next == vo {
+			return off
+		}
+		off = lpSkip(lp, next)
+	}
+}
+
+// lpReplace replaces lp[from:to] with b. The listpack grows to what it
+// needs (plus an eighth once large, so building a big one is not
+// quadratic), and shrinks once mostly empty: many small hashes must not
+// each keep spare room.
+func (h *Hash) lpReplace(from, to int, b []byte) {
+	lp := h.lp()
+	size := len(lp) - (to - from) + len(b)
+	if size > cap(lp) {
+		want := size
+		if want > 256 {
+			want += want / 8
+		}
+		grown := slices.Grow([]byte(nil), want)[:len(lp)]
+		copy(grown, lp)
+		lp = grown
+	}
+	tail := len(lp)
+	lp = lp[:max(size, tail)]
+	copy(lp[from+len(b):], lp[to:tail])
+	copy(lp[from:], b)
+	lp = lp[:size]
+	if cap(lp) > 64 && size < cap(lp)/2 {
+		lp = slices.Clip(slices.Clone(lp))
+	}
+	h.setLP(lp)
+}
+
+// A hashTable entry holds a field's name and value in one string: the
+// name's length as a uvarint, the name, the value.
+func makeHashEntry[T ~string | ~[]byte](name, value T) string {
+	b := make([]byte, 0, binary.MaxVarintLen32+len(name)+len(value))
+	b = binary.AppendUvarint(b, uint64(len(name)))
+	b = append(append(b, name...), value...)
+	return unsafe.String(unsafe.SliceData(b), len(b)) // b is never written again
+}
+
+func splitHashEntry(e string) (name, value string) {
+	n, k := uvarintString(e)
+	return e[k : k+int(n)], e[k+int(n):]
+}
+
+func uvarintString(s string) (uint64, int) {
+	var x uint64
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		if b < 0x80 {
+			return x | uint64(b)<<(7*i), i + 1
+		}
+		x |= uint64(b&0x7f) << (7 * i)
+	}
+	return 0, 0
+}
+
+func hashEntryName(e string) string {
+	name, _ := splitHashEntry(e)
+	return name
+}
+
+// hashTable is a hash's hashtable encoding, keyed by field name.
+type hashTable = denseTable[nameKey]
+
+// nameKey keys a hash's entries by their field name.
+type nameKey struct{}
+
+func (nameKey) key(e string) string { return hashEntryName(e) }
+
+// setField sets field name of t to value and reports whether it is new.
+func setField(t *hashTable, name, value []byte) bool {
+	if pos, ok := t.find(name); ok {
+		t.entries[pos] = makeHashEntry(name, value)
+		return false
+	}
+	t.append(hashMember(name), makeHashEntry(name, value))
+	return true
+}
+
+// View returns the value of field name without copying it where it can:
+// a view into the hash, or the integer formatted into scratch. The bytes
+// must not be modified and are valid until the hash changes (HGET's reply
+// copies them at once).
+func (h *Hash) View(name []byte, scratch *[20]byte) ([]byte, bool) {
+	if h.table() != nil {
+		v, ok := h.Get(name)
+		return unsafe.Slice(unsafe.StringData(v), len(v)), ok
+	}
+	vo, ok := h.lpFind(name)
+	if !ok {
+		return nil, false
+	}
+	lp := h.lp()
+	if n, isInt := lpInt(lp, vo); isInt {
+		return strconv.AppendInt(scratch[:0], n, 10), true
+	}
+	_, k := binary.Uvarint(lp[vo:])
+	return lp[vo+k : lpSkip(lp, vo)], true
 }

@@ -2,6 +2,10 @@ package store
 
 import (
 	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -177,7 +181,7 @@ func TestHashRandom(t *testing.T) {
 			}
 		}
 	}
-	if got := h.Random(20, true); hashNames(&Hash{fields: got}) != hashNames(h) {
+	if got := h.Random(20, true); !slices.Equal(got, h.Fields()) {
 		t.Fatalf("count >= len should return the whole hash in order, got %v", got)
 	}
 	// With repetitions: exactly count fields, and over many draws every one shows up.
@@ -239,5 +243,97 @@ func TestHashClone(t *testing.T) {
 	c.Set([]byte("new"), []byte("x"))
 	if !h.Has([]byte("f1")) || h.Has([]byte("new")) || h.Len() != 600 {
 		t.Fatal("changing the clone changed the original")
+	}
+}
+
+// TestHashMatchesMap drives random sets, deletes and increments against a
+// map, across integer-like and string values and through conversion.
+func TestHashMatchesMap(t *testing.T) {
+	values := []string{"0", "-0", "1", "-1", "007", "1700000000000", "9223372036854775807",
+		"-9223372036854775808", "2305843009213693952", "-2305843009213693951", "", "x", "10.0.3.4",
+		strings.Repeat("v", 64)}
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, fields := range []int{8, 600} {
+		h, m := NewHash(), map[string]string{}
+		for step := range 20000 {
+			name := values[r.IntN(len(values))]
+			if r.IntN(3) > 0 {
+				name = strconv.Itoa(r.IntN(fields))
+			}
+			switch r.IntN(4) {
+			case 0:
+				_, had := m[name]
+				if h.Delete([]byte(name)) != had {
+					t.Fatalf("step %d: delete %q", step, name)
+				}
+				delete(m, name)
+			case 1:
+				if n, err := h.IncrBy([]byte(name), 3); err == nil {
+					m[name] = strconv.FormatInt(n, 10)
+				}
+			default:
+				v := values[r.IntN(len(values))]
+				_, had := m[name]
+				if h.Set([]byte(name), []byte(v)) == had {
+					t.Fatalf("step %d: set %q reported wrong", step, name)
+				}
+				m[name] = v
+			}
+			if h.Len() != len(m) {
+				t.Fatalf("step %d: len %d, want %d", step, h.Len(), len(m))
+			}
+		}
+		got := map[string]string{}
+		for name, value := range h.All() {
+			got[name] = value
+		}
+		if !maps.Equal(got, m) {
+			t.Fatalf("%d fields: hash %v, want %v", fields, got, m)
+		}
+		for name, value := range m {
+			if v, ok := h.Get([]byte(name)); !ok || v != value {
+				t.Fatalf("get %q = %q, want %q", name, v, value)
+			}
+			var scratch [20]byte
+			if v, ok := h.View([]byte(name), &scratch); !ok || string(v) != value {
+				t.Fatalf("view %q = %q, want %q", name, v, value)
+			}
+		}
+	}
+}
+
+// TestHashListpackIntegers round-trips integers of every width, and strings
+// that only look like integers, through a listpack's entries.
+func TestHashListpackIntegers(t *testing.T) {
+	var values []string
+	for k := range 64 {
+		for _, n := range []int64{1<<k - 1, 1 << k, -1 << k, -1<<k - 1} {
+			if v := strconv.FormatInt(n, 10); !slices.Contains(values, v) {
+				values = append(values, v)
+			}
+		}
+	}
+	values = append(values, "-0", "01", "+1", " 1", "1 ", "18446744073709551616")
+	h := NewHash()
+	for i, v := range values {
+		h.Set([]byte(v), []byte(values[len(values)-1-i]))
+	}
+	if h.Encoding() != "listpack" {
+		t.Fatalf("encoding %s", h.Encoding())
+	}
+	i := 0
+	for name, value := range h.All() {
+		if name != values[i] {
+			t.Fatalf("field %d = %q, want %q", i, name, values[i])
+		}
+		if v, _ := h.Get([]byte(name)); v != value {
+			t.Fatalf("get %q = %q, iteration says %q", name, v, value)
+		}
+		i++
+	}
+	for _, v := range values {
+		if !h.Has([]byte(v)) {
+			t.Fatalf("lost field %q", v)
+		}
 	}
 }

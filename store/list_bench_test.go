@@ -31,6 +31,18 @@ func BenchmarkHashMemory(b *testing.B) {
 	})
 }
 
+// BenchmarkHashIPMemory is a rate limiter's hash: fields "10.0.<a>.<b>"
+// mapped to a small counter "<i % 100>" (scripts/collection-memory.sh hash-ip).
+func BenchmarkHashIPMemory(b *testing.B) {
+	collectionMemory(b, func(elems [][]byte) Value {
+		h := NewHash()
+		for i := range elems {
+			h.Set(fmt.Appendf(nil, "10.0.%d.%d", i/256, i%256), strconv.AppendInt(nil, int64(i%100), 10))
+		}
+		return h
+	})
+}
+
 func collectionMemory(b *testing.B, build func(elems [][]byte) Value) {
 	for _, size := range []int{10, 100, 10000} {
 		b.Run(fmt.Sprintf("size=%d", size), func(b *testing.B) {

@@ -2,7 +2,6 @@ package store
 
 import (
 	"encoding/binary"
-	"hash/maphash"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -23,11 +22,8 @@ const SetMaxIntsetEntries = 512
 //     bytes, the narrowest that holds them all, widened as needed and never
 //     narrowed, as Redis's intset), so SMEMBERS answers in numeric order as
 //     Redis does and a set of small ids costs 2 or 4 bytes a member;
-//   - a hashtable (setTable): the members in a dense slice, found through
-//     an open-addressing index of 4-byte positions. That is about half of
-//     Redis's dictEntry, sds header and bucket pointer per member, and the
-//     dense slice gives SPOP and SRANDMEMBER a uniform pick in O(1) and
-//     SSCAN a cursor (a position) that survives removals.
+//   - a hashtable (setTable, see denseTable): the members in a dense slice,
+//     found through an open-addressing index of 4-byte positions.
 type Set struct {
 	ints  intset
 	table *setTable // the hashtable encoding; ints is empty once this is set
@@ -51,7 +47,7 @@ func (s *Set) Encoding() string {
 func (s *Set) Clone() Value {
 	c := &Set{ints: intset{data: slices.Clone(s.ints.data)}}
 	if s.table != nil {
-		c.table = &setTable{members: slices.Clone(s.table.members), index: slices.Clone(s.table.index)}
+		c.table = s.table.clone()
 	}
 	return c
 }
@@ -59,7 +55,7 @@ func (s *Set) Clone() Value {
 // Len returns the number of members.
 func (s *Set) Len() int {
 	if s.table != nil {
-		return len(s.table.members)
+		return len(s.table.entries)
 	}
 	return s.ints.len()
 }
@@ -94,7 +90,7 @@ func (s *Set) Add(m []byte) bool {
 		}
 		s.convert()
 	}
-	return s.table.add(m)
+	return addMember(s.table, m)
 }
 
 // convert moves an intset to the hashtable encoding.
@@ -102,7 +98,7 @@ func (s *Set) convert() {
 	t := &setTable{}
 	t.grow(s.ints.len() + 1)
 	for i := range s.ints.len() {
-		t.add(strconv.AppendInt(nil, s.ints.at(i), 10))
+		addMember(t, strconv.AppendInt(nil, s.ints.at(i), 10))
 	}
 	s.table, s.ints = t, intset{}
 }
@@ -110,11 +106,7 @@ func (s *Set) convert() {
 // Remove removes m and reports whether it was a member.
 func (s *Set) Remove(m []byte) bool {
 	if s.table != nil {
-		pos, ok := s.table.find(m)
-		if ok {
-			s.table.removeAt(pos)
-		}
-		return ok
+		return s.table.remove(m)
 	}
 	n, ok := number.ParseInt(m)
 	if !ok {
@@ -131,7 +123,7 @@ func (s *Set) Remove(m []byte) bool {
 // for an intset, the dense slice's order for a hashtable.
 func (s *Set) Member(i int) string {
 	if s.table != nil {
-		return s.table.members[i]
+		return s.table.entries[i]
 	}
 	return strconv.FormatInt(s.ints.at(i), 10)
 }
@@ -197,19 +189,7 @@ func (s *Set) Scan(cursor uint64, count int, visit func(m string)) uint64 {
 		}
 		return 0
 	}
-	members := s.table.members
-	count = max(count, 1)
-	i := len(members) - 1
-	if cursor > 0 && cursor-1 < uint64(len(members)) {
-		i = int(cursor - 1)
-	}
-	for ; i >= 0 && count > 0; i, count = i-1, count-1 {
-		visit(members[i])
-	}
-	if i < 0 {
-		return 0
-	}
-	return uint64(i) + 1
+	return scanDense(s.table.entries, cursor, count, visit)
 }
 
 // intset is Redis's intset: sorted integers stored little-endian in the
@@ -316,111 +296,14 @@ func (is *intset) remove(i int) {
 	}
 }
 
-// setTable is the hashtable encoding: members in a dense slice, and index,
-// an open-addressing table (linear probing, power-of-two size, at most 3/4
-// full) of positions+1 into members (0: an empty slot). Deletion shifts
-// later entries of a probe run back, so the table never holds tombstones.
-type setTable struct {
-	members []string
-	index   []uint32
-}
+// setTable is a set's hashtable encoding.
+type setTable = denseTable[wholeKey]
 
-var setSeed = maphash.MakeSeed()
-
-func hashMember(m []byte) uint64 { return maphash.Bytes(setSeed, m) }
-
-// find returns m's position in members.
-func (t *setTable) find(m []byte) (int, bool) {
-	if len(t.index) == 0 {
-		return 0, false
-	}
-	mask := uint64(len(t.index) - 1)
-	for slot := hashMember(m) & mask; ; slot = (slot + 1) & mask {
-		p := t.index[slot]
-		if p == 0 {
-			return 0, false
-		}
-		if t.members[p-1] == string(m) {
-			return int(p - 1), true
-		}
-	}
-}
-
-// slotOf returns the index slot holding position pos, whose member is m.
-func (t *setTable) slotOf(m string, pos int) uint64 {
-	mask := uint64(len(t.index) - 1)
-	slot := maphash.String(setSeed, m) & mask
-	for t.index[slot] != uint32(pos+1) {
-		slot = (slot + 1) & mask
-	}
-	return slot
-}
-
-func (t *setTable) add(m []byte) bool {
+// addMember adds m to t and reports whether it is new.
+func addMember(t *setTable, m []byte) bool {
 	if _, ok := t.find(m); ok {
 		return false
 	}
-	if 4*(len(t.members)+1) > 3*len(t.index) {
-		t.grow(len(t.members) + 1)
-	}
-	t.members = append(t.members, string(m))
-	t.place(hashMember(m), len(t.members))
+	t.append(hashMember(m), string(m))
 	return true
-}
-
-// place stores position+1 p in the first free slot from hash h.
-func (t *setTable) place(h uint64, p int) {
-	mask := uint64(len(t.index) - 1)
-	slot := h & mask
-	for t.index[slot] != 0 {
-		slot = (slot + 1) & mask
-	}
-	t.index[slot] = uint32(p)
-}
-
-// grow sizes the index for n members (and rebuilds it).
-func (t *setTable) grow(n int) {
-	size := 8
-	for 4*n > 3*size {
-		size *= 2
-	}
-	t.index = make([]uint32, size)
-	for i, m := range t.members {
-		t.place(maphash.String(setSeed, m), i+1)
-	}
-}
-
-// removeAt deletes the member at pos: the last member moves into its place.
-func (t *setTable) removeAt(pos int) {
-	t.unlink(t.slotOf(t.members[pos], pos))
-	last := len(t.members) - 1
-	if pos != last {
-		t.index[t.slotOf(t.members[last], last)] = uint32(pos + 1)
-		t.members[pos] = t.members[last]
-	}
-	t.members[last] = ""
-	t.members = t.members[:last]
-	// Give memory back once most members are gone: a set drained by SPOP
-	// must not keep its peak size.
-	if cap(t.members) > 64 && len(t.members) < cap(t.members)/4 {
-		t.members = slices.Clip(slices.Clone(t.members))
-		t.grow(len(t.members))
-	}
-}
-
-// unlink empties slot and shifts back the entries after it whose probe
-// run passes through it (backward-shift deletion).
-func (t *setTable) unlink(slot uint64) {
-	mask := uint64(len(t.index) - 1)
-	hole := slot
-	for next := (hole + 1) & mask; t.index[next] != 0; next = (next + 1) & mask {
-		home := maphash.String(setSeed, t.members[t.index[next]-1]) & mask
-		// The entry at next may move to hole if hole lies on its probe
-		// path, i.e. cyclically within [home, next).
-		if (next-home)&mask >= (next-hole)&mask {
-			t.index[hole] = t.index[next]
-			hole = next
-		}
-	}
-	t.index[hole] = 0
 }
