@@ -110,25 +110,11 @@ func (h *Hash) Clone() Value {
 func (h *Hash) Size() int {
 	n := 16 + allocSize(cap(h.lp()))
 	if t := h.table(); t != nil {
-		n += 48 + allocSize(16*cap(t.entries)) + allocSize(4*cap(t.index))
-		for _, e := range t.entries {
-			n += allocSize(len(e))
-		}
+		// Sampled, as this runs after every change (see sampleLen).
+		avg := sampleLen(len(t.entries), func(i int) int { return allocSize(len(t.entries[i])) })
+		n += 48 + allocSize(16*cap(t.entries)) + allocSize(4*cap(t.index)) + len(t.entries)*avg
 	}
 	return n
-}
-
-// allocSize rounds n up about as Go's allocator size classes do.
-func allocSize(n int) int {
-	switch {
-	case n == 0:
-		return 0
-	case n <= 16:
-		return (n + 7) &^ 7
-	case n <= 256:
-		return (n + 15) &^ 15
-	}
-	return n + n/16
 }
 
 // Len returns the number of fields.

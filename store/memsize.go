@@ -97,9 +97,9 @@ func (s *Set) MemSize() int {
 		return 32 + allocSize(cap(s.ints.data))
 	}
 	t := s.table
-	n := len(t.members)
-	avg := sampleLen(n, func(i int) int { return len(t.members[i]) })
-	return 32 + 48 + allocSize(cap(t.members)*16) + allocSize(cap(t.index)*4) + n*allocSize(avg)
+	n := len(t.entries)
+	avg := sampleLen(n, func(i int) int { return len(t.entries[i]) })
+	return 32 + 48 + allocSize(cap(t.entries)*16) + allocSize(cap(t.index)*4) + n*allocSize(avg)
 }
 
 // MemSize implements MemSizer.
@@ -119,15 +119,7 @@ func (z *ZSet) MemSize() int {
 }
 
 // MemSize implements MemSizer.
-func (h *Hash) MemSize() int {
-	n := len(h.fields)
-	avg := sampleLen(n, func(i int) int { return allocSize(len(h.fields[i].Name)) + allocSize(len(h.fields[i].Value)) })
-	size := 48 + allocSize(cap(h.fields)*32) + n*avg
-	if h.index != nil {
-		size += n * 40
-	}
-	return size
-}
+func (h *Hash) MemSize() int { return h.Size() }
 
 // MemSize implements MemSizer: the ring of chunk headers and the chunks'
 // buffers, sampled (a long list has many chunks, and this runs on every
