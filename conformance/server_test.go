@@ -31,20 +31,21 @@ func TestServer(t *testing.T) {
 			"INFO cluster", "!type INFO cluster keyspace", "!known=floodgate-answers-its-Limiter-section-as-a-module-section INFO modules", "INFO cluster nosuch", "!type INFO server clients",
 		}},
 		{"config-get", []string{
-			"!sort CONFIG GET databases maxmemory maxmemory-policy save appendonly timeout lua-time-limit busy-reply-threshold proto-max-bulk-len client-query-buffer-limit requirepass notify-keyspace-events cluster-enabled",
+			"!sort CONFIG GET databases maxmemory maxmemory-policy appendonly timeout lua-time-limit busy-reply-threshold proto-max-bulk-len client-query-buffer-limit requirepass notify-keyspace-events cluster-enabled",
 			"CONFIG GET nosuch", "CONFIG GET", "CONFIG GET maxmemory maxmemory", "CONFIG GET MAXMEMORY",
 			"!sort CONFIG GET MaxMemory databases", "CONFIG GET lua-time-limit LUA-TIME-LIMIT", "!type CONFIG GET port",
 			"!type CONFIG GET bind", "CONFIG GET lua*", "CONFIG GET busy*", "CONFIG GET databas?", "CONFIG GET [d]atabases",
-			"CONFIG GET maxmemory-p*", "CONFIG GET appendonly", "CONFIG GET timeout", "CONFIG GET save",
+			"CONFIG GET maxmemory-p*", "CONFIG GET appendonly", "CONFIG GET timeout",
 		}},
+		// maxmemory, its policies and save points are refused until floodgate
+		// has eviction and persistence (server/config_test.go checks the
+		// refusals); what both servers accept or refuse alike is compared.
 		{"config-set", []string{
 			"CONFIG SET nosuch 1", "CONFIG SET maxmemory", "CONFIG SET maxmemory 1 lua-time-limit",
-			"CONFIG SET maxmemory 10", "CONFIG GET maxmemory", "CONFIG SET MAXMEMORY 1k", "CONFIG GET maxmemory",
-			"CONFIG SET maxmemory 2KB", "CONFIG GET maxmemory", "CONFIG SET maxmemory 1gb", "CONFIG GET maxmemory",
 			"CONFIG SET maxmemory x", "CONFIG SET maxmemory -1", "CONFIG SET maxmemory 1.5mb", "CONFIG SET maxmemory 0",
-			"CONFIG SET maxmemory 1 maxmemory 2", "CONFIG SET maxmemory 0 MAXMEMORY 0", "CONFIG SET maxmemory 1 nosuch 2",
-			"CONFIG SET maxmemory 5 maxmemory-policy foo", "CONFIG GET maxmemory",
-			"CONFIG SET maxmemory-policy allkeys-lru", "CONFIG GET maxmemory-policy", "CONFIG SET maxmemory-policy noeviction",
+			"CONFIG SET maxmemory 0 MAXMEMORY 0", "CONFIG SET maxmemory 1 nosuch 2",
+			"CONFIG SET maxmemory 0kb", "CONFIG GET maxmemory",
+			"CONFIG SET maxmemory-policy foo", "CONFIG SET maxmemory-policy noeviction", "CONFIG SET maxmemory-policy NoEviction",
 			"CONFIG SET lua-time-limit 100", "!sort CONFIG GET lua-time-limit busy-reply-threshold",
 			"CONFIG SET busy-reply-threshold 5000", "CONFIG SET lua-time-limit x", "CONFIG SET lua-time-limit -1",
 			"CONFIG SET lua-time-limit 5000 busy-reply-threshold 5000", "CONFIG GET lua-time-limit",
@@ -53,9 +54,8 @@ func TestServer(t *testing.T) {
 			`CONFIG SET notify-keyspace-events "nE$gz"`, "CONFIG GET notify-keyspace-events",
 			"CONFIG SET notify-keyspace-events Q", `CONFIG SET notify-keyspace-events ""`, "CONFIG GET notify-keyspace-events",
 			"CONFIG SET timeout -1", "CONFIG SET timeout x", "CONFIG SET timeout 0", "CONFIG SET databases 5",
-			"CONFIG SET maxmemory 0",
-			`CONFIG SET save "3600 1 300 100"`, "CONFIG GET save", "CONFIG SET save 3600", `CONFIG SET save "0 1"`,
-			`CONFIG SET save "x 1"`, `CONFIG SET save "10 -1"`, `CONFIG SET save "  10   20 "`, `CONFIG SET save ""`, "CONFIG GET save",
+			"CONFIG SET save 3600", `CONFIG SET save "0 1"`,
+			`CONFIG SET save "x 1"`, `CONFIG SET save "10 -1"`, `CONFIG SET save ""`, "CONFIG GET save",
 			"CONFIG SET appendonly no", "CONFIG SET appendonly NO", "CONFIG SET appendonly maybe", "CONFIG GET appendonly",
 		}},
 		{"config-misc", []string{
