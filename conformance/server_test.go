@@ -58,6 +58,45 @@ func TestServer(t *testing.T) {
 			`CONFIG SET save "x 1"`, `CONFIG SET save "10 -1"`, `CONFIG SET save ""`, "CONFIG GET save",
 			"CONFIG SET appendonly no", "CONFIG SET appendonly NO", "CONFIG SET appendonly maybe", "CONFIG GET appendonly",
 		}},
+		// Every parameter floodgate applies, set and read back, bad values
+		// and Redis's texts included; each ends at its default again.
+		{"config-params", []string{
+			"CONFIG SET hz 1000", "CONFIG GET hz", "CONFIG SET hz 0", "CONFIG GET hz", "CONFIG SET hz -1", "CONFIG SET hz x", "CONFIG SET hz 10",
+			"CONFIG SET timeout 10 hz 5", "!sort CONFIG GET timeout hz", "CONFIG SET timeout 0 hz 10",
+			"CONFIG SET maxclients 0", "CONFIG SET maxclients 500", "CONFIG GET maxclients", "CONFIG SET maxclients 10000",
+			"CONFIG SET loglevel foo", "CONFIG SET loglevel WARNING", "CONFIG GET loglevel", "CONFIG SET loglevel notice",
+			"CONFIG SET protected-mode maybe", "CONFIG SET protected-mode NO", "CONFIG GET protected-mode", "CONFIG SET protected-mode yes",
+			"CONFIG SET requirepass", "CONFIG SET requirepass s3cret", "CONFIG GET requirepass", "PING", "AUTH s3cret", "AUTH wrong",
+			`CONFIG SET requirepass ""`, "CONFIG GET requirepass", "AUTH x",
+			"CONFIG SET proto-max-bulk-len 1", "CONFIG SET proto-max-bulk-len 2mb", "CONFIG GET proto-max-bulk-len", "CONFIG SET proto-max-bulk-len 536870912",
+			"CONFIG SET client-query-buffer-limit 1gb", "CONFIG GET client-query-buffer-limit",
+			"CONFIG SET client-output-buffer-limit", `CONFIG SET client-output-buffer-limit "normal 1mb"`,
+			`CONFIG SET client-output-buffer-limit "foo 1 1 1"`, `CONFIG SET client-output-buffer-limit "normal x 1 1"`,
+			`CONFIG SET client-output-buffer-limit "master 1 1 1"`, `CONFIG SET client-output-buffer-limit "normal 1 1 -1"`,
+			`CONFIG SET client-output-buffer-limit "NORMAL 1k 2K 3"`, "CONFIG GET client-output-buffer-limit",
+			`CONFIG SET client-output-buffer-limit "replica 1mb 1mb 1 pubsub 2mb 1mb 5"`, "CONFIG GET client-output-buffer-limit",
+			`CONFIG SET client-output-buffer-limit "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"`,
+			"CONFIG GET client-output-buffer-limit",
+			"CONFIG SET busy-reply-threshold 100 hz 0", "!sort CONFIG GET lua-time-limit hz", "CONFIG SET busy-reply-threshold 5000 hz 10",
+			"CONFIG SET hll-sparse-max-bytes 100", "CONFIG GET hll-sparse-max-bytes", "CONFIG SET hll-sparse-max-bytes 3000",
+			// Immutable, and accepted only at start.
+			"CONFIG SET daemonize no", "CONFIG SET io-threads 2", "CONFIG SET databases 16", "CONFIG SET always-show-logo yes",
+			"CONFIG SET port x", "CONFIG SET port 99999", "CONFIG SET bind",
+			// Inert parameters: any valid value kept.
+			"CONFIG SET activerehashing maybe", "CONFIG SET activerehashing no", "CONFIG GET activerehashing", "CONFIG SET activerehashing yes",
+			"CONFIG SET lazyfree-lazy-user-flush yes", "CONFIG GET lazyfree-lazy-user-flush", "CONFIG SET lazyfree-lazy-user-flush no",
+			// Features floodgate lacks, at the value that leaves them off.
+			"CONFIG SET appendfsync sometimes", "CONFIG SET appendfsync everysec", "CONFIG SET maxmemory-samples x",
+			"CONFIG SET slowlog-max-len x", "CONFIG SET oom-score-adj-values x", `CONFIG SET oom-score-adj-values "1 2 3000"`, "CONFIG GET oom-score-adj-values",
+			"CONFIG GET key-load-delay", "CONFIG GET watchdog*",
+			"CONFIG SET loglevel debug hz x", "CONFIG GET loglevel",
+		}},
+		{"config-get-every", []string{
+			"!sort CONFIG GET a*", "!sort CONFIG GET c*", "!sort CONFIG GET la*", "!sort CONFIG GET lf*", "!sort CONFIG GET lo*",
+			"!sort CONFIG GET lu*", "!sort CONFIG GET lazy*", "!sort CONFIG GET m*", "!sort CONFIG GET r*", "!sort CONFIG GET s*",
+			"!sort CONFIG GET t*", "!sort CONFIG GET z*", "!sort CONFIG GET h*", "!sort CONFIG GET *-max-*", "!sort CONFIG GET [b-c]*",
+			"!sort CONFIG GET [e-k]*", "!sort CONFIG GET da*", "!sort CONFIG GET db*", "!sort CONFIG GET [n-o]*", "!sort CONFIG GET pr*", "!sort CONFIG GET [u-y]*",
+		}},
 		{"config-misc", []string{
 			"CONFIG", "CONFIG nosuch", "CONFIG HELP", "CONFIG HELP x", "CONFIG RESETSTAT", "CONFIG RESETSTAT x",
 			"CONFIG REWRITE", "CONFIG REWRITE x",

@@ -52,6 +52,9 @@ func cmdConfigGet(c *Client, args [][]byte) {
 		}
 		// Redis 7.0 matches aliases too and lists each under that name.
 		for _, p := range configTable {
+			if p.flags&paramHidden != 0 {
+				continue
+			}
 			for _, name := range []string{p.name, p.alias} {
 				if name != "" && !seen[name] && store.Match(pat, []byte(name), true) {
 					seen[name] = true

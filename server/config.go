@@ -28,6 +28,7 @@ type paramFlags uint8
 const (
 	paramImmutable paramFlags = 1 << iota // set only at start
 	paramMultiArg                         // takes several words: save 3600 1, bind a b
+	paramHidden                           // a debugging knob CONFIG GET lists only by its exact name
 )
 
 // paramEffect is what floodgate does with a parameter's value.
@@ -220,16 +221,17 @@ var floodgateParams = map[string]floodgateParam{
 
 	// Redis's default is to save; floodgate never writes to disk, so the
 	// value in effect is "" and only "" is accepted.
-	"save":             {effect: effectDefaultOnly, def: "", parse: parseSave, refusal: noPersistence},
-	"appendonly":       {refusal: noPersistence},
-	"daemonize":        {refusal: "floodgate does not daemonize: run it in the foreground under a supervisor"},
-	"replicaof":        {refusal: noReplication},
-	"cluster-enabled":  {refusal: "floodgate has no cluster mode"},
-	"maxmemory":        {refusal: "floodgate has no memory limit yet"},
-	"maxmemory-policy": {refusal: "floodgate has no eviction yet"},
-	"unixsocket":       {refusal: "floodgate listens on TCP only"},
-	"tls-port":         {refusal: "floodgate has no TLS"},
-	"aclfile":          {refusal: "floodgate has no ACL users but the default one"},
+	"save":                 {effect: effectDefaultOnly, def: "", parse: parseSave, refusal: noPersistence},
+	"appendonly":           {refusal: noPersistence},
+	"daemonize":            {refusal: "floodgate does not daemonize: run it in the foreground under a supervisor"},
+	"replicaof":            {refusal: noReplication},
+	"cluster-enabled":      {refusal: "floodgate has no cluster mode"},
+	"maxmemory":            {refusal: "floodgate has no memory limit yet"},
+	"maxmemory-policy":     {refusal: "floodgate has no eviction yet"},
+	"oom-score-adj-values": {parse: parseOOMValues},
+	"unixsocket":           {refusal: "floodgate listens on TCP only"},
+	"tls-port":             {refusal: "floodgate has no TLS"},
+	"aclfile":              {refusal: "floodgate has no ACL users but the default one"},
 }
 
 // LogFile is the logfile directive ("": standard output).
@@ -400,6 +402,22 @@ func parseSave(v string) (string, string) {
 	return strings.Join(fields, " "), ""
 }
 
+// parseOOMValues validates oom-score-adj-values's three scores.
+func parseOOMValues(v string) (string, string) {
+	f := strings.Fields(v)
+	if len(f) != 3 {
+		return "", "wrong number of arguments"
+	}
+	for i, w := range f {
+		n, err := strconv.ParseInt(w, 10, 64)
+		if err != nil || n < -2000 || n > 2000 {
+			return "", "Invalid oom-score-adj-values, elements must be between -2000 and 2000."
+		}
+		f[i] = strconv.FormatInt(n, 10)
+	}
+	return strings.Join(f, " "), ""
+}
+
 // keyspaceEventClasses are notify-keyspace-events' classes in the order
 // Redis prints them; 'A' stands for all of them.
 const keyspaceEventClasses = "g$lshzxetd"
@@ -463,12 +481,21 @@ func (s *Server) OutputLimits() [3]OutputLimit {
 	return defaultOutputLimits
 }
 
+// parseOutputLimits validates and normalizes the classes named; applying
+// them changes only those classes.
 func parseOutputLimits(v string) (string, string) {
-	limits, why := readOutputLimits(v, defaultOutputLimits)
-	if why != "" {
+	if _, why := readOutputLimits(v, defaultOutputLimits); why != "" {
 		return "", why
 	}
-	return formatOutputLimits(limits), ""
+	f := strings.Fields(v)
+	for i := 0; i < len(f); i += 4 {
+		hard, _ := memToBytes(f[i+1])
+		soft, _ := memToBytes(f[i+2])
+		secs, _ := strconv.ParseInt(f[i+3], 10, 64)
+		f[i] = strings.ToLower(f[i])
+		f[i+1], f[i+2], f[i+3] = strconv.FormatUint(hard, 10), strconv.FormatUint(soft, 10), strconv.FormatInt(secs, 10)
+	}
+	return strings.Join(f, " "), ""
 }
 
 func readOutputLimits(v string, limits [3]OutputLimit) ([3]OutputLimit, string) {

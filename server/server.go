@@ -56,9 +56,10 @@ type Config struct {
 	// IOThreads is what CONFIG GET io-threads reports (the binary sets
 	// GOMAXPROCS from it).
 	IOThreads int
-	// ProtectedMode refuses non-loopback clients while no password is set,
-	// as Redis's protected-mode yes (the binary's default).
-	ProtectedMode bool
+	// DisableProtectedMode is protected-mode no. By default, as in Redis,
+	// a client not on 127.0.0.1, ::1 or a Unix socket is refused with
+	// DENIED while no password is set.
+	DisableProtectedMode bool
 }
 
 func (cfg *Config) setDefaults() {
@@ -167,7 +168,7 @@ func New(cfg Config) *Server {
 func Prepare(cfg Config) *Server {
 	s := &Server{cfg: cfg, logLevel: new(slog.LevelVar)}
 	s.setRequirePass(cfg.Password)
-	s.protectedMode.Store(cfg.ProtectedMode)
+	s.protectedMode.Store(!cfg.DisableProtectedMode)
 	s.maxClients.Store(10000)
 	s.hz.Store(10)
 	return s

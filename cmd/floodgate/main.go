@@ -47,7 +47,7 @@ func run(args []string) int {
 		}
 	}
 	file, fromStdin, options := server.ConfigArgs(rest)
-	srv := server.Prepare(server.Config{ProtectedMode: true, GoroutineConns: goroutineConns})
+	srv := server.Prepare(server.Config{GoroutineConns: goroutineConns})
 	var stdin io.Reader
 	if fromStdin {
 		stdin = os.Stdin
