@@ -166,6 +166,7 @@ func New(cfg Config) *Server {
 // Prepare returns a server that LoadConfig may still configure; Init
 // then builds its keyspace.
 func Prepare(cfg Config) *Server {
+	cfg.setDefaults()
 	s := &Server{cfg: cfg, logLevel: new(slog.LevelVar)}
 	s.setRequirePass(cfg.Password)
 	s.protectedMode.Store(!cfg.DisableProtectedMode)
