@@ -200,7 +200,8 @@ var floodgateParams = map[string]floodgateParam{
 		s.hz.Store(int32(min(max(n, 1), 500))) // Redis clamps to CONFIG_MIN_HZ..CONFIG_MAX_HZ
 		return ""
 	}, get: func(s *Server) string { return strconv.Itoa(int(s.hz.Load())) }},
-	// Enforced by the transport (maxclients also by the listener).
+	// maxclients is applied where connections are accepted (listen.go),
+	// timeout by idleCron (timeout.go).
 	"maxclients": {effect: effectApplied, get: func(s *Server) string { return strconv.FormatInt(s.maxClients.Load(), 10) },
 		apply: func(s *Server, v string) string {
 			n, _ := strconv.ParseInt(v, 10, 64)

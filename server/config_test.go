@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestSplitArgs(t *testing.T) {
@@ -134,5 +135,57 @@ func TestIsLocalAddr(t *testing.T) {
 		if got := isLocalAddr(c.addr); got != c.want {
 			t.Errorf("isLocalAddr(%v) = %v", c.addr, got)
 		}
+	}
+}
+
+// TestTimeoutClosesIdleClients: CONFIG SET timeout answers OK and then an
+// idle client is closed, one that just ran a command is not.
+func TestTimeoutClosesIdleClients(t *testing.T) {
+	s := New(Config{Addr: "127.0.0.1:0"})
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	idle, err := net.Dial("tcp", s.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Close()
+	busy, err := net.Dial("tcp", s.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	roundTrip := func(c net.Conn, req string) string {
+		c.Write([]byte(req))
+		buf := make([]byte, 64)
+		n, _ := c.Read(buf)
+		return string(buf[:n])
+	}
+	if got := roundTrip(busy, "CONFIG SET timeout 1\r\n"); got != "+OK\r\n" {
+		t.Fatalf("CONFIG SET timeout: %q", got)
+	}
+	roundTrip(idle, "PING\r\n")
+	// Two clients known to the server; judge them as if 2 s had passed
+	// since idle's PING, and busy had just run a command.
+	var closed int
+	s.Do(func() {
+		now := time.Now().Add(2 * time.Second)
+		for _, cl := range s.clientsByID() {
+			if cl.addr == busy.LocalAddr().String() {
+				cl.lastActive = now
+			}
+		}
+		closed = s.closeIdle(now, time.Second)
+	})
+	if closed != 1 {
+		t.Fatalf("closed %d clients, want 1", closed)
+	}
+	idle.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := idle.Read(make([]byte, 1)); err == nil {
+		t.Error("the idle client is still open")
+	}
+	if got := roundTrip(busy, "PING\r\n"); got != "+PONG\r\n" {
+		t.Errorf("the active client: %q", got)
 	}
 }

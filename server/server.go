@@ -242,6 +242,8 @@ func (s *Server) Serve(ln net.Listener) {
 	go s.expiryLoop()
 	s.stopped.Add(1)
 	go s.scriptWatch()
+	s.stopped.Add(1)
+	go s.idleCron()
 	s.log.Info("Ready to accept connections", "addr", ln.Addr().String())
 }
 
@@ -458,6 +460,7 @@ func (s *Server) execute(c *Client, args [][]byte) {
 		return
 	}
 	s.store.Refresh()
+	c.lastActive = time.Now()
 	s.dispatch(c, args)
 }
 
