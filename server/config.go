@@ -203,11 +203,7 @@ var floodgateParams = map[string]floodgateParam{
 	// maxclients is applied where connections are accepted (listen.go),
 	// timeout by idleCron (timeout.go).
 	"maxclients": {effect: effectApplied, get: func(s *Server) string { return strconv.FormatInt(s.maxClients.Load(), 10) },
-		apply: func(s *Server, v string) string {
-			n, _ := strconv.ParseInt(v, 10, 64)
-			s.maxClients.Store(n)
-			return ""
-		}},
+		apply: setMaxClients},
 	"timeout": {effect: effectApplied, get: func(s *Server) string { return strconv.FormatInt(s.idleTimeout.Load(), 10) },
 		apply: func(s *Server, v string) string {
 			n, _ := strconv.ParseInt(v, 10, 64)

@@ -71,7 +71,6 @@ func run(args []string) int {
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(srv.IOThreads())
 	}
-	raiseOpenFilesLimit(logger)
 	if cpuProfile != "" {
 		f, err := os.Create(cpuProfile)
 		if err != nil {
@@ -86,6 +85,7 @@ func run(args []string) int {
 		defer pprof.StopCPUProfile()
 	}
 	srv.Init()
+	srv.AdjustOpenFilesLimit()
 	logger.Info("floodgate " + version + " (Redis " + server.Version + " compatible) starting, pid=" + strconv.Itoa(os.Getpid()))
 	if file == "" {
 		logger.Warn("Warning: no config file specified, using the default config. In order to specify a config file use floodgate /path/to/redis.conf")
