@@ -28,7 +28,8 @@ func TestSplitArgs(t *testing.T) {
 		{`x 'a'b`, nil, false},
 		{`x "open`, nil, false},
 		{`x 'open`, nil, false},
-		{`a"b c`, []string{`a"b`, "c"}, true},
+		{`a"b c`, nil, false}, // a quote opens mid-word and never closes
+		{`a"b" c`, []string{"ab", "c"}, true},
 		{"", nil, true},
 	} {
 		got, ok := SplitArgs(c.line)
