@@ -4,7 +4,6 @@ import (
 	"math"
 	"runtime/debug"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/floodgate/floodgate/luaengine"
@@ -156,67 +155,82 @@ func (s *Server) setMaxMemory(n int64) {
 // startMemoryLimit is the Go memory limit the process started with.
 var startMemoryLimit = debug.SetMemoryLimit(-1)
 
-// The CONFIG GET/SET parameters of eviction. A setter also runs on
-// CONFIG SET's scratch server (no store) to validate: it applies only to
-// the real one.
+// The config parameters of eviction (rows of floodgateParams, config.go).
+// apply also keeps the value as a setting: a config file is read before
+// Init creates the store, and Init puts the settings into effect.
+var evictionParams = map[string]floodgateParam{
+	"maxmemory": {effect: effectApplied, parse: parseMaxMemory, get: getMaxMemory,
+		apply: evictionApply("maxmemory", func(s *Server, v string) {
+			n, _ := strconv.ParseUint(v, 10, 64)
+			s.memory.configured = n
+			s.setMaxMemory(int64(min(n, math.MaxInt64)))
+		})},
+	"maxmemory-policy": {effect: effectApplied, get: func(s *Server) string { return s.store.Eviction().Policy.String() },
+		apply: evictionApply("maxmemory-policy", func(s *Server, v string) {
+			for _, p := range policyOrder {
+				if p.String() == v {
+					e := s.store.Eviction()
+					e.Policy = p
+					s.store.SetEviction(e)
+				}
+			}
+		})},
+	"maxmemory-samples": evictionInt("maxmemory-samples", func(e *store.EvictionConfig) *int { return &e.Samples }),
+	"lfu-log-factor":    evictionInt("lfu-log-factor", func(e *store.EvictionConfig) *int { return &e.LFULogFactor }),
+	"lfu-decay-time":    evictionInt("lfu-decay-time", func(e *store.EvictionConfig) *int { return &e.LFUDecayTime }),
+	"maxmemory-eviction-tenacity": {effect: effectApplied, get: func(s *Server) string { return strconv.Itoa(s.memory.tenacity) },
+		apply: evictionApply("maxmemory-eviction-tenacity", func(s *Server, v string) { s.memory.tenacity, _ = strconv.Atoi(v) })},
+}
 
-func getMaxMemory(s *Server) string { return strconv.FormatUint(s.memory.configured, 10) }
-
-func setMaxMemoryConfig(s *Server, v []byte) string {
-	n, msg := parseMemory(v)
-	if msg == "" && s.store != nil {
-		s.memory.configured = n
-		s.setMaxMemory(int64(min(n, math.MaxInt64)))
+func init() {
+	for name, p := range evictionParams {
+		floodgateParams[name] = p
 	}
-	return msg
 }
 
 // policyOrder is maxmemory-policy's values in the order Redis's error lists them.
 var policyOrder = []store.Policy{store.VolatileLRU, store.VolatileLFU, store.VolatileRandom, store.VolatileTTL, store.AllKeysLRU, store.AllKeysLFU, store.AllKeysRandom, store.NoEviction}
 
-func getPolicy(s *Server) string { return s.store.Eviction().Policy.String() }
+// evictionApply keeps v as a setting and, once the server has its store,
+// puts it into effect.
+func evictionApply(name string, put func(s *Server, v string)) func(*Server, string) string {
+	return func(s *Server, v string) string {
+		s.setSetting(name, v)
+		if s.store != nil {
+			put(s, v)
+		}
+		return ""
+	}
+}
 
-func setPolicy(s *Server, v []byte) string {
-	names := make([]string, len(policyOrder))
-	for i, p := range policyOrder {
-		names[i] = p.String()
-		if eqFold(v, names[i]) && s.store != nil {
+func evictionInt(name string, field func(*store.EvictionConfig) *int) floodgateParam {
+	return floodgateParam{effect: effectApplied,
+		get: func(s *Server) string { e := s.store.Eviction(); return strconv.Itoa(*field(&e)) },
+		apply: evictionApply(name, func(s *Server, v string) {
 			e := s.store.Eviction()
-			e.Policy = p
+			*field(&e), _ = strconv.Atoi(v)
 			s.store.SetEviction(e)
-		}
-		if eqFold(v, names[i]) {
-			return ""
-		}
-	}
-	return "argument(s) must be one of the following: " + strings.Join(names, ", ")
+		})}
 }
 
-func getEviction(field func(*store.EvictionConfig) *int) func(*Server) string {
-	return func(s *Server) string {
-		e := s.store.Eviction()
-		return strconv.Itoa(*field(&e))
-	}
-}
-
-func setEviction(min, max int64, field func(*store.EvictionConfig) *int) func(*Server, []byte) string {
-	return func(s *Server, v []byte) string {
-		n, msg := parseConfigInt(v, min, max)
-		if msg == "" && s.store != nil {
-			e := s.store.Eviction()
-			*field(&e) = int(n)
-			s.store.SetEviction(e)
+// applyEvictionSettings puts the eviction settings a config file gave into
+// effect, once Init has created the store.
+func (s *Server) applyEvictionSettings() {
+	for name, p := range evictionParams {
+		if v, ok := s.settings[name]; ok {
+			p.apply(s, v)
 		}
-		return msg
 	}
 }
 
-func getTenacity(s *Server) string { return strconv.Itoa(s.memory.tenacity) }
+func getMaxMemory(s *Server) string { return strconv.FormatUint(s.memory.configured, 10) }
 
-func setTenacity(s *Server, v []byte) string {
-	n, msg := parseConfigInt(v, 0, 100)
-	if msg == "" {
-		s.memory.tenacity = int(n)
+// parseMaxMemory reads maxmemory as Redis's memtoull into an unsigned long
+// long: a value past 2^64-1 saturates rather than failing.
+func parseMaxMemory(v string) (string, string) {
+	n, ok := memToBytes(v)
+	if !ok {
+		return "", "argument must be a memory value"
 	}
-	return msg
+	return strconv.FormatUint(n, 10), ""
 }
