@@ -61,6 +61,9 @@ func (s *Store) BeginSnapshot() *Snapshot {
 	return sn
 }
 
+// Snapshotting reports whether a snapshot is open.
+func (s *Store) Snapshotting() bool { return s.snap != nil }
+
 // Sizes returns how many keys, and keys with a TTL, database db held when
 // the snapshot started (RESIZEDB's hints).
 func (sn *Snapshot) Sizes(db int) (keys, expires int) { return sn.sizes[db][0], sn.sizes[db][1] }

@@ -38,6 +38,9 @@ func run(args []string) int {
 	queryLimit := fs.Int64("client-query-buffer-limit", 1<<30, "close a client whose unparsed input exceeds this many bytes")
 	luaTimeLimit := fs.Duration("lua-time-limit", 5*time.Second, "how long a script runs before other clients get BUSY")
 	goroutineConns := fs.Bool("goroutine-conns", false, "serve each connection on a goroutine of its own instead of the epoll event loop\n(slower; for comparison)")
+	dir := fs.String("dir", ".", "directory of the RDB file (Redis's dir)")
+	dbfilename := fs.String("dbfilename", "dump.rdb", "name of the RDB file, loaded at start and written by SAVE, BGSAVE and SHUTDOWN")
+	save := fs.String("save", "3600 1 300 100 60 10000", "save points, \"<seconds> <changes> ...\": BGSAVE after that many changes in that\nmany seconds, and save on SHUTDOWN or SIGTERM; \"\" turns both off (as in Redis)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this file until shutdown (for benchmarking)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
@@ -76,6 +79,10 @@ func run(args []string) int {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	if err := server.CheckSave(*save); err != nil {
+		fmt.Fprintf(os.Stderr, "floodgate: --save %q: %v\n", *save, err)
+		return 2
+	}
 	srv := server.New(server.Config{
 		Addr:      net.JoinHostPort(*bind, strconv.Itoa(*port)),
 		Databases: *databases,
@@ -86,7 +93,17 @@ func run(args []string) int {
 		QueryBufferLimit: *queryLimit,
 		LuaTimeLimit:     *luaTimeLimit,
 		GoroutineConns:   *goroutineConns,
+
+		Dir:        *dir,
+		DBFilename: *dbfilename,
+		Save:       *save,
 	})
+	if err := srv.LoadRDB(); err != nil {
+		// Redis refuses to start on a file it cannot load, rather than serve
+		// a keyspace that silently lacks part of it.
+		logger.Error(err.Error())
+		return 1
+	}
 	if err := srv.Start(); err != nil {
 		logger.Error("cannot start", "err", err)
 		return 1
@@ -96,6 +113,11 @@ func run(args []string) int {
 	select {
 	case sig := <-sigs:
 		logger.Info("shutting down", "signal", sig.String())
+		if err := srv.SaveOnShutdown(); err != nil {
+			logger.Error("Error trying to save the DB, can't exit.", "err", err)
+			// Redis stays up in that case; a signal is an operator's order
+			// to go, so go, and say so.
+		}
 	case <-srv.Done():
 		logger.Info("shutting down", "reason", "SHUTDOWN")
 	}
