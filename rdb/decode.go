@@ -435,12 +435,14 @@ func Load(in io.Reader, s *store.Store, opts LoadOptions) (LoadInfo, error) {
 			db = s.DB(int(n))
 			continue
 		case opResizeDB:
-			if _, err := r.plainLength(); err != nil {
+			keys, err := r.plainLength()
+			if err != nil {
 				return info, err
 			}
 			if _, err := r.plainLength(); err != nil {
 				return info, err
 			}
+			db.Reserve(int(min(keys, 1<<26))) // a hint: never trust it with more
 			continue
 		case opAux:
 			k, err := r.string()
@@ -482,10 +484,9 @@ func Load(in io.Reader, s *store.Store, opts LoadOptions) (LoadInfo, error) {
 		case expireAt != 0 && opts.Now != 0 && expireAt < opts.Now:
 			info.Expired++
 		default:
-			if db.Exists(key) {
+			if n := db.Len(); db.Set(key, v, expireAt) != nil && db.Len() == n {
 				return info, r.corrupt("Duplicate key '%s' found in RDB file", key)
 			}
-			db.Set(key, v, expireAt)
 			info.Keys++
 		}
 		expireAt = 0

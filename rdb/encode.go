@@ -87,7 +87,7 @@ func appendIntEncoded(b []byte, n int64) ([]byte, bool) {
 // appendString appends a string as rdbSaveRawString does: short canonical
 // integers integer-encoded, strings over 20 bytes LZF-compressed when
 // compress is set and that saves at least 4 bytes, the rest verbatim.
-func appendString(b, s []byte, compress bool) []byte {
+func appendString[T ~string | ~[]byte](b []byte, s T, compress bool) []byte {
 	if len(s) <= integerEncodeMaxLen {
 		if n, ok := number.ParseInt(s); ok {
 			if out, ok := appendIntEncoded(b, n); ok {
@@ -96,7 +96,7 @@ func appendString(b, s []byte, compress bool) []byte {
 		}
 	}
 	if compress && len(s) > compressMinLen {
-		if c := lzfCompress(s, len(s)-4); c != nil {
+		if c := lzfCompress([]byte(s), len(s)-4); c != nil {
 			b = append(b, 0xC0|encLZF)
 			b = appendLen(b, uint64(len(c)))
 			b = appendLen(b, uint64(len(s)))
@@ -185,7 +185,7 @@ func appendObject(b []byte, v store.Value, compress bool) []byte {
 		}
 		b = appendLen(b, uint64(v.Len()))
 		for _, m := range v.Members() {
-			b = appendString(b, []byte(m), compress)
+			b = appendString(b, m, compress)
 		}
 	case *store.Hash:
 		if v.Encoding() == "listpack" {
@@ -198,8 +198,8 @@ func appendObject(b []byte, v store.Value, compress bool) []byte {
 		}
 		b = appendLen(b, uint64(v.Len()))
 		for _, f := range v.Fields() {
-			b = appendString(b, []byte(f.Name), compress)
-			b = appendString(b, []byte(f.Value), compress)
+			b = appendString(b, f.Name, compress)
+			b = appendString(b, f.Value, compress)
 		}
 	case *store.ZSet:
 		if v.Encoding() == "listpack" {
@@ -251,8 +251,8 @@ func NewWriter(w io.Writer, opts Options) *Writer {
 	wr.buf = append(wr.buf, fmt.Sprintf("REDIS%04d", Version)...)
 	for _, a := range opts.Aux {
 		wr.buf = append(wr.buf, opAux)
-		wr.buf = appendString(wr.buf, []byte(a.Key), false)
-		wr.buf = appendString(wr.buf, []byte(a.Value), false)
+		wr.buf = appendString(wr.buf, a.Key, false)
+		wr.buf = appendString(wr.buf, a.Value, false)
 	}
 	return wr
 }
@@ -276,7 +276,7 @@ func (w *Writer) Key(key string, v store.Value, expireAt int64) error {
 		w.buf = append(w.buf, opExpireTimeMS)
 		w.buf = binary.LittleEndian.AppendUint64(w.buf, uint64(expireAt))
 	}
-	w.buf = appendString(append(w.buf, t), []byte(key), w.opts.Compress)
+	w.buf = appendString(append(w.buf, t), key, w.opts.Compress)
 	w.buf = appendObject(w.buf, v, w.opts.Compress)
 	if len(w.buf) >= flushAt {
 		w.flush()

@@ -260,6 +260,7 @@ func TestChecksum(t *testing.T) {
 		{[]byte("RUBBISH00"), "Wrong signature trying to load DB from file"},
 		{[]byte("REDIS0011\xff"), "Can't handle RDB format version 11"},
 		{append([]byte("REDIS0010\x07\x01k"), 0xff), "Unknown RDB encoding type 7"},
+		{[]byte("REDIS0010\xfe\x00\x00\x01k\x01v\x00\x01k\x01w\xff\x00\x00\x00\x00\x00\x00\x00\x00"), "Duplicate key 'k' found in RDB file"},
 	} {
 		_, err := Load(bytes.NewReader(c.file), store.New(1, nil), LoadOptions{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {

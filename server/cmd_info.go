@@ -273,6 +273,9 @@ func infoStats(s *Server, b *infoBuilder) {
 	b.int("keyspace_misses", 0)
 	b.int("pubsub_channels", 0)
 	b.int("pubsub_patterns", 0)
+	// No fork: the BGSAVE pause is BeginSnapshot's, reported where Redis
+	// reports its fork's; total_forks stays 0.
+	b.int("latest_fork_usec", s.persist.lastBegin.Microseconds())
 	b.int("total_forks", 0)
 	b.int("total_error_replies", errs)
 }

@@ -507,14 +507,15 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 	}()
 	c.lastCmd = cmd.Name
 	c.cmd = cmd
-	if cmd.Flags&FlagWrite != 0 && s.store.Snapshotting() {
+	if cmd.Flags&(FlagWrite|FlagMayReplicate) != 0 && s.store.Snapshotting() {
 		preWrite(c, cmd, args)
 	}
 	cmd.Handler(c, args)
 }
 
 // preWrite lets an open snapshot (a BGSAVE in progress) keep the values a
-// write command may change in place, before it runs: the keys at the
+// write command (or PFCOUNT, which rewrites its cache: may_replicate) may
+// change in place, before it runs: the keys at the
 // table's key positions, or, for commands whose keys move (SORT ... STORE,
 // ZUNIONSTORE), every argument that names a key. Scripts and EXEC reach
 // here once per command they run.

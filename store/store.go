@@ -241,6 +241,15 @@ func (db *DB) GetString(key string) *Entry {
 	return e
 }
 
+// Reserve makes room for n keys in an empty database, as Redis's loader
+// expands its dict on RESIZEDB: a million-key load then grows no map.
+func (db *DB) Reserve(n int) {
+	if len(db.keys) == 0 && n > 0 {
+		db.keys = make(map[string]*Entry, n)
+		db.order = make([]*Entry, 0, n)
+	}
+}
+
 // Exists reports whether key is live.
 func (db *DB) Exists(key []byte) bool { return db.Get(key) != nil }
 
