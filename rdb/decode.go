@@ -67,6 +67,10 @@ type LoadInfo struct {
 	Keys    int // keys loaded
 	Expired int // keys skipped because their time had passed
 	Empty   int // empty collections skipped, as Redis does
+	// Bytes is the file's length up to and including its checksum: where an
+	// AOF's tail starts after an RDB preamble (Load reads ahead, so the
+	// caller seeks there rather than reading on).
+	Bytes int64
 }
 
 // reader tracks the offset and the running CRC64 of what it has read.
@@ -442,7 +446,9 @@ func Load(in io.Reader, s *store.Store, opts LoadOptions) (LoadInfo, error) {
 			if _, err := r.plainLength(); err != nil {
 				return info, err
 			}
-			db.Reserve(int(min(keys, 1<<26))) // a hint: never trust it with more
+			// A hint, from the file: bounded, so a corrupt one cannot make us
+			// allocate what the file does not hold.
+			db.Reserve(int(min(keys, 1<<20)))
 			continue
 		case opAux:
 			k, err := r.string()
@@ -469,6 +475,7 @@ func Load(in io.Reader, s *store.Store, opts LoadOptions) (LoadInfo, error) {
 					return info, &ChecksumError{Expected: got, Got: want}
 				}
 			}
+			info.Bytes = r.off
 			return info, nil
 		}
 		key, err := r.string()

@@ -6,7 +6,9 @@
 package rdb
 
 import (
+	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -343,4 +345,57 @@ func Dump(v store.Value, compress bool) ([]byte, error) {
 	}
 	b = binary.LittleEndian.AppendUint16(b, Version)
 	return binary.LittleEndian.AppendUint64(b, CRC64(0, b)), nil
+}
+
+// SaveStep is how many keys SaveSnapshot encodes per step: about 15 µs of
+// small keys, so a client waits at most that long behind a background save
+// (when the OS does not deschedule the saver mid-step).
+const SaveStep = 128
+
+// ErrAborted is SaveSnapshot's error when locked refused a step.
+var ErrAborted = errors.New("rdb: save aborted")
+
+// SaveSnapshot writes a store.Snapshot as an RDB file while the store goes
+// on changing (BGSAVE, an AOF rewrite's base). locked must run step with
+// the store held still (the server's execution lock), or return false to
+// abort; encoding happens inside steps, writing to out outside them.
+// progress, if not nil, counts the keys written, updated inside steps.
+func SaveSnapshot(out io.Writer, sn *store.Snapshot, opts Options, locked func(step func()) bool, progress *int64) error {
+	var mem bytes.Buffer
+	w := NewWriter(&mem, opts)
+	cur := -1
+	var encErr error
+	for more := true; more; {
+		ok := locked(func() {
+			more = sn.Next(SaveStep, func(db int, key string, v store.Value, expireAt int64) {
+				if db != cur {
+					keys, expires := sn.Sizes(db)
+					w.SelectDB(db, keys, expires)
+					cur = db
+				}
+				if err := w.Key(key, v, expireAt); err != nil && encErr == nil {
+					encErr = err
+				}
+				if progress != nil {
+					*progress++
+				}
+			})
+		})
+		if !ok {
+			return ErrAborted
+		}
+		if encErr != nil {
+			return encErr
+		}
+		if mem.Len() >= 256<<10 {
+			if _, err := mem.WriteTo(out); err != nil {
+				return err
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	_, err := mem.WriteTo(out)
+	return err
 }

@@ -2,7 +2,6 @@ package server
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -57,11 +56,6 @@ type bgsave struct {
 // bgsaveRetryDelay is how long after a failed background save the save
 // points wait before trying again (Redis's CONFIG_BGSAVE_RETRY_DELAY).
 const bgsaveRetryDelay = 5 * time.Second
-
-// saveStep is how many keys a background save encodes per hold of the
-// execution lock: about 15 µs of small keys, so a client waits at most that
-// long behind the saver (when the OS does not deschedule it mid-step).
-const saveStep = 128
 
 func (p *persistence) init(cfg *Config, started time.Time) error {
 	p.compression, p.checksum, p.stopWritesOnError = true, true, true
@@ -228,25 +222,28 @@ func (s *Server) startBgsave() error {
 
 var (
 	errBgsaveInProgress = errors.New("ERR Background save already in progress")
-	errBgsaveAborted    = errors.New("background save aborted")
 )
 
 func (s *Server) runBgsave(b *bgsave, sn *store.Snapshot, opts rdb.Options) {
 	defer s.stopped.Done()
 	err := writeFileAtomic(s.cfg.Dir, s.cfg.DBFilename, func(out io.Writer) error {
-		return writeSnapshot(out, sn, opts, func(step func()) bool {
+		return rdb.SaveSnapshot(out, sn, opts, func(step func()) bool {
 			select {
 			case s.lock <- struct{}{}:
 			case <-s.stop:
 				return false
 			}
-			defer func() { <-s.lock }()
 			if b.abort {
+				<-s.lock
 				return false
 			}
 			start := time.Now()
 			step()
 			b.maxHold = max(b.maxHold, time.Since(start))
+			<-s.lock
+			// Yield between steps, so the scheduler's 10 ms preemption of a
+			// goroutine that runs on and on falls outside the lock.
+			runtime.Gosched()
 			return true
 		}, &b.processed)
 	})
@@ -266,51 +263,6 @@ func (s *Server) runBgsave(b *bgsave, sn *store.Snapshot, opts rdb.Options) {
 	s.persist.dirtyAtSave = b.dirty
 	s.persist.saves++
 	s.log.Info("Background saving terminated with success")
-}
-
-// writeSnapshot writes a snapshot as an RDB file. locked runs a step under
-// the execution lock (false: stop); encoding happens there, writing out
-// outside it.
-func writeSnapshot(out io.Writer, sn *store.Snapshot, opts rdb.Options, locked func(func()) bool, processed *int64) error {
-	var mem bytes.Buffer
-	w := rdb.NewWriter(&mem, opts)
-	cur := -1
-	var encErr error
-	for more := true; more; {
-		ok := locked(func() {
-			more = sn.Next(saveStep, func(db int, key string, v store.Value, expireAt int64) {
-				if db != cur {
-					keys, expires := sn.Sizes(db)
-					w.SelectDB(db, keys, expires)
-					cur = db
-				}
-				if err := w.Key(key, v, expireAt); err != nil && encErr == nil {
-					encErr = err
-				}
-				*processed++
-			})
-		})
-		if !ok {
-			return errBgsaveAborted
-		}
-		// Yield between steps, so the scheduler's 10 ms preemption of a
-		// goroutine that runs on and on falls here, not inside a step that
-		// holds the lock (measured: 8-10 ms pauses without it).
-		runtime.Gosched()
-		if encErr != nil {
-			return encErr
-		}
-		if mem.Len() >= 256<<10 {
-			if _, err := mem.WriteTo(out); err != nil {
-				return err
-			}
-		}
-	}
-	if err := w.Close(); err != nil {
-		return err
-	}
-	_, err := mem.WriteTo(out)
-	return err
 }
 
 // saveCron starts a background save when a save point is reached or a

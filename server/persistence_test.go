@@ -10,8 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/floodgate/floodgate/internal/redistest"
 	"github.com/floodgate/floodgate/rdb"
 	"github.com/floodgate/floodgate/store"
+	"github.com/redis/go-redis/v9"
 )
 
 // loadFile reads an RDB file into a fresh store.
@@ -178,5 +180,71 @@ func TestRedisCliRDB(t *testing.T) {
 	}
 	if s := loadFile(t, file); s.DB(0).Len() != 100 {
 		t.Fatalf("fetched %d keys", s.DB(0).Len())
+	}
+}
+
+// TestRedisLoadsBGSAVE: redis-server 7.0 loads a file floodgate's BGSAVE
+// wrote (the snapshot path) and holds the same keys, values and TTLs, and
+// redis-check-rdb accepts it.
+func TestRedisLoadsBGSAVE(t *testing.T) {
+	dir := t.TempDir()
+	srv := startServer(t, Config{Dir: dir})
+	c := newRedisClient(t, srv)
+	ctx := context.Background()
+	var want []string
+	for db := range 3 {
+		c.Do(ctx, "SELECT", db*5)
+		for i := range 300 {
+			k := fmt.Sprintf("key:%d:%d", db, i)
+			switch i % 5 {
+			case 0:
+				c.Set(ctx, k, i, 0)
+			case 1:
+				c.Set(ctx, k, strings.Repeat("v", i), 0)
+			case 2:
+				c.HSet(ctx, k, "f", i, "g", "x")
+			case 3:
+				c.SAdd(ctx, k, i, i+1, "m")
+			case 4:
+				c.ZAdd(ctx, k, redis.Z{Score: float64(i) / 3, Member: "a"}, redis.Z{Score: 1, Member: "b"})
+			}
+			if i%3 == 0 {
+				c.Do(ctx, "PEXPIREAT", k, 4102444800000+i)
+			}
+			want = append(want, fmt.Sprint(db*5, " ", k))
+		}
+	}
+	c.Do(ctx, "SELECT", 0)
+	c.Do(ctx, "BGSAVE")
+	bgsaveDone(t, srv)
+	file, err := os.ReadFile(filepath.Join(dir, "dump.rdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("redis-check-rdb", filepath.Join(dir, "dump.rdb")).CombinedOutput(); err != nil || !strings.Contains(string(out), "RDB looks OK") {
+		t.Fatalf("redis-check-rdb: %v\n%s", err, out)
+	}
+	r := redistest.StartWith(t, func(_ int, rdir string) []string {
+		os.WriteFile(filepath.Join(rdir, "dump.rdb"), file, 0o644)
+		return []string{"--dbfilename", "dump.rdb"}
+	})
+	for _, w := range want {
+		db, _ := strconv.Atoi(strings.Fields(w)[0])
+		k := strings.Fields(w)[1]
+		ours := redis.NewClient(patient(&redis.Options{Addr: srv.Addr(), DB: db}))
+		theirs := redis.NewClient(&redis.Options{Addr: r.Addr, DB: db})
+		value := []any{"DUMP", k} // byte for byte where the encoding is deterministic
+		if ours.ObjectEncoding(ctx, k).Val() == "hashtable" {
+			value = []any{"SORT", k, "ALPHA"} // a hashtable's order is the server's own
+		}
+		for _, cmd := range [][]any{{"TYPE", k}, value, {"PEXPIRETIME", k}, {"OBJECT", "ENCODING", k}} {
+			a, _ := ours.Do(ctx, cmd...).Result()
+			b, _ := theirs.Do(ctx, cmd...).Result()
+			if fmt.Sprint(a) != fmt.Sprint(b) {
+				t.Fatalf("db %d %v: floodgate %q, Redis %q", db, cmd, a, b)
+			}
+		}
+		ours.Close()
+		theirs.Close()
 	}
 }
