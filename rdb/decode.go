@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 
 	"github.com/floodgate/floodgate/internal/number"
@@ -194,7 +195,9 @@ func (r *reader) string() ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if ulen > 1<<32 || ulen == 0 {
+		// A back reference of 3 bytes expands to at most 264: a longer
+		// claimed length is corrupt, and must not be allocated.
+		if ulen == 0 || ulen > clen*(lzfMaxRef/3+1) {
 			return nil, r.corrupt("Invalid LZF compressed string")
 		}
 		out, err := lzfDecompress(c, int(ulen))
@@ -397,6 +400,10 @@ func Load(in io.Reader, s *store.Store, opts LoadOptions) (LoadInfo, error) {
 		return info, VersionError(ver)
 	}
 	db := s.DB(0)
+	maxKeys := uint64(1 << 16)
+	if size := sizeOf(in); size > 0 {
+		maxKeys = uint64(size / 3)
+	}
 	var expireAt int64
 	for {
 		t, err := r.byte()
@@ -446,9 +453,10 @@ func Load(in io.Reader, s *store.Store, opts LoadOptions) (LoadInfo, error) {
 			if _, err := r.plainLength(); err != nil {
 				return info, err
 			}
-			// A hint, from the file: bounded, so a corrupt one cannot make us
-			// allocate what the file does not hold.
-			db.Reserve(int(min(keys, 1<<20)))
+			// A hint, from the file: bounded by what the file can hold (a key
+			// takes at least 3 bytes), so a corrupt one cannot make us allocate
+			// for keys that are not there.
+			db.Reserve(int(min(keys, maxKeys)))
 			continue
 		case opAux:
 			k, err := r.string()
@@ -498,6 +506,19 @@ func Load(in io.Reader, s *store.Store, opts LoadOptions) (LoadInfo, error) {
 		}
 		expireAt = 0
 	}
+}
+
+// sizeOf returns the size of a file or an in-memory reader, or -1.
+func sizeOf(in io.Reader) int64 {
+	switch in := in.(type) {
+	case interface{ Size() int64 }:
+		return in.Size()
+	case interface{ Stat() (os.FileInfo, error) }:
+		if fi, err := in.Stat(); err == nil && fi.Mode().IsRegular() {
+			return fi.Size()
+		}
+	}
+	return -1
 }
 
 // Restore decodes a DUMP payload into a value. It checks the version and
