@@ -60,7 +60,8 @@ func TestDumpRestore(t *testing.T) {
 		{"SET", "s", "hello"}, {"SET", "i", "-123456"}, {"SET", "c", strings.Repeat("compress me ", 40)},
 		{"SADD", "is", 1, 2, 70000}, {"ZADD", "z", 1, "a", 2.5, "b", "-inf", "c"}, hll, lp, big,
 		{"HSET", "bh", "f", strings.Repeat("long", 30)}, {"ZADD", "bz", 1, strings.Repeat("m", 100)},
-	}, "s", "i", "c", "is", "z", "hll", "h", "bigset", "bh", "bz")
+		{"RPUSH", "l", "a", 1, -2, "b"},
+	}, "s", "i", "c", "is", "z", "hll", "h", "bigset", "bh", "bz", "l")
 	roundTrip := `EVAL "local p = redis.call('DUMP', KEYS[1]) redis.call('DEL', KEYS[1]) return {redis.call('RESTORE', KEYS[1], 0, p), redis.call('DUMP', KEYS[1]) == p}" 1 `
 	long := strings.Repeat("abcdefgh", 100)
 	runCases(t, []tcase{
@@ -72,6 +73,7 @@ func TestDumpRestore(t *testing.T) {
 			"HSET h f v n 12 neg -5000 big 9999999999", "DUMP h", "HSET hl f " + long[:60], "DUMP hl",
 			"ZADD z 1 a 2.5 b -3 c 1e100 d inf e", "DUMP z", "ZADD z2 0.1 x -0 y", "DUMP z2",
 			"PFADD hll a b c", "DUMP hll", "DUMP nokey", "DUMP", "DUMP a b",
+			"RPUSH l a 1 -2 b 99999999999 ''", "LPUSH l head", "DUMP l", "RPUSH ll " + long, "DUMP ll",
 		}},
 		{"restore-redis-payloads", []string{
 			"RESTORE s 0 " + p["s"], "GET s", "OBJECT ENCODING s",
@@ -84,11 +86,12 @@ func TestDumpRestore(t *testing.T) {
 			"RESTORE bigset 0 " + p["bigset"], "SCARD bigset", "OBJECT ENCODING bigset", "SISMEMBER bigset m77",
 			"RESTORE bh 0 " + p["bh"], "HGETALL bh", "OBJECT ENCODING bh",
 			"RESTORE bz 0 " + p["bz"], "ZRANGE bz 0 -1 WITHSCORES", "OBJECT ENCODING bz",
+			"RESTORE l 0 " + p["l"], "LRANGE l 0 -1", "OBJECT ENCODING l", "DUMP l",
 			"DUMP s", "DUMP i", "DUMP is", "DUMP z", "DUMP h",
 		}},
 		{"round-trip", []string{
 			"SET s v", roundTrip + "s", "SET n 77", roundTrip + "n", "SADD st 3 1 2", roundTrip + "st",
-			"HSET h a 1 b 2", roundTrip + "h", "ZADD z 1 a 2 b", roundTrip + "z", "SET big " + long, roundTrip + "big",
+			"HSET h a 1 b 2", roundTrip + "h", "RPUSH l x y 3", roundTrip + "l", "ZADD z 1 a 2 b", roundTrip + "z", "SET big " + long, roundTrip + "big",
 			"GET big", "SMEMBERS st",
 			// A hashtable's order is Redis's hash order, so only the content compares.
 			"SADD ht a b c", `EVAL "local p = redis.call('DUMP', KEYS[1]) redis.call('DEL', KEYS[1]) return redis.call('RESTORE', KEYS[1], 0, p)" 1 ht`, "!sort SMEMBERS ht",

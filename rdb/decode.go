@@ -376,8 +376,77 @@ func (r *reader) object(t byte) (store.Value, error) {
 			}
 		}
 		return z, nil
-	case typeList, typeListZiplist, typeListQuicklist, typeListQuicklist2:
-		return nil, r.corrupt("Lists are not supported yet (RDB type %d)", t)
+	case typeList:
+		n, err := r.plainLength()
+		if err != nil {
+			return nil, err
+		}
+		l := store.NewList()
+		for range n {
+			e, err := r.string()
+			if err != nil {
+				return nil, err
+			}
+			l.PushBack(e)
+		}
+		if l.Len() == 0 {
+			return nil, errEmptyKey
+		}
+		return l, nil
+	case typeListZiplist:
+		b, err := r.string()
+		if err != nil {
+			return nil, err
+		}
+		entries, err := ziplistEntries(b)
+		if err != nil {
+			return nil, r.corrupt("Ziplist integrity check failed.")
+		}
+		if len(entries) == 0 {
+			return nil, errEmptyKey
+		}
+		l := store.NewList()
+		l.PushBack(entries...)
+		return l, nil
+	case typeListQuicklist, typeListQuicklist2:
+		nodes, err := r.plainLength()
+		if err != nil {
+			return nil, err
+		}
+		l := store.NewList()
+		for range nodes {
+			container := uint64(listContainerPacked)
+			if t == typeListQuicklist2 {
+				if container, err = r.plainLength(); err != nil {
+					return nil, err
+				}
+			}
+			b, err := r.string()
+			if err != nil {
+				return nil, err
+			}
+			switch {
+			case container == listContainerPlain:
+				l.PushBack(b)
+				continue
+			case container != listContainerPacked:
+				return nil, r.corrupt("Quicklist integrity check failed.")
+			}
+			var entries [][]byte
+			if t == typeListQuicklist2 {
+				entries, err = listpackEntries(b)
+			} else {
+				entries, err = ziplistEntries(b)
+			}
+			if err != nil {
+				return nil, r.corrupt("Listpack integrity check failed.")
+			}
+			l.PushBack(entries...) // an empty node is skipped, as Redis does
+		}
+		if l.Len() == 0 {
+			return nil, errEmptyKey
+		}
+		return l, nil
 	}
 	return nil, r.corrupt("Unknown RDB encoding type %d", t)
 }

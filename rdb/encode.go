@@ -154,6 +154,8 @@ func objectType(v store.Value) (byte, error) {
 			return typeZSetListpack, nil
 		}
 		return typeZSet2, nil
+	case *store.List:
+		return typeListQuicklist2, nil
 	}
 	return 0, fmt.Errorf("rdb: cannot encode a %T", v)
 }
@@ -189,6 +191,8 @@ func appendObject(b []byte, v store.Value, compress bool) []byte {
 		for _, m := range v.Members() {
 			b = appendString(b, m, compress)
 		}
+	case *store.List:
+		return appendList(b, v, compress)
 	case *store.Hash:
 		if v.Encoding() == "listpack" {
 			lp := newListpack()
@@ -220,6 +224,38 @@ func appendObject(b []byte, v store.Value, compress bool) []byte {
 			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(s))
 			return true
 		})
+	}
+	return b
+}
+
+// Redis 7.0 keeps a list as a quicklist of listpack nodes of at most 8 KB
+// (list-max-listpack-size -2): a node takes another element while its
+// size, plus the element and 8 bytes of estimated overhead, stays within
+// the limit (_quicklistNodeAllowInsert). Splitting the same way makes a
+// list pushed in order DUMP to Redis's bytes.
+const (
+	listNodeLimit       = 8192
+	listNodeOverhead    = 8
+	listContainerPlain  = 1
+	listContainerPacked = 2
+)
+
+func appendList(b []byte, l *store.List, compress bool) []byte {
+	var nodes [][]byte
+	lp := newListpack()
+	l.Range(0, l.Len()-1, func(e []byte) bool {
+		if lp.count > 0 && len(lp.buf)+1+len(e)+listNodeOverhead > listNodeLimit {
+			nodes = append(nodes, lp.bytes())
+			lp = newListpack()
+		}
+		lp.appendString(e)
+		return true
+	})
+	nodes = append(nodes, lp.bytes())
+	b = appendLen(b, uint64(len(nodes)))
+	for _, n := range nodes {
+		b = appendLen(b, listContainerPacked)
+		b = appendString(b, n, compress)
 	}
 	return b
 }

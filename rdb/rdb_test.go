@@ -112,6 +112,15 @@ func fill(s *store.Store, now int64) {
 			zz.Add([]byte(fmt.Sprint("member:", i)), float64(i)/3)
 		}
 		set("skipzset", zz, now+86400_000)
+		small := store.NewList()
+		small.PushBack([]byte("a"), []byte("12"), []byte("-70000"), nil)
+		set("list", small, now+7000)
+		long := store.NewList()
+		for i := range 3000 { // several 8 KB nodes
+			long.PushBack(fmt.Appendf(nil, "element-%d", i))
+		}
+		long.PushBack(bytes.Repeat([]byte("z"), 10000))
+		set("biglist", long, 0)
 	}
 }
 
@@ -149,6 +158,13 @@ func describeValue(v store.Value) string {
 			f = append(f, x.Name+"="+x.Value)
 		}
 		slices.Sort(f)
+		return strings.Join(f, ",")
+	case *store.List:
+		var f []string
+		v.Range(0, v.Len()-1, func(e []byte) bool {
+			f = append(f, strconv.Quote(string(e)))
+			return true
+		})
 		return strings.Join(f, ",")
 	case *store.ZSet:
 		var f []string

@@ -59,6 +59,12 @@ func describeRedis(t *testing.T, addr string, dbs int) map[string]string {
 				}
 				slices.Sort(f)
 				val = strings.Join(f, ",")
+			case "list":
+				var f []string
+				for _, e := range c.LRange(ctx, k, 0, -1).Val() {
+					f = append(f, strconv.Quote(e))
+				}
+				val = strings.Join(f, ",")
 			case "zset":
 				var f []string
 				for _, z := range c.ZRangeWithScores(ctx, k, 0, -1).Val() {
@@ -124,10 +130,12 @@ func redisFixture(t *testing.T, addr string) {
 			{"SADD", "intset", "1", "-5", "100000"}, {"SADD", "intset64", "1", "9000000000"},
 			{"SADD", "strset", "a", "b", "c"}, {"EXPIRE", "strset", "1000"},
 			{"HSET", "lphash", "f", "v", "n", "12", "big", "-70000"},
+			{"RPUSH", "list", "a", "12", "-70000", ""}, {"LPUSH", "list", "head"}, {"RPUSH", "hugeelem", strings.Repeat("h", 20000)},
 			{"ZADD", "lpzset", "1", "a", "2.5", "b", "-inf", "c", "1e300", "d"},
 		}
 		for i := range 700 {
-			cmds = append(cmds, []any{"SADD", "bigset", fmt.Sprint("m", i)}, []any{"SADD", "bigintset", i},
+			cmds = append(cmds, []any{"RPUSH", "biglist", fmt.Sprint("element-", i)},
+				[]any{"SADD", "bigset", fmt.Sprint("m", i)}, []any{"SADD", "bigintset", i},
 				[]any{"HSET", "bighash", fmt.Sprint("f", i), i}, []any{"ZADD", "bigzset", float64(i) / 7, fmt.Sprint("z", i)})
 		}
 		cmds = append(cmds, []any{"HSET", "longhash", "f", strings.Repeat("v", 100)}, []any{"ZADD", "longzset", 1, strings.Repeat("m", 100)})

@@ -144,6 +144,7 @@ type Server struct {
 	double testDouble // the test-double API's state (testdouble.go)
 
 	scripting scripting // EVAL, SCRIPT and the script time limit (cmd_scripting.go)
+	blocking  blocking  // clients waiting in BLPOP and friends (blocking.go); guarded by lock
 
 	persist persistence // RDB files, save points, BGSAVE (persistence.go); guarded by lock
 
@@ -183,6 +184,7 @@ func New(cfg Config) *Server {
 	if err := s.persist.init(&cfg, s.started); err != nil {
 		s.log.Warn("ignoring the save setting", "save", cfg.Save, "err", err)
 	}
+	s.initBlocking()
 	return s
 }
 
@@ -200,6 +202,8 @@ func (s *Server) Serve(ln net.Listener) {
 	go s.acceptLoop(ln, handoff)
 	s.stopped.Add(1)
 	go s.expiryLoop()
+	s.stopped.Add(1)
+	go s.blockTimer()
 	s.stopped.Add(1)
 	go s.scriptWatch()
 	s.log.Info("Ready to accept connections", "addr", ln.Addr().String())
@@ -223,6 +227,9 @@ func (s *Server) Do(fn func()) {
 	defer func() { <-s.lock }()
 	s.store.Refresh()
 	fn()
+	if len(s.blocking.ready) > 0 {
+		s.serveReady()
+	}
 }
 
 // Close stops accepting connections, lets every batch in flight finish and
@@ -300,9 +307,10 @@ func (s *Server) closedConn(cn *conn) {
 	s.clientsMu.Lock()
 	delete(s.clients, c)
 	s.clientsMu.Unlock()
-	if len(c.watch.keys) > 0 {
+	if len(c.watch.keys) > 0 || cn.blocked {
 		h := s.acquire(cn.turnDone)
 		c.unwatchAll()
+		s.clientGone(c)
 		s.releaseHold(h, cn.turnDone)
 	}
 }
@@ -407,6 +415,9 @@ func (s *Server) execute(c *Client, args [][]byte) {
 	}
 	s.store.Refresh()
 	s.dispatch(c, args)
+	if len(s.blocking.ready) > 0 {
+		s.serveReady()
+	}
 }
 
 // dispatch applies the generic rules of the command table (unknown command,

@@ -66,6 +66,11 @@ type Store struct {
 	snap  *Snapshot // the open snapshot, if any (snapshot.go)
 	epoch uint32    // of the last snapshot begun
 	dirty int64     // changes so far, for save points (Dirty)
+
+	// OnReady, when set, is called whenever a list or a sorted set is
+	// stored at a key (Redis's signalKeyAsReady from dbAdd): a client
+	// blocked on that key may now be served.
+	OnReady func(db *DB, key string)
 }
 
 // New returns a store with n databases reading time from clock (RealClock if nil).
@@ -268,6 +273,11 @@ func (db *DB) Set(key []byte, v Value, expireAt int64) *Entry {
 	e.Value = v
 	db.setExpire(e, expireAt)
 	db.Modified(key)
+	if db.store.OnReady != nil {
+		if k := v.Kind(); k == KindList || k == KindZSet {
+			db.store.OnReady(db, e.Key)
+		}
+	}
 	return e
 }
 
