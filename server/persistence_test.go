@@ -56,6 +56,11 @@ func TestBGSAVEIsPointInTime(t *testing.T) {
 		h := store.NewHash()
 		h.Set([]byte("f"), []byte("v"))
 		srv.store.DB(0).Set([]byte("hash"), h, 0)
+		l := store.NewList()
+		for i := range 100 {
+			l.PushBack([]byte(strconv.Itoa(i)))
+		}
+		srv.store.DB(0).Set([]byte("list"), l, 0)
 	})
 	if err := c.Do(ctx, "BGSAVE").Err(); err != nil {
 		t.Fatal(err)
@@ -75,6 +80,8 @@ func TestBGSAVEIsPointInTime(t *testing.T) {
 		c.Do(ctx, "SET", "new"+strconv.Itoa(i), 1)
 		c.Do(ctx, "EVAL", "redis.call('HSET', KEYS[1], 'f', ARGV[1]) return redis.call('DEL', KEYS[2])", 2, "hash", "k"+strconv.Itoa((i*7)%n), i)
 		c.Do(ctx, "PEXPIRE", "k"+strconv.Itoa((i*11)%n), 1)
+		c.Do(ctx, "LPOP", "list")
+		c.Do(ctx, "RPUSH", "list", "new")
 		if i == 200 {
 			c.Do(ctx, "FLUSHDB")
 		}
@@ -84,8 +91,13 @@ func TestBGSAVEIsPointInTime(t *testing.T) {
 	for d := range 3 {
 		total += s.DB(d).Len()
 	}
-	if total != n+1 {
-		t.Fatalf("file holds %d keys, want %d", total, n+1)
+	if total != n+2 {
+		t.Fatalf("file holds %d keys, want %d", total, n+2)
+	}
+	if l := s.DB(0).GetString("list"); l == nil || l.Value.(*store.List).Len() != 100 {
+		t.Fatal("list missing or changed")
+	} else if first, _ := l.Value.(*store.List).Index(0); string(first) != "0" {
+		t.Fatalf("list starts with %q", first)
 	}
 	for i := range n {
 		e := s.DB(i % 3).GetString("k" + strconv.Itoa(i))
