@@ -33,7 +33,9 @@ type Snapshot struct {
 	// structures (FLUSHDB, SWAPDB) before the saver walked them.
 	detached [][][]*Entry
 	kept     map[*Entry]kept
-	db       int // the database being walked
+	// keptOrder[d]: the entries kept for database d, in the order kept.
+	keptOrder [][]*Entry
+	db        int // the database being walked
 }
 
 type kept struct {
@@ -51,7 +53,7 @@ func (s *Store) BeginSnapshot() *Snapshot {
 	}
 	s.epoch++
 	sn := &Snapshot{s: s, epoch: s.epoch, start: s.now, kept: make(map[*Entry]kept),
-		sizes: make([][2]int, len(s.dbs)), cursor: make([]int, len(s.dbs)), detached: make([][][]*Entry, len(s.dbs))}
+		sizes: make([][2]int, len(s.dbs)), cursor: make([]int, len(s.dbs)), detached: make([][][]*Entry, len(s.dbs)), keptOrder: make([][]*Entry, len(s.dbs))}
 	for i, d := range s.dbs {
 		sn.sizes[i] = [2]int{len(d.keys), len(d.expiries)}
 		sn.cursor[i] = len(d.order)
@@ -89,12 +91,16 @@ func (sn *Snapshot) Next(n int, visit func(db int, key string, v Value, expireAt
 			continue
 		}
 		// The database is walked: what was kept of its deleted keys goes now,
-		// before any other database's keys.
-		for e, k := range sn.kept {
-			if k.db == sn.db {
+		// before any other database's keys, in steps like the rest (a save
+		// during active expiry may have kept many).
+		if kept := sn.keptOrder[sn.db]; len(kept) > 0 {
+			e := kept[len(kept)-1]
+			sn.keptOrder[sn.db] = kept[:len(kept)-1]
+			if k, ok := sn.kept[e]; ok { // not met by the walk
 				delete(sn.kept, e)
 				sn.emit(sn.db, e.Key, k.value, k.expireAt, visit)
 			}
+			continue
 		}
 		sn.db++
 	}
@@ -127,7 +133,7 @@ func (sn *Snapshot) End() {
 	if sn.s.snap == sn {
 		sn.s.snap = nil
 	}
-	sn.kept = nil
+	sn.kept, sn.keptOrder = nil, nil
 }
 
 // keep saves e, now in live database db, as it is before its first change
@@ -143,6 +149,7 @@ func (sn *Snapshot) keep(e *Entry, db int, deep bool) {
 		v = v.Clone()
 	}
 	sn.kept[e] = kept{value: v, expireAt: e.expireAt, db: db}
+	sn.keptOrder[db] = append(sn.keptOrder[db], e)
 }
 
 // detach hands the saver the entries of (start-time) database db it has not
