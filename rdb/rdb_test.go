@@ -56,7 +56,8 @@ func TestLZFRoundTrip(t *testing.T) {
 }
 
 // fill builds a store holding every type in every encoding floodgate
-// keeps, with TTLs, in several databases.
+// keeps, with TTLs, in several databases. The TTLs are hours away, so a
+// loaded machine cannot expire a key half-way through a test.
 func fill(s *store.Store, now int64) {
 	for d := range 3 {
 		db := s.DB(d * 7)
@@ -69,7 +70,7 @@ func fill(s *store.Store, now int64) {
 		set("small", store.NewString([]byte("hello")), 0)
 		set("empty", store.NewString(nil), 0)
 		set("notcanon", store.NewString([]byte("007")), 0)
-		set("compressible", store.NewString(bytes.Repeat([]byte("xy"), 5000)), now+100000)
+		set("compressible", store.NewString(bytes.Repeat([]byte("xy"), 5000)), now+2*3600_000)
 		set("big", store.NewString(bytes.Repeat([]byte{0, 1, 2, 3, 250}, 200000)), 0)
 		set("ttl", store.NewString([]byte("v")), now+3600_000)
 		set("hll", store.NewHLL(), 0)
@@ -77,7 +78,7 @@ func fill(s *store.Store, now int64) {
 		for _, m := range []string{"3", "-1", "70000"} {
 			is.Add([]byte(m))
 		}
-		set("intset", is, now+5000)
+		set("intset", is, now+3*3600_000)
 		is64 := store.NewSet()
 		is64.Add([]byte("1"))
 		is64.Add([]byte("9000000000"))
@@ -114,7 +115,7 @@ func fill(s *store.Store, now int64) {
 		set("skipzset", zz, now+86400_000)
 		small := store.NewList()
 		small.PushBack([]byte("a"), []byte("12"), []byte("-70000"), nil)
-		set("list", small, now+7000)
+		set("list", small, now+4*3600_000)
 		long := store.NewList()
 		for i := range 3000 { // several 8 KB nodes
 			long.PushBack(fmt.Appendf(nil, "element-%d", i))
