@@ -289,6 +289,7 @@ func (s *Server) serveReady() {
 				if next == nil {
 					break
 				}
+				db.PreWrite(key) // outside invoke: a BGSAVE's snapshot keeps the value first
 				s.unblock(next, func(c *Client) { next.serve(c, key) })
 			}
 		}

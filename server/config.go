@@ -91,6 +91,11 @@ var (
 
 func init() {
 	configByName = make(map[string]*configParam, 2*len(redisParams))
+	for _, rows := range []map[string]floodgateParam{evictionParams, persistenceParams} {
+		for name, p := range rows {
+			floodgateParams[name] = p
+		}
+	}
 	for i := range redisParams {
 		p := &redisParams[i]
 		if f, ok := floodgateParams[p.name]; ok {
@@ -154,7 +159,7 @@ var inertParams = map[string]bool{
 	"disable-thp": true, "jemalloc-bg-thread": true, "activerehashing": true, "dynamic-hz": true,
 	"lazyfree-lazy-eviction": true, "lazyfree-lazy-expire": true, "lazyfree-lazy-server-del": true,
 	"lazyfree-lazy-user-del": true, "lazyfree-lazy-user-flush": true,
-	"dbfilename": true, "appendfilename": true, "appenddirname": true,
+	"appendfilename": true, "appenddirname": true,
 }
 
 const (
@@ -220,7 +225,6 @@ var floodgateParams = map[string]floodgateParam{
 
 	// Redis's default is to save; floodgate never writes to disk, so the
 	// value in effect is "" and only "" is accepted.
-	"save":                 {effect: effectDefaultOnly, def: "", parse: parseSave, refusal: noPersistence},
 	"appendonly":           {refusal: noPersistence},
 	"daemonize":            {refusal: "floodgate does not daemonize: run it in the foreground under a supervisor"},
 	"replicaof":            {refusal: noReplication},

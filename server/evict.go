@@ -182,12 +182,6 @@ var evictionParams = map[string]floodgateParam{
 		apply: evictionApply("maxmemory-eviction-tenacity", func(s *Server, v string) { s.memory.tenacity, _ = strconv.Atoi(v) })},
 }
 
-func init() {
-	for name, p := range evictionParams {
-		floodgateParams[name] = p
-	}
-}
-
 // policyOrder is maxmemory-policy's values in the order Redis's error lists them.
 var policyOrder = []store.Policy{store.VolatileLRU, store.VolatileLFU, store.VolatileRandom, store.VolatileTTL, store.AllKeysLRU, store.AllKeysLFU, store.AllKeysRandom, store.NoEviction}
 

@@ -24,6 +24,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"path/filepath"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -68,6 +69,16 @@ type Config struct {
 	// a client not on 127.0.0.1, ::1 or a Unix socket is refused with
 	// DENIED while no password is set.
 	DisableProtectedMode bool
+
+	// Dir and DBFilename name the RDB file that SAVE, BGSAVE, SHUTDOWN and
+	// LoadRDB use: the working directory and "dump.rdb" by default.
+	Dir        string
+	DBFilename string
+	// Save is Redis's "save" setting, "<seconds> <changes> ..." pairs
+	// ("3600 1 300 100"): a background save starts once that many changes
+	// happened in that many seconds, and SHUTDOWN saves. Empty: none, the
+	// library's default (cmd/floodgate defaults to Redis's).
+	Save string
 }
 
 func (cfg *Config) setDefaults() {
@@ -94,6 +105,12 @@ func (cfg *Config) setDefaults() {
 	}
 	if cfg.ActiveExpiryInterval <= 0 {
 		cfg.ActiveExpiryInterval = 100 * time.Millisecond
+	}
+	if cfg.DBFilename == "" {
+		cfg.DBFilename = "dump.rdb"
+	}
+	if dir, err := filepath.Abs(cfg.Dir); err == nil { // CONFIG GET dir answers an absolute path
+		cfg.Dir = dir
 	}
 }
 
@@ -150,6 +167,8 @@ type Server struct {
 
 	scripting scripting // EVAL, SCRIPT and the script time limit (cmd_scripting.go)
 	blocking  blocking  // clients waiting in BLPOP and friends (blocking.go); guarded by lock
+
+	persist persistence // RDB files, save points, BGSAVE (persistence.go); guarded by lock
 
 	// running is the connection whose batch holds the execution lock, nil
 	// otherwise; guarded by lock.
@@ -222,8 +241,12 @@ func (s *Server) Init() {
 	s.outputLimits.Store(prepared.outputLimits.Load())
 	s.initScripting()
 	s.scripting.poll = s.scriptPoll
+	if err := s.persist.init(&cfg, s.started); err != nil {
+		s.log.Warn("ignoring the save setting", "save", cfg.Save, "err", err)
+	}
 	s.initBlocking()
 	s.applyEvictionSettings()
+	s.applyPersistenceSettings()
 }
 
 // requirePass is the password clients must AUTH with; "" for none.
@@ -479,6 +502,12 @@ func (s *Server) dispatch(c *Client, args [][]byte) {
 	if s.memory.max > 0 && !s.answeringBusy && s.refuseOOM(c, cmd, args) {
 		return
 	}
+	// After the OOM check, as in processCommand: MISCONF once a background
+	// save has failed (stop-writes-on-bgsave-error).
+	if (cmd.Flags.Has(FlagWrite) || cmd.Name == "ping") && s.writesRefused() {
+		s.refuse(c, &refusal{cmd: cmd, msg: errMisconf, viaReject: true})
+		return
+	}
 	if c.multi != nil && !queuesImmediately(cmd) {
 		c.queue(cmd, args)
 		return
@@ -565,7 +594,29 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 	}()
 	c.lastCmd = cmd.Name
 	c.cmd = cmd
+	if cmd.Flags&(FlagWrite|FlagMayReplicate) != 0 && s.store.Snapshotting() {
+		preWrite(c, cmd, args)
+	}
 	cmd.Handler(c, args)
+}
+
+// preWrite lets an open snapshot (a BGSAVE in progress) keep the values a
+// write command (or PFCOUNT, which rewrites its cache: may_replicate) may
+// change in place, before it runs: the keys at the
+// table's key positions, or, for commands whose keys move (SORT ... STORE,
+// ZUNIONSTORE), every argument that names a key. Scripts and EXEC reach
+// here once per command they run.
+func preWrite(c *Client, cmd *Command, args [][]byte) {
+	first, last, step := cmd.FirstKey, cmd.LastKey, cmd.Step
+	if first <= 0 || cmd.Flags.Has(FlagMovableKeys) {
+		first, last, step = 1, -1, 1
+	}
+	if last < 0 {
+		last += len(args)
+	}
+	for i := first; i <= last && i < len(args); i += max(step, 1) {
+		c.db.PreWrite(args[i])
+	}
 }
 
 func (c *Client) errorCount() int {
@@ -602,7 +653,8 @@ func (c *Client) queue(cmd *Command, args [][]byte) {
 	c.w.Status("QUEUED")
 }
 
-// expiryLoop reclaims expired keys in the background, a bounded number per
+// expiryLoop reclaims expired keys in the background (and checks the save
+// points, saveCron), a bounded number of keys per
 // lock hold so that clients are never stalled for long.
 func (s *Server) expiryLoop() {
 	defer s.stopped.Done()
@@ -614,6 +666,7 @@ func (s *Server) expiryLoop() {
 			return
 		case <-t.C:
 		}
+		s.saveCron()
 		for {
 			const chunk = 10000
 			s.lock <- struct{}{}

@@ -25,6 +25,7 @@ func ValueAt[V Value](db *DB, key []byte) (V, error) {
 // IncrBy adds delta to the integer at key, creating it at 0, as INCRBY. The
 // key keeps its TTL, as with Redis's dbOverwrite.
 func (db *DB) IncrBy(key []byte, delta int64) (int64, error) {
+	db.PreWrite(key) // these change values in place; callers other than commands (the test double) skip invoke's hook
 	s, err := ValueAt[*String](db, key)
 	if err != nil {
 		return 0, err
@@ -69,6 +70,7 @@ type ZAddResult struct {
 // does, creating the set unless XX. An INCR that makes a NaN stops with
 // ErrScoreNaN, keeping what the earlier members did.
 func (db *DB) ZAdd(key []byte, f ZAddFlags, members []ScoredMember) (res ZAddResult, err error) {
+	db.PreWrite(key) // these change values in place; callers other than commands (the test double) skip invoke's hook
 	z, err := ValueAt[*ZSet](db, key)
 	if err != nil || z == nil && f.XX {
 		return res, err
@@ -118,6 +120,7 @@ func (db *DB) ZAdd(key []byte, f ZAddFlags, members []ScoredMember) (res ZAddRes
 // HSet sets fields of the hash at key (created if needed) from field, value
 // pairs, as HSET, and returns how many fields are new.
 func (db *DB) HSet(key []byte, fieldValues [][]byte) (added int, err error) {
+	db.PreWrite(key) // these change values in place; callers other than commands (the test double) skip invoke's hook
 	h, err := ValueAt[*Hash](db, key)
 	if err != nil {
 		return 0, err
@@ -156,6 +159,7 @@ func (db *DB) Expire(e *Entry, at int64) {
 // how many are new (SADD, and the test double's SAdd);
 // ErrWrongType for a key of another type.
 func (db *DB) SAdd(key []byte, members [][]byte) (int64, error) {
+	db.PreWrite(key) // these change values in place; callers other than commands (the test double) skip invoke's hook
 	var s *Set
 	if e := db.Get(key); e != nil {
 		var ok bool
@@ -186,6 +190,7 @@ func (db *DB) SAdd(key []byte, members [][]byte) (int64, error) {
 // there, deleting the emptied set as Redis does (SREM, and the test
 // double's SRem); ErrWrongType for a key of another type.
 func (db *DB) SRem(key []byte, members [][]byte) (int64, error) {
+	db.PreWrite(key) // these change values in place; callers other than commands (the test double) skip invoke's hook
 	e := db.Get(key)
 	if e == nil {
 		return 0, nil
@@ -233,6 +238,7 @@ func (db *DB) RPushX(key []byte, vals ...[]byte) (int, error) {
 }
 
 func (db *DB) push(key []byte, front, onlyExisting bool, vals [][]byte) (int, error) {
+	db.PreWrite(key)
 	l, err := ValueAt[*List](db, key)
 	if err != nil || l == nil && onlyExisting {
 		return 0, err
@@ -273,6 +279,7 @@ func (db *DB) pop(key []byte, front bool, count int) ([][]byte, error) {
 // PopList pops up to count elements from one end of l, the list at key,
 // and deletes key if that emptied it.
 func (db *DB) PopList(key []byte, l *List, front bool, count int) [][]byte {
+	db.PreWrite(key)
 	n := min(count, l.Len())
 	elems := make([][]byte, n)
 	for i := range elems {
@@ -297,6 +304,8 @@ func (db *DB) ListChanged(key []byte, l *List) {
 // LMOVE; nil when src holds no list. ErrWrongType if either key holds
 // another type (and then nothing moves).
 func (db *DB) LMove(src, dst []byte, fromFront, toFront bool) ([]byte, error) {
+	db.PreWrite(src)
+	db.PreWrite(dst)
 	sl, err := ValueAt[*List](db, src)
 	if err != nil || sl == nil {
 		return nil, err

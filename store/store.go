@@ -53,6 +53,7 @@ type Entry struct {
 	slot     int32  // position in DB.order
 	access   uint32 // LRU clock or LFU counter of the last access, see touch
 	size     uint32 // bytes charged to Store.Used, see account
+	snap     uint32 // the epoch of the last Snapshot that saved or kept it
 }
 
 // ExpireAt returns the key's expiry in unix milliseconds, or 0 if it has none.
@@ -65,6 +66,9 @@ type Store struct {
 	now   int64 // unix ms snapshot, see Refresh
 	nanos int64 // the same snapshot in unix ns, for CL.THROTTLE's GCRA
 	rng   *rand.Rand
+	snap  *Snapshot // the open snapshot, if any (snapshot.go)
+	epoch uint32    // of the last snapshot begun
+	dirty int64     // changes so far, for save points (Dirty)
 
 	// OnReady, when set, is called whenever a list or a sorted set is
 	// stored at a key (Redis's signalKeyAsReady from dbAdd): a client
@@ -107,6 +111,18 @@ func (s *Store) Refresh() {
 // Now returns the current time snapshot in unix milliseconds.
 func (s *Store) Now() int64 { return s.now }
 
+// Dirty returns how many changes the store has seen (Redis's server.dirty,
+// for save points and rdb_changes_since_last_save).
+func (s *Store) Dirty() int64 { return s.dirty }
+
+// epochIfOpen is the mark of entries born during an open snapshot.
+func (s *Store) epochIfOpen() uint32 {
+	if s.snap != nil {
+		return s.epoch
+	}
+	return 0
+}
+
 // Databases returns how many databases the store has.
 func (s *Store) Databases() int { return len(s.dbs) }
 
@@ -119,6 +135,7 @@ func (s *Store) SwapDB(a, b int) {
 	if a == b {
 		return
 	}
+	s.snapshotSwap(a, b)
 	da.touchExisting(db)
 	db.touchExisting(da)
 	da.keys, db.keys = db.keys, da.keys
@@ -268,6 +285,15 @@ func (db *DB) GetString(key string) *Entry {
 	return e
 }
 
+// Reserve makes room for n keys in an empty database, as Redis's loader
+// expands its dict on RESIZEDB: a million-key load then grows no map.
+func (db *DB) Reserve(n int) {
+	if len(db.keys) == 0 && n > 0 {
+		db.keys = make(map[string]*Entry, n)
+		db.order = make([]*Entry, 0, n)
+	}
+}
+
 // Exists reports whether key is live.
 func (db *DB) Exists(key []byte) bool { return db.Peek(key) != nil }
 
@@ -277,14 +303,19 @@ func (db *DB) Set(key []byte, v Value, expireAt int64) *Entry {
 	e := db.keys[string(key)]
 	if e == nil {
 		k := string(key)
-		e = &Entry{Key: k, heapIdx: -1, slot: int32(len(db.order)), access: db.store.newAccess()}
+		e = &Entry{Key: k, heapIdx: -1, slot: int32(len(db.order)), access: db.store.newAccess(), snap: db.store.epochIfOpen()}
 		db.keys[k] = e
 		db.order = append(db.order, e)
-	} else if !db.store.evict.Policy.LFU() {
-		// Redis's new value carries the LRU clock of its creation, while
-		// dbOverwrite hands the old LFU counter on (the lookup before the
-		// write, Get here, counted the access).
-		e.access = db.store.lruClock()
+	} else {
+		if sn := db.store.snap; sn != nil {
+			sn.keep(e, db.index, false)
+		}
+		if !db.store.evict.Policy.LFU() {
+			// Redis's new value carries the LRU clock of its creation, while
+			// dbOverwrite hands the old LFU counter on (the lookup before the
+			// write, Get here, counted the access).
+			e.access = db.store.lruClock()
+		}
 	}
 	e.Value = v
 	db.setExpire(e, expireAt)
@@ -340,6 +371,9 @@ func (db *DB) SetExpire(e *Entry, expireAt int64) {
 }
 
 func (db *DB) setExpire(e *Entry, at int64) {
+	if sn := db.store.snap; sn != nil && at != e.expireAt {
+		sn.keep(e, db.index, true) // the value stays: later in-place changes must not reach the copy
+	}
 	e.expireAt = at
 	switch {
 	case at == 0 && e.heapIdx >= 0:
@@ -354,6 +388,9 @@ func (db *DB) setExpire(e *Entry, at int64) {
 
 // remove unlinks e from every index.
 func (db *DB) remove(e *Entry) {
+	if sn := db.store.snap; sn != nil {
+		sn.keep(e, db.index, false)
+	}
 	delete(db.keys, e.Key)
 	db.store.used -= int64(e.size)
 	e.size = 0
@@ -373,6 +410,8 @@ func (db *DB) remove(e *Entry) {
 
 // Flush deletes every key.
 func (db *DB) Flush() {
+	db.snapshotFlush()
+	db.store.dirty += int64(len(db.keys))
 	db.touchExisting(nil)
 	for _, e := range db.order {
 		db.store.used -= int64(e.size)
@@ -503,6 +542,7 @@ func (db *DB) Unwatch(key string, dirty *bool) {
 // Modified signals that key changed (Redis's signalModifiedKey). Mutations
 // made in place on an Entry's Value must call it.
 func (db *DB) Modified(key []byte) {
+	db.store.dirty++
 	if e := db.keys[string(key)]; e != nil {
 		db.account(e)
 	}

@@ -48,7 +48,8 @@ func run(args []string) int {
 		}
 	}
 	file, fromStdin, options := server.ConfigArgs(rest)
-	srv := server.Prepare(server.Config{GoroutineConns: goroutineConns})
+	// Redis's save points unless the configuration says otherwise.
+	srv := server.Prepare(server.Config{GoroutineConns: goroutineConns, Save: "3600 1 300 100 60 10000"})
 	var stdin io.Reader
 	if fromStdin {
 		stdin = os.Stdin
@@ -93,6 +94,12 @@ func run(args []string) int {
 	} else {
 		logger.Info("Configuration loaded")
 	}
+	if err := srv.LoadRDB(); err != nil {
+		// Redis refuses to start on a file it cannot load, rather than serve
+		// a keyspace that silently lacks part of it.
+		logger.Error(err.Error())
+		return 1
+	}
 	if err := srv.Start(); err != nil {
 		logger.Warn("Failed listening on port " + srv.Port() + " (TCP), aborting: " + err.Error())
 		return 1
@@ -132,6 +139,11 @@ func run(args []string) int {
 			break
 		}
 		logger.Warn("User requested shutdown...")
+		if err := srv.SaveOnShutdown(); err != nil {
+			logger.Warn("Error trying to save the DB, can't exit.", "err", err)
+			// Redis stays up in that case; a signal is an operator's order
+			// to go, so go, and say so.
+		}
 	case <-srv.Done():
 	}
 	srv.Close()
