@@ -307,6 +307,7 @@ func addMember(t *setTable, m []byte) bool {
 	t.append(hashMember(m), string(m))
 	return true
 }
+
 // IntsetWidth returns the byte width of an intset's integers (2, 4 or 8;
 // like Redis's, it only grows), or 0 for a hashtable.
 func (s *Set) IntsetWidth() int {
