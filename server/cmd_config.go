@@ -2,7 +2,7 @@ package server
 
 import (
 	"net"
-	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -70,15 +70,13 @@ var configParams = []configParam{
 	// save and appendonly are accepted (test setups turn persistence off
 	// with them) and reported back; floodgate never writes to disk.
 	{name: "save", get: setting("save", ""), set: setSave},
-	{name: "appendonly", get: setting("appendonly", "no"), set: setBool("appendonly")},
-	{name: "appendfsync", get: constant("everysec")},
 	{name: "cluster-enabled", get: constant("no")},
 	{name: "replica-read-only", get: constant("yes")},
 	{name: "slave-read-only", get: constant("yes")},
 	{name: "daemonize", get: constant("no")},
 	{name: "protected-mode", get: constant("yes")},
 	{name: "dbfilename", get: constant("dump.rdb")},
-	{name: "dir", get: func(*Server) string { dir, _ := os.Getwd(); return dir }},
+	{name: "dir", get: func(s *Server) string { dir, _ := filepath.Abs(s.cfg.Dir); return dir }},
 	{name: "logfile", get: constant("")},
 	{name: "loglevel", get: constant("notice")},
 	{name: "hz", get: constant("10")},

@@ -222,13 +222,7 @@ func infoPersistence(s *Server, b *infoBuilder) {
 	b.int("rdb_last_bgsave_time_sec", -1)
 	b.int("rdb_current_bgsave_time_sec", -1)
 	b.int("rdb_saves", 0)
-	b.int("aof_enabled", 0)
-	b.int("aof_rewrite_in_progress", 0)
-	b.int("aof_rewrite_scheduled", 0)
-	b.int("aof_last_rewrite_time_sec", -1)
-	b.int("aof_current_rewrite_time_sec", -1)
-	b.str("aof_last_bgrewrite_status", "ok")
-	b.str("aof_last_write_status", "ok")
+	s.infoAOF(b)
 }
 
 func infoStats(s *Server, b *infoBuilder) {

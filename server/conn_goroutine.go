@@ -66,6 +66,7 @@ func (s *Server) serveConn(cn *conn, nc net.Conn) {
 		if n > 0 {
 			keep := cn.received(buf, n, false)
 			if len(cn.out) > 0 {
+				s.aofFlush()
 				written, werr := nc.Write(cn.out)
 				cn.flushed(written)
 				if werr != nil {

@@ -61,6 +61,12 @@ type Config struct {
 	// connections (Dial) are always served the goroutine way. Either way
 	// the bytes go through the same parser and dispatch.
 	GoroutineConns bool
+
+	// Dir is Redis's dir: where persistence files live ("." by default).
+	Dir string
+	// AOF configures the append-only file (off by default); with it on,
+	// Start loads the data from it before serving.
+	AOF AOFConfig
 }
 
 func (cfg *Config) setDefaults() {
@@ -88,6 +94,10 @@ func (cfg *Config) setDefaults() {
 	if cfg.ActiveExpiryInterval <= 0 {
 		cfg.ActiveExpiryInterval = 100 * time.Millisecond
 	}
+	if cfg.Dir == "" {
+		cfg.Dir = "."
+	}
+	cfg.AOF.setDefaults()
 }
 
 // Server is one floodgate server: a keyspace and the connections to it.
@@ -127,6 +137,7 @@ type Server struct {
 	double testDouble // the test-double API's state (testdouble.go)
 
 	scripting scripting // EVAL, SCRIPT and the script time limit (cmd_scripting.go)
+	aof       aofState  // the append-only file (aof.go)
 
 	// running is the connection whose batch holds the execution lock, nil
 	// otherwise; guarded by lock.
@@ -161,6 +172,7 @@ func New(cfg Config) *Server {
 	}
 	s.initScripting()
 	s.scripting.poll = s.scriptPoll
+	s.initAOF()
 	return s
 }
 
@@ -232,6 +244,7 @@ func (s *Server) Close() error {
 		time.Sleep(time.Millisecond) // polling the drain, bounded by the deadline
 	}
 	s.stopped.Wait()
+	s.closeAOF()
 	s.closeScripting()
 	return nil
 }
@@ -466,6 +479,15 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 	// every redis.call.
 	start := time.Since(s.started)
 	errsBefore := c.errorCount()
+	// Logging to the AOF: a command that changed the keyspace (Redis's
+	// server.dirty) is queued, and the outermost command moves the queue
+	// to the feed once everything it ran is done.
+	logging := s.aof.on.Load()
+	var dirty int64
+	if logging {
+		s.aof.prop.depth++
+		dirty = s.store.Dirty
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Error("command panicked", "command", cmd.Name, "panic", r, "stack", string(debug.Stack()))
@@ -478,6 +500,15 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 			st.failed++
 		}
 		s.processed++
+		if logging {
+			s.aof.prop.depth--
+			if s.store.Dirty != dirty {
+				s.propagated(c, cmd, args)
+			}
+			if s.aof.prop.depth == 0 {
+				s.propagatePending(true)
+			}
+		}
 	}()
 	c.lastCmd = cmd.Name
 	c.cmd = cmd
@@ -535,6 +566,7 @@ func (s *Server) expiryLoop() {
 			s.lock <- struct{}{}
 			n := s.store.ActiveExpire(chunk)
 			s.expired += int64(n)
+			s.propagatePending(false)
 			<-s.lock
 			if n < chunk {
 				break

@@ -62,6 +62,15 @@ type Store struct {
 	now   int64 // unix ms snapshot, see Refresh
 	nanos int64 // the same snapshot in unix ns, for CL.THROTTLE's GCRA
 	rng   *rand.Rand
+
+	// Dirty counts changes to the keyspace (Redis's server.dirty): every
+	// Modified, deletion, flush and swap. The server compares it around a
+	// command to decide whether to log the command to the AOF.
+	Dirty int64
+	// OnExpire, when set, is told of every key deleted because its time
+	// had passed, lazily or by ActiveExpire, so the server can log a DEL
+	// for it (Redis's deleteExpiredKeyAndPropagate).
+	OnExpire func(db int, key string)
 }
 
 // New returns a store with n databases reading time from clock (RealClock if nil).
@@ -104,6 +113,7 @@ func (s *Store) SwapDB(a, b int) {
 	if a == b {
 		return
 	}
+	s.Dirty++
 	da.touchExisting(db)
 	db.touchExisting(da)
 	da.keys, db.keys = db.keys, da.keys
@@ -130,7 +140,7 @@ func (s *Store) ActiveExpire(limit int) int {
 			if limit > 0 && deleted >= limit {
 				return deleted
 			}
-			d.remove(d.expiries[0])
+			d.expire(d.expiries[0])
 			deleted++
 		}
 		d.shrink()
@@ -205,7 +215,7 @@ func (db *DB) Get(key []byte) *Entry {
 		return nil
 	}
 	if db.expired(e) {
-		db.remove(e)
+		db.expire(e)
 		return nil
 	}
 	return e
@@ -218,7 +228,7 @@ func (db *DB) GetString(key string) *Entry {
 		return nil
 	}
 	if db.expired(e) {
-		db.remove(e)
+		db.expire(e)
 		return nil
 	}
 	return e
@@ -287,6 +297,20 @@ func (db *DB) setExpire(e *Entry, at int64) {
 	}
 }
 
+// expire deletes an entry whose time has passed, and tells OnExpire.
+func (db *DB) expire(e *Entry) {
+	db.remove(e)
+	if db.store.OnExpire != nil {
+		db.store.OnExpire(db.index, e.Key)
+	}
+}
+
+// Peek returns key's entry even if its time has passed, without deleting
+// it: what the server reads after a command to log its effect (the
+// absolute expiry a relative EXPIRE set), where a lazy deletion would log
+// a DEL of its own.
+func (db *DB) Peek(key []byte) *Entry { return db.keys[string(key)] }
+
 // remove unlinks e from every index.
 func (db *DB) remove(e *Entry) {
 	delete(db.keys, e.Key)
@@ -306,6 +330,7 @@ func (db *DB) remove(e *Entry) {
 
 // Flush deletes every key.
 func (db *DB) Flush() {
+	db.store.Dirty++
 	db.touchExisting(nil)
 	db.keys = make(map[string]*Entry)
 	db.order = nil
@@ -320,7 +345,7 @@ func (db *DB) RandomKey() (string, bool) {
 		if !db.expired(e) {
 			return e.Key, true
 		}
-		db.remove(e)
+		db.expire(e)
 	}
 	return "", false
 }
@@ -354,7 +379,7 @@ func (db *DB) Scan(cursor uint64, count int, visit func(e *Entry)) uint64 {
 	// into the hole, which is harmless now, as the hole and the last entry
 	// both lie in the part already visited.
 	for _, e := range expired {
-		db.remove(e)
+		db.expire(e)
 	}
 	if i < 0 {
 		return 0
@@ -433,6 +458,7 @@ func (db *DB) Unwatch(key string, dirty *bool) {
 // Modified signals that key changed (Redis's signalModifiedKey). Mutations
 // made in place on an Entry's Value must call it.
 func (db *DB) Modified(key []byte) {
+	db.store.Dirty++
 	if len(db.watched) == 0 {
 		return
 	}

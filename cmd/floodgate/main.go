@@ -38,6 +38,15 @@ func run(args []string) int {
 	queryLimit := fs.Int64("client-query-buffer-limit", 1<<30, "close a client whose unparsed input exceeds this many bytes")
 	luaTimeLimit := fs.Duration("lua-time-limit", 5*time.Second, "how long a script runs before other clients get BUSY")
 	goroutineConns := fs.Bool("goroutine-conns", false, "serve each connection on a goroutine of its own instead of the epoll event loop\n(slower; for comparison)")
+	dir := fs.String("dir", ".", "directory for persistence files (Redis's dir)")
+	appendOnly := fs.String("appendonly", "no", "yes: log every write to the append-only file and load it at start")
+	appendFsync := fs.String("appendfsync", "everysec", "when the AOF is fsynced: always (before replying), everysec or no")
+	appendFilename := fs.String("appendfilename", "appendonly.aof", "prefix of the AOF's file names")
+	appendDirname := fs.String("appenddirname", "appendonlydir", "the AOF's directory, inside --dir")
+	aofLoadTruncated := fs.String("aof-load-truncated", "yes", "yes: load an AOF that ends inside a command up to there; no: refuse to start")
+	aofRDBPreamble := fs.String("aof-use-rdb-preamble", "yes", "write the AOF's base as an RDB (yes) or as commands (no)")
+	aofRewritePerc := fs.Int("auto-aof-rewrite-percentage", 100, "rewrite the AOF once it grew this much (percent) since the last rewrite; 0: never")
+	aofRewriteMin := fs.Int64("auto-aof-rewrite-min-size", 64<<20, "no automatic rewrite below this AOF size, in bytes")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this file until shutdown (for benchmarking)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
@@ -53,6 +62,21 @@ func run(args []string) int {
 	if *showVersion {
 		fmt.Printf("floodgate %s (Redis %s compatible)\n", version, server.Version)
 		return 0
+	}
+	yesNo := map[string]bool{"yes": true, "no": false}
+	for name, v := range map[string]string{"appendonly": *appendOnly, "aof-load-truncated": *aofLoadTruncated, "aof-use-rdb-preamble": *aofRDBPreamble} {
+		if _, ok := yesNo[v]; !ok {
+			fmt.Fprintf(os.Stderr, "floodgate: --%s must be yes or no\n", name)
+			return 2
+		}
+	}
+	if *appendFsync != "always" && *appendFsync != "everysec" && *appendFsync != "no" {
+		fmt.Fprintf(os.Stderr, "floodgate: --appendfsync must be always, everysec or no\n")
+		return 2
+	}
+	rewritePerc := *aofRewritePerc
+	if rewritePerc == 0 {
+		rewritePerc = -1 // Config's zero value means the default
 	}
 	level, ok := map[string]slog.Level{"debug": slog.LevelDebug, "verbose": slog.LevelDebug, "notice": slog.LevelInfo, "warning": slog.LevelWarn}[*loglevel]
 	if !ok {
@@ -86,6 +110,18 @@ func run(args []string) int {
 		QueryBufferLimit: *queryLimit,
 		LuaTimeLimit:     *luaTimeLimit,
 		GoroutineConns:   *goroutineConns,
+
+		Dir: *dir,
+		AOF: server.AOFConfig{
+			Enabled:           yesNo[*appendOnly],
+			Filename:          *appendFilename,
+			Dirname:           *appendDirname,
+			Fsync:             *appendFsync,
+			RefuseTruncated:   !yesNo[*aofLoadTruncated],
+			NoRDBPreamble:     !yesNo[*aofRDBPreamble],
+			RewritePercentage: rewritePerc,
+			RewriteMinSize:    *aofRewriteMin,
+		},
 	})
 	if err := srv.Start(); err != nil {
 		logger.Error("cannot start", "err", err)
