@@ -812,7 +812,11 @@ func (s *Server) writeBase(tmp string, dbs []aof.DB) (int64, error) {
 // takes a snapshot and, with the AOF on, opens a new incr file for the
 // commands that follow (Redis 7.0 does the same, so no rewrite buffer is
 // needed), then writes the base on another goroutine.
-func (s *Server) startRewrite() error {
+func (s *Server) startRewrite() error { return s.rewrite(s.aof.on.Load()) }
+
+// rewrite is startRewrite, opening a new incr file or not (turning the AOF
+// on has opened one already).
+func (s *Server) rewrite(newIncr bool) error {
 	a := &s.aof
 	if a.rewriting {
 		return errors.New(errRewriteInProgress)
@@ -821,7 +825,7 @@ func (s *Server) startRewrite() error {
 		s.log.Warn(fmt.Sprintf("Can't open or create append-only dir %s: %v", s.aofDir(), err))
 		return err
 	}
-	if a.on.Load() {
+	if newIncr {
 		if err := s.openNewIncr(); err != nil {
 			return err
 		}
@@ -970,7 +974,7 @@ func (s *Server) setAppendOnly(on bool) error {
 	a.on.Store(true)
 	a.cfg.Enabled = true
 	s.startAOFCron()
-	return s.startRewrite()
+	return s.rewrite(false)
 }
 
 // closeAOF writes and fsyncs what is left, at shutdown.
