@@ -74,6 +74,15 @@ func appendValue(buf []byte, key string, v store.Value) []byte {
 	switch v := v.(type) {
 	case *store.String:
 		return AppendCommand(buf, []byte("SET"), k, v.Bytes())
+	case *store.List:
+		items := make([][]byte, 0, v.Len())
+		v.Range(0, v.Len()-1, func(b []byte) bool {
+			items = append(items, b)
+			return true
+		})
+		return appendItems(buf, "RPUSH", k, len(items), 1, func(dst []byte, i int) []byte {
+			return AppendBulk(dst, items[i])
+		})
 	case *store.Set:
 		members := v.Members()
 		return appendItems(buf, "SADD", k, len(members), 1, func(dst []byte, i int) []byte {

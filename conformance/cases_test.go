@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 var io_ReadFull = io.ReadFull
@@ -25,6 +27,13 @@ var io_ReadFull = io.ReadFull
 //	!distinct    as !type, and the top-level elements of each reply are
 //	             pairwise distinct (random picks: SPOP, SRANDMEMBER with a count)
 //	!known=why   a deliberate difference: run on both, compare nothing, say why
+//	!send        send without reading the reply (a blocking command)
+//	!recv        read the reply an earlier !send left on that connection and
+//	             compare it; the rest of the line only names the command
+//	!blocked=N   wait until both servers report N blocked_clients
+//	!id          remember the connection's CLIENT ID on each server: {id@N}
+//	             in a later line stands for connection N's
+//	!close       close the connection on both servers
 //
 // A command line's comparisons are counted under its command name.
 type tcase struct {
@@ -84,6 +93,7 @@ func runCase(t *testing.T, tc tcase, proto int) {
 		}
 		return set
 	}
+	ids := map[string][]string{}
 	for _, c := range get(1) {
 		if reply, err := c.do("FLUSHALL"); err != nil || string(reply) != "+OK\r\n" {
 			t.Fatalf("FLUSHALL: %q %v", reply, err)
@@ -91,18 +101,60 @@ func runCase(t *testing.T, tc tcase, proto int) {
 	}
 	for _, line := range tc.lines {
 		conn, mode, arg, rest := parseModifiers(line)
+		set := get(conn)
+		switch mode {
+		case "blocked":
+			waitBlocked(t, set, arg)
+			continue
+		case "id":
+			each := make([]string, len(set))
+			for i, c := range set {
+				reply, err := c.do("CLIENT", "ID")
+				if err != nil || len(reply) < 4 {
+					t.Fatalf("CLIENT ID: %q %v", reply, err)
+				}
+				each[i] = strings.TrimSpace(string(reply[1:]))
+			}
+			ids[fmt.Sprintf("{id@%d}", conn)] = each
+			continue
+		case "close":
+			for _, c := range set {
+				c.close()
+			}
+			delete(conns, conn)
+			continue
+		}
 		args, err := splitArgs(rest)
 		if err != nil || len(args) == 0 {
 			t.Fatalf("bad case line %q: %v", line, err)
 		}
-		set := get(conn)
-		want, errR := set[0].do(args...)
+		if mode == "send" {
+			for i, c := range set {
+				if err := c.send(withIDs(args, ids, i)...); err != nil {
+					t.Fatalf("%s: %v", shortLine(line), err)
+				}
+			}
+			continue
+		}
+		// do sends the line on connection i of the set, or for !recv reads
+		// the reply an earlier !send left there.
+		recv := mode == "recv"
+		if recv {
+			mode = ""
+		}
+		do := func(i int) ([]byte, error) {
+			if recv {
+				return set[i].read()
+			}
+			return set[i].do(withIDs(args, ids, i)...)
+		}
+		want, errR := do(0)
 		if errR != nil {
 			t.Fatalf("%s: redis: %v", shortLine(line), errR)
 		}
-		for i, c := range set[1:] {
+		for i := range set[1:] {
 			who := transportName(addrs[i+1])
-			got, errF := c.do(args...)
+			got, errF := do(i + 1)
 			if errF != nil {
 				t.Fatalf("%s: %s: %v (redis said %.200q)", shortLine(line), who, errF, want)
 			}
@@ -139,16 +191,16 @@ func parseModifiers(line string) (conn int, mode, arg, rest string) {
 		line = strings.TrimLeft(line, " ")
 		switch {
 		case strings.HasPrefix(line, "@"):
-			end := strings.IndexByte(line, ' ')
+			end := wordEnd(line)
 			conn, _ = strconv.Atoi(line[1:end])
-			line = line[end+1:]
+			line = line[end:]
 		case strings.HasPrefix(line, "!"):
-			end := strings.IndexByte(line, ' ')
+			end := wordEnd(line)
 			mode = line[1:end]
 			if i := strings.IndexByte(mode, '='); i >= 0 {
 				mode, arg = mode[:i], mode[i+1:]
 			}
-			line = line[end+1:]
+			line = line[end:]
 		default:
 			return conn, mode, arg, line
 		}
@@ -329,4 +381,50 @@ func splitArgs(line string) ([]string, error) {
 		}
 		args = append(args, cur.String())
 	}
+}
+
+// withIDs returns args for server i of a connection set, with {id@N}
+// replaced by that server's CLIENT ID of connection N.
+func withIDs(args []string, ids map[string][]string, i int) []string {
+	out := make([]string, len(args))
+	for j, a := range args {
+		for ref, each := range ids {
+			a = strings.ReplaceAll(a, ref, each[i])
+		}
+		out[j] = a
+	}
+	return out
+}
+
+var blockedClientsField = regexp.MustCompile(`blocked_clients:(\d+)`)
+
+// waitBlocked polls INFO clients on every server until each reports want
+// blocked clients: a command sent with !send has reached the server and
+// blocked there before the next line runs.
+func waitBlocked(t *testing.T, set []*rawConn, want string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for i, c := range set {
+		for {
+			reply, err := c.do("INFO", "clients")
+			if err != nil {
+				t.Fatalf("INFO clients: %v", err)
+			}
+			if m := blockedClientsField.FindSubmatch(reply); m != nil && string(m[1]) == want {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("server %d: blocked_clients never reached %s: %q", i, want, reply)
+			}
+			time.Sleep(time.Millisecond) // polling, bounded by the deadline
+		}
+	}
+}
+
+// wordEnd returns where the first space-separated word of line ends.
+func wordEnd(line string) int {
+	if end := strings.IndexByte(line, ' '); end >= 0 {
+		return end
+	}
+	return len(line)
 }

@@ -1,15 +1,9 @@
 package conformance
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
-// TestSortLists runs once floodgate has lists (branch lists): with them
-// merged and newSortList wired to store.List, every case here matched
-// Redis 7.0.
+// TestSortLists: SORT of lists, and SORT ... STORE, which stores one.
 func TestSortLists(t *testing.T) {
-	requireCommand(t, "lpush")
 	setup := []string{"RPUSH l 3 1 10 2 1", "MSET w_1 5 w_2 4 w_3 3 w_10 2 o_1 one o_2 two o_3 three", "HSET h_1 f b", "HSET h_2 f a"}
 	with := func(lines ...string) []string { return append(append([]string{}, setup...), lines...) }
 	runCases(t, []tcase{
@@ -33,22 +27,4 @@ func TestSortLists(t *testing.T) {
 			"SUNION l", "ZUNION 1 l", "SINTERCARD 1 l", "LCS l l", "SMOVE l s x", "SMOVE s l x",
 		)},
 	})
-}
-
-// requireCommand skips t unless floodgate has the command (cases for a
-// type added on another branch wait for it).
-func requireCommand(t *testing.T, name string) {
-	t.Helper()
-	c, err := dialRaw(floodgateAddr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.close()
-	reply, err := c.do("COMMAND", "INFO", name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(reply), name) { // Redis and floodgate answer a null entry
-		t.Skipf("floodgate has no %s yet", name)
-	}
 }

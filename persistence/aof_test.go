@@ -25,6 +25,8 @@ func workload(t testing.TB, p *proc, throttle bool) {
 	ctx := context.Background()
 	cmds := [][]any{
 		{"set", "s1", "hello"},
+		{"rpush", "list", "a", "b", "c"},
+		{"lpop", "list"},
 		{"set", "n", "42"},
 		{"incr", "n"},
 		{"set", "ttl", "v", "ex", "1000"},
@@ -48,7 +50,7 @@ func workload(t testing.TB, p *proc, throttle bool) {
 		{"append", "s1", " world"},
 	}
 	for i := 0; i < 200; i++ {
-		cmds = append(cmds, []any{"sadd", "bigset", "member-" + strconv.Itoa(i)}, []any{"zadd", "bigz", strconv.Itoa(i), "m" + strconv.Itoa(i)}, []any{"hset", "bigh", "f" + strconv.Itoa(i), strconv.Itoa(i)})
+		cmds = append(cmds, []any{"sadd", "bigset", "member-" + strconv.Itoa(i)}, []any{"zadd", "bigz", strconv.Itoa(i), "m" + strconv.Itoa(i)}, []any{"hset", "bigh", "f" + strconv.Itoa(i), strconv.Itoa(i)}, []any{"rpush", "biglist", strconv.Itoa(i)})
 	}
 	if throttle {
 		cmds = append(cmds, []any{"cl.throttle", "limit", "5", "10", "60"}, []any{"cl.throttle", "limit", "5", "10", "60"})

@@ -270,9 +270,25 @@ func propagateHIncrByFloat(s *Server, c *Client, args [][]byte) {
 // CL.THROTTLE's decision): a string as SET key value [PXAT ms], anything
 // else as DEL and the commands a rewrite would write.
 func propagateKeyState(s *Server, c *Client, args [][]byte) {
-	key := args[1]
-	db := c.db.Index()
-	e := c.db.Peek(key)
+	s.propagateState(c.db, args[1])
+}
+
+// propagateTouched logs the state of each key once.
+func (s *Server) propagateTouched(keys []store.TouchedKey) {
+	for i, tk := range keys {
+		seen := false
+		for _, prev := range keys[:i] {
+			seen = seen || prev == tk
+		}
+		if !seen {
+			s.propagateState(s.store.DB(tk.DB), []byte(tk.Key))
+		}
+	}
+}
+
+func (s *Server) propagateState(sdb *store.DB, key []byte) {
+	db := sdb.Index()
+	e := sdb.Peek(key)
 	if e == nil {
 		s.propagate(db, cmdDEL, key)
 		return

@@ -153,3 +153,28 @@ func TestBGRewriteAOFInProgress(t *testing.T) {
 		t.Fatalf("got %q\nwant %q", got, want)
 	}
 }
+
+// TestAOFServedBlockedPop: a pop served to a client blocked in BLPOP is
+// logged as the list's state after it (the BLPOP itself changed nothing
+// when it blocked); a BLPOP served at once is logged as it came.
+func TestAOFServedBlockedPop(t *testing.T) {
+	dir := t.TempDir()
+	srv := startServer(t, Config{Dir: dir, AOF: AOFConfig{Enabled: true}})
+	blocked, pusher := newRedisClient(t, srv), newRedisClient(t, srv)
+	ctx := context.Background()
+	done := make(chan []string)
+	go func() { done <- blocked.BLPop(ctx, 0, "l").Val() }()
+	waitFor(t, "the BLPOP blocks", func() bool {
+		return strings.Contains(pusher.Info(ctx, "clients").Val(), "blocked_clients:1")
+	})
+	pusher.RPush(ctx, "l", "a", "b", "c")
+	if got := <-done; len(got) != 2 || got[1] != "a" {
+		t.Fatalf("BLPOP = %v", got)
+	}
+	pusher.BLPop(ctx, 0, "l")
+	srv.Close()
+	want := []string{"SELECT 0", "rpush l a b c", "DEL l", "RPUSH l b c", "blpop l 0"}
+	if got := loggedCommands(t, dir); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("logged:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -34,6 +34,13 @@ type Client struct {
 
 	// inScript is set on the client a script's redis.call runs as.
 	inScript bool
+	// inExec is set while EXEC runs the client's queue: blocking commands
+	// then answer at once.
+	inExec bool
+
+	// blockedOn is the client's wait in a blocking command (blocking.go);
+	// guarded by the execution lock.
+	blockedOn *waiter
 }
 
 // multiState is a MULTI block being queued.

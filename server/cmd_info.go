@@ -163,9 +163,9 @@ func infoClients(s *Server, b *infoBuilder) {
 	b.int("maxclients", 10000)
 	b.int("client_recent_max_input_buffer", 0)
 	b.int("client_recent_max_output_buffer", 0)
-	b.int("blocked_clients", 0)
+	b.int("blocked_clients", int64(s.blocking.count))
 	b.int("tracking_clients", 0)
-	b.int("clients_in_timeout_table", 0)
+	b.int("clients_in_timeout_table", int64(len(s.blocking.deadlines)))
 }
 
 // infoMemory reports the Go runtime's heap as used_memory: it is what the

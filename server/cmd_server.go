@@ -60,6 +60,8 @@ func cmdSwapDB(c *Client, args [][]byte) {
 		return
 	}
 	c.srv.store.SwapDB(int(a), int(b))
+	c.srv.keysReadyIn(int(a))
+	c.srv.keysReadyIn(int(b))
 	c.w.Status("OK")
 }
 

@@ -18,24 +18,6 @@ func init() { register(sortCommands...) }
 
 const errSortScore = "ERR One or more scores can't be converted into double"
 
-// sortableList is what SORT needs of a list value: its length and its
-// elements in order (Range's start and stop are inclusive). store.List
-// provides it; SORT reads lists only through this interface.
-type sortableList interface {
-	store.Value
-	Len() int
-	Range(start, stop int, fn func(v []byte) bool)
-}
-
-// newSortList builds the list SORT ... STORE writes, from its elements in
-// order. It is nil while floodgate has no list type: STORE then answers
-// errSortNoLists. Once store.List exists it is
-//
-//	func(elems [][]byte) store.Value { l := store.NewList(); l.PushBack(elems...); return l }
-var newSortList func(elems [][]byte) store.Value
-
-const errSortNoLists = "ERR SORT STORE needs the list type, which this build lacks"
-
 // sortQuery is a parsed SORT.
 type sortQuery struct {
 	desc, alpha   bool
@@ -99,7 +81,7 @@ func cmdSort(c *Client, args [][]byte) {
 		v = e.Value
 	}
 	switch v.(type) {
-	case nil, *store.Set, *store.ZSet, sortableList:
+	case nil, *store.Set, *store.ZSet, *store.List:
 	default:
 		c.w.Error(errWrongType)
 		return
@@ -118,7 +100,7 @@ func cmdSort(c *Client, args [][]byte) {
 		length = v.Len()
 	case *store.ZSet:
 		length = v.Len()
-	case sortableList:
+	case *store.List:
 		length = v.Len()
 	}
 	start, end := sortWindow(q.offset, q.count, length)
@@ -147,7 +129,7 @@ func cmdSort(c *Client, args [][]byte) {
 			elems = append(elems, bytes.Clone(m))
 			return true
 		})
-	case sortableList:
+	case *store.List:
 		if q.noSort {
 			if end >= start {
 				lo, hi := start, end
@@ -359,10 +341,6 @@ func sortStore(c *Client, q sortQuery, items []sortItem, start, end, outLen int)
 		c.w.Int(0)
 		return
 	}
-	if newSortList == nil {
-		c.w.Error(errSortNoLists)
-		return
-	}
 	var out [][]byte
 	for j := start; j <= end; j++ {
 		if len(q.gets) == 0 {
@@ -373,6 +351,8 @@ func sortStore(c *Client, q sortQuery, items []sortItem, start, end, outLen int)
 			out = append(out, bytes.Clone(val))
 		}
 	}
-	c.db.Set(q.dst, newSortList(out), 0)
+	l := store.NewList()
+	l.PushBack(out...)
+	c.db.Set(q.dst, l, 0)
 	c.w.Int(int64(outLen))
 }

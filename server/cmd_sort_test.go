@@ -8,28 +8,12 @@ import (
 	"github.com/floodgate/floodgate/store"
 )
 
-// fakeList stands in for store.List (being added on another branch) to
-// exercise SORT's list paths through the sortableList interface.
-type fakeList struct{ elems []string }
-
-func (*fakeList) Kind() store.Kind     { return store.KindList }
-func (*fakeList) Encoding() string     { return "quicklist" }
-func (l *fakeList) Clone() store.Value { return &fakeList{slices.Clone(l.elems)} }
-func (l *fakeList) Len() int           { return len(l.elems) }
-func (l *fakeList) Range(start, stop int, fn func(v []byte) bool) {
-	for _, e := range l.elems[start : stop+1] {
-		if !fn([]byte(e)) {
-			return
-		}
-	}
-}
-
 // TestSortList checks SORT of a list, with Redis 7.0's replies (taken from
 // redis-server for the same list built with RPUSH).
 func TestSortList(t *testing.T) {
 	srv, c := newTestServer(t)
 	srv.Do(func() {
-		srv.Store().DB(0).Set([]byte("l"), &fakeList{[]string{"3", "1", "10", "2"}}, 0)
+		srv.Store().DB(0).RPush([]byte("l"), []byte("3"), []byte("1"), []byte("10"), []byte("2"))
 		srv.Store().DB(0).Set([]byte("w_10"), store.NewString([]byte("0")), 0)
 	})
 	tests := []struct {
@@ -55,18 +39,8 @@ func TestSortList(t *testing.T) {
 	}
 }
 
-// TestSortStore checks SORT ... STORE through newSortList, stubbed with
-// fakeList until store.List is merged.
+// TestSortStore checks SORT ... STORE, which stores a list.
 func TestSortStore(t *testing.T) {
-	saved := newSortList
-	newSortList = func(elems [][]byte) store.Value {
-		l := &fakeList{}
-		for _, e := range elems {
-			l.elems = append(l.elems, string(e))
-		}
-		return l
-	}
-	t.Cleanup(func() { newSortList = saved })
 	srv, c := newTestServer(t)
 	ctx := context.Background()
 	c.SAdd(ctx, "s", "b", "a", "c")
@@ -92,7 +66,11 @@ func TestSortStore(t *testing.T) {
 		var got []string
 		srv.Do(func() {
 			if e := srv.Store().DB(0).Get([]byte(tt.key)); e != nil {
-				got = e.Value.(*fakeList).elems
+				l := e.Value.(*store.List)
+				l.Range(0, l.Len()-1, func(v []byte) bool {
+					got = append(got, string(v))
+					return true
+				})
 			}
 		})
 		if !slices.Equal(got, tt.elems) {

@@ -59,9 +59,11 @@ func cmdExec(c *Client, args [][]byte) {
 	}
 	exec := c.cmd
 	c.w.Array(len(m.cmds))
+	c.inExec = true
 	for i, cmd := range m.cmds {
 		c.srv.invoke(c, cmd, m.queued[i])
 	}
+	c.inExec = false
 	c.cmd, c.lastCmd = exec, exec.Name
 }
 

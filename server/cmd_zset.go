@@ -820,7 +820,6 @@ var zsetOpCommands = []*Command{
 const (
 	errZNoInputKey  = "ERR at least 1 input key is needed for '%s' command"
 	errZWeightFloat = "ERR weight value is not a float"
-	errZCountZero   = "ERR count should be greater than 0"
 )
 
 // zsource is one input of the algebra: a sorted set, a set (every member
@@ -1127,7 +1126,7 @@ func storeZRange(c *Client, dst []byte, z *store.ZSet, lo, hi int) {
 // then the first non-empty key (a key of another type answers WRONGTYPE
 // even after missing ones).
 func cmdZMPop(c *Client, args [][]byte) {
-	keys, fromTop, count, ok := parseZMPop(c, args, 1)
+	keys, fromTop, count, ok := mpopArgs(c, args, 1, zminMaxArg)
 	if !ok {
 		return
 	}
@@ -1144,42 +1143,17 @@ func cmdZMPop(c *Client, args [][]byte) {
 	c.w.NullArray()
 }
 
-// parseZMPop parses ZMPOP's arguments from numkeys at args[at] (BZMPOP
-// has its timeout before): the keys, MAX or MIN, and COUNT (1 without).
-func parseZMPop(c *Client, args [][]byte, at int) (keys [][]byte, fromTop bool, count int64, ok bool) {
-	n, ok := number.ParseInt(args[at])
-	if !ok || n < 1 {
-		c.w.Error(errNumKeysZero)
-		return nil, false, 0, false
+// zminMaxArg parses ZMPOP's and BZMPOP's MIN or MAX (true for MAX, the
+// high end).
+func zminMaxArg(c *Client, b []byte) (fromTop, ok bool) {
+	switch {
+	case eqFold(b, "min"):
+		return false, true
+	case eqFold(b, "max"):
+		return true, true
 	}
-	if n >= int64(len(args)-at-1) { // MIN|MAX must follow the keys
-		c.w.Error(errSyntax)
-		return nil, false, 0, false
-	}
-	whereAt := at + 1 + int(n)
-	switch where := args[whereAt]; {
-	case eqFold(where, "min"):
-	case eqFold(where, "max"):
-		fromTop = true
-	default:
-		c.w.Error(errSyntax)
-		return nil, false, 0, false
-	}
-	count = -1
-	for j := whereAt + 1; j < len(args); j++ {
-		if count != -1 || !eqFold(args[j], "count") || j+1 >= len(args) {
-			c.w.Error(errSyntax)
-			return nil, false, 0, false
-		}
-		j++
-		v, ok := number.ParseInt(args[j])
-		if !ok || v < 1 {
-			c.w.Error(errZCountZero)
-			return nil, false, 0, false
-		}
-		count = v
-	}
-	return args[at+1 : whereAt], fromTop, max(count, 1), true
+	c.w.Error(errSyntax)
+	return false, false
 }
 
 // zmpopReply pops up to count members of the non-empty z at key from the

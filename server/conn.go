@@ -1,6 +1,8 @@
 package server
 
 import (
+	"sync"
+
 	"github.com/tidwall/redcon"
 )
 
@@ -21,6 +23,15 @@ type conn struct {
 	in     []byte // unparsed input (a partial request), owned; nil when none
 	out    []byte // replies not yet written
 
+	// blocked is set while the client waits in a blocking command
+	// (blocking.go): process runs none of its input, which waits in the
+	// input buffer, until resume. Touched by the transport's goroutine only.
+	blocked bool
+	// woken is a blocked client's reply, left by wake for resume.
+	wakeMu  sync.Mutex
+	woken   []byte
+	isWoken bool
+
 	// turnDone is handed to a busy script's hook with a busy turn (see
 	// Server.acquire) and signalled when the turn is over; one per
 	// connection, so taking the lock allocates nothing.
@@ -33,6 +44,7 @@ type transport interface {
 	interrupt()        // wake an idle reader so it sees the server closing
 	localAddr() string // for CLIENT LIST and CLIENT KILL LADDR
 	socketFD() int     // for CLIENT LIST; -1 when none
+	woke()             // have the transport's goroutine call resume soon; never blocks
 }
 
 // Reply buffers larger than this are dropped once written rather than kept
@@ -118,7 +130,7 @@ func (cn *conn) process(data []byte, inHook bool) int {
 		h = holdHook
 	}
 	off := 0
-	for off < len(data) && !c.closing {
+	for off < len(data) && !c.closing && !cn.blocked {
 		st, used, args, msg := cn.parser.next(data[off:], c.authed)
 		if st == parseIncomplete {
 			break
@@ -141,6 +153,7 @@ func (cn *conn) process(data []byte, inHook bool) int {
 		}
 		if h == holdLock {
 			s.execute(c, args)
+			cn.blocked = c.isBlocked()
 		} else {
 			s.answerBusy(c, args)
 		}
@@ -150,6 +163,33 @@ func (cn *conn) process(data []byte, inHook bool) int {
 	}
 	s.releaseHold(h, cn.turnDone)
 	return off
+}
+
+// wake hands a blocked client's reply to its connection: called by
+// whoever unblocks the client, on any goroutine, with the execution lock
+// held (see blocking.go).
+func (cn *conn) wake(reply []byte) {
+	cn.wakeMu.Lock()
+	cn.woken, cn.isWoken = reply, true
+	cn.wakeMu.Unlock()
+	cn.tr.woke()
+}
+
+// resume runs on the transport's goroutine once wake has been called: the
+// reply goes out after every earlier one, and the input that arrived while
+// the client was blocked runs. woken is false if there was no reply to
+// take; keep as received's.
+func (cn *conn) resume(inHook bool) (woken, keep bool) {
+	cn.wakeMu.Lock()
+	reply, woken := cn.woken, cn.isWoken
+	cn.woken, cn.isWoken = nil, false
+	cn.wakeMu.Unlock()
+	if !woken {
+		return false, true
+	}
+	cn.out = append(cn.out, reply...)
+	cn.blocked = false
+	return true, cn.received(nil, 0, inHook)
 }
 
 // flushed drops the written part of the output buffer (written bytes of

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"net"
+	"os"
 	"syscall"
 	"time"
 )
@@ -25,6 +26,7 @@ type goConn struct {
 
 func (g goConn) kill()             { g.nc.Close() }
 func (g goConn) interrupt()        { g.nc.SetReadDeadline(time.Unix(1, 0)) }
+func (g goConn) woke()             { g.interrupt() } // serveConn's read returns and resumes
 func (g goConn) localAddr() string { return g.nc.LocalAddr().String() }
 
 // socketFD is the socket's descriptor, for CLIENT LIST; -1 for a pipe.
@@ -63,19 +65,36 @@ func (s *Server) serveConn(cn *conn, nc net.Conn) {
 	for !c.closing {
 		buf := cn.readBuf(scratch)
 		n, err := nc.Read(buf)
-		if n > 0 {
-			keep := cn.received(buf, n, false)
-			if len(cn.out) > 0 {
-				s.aofFlush()
-				written, werr := nc.Write(cn.out)
-				cn.flushed(written)
-				if werr != nil {
-					return
-				}
-			}
-			if !keep {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			// interrupt (the server closing) or woke (a blocked client's
+			// reply); a woke may come late, after its reply was taken.
+			nc.SetReadDeadline(time.Time{})
+			if s.closed.Load() {
 				return
 			}
+			err = nil
+		}
+		keep := true
+		if n > 0 {
+			keep = cn.received(buf, n, false)
+		}
+		if cn.blocked && keep {
+			if woken, ok := cn.resume(false); woken {
+				keep = ok
+			}
+		}
+		// The replies before a blocking command go out now, as Redis
+		// sends them; the blocked client's own comes with resume.
+		if len(cn.out) > 0 {
+			s.aofFlush()
+			written, werr := nc.Write(cn.out)
+			cn.flushed(written)
+			if werr != nil {
+				return
+			}
+		}
+		if !keep {
+			return
 		}
 		if err != nil {
 			return

@@ -81,11 +81,17 @@ func (l *detachableListener) Accept() (net.Conn, error) {
 func (s *Server) Now() time.Time { return s.store.Clock().Now() }
 
 // ExpireNow deletes every key whose time has come, as active expiry would,
-// at once: after moving the clock a test sees expiry done. The store's
-// expiry heap pops only the keys that have expired, so it costs O(log n)
-// per expired key.
+// and times out every blocked client (BLPOP and friends) whose timeout has
+// passed, at once: after moving the clock a test sees both done. The
+// store's expiry heap pops only the keys that have expired, so it costs
+// O(log n) per expired key.
 func (s *Server) ExpireNow() {
-	s.Do(func() { s.expired += int64(s.store.ActiveExpire(0)) })
+	s.Do(func() {
+		s.expired += int64(s.store.ActiveExpire(0))
+		if s.timeOutBlocked() >= 0 {
+			s.rearmBlockTimer() // the wall-clock wait it had is now too long
+		}
+	})
 }
 
 // SetError makes the server answer every command with the error msg (sent

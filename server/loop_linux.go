@@ -65,6 +65,7 @@ type eventLoop struct {
 
 	mu       sync.Mutex
 	incoming []*loopConn // accepted, not yet registered
+	woken    []*loopConn // blocked clients with a reply to take (woke)
 	done     bool        // the loop has shut down: nothing more is taken
 }
 
@@ -230,6 +231,7 @@ func (l *eventLoop) run() {
 			ev := l.events[i]
 			if int(ev.Fd) == l.wakefd {
 				l.takeIncoming()
+				l.takeWoken()
 				continue
 			}
 			if lc := l.conns[ev.Fd]; lc != nil {
@@ -265,6 +267,40 @@ func (l *eventLoop) takeIncoming() {
 			continue
 		}
 		l.conns[int32(lc.fd)] = lc
+	}
+}
+
+// woke is the connection's part of conn.wake: the loop's goroutine, which
+// alone touches the connection's buffers, resumes it (takeWoken).
+func (lc *loopConn) woke() {
+	l := lc.loop
+	l.mu.Lock()
+	l.woken = append(l.woken, lc)
+	l.mu.Unlock()
+	l.wake()
+}
+
+// takeWoken resumes the blocked connections whose reply has come: the
+// reply and what their input then runs go out with the round's replies.
+func (l *eventLoop) takeWoken() {
+	l.mu.Lock()
+	woken := l.woken
+	l.woken = nil
+	l.mu.Unlock()
+	for _, lc := range woken {
+		if lc.closed {
+			continue
+		}
+		woke, keep := lc.resume(l.polling)
+		switch {
+		case !woke:
+		case !keep:
+			l.flush(lc)
+			l.close(lc, nil)
+		case !lc.queued:
+			lc.queued = true
+			l.pending = append(l.pending, lc)
+		}
 	}
 }
 
@@ -477,6 +513,7 @@ func (l *eventLoop) pollBusy(current *conn) {
 		ev := events[i]
 		if int(ev.Fd) == l.wakefd {
 			l.takeIncoming()
+			l.takeWoken()
 			continue
 		}
 		if lc := l.conns[ev.Fd]; lc != nil && &lc.conn != current && !lc.closed {

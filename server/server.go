@@ -138,6 +138,7 @@ type Server struct {
 
 	scripting scripting // EVAL, SCRIPT and the script time limit (cmd_scripting.go)
 	aof       aofState  // the append-only file (aof.go)
+	blocking  blocking  // clients waiting in BLPOP and friends (blocking.go); guarded by lock
 
 	// running is the connection whose batch holds the execution lock, nil
 	// otherwise; guarded by lock.
@@ -173,6 +174,7 @@ func New(cfg Config) *Server {
 	s.initScripting()
 	s.scripting.poll = s.scriptPoll
 	s.initAOF()
+	s.initBlocking()
 	return s
 }
 
@@ -190,6 +192,8 @@ func (s *Server) Serve(ln net.Listener) {
 	go s.acceptLoop(ln, handoff)
 	s.stopped.Add(1)
 	go s.expiryLoop()
+	s.stopped.Add(1)
+	go s.blockTimer()
 	s.stopped.Add(1)
 	go s.scriptWatch()
 	s.log.Info("Ready to accept connections", "addr", ln.Addr().String())
@@ -213,6 +217,9 @@ func (s *Server) Do(fn func()) {
 	defer func() { <-s.lock }()
 	s.store.Refresh()
 	fn()
+	if len(s.blocking.ready) > 0 {
+		s.serveReady()
+	}
 }
 
 // Close stops accepting connections, lets every batch in flight finish and
@@ -291,9 +298,10 @@ func (s *Server) closedConn(cn *conn) {
 	s.clientsMu.Lock()
 	delete(s.clients, c)
 	s.clientsMu.Unlock()
-	if len(c.watch.keys) > 0 {
+	if len(c.watch.keys) > 0 || cn.blocked {
 		h := s.acquire(cn.turnDone)
 		c.unwatchAll()
+		s.clientGone(c)
 		s.releaseHold(h, cn.turnDone)
 	}
 }
@@ -398,6 +406,9 @@ func (s *Server) execute(c *Client, args [][]byte) {
 	}
 	s.store.Refresh()
 	s.dispatch(c, args)
+	if len(s.blocking.ready) > 0 {
+		s.serveReady()
+	}
 }
 
 // dispatch applies the generic rules of the command table (unknown command,

@@ -204,3 +204,111 @@ func (db *DB) SRem(key []byte, members [][]byte) (int64, error) {
 	}
 	return removed, nil
 }
+
+// LPush inserts vals at the head of the list at key, created if needed, as
+// LPUSH (each in turn, so the last ends up first), and returns the list's
+// length; ErrWrongType for a key of another type.
+func (db *DB) LPush(key []byte, vals ...[]byte) (int, error) {
+	return db.push(key, true, false, vals)
+}
+
+// RPush appends vals to the list at key, created if needed, as RPUSH.
+func (db *DB) RPush(key []byte, vals ...[]byte) (int, error) {
+	return db.push(key, false, false, vals)
+}
+
+// LPushX is LPush on an existing list only: 0 when there is none.
+func (db *DB) LPushX(key []byte, vals ...[]byte) (int, error) {
+	return db.push(key, true, true, vals)
+}
+
+// RPushX is RPush on an existing list only: 0 when there is none.
+func (db *DB) RPushX(key []byte, vals ...[]byte) (int, error) {
+	return db.push(key, false, true, vals)
+}
+
+func (db *DB) push(key []byte, front, onlyExisting bool, vals [][]byte) (int, error) {
+	l, err := ValueAt[*List](db, key)
+	if err != nil || l == nil && onlyExisting {
+		return 0, err
+	}
+	created := l == nil
+	if created {
+		l = NewList()
+	}
+	l.Push(front, vals...)
+	if created {
+		db.Set(key, l, 0) // wakes clients blocked on key (OnReady)
+	} else {
+		db.Modified(key)
+	}
+	return l.Len(), nil
+}
+
+// LPop removes and returns up to count elements from the head of the list
+// at key, as LPOP with a count, deleting the list once empty (Redis never
+// keeps an empty one); nil when there is no list.
+func (db *DB) LPop(key []byte, count int) ([][]byte, error) {
+	return db.pop(key, true, count)
+}
+
+// RPop is LPop from the tail, as RPOP.
+func (db *DB) RPop(key []byte, count int) ([][]byte, error) {
+	return db.pop(key, false, count)
+}
+
+func (db *DB) pop(key []byte, front bool, count int) ([][]byte, error) {
+	l, err := ValueAt[*List](db, key)
+	if err != nil || l == nil {
+		return nil, err
+	}
+	return db.PopList(key, l, front, count), nil
+}
+
+// PopList pops up to count elements from one end of l, the list at key,
+// and deletes key if that emptied it.
+func (db *DB) PopList(key []byte, l *List, front bool, count int) [][]byte {
+	n := min(count, l.Len())
+	elems := make([][]byte, n)
+	for i := range elems {
+		elems[i] = l.Pop(front)
+	}
+	db.ListChanged(key, l)
+	return elems
+}
+
+// ListChanged publishes a change made to l, the list at key, in place: it
+// deletes the list if it became empty, and signals the key otherwise.
+func (db *DB) ListChanged(key []byte, l *List) {
+	if l.Len() == 0 {
+		db.Delete(key)
+		return
+	}
+	db.Modified(key)
+}
+
+// LMove pops an element from one end of the list at src and pushes it at
+// one end of the list at dst (which may be src, created if needed), as
+// LMOVE; nil when src holds no list. ErrWrongType if either key holds
+// another type (and then nothing moves).
+func (db *DB) LMove(src, dst []byte, fromFront, toFront bool) ([]byte, error) {
+	sl, err := ValueAt[*List](db, src)
+	if err != nil || sl == nil {
+		return nil, err
+	}
+	dl, err := ValueAt[*List](db, dst)
+	if err != nil {
+		return nil, err
+	}
+	v := sl.Pop(fromFront)
+	if dl == nil {
+		dl = NewList()
+		dl.Push(toFront, v)
+		db.Set(dst, dl, 0)
+	} else {
+		dl.Push(toFront, v)
+		db.Modified(dst)
+	}
+	db.ListChanged(src, sl)
+	return v, nil
+}

@@ -55,6 +55,12 @@ type Entry struct {
 // ExpireAt returns the key's expiry in unix milliseconds, or 0 if it has none.
 func (e *Entry) ExpireAt() int64 { return e.expireAt }
 
+// TouchedKey is a key Modified signalled (see Store.TrackTouched).
+type TouchedKey struct {
+	DB  int
+	Key string
+}
+
 // Store is a set of numbered databases sharing one clock.
 type Store struct {
 	clock Clock
@@ -71,6 +77,15 @@ type Store struct {
 	// had passed, lazily or by ActiveExpire, so the server can log a DEL
 	// for it (Redis's deleteExpiredKeyAndPropagate).
 	OnExpire func(db int, key string)
+	// Touched, while TrackTouched is set, collects the keys Modified
+	// signals: what the server logs the state of after serving a blocked
+	// client, whose pop no command line describes.
+	TrackTouched bool
+	Touched      []TouchedKey
+	// OnReady, when set, is called whenever a list or a sorted set is
+	// stored at a key (Redis's signalKeyAsReady from dbAdd): a client
+	// blocked on that key may now be served.
+	OnReady func(db *DB, key string)
 }
 
 // New returns a store with n databases reading time from clock (RealClock if nil).
@@ -250,6 +265,11 @@ func (db *DB) Set(key []byte, v Value, expireAt int64) *Entry {
 	e.Value = v
 	db.setExpire(e, expireAt)
 	db.Modified(key)
+	if db.store.OnReady != nil {
+		if k := v.Kind(); k == KindList || k == KindZSet {
+			db.store.OnReady(db, e.Key)
+		}
+	}
 	return e
 }
 
@@ -459,6 +479,9 @@ func (db *DB) Unwatch(key string, dirty *bool) {
 // made in place on an Entry's Value must call it.
 func (db *DB) Modified(key []byte) {
 	db.store.Dirty++
+	if db.store.TrackTouched {
+		db.store.Touched = append(db.store.Touched, TouchedKey{db.index, string(key)})
+	}
 	if len(db.watched) == 0 {
 		return
 	}

@@ -294,6 +294,11 @@ func dumpValue(v store.Value) (summary string, members []string) {
 			return true
 		})
 		return "zset", members
+	case *store.List:
+		for _, e := range listElems(v) {
+			members = append(members, strconv.Quote(e))
+		}
+		return "list", members
 	case *store.Hash:
 		for _, f := range v.Fields() {
 			members = append(members, strconv.Quote(f.Name)+": "+strconv.Quote(f.Value))

@@ -108,7 +108,8 @@ func (c *shiftedClock) Add(d time.Duration) { c.offset.Add(int64(d)) }
 func (c *shiftedClock) Set(t time.Time)     { c.offset.Store(int64(time.Until(t))) }
 
 // FastForward moves the server's clock forward by d, then deletes the keys
-// whose time has come, as if that much time had passed. It costs
+// whose time has come and times out the blocked clients (BLPOP and
+// friends) whose timeout has passed, as if that much time had passed. It costs
 // O(log n) per key that expires and nothing per key that does not.
 func (s *Server) FastForward(d time.Duration) {
 	s.clock.Add(d)
@@ -116,7 +117,7 @@ func (s *Server) FastForward(d time.Duration) {
 }
 
 // SetTime sets the server's clock to t (backwards too), then deletes the
-// keys whose time has come.
+// keys whose time has come and times out blocked clients as FastForward.
 func (s *Server) SetTime(t time.Time) {
 	s.clock.Set(t)
 	s.ExpireNow()

@@ -1,0 +1,439 @@
+package server
+
+import (
+	"container/heap"
+	"math"
+	"math/big"
+	"time"
+
+	"github.com/floodgate/floodgate/internal/number"
+	"github.com/floodgate/floodgate/store"
+)
+
+// Blocking commands (BLPOP, BLMOVE, BZPOPMIN, ...) as Redis's blocked.c
+// serves them.
+//
+// A blocking command that finds nothing to pop registers its client as a
+// waiter (block) and writes nothing. The registry belongs to the server and
+// is guarded by the execution lock; it is keyed by database and key, and is
+// FIFO per key. Whenever a list or a sorted set is stored at a key someone
+// waits on (store.OnReady: a push creating the list, RENAME, COPY, ...), the
+// key is queued as ready, and after every top-level command (execute: after
+// a whole EXEC or script, never inside one, as Redis's
+// handleClientsBlockedOnKeys) serveReady hands each ready key to its waiters
+// in the order they blocked, running the blocked command's serve function as
+// the waiting client. A waiter's own push (BLMOVE's target) may make further
+// keys ready, which the same pass serves. The timer goroutine (blockTimer)
+// answers waiters whose timeout has passed.
+//
+// The transport takes part through conn (conn.go), the same for the event
+// loop and the goroutine transport:
+//
+//   - After running a command, process (with the lock still held) checks
+//     Client.isBlocked. If set, the connection is blocked: process runs
+//     none of its further input, which stays in the input buffer (as
+//     Redis's query buffer, under the same limit), but the transport keeps
+//     reading the socket, so a disconnect is seen at once and closedConn
+//     forgets the wait.
+//   - Whoever unblocks the client (a push, the timer, CLIENT UNBLOCK) calls
+//     conn.wake with the complete reply, on any goroutine, with the
+//     execution lock held. wake never blocks: it leaves the reply for the
+//     transport's goroutine and asks the transport to call conn.resume
+//     (the event loop: a woken list and its eventfd; a goroutine: an
+//     expired read deadline), which appends the reply after everything
+//     sent before, runs the input that arrived meanwhile, and the
+//     transport then flushes.
+type blocking struct {
+	waiting   map[blockKey][]*waiter
+	ready     []blockKey
+	isReady   map[blockKey]bool
+	deadlines waiterHeap    // by deadline in the server's clock, as Redis's
+	count     int           // blocked clients, for INFO's blocked_clients
+	rearm     chan struct{} // tells blockTimer that the earliest deadline changed
+}
+
+type blockKey struct {
+	db  int
+	key string
+}
+
+// waiter is one blocked client.
+type waiter struct {
+	c     *Client
+	cmd   *Command // the blocking command, for its commandstats
+	db    int
+	keys  []string
+	kind  store.Kind // the type of value that can serve it
+	serve func(c *Client, key []byte)
+	// deadline is when it times out, in unix ms of the server's clock
+	// (store.Store.Now, which a test double's manual clock moves); 0: never.
+	deadline int64
+	heapIdx  int
+}
+
+// Errors of blocking commands, with Redis 7.0's text.
+const (
+	errTimeoutFloat    = "ERR timeout is not a float or out of range"
+	errTimeoutNegative = "ERR timeout is negative"
+	errUnblockedByCmd  = "UNBLOCKED client unblocked via CLIENT UNBLOCK"
+	errUnblockReason   = "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR"
+)
+
+func (s *Server) initBlocking() {
+	s.blocking = blocking{
+		waiting: make(map[blockKey][]*waiter),
+		isReady: make(map[blockKey]bool),
+		rearm:   make(chan struct{}, 1),
+	}
+	s.store.OnReady = s.keyReady
+}
+
+// timeoutArg parses a blocking command's timeout in seconds, as Redis's
+// getTimeoutFromObjectOrReply: a long double (string2ld), times 1000 and
+// rounded up to milliseconds in long double precision; 0 is forever. A
+// millisecond count past a long long converts to LLONG_MIN in C, so it is
+// "negative", as in Redis.
+func timeoutArg(c *Client, b []byte) (time.Duration, bool) {
+	f, ok := number.ParseLongDouble(b)
+	if !ok {
+		c.w.Error(errTimeoutFloat)
+		return 0, false
+	}
+	ms := new(big.Float).SetPrec(number.LongDoublePrec).Mul(f, thousand)
+	if ms.IsInf() {
+		c.w.Error(errTimeoutNegative)
+		return 0, false
+	}
+	n, acc := ms.Int(nil) // truncated towards zero: Below if a positive fraction was cut
+	if acc == big.Below {
+		n.Add(n, big.NewInt(1))
+	}
+	if !n.IsInt64() || n.Sign() < 0 {
+		c.w.Error(errTimeoutNegative)
+		return 0, false
+	}
+	if n.Int64() > math.MaxInt64/int64(time.Millisecond) {
+		return 0, true // beyond any deadline time can hold: forever
+	}
+	return time.Duration(n.Int64()) * time.Millisecond, true
+}
+
+var thousand = big.NewFloat(1000)
+
+// mayBlock reports whether c may block: not inside EXEC or a script
+// (Redis's CLIENT_DENY_BLOCKING, where a blocking command answers as if
+// it had timed out at once), and only on a connection that can be woken.
+func (c *Client) mayBlock() bool {
+	return !c.inScript && !c.inExec && c.conn != nil
+}
+
+// isBlocked reports whether c waits in a blocking command. Transports read
+// it with the execution lock held.
+func (c *Client) isBlocked() bool { return c.blockedOn != nil }
+
+// popOrBlock is the common part of Redis's blockingPopGenericCommand and
+// blockingGenericZpopCommand: serve the first of keys that holds a V, or
+// block c on them all until one does (answering a null array at once
+// where c may not block). A key of another type answers WRONGTYPE, even
+// after missing ones.
+func popOrBlock[V store.Value](c *Client, keys [][]byte, kind store.Kind, timeout time.Duration, serve func(c *Client, key []byte, v V)) {
+	var none V // V is a pointer type: nil when the key is missing
+	for _, key := range keys {
+		v, ok := valueAs[V](c, key)
+		if !ok {
+			return
+		}
+		if any(v) != any(none) {
+			serve(c, key, v)
+			return
+		}
+	}
+	if !c.mayBlock() {
+		c.w.NullArray()
+		return
+	}
+	c.srv.block(c, keys, kind, timeout, func(c *Client, key []byte) {
+		v, _ := valueAs[V](c, key)
+		serve(c, key, v)
+	})
+}
+
+// block registers c as waiting on keys for a value of kind, until timeout
+// (0: forever). serve runs as c, with the lock held, once one of the keys
+// holds such a value; it pops and replies.
+func (s *Server) block(c *Client, keys [][]byte, kind store.Kind, timeout time.Duration, serve func(c *Client, key []byte)) {
+	b := &s.blocking
+	w := &waiter{c: c, cmd: c.cmd, db: c.db.Index(), kind: kind, serve: serve, heapIdx: -1}
+	for _, k := range keys {
+		key := string(k)
+		bk := blockKey{w.db, key}
+		if ws := b.waiting[bk]; len(ws) > 0 && ws[len(ws)-1] == w {
+			continue // a key named twice waits once, as Redis's dictAdd
+		}
+		w.keys = append(w.keys, key)
+		b.waiting[bk] = append(b.waiting[bk], w)
+	}
+	c.blockedOn = w
+	b.count++
+	if timeout > 0 {
+		w.deadline = s.store.Now() + timeout.Milliseconds()
+		heap.Push(&b.deadlines, w)
+		if b.deadlines[0] == w {
+			s.rearmBlockTimer()
+		}
+	}
+}
+
+// forget removes w from the registry.
+func (s *Server) forget(w *waiter) {
+	b := &s.blocking
+	for _, key := range w.keys {
+		bk := blockKey{w.db, key}
+		ws := b.waiting[bk]
+		for i, x := range ws {
+			if x == w {
+				ws = append(ws[:i], ws[i+1:]...)
+				break
+			}
+		}
+		if len(ws) == 0 {
+			delete(b.waiting, bk)
+		} else {
+			b.waiting[bk] = ws
+		}
+	}
+	if w.heapIdx >= 0 {
+		heap.Remove(&b.deadlines, w.heapIdx)
+	}
+	w.c.blockedOn = nil
+	b.count--
+}
+
+// unblock forgets w and sends its client the reply that answer writes,
+// through the transport's wake hook.
+func (s *Server) unblock(w *waiter, answer func(c *Client)) {
+	s.forget(w)
+	c := w.c
+	buf := &conn{}
+	rw := &respWriter{cn: buf, proto: c.protocol()}
+	saved := c.w
+	c.w = rw
+	answer(c)
+	c.w = saved
+	if c.resp != nil {
+		c.resp.errors += rw.errors
+	}
+	// The call was counted when the command blocked; an error it answers
+	// now (CLIENT UNBLOCK ... ERROR) fails it then, as Redis's
+	// updateStatsOnUnblock counts it.
+	if rw.errors > 0 && w.cmd != nil {
+		s.stats[w.cmd.id].failed++
+	}
+	c.conn.wake(buf.out)
+}
+
+// keyReady is the store's OnReady: key of db now holds a list or a sorted
+// set. Cheap when nobody waits, since every SET of such a value calls it.
+func (s *Server) keyReady(db *store.DB, key string) {
+	b := &s.blocking
+	if b.count == 0 {
+		return
+	}
+	bk := blockKey{db.Index(), key}
+	if len(b.waiting[bk]) == 0 || b.isReady[bk] {
+		return
+	}
+	b.isReady[bk] = true
+	b.ready = append(b.ready, bk)
+}
+
+// keysReadyIn queues every waited-on key that exists in database i (after
+// SWAPDB, as Redis's scanDatabaseForReadyKeys).
+func (s *Server) keysReadyIn(i int) {
+	db := s.store.DB(i)
+	for bk := range s.blocking.waiting {
+		if bk.db != i {
+			continue
+		}
+		if e := db.GetString(bk.key); e != nil {
+			if k := e.Value.Kind(); k == store.KindList || k == store.KindZSet {
+				s.keyReady(db, bk.key)
+			}
+		}
+	}
+}
+
+// serveReady serves the waiters of every ready key, first blocked first,
+// while the key holds a value of the type they wait for.
+func (s *Server) serveReady() {
+	b := &s.blocking
+	for len(b.ready) > 0 {
+		keys := b.ready
+		b.ready = nil
+		for _, bk := range keys {
+			delete(b.isReady, bk)
+			db := s.store.DB(bk.db)
+			key := []byte(bk.key)
+			for {
+				e := db.Get(key)
+				if e == nil {
+					break
+				}
+				var next *waiter
+				for _, w := range b.waiting[bk] {
+					if w.kind == e.Value.Kind() {
+						next = w
+						break
+					}
+				}
+				if next == nil {
+					break
+				}
+				s.serveLogged(next, key)
+			}
+		}
+	}
+}
+
+// serveLogged serves a waiter and, with the AOF on, logs the state of the
+// keys its pop changed (the list and a BLMOVE's destination): the command
+// that blocked was logged as nothing, having changed nothing then.
+func (s *Server) serveLogged(w *waiter, key []byte) {
+	if !s.aof.on.Load() {
+		s.unblock(w, func(c *Client) { w.serve(c, key) })
+		return
+	}
+	st := s.store
+	st.TrackTouched, st.Touched = true, st.Touched[:0]
+	s.unblock(w, func(c *Client) { w.serve(c, key) })
+	st.TrackTouched = false
+	s.propagateTouched(st.Touched)
+	s.propagatePending(true)
+}
+
+// timedOut answers a waiter whose time is up: a null array, whatever the
+// command (Redis's replyToBlockedClientTimedOut).
+func timedOut(c *Client) { c.w.NullArray() }
+
+// rearmBlockTimer tells blockTimer that the earliest deadline, or the
+// clock, has changed.
+func (s *Server) rearmBlockTimer() {
+	select {
+	case s.blocking.rearm <- struct{}{}:
+	default:
+	}
+}
+
+// blockTimer answers waiters whose timeout has passed, holding the
+// execution lock as a command would. It sleeps on the wall clock for what
+// the server's clock says is left, and looks again: a manual clock that
+// stands still costs one wake-up per wait, and one moved forward is served
+// by ExpireNow.
+func (s *Server) blockTimer() {
+	defer s.stopped.Done()
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			t.Stop()
+			return
+		case <-s.blocking.rearm:
+		case <-t.C:
+		}
+		s.lock <- struct{}{}
+		s.store.Refresh()
+		next := s.timeOutBlocked()
+		<-s.lock
+		t.Stop()
+		if next >= 0 {
+			t.Reset(next)
+		}
+	}
+}
+
+// timeOutBlocked answers the waiters whose deadline has passed on the
+// server's clock (as of the store's last Refresh) and returns how long
+// until the next one's, or -1 if none waits with a timeout. Called with
+// the lock held.
+func (s *Server) timeOutBlocked() time.Duration {
+	now := s.store.Now()
+	d := &s.blocking.deadlines
+	for len(*d) > 0 && (*d)[0].deadline <= now {
+		s.unblock((*d)[0], timedOut)
+	}
+	if len(*d) == 0 {
+		return -1
+	}
+	return time.Duration((*d)[0].deadline-now) * time.Millisecond
+}
+
+// clientGone forgets the wait of a client whose connection closed.
+// Called with the lock held.
+func (s *Server) clientGone(c *Client) {
+	if w := c.blockedOn; w != nil {
+		s.forget(w)
+	}
+}
+
+// cmdClientUnblock is CLIENT UNBLOCK id [TIMEOUT|ERROR].
+func cmdClientUnblock(c *Client, args [][]byte) {
+	if len(args) > 4 {
+		c.errorf("ERR unknown subcommand or wrong number of arguments for '%s'. Try CLIENT HELP.", sanitizeError(string(args[1])))
+		return
+	}
+	asError := false
+	if len(args) == 4 {
+		switch {
+		case eqFold(args[3], "timeout"):
+		case eqFold(args[3], "error"):
+			asError = true
+		default:
+			c.w.Error(errUnblockReason)
+			return
+		}
+	}
+	id, ok := intArg(c, args[2])
+	if !ok {
+		return
+	}
+	var target *Client
+	for _, cl := range c.srv.clientsByID() {
+		if cl.id == id {
+			target = cl
+		}
+	}
+	if target == nil || target.blockedOn == nil {
+		c.w.Int(0)
+		return
+	}
+	answer := timedOut
+	if asError {
+		answer = func(c *Client) { c.w.Error(errUnblockedByCmd) }
+	}
+	c.srv.unblock(target.blockedOn, answer)
+	c.w.Int(1)
+}
+
+// waiterHeap orders waiters by deadline.
+type waiterHeap []*waiter
+
+func (h waiterHeap) Len() int           { return len(h) }
+func (h waiterHeap) Less(i, j int) bool { return h[i].deadline < h[j].deadline }
+func (h waiterHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].heapIdx, h[j].heapIdx = i, j
+}
+func (h *waiterHeap) Push(x any) {
+	w := x.(*waiter)
+	w.heapIdx = len(*h)
+	*h = append(*h, w)
+}
+func (h *waiterHeap) Pop() any {
+	old := *h
+	w := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	w.heapIdx = -1
+	return w
+}

@@ -1,0 +1,543 @@
+package server
+
+import (
+	"math"
+
+	"github.com/floodgate/floodgate/internal/number"
+	"github.com/floodgate/floodgate/store"
+)
+
+var listCommands = []*Command{
+	{Name: "lpush", Arity: -3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Prepend one or multiple elements to a list", Since: "1.0.0", Handler: cmdLPush},
+	{Name: "rpush", Arity: -3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Append one or multiple elements to a list", Since: "1.0.0", Handler: cmdRPush},
+	{Name: "lpushx", Arity: -3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Prepend an element to a list, only if the list exists", Since: "2.2.0", Handler: cmdLPushX},
+	{Name: "rpushx", Arity: -3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Append an element to a list, only if the list exists", Since: "2.2.0", Handler: cmdRPushX},
+	{Name: "lpop", Arity: -2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Remove and get the first elements in a list", Since: "1.0.0", Handler: cmdLPop},
+	{Name: "rpop", Arity: -2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Remove and get the last elements in a list", Since: "1.0.0", Handler: cmdRPop},
+	{Name: "llen", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Get the length of a list", Since: "1.0.0", Handler: cmdLLen},
+	{Name: "lindex", Arity: 3, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Get an element from a list by its index", Since: "1.0.0", Handler: cmdLIndex},
+	{Name: "lset", Arity: 4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Set the value of an element in a list by its index", Since: "1.0.0", Handler: cmdLSet},
+	{Name: "lrange", Arity: 4, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Get a range of elements from a list", Since: "1.0.0", Handler: cmdLRange},
+	{Name: "ltrim", Arity: 4, Flags: FlagWrite, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Trim a list to the specified range", Since: "1.0.0", Handler: cmdLTrim},
+	{Name: "lrem", Arity: 4, Flags: FlagWrite, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Remove elements from a list", Since: "1.0.0", Handler: cmdLRem},
+	{Name: "linsert", Arity: 5, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Insert an element before or after another element in a list", Since: "2.2.0", Handler: cmdLInsert},
+	{Name: "lpos", Arity: -3, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Return the index of matching elements on a list", Since: "6.0.6", Handler: cmdLPos},
+	{Name: "lmove", Arity: 5, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Pop an element from a list, push it to another list and return it", Since: "6.2.0", Handler: cmdLMove},
+	{Name: "rpoplpush", Arity: 3, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Remove the last element in a list, prepend it to another list and return it", Since: "1.2.0", Handler: cmdRPopLPush},
+	{Name: "lmpop", Arity: -4, Flags: FlagWrite | FlagMovableKeys, FirstKey: 0, LastKey: 0, Step: 0, ACL: []string{"list"}, Group: "list", Summary: "Pop elements from a list", Since: "7.0.0", Handler: cmdLMPop},
+	{Name: "blpop", Arity: -3, Flags: FlagWrite | FlagNoScript | FlagBlocking, FirstKey: 1, LastKey: -2, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Remove and get the first element in a list, or block until one is available", Since: "2.0.0", Handler: cmdBLPop},
+	{Name: "brpop", Arity: -3, Flags: FlagWrite | FlagNoScript | FlagBlocking, FirstKey: 1, LastKey: -2, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Remove and get the last element in a list, or block until one is available", Since: "2.0.0", Handler: cmdBRPop},
+	{Name: "blmove", Arity: 6, Flags: FlagWrite | FlagDenyOOM | FlagNoScript | FlagBlocking, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Pop an element from a list, push it to another list and return it; or block until one is available", Since: "6.2.0", Handler: cmdBLMove},
+	{Name: "brpoplpush", Arity: 4, Flags: FlagWrite | FlagDenyOOM | FlagNoScript | FlagBlocking, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Pop an element from a list, push it to another list and return it; or block until one is available", Since: "2.2.0", Handler: cmdBRPopLPush},
+	{Name: "blmpop", Arity: -5, Flags: FlagWrite | FlagBlocking | FlagMovableKeys, FirstKey: 0, LastKey: 0, Step: 0, ACL: []string{"list"}, Group: "list", Summary: "Pop elements from a list, or block until one is available", Since: "7.0.0", Handler: cmdBLMPop},
+}
+
+func init() { register(listCommands...) }
+
+// Errors of the list family, with Redis 7.0's text.
+const (
+	errListIndex     = "ERR index out of range"
+	errLPosRank      = "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list"
+	errLPosCount     = "ERR COUNT can't be negative"
+	errLPosMaxLen    = "ERR MAXLEN can't be negative"
+	errCountPositive = "ERR count should be greater than 0"
+)
+
+// listOrReply returns the list at key. If there is none it answers
+// missing and returns nil; a key of another type answers WRONGTYPE and
+// returns nil too (Redis's lookupKeyReadOrReply and checkType).
+func listOrReply(c *Client, key []byte, missing func(Writer)) *store.List {
+	l, ok := valueAs[*store.List](c, key)
+	if ok && l == nil {
+		missing(c.w)
+	}
+	return l
+}
+
+// Replies for a missing key.
+func replyZero(w Writer)       { w.Int(0) }
+func replyNull(w Writer)       { w.Null() }
+func replyNullArray(w Writer)  { w.NullArray() }
+func replyEmptyArray(w Writer) { w.Array(0) }
+func replyOK(w Writer)         { w.Status("OK") }
+func replyNoKey(w Writer)      { w.Error(errNoSuchKey) }
+
+func cmdLPush(c *Client, args [][]byte) {
+	n, err := c.db.LPush(args[1], args[2:]...)
+	pushed(c, n, err)
+}
+
+func cmdRPush(c *Client, args [][]byte) {
+	n, err := c.db.RPush(args[1], args[2:]...)
+	pushed(c, n, err)
+}
+
+func cmdLPushX(c *Client, args [][]byte) {
+	n, err := c.db.LPushX(args[1], args[2:]...)
+	pushed(c, n, err)
+}
+
+func cmdRPushX(c *Client, args [][]byte) {
+	n, err := c.db.RPushX(args[1], args[2:]...)
+	pushed(c, n, err)
+}
+
+// pushed answers a push: the list's new length, or WRONGTYPE.
+func pushed(c *Client, n int, err error) {
+	if err != nil {
+		c.w.Error(err.Error())
+		return
+	}
+	c.w.Int(int64(n))
+}
+
+func cmdLPop(c *Client, args [][]byte) { pop(c, args, true) }
+func cmdRPop(c *Client, args [][]byte) { pop(c, args, false) }
+
+// pop is Redis's popGenericCommand: without a count it answers one
+// element, with one an array (null for a missing key).
+func pop(c *Client, args [][]byte, front bool) {
+	if len(args) > 3 {
+		c.wrongArity(c.cmd)
+		return
+	}
+	hasCount := len(args) == 3
+	var count int64
+	if hasCount {
+		n, ok := number.ParseInt(args[2])
+		if !ok || n < 0 {
+			c.w.Error(errOutOfRange)
+			return
+		}
+		count = n
+	}
+	missing := replyNull
+	if hasCount {
+		missing = replyNullArray
+	}
+	l := listOrReply(c, args[1], missing)
+	switch {
+	case l == nil:
+		return
+	case hasCount && count == 0:
+		c.w.Array(0)
+		return
+	case !hasCount:
+		c.w.Bulk(c.db.PopList(args[1], l, front, 1)[0])
+	default:
+		popRange(c, args[1], l, front, count)
+	}
+}
+
+// popRange answers an array of up to count elements popped from one end
+// of l, the list at key.
+func popRange(c *Client, key []byte, l *store.List, front bool, count int64) {
+	elems := c.db.PopList(key, l, front, int(min(count, int64(l.Len()))))
+	c.w.Array(len(elems))
+	for _, v := range elems {
+		c.w.Bulk(v)
+	}
+}
+
+// popRangeWithKey answers [key, [elements...]] (LMPOP, BLMPOP).
+func popRangeWithKey(c *Client, key []byte, l *store.List, front bool, count int64) {
+	c.w.Array(2)
+	c.w.Bulk(key)
+	popRange(c, key, l, front, count)
+}
+
+func cmdLLen(c *Client, args [][]byte) {
+	if l := listOrReply(c, args[1], replyZero); l != nil {
+		c.w.Int(int64(l.Len()))
+	}
+}
+
+// cmdLIndex looks the key up before parsing the index, as Redis does.
+func cmdLIndex(c *Client, args [][]byte) {
+	l := listOrReply(c, args[1], replyNull)
+	if l == nil {
+		return
+	}
+	i, ok := intArg(c, args[2])
+	if !ok {
+		return
+	}
+	if v, found := l.Index(clampIndex(i)); found {
+		c.w.Bulk(v)
+		return
+	}
+	c.w.Null()
+}
+
+// clampIndex keeps an index beyond any list's length out of range on
+// 32-bit platforms too.
+func clampIndex(i int64) int {
+	return int(max(min(i, math.MaxInt32), math.MinInt32))
+}
+
+func cmdLSet(c *Client, args [][]byte) {
+	l := listOrReply(c, args[1], replyNoKey)
+	if l == nil {
+		return
+	}
+	i, ok := intArg(c, args[2])
+	if !ok {
+		return
+	}
+	if !l.Set(clampIndex(i), args[3]) {
+		c.w.Error(errListIndex)
+		return
+	}
+	c.db.Modified(args[1])
+	c.w.Status("OK")
+}
+
+// listRange normalizes start..end as Redis's addListRangeReply and LTRIM
+// do; ok is false when the range is empty.
+func listRange(start, end int64, n int) (lo, hi int, ok bool) {
+	llen := int64(n)
+	if start < 0 {
+		start += llen
+	}
+	if end < 0 {
+		end += llen
+	}
+	start = max(start, 0)
+	if start > end || start >= llen {
+		return 0, 0, false
+	}
+	end = min(end, llen-1)
+	return int(start), int(end), true
+}
+
+// rangeArgs parses LRANGE's and LTRIM's start and stop.
+func rangeArgs(c *Client, args [][]byte) (start, end int64, ok bool) {
+	if start, ok = intArg(c, args[2]); !ok {
+		return 0, 0, false
+	}
+	end, ok = intArg(c, args[3])
+	return start, end, ok
+}
+
+func cmdLRange(c *Client, args [][]byte) {
+	start, end, ok := rangeArgs(c, args)
+	if !ok {
+		return
+	}
+	l := listOrReply(c, args[1], replyEmptyArray)
+	if l == nil {
+		return
+	}
+	lo, hi, ok := listRange(start, end, l.Len())
+	if !ok {
+		c.w.Array(0)
+		return
+	}
+	c.w.Array(hi - lo + 1)
+	l.Range(lo, hi, func(v []byte) bool {
+		c.w.Bulk(v)
+		return true
+	})
+}
+
+func cmdLTrim(c *Client, args [][]byte) {
+	start, end, ok := rangeArgs(c, args)
+	if !ok {
+		return
+	}
+	l := listOrReply(c, args[1], replyOK)
+	if l == nil {
+		return
+	}
+	if lo, hi, ok := listRange(start, end, l.Len()); ok {
+		l.Trim(lo, hi)
+	} else {
+		l.Trim(1, 0)
+	}
+	c.db.ListChanged(args[1], l)
+	c.w.Status("OK")
+}
+
+func cmdLRem(c *Client, args [][]byte) {
+	count, ok := intArg(c, args[2])
+	if !ok {
+		return
+	}
+	l := listOrReply(c, args[1], replyZero)
+	if l == nil {
+		return
+	}
+	removed := l.Remove(args[3], int(max(min(count, math.MaxInt32), math.MinInt32+1)))
+	if removed > 0 {
+		c.db.ListChanged(args[1], l)
+	}
+	c.w.Int(int64(removed))
+}
+
+func cmdLInsert(c *Client, args [][]byte) {
+	var after bool
+	switch {
+	case eqFold(args[2], "after"):
+		after = true
+	case eqFold(args[2], "before"):
+	default:
+		c.w.Error(errSyntax)
+		return
+	}
+	l := listOrReply(c, args[1], replyZero)
+	if l == nil {
+		return
+	}
+	n := l.Insert(args[3], args[4], after)
+	if n > 0 {
+		c.db.Modified(args[1])
+	}
+	c.w.Int(int64(n))
+}
+
+func cmdLPos(c *Client, args [][]byte) {
+	rank, count, maxLen := int64(1), int64(-1), int64(0) // count -1: no COUNT
+	for i := 3; i < len(args); i++ {
+		more := i+1 < len(args)
+		switch {
+		case eqFold(args[i], "rank") && more:
+			i++
+			n, ok := intArg(c, args[i])
+			if !ok {
+				return
+			}
+			if n == 0 {
+				c.w.Error(errLPosRank)
+				return
+			}
+			rank = n
+			if rank == math.MinInt64 {
+				rank = -1 // Redis negates it, overflows, and takes the first match from the tail
+			}
+		case eqFold(args[i], "count") && more:
+			i++
+			n, ok := number.ParseInt(args[i])
+			if !ok || n < 0 {
+				c.w.Error(errLPosCount)
+				return
+			}
+			count = n
+		case eqFold(args[i], "maxlen") && more:
+			i++
+			n, ok := number.ParseInt(args[i])
+			if !ok || n < 0 {
+				c.w.Error(errLPosMaxLen)
+				return
+			}
+			maxLen = n
+		default:
+			c.w.Error(errSyntax)
+			return
+		}
+	}
+	l, ok := valueAs[*store.List](c, args[1])
+	if !ok {
+		return
+	}
+	if l == nil {
+		if count != -1 {
+			c.w.Array(0)
+		} else {
+			c.w.Null()
+		}
+		return
+	}
+	want := count
+	if count == -1 {
+		want = 1
+	}
+	// Ranks and counts past the list's length mean the same as its length.
+	clamp := func(n int64) int { return int(max(min(n, math.MaxInt32), math.MinInt32)) }
+	found := l.Pos(args[2], clamp(rank), clamp(want), clamp(maxLen))
+	if count != -1 {
+		c.w.Array(len(found))
+		for _, i := range found {
+			c.w.Int(int64(i))
+		}
+		return
+	}
+	if len(found) == 0 {
+		c.w.Null()
+		return
+	}
+	c.w.Int(int64(found[0]))
+}
+
+// whereArg parses LEFT or RIGHT (true for LEFT, the head).
+func whereArg(c *Client, b []byte) (front, ok bool) {
+	switch {
+	case eqFold(b, "left"):
+		return true, true
+	case eqFold(b, "right"):
+		return false, true
+	}
+	c.w.Error(errSyntax)
+	return false, false
+}
+
+func cmdLMove(c *Client, args [][]byte) {
+	if from, to, ok := moveWheres(c, args); ok {
+		lmove(c, args[1], args[2], from, to)
+	}
+}
+
+// moveWheres parses LMOVE's and BLMOVE's wherefrom and whereto.
+func moveWheres(c *Client, args [][]byte) (from, to, ok bool) {
+	if from, ok = whereArg(c, args[3]); !ok {
+		return false, false, false
+	}
+	to, ok = whereArg(c, args[4])
+	return from, to, ok
+}
+
+func cmdRPopLPush(c *Client, args [][]byte) { lmove(c, args[1], args[2], false, true) }
+
+// lmove is Redis's lmoveGenericCommand: pop from src, push onto dst (which
+// may be src), answer the element.
+func lmove(c *Client, src, dst []byte, from, to bool) {
+	v, err := c.db.LMove(src, dst, from, to)
+	switch {
+	case err != nil:
+		c.w.Error(err.Error())
+	case v == nil:
+		c.w.Null()
+	default:
+		c.w.Bulk(v)
+	}
+}
+
+// mpopArgs parses the numkeys, keys, LEFT|RIGHT and COUNT of LMPOP and
+// BLMPOP (and BZMPOP's MIN|MAX through where), from args[at] on.
+func mpopArgs(c *Client, args [][]byte, at int, where func(*Client, []byte) (bool, bool)) (keys [][]byte, front bool, count int64, ok bool) {
+	numKeys, isInt := number.ParseInt(args[at])
+	if !isInt || numKeys < 1 {
+		c.w.Error(errNumKeysZero)
+		return nil, false, 0, false
+	}
+	whereAt := at + 1 + int(min(numKeys, int64(len(args))))
+	if whereAt >= len(args) {
+		c.w.Error(errSyntax)
+		return nil, false, 0, false
+	}
+	if front, ok = where(c, args[whereAt]); !ok {
+		return nil, false, 0, false
+	}
+	count = -1
+	for i := whereAt + 1; i < len(args); i++ {
+		if count == -1 && eqFold(args[i], "count") && i+1 < len(args) {
+			i++
+			n, isInt := number.ParseInt(args[i])
+			if !isInt || n < 1 {
+				c.w.Error(errCountPositive)
+				return nil, false, 0, false
+			}
+			count = n
+			continue
+		}
+		c.w.Error(errSyntax)
+		return nil, false, 0, false
+	}
+	if count == -1 {
+		count = 1
+	}
+	return args[at+1 : whereAt], front, count, true
+}
+
+func cmdLMPop(c *Client, args [][]byte) {
+	keys, front, count, ok := mpopArgs(c, args, 1, whereArg)
+	if !ok {
+		return
+	}
+	if !mpopFirst(c, keys, front, count) {
+		c.w.NullArray()
+	}
+}
+
+// mpopFirst pops from the first non-empty list of keys and answers
+// [key, elements]; false (nothing written) if every key is missing. A key
+// of another type answers WRONGTYPE (true).
+func mpopFirst(c *Client, keys [][]byte, front bool, count int64) bool {
+	for _, key := range keys {
+		l, ok := valueAs[*store.List](c, key)
+		if !ok {
+			return true
+		}
+		if l != nil {
+			popRangeWithKey(c, key, l, front, count)
+			return true
+		}
+	}
+	return false
+}
+
+func cmdBLPop(c *Client, args [][]byte) {
+	blockingPop(c, args[1:len(args)-1], true, args[len(args)-1], -1)
+}
+
+func cmdBRPop(c *Client, args [][]byte) {
+	blockingPop(c, args[1:len(args)-1], false, args[len(args)-1], -1)
+}
+
+func cmdBLMPop(c *Client, args [][]byte) {
+	keys, front, count, ok := mpopArgs(c, args, 2, whereArg)
+	if ok {
+		blockingPop(c, keys, front, args[1], count)
+	}
+}
+
+// blockingPop is Redis's blockingPopGenericCommand: pop from the first
+// non-empty list of keys, or wait for one. count -1 is BLPOP/BRPOP's
+// [key, element] reply; otherwise BLMPOP's [key, [elements]].
+func blockingPop(c *Client, keys [][]byte, front bool, timeoutArgument []byte, count int64) {
+	timeout, ok := timeoutArg(c, timeoutArgument)
+	if !ok {
+		return
+	}
+	serve := func(c *Client, key []byte, l *store.List) {
+		if count != -1 {
+			popRangeWithKey(c, key, l, front, count)
+			return
+		}
+		c.w.Array(2)
+		c.w.Bulk(key)
+		c.w.Bulk(c.db.PopList(key, l, front, 1)[0])
+	}
+	popOrBlock(c, keys, store.KindList, timeout, serve)
+}
+
+func cmdBLMove(c *Client, args [][]byte) {
+	if from, to, ok := moveWheres(c, args); ok {
+		blmove(c, args[1], args[2], from, to, args[5])
+	}
+}
+
+func cmdBRPopLPush(c *Client, args [][]byte) {
+	blmove(c, args[1], args[2], false, true, args[3])
+}
+
+// blmove is Redis's blmoveGenericCommand: LMOVE, or wait for src. Served
+// later, it answers WRONGTYPE if dst has become another type meanwhile.
+func blmove(c *Client, src, dst []byte, from, to bool, timeoutArgument []byte) {
+	timeout, ok := timeoutArg(c, timeoutArgument)
+	if !ok {
+		return
+	}
+	sl, ok := valueAs[*store.List](c, src)
+	switch {
+	case !ok:
+	case sl != nil:
+		lmove(c, src, dst, from, to)
+	case !c.mayBlock():
+		c.w.Null()
+	default:
+		dst := append([]byte(nil), dst...) // args do not outlive the command
+		c.srv.block(c, [][]byte{src}, store.KindList, timeout, func(c *Client, key []byte) {
+			lmove(c, key, dst, from, to)
+		})
+	}
+}

@@ -1,0 +1,63 @@
+package server
+
+import "github.com/floodgate/floodgate/store"
+
+// The blocking sorted-set pops. ZMPOP, their non-blocking sibling, belongs
+// with the rest of the sorted-set family, and shares its parser (mpopArgs,
+// zminMaxArg) and reply (zmpopReply) with BZMPOP.
+var zsetBlockingCommands = []*Command{
+	{Name: "bzpopmin", Arity: -3, Flags: FlagWrite | FlagNoScript | FlagBlocking | FlagFast, FirstKey: 1, LastKey: -2, Step: 1, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Remove and return the member with the lowest score from one or more sorted sets, or block until one is available", Since: "5.0.0", Handler: cmdBZPopMin},
+	{Name: "bzpopmax", Arity: -3, Flags: FlagWrite | FlagNoScript | FlagBlocking | FlagFast, FirstKey: 1, LastKey: -2, Step: 1, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Remove and return the member with the highest score from one or more sorted sets, or block until one is available", Since: "5.0.0", Handler: cmdBZPopMax},
+	{Name: "bzmpop", Arity: -5, Flags: FlagWrite | FlagBlocking | FlagMovableKeys, FirstKey: 0, LastKey: 0, Step: 0, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Remove and return members with scores in a sorted set or block until one is available", Since: "7.0.0", Handler: cmdBZMPop},
+}
+
+func init() { register(zsetBlockingCommands...) }
+
+func cmdBZPopMin(c *Client, args [][]byte) {
+	blockingZPop(c, args[1:len(args)-1], false, args[len(args)-1], -1)
+}
+
+func cmdBZPopMax(c *Client, args [][]byte) {
+	blockingZPop(c, args[1:len(args)-1], true, args[len(args)-1], -1)
+}
+
+func cmdBZMPop(c *Client, args [][]byte) {
+	keys, fromTop, count, ok := mpopArgs(c, args, 2, zminMaxArg)
+	if ok {
+		blockingZPop(c, keys, fromTop, args[1], count)
+	}
+}
+
+// blockingZPop is Redis's blockingGenericZpopCommand: pop from the first
+// non-empty sorted set of keys, or wait for one. count -1 is BZPOPMIN's
+// [key, member, score] reply; otherwise BZMPOP's [key, [[member, score]...]].
+func blockingZPop(c *Client, keys [][]byte, fromTop bool, timeoutArgument []byte, count int64) {
+	timeout, ok := timeoutArg(c, timeoutArgument)
+	if !ok {
+		return
+	}
+	serve := func(c *Client, key []byte, z *store.ZSet) {
+		if count == -1 {
+			zpopWithKey(c, key, z, fromTop)
+		} else {
+			zmpopReply(c, key, z, fromTop, count)
+		}
+	}
+	popOrBlock(c, keys, store.KindZSet, timeout, serve)
+}
+
+// zpopWithKey pops one member from one end of z, the sorted set at key,
+// and answers [key, member, score], as BZPOPMIN and BZPOPMAX do.
+func zpopWithKey(c *Client, key []byte, z *store.ZSet, fromTop bool) {
+	rank := 0
+	if fromTop {
+		rank = z.Len() - 1
+	}
+	m, score := z.At(rank)
+	c.w.Array(3)
+	c.w.Bulk(key)
+	c.w.Bulk(m)
+	c.w.Double(score)
+	z.RemoveRange(rank, rank+1)
+	zsetChanged(c, key, z)
+}
