@@ -68,7 +68,9 @@ func (c *counter) Read(p []byte) (int, error) {
 // annotation lines skipped, each command a RESP array of bulk strings.
 func (l *Loader) Load(r io.Reader) LoadResult {
 	cr := &counter{r: r}
-	br := bufio.NewReaderSize(cr, 64<<10)
+	// 256 KB: the size rdb.Load reads through, so it takes this reader as
+	// it is and leaves an old RDB-preamble file's command tail to us.
+	br := bufio.NewReaderSize(cr, 256<<10)
 	offset := func() int64 { return cr.n - int64(br.Buffered()) }
 	var res LoadResult
 	if sig, err := br.Peek(5); err == nil && string(sig) == "REDIS" {

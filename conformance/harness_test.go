@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -54,13 +55,24 @@ func run(m *testing.M) (int, error) {
 		redisAddr = redis.Addr
 	}
 	if floodgateAddr == "" {
-		srv := server.New(server.Config{Addr: "127.0.0.1:0"})
+		// SAVE and BGSAVE write here, never into the source tree.
+		rdbDir, err := os.MkdirTemp("", "floodgate-conformance-rdb-")
+		if err != nil {
+			return 1, err
+		}
+		defer os.RemoveAll(rdbDir)
+		for _, sub := range []string{"tcp", "dial"} {
+			if err := os.Mkdir(filepath.Join(rdbDir, sub), 0o755); err != nil {
+				return 1, err
+			}
+		}
+		srv := server.New(server.Config{Addr: "127.0.0.1:0", Dir: filepath.Join(rdbDir, "tcp")})
 		if err := srv.Start(); err != nil {
 			return 1, err
 		}
 		defer srv.Close()
 		floodgateAddr = srv.Addr()
-		dialSrv := server.New(server.Config{Addr: "127.0.0.1:0"})
+		dialSrv := server.New(server.Config{Addr: "127.0.0.1:0", Dir: filepath.Join(rdbDir, "dial")})
 		if err := dialSrv.Start(); err != nil {
 			return 1, err
 		}

@@ -20,13 +20,11 @@ import (
 // workload writes every type, TTLs, several databases, a script, a
 // transaction and the commands whose replay must be rewritten (relative
 // TTLs, float increments, random pops, expired keys).
-func workload(t testing.TB, p *proc, throttle bool) {
+func workload(t testing.TB, p *proc, throttle, lists bool) {
 	t.Helper()
 	ctx := context.Background()
 	cmds := [][]any{
 		{"set", "s1", "hello"},
-		{"rpush", "list", "a", "b", "c"},
-		{"lpop", "list"},
 		{"set", "n", "42"},
 		{"incr", "n"},
 		{"set", "ttl", "v", "ex", "1000"},
@@ -50,7 +48,13 @@ func workload(t testing.TB, p *proc, throttle bool) {
 		{"append", "s1", " world"},
 	}
 	for i := 0; i < 200; i++ {
-		cmds = append(cmds, []any{"sadd", "bigset", "member-" + strconv.Itoa(i)}, []any{"zadd", "bigz", strconv.Itoa(i), "m" + strconv.Itoa(i)}, []any{"hset", "bigh", "f" + strconv.Itoa(i), strconv.Itoa(i)}, []any{"rpush", "biglist", strconv.Itoa(i)})
+		cmds = append(cmds, []any{"sadd", "bigset", "member-" + strconv.Itoa(i)}, []any{"zadd", "bigz", strconv.Itoa(i), "m" + strconv.Itoa(i)}, []any{"hset", "bigh", "f" + strconv.Itoa(i), strconv.Itoa(i)})
+	}
+	if lists {
+		cmds = append(cmds, []any{"rpush", "list", "a", "b", "c"}, []any{"lpop", "list"})
+		for i := 0; i < 200; i++ {
+			cmds = append(cmds, []any{"rpush", "biglist", strconv.Itoa(i)})
+		}
 	}
 	if throttle {
 		cmds = append(cmds, []any{"cl.throttle", "limit", "5", "10", "60"}, []any{"cl.throttle", "limit", "5", "10", "60"})
@@ -75,12 +79,18 @@ func workload(t testing.TB, p *proc, throttle bool) {
 // with a rewrite in the middle, passes redis-check-aof and loads into
 // redis-server 7.0 with the same keys, values and expiry times.
 func TestRedisLoadsFloodgateAOF(t *testing.T) {
+	for _, preamble := range []string{"yes", "no"} {
+		t.Run("aof-use-rdb-preamble "+preamble, func(t *testing.T) { redisLoadsFloodgateAOF(t, preamble) })
+	}
+}
+
+func redisLoadsFloodgateAOF(t *testing.T, preamble string) {
 	dir := t.TempDir()
-	fg, ok := startFloodgate(t, dir, "--aof-use-rdb-preamble", "no")
+	fg, ok := startFloodgate(t, dir, "--aof-use-rdb-preamble", preamble)
 	if !ok {
 		t.Fatalf("floodgate did not start:\n%s", fg.logText())
 	}
-	workload(t, fg, false)
+	workload(t, fg, false, true)
 	fg.do("bgrewriteaof")
 	redistest.Eventually(t, "the rewrite ends", func() bool {
 		return strings.Contains(fg.client.Info(context.Background(), "persistence").Val(), "aof_rewrite_in_progress:0")
@@ -104,15 +114,22 @@ func TestRedisLoadsFloodgateAOF(t *testing.T) {
 }
 
 // TestFloodgateLoadsRedisAOF: the other way round, Redis's AOF directory
-// (bases as commands: floodgate has no RDB loader yet) after a workload
-// and a rewrite.
+// after a workload and a rewrite, with bases as RDB and as commands.
 func TestFloodgateLoadsRedisAOF(t *testing.T) {
+	for _, preamble := range []string{"yes", "no"} {
+		t.Run("aof-use-rdb-preamble "+preamble, func(t *testing.T) { floodgateLoadsRedisAOF(t, preamble) })
+	}
+}
+
+func floodgateLoadsRedisAOF(t *testing.T, preamble string) {
 	dir := t.TempDir()
-	rs, ok := startRedis(t, dir, "--aof-use-rdb-preamble", "no")
+	rs, ok := startRedis(t, dir, "--aof-use-rdb-preamble", preamble)
 	if !ok {
 		t.Fatalf("redis-server did not start:\n%s", rs.logText())
 	}
-	workload(t, rs, false)
+	// Package rdb does not read Redis's list encodings yet: lists only
+	// when the base is commands.
+	workload(t, rs, false, preamble == "no")
 	rs.do("bgrewriteaof")
 	redistest.Eventually(t, "the rewrite ends", func() bool {
 		return strings.Contains(rs.client.Info(context.Background(), "persistence").Val(), "aof_rewrite_in_progress:0")
@@ -145,7 +162,7 @@ func TestCleanShutdownLosesNothing(t *testing.T) {
 	if !ok {
 		t.Fatal(fg.logText())
 	}
-	workload(t, fg, true)
+	workload(t, fg, true, true)
 	for i := 0; i < 1000; i++ {
 		fg.do("incr", "counter")
 	}

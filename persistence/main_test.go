@@ -86,7 +86,9 @@ func startProc(t testing.TB, logPath, name string, args ...string) (p *proc, ok 
 // startFloodgate starts the binary with the AOF on in dir.
 func startFloodgate(t testing.TB, dir string, args ...string) (*proc, bool) {
 	t.Helper()
-	args = append([]string{"--dir", dir, "--appendonly", "yes"}, args...)
+	// --save "": these tests are about the AOF; SHUTDOWN must not wait on
+	// an RDB save.
+	args = append([]string{"--dir", dir, "--appendonly", "yes", "--save", ""}, args...)
 	return startProc(t, filepath.Join(dir, fmt.Sprintf("floodgate-%d.log", time.Now().UnixNano())), floodgateBin, args...)
 }
 
@@ -108,7 +110,10 @@ func (p *proc) kill() {
 
 // shutdown asks for a clean SHUTDOWN and waits for the exit.
 func (p *proc) shutdown() {
-	p.client.Do(context.Background(), "shutdown")
+	p.t.Helper()
+	if err := p.client.Do(context.Background(), "shutdown").Err(); err != nil && strings.HasPrefix(err.Error(), "ERR") {
+		p.t.Fatalf("SHUTDOWN: %v", err)
+	}
 	<-p.exited
 }
 

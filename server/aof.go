@@ -12,6 +12,7 @@ package server
 // goroutine takes to write and fsync it every second.
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -22,6 +23,7 @@ import (
 	"time"
 
 	"github.com/floodgate/floodgate/aof"
+	"github.com/floodgate/floodgate/rdb"
 	"github.com/floodgate/floodgate/store"
 )
 
@@ -539,9 +541,11 @@ func (s *Server) startAOF() error {
 	}
 	m = a.manifest
 	if m.Base == nil && len(m.Incrs) == 0 {
-		name := m.NewBase(a.cfg.Filename, s.rdbPreamble())
+		snap := s.snapshot()
+		rdbBase := s.rdbPreamble() && rdbEncodes(snap)
+		name := m.NewBase(a.cfg.Filename, rdbBase)
 		tmp := s.aofPath(fmt.Sprintf("temp-rewriteaof-%d.aof", os.Getpid()))
-		size, err := s.writeBase(tmp, s.snapshot())
+		size, err := s.writeBase(tmp, snap, rdbBase)
 		if err == nil {
 			err = os.Rename(tmp, s.aofPath(name))
 		}
@@ -591,9 +595,9 @@ func (s *Server) startAOFCron() {
 	go s.aofCron()
 }
 
-// rdbPreamble reports whether a base is written as an RDB. Until floodgate
-// writes RDB files, bases are commands whatever aof-use-rdb-preamble says.
-func (s *Server) rdbPreamble() bool { return false }
+// rdbPreamble reports whether a base is written as an RDB
+// (aof-use-rdb-preamble, yes by default as in Redis 7.0).
+func (s *Server) rdbPreamble() bool { return !s.aof.cfg.NoRDBPreamble }
 
 // upgradeOldAOF adopts a Redis 6-style single appendonly.aof in dir as the
 // base of a new manifest, as Redis 7.0's aofUpgradePrepare: when there is
@@ -716,6 +720,10 @@ func (s *Server) loadFile(c *Client, name string, last bool) (int64, error) {
 			return errAOFLoad
 		}
 		return nil
+	}, LoadRDB: func(r *bufio.Reader) error {
+		s.log.Info("Reading RDB base file on AOF loading...")
+		_, err := rdb.Load(r, s.store, rdb.LoadOptions{Now: s.store.Now()})
+		return err
 	}}
 	res := loader.Load(f)
 	if res.RevertedMulti {
@@ -731,8 +739,8 @@ func (s *Server) loadFile(c *Client, name string, last bool) (int64, error) {
 		switch {
 		case unknown != nil:
 			s.log.Warn(fmt.Sprintf("Unknown command '%s' reading the append only file %s", unknown, name))
-		case errors.Is(res.Err, aof.ErrNoRDB):
-			s.log.Warn(fmt.Sprintf("Error reading the RDB base file %s, AOF loading aborted", name))
+		case res.RDB:
+			s.log.Warn(fmt.Sprintf("Error reading the RDB base file %s, AOF loading aborted", name), "err", res.Err)
 		default:
 			s.log.Warn(fmt.Sprintf("Unrecoverable error reading the append only file %s: %v", name, res.Err))
 		}
@@ -803,13 +811,18 @@ func (s *Server) snapshot() []aof.DB {
 
 // writeBase writes a base file at tmp, fsynced, for the caller to rename
 // into place, and returns its size.
-func (s *Server) writeBase(tmp string, dbs []aof.DB) (int64, error) {
+func (s *Server) writeBase(tmp string, dbs []aof.DB, rdbBase bool) (int64, error) {
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		s.log.Warn("Opening the temp file for AOF rewrite in rewriteAppendOnlyFile(): " + err.Error())
 		return 0, err
 	}
-	n, err := aof.WriteCommands(f, dbs)
+	var n int64
+	if rdbBase {
+		n, err = s.writeRDBBase(f, dbs)
+	} else {
+		n, err = aof.WriteCommands(f, dbs)
+	}
 	if err == nil {
 		err = f.Sync()
 	}
@@ -822,6 +835,54 @@ func (s *Server) writeBase(tmp string, dbs []aof.DB) (int64, error) {
 		return 0, err
 	}
 	return n, nil
+}
+
+// rdbEncodes reports whether package rdb can write every value of snap:
+// it has no list encoding yet, so a keyspace with lists gets a base of
+// commands whatever aof-use-rdb-preamble says.
+func rdbEncodes(snap []aof.DB) bool {
+	for _, db := range snap {
+		for _, e := range db.Entries {
+			if _, isList := e.Value.(*store.List); isList {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// writeRDBBase writes dbs as an RDB with Redis's aux fields, aof-base 1
+// as Redis marks an AOF's base, and returns its size.
+func (s *Server) writeRDBBase(f *os.File, dbs []aof.DB) (int64, error) {
+	opts := s.rdbOptions()
+	for i := range opts.Aux {
+		if opts.Aux[i].Key == "aof-base" {
+			opts.Aux[i].Value = "1"
+		}
+	}
+	w := rdb.NewWriter(f, opts)
+	for _, db := range dbs {
+		expires := 0
+		for _, e := range db.Entries {
+			if e.ExpireAt != 0 {
+				expires++
+			}
+		}
+		w.SelectDB(db.Index, len(db.Entries), expires)
+		for _, e := range db.Entries {
+			if err := w.Key(e.Key, e.Value, e.ExpireAt); err != nil {
+				return 0, err
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		return 0, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	return st.Size(), nil
 }
 
 // startRewrite begins a background rewrite, under the execution lock: it
@@ -847,6 +908,7 @@ func (s *Server) rewrite(newIncr bool) error {
 		}
 	}
 	snap := s.snapshot()
+	rdbBase := s.rdbPreamble() && rdbEncodes(snap)
 	a.rewriting = true
 	a.rewriteStarted = time.Now()
 	gen := a.rewriteGen
@@ -855,9 +917,9 @@ func (s *Server) rewrite(newIncr bool) error {
 	go func() {
 		defer s.stopped.Done()
 		tmp := s.aofPath(fmt.Sprintf("temp-rewriteaof-bg-%d.aof", os.Getpid()))
-		size, err := s.writeBase(tmp, snap)
+		size, err := s.writeBase(tmp, snap, rdbBase)
 		s.lock <- struct{}{}
-		s.finishRewrite(gen, tmp, size, err)
+		s.finishRewrite(gen, tmp, size, rdbBase, err)
 		<-s.lock
 	}()
 	return nil
@@ -898,7 +960,7 @@ func (s *Server) openNewIncr() error {
 // Redis's backgroundRewriteDoneHandler: the base takes the next base name,
 // the incr files it covers become history, the manifest is persisted and
 // the history deleted.
-func (s *Server) finishRewrite(gen int, tmp string, size int64, err error) {
+func (s *Server) finishRewrite(gen int, tmp string, size int64, rdbBase bool, err error) {
 	a := &s.aof
 	a.rewriting = false
 	elapsed := time.Since(a.rewriteStarted)
@@ -908,7 +970,7 @@ func (s *Server) finishRewrite(gen int, tmp string, size int64, err error) {
 	}
 	if err == nil {
 		m := a.manifest.Clone()
-		name := m.NewBase(a.cfg.Filename, false)
+		name := m.NewBase(a.cfg.Filename, rdbBase)
 		if err = os.Rename(tmp, s.aofPath(name)); err == nil {
 			if a.on.Load() {
 				m.RewrittenIncrsToHistory()

@@ -117,7 +117,7 @@ func TestAOFTurnedOnAtRunTime(t *testing.T) {
 	c.Set(ctx, "after", "2", time.Hour)
 	srv.Close()
 	manifest, _ := os.ReadFile(filepath.Join(dir, "appendonlydir", "appendonly.aof.manifest"))
-	if want := "file appendonly.aof.1.base.aof seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n"; string(manifest) != want {
+	if want := "file appendonly.aof.1.base.rdb seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n"; string(manifest) != want {
 		t.Fatalf("manifest %q, want %q", manifest, want)
 	}
 	srv2 := startServer(t, Config{Dir: dir, AOF: AOFConfig{Enabled: true}})

@@ -2,7 +2,6 @@ package server
 
 import (
 	"net"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -67,16 +66,12 @@ var configParams = []configParam{
 	{name: "notify-keyspace-events", get: setting("notify-keyspace-events", ""), set: setKeyspaceEvents},
 	{name: "timeout", get: setting("timeout", "0"), set: setInt("timeout", 0, 1<<31-1)},
 	{name: "tcp-keepalive", get: constant("300")},
-	// save and appendonly are accepted (test setups turn persistence off
-	// with them) and reported back; floodgate never writes to disk.
-	{name: "save", get: setting("save", ""), set: setSave},
+	// save, dir and dbfilename: cmd_persistence.go; the AOF's: cmd_aof.go.
 	{name: "cluster-enabled", get: constant("no")},
 	{name: "replica-read-only", get: constant("yes")},
 	{name: "slave-read-only", get: constant("yes")},
 	{name: "daemonize", get: constant("no")},
 	{name: "protected-mode", get: constant("yes")},
-	{name: "dbfilename", get: constant("dump.rdb")},
-	{name: "dir", get: func(s *Server) string { dir, _ := filepath.Abs(s.cfg.Dir); return dir }},
 	{name: "logfile", get: constant("")},
 	{name: "loglevel", get: constant("notice")},
 	{name: "hz", get: constant("10")},
@@ -173,28 +168,6 @@ func setBool(name string) func(*Server, []byte) string {
 		s.setSetting(name, strings.ToLower(string(v)))
 		return ""
 	}
-}
-
-// setSave validates "<seconds> <changes> ..." as Redis does: pairs split
-// on single spaces, seconds at least 1, changes at least 0.
-func setSave(s *Server, v []byte) string {
-	if len(v) == 0 {
-		s.setSetting("save", "")
-		return ""
-	}
-	fields := strings.Split(string(v), " ")
-	if len(fields)%2 != 0 {
-		return "Invalid save parameters"
-	}
-	for i, f := range fields {
-		n, err := strconv.ParseInt(f, 10, 64)
-		if f == "" || err != nil || n < int64(1-i%2) {
-			return "Invalid save parameters"
-		}
-		fields[i] = strconv.FormatInt(n, 10)
-	}
-	s.setSetting("save", strings.Join(fields, " "))
-	return ""
 }
 
 // setMemory accepts Redis's memory values: bytes with an optional unit

@@ -213,15 +213,36 @@ func bytesToHuman(n int64) string {
 }
 
 func infoPersistence(s *Server, b *infoBuilder) {
+	p := &s.persist
+	var inProgress, processed, total int64
+	current := time.Duration(-1)
+	if p.bgsave != nil {
+		inProgress, processed, total, current = 1, p.bgsave.processed, p.bgsave.total, time.Since(p.bgsave.started)
+	}
+	status := "ok"
+	if !p.lastBgsaveOK {
+		status = "err"
+	}
 	b.int("loading", 0)
 	b.int("async_loading", 0)
-	b.int("rdb_changes_since_last_save", 0)
-	b.int("rdb_bgsave_in_progress", 0)
-	b.int("rdb_last_save_time", s.started.Unix())
-	b.str("rdb_last_bgsave_status", "ok")
-	b.int("rdb_last_bgsave_time_sec", -1)
-	b.int("rdb_current_bgsave_time_sec", -1)
-	b.int("rdb_saves", 0)
+	// Copy-on-write here is per key (store.Snapshot), not per page: no
+	// fork, so these stay 0.
+	b.int("current_cow_peak", 0)
+	b.int("current_cow_size", 0)
+	b.int("current_cow_size_age", 0)
+	b.str("current_fork_perc", "0.00")
+	b.int("current_save_keys_processed", processed)
+	b.int("current_save_keys_total", total)
+	b.int("rdb_changes_since_last_save", s.store.Dirty()-p.dirtyAtSave)
+	b.int("rdb_bgsave_in_progress", inProgress)
+	b.int("rdb_last_save_time", p.lastSave.Unix())
+	b.str("rdb_last_bgsave_status", status)
+	b.int("rdb_last_bgsave_time_sec", bgsaveSeconds(p.lastDuration))
+	b.int("rdb_current_bgsave_time_sec", bgsaveSeconds(current))
+	b.int("rdb_saves", p.saves)
+	b.int("rdb_last_cow_size", 0)
+	b.int("rdb_last_load_keys_expired", int64(p.loaded.Expired))
+	b.int("rdb_last_load_keys_loaded", int64(p.loaded.Keys))
 	s.infoAOF(b)
 }
 
@@ -246,6 +267,9 @@ func infoStats(s *Server, b *infoBuilder) {
 	b.int("keyspace_misses", 0)
 	b.int("pubsub_channels", 0)
 	b.int("pubsub_patterns", 0)
+	// No fork: the BGSAVE pause is BeginSnapshot's, reported where Redis
+	// reports its fork's; total_forks stays 0.
+	b.int("latest_fork_usec", s.persist.lastBegin.Microseconds())
 	b.int("total_forks", 0)
 	b.int("total_error_replies", errs)
 }

@@ -12,7 +12,6 @@ var serverCommands = []*Command{
 	{Name: "flushall", Arity: -1, Flags: FlagWrite, ACL: []string{"keyspace", "dangerous"}, Group: "server", Summary: "Remove all keys from all databases", Since: "1.0.0", Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Handler: cmdFlushAll},
 	{Name: "swapdb", Arity: 3, Flags: FlagWrite | FlagFast, ACL: []string{"keyspace", "dangerous"}, Group: "server", Summary: "Swaps two Redis databases", Since: "4.0.0", Handler: cmdSwapDB},
 	{Name: "time", Arity: 1, Flags: FlagLoading | FlagStale | FlagFast, Group: "server", Summary: "Return the current server time", Since: "2.6.0", Tips: []string{"nondeterministic_output"}, Handler: cmdTime},
-	{Name: "lastsave", Arity: 1, Flags: FlagLoading | FlagStale | FlagFast, ACL: []string{"admin", "dangerous"}, Group: "server", Summary: "Get the UNIX time stamp of the last successful save to disk", Since: "1.0.0", Tips: []string{"nondeterministic_output"}, Handler: cmdLastSave},
 	{Name: "shutdown", Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagNoMulti | FlagAllowBusy, Group: "server", Summary: "Synchronously save the dataset to disk and then shut down the server", Since: "1.0.0", Handler: cmdShutdown},
 }
 
@@ -74,15 +73,12 @@ func cmdTime(c *Client, args [][]byte) {
 	c.w.BulkString(strconv.Itoa(now.Nanosecond() / 1000))
 }
 
-// cmdLastSave answers as a fresh Redis that never saved: its start time.
-func cmdLastSave(c *Client, args [][]byte) { c.w.Int(c.srv.started.Unix()) }
-
-// cmdShutdown accepts Redis's options (there is nothing to save) and stops
-// the server. It cannot close the server itself: Close waits for the batch
+// cmdShutdown saves as Redis does (with save points set or SAVE given,
+// unless NOSAVE; FORCE goes on when saving fails) and stops the server. It cannot close the server itself: Close waits for the batch
 // in flight, which is this one. So it ends this connection's batch and
 // closes the server from another goroutine; cmd/floodgate then exits 0.
 func cmdShutdown(c *Client, args [][]byte) {
-	var save, noSave, abort, other bool
+	var save, noSave, abort, force, other bool
 	for _, a := range args[1:] {
 		switch {
 		case eqFold(a, "nosave"):
@@ -91,7 +87,9 @@ func cmdShutdown(c *Client, args [][]byte) {
 			save = true
 		case eqFold(a, "abort"):
 			abort = true
-		case eqFold(a, "now"), eqFold(a, "force"):
+		case eqFold(a, "force"):
+			force, other = true, true
+		case eqFold(a, "now"):
 			other = true
 		default:
 			c.w.Error(errSyntax)
@@ -107,6 +105,10 @@ func cmdShutdown(c *Client, args [][]byte) {
 		return
 	}
 	c.srv.log.Warn("User requested shutdown...")
+	if err := c.srv.shutdownSave(save, noSave); err != nil && !force {
+		c.w.Error("ERR Errors trying to SHUTDOWN. Check logs.")
+		return
+	}
 	c.closing = true
 	go c.srv.Close()
 }

@@ -24,6 +24,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"path/filepath"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -62,10 +63,17 @@ type Config struct {
 	// the bytes go through the same parser and dispatch.
 	GoroutineConns bool
 
-	// Dir is Redis's dir: where persistence files live ("." by default).
-	Dir string
+	// Dir and DBFilename name the RDB file that SAVE, BGSAVE, SHUTDOWN and
+	// LoadRDB use: the working directory and "dump.rdb" by default.
+	Dir        string
+	DBFilename string
+	// Save is Redis's "save" setting, "<seconds> <changes> ..." pairs
+	// ("3600 1 300 100"): a background save starts once that many changes
+	// happened in that many seconds, and SHUTDOWN saves. Empty: none, the
+	// library's default (cmd/floodgate defaults to Redis's).
+	Save string
 	// AOF configures the append-only file (off by default); with it on,
-	// Start loads the data from it before serving.
+	// Start loads the data from it before serving, instead of the RDB.
 	AOF AOFConfig
 }
 
@@ -94,8 +102,11 @@ func (cfg *Config) setDefaults() {
 	if cfg.ActiveExpiryInterval <= 0 {
 		cfg.ActiveExpiryInterval = 100 * time.Millisecond
 	}
-	if cfg.Dir == "" {
-		cfg.Dir = "."
+	if cfg.DBFilename == "" {
+		cfg.DBFilename = "dump.rdb"
+	}
+	if dir, err := filepath.Abs(cfg.Dir); err == nil { // CONFIG GET dir answers an absolute path
+		cfg.Dir = dir
 	}
 	cfg.AOF.setDefaults()
 }
@@ -140,6 +151,8 @@ type Server struct {
 	aof       aofState  // the append-only file (aof.go)
 	blocking  blocking  // clients waiting in BLPOP and friends (blocking.go); guarded by lock
 
+	persist persistence // RDB files, save points, BGSAVE (persistence.go); guarded by lock
+
 	// running is the connection whose batch holds the execution lock, nil
 	// otherwise; guarded by lock.
 	running *conn
@@ -175,6 +188,9 @@ func New(cfg Config) *Server {
 	s.scripting.poll = s.scriptPoll
 	s.initAOF()
 	s.initBlocking()
+	if err := s.persist.init(&cfg, s.started); err != nil {
+		s.log.Warn("ignoring the save setting", "save", cfg.Save, "err", err)
+	}
 	return s
 }
 
@@ -419,6 +435,10 @@ func (s *Server) dispatch(c *Client, args [][]byte) {
 		s.refuse(c, r)
 		return
 	}
+	if (cmd.Flags.Has(FlagWrite) || cmd.Name == "ping") && s.writesRefused() {
+		s.refuse(c, &refusal{cmd: cmd, msg: errMisconf, viaReject: true})
+		return
+	}
 	if c.multi != nil && !queuesImmediately(cmd) {
 		c.queue(cmd, args)
 		return
@@ -497,7 +517,7 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 	var dirty int64
 	if logging {
 		s.aof.prop.depth++
-		dirty = s.store.Dirty
+		dirty = s.store.Dirty()
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -513,7 +533,7 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 		s.processed++
 		if logging {
 			s.aof.prop.depth--
-			if s.store.Dirty != dirty {
+			if s.store.Dirty() != dirty {
 				s.propagated(c, cmd, args)
 			}
 			if s.aof.prop.depth == 0 {
@@ -523,7 +543,29 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 	}()
 	c.lastCmd = cmd.Name
 	c.cmd = cmd
+	if cmd.Flags&(FlagWrite|FlagMayReplicate) != 0 && s.store.Snapshotting() {
+		preWrite(c, cmd, args)
+	}
 	cmd.Handler(c, args)
+}
+
+// preWrite lets an open snapshot (a BGSAVE in progress) keep the values a
+// write command (or PFCOUNT, which rewrites its cache: may_replicate) may
+// change in place, before it runs: the keys at the
+// table's key positions, or, for commands whose keys move (SORT ... STORE,
+// ZUNIONSTORE), every argument that names a key. Scripts and EXEC reach
+// here once per command they run.
+func preWrite(c *Client, cmd *Command, args [][]byte) {
+	first, last, step := cmd.FirstKey, cmd.LastKey, cmd.Step
+	if first <= 0 || cmd.Flags.Has(FlagMovableKeys) {
+		first, last, step = 1, -1, 1
+	}
+	if last < 0 {
+		last += len(args)
+	}
+	for i := first; i <= last && i < len(args); i += max(step, 1) {
+		c.db.PreWrite(args[i])
+	}
 }
 
 func (c *Client) errorCount() int {
@@ -560,7 +602,8 @@ func (c *Client) queue(cmd *Command, args [][]byte) {
 	c.w.Status("QUEUED")
 }
 
-// expiryLoop reclaims expired keys in the background, a bounded number per
+// expiryLoop reclaims expired keys in the background (and checks the save
+// points, saveCron), a bounded number of keys per
 // lock hold so that clients are never stalled for long.
 func (s *Server) expiryLoop() {
 	defer s.stopped.Done()
@@ -572,6 +615,7 @@ func (s *Server) expiryLoop() {
 			return
 		case <-t.C:
 		}
+		s.saveCron()
 		for {
 			const chunk = 10000
 			s.lock <- struct{}{}

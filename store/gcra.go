@@ -43,6 +43,7 @@ var (
 // The decision is worked out in offsets from now rather than absolute
 // times, with saturating arithmetic, so no parameter can overflow it.
 func (db *DB) Throttle(key []byte, g GCRA) (GCRAResult, error) {
+	db.PreWrite(key) // rewrites the TAT in place
 	now := db.store.nanos
 	var s *String
 	var backlog int64 // how far the stored TAT is ahead of now; 0 if behind

@@ -25,6 +25,7 @@ func ValueAt[V Value](db *DB, key []byte) (V, error) {
 // IncrBy adds delta to the integer at key, creating it at 0, as INCRBY. The
 // key keeps its TTL, as with Redis's dbOverwrite.
 func (db *DB) IncrBy(key []byte, delta int64) (int64, error) {
+	db.PreWrite(key) // these change values in place; callers other than commands (the test double) skip invoke's hook
 	s, err := ValueAt[*String](db, key)
 	if err != nil {
 		return 0, err
@@ -64,6 +65,7 @@ type ZAddResult struct {
 // does, creating the set unless XX. An INCR that makes a NaN stops with
 // ErrScoreNaN, keeping what the earlier members did.
 func (db *DB) ZAdd(key []byte, f ZAddFlags, members []ScoredMember) (res ZAddResult, err error) {
+	db.PreWrite(key) // these change values in place; callers other than commands (the test double) skip invoke's hook
 	z, err := ValueAt[*ZSet](db, key)
 	if err != nil || z == nil && f.XX {
 		return res, err
@@ -113,6 +115,7 @@ func (db *DB) ZAdd(key []byte, f ZAddFlags, members []ScoredMember) (res ZAddRes
 // HSet sets fields of the hash at key (created if needed) from field, value
 // pairs, as HSET, and returns how many fields are new.
 func (db *DB) HSet(key []byte, fieldValues [][]byte) (added int, err error) {
+	db.PreWrite(key) // these change values in place; callers other than commands (the test double) skip invoke's hook
 	h, err := ValueAt[*Hash](db, key)
 	if err != nil {
 		return 0, err
@@ -151,6 +154,7 @@ func (db *DB) Expire(e *Entry, at int64) {
 // how many are new (SADD, and the test double's SAdd);
 // ErrWrongType for a key of another type.
 func (db *DB) SAdd(key []byte, members [][]byte) (int64, error) {
+	db.PreWrite(key) // these change values in place; callers other than commands (the test double) skip invoke's hook
 	var s *Set
 	if e := db.Get(key); e != nil {
 		var ok bool
@@ -181,6 +185,7 @@ func (db *DB) SAdd(key []byte, members [][]byte) (int64, error) {
 // there, deleting the emptied set as Redis does (SREM, and the test
 // double's SRem); ErrWrongType for a key of another type.
 func (db *DB) SRem(key []byte, members [][]byte) (int64, error) {
+	db.PreWrite(key) // these change values in place; callers other than commands (the test double) skip invoke's hook
 	e := db.Get(key)
 	if e == nil {
 		return 0, nil

@@ -424,3 +424,12 @@ func (t *setTable) unlink(slot uint64) {
 	}
 	t.index[hole] = 0
 }
+
+// IntsetWidth returns the byte width of an intset's integers (2, 4 or 8;
+// like Redis's, it only grows), or 0 for a hashtable.
+func (s *Set) IntsetWidth() int {
+	if s.table != nil {
+		return 0
+	}
+	return s.ints.width()
+}

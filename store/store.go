@@ -47,9 +47,10 @@ type Value interface {
 type Entry struct {
 	Key      string
 	Value    Value
-	expireAt int64 // unix ms; 0 = persistent
-	heapIdx  int32 // position in DB.expiries, -1 when persistent
-	slot     int32 // position in DB.order
+	expireAt int64  // unix ms; 0 = persistent
+	heapIdx  int32  // position in DB.expiries, -1 when persistent
+	slot     int32  // position in DB.order
+	snap     uint32 // the epoch of the last Snapshot that saved or kept it
 }
 
 // ExpireAt returns the key's expiry in unix milliseconds, or 0 if it has none.
@@ -68,11 +69,10 @@ type Store struct {
 	now   int64 // unix ms snapshot, see Refresh
 	nanos int64 // the same snapshot in unix ns, for CL.THROTTLE's GCRA
 	rng   *rand.Rand
+	snap  *Snapshot // the open snapshot, if any (snapshot.go)
+	epoch uint32    // of the last snapshot begun
+	dirty int64     // changes so far, for save points (Dirty)
 
-	// Dirty counts changes to the keyspace (Redis's server.dirty): every
-	// Modified, deletion, flush and swap. The server compares it around a
-	// command to decide whether to log the command to the AOF.
-	Dirty int64
 	// OnExpire, when set, is told of every key deleted because its time
 	// had passed, lazily or by ActiveExpire, so the server can log a DEL
 	// for it (Redis's deleteExpiredKeyAndPropagate).
@@ -116,6 +116,18 @@ func (s *Store) Refresh() {
 // Now returns the current time snapshot in unix milliseconds.
 func (s *Store) Now() int64 { return s.now }
 
+// Dirty returns how many changes the store has seen (Redis's server.dirty,
+// for save points and rdb_changes_since_last_save).
+func (s *Store) Dirty() int64 { return s.dirty }
+
+// epochIfOpen is the mark of entries born during an open snapshot.
+func (s *Store) epochIfOpen() uint32 {
+	if s.snap != nil {
+		return s.epoch
+	}
+	return 0
+}
+
 // Databases returns how many databases the store has.
 func (s *Store) Databases() int { return len(s.dbs) }
 
@@ -128,7 +140,8 @@ func (s *Store) SwapDB(a, b int) {
 	if a == b {
 		return
 	}
-	s.Dirty++
+	s.dirty++
+	s.snapshotSwap(a, b)
 	da.touchExisting(db)
 	db.touchExisting(da)
 	da.keys, db.keys = db.keys, da.keys
@@ -249,6 +262,15 @@ func (db *DB) GetString(key string) *Entry {
 	return e
 }
 
+// Reserve makes room for n keys in an empty database, as Redis's loader
+// expands its dict on RESIZEDB: a million-key load then grows no map.
+func (db *DB) Reserve(n int) {
+	if len(db.keys) == 0 && n > 0 {
+		db.keys = make(map[string]*Entry, n)
+		db.order = make([]*Entry, 0, n)
+	}
+}
+
 // Exists reports whether key is live.
 func (db *DB) Exists(key []byte) bool { return db.Get(key) != nil }
 
@@ -258,9 +280,11 @@ func (db *DB) Set(key []byte, v Value, expireAt int64) *Entry {
 	e := db.keys[string(key)]
 	if e == nil {
 		k := string(key)
-		e = &Entry{Key: k, heapIdx: -1, slot: int32(len(db.order))}
+		e = &Entry{Key: k, heapIdx: -1, slot: int32(len(db.order)), snap: db.store.epochIfOpen()}
 		db.keys[k] = e
 		db.order = append(db.order, e)
+	} else if sn := db.store.snap; sn != nil {
+		sn.keep(e, db.index, false)
 	}
 	e.Value = v
 	db.setExpire(e, expireAt)
@@ -306,6 +330,9 @@ func (db *DB) SetExpire(e *Entry, expireAt int64) {
 }
 
 func (db *DB) setExpire(e *Entry, at int64) {
+	if sn := db.store.snap; sn != nil && at != e.expireAt {
+		sn.keep(e, db.index, true) // the value stays: later in-place changes must not reach the copy
+	}
 	e.expireAt = at
 	switch {
 	case at == 0 && e.heapIdx >= 0:
@@ -333,6 +360,9 @@ func (db *DB) Peek(key []byte) *Entry { return db.keys[string(key)] }
 
 // remove unlinks e from every index.
 func (db *DB) remove(e *Entry) {
+	if sn := db.store.snap; sn != nil {
+		sn.keep(e, db.index, false)
+	}
 	delete(db.keys, e.Key)
 	if e.heapIdx >= 0 {
 		db.expiries.remove(int(e.heapIdx))
@@ -350,7 +380,8 @@ func (db *DB) remove(e *Entry) {
 
 // Flush deletes every key.
 func (db *DB) Flush() {
-	db.store.Dirty++
+	db.snapshotFlush()
+	db.store.dirty += int64(len(db.keys))
 	db.touchExisting(nil)
 	db.keys = make(map[string]*Entry)
 	db.order = nil
@@ -478,7 +509,7 @@ func (db *DB) Unwatch(key string, dirty *bool) {
 // Modified signals that key changed (Redis's signalModifiedKey). Mutations
 // made in place on an Entry's Value must call it.
 func (db *DB) Modified(key []byte) {
-	db.store.Dirty++
+	db.store.dirty++
 	if db.store.TrackTouched {
 		db.store.Touched = append(db.store.Touched, TouchedKey{db.index, string(key)})
 	}

@@ -26,6 +26,15 @@ func main() {
 	os.Exit(run(os.Args[1:]))
 }
 
+// loadRDBUnlessAOF loads the RDB file, unless the AOF is on: then Start
+// loads the AOF instead, as Redis's loadDataFromDisk prefers it.
+func loadRDBUnlessAOF(srv *server.Server, aof bool) error {
+	if aof {
+		return nil
+	}
+	return srv.LoadRDB()
+}
+
 func run(args []string) int {
 	fs := flag.NewFlagSet("floodgate", flag.ContinueOnError)
 	bind := fs.String("bind", "127.0.0.1", "address to listen on")
@@ -38,7 +47,9 @@ func run(args []string) int {
 	queryLimit := fs.Int64("client-query-buffer-limit", 1<<30, "close a client whose unparsed input exceeds this many bytes")
 	luaTimeLimit := fs.Duration("lua-time-limit", 5*time.Second, "how long a script runs before other clients get BUSY")
 	goroutineConns := fs.Bool("goroutine-conns", false, "serve each connection on a goroutine of its own instead of the epoll event loop\n(slower; for comparison)")
-	dir := fs.String("dir", ".", "directory for persistence files (Redis's dir)")
+	dir := fs.String("dir", ".", "directory of the RDB file and of the AOF directory (Redis's dir)")
+	dbfilename := fs.String("dbfilename", "dump.rdb", "name of the RDB file, loaded at start and written by SAVE, BGSAVE and SHUTDOWN")
+	save := fs.String("save", "3600 1 300 100 60 10000", "save points, \"<seconds> <changes> ...\": BGSAVE after that many changes in that\nmany seconds, and save on SHUTDOWN or SIGTERM; \"\" turns both off (as in Redis)")
 	appendOnly := fs.String("appendonly", "no", "yes: log every write to the append-only file and load it at start")
 	appendFsync := fs.String("appendfsync", "everysec", "when the AOF is fsynced: always (before replying), everysec or no")
 	appendFilename := fs.String("appendfilename", "appendonly.aof", "prefix of the AOF's file names")
@@ -100,6 +111,10 @@ func run(args []string) int {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	if err := server.CheckSave(*save); err != nil {
+		fmt.Fprintf(os.Stderr, "floodgate: --save %q: %v\n", *save, err)
+		return 2
+	}
 	srv := server.New(server.Config{
 		Addr:      net.JoinHostPort(*bind, strconv.Itoa(*port)),
 		Databases: *databases,
@@ -111,7 +126,9 @@ func run(args []string) int {
 		LuaTimeLimit:     *luaTimeLimit,
 		GoroutineConns:   *goroutineConns,
 
-		Dir: *dir,
+		Dir:        *dir,
+		DBFilename: *dbfilename,
+		Save:       *save,
 		AOF: server.AOFConfig{
 			Enabled:           yesNo[*appendOnly],
 			Filename:          *appendFilename,
@@ -123,6 +140,12 @@ func run(args []string) int {
 			RewriteMinSize:    *aofRewriteMin,
 		},
 	})
+	if err := loadRDBUnlessAOF(srv, yesNo[*appendOnly]); err != nil {
+		// Redis refuses to start on a file it cannot load, rather than serve
+		// a keyspace that silently lacks part of it.
+		logger.Error(err.Error())
+		return 1
+	}
 	if err := srv.Start(); err != nil {
 		logger.Error("cannot start", "err", err)
 		return 1
@@ -132,6 +155,11 @@ func run(args []string) int {
 	select {
 	case sig := <-sigs:
 		logger.Info("shutting down", "signal", sig.String())
+		if err := srv.SaveOnShutdown(); err != nil {
+			logger.Error("Error trying to save the DB, can't exit.", "err", err)
+			// Redis stays up in that case; a signal is an operator's order
+			// to go, so go, and say so.
+		}
 	case <-srv.Done():
 		logger.Info("shutting down", "reason", "SHUTDOWN")
 	}

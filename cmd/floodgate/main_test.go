@@ -3,9 +3,12 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -61,6 +64,51 @@ func TestBinary(t *testing.T) {
 		waitExit(t, cmd, logs)
 	})
 
+	// A restart keeps every key: SHUTDOWN and SIGTERM save (Redis's default
+	// save points), and the next start loads the file.
+	t.Run("restart-keeps-keys", func(t *testing.T) {
+		dir := t.TempDir()
+		for i, stop := range []string{"SHUTDOWN", "SIGTERM", "SHUTDOWN NOSAVE"} {
+			cmd, addr, logs := startBinary(t, bin, "--dir", dir)
+			conn := ping(t, addr)
+			r := bufio.NewReader(conn)
+			if i > 0 {
+				conn.Write([]byte("GET counter\r\n"))
+				if line, _ := r.ReadString('\n'); line != fmt.Sprintf("$1\r\n") {
+					t.Fatalf("start %d: GET counter: %q\n%s", i, line, logs)
+				}
+				if v, _ := r.ReadString('\n'); v != fmt.Sprintf("%d\r\n", i) {
+					t.Fatalf("start %d: counter = %q\n%s", i, v, logs)
+				}
+			}
+			conn.Write([]byte("INCR counter\r\n"))
+			r.ReadString('\n')
+			if stop == "SIGTERM" {
+				cmd.Process.Signal(syscall.SIGTERM)
+			} else {
+				conn.Write([]byte(stop + "\r\n"))
+			}
+			waitExit(t, cmd, logs)
+		}
+	})
+
+	t.Run("refuses-corrupt-file", func(t *testing.T) {
+		for name, content := range map[string]string{
+			"truncated": "REDIS0010\xfe\x00\xfb\x01\x00\x00\x01k",
+			"checksum":  "REDIS0010\xfe\x00\x00\x01k\x01v\xff\x01\x02\x03\x04\x05\x06\x07\x08",
+			"signature": "NOTREDIS!",
+		} {
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, "dump.rdb"), []byte(content), 0o644)
+			out, err := exec.Command(bin, "--port", strconv.Itoa(redistest.FreePort(t)), "--dir", dir).CombinedOutput()
+			want := map[string]string{"truncated": "Short read or OOM loading DB. Unrecoverable error, aborting now.",
+				"checksum": "Wrong RDB checksum expected", "signature": "Wrong signature trying to load DB from file"}[name]
+			if err == nil || !strings.Contains(string(out), want) {
+				t.Errorf("%s: exit %v, output %s", name, err, out)
+			}
+		}
+	})
+
 	t.Run("shutdown", func(t *testing.T) {
 		cmd, addr, logs := startBinary(t, bin)
 		conn := ping(t, addr)
@@ -69,12 +117,17 @@ func TestBinary(t *testing.T) {
 	})
 }
 
-// startBinary runs floodgate on a free port and waits for its startup line.
-func startBinary(t *testing.T, bin string) (*exec.Cmd, string, *logBuffer) {
+// startBinary runs floodgate on a free port, with its RDB file in a
+// directory of the test's own (or the one given), and waits for its
+// startup line.
+func startBinary(t *testing.T, bin string, args ...string) (*exec.Cmd, string, *logBuffer) {
 	t.Helper()
 	port := redistest.FreePort(t)
 	logs := &logBuffer{}
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port))
+	if !slices.Contains(args, "--dir") {
+		args = append(args, "--dir", t.TempDir())
+	}
+	cmd := exec.Command(bin, append([]string{"--port", strconv.Itoa(port)}, args...)...)
 	cmd.Stderr = logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,527 @@
+package rdb
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+
+	"github.com/floodgate/floodgate/internal/number"
+	"github.com/floodgate/floodgate/store"
+)
+
+// Errors of loading, with Redis's texts (rdb.c, server.c).
+var (
+	// ErrShortRead is a file that ends early (or a length beyond it).
+	ErrShortRead = errors.New("Short read or OOM loading DB. Unrecoverable error, aborting now.")
+	// ErrSignature is a file that is not an RDB file.
+	ErrSignature = errors.New("Wrong signature trying to load DB from file")
+	// ErrBadFormat is a DUMP payload whose value cannot be decoded.
+	ErrBadFormat = errors.New("Bad data format")
+	// ErrPayload is a DUMP payload of a newer version or with a wrong checksum.
+	ErrPayload = errors.New("DUMP payload version or checksum are wrong")
+	// errEmptyKey is an empty collection, which Redis skips on load.
+	errEmptyKey = errors.New("empty key")
+)
+
+// VersionError is a file of an RDB version this reader does not know.
+type VersionError int
+
+func (e VersionError) Error() string {
+	return fmt.Sprintf("Can't handle RDB format version %d", int(e))
+}
+
+// ChecksumError is a file whose CRC64 footer does not match its content.
+type ChecksumError struct{ Expected, Got uint64 }
+
+func (e *ChecksumError) Error() string {
+	return fmt.Sprintf("Wrong RDB checksum expected: (%x) got (%x). Aborting now.", e.Expected, e.Got)
+}
+
+// CorruptError is content that cannot be what Redis writes.
+type CorruptError struct {
+	Offset int64
+	Reason string
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("Internal error in RDB reading offset %d, function at rdb.c:0 -> %s", e.Offset, e.Reason)
+}
+
+// LoadOptions say how to load.
+type LoadOptions struct {
+	// Now is the time in unix ms before which expired keys are skipped, as
+	// a master skips them; 0 loads them all.
+	Now int64
+	// SkipChecksum ignores the footer (rdbchecksum no).
+	SkipChecksum bool
+}
+
+// LoadInfo describes what a load found.
+type LoadInfo struct {
+	Aux     []Aux
+	Keys    int // keys loaded
+	Expired int // keys skipped because their time had passed
+	Empty   int // empty collections skipped, as Redis does
+}
+
+// reader tracks the offset and the running CRC64 of what it has read.
+type reader struct {
+	r   *bufio.Reader
+	off int64
+	crc uint64
+	buf []byte
+}
+
+func (r *reader) bytes(n uint64) ([]byte, error) {
+	// Read big lengths in steps so a corrupt length cannot make us allocate
+	// what the file does not hold.
+	if n > 1<<40 {
+		return nil, ErrShortRead
+	}
+	var out []byte
+	for uint64(len(out)) < n {
+		step := min(n-uint64(len(out)), 1<<20)
+		start := len(out)
+		out = append(out, make([]byte, step)...)
+		if _, err := io.ReadFull(r.r, out[start:]); err != nil {
+			return nil, ErrShortRead
+		}
+	}
+	r.crc = CRC64(r.crc, out)
+	r.off += int64(n)
+	return out, nil
+}
+
+func (r *reader) byte() (byte, error) {
+	c, err := r.r.ReadByte()
+	if err != nil {
+		return 0, ErrShortRead
+	}
+	r.crc = CRC64(r.crc, []byte{c})
+	r.off++
+	return c, nil
+}
+
+func (r *reader) corrupt(format string, args ...any) error {
+	return &CorruptError{Offset: r.off, Reason: fmt.Sprintf(format, args...)}
+}
+
+// length reads a length; encoded reports an "encoded value" byte instead,
+// whose kind is then the returned number.
+func (r *reader) length() (n uint64, encoded bool, err error) {
+	c, err := r.byte()
+	if err != nil {
+		return 0, false, err
+	}
+	switch c >> 6 {
+	case 0:
+		return uint64(c & 0x3f), false, nil
+	case 1:
+		c2, err := r.byte()
+		return uint64(c&0x3f)<<8 | uint64(c2), false, err
+	case lenEncoded:
+		return uint64(c & 0x3f), true, nil
+	}
+	switch c {
+	case 0x80:
+		b, err := r.bytes(4)
+		if err != nil {
+			return 0, false, err
+		}
+		return uint64(binary.BigEndian.Uint32(b)), false, nil
+	case 0x81:
+		b, err := r.bytes(8)
+		if err != nil {
+			return 0, false, err
+		}
+		return binary.BigEndian.Uint64(b), false, nil
+	}
+	return 0, false, r.corrupt("Unknown length encoding %d in rdbLoadLen()", c)
+}
+
+func (r *reader) plainLength() (uint64, error) {
+	n, enc, err := r.length()
+	if err == nil && enc {
+		err = r.corrupt("Unexpected encoded length")
+	}
+	return n, err
+}
+
+// string reads a string in any of its encodings.
+func (r *reader) string() ([]byte, error) {
+	n, enc, err := r.length()
+	if err != nil {
+		return nil, err
+	}
+	if !enc {
+		return r.bytes(n)
+	}
+	switch n {
+	case encInt8, encInt16, encInt32:
+		b, err := r.bytes(1 << n)
+		if err != nil {
+			return nil, err
+		}
+		var v int64
+		switch n {
+		case encInt8:
+			v = int64(int8(b[0]))
+		case encInt16:
+			v = int64(int16(binary.LittleEndian.Uint16(b)))
+		default:
+			v = int64(int32(binary.LittleEndian.Uint32(b)))
+		}
+		return strconv.AppendInt(nil, v, 10), nil
+	case encLZF:
+		clen, err := r.plainLength()
+		if err != nil {
+			return nil, err
+		}
+		ulen, err := r.plainLength()
+		if err != nil {
+			return nil, err
+		}
+		c, err := r.bytes(clen)
+		if err != nil {
+			return nil, err
+		}
+		if ulen > 1<<32 || ulen == 0 {
+			return nil, r.corrupt("Invalid LZF compressed string")
+		}
+		out, err := lzfDecompress(c, int(ulen))
+		if err != nil {
+			return nil, r.corrupt("Invalid LZF compressed string")
+		}
+		return out, nil
+	}
+	return nil, r.corrupt("Unknown RDB string encoding type %d", n)
+}
+
+func (r *reader) binaryDouble() (float64, error) {
+	b, err := r.bytes(8)
+	if err != nil {
+		return 0, err
+	}
+	return math.Float64frombits(binary.LittleEndian.Uint64(b)), nil
+}
+
+// stringDouble reads the old ZSET type's score: a length byte (253 nan,
+// 254 inf, 255 -inf) and that many ASCII bytes.
+func (r *reader) stringDouble() (float64, error) {
+	l, err := r.byte()
+	if err != nil {
+		return 0, err
+	}
+	switch l {
+	case 253:
+		return math.NaN(), nil
+	case 254:
+		return math.Inf(1), nil
+	case 255:
+		return math.Inf(-1), nil
+	}
+	b, err := r.bytes(uint64(l))
+	if err != nil {
+		return 0, err
+	}
+	f, ok := number.ParseDouble(b)
+	if !ok {
+		return 0, r.corrupt("Invalid double")
+	}
+	return f, nil
+}
+
+// object reads a value of type t.
+func (r *reader) object(t byte) (store.Value, error) {
+	switch t {
+	case typeString:
+		b, err := r.string()
+		if err != nil {
+			return nil, err
+		}
+		return store.NewString(b), nil
+	case typeSet:
+		n, err := r.plainLength()
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return nil, errEmptyKey
+		}
+		s := store.NewSet()
+		for range n {
+			m, err := r.string()
+			if err != nil {
+				return nil, err
+			}
+			if !s.Add(m) {
+				return nil, r.corrupt("Duplicate set members detected")
+			}
+		}
+		return s, nil
+	case typeHash:
+		n, err := r.plainLength()
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return nil, errEmptyKey
+		}
+		h := store.NewHash()
+		for range n {
+			f, err := r.string()
+			if err != nil {
+				return nil, err
+			}
+			v, err := r.string()
+			if err != nil {
+				return nil, err
+			}
+			if !h.Set(f, v) {
+				return nil, r.corrupt("Duplicate hash fields detected")
+			}
+		}
+		return h, nil
+	case typeZSet, typeZSet2:
+		n, err := r.plainLength()
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return nil, errEmptyKey
+		}
+		z := store.NewZSet()
+		for range n {
+			m, err := r.string()
+			if err != nil {
+				return nil, err
+			}
+			var s float64
+			if t == typeZSet2 {
+				s, err = r.binaryDouble()
+			} else {
+				s, err = r.stringDouble()
+			}
+			if err != nil {
+				return nil, err
+			}
+			if math.IsNaN(s) {
+				return nil, r.corrupt("Zset with NAN score detected")
+			}
+			if !z.Add(m, s) {
+				return nil, r.corrupt("Duplicate zset fields detected")
+			}
+		}
+		return z, nil
+	case typeSetIntset:
+		b, err := r.string()
+		if err != nil {
+			return nil, err
+		}
+		vals, err := intsetValues(b)
+		if err != nil {
+			return nil, r.corrupt("Intset integrity check failed.")
+		}
+		if len(vals) == 0 {
+			return nil, errEmptyKey
+		}
+		s := store.NewSet()
+		for _, v := range vals {
+			s.Add(strconv.AppendInt(nil, v, 10))
+		}
+		return s, nil
+	case typeHashListpack, typeHashZiplist, typeZSetListpack, typeZSetZiplist:
+		b, err := r.string()
+		if err != nil {
+			return nil, err
+		}
+		var entries [][]byte
+		if t == typeHashListpack || t == typeZSetListpack {
+			entries, err = listpackEntries(b)
+		} else {
+			entries, err = ziplistEntries(b)
+		}
+		if err != nil || len(entries)%2 != 0 {
+			return nil, r.corrupt("Listpack integrity check failed.")
+		}
+		if len(entries) == 0 {
+			return nil, errEmptyKey
+		}
+		if t == typeHashListpack || t == typeHashZiplist {
+			h := store.NewHash()
+			for i := 0; i < len(entries); i += 2 {
+				if !h.Set(entries[i], entries[i+1]) {
+					return nil, r.corrupt("Hash listpack integrity check failed.")
+				}
+			}
+			return h, nil
+		}
+		z := store.NewZSet()
+		for i := 0; i < len(entries); i += 2 {
+			s, ok := number.ParseDouble(entries[i+1])
+			if !ok || math.IsNaN(s) || !z.Add(entries[i], s) {
+				return nil, r.corrupt("Zset listpack integrity check failed.")
+			}
+		}
+		return z, nil
+	case typeList, typeListZiplist, typeListQuicklist, typeListQuicklist2:
+		return nil, r.corrupt("Lists are not supported yet (RDB type %d)", t)
+	}
+	return nil, r.corrupt("Unknown RDB encoding type %d", t)
+}
+
+// Load reads an RDB file from in into s (into the databases it names, on
+// top of what they hold). On an error the store may hold part of the file:
+// callers refuse to start, as Redis does.
+func Load(in io.Reader, s *store.Store, opts LoadOptions) (LoadInfo, error) {
+	var info LoadInfo
+	r := &reader{r: bufio.NewReaderSize(in, 256<<10)}
+	sig, err := r.bytes(9)
+	if err != nil {
+		return info, err
+	}
+	if string(sig[:5]) != "REDIS" {
+		return info, ErrSignature
+	}
+	ver, err := strconv.Atoi(string(sig[5:]))
+	if err != nil || ver < 1 || ver > Version {
+		return info, VersionError(ver)
+	}
+	db := s.DB(0)
+	var expireAt int64
+	for {
+		t, err := r.byte()
+		if err != nil {
+			return info, err
+		}
+		switch t {
+		case opExpireTimeMS:
+			b, err := r.bytes(8)
+			if err != nil {
+				return info, err
+			}
+			expireAt = int64(binary.LittleEndian.Uint64(b))
+			continue
+		case opExpireTime:
+			b, err := r.bytes(4)
+			if err != nil {
+				return info, err
+			}
+			expireAt = int64(binary.LittleEndian.Uint32(b)) * 1000
+			continue
+		case opFreq:
+			if _, err := r.byte(); err != nil {
+				return info, err
+			}
+			continue
+		case opIdle:
+			if _, err := r.plainLength(); err != nil {
+				return info, err
+			}
+			continue
+		case opSelectDB:
+			n, err := r.plainLength()
+			if err != nil {
+				return info, err
+			}
+			if n >= uint64(s.Databases()) {
+				return info, fmt.Errorf("FATAL: Data file was created with a Redis server configured to handle more than %d databases. Exiting", s.Databases())
+			}
+			db = s.DB(int(n))
+			continue
+		case opResizeDB:
+			keys, err := r.plainLength()
+			if err != nil {
+				return info, err
+			}
+			if _, err := r.plainLength(); err != nil {
+				return info, err
+			}
+			db.Reserve(int(min(keys, 1<<26))) // a hint: never trust it with more
+			continue
+		case opAux:
+			k, err := r.string()
+			if err != nil {
+				return info, err
+			}
+			v, err := r.string()
+			if err != nil {
+				return info, err
+			}
+			info.Aux = append(info.Aux, Aux{string(k), string(v)})
+			continue
+		case opModuleAux, opFunction2:
+			return info, r.corrupt("Modules and functions are not supported (opcode %d)", t)
+		case opEOF:
+			if ver >= 5 {
+				want := r.crc
+				b, err := r.bytes(8)
+				if err != nil {
+					return info, err
+				}
+				got := binary.LittleEndian.Uint64(b)
+				if got != 0 && !opts.SkipChecksum && got != want {
+					return info, &ChecksumError{Expected: got, Got: want}
+				}
+			}
+			return info, nil
+		}
+		key, err := r.string()
+		if err != nil {
+			return info, err
+		}
+		v, err := r.object(t)
+		switch {
+		case err == errEmptyKey:
+			info.Empty++
+		case err != nil:
+			return info, err
+		case expireAt != 0 && opts.Now != 0 && expireAt < opts.Now:
+			info.Expired++
+		default:
+			if n := db.Len(); db.Set(key, v, expireAt) != nil && db.Len() == n {
+				return info, r.corrupt("Duplicate key '%s' found in RDB file", key)
+			}
+			info.Keys++
+		}
+		expireAt = 0
+	}
+}
+
+// Restore decodes a DUMP payload into a value. It checks the version and
+// checksum first (unless skipChecksum), as Redis's verifyDumpPayload.
+func Restore(payload []byte, skipChecksum bool) (store.Value, error) {
+	if !VerifyPayload(payload, skipChecksum) {
+		return nil, ErrPayload
+	}
+	body := payload[:len(payload)-10]
+	if len(body) == 0 {
+		return nil, ErrBadFormat
+	}
+	r := &reader{r: bufio.NewReaderSize(bytes.NewReader(body[1:]), 4096)}
+	v, err := r.object(body[0])
+	if err != nil {
+		return nil, ErrBadFormat
+	}
+	return v, nil
+}
+
+// VerifyPayload reports whether a DUMP payload's footer is acceptable.
+func VerifyPayload(p []byte, skipChecksum bool) bool {
+	if len(p) < 10 {
+		return false
+	}
+	footer := p[len(p)-10:]
+	if int(binary.LittleEndian.Uint16(footer)) > Version {
+		return false
+	}
+	if skipChecksum {
+		return true
+	}
+	return CRC64(0, p[:len(p)-8]) == binary.LittleEndian.Uint64(footer[2:])
+}

@@ -1,0 +1,286 @@
+package rdb
+
+import (
+	"encoding/binary"
+	"errors"
+	"strconv"
+
+	"github.com/floodgate/floodgate/internal/number"
+)
+
+// The packed encodings Redis stores as one string inside an RDB value:
+// listpack (7.0's small hashes, sorted sets and list nodes), intset, and the
+// older ziplist, which 7.0 still reads.
+
+var errPacked = errors.New("corrupt packed encoding")
+
+// listpackWriter builds a listpack. Entries are encoded as Redis's
+// lpAppend does (an entry that is a canonical integer is stored as one, in
+// the narrowest form), so the bytes equal Redis's for the same entries.
+type listpackWriter struct {
+	buf   []byte
+	count int
+}
+
+func newListpack() *listpackWriter { return &listpackWriter{buf: make([]byte, 6, 64)} }
+
+func (lp *listpackWriter) appendString(s []byte) {
+	start := len(lp.buf)
+	if n, ok := number.ParseInt(s); ok && len(s) <= 20 {
+		lp.appendIntBody(n)
+	} else {
+		switch l := len(s); {
+		case l < 64:
+			lp.buf = append(lp.buf, 0x80|byte(l))
+		case l < 4096:
+			lp.buf = append(lp.buf, 0xE0|byte(l>>8), byte(l))
+		default:
+			lp.buf = append(lp.buf, 0xF0)
+			lp.buf = binary.LittleEndian.AppendUint32(lp.buf, uint32(l))
+		}
+		lp.buf = append(lp.buf, s...)
+	}
+	lp.buf = appendBacklen(lp.buf, len(lp.buf)-start)
+	lp.count++
+}
+
+func (lp *listpackWriter) appendIntBody(n int64) {
+	switch {
+	case n >= 0 && n <= 127:
+		lp.buf = append(lp.buf, byte(n))
+	case n >= -4096 && n <= 4095:
+		u := uint64(n) & 0x1fff
+		lp.buf = append(lp.buf, 0xC0|byte(u>>8), byte(u))
+	case n >= -32768 && n <= 32767:
+		lp.buf = append(lp.buf, 0xF1)
+		lp.buf = binary.LittleEndian.AppendUint16(lp.buf, uint16(n))
+	case n >= -(1<<23) && n < 1<<23:
+		u := uint32(n)
+		lp.buf = append(lp.buf, 0xF2, byte(u), byte(u>>8), byte(u>>16))
+	case n >= -(1<<31) && n < 1<<31:
+		lp.buf = append(lp.buf, 0xF3)
+		lp.buf = binary.LittleEndian.AppendUint32(lp.buf, uint32(n))
+	default:
+		lp.buf = append(lp.buf, 0xF4)
+		lp.buf = binary.LittleEndian.AppendUint64(lp.buf, uint64(n))
+	}
+}
+
+// appendBacklen writes an entry's length so the listpack can be walked
+// backwards: 7 bits per byte, the first byte written holding the top bits,
+// every byte but the last read (the first written) flagged with 128.
+func appendBacklen(b []byte, l int) []byte {
+	switch {
+	case l <= 127:
+		return append(b, byte(l))
+	case l < 16383:
+		return append(b, byte(l>>7), byte(l&127)|128)
+	case l < 2097151:
+		return append(b, byte(l>>14), byte(l>>7&127)|128, byte(l&127)|128)
+	case l < 268435455:
+		return append(b, byte(l>>21), byte(l>>14&127)|128, byte(l>>7&127)|128, byte(l&127)|128)
+	}
+	return append(b, byte(l>>28), byte(l>>21&127)|128, byte(l>>14&127)|128, byte(l>>7&127)|128, byte(l&127)|128)
+}
+
+func (lp *listpackWriter) bytes() []byte {
+	lp.buf = append(lp.buf, 0xFF)
+	binary.LittleEndian.PutUint32(lp.buf, uint32(len(lp.buf)))
+	binary.LittleEndian.PutUint16(lp.buf[4:], uint16(min(lp.count, 65535)))
+	return lp.buf
+}
+
+// listpackEntries returns a listpack's entries as strings (integers in
+// decimal), checking every length against the blob.
+func listpackEntries(b []byte) ([][]byte, error) {
+	if len(b) < 7 || int(binary.LittleEndian.Uint32(b)) != len(b) || b[len(b)-1] != 0xFF {
+		return nil, errPacked
+	}
+	count := int(binary.LittleEndian.Uint16(b[4:]))
+	var out [][]byte
+	p := 6
+	for p < len(b)-1 {
+		start := p
+		c := b[p]
+		var v []byte
+		var n int64
+		isInt := true
+		need := func(k int) bool { return p+k <= len(b)-1 }
+		switch {
+		case c&0x80 == 0:
+			n, p = int64(c), p+1
+		case c&0xC0 == 0x80:
+			l := int(c & 0x3f)
+			if !need(1 + l) {
+				return nil, errPacked
+			}
+			v, p, isInt = b[p+1:p+1+l], p+1+l, false
+		case c&0xE0 == 0xC0:
+			if !need(2) {
+				return nil, errPacked
+			}
+			u := uint64(c&0x1f)<<8 | uint64(b[p+1])
+			n = int64(u<<51) >> 51
+			p += 2
+		case c&0xF0 == 0xE0:
+			if !need(2) {
+				return nil, errPacked
+			}
+			l := int(c&0x0f)<<8 | int(b[p+1])
+			if !need(2 + l) {
+				return nil, errPacked
+			}
+			v, p, isInt = b[p+2:p+2+l], p+2+l, false
+		case c == 0xF0:
+			if !need(5) {
+				return nil, errPacked
+			}
+			l := int(binary.LittleEndian.Uint32(b[p+1:]))
+			if l < 0 || !need(5+l) {
+				return nil, errPacked
+			}
+			v, p, isInt = b[p+5:p+5+l], p+5+l, false
+		case c == 0xF1 && need(3):
+			n, p = int64(int16(binary.LittleEndian.Uint16(b[p+1:]))), p+3
+		case c == 0xF2 && need(4):
+			n, p = int64(int32(uint32(b[p+1])<<8|uint32(b[p+2])<<16|uint32(b[p+3])<<24)>>8), p+4
+		case c == 0xF3 && need(5):
+			n, p = int64(int32(binary.LittleEndian.Uint32(b[p+1:]))), p+5
+		case c == 0xF4 && need(9):
+			n, p = int64(binary.LittleEndian.Uint64(b[p+1:])), p+9
+		default:
+			return nil, errPacked
+		}
+		// The back length must match the entry.
+		want := appendBacklen(nil, p-start)
+		if p+len(want) > len(b)-1 || string(b[p:p+len(want)]) != string(want) {
+			return nil, errPacked
+		}
+		p += len(want)
+		if isInt {
+			v = strconv.AppendInt(nil, n, 10)
+		}
+		out = append(out, v)
+	}
+	if p != len(b)-1 || (count != 65535 && count != len(out)) {
+		return nil, errPacked
+	}
+	return out, nil
+}
+
+// intsetBytes encodes sorted integers as Redis's intset: encoding (byte
+// width) and length as 32-bit little-endian, then the values.
+func intsetBytes(vals []int64, width int) []byte {
+	b := make([]byte, 8, 8+width*len(vals))
+	binary.LittleEndian.PutUint32(b, uint32(width))
+	binary.LittleEndian.PutUint32(b[4:], uint32(len(vals)))
+	for _, v := range vals {
+		switch width {
+		case 2:
+			b = binary.LittleEndian.AppendUint16(b, uint16(v))
+		case 4:
+			b = binary.LittleEndian.AppendUint32(b, uint32(v))
+		default:
+			b = binary.LittleEndian.AppendUint64(b, uint64(v))
+		}
+	}
+	return b
+}
+
+// intsetValues decodes an intset, which must be strictly ascending.
+func intsetValues(b []byte) ([]int64, error) {
+	if len(b) < 8 {
+		return nil, errPacked
+	}
+	w := int(binary.LittleEndian.Uint32(b))
+	n := int(binary.LittleEndian.Uint32(b[4:]))
+	if (w != 2 && w != 4 && w != 8) || n < 0 || len(b) != 8+w*n {
+		return nil, errPacked
+	}
+	out := make([]int64, n)
+	for i := range out {
+		p := b[8+w*i:]
+		switch w {
+		case 2:
+			out[i] = int64(int16(binary.LittleEndian.Uint16(p)))
+		case 4:
+			out[i] = int64(int32(binary.LittleEndian.Uint32(p)))
+		default:
+			out[i] = int64(binary.LittleEndian.Uint64(p))
+		}
+		if i > 0 && out[i] <= out[i-1] {
+			return nil, errPacked
+		}
+	}
+	return out, nil
+}
+
+// ziplistEntries decodes a ziplist (RDB types before 7.0's listpacks).
+func ziplistEntries(b []byte) ([][]byte, error) {
+	if len(b) < 11 || int(binary.LittleEndian.Uint32(b)) != len(b) || b[len(b)-1] != 0xFF {
+		return nil, errPacked
+	}
+	var out [][]byte
+	p := 10
+	end := len(b) - 1
+	for p < end {
+		if b[p] == 0xFE { // prevlen: 1 byte, or 0xFE and 4 bytes
+			p += 5
+		} else {
+			p++
+		}
+		if p >= end {
+			return nil, errPacked
+		}
+		c := b[p]
+		var v []byte
+		var n int64
+		isInt := true
+		take := func(k int) bool { return p+k <= end }
+		switch {
+		case c>>6 == 0:
+			l := int(c & 0x3f)
+			if !take(1 + l) {
+				return nil, errPacked
+			}
+			v, p, isInt = b[p+1:p+1+l], p+1+l, false
+		case c>>6 == 1:
+			if !take(2) {
+				return nil, errPacked
+			}
+			l := int(c&0x3f)<<8 | int(b[p+1])
+			if !take(2 + l) {
+				return nil, errPacked
+			}
+			v, p, isInt = b[p+2:p+2+l], p+2+l, false
+		case c == 0x80:
+			if !take(5) {
+				return nil, errPacked
+			}
+			l := int(binary.BigEndian.Uint32(b[p+1:]))
+			if l < 0 || !take(5+l) {
+				return nil, errPacked
+			}
+			v, p, isInt = b[p+5:p+5+l], p+5+l, false
+		case c == 0xC0 && take(3):
+			n, p = int64(int16(binary.LittleEndian.Uint16(b[p+1:]))), p+3
+		case c == 0xD0 && take(5):
+			n, p = int64(int32(binary.LittleEndian.Uint32(b[p+1:]))), p+5
+		case c == 0xE0 && take(9):
+			n, p = int64(binary.LittleEndian.Uint64(b[p+1:])), p+9
+		case c == 0xF0 && take(4):
+			n, p = int64(int32(uint32(b[p+1])<<8|uint32(b[p+2])<<16|uint32(b[p+3])<<24)>>8), p+4
+		case c == 0xFE && take(2):
+			n, p = int64(int8(b[p+1])), p+2
+		case c >= 0xF1 && c <= 0xFD:
+			n, p = int64(c&0x0f)-1, p+1
+		default:
+			return nil, errPacked
+		}
+		if isInt {
+			v = strconv.AppendInt(nil, n, 10)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}

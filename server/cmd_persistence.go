@@ -1,0 +1,258 @@
+package server
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/floodgate/floodgate/internal/number"
+	"github.com/floodgate/floodgate/rdb"
+)
+
+var persistenceCommands = []*Command{
+	{Name: "save", Arity: 1, Flags: FlagAdmin | FlagNoScript | FlagNoAsyncLoading | FlagNoMulti, Group: "server", Summary: "Synchronously save the dataset to disk", Since: "1.0.0", Handler: cmdSave},
+	{Name: "bgsave", Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagNoAsyncLoading, Group: "server", Summary: "Asynchronously save the dataset to disk", Since: "1.0.0", Handler: cmdBgsave},
+	{Name: "lastsave", Arity: 1, Flags: FlagLoading | FlagStale | FlagFast, ACL: []string{"admin", "dangerous"}, Group: "server", Summary: "Get the UNIX time stamp of the last successful save to disk", Since: "1.0.0", Tips: []string{"nondeterministic_output"}, Handler: cmdLastSave},
+	{Name: "dump", Arity: 2, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Return a serialized version of the value stored at the specified key.", Since: "2.6.0", Tips: []string{"nondeterministic_output"}, Handler: cmdDump},
+	{Name: "restore", Arity: -4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "dangerous"}, Group: "generic", Summary: "Create a key using the provided serialized value, previously obtained using DUMP.", Since: "2.6.0", Handler: cmdRestore},
+	// SYNC, PSYNC and REPLCONF serve what `redis-cli --rdb` needs: a
+	// snapshot sent as a replica's initial transfer. There is no replication.
+	{Name: "sync", Arity: 1, Flags: FlagAdmin | FlagNoScript | FlagNoAsyncLoading | FlagNoMulti, Group: "server", Summary: "Internal command used for replication", Since: "1.0.0", Handler: cmdSync},
+	{Name: "psync", Arity: -3, Flags: FlagAdmin | FlagNoScript | FlagNoAsyncLoading | FlagNoMulti, Group: "server", Summary: "Internal command used for replication", Since: "2.8.0", Handler: cmdSync},
+	{Name: "replconf", Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagAllowBusy, Group: "server", Summary: "An internal command for configuring the replication stream", Since: "3.0.0", Handler: cmdReplconf},
+}
+
+// persistenceParams are the CONFIG GET/SET parameters of RDB persistence.
+// dir and dbfilename are protected configs in Redis 7.0 (set at start only).
+var persistenceParams = []configParam{
+	{name: "save", get: func(s *Server) string { return formatSavePoints(s.persist.points) }, set: setSavePoints},
+	{name: "dir", get: func(s *Server) string { return s.cfg.Dir }, set: protectedConfig},
+	{name: "dbfilename", get: func(s *Server) string { return s.cfg.DBFilename }, set: protectedConfig},
+	{name: "rdbcompression", get: getFlag(func(s *Server) *bool { return &s.persist.compression }), set: setFlag(func(s *Server) *bool { return &s.persist.compression })},
+	{name: "rdbchecksum", get: getFlag(func(s *Server) *bool { return &s.persist.checksum }), set: immutableConfig},
+	{name: "stop-writes-on-bgsave-error", get: getFlag(func(s *Server) *bool { return &s.persist.stopWritesOnError }), set: setFlag(func(s *Server) *bool { return &s.persist.stopWritesOnError })},
+}
+
+func init() {
+	register(persistenceCommands...)
+	configParams = append(configParams, persistenceParams...)
+}
+
+const (
+	errBusyKey    = "BUSYKEY Target key name already exists."
+	errMisconf    = "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. Commands that may modify the data set are disabled, because this instance is configured to report errors during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check the Redis logs for details about the RDB error."
+	errInvalidTTL = "ERR Invalid TTL value, must be >= 0"
+)
+
+func protectedConfig(*Server, []byte) string { return "can't set protected config" }
+func immutableConfig(*Server, []byte) string { return "can't set immutable config" }
+
+func setSavePoints(s *Server, v []byte) string {
+	points, err := parseSavePoints(string(v))
+	if err != nil {
+		return err.Error()
+	}
+	s.persist.points = points
+	return ""
+}
+
+func getFlag(field func(*Server) *bool) func(*Server) string {
+	return func(s *Server) string {
+		if *field(s) {
+			return "yes"
+		}
+		return "no"
+	}
+}
+
+func setFlag(field func(*Server) *bool) func(*Server, []byte) string {
+	return func(s *Server, v []byte) string {
+		switch {
+		case eqFold(v, "yes"):
+			*field(s) = true
+		case eqFold(v, "no"):
+			*field(s) = false
+		default:
+			return "argument must be 'yes' or 'no'"
+		}
+		return ""
+	}
+}
+
+func cmdSave(c *Client, args [][]byte) {
+	s := c.srv
+	if s.persist.bgsave != nil {
+		c.w.Error(errBgsaveInProgress.Error())
+		return
+	}
+	if err := s.saveRDB(); err != nil {
+		c.w.Error("ERR")
+		return
+	}
+	c.w.Status("OK")
+}
+
+func cmdBgsave(c *Client, args [][]byte) {
+	schedule := false
+	if len(args) > 1 {
+		if len(args) != 2 || !eqFold(args[1], "schedule") {
+			c.w.Error(errSyntax)
+			return
+		}
+		schedule = true
+	}
+	s := c.srv
+	if s.persist.bgsave != nil {
+		if schedule {
+			s.persist.scheduled = true
+			c.w.Status("Background saving scheduled")
+			return
+		}
+		c.w.Error(errBgsaveInProgress.Error())
+		return
+	}
+	if err := s.startBgsave(); err != nil {
+		c.w.Error("ERR")
+		return
+	}
+	c.w.Status("Background saving started")
+}
+
+func cmdLastSave(c *Client, args [][]byte) { c.w.Int(c.srv.persist.lastSave.Unix()) }
+
+func cmdDump(c *Client, args [][]byte) {
+	e := c.db.Get(args[1])
+	if e == nil {
+		c.w.Null()
+		return
+	}
+	payload, err := rdb.Dump(e.Value, c.srv.persist.compression)
+	if err != nil {
+		c.w.Error("ERR " + err.Error())
+		return
+	}
+	c.w.Bulk(payload)
+}
+
+// cmdRestore follows restoreCommand's order: options, then BUSYKEY, then the
+// TTL, then the payload's footer, then its body.
+func cmdRestore(c *Client, args [][]byte) {
+	replace, absTTL := false, false
+	idle, freq := int64(-1), int64(-1)
+	for j := 4; j < len(args); j++ {
+		more := len(args) - j - 1
+		switch {
+		case eqFold(args[j], "replace"):
+			replace = true
+		case eqFold(args[j], "absttl"):
+			absTTL = true
+		case eqFold(args[j], "idletime") && more >= 1 && freq == -1:
+			n, ok := number.ParseInt(args[j+1])
+			if !ok {
+				c.w.Error(errNotInteger)
+				return
+			}
+			if n < 0 {
+				c.w.Error("ERR Invalid IDLETIME value, must be >= 0")
+				return
+			}
+			idle = n
+			j++
+		case eqFold(args[j], "freq") && more >= 1 && idle == -1:
+			n, ok := number.ParseInt(args[j+1])
+			if !ok {
+				c.w.Error(errNotInteger)
+				return
+			}
+			if n < 0 || n > 255 {
+				c.w.Error("ERR Invalid FREQ value, must be >= 0 and <= 255")
+				return
+			}
+			freq = n
+			j++
+		default:
+			c.w.Error(errSyntax)
+			return
+		}
+	}
+	key := args[1]
+	if !replace && c.db.Exists(key) {
+		c.w.Error(errBusyKey)
+		return
+	}
+	ttl, ok := number.ParseInt(args[2])
+	if !ok {
+		c.w.Error(errNotInteger)
+		return
+	}
+	if ttl < 0 {
+		c.w.Error(errInvalidTTL)
+		return
+	}
+	v, err := rdb.Restore(args[3], false)
+	if err != nil {
+		if errors.Is(err, rdb.ErrPayload) {
+			c.w.Error("ERR DUMP payload version or checksum are wrong")
+		} else {
+			c.w.Error("ERR Bad data format")
+		}
+		return
+	}
+	if replace {
+		c.db.Delete(key)
+	}
+	now := c.db.Store().Now()
+	if ttl != 0 && !absTTL {
+		if ttl > math.MaxInt64-now {
+			ttl = math.MaxInt64 // Redis's addition wraps; a far future is what was meant
+		} else {
+			ttl += now
+		}
+	}
+	if ttl != 0 && ttl <= now {
+		c.w.Status("OK") // already expired: the old key is gone, nothing is added
+		return
+	}
+	c.db.Set(key, v, ttl)
+	c.w.Status("OK")
+}
+
+// cmdSync sends a snapshot as Redis sends a replica its initial transfer
+// ($<length>, then the RDB file, no trailing CRLF) and closes the
+// connection: what `redis-cli --rdb` reads. There is no command stream to
+// follow, since floodgate does not replicate.
+func cmdSync(c *Client, args [][]byte) {
+	if c.resp == nil {
+		c.w.Error("ERR Replica can't interact with the keyspace") // not from a script
+		return
+	}
+	var file bytes.Buffer
+	if err := rdb.Save(&file, c.srv.store, c.srv.rdbOptions()); err != nil {
+		c.w.Error("ERR " + err.Error())
+		return
+	}
+	c.resp.raw([]byte("$" + strconv.Itoa(file.Len()) + "\r\n"))
+	c.resp.raw(file.Bytes())
+	c.closing = true
+	c.srv.log.Info("Synchronization with replica succeeded (rdb-only)", "addr", c.addr, "bytes", file.Len())
+}
+
+// cmdReplconf accepts what a replica or redis-cli says before SYNC
+// (listening-port, capa, rdb-only, ...).
+func cmdReplconf(c *Client, args [][]byte) {
+	if len(args)%2 == 0 {
+		c.w.Error(errSyntax)
+		return
+	}
+	c.w.Status("OK")
+}
+
+// bgsaveSeconds is a duration in INFO's whole seconds, -1 for none.
+func bgsaveSeconds(d time.Duration) int64 {
+	if d < 0 {
+		return -1
+	}
+	return int64(d / time.Second)
+}

@@ -1,0 +1,182 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/floodgate/floodgate/rdb"
+	"github.com/floodgate/floodgate/store"
+)
+
+// loadFile reads an RDB file into a fresh store.
+func loadFile(t *testing.T, path string) *store.Store {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s := store.New(16, nil)
+	if _, err := rdb.Load(f, s, rdb.LoadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func bgsaveDone(t *testing.T, srv *Server) {
+	t.Helper()
+	waitFor(t, "the background save to finish", func() bool {
+		var running bool
+		srv.Do(func() { running = srv.persist.bgsave != nil })
+		return !running
+	})
+}
+
+// TestBGSAVEIsPointInTime: writes sent while a background save runs (in
+// place, replacing, deleting, creating, expiring, flushing, from scripts)
+// do not reach the file, which holds the keyspace as it was at BGSAVE.
+func TestBGSAVEIsPointInTime(t *testing.T) {
+	dir := t.TempDir()
+	srv := startServer(t, Config{Dir: dir})
+	c := newRedisClient(t, srv)
+	ctx := context.Background()
+	const n = 20000
+	srv.Do(func() {
+		for i := range n {
+			srv.store.DB(i%3).Set([]byte("k"+strconv.Itoa(i)), store.NewInt(int64(i)), 0)
+		}
+		h := store.NewHash()
+		h.Set([]byte("f"), []byte("v"))
+		srv.store.DB(0).Set([]byte("hash"), h, 0)
+	})
+	if err := c.Do(ctx, "BGSAVE").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Do(ctx, "BGSAVE").Err(); err == nil || err.Error() != "ERR Background save already in progress" {
+		t.Fatalf("second BGSAVE: %v", err)
+	}
+	// Pace the writes with the saver: each round lets it take a step.
+	for i := 0; ; i++ {
+		var running bool
+		srv.Do(func() { running = srv.persist.bgsave != nil })
+		if !running {
+			break
+		}
+		k := "k" + strconv.Itoa(i%n*3%n)
+		c.Do(ctx, "INCRBY", k, 1000000)
+		c.Do(ctx, "SET", "new"+strconv.Itoa(i), 1)
+		c.Do(ctx, "EVAL", "redis.call('HSET', KEYS[1], 'f', ARGV[1]) return redis.call('DEL', KEYS[2])", 2, "hash", "k"+strconv.Itoa((i*7)%n), i)
+		c.Do(ctx, "PEXPIRE", "k"+strconv.Itoa((i*11)%n), 1)
+		if i == 200 {
+			c.Do(ctx, "FLUSHDB")
+		}
+	}
+	s := loadFile(t, filepath.Join(dir, "dump.rdb"))
+	total := 0
+	for d := range 3 {
+		total += s.DB(d).Len()
+	}
+	if total != n+1 {
+		t.Fatalf("file holds %d keys, want %d", total, n+1)
+	}
+	for i := range n {
+		e := s.DB(i % 3).GetString("k" + strconv.Itoa(i))
+		if e == nil || e.ExpireAt() != 0 {
+			t.Fatalf("k%d missing or with a TTL", i)
+		}
+		if v, _ := e.Value.(*store.String).Int(); v != int64(i) {
+			t.Fatalf("k%d = %d in the file", i, v)
+		}
+	}
+	if h := s.DB(0).GetString("hash"); h == nil {
+		t.Fatal("hash missing")
+	} else if v, _ := h.Value.(*store.Hash).Get([]byte("f")); v != "v" {
+		t.Fatalf("hash field = %q", v)
+	}
+	info := c.Info(ctx, "persistence").Val()
+	for _, want := range []string{"rdb_bgsave_in_progress:0", "rdb_last_bgsave_status:ok", "rdb_saves:1"} {
+		if !strings.Contains(info, want) {
+			t.Errorf("INFO lacks %s:\n%s", want, info)
+		}
+	}
+}
+
+func TestSavePointsAndShutdown(t *testing.T) {
+	dir := t.TempDir()
+	srv := startServer(t, Config{Dir: dir, Save: "1 2"})
+	c := newRedisClient(t, srv)
+	ctx := context.Background()
+	c.Set(ctx, "a", 1, 0)
+	c.Set(ctx, "b", 2, 0)
+	waitFor(t, "a save point's background save", func() bool {
+		return strings.Contains(c.Info(ctx, "persistence").Val(), "rdb_saves:1")
+	})
+	bgsaveDone(t, srv)
+	if s := loadFile(t, filepath.Join(dir, "dump.rdb")); s.DB(0).Len() != 2 {
+		t.Fatalf("file holds %d keys", s.DB(0).Len())
+	}
+	if got := c.ConfigGet(ctx, "save").Val()["save"]; got != "1 2" {
+		t.Fatalf("CONFIG GET save = %q", got)
+	}
+	c.Set(ctx, "c", 3, 0)
+	if err := c.Do(ctx, "SHUTDOWN").Err(); err != nil && !strings.Contains(err.Error(), "EOF") {
+		t.Fatal(err)
+	}
+	<-srv.Done()
+	if s := loadFile(t, filepath.Join(dir, "dump.rdb")); s.DB(0).Len() != 3 {
+		t.Fatalf("SHUTDOWN saved %d keys", s.DB(0).Len())
+	}
+}
+
+// TestBGSAVEFailure: a directory that cannot be written fails the save;
+// INFO says so, and with save points set writes are refused (MISCONF).
+func TestBGSAVEFailure(t *testing.T) {
+	srv := startServer(t, Config{Dir: filepath.Join(t.TempDir(), "missing"), Save: "3600 1"})
+	c := newRedisClient(t, srv)
+	ctx := context.Background()
+	if err := c.Do(ctx, "SAVE").Err(); err == nil || err.Error() != "ERR" {
+		t.Fatalf("SAVE: %v", err)
+	}
+	c.Do(ctx, "BGSAVE")
+	bgsaveDone(t, srv)
+	if info := c.Info(ctx, "persistence").Val(); !strings.Contains(info, "rdb_last_bgsave_status:err") {
+		t.Fatalf("INFO:\n%s", info)
+	}
+	if err := c.Set(ctx, "k", 1, 0).Err(); err == nil || !strings.HasPrefix(err.Error(), "MISCONF ") {
+		t.Fatalf("SET after a failed BGSAVE: %v", err)
+	}
+	if err := c.Get(ctx, "k").Err(); err == nil || err.Error() != "redis: nil" {
+		t.Fatalf("GET: %v", err)
+	}
+	c.ConfigSet(ctx, "stop-writes-on-bgsave-error", "no")
+	if err := c.Set(ctx, "k", 1, 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRedisCliRDB: `redis-cli --rdb` fetches a snapshot that loads.
+func TestRedisCliRDB(t *testing.T) {
+	if _, err := exec.LookPath("redis-cli"); err != nil {
+		t.Skip("redis-cli not installed")
+	}
+	srv := startServer(t, Config{})
+	c := newRedisClient(t, srv)
+	ctx := context.Background()
+	for i := range 100 {
+		c.Set(ctx, fmt.Sprint("key", i), i, 0)
+	}
+	file := filepath.Join(t.TempDir(), "fetched.rdb")
+	_, port, _ := strings.Cut(srv.Addr(), ":")
+	if out, err := exec.Command("redis-cli", "-p", port, "--rdb", file).CombinedOutput(); err != nil || !strings.Contains(string(out), "Transfer finished with success") {
+		t.Fatalf("redis-cli --rdb: %v\n%s", err, out)
+	}
+	if s := loadFile(t, file); s.DB(0).Len() != 100 {
+		t.Fatalf("fetched %d keys", s.DB(0).Len())
+	}
+}

@@ -1,0 +1,186 @@
+package store
+
+// Snapshot is a point-in-time view of a store that a background saver
+// reads in small steps while commands go on changing the store: the
+// copy-on-write that Redis gets from fork, done per key. Starting one costs
+// O(databases); each key changed before the saver reaches it is kept once,
+// as it was, just before its first change:
+//
+//   - a value replaced or a key deleted: the old value pointer and expiry
+//     are kept (nothing mutates a value that left its key; commands that
+//     move a value to another key name it, so PreWrite copied it first);
+//   - a TTL changed: a deep copy, since the value stays and may change;
+//   - a value about to be changed in place: DB.PreWrite, which the server
+//     calls with the keys of every write command, keeps a deep copy.
+//
+// The saver walks each database's dense order slice from the end, as Scan
+// does: a removal moves the last entry into the hole, so an entry that
+// existed at the start and has not been walked never moves past the
+// cursor, and each one is met at least once (entries already handled are
+// marked with the snapshot's epoch and skipped). Entries created after the
+// start are born marked, so they are never saved or kept.
+type Snapshot struct {
+	s     *Store
+	epoch uint32
+	start int64 // the store's time at the start: keys expired then are left out
+	sizes [][2]int
+	// cursor[d]: the entries of database d's order below it are not walked
+	// yet. Databases are numbered as at the start: SWAPDB moves their
+	// contents, and perm[live] / inv[start] follow them.
+	cursor    []int
+	perm, inv []int
+	// detached[d]: slices of entries taken out of database d's live
+	// structures (FLUSHDB, SWAPDB) before the saver walked them.
+	detached [][][]*Entry
+	kept     map[*Entry]kept
+	db       int // the database being walked
+}
+
+type kept struct {
+	value    Value
+	expireAt int64
+	db       int
+}
+
+// BeginSnapshot starts a snapshot of the store as it is now. Only one can
+// be open at a time; the caller holds the store still while calling this,
+// Next, PreWrite and End.
+func (s *Store) BeginSnapshot() *Snapshot {
+	if s.snap != nil {
+		panic("store: snapshot already open")
+	}
+	s.epoch++
+	sn := &Snapshot{s: s, epoch: s.epoch, start: s.now, kept: make(map[*Entry]kept),
+		sizes: make([][2]int, len(s.dbs)), cursor: make([]int, len(s.dbs)), detached: make([][][]*Entry, len(s.dbs))}
+	for i, d := range s.dbs {
+		sn.sizes[i] = [2]int{len(d.keys), len(d.expiries)}
+		sn.cursor[i] = len(d.order)
+		sn.perm, sn.inv = append(sn.perm, i), append(sn.inv, i)
+	}
+	s.snap = sn
+	return sn
+}
+
+// Snapshotting reports whether a snapshot is open.
+func (s *Store) Snapshotting() bool { return s.snap != nil }
+
+// Sizes returns how many keys, and keys with a TTL, database db held when
+// the snapshot started (RESIZEDB's hints).
+func (sn *Snapshot) Sizes(db int) (keys, expires int) { return sn.sizes[db][0], sn.sizes[db][1] }
+
+// Next visits up to n more entries of the snapshot in database order and
+// reports whether any remain. visit gets the key as it was at the start.
+func (sn *Snapshot) Next(n int, visit func(db int, key string, v Value, expireAt int64)) bool {
+	for ; n > 0 && sn.db < len(sn.s.dbs); n-- {
+		if lists := sn.detached[sn.db]; len(lists) > 0 {
+			last := lists[len(lists)-1]
+			if len(last) == 0 {
+				sn.detached[sn.db] = lists[:len(lists)-1]
+				continue
+			}
+			sn.detached[sn.db][len(lists)-1] = last[:len(last)-1]
+			sn.visit(last[len(last)-1], visit)
+			continue
+		}
+		order := sn.s.dbs[sn.inv[sn.db]].order
+		if i := min(sn.cursor[sn.db], len(order)); i > 0 {
+			sn.cursor[sn.db] = i - 1
+			sn.visit(order[i-1], visit)
+			continue
+		}
+		// The database is walked: what was kept of its deleted keys goes now,
+		// before any other database's keys.
+		for e, k := range sn.kept {
+			if k.db == sn.db {
+				delete(sn.kept, e)
+				sn.emit(sn.db, e.Key, k.value, k.expireAt, visit)
+			}
+		}
+		sn.db++
+	}
+	return sn.db < len(sn.s.dbs)
+}
+
+func (sn *Snapshot) visit(e *Entry, visit func(int, string, Value, int64)) {
+	if e.snap != sn.epoch {
+		e.snap = sn.epoch
+		sn.emit(sn.db, e.Key, e.Value, e.expireAt, visit)
+	} else if k, ok := sn.kept[e]; ok {
+		delete(sn.kept, e)
+		sn.emit(sn.db, e.Key, k.value, k.expireAt, visit)
+	}
+}
+
+func (sn *Snapshot) emit(db int, key string, v Value, expireAt int64, visit func(int, string, Value, int64)) {
+	if expireAt != 0 && expireAt < sn.start {
+		return
+	}
+	visit(db, key, v, expireAt)
+}
+
+// Kept returns how many keys are kept aside for the snapshot right now
+// (the copy-on-write's cost).
+func (sn *Snapshot) Kept() int { return len(sn.kept) }
+
+// End closes the snapshot; the store stops keeping old values.
+func (sn *Snapshot) End() {
+	if sn.s.snap == sn {
+		sn.s.snap = nil
+	}
+	sn.kept = nil
+}
+
+// keep saves e, now in live database db, as it is before its first change
+// during the snapshot.
+func (sn *Snapshot) keep(e *Entry, db int, deep bool) {
+	if e.snap == sn.epoch {
+		return
+	}
+	db = sn.perm[db]
+	e.snap = sn.epoch
+	v := e.Value
+	if deep {
+		v = v.Clone()
+	}
+	sn.kept[e] = kept{value: v, expireAt: e.expireAt, db: db}
+}
+
+// detach hands the saver the entries of (start-time) database db it has not
+// walked, before they leave the live structures. The slice must not change
+// later.
+func (sn *Snapshot) detach(db int, entries []*Entry) {
+	if len(entries) > 0 {
+		sn.detached[db] = append(sn.detached[db], entries)
+	}
+	sn.cursor[db] = 0
+}
+
+// PreWrite must be called before key's value is changed in place while a
+// snapshot may be open: the snapshot then keeps a copy of the value as it
+// was. The server calls it with the keys of every write command.
+func (db *DB) PreWrite(key []byte) {
+	if sn := db.store.snap; sn != nil {
+		if e := db.keys[string(key)]; e != nil {
+			sn.keep(e, db.index, true)
+		}
+	}
+}
+
+// snapshotFlush is Flush's part while a snapshot is open: the entries not
+// walked yet go to the saver (the old order slice is dropped, so it is
+// theirs to read).
+func (db *DB) snapshotFlush() {
+	if sn := db.store.snap; sn != nil {
+		i := sn.perm[db.index]
+		sn.detach(i, db.order[:min(sn.cursor[i], len(db.order))])
+	}
+}
+
+// snapshotSwap is SwapDB's part: the contents move, cursors and all, so
+// only the numbering changes.
+func (s *Store) snapshotSwap(a, b int) {
+	if sn := s.snap; sn != nil {
+		sn.perm[a], sn.perm[b] = sn.perm[b], sn.perm[a]
+		sn.inv[sn.perm[a]], sn.inv[sn.perm[b]] = a, b
+	}
+}
