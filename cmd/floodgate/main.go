@@ -146,12 +146,14 @@ func run(args []string) int {
 		logger.Error(err.Error())
 		return 1
 	}
+	// Before Start: a SIGTERM that arrives once clients can connect must
+	// stop the server cleanly (and save), not kill it.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	if err := srv.Start(); err != nil {
 		logger.Error("cannot start", "err", err)
 		return 1
 	}
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	select {
 	case sig := <-sigs:
 		logger.Info("shutting down", "signal", sig.String())
