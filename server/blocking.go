@@ -290,10 +290,26 @@ func (s *Server) serveReady() {
 					break
 				}
 				db.PreWrite(key) // outside invoke: a BGSAVE's snapshot keeps the value first
-				s.unblock(next, func(c *Client) { next.serve(c, key) })
+				s.serveLogged(next, key)
 			}
 		}
 	}
+}
+
+// serveLogged serves a waiter and, with the AOF on, logs the state of the
+// keys its pop changed (the list and a BLMOVE's destination): the command
+// that blocked was logged as nothing, having changed nothing then.
+func (s *Server) serveLogged(w *waiter, key []byte) {
+	if !s.aof.on.Load() {
+		s.unblock(w, func(c *Client) { w.serve(c, key) })
+		return
+	}
+	st := s.store
+	st.TrackTouched, st.Touched = true, st.Touched[:0]
+	s.unblock(w, func(c *Client) { w.serve(c, key) })
+	st.TrackTouched = false
+	s.propagateTouched(st.Touched)
+	s.propagatePending(true)
 }
 
 // timedOut answers a waiter whose time is up: a null array, whatever the

@@ -259,13 +259,7 @@ func infoPersistence(s *Server, b *infoBuilder) {
 	b.int("rdb_last_cow_size", 0)
 	b.int("rdb_last_load_keys_expired", int64(p.loaded.Expired))
 	b.int("rdb_last_load_keys_loaded", int64(p.loaded.Keys))
-	b.int("aof_enabled", 0)
-	b.int("aof_rewrite_in_progress", 0)
-	b.int("aof_rewrite_scheduled", 0)
-	b.int("aof_last_rewrite_time_sec", -1)
-	b.int("aof_current_rewrite_time_sec", -1)
-	b.str("aof_last_bgrewrite_status", "ok")
-	b.str("aof_last_write_status", "ok")
+	s.infoAOF(b)
 }
 
 func infoStats(s *Server, b *infoBuilder) {

@@ -91,7 +91,7 @@ var (
 
 func init() {
 	configByName = make(map[string]*configParam, 2*len(redisParams))
-	for _, rows := range []map[string]floodgateParam{evictionParams, persistenceParams} {
+	for _, rows := range []map[string]floodgateParam{evictionParams, persistenceParams, aofParams} {
 		for name, p := range rows {
 			floodgateParams[name] = p
 		}
@@ -159,7 +159,6 @@ var inertParams = map[string]bool{
 	"disable-thp": true, "jemalloc-bg-thread": true, "activerehashing": true, "dynamic-hz": true,
 	"lazyfree-lazy-eviction": true, "lazyfree-lazy-expire": true, "lazyfree-lazy-server-del": true,
 	"lazyfree-lazy-user-del": true, "lazyfree-lazy-user-flush": true,
-	"appendfilename": true, "appenddirname": true,
 }
 
 const (
@@ -225,7 +224,6 @@ var floodgateParams = map[string]floodgateParam{
 
 	// Redis's default is to save; floodgate never writes to disk, so the
 	// value in effect is "" and only "" is accepted.
-	"appendonly":           {refusal: noPersistence},
 	"daemonize":            {refusal: "floodgate does not daemonize: run it in the foreground under a supervisor"},
 	"replicaof":            {refusal: noReplication},
 	"cluster-enabled":      {refusal: "floodgate has no cluster mode"},

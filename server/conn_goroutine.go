@@ -86,6 +86,7 @@ func (s *Server) serveConn(cn *conn, nc net.Conn) {
 		// The replies before a blocking command go out now, as Redis
 		// sends them; the blocked client's own comes with resume.
 		if len(cn.out) > 0 {
+			s.aofFlush()
 			written, werr := nc.Write(cn.out)
 			cn.flushed(written)
 			if werr != nil {

@@ -22,6 +22,9 @@ func (s *Server) ServeDialOnly() error {
 
 // StartAddr listens on addr and serves in the background.
 func (s *Server) StartAddr(addr string) error {
+	if err := s.startAOF(); err != nil {
+		return err
+	}
 	lns, err := s.listenersFor(addr)
 	if err != nil {
 		return err

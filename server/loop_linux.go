@@ -377,8 +377,9 @@ func (l *eventLoop) read(lc *loopConn, scratch []byte) bool {
 	return true
 }
 
-// flush writes lc's pending replies.
+// flush writes lc's pending replies, after the AOF feed (aofFlush).
 func (l *eventLoop) flush(lc *loopConn) {
+	l.srv.aofFlush()
 	written := 0
 	for written < len(lc.out) {
 		n, err := rawWrite(lc.fd, lc.out[written:])

@@ -79,6 +79,9 @@ type Config struct {
 	// happened in that many seconds, and SHUTDOWN saves. Empty: none, the
 	// library's default (cmd/floodgate defaults to Redis's).
 	Save string
+	// AOF configures the append-only file (off by default); with it on,
+	// Start loads the data from it before serving, instead of the RDB.
+	AOF AOFConfig
 }
 
 func (cfg *Config) setDefaults() {
@@ -112,6 +115,7 @@ func (cfg *Config) setDefaults() {
 	if dir, err := filepath.Abs(cfg.Dir); err == nil { // CONFIG GET dir answers an absolute path
 		cfg.Dir = dir
 	}
+	cfg.AOF.setDefaults()
 }
 
 // Server is one floodgate server: a keyspace and the connections to it.
@@ -166,6 +170,7 @@ type Server struct {
 	double testDouble // the test-double API's state (testdouble.go)
 
 	scripting scripting // EVAL, SCRIPT and the script time limit (cmd_scripting.go)
+	aof       aofState  // the append-only file (aof.go)
 	blocking  blocking  // clients waiting in BLPOP and friends (blocking.go); guarded by lock
 
 	persist persistence // RDB files, save points, BGSAVE (persistence.go); guarded by lock
@@ -241,6 +246,7 @@ func (s *Server) Init() {
 	s.outputLimits.Store(prepared.outputLimits.Load())
 	s.initScripting()
 	s.scripting.poll = s.scriptPoll
+	s.initAOF()
 	if err := s.persist.init(&cfg, s.started); err != nil {
 		s.log.Warn("ignoring the save setting", "save", cfg.Save, "err", err)
 	}
@@ -331,6 +337,7 @@ func (s *Server) Close() error {
 		time.Sleep(time.Millisecond) // polling the drain, bounded by the deadline
 	}
 	s.stopped.Wait()
+	s.closeAOF()
 	s.closeScripting()
 	return nil
 }
@@ -579,6 +586,15 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 	// every redis.call.
 	start := time.Since(s.started)
 	errsBefore := c.errorCount()
+	// Logging to the AOF: a command that changed the keyspace (Redis's
+	// server.dirty) is queued, and the outermost command moves the queue
+	// to the feed once everything it ran is done.
+	logging := s.aof.on.Load()
+	var dirty int64
+	if logging {
+		s.aof.prop.depth++
+		dirty = s.store.Dirty()
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Error("command panicked", "command", cmd.Name, "panic", r, "stack", string(debug.Stack()))
@@ -591,6 +607,15 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 			st.failed++
 		}
 		s.processed++
+		if logging {
+			s.aof.prop.depth--
+			if s.store.Dirty() != dirty {
+				s.propagated(c, cmd, args)
+			}
+			if s.aof.prop.depth == 0 {
+				s.propagatePending(true)
+			}
+		}
 	}()
 	c.lastCmd = cmd.Name
 	c.cmd = cmd
@@ -673,6 +698,7 @@ func (s *Server) expiryLoop() {
 			n := s.store.ActiveExpire(chunk)
 			s.expired += int64(n)
 			s.usedMemory() // INFO's used_memory_peak, as Redis's cron samples it
+			s.propagatePending(false)
 			<-s.lock
 			if n < chunk {
 				break

@@ -59,6 +59,12 @@ type Entry struct {
 // ExpireAt returns the key's expiry in unix milliseconds, or 0 if it has none.
 func (e *Entry) ExpireAt() int64 { return e.expireAt }
 
+// TouchedKey is a key Modified signalled (see Store.TrackTouched).
+type TouchedKey struct {
+	DB  int
+	Key string
+}
+
 // Store is a set of numbered databases sharing one clock.
 type Store struct {
 	clock Clock
@@ -70,6 +76,15 @@ type Store struct {
 	epoch uint32    // of the last snapshot begun
 	dirty int64     // changes so far, for save points (Dirty)
 
+	// OnExpire, when set, is told of every key deleted because its time
+	// had passed, lazily or by ActiveExpire, so the server can log a DEL
+	// for it (Redis's deleteExpiredKeyAndPropagate).
+	OnExpire func(db int, key string)
+	// Touched, while TrackTouched is set, collects the keys Modified
+	// signals: what the server logs the state of after serving a blocked
+	// client, whose pop no command line describes.
+	TrackTouched bool
+	Touched      []TouchedKey
 	// OnReady, when set, is called whenever a list or a sorted set is
 	// stored at a key (Redis's signalKeyAsReady from dbAdd): a client
 	// blocked on that key may now be served.
@@ -135,6 +150,7 @@ func (s *Store) SwapDB(a, b int) {
 	if a == b {
 		return
 	}
+	s.dirty++
 	s.snapshotSwap(a, b)
 	da.touchExisting(db)
 	db.touchExisting(da)
@@ -163,7 +179,7 @@ func (s *Store) ActiveExpire(limit int) int {
 				return deleted
 			}
 			s.expiredBytes += int64(d.expiries[0].size)
-			d.remove(d.expiries[0])
+			d.expire(d.expiries[0])
 			deleted++
 		}
 		d.shrink()
@@ -265,7 +281,7 @@ func (db *DB) Peek(key []byte) *Entry {
 		return nil
 	}
 	if db.expired(e) {
-		db.remove(e)
+		db.expire(e)
 		return nil
 	}
 	return e
@@ -278,7 +294,7 @@ func (db *DB) GetString(key string) *Entry {
 		return nil
 	}
 	if db.expired(e) {
-		db.remove(e)
+		db.expire(e)
 		return nil
 	}
 	db.store.touch(e)
@@ -386,6 +402,20 @@ func (db *DB) setExpire(e *Entry, at int64) {
 	db.account(e)
 }
 
+// expire deletes an entry whose time has passed, and tells OnExpire.
+func (db *DB) expire(e *Entry) {
+	db.remove(e)
+	if db.store.OnExpire != nil {
+		db.store.OnExpire(db.index, e.Key)
+	}
+}
+
+// Entry returns key's entry even if its time has passed, without deleting
+// it or recording an access: what the server reads after a command to log
+// its effect (the absolute expiry a relative EXPIRE set), where a lazy
+// deletion would log a DEL of its own.
+func (db *DB) Entry(key []byte) *Entry { return db.keys[string(key)] }
+
 // remove unlinks e from every index.
 func (db *DB) remove(e *Entry) {
 	if sn := db.store.snap; sn != nil {
@@ -429,7 +459,7 @@ func (db *DB) RandomKey() (string, bool) {
 		if !db.expired(e) {
 			return e.Key, true
 		}
-		db.remove(e)
+		db.expire(e)
 	}
 	return "", false
 }
@@ -463,7 +493,7 @@ func (db *DB) Scan(cursor uint64, count int, visit func(e *Entry)) uint64 {
 	// into the hole, which is harmless now, as the hole and the last entry
 	// both lie in the part already visited.
 	for _, e := range expired {
-		db.remove(e)
+		db.expire(e)
 	}
 	if i < 0 {
 		return 0
@@ -543,6 +573,9 @@ func (db *DB) Unwatch(key string, dirty *bool) {
 // made in place on an Entry's Value must call it.
 func (db *DB) Modified(key []byte) {
 	db.store.dirty++
+	if db.store.TrackTouched {
+		db.store.Touched = append(db.store.Touched, TouchedKey{db.index, string(key)})
+	}
 	if e := db.keys[string(key)]; e != nil {
 		db.account(e)
 	}

@@ -24,6 +24,14 @@ func main() {
 	os.Exit(run(os.Args[1:]))
 }
 
+// loadRDBUnlessAOF loads the RDB file, unless the AOF is on.
+func loadRDBUnlessAOF(srv *server.Server) error {
+	if srv.AppendOnly() {
+		return nil
+	}
+	return srv.LoadRDB()
+}
+
 func run(args []string) int {
 	// floodgate's own options, taken out before the rest is read as
 	// redis-server reads its command line.
@@ -94,12 +102,18 @@ func run(args []string) int {
 	} else {
 		logger.Info("Configuration loaded")
 	}
-	if err := srv.LoadRDB(); err != nil {
+	// With the AOF on, Start loads it instead of the RDB file, as Redis's
+	// loadDataFromDisk prefers it.
+	if err := loadRDBUnlessAOF(srv); err != nil {
 		// Redis refuses to start on a file it cannot load, rather than serve
 		// a keyspace that silently lacks part of it.
 		logger.Error(err.Error())
 		return 1
 	}
+	// Signals are caught before the port opens: a SIGTERM sent as soon as
+	// clients can connect must shut down cleanly, not kill the process.
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	if err := srv.Start(); err != nil {
 		logger.Warn("Failed listening on port " + srv.Port() + " (TCP), aborting: " + err.Error())
 		return 1
@@ -111,8 +125,6 @@ func run(args []string) int {
 			defer os.Remove(pf)
 		}
 	}
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	select {
 	case sig := <-sigs:
 		name := "SIGTERM"

@@ -1,0 +1,153 @@
+package aof
+
+import (
+	"bufio"
+	"io"
+	"math"
+	"strconv"
+
+	"github.com/floodgate/floodgate/store"
+)
+
+// ItemsPerCommand is Redis's AOF_REWRITE_ITEMS_PER_CMD: a rewrite splits a
+// collection into commands of at most this many items.
+const ItemsPerCommand = 64
+
+// Entry is one key of a snapshot.
+type Entry struct {
+	Key      string
+	Value    store.Value
+	ExpireAt int64 // unix ms; 0: none
+}
+
+// DB is one database of a snapshot.
+type DB struct {
+	Index   int
+	Entries []Entry
+}
+
+// WriteCommands writes the commands that recreate dbs, in the style of
+// Redis's rewriteAppendOnlyFileRio: a SELECT per non-empty database, then
+// per key SET, RPUSH, SADD, ZADD or HMSET (at most ItemsPerCommand items a
+// command) and a PEXPIREAT for a key with a TTL. It returns the bytes
+// written.
+func WriteCommands(w io.Writer, dbs []DB) (int64, error) {
+	cw := &countingWriter{w: bufio.NewWriterSize(w, 256<<10)}
+	var buf []byte
+	flush := func() error {
+		_, err := cw.Write(buf)
+		buf = buf[:0]
+		return err
+	}
+	for _, db := range dbs {
+		if len(db.Entries) == 0 {
+			continue
+		}
+		buf = AppendCommand(buf, []byte("SELECT"), strconv.AppendInt(nil, int64(db.Index), 10))
+		for _, e := range db.Entries {
+			buf = AppendValue(buf, e.Key, e.Value, e.ExpireAt)
+			if len(buf) > 64<<10 {
+				if err := flush(); err != nil {
+					return cw.n, err
+				}
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return cw.n, err
+	}
+	return cw.n, cw.w.(*bufio.Writer).Flush()
+}
+
+// AppendValue appends the commands that recreate one key: its value, then
+// a PEXPIREAT if expireAt is not 0.
+func AppendValue(buf []byte, key string, v store.Value, expireAt int64) []byte {
+	buf = appendValue(buf, key, v)
+	if expireAt != 0 {
+		buf = AppendCommand(buf, []byte("PEXPIREAT"), []byte(key), strconv.AppendInt(nil, expireAt, 10))
+	}
+	return buf
+}
+
+func appendValue(buf []byte, key string, v store.Value) []byte {
+	k := []byte(key)
+	switch v := v.(type) {
+	case *store.String:
+		return AppendCommand(buf, []byte("SET"), k, v.Bytes())
+	case *store.List:
+		items := make([][]byte, 0, v.Len())
+		v.Range(0, v.Len()-1, func(b []byte) bool {
+			items = append(items, b)
+			return true
+		})
+		return appendItems(buf, "RPUSH", k, len(items), 1, func(dst []byte, i int) []byte {
+			return AppendBulk(dst, items[i])
+		})
+	case *store.Set:
+		members := v.Members()
+		return appendItems(buf, "SADD", k, len(members), 1, func(dst []byte, i int) []byte {
+			return AppendBulk(dst, []byte(members[i]))
+		})
+	case *store.ZSet:
+		type item struct {
+			member []byte
+			score  float64
+		}
+		items := make([]item, 0, v.Len())
+		v.Ascend(0, func(m []byte, s float64) bool {
+			items = append(items, item{m, s})
+			return true
+		})
+		return appendItems(buf, "ZADD", k, len(items), 2, func(dst []byte, i int) []byte {
+			dst = AppendBulk(dst, formatDouble(items[i].score))
+			return AppendBulk(dst, items[i].member)
+		})
+	case *store.Hash:
+		fields := v.Fields()
+		return appendItems(buf, "HMSET", k, len(fields), 2, func(dst []byte, i int) []byte {
+			dst = AppendBulk(dst, []byte(fields[i].Name))
+			return AppendBulk(dst, []byte(fields[i].Value))
+		})
+	}
+	return buf
+}
+
+// appendItems writes n items as commands of at most ItemsPerCommand items,
+// each item width bulks long.
+func appendItems(buf []byte, name string, key []byte, n, width int, item func(dst []byte, i int) []byte) []byte {
+	for i := 0; i < n; {
+		batch := min(n-i, ItemsPerCommand)
+		buf = append(buf, '*')
+		buf = strconv.AppendInt(buf, int64(2+batch*width), 10)
+		buf = append(buf, '\r', '\n')
+		buf = AppendBulk(buf, []byte(name))
+		buf = AppendBulk(buf, key)
+		for j := 0; j < batch; j++ {
+			buf = item(buf, i+j)
+		}
+		i += batch
+	}
+	return buf
+}
+
+// formatDouble is C's "%.17g", as Redis's rioWriteBulkDouble.
+func formatDouble(f float64) []byte {
+	switch {
+	case math.IsInf(f, 1):
+		return []byte("inf")
+	case math.IsInf(f, -1):
+		return []byte("-inf")
+	}
+	return strconv.AppendFloat(nil, f, 'g', 17, 64)
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
