@@ -75,9 +75,7 @@ func TestLoadConfigRefusals(t *testing.T) {
 		{"foo bar\n", "", "at line 1\n>>> 'foo bar'\nBad directive or wrong number of arguments\n"},
 		{"\n# c\nport\n", "", "at line 3\n>>> 'port'\nwrong number of arguments\n"},
 		{"timeout x\n", "", "argument couldn't be parsed into an integer\n"},
-		{"save 900 1\n", "", ">>> 'save 900 1'\nfloodgate has no persistence (only '' is accepted)\n"},
-		{"appendonly yes\n", "", "floodgate has no persistence (only 'no' is accepted)\n"},
-		{"maxmemory 100mb\n", "", "floodgate has no memory limit yet (only '0' is accepted)\n"},
+		{"replicaof 127.0.0.1 6380\n", "", "floodgate has no replication"},
 		{"rename-command FLUSHALL \"\"\n", "", "floodgate does not implement 'rename-command'\n"},
 		{"port 1\n", "daemonize yes", "at line 3\n>>> 'daemonize yes'\n"},
 	} {

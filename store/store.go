@@ -572,10 +572,6 @@ func (db *DB) Unwatch(key string, dirty *bool) {
 // Modified signals that key changed (Redis's signalModifiedKey). Mutations
 // made in place on an Entry's Value must call it.
 func (db *DB) Modified(key []byte) {
-	db.store.dirty++
-	if db.store.TrackTouched {
-		db.store.Touched = append(db.store.Touched, TouchedKey{db.index, string(key)})
-	}
 	if e := db.keys[string(key)]; e != nil {
 		db.account(e)
 	}
@@ -583,8 +579,14 @@ func (db *DB) Modified(key []byte) {
 }
 
 // notifyWatchers is Modified for a change that leaves the value's size as
-// it was (INCR of an integer, a new TTL accounted already).
+// it was, or is accounted already (Set): it counts the change (Redis's
+// server.dirty, which save points and the AOF read), records the key for
+// the AOF while TrackTouched is set, and tells the key's watchers.
 func (db *DB) notifyWatchers(key []byte) {
+	db.store.dirty++
+	if db.store.TrackTouched {
+		db.store.Touched = append(db.store.Touched, TouchedKey{db.index, string(key)})
+	}
 	if len(db.watched) == 0 {
 		return
 	}
