@@ -1,13 +1,8 @@
 package server
 
 import (
-	"net"
-	"os"
-	"strconv"
 	"strings"
-	"time"
 
-	"github.com/floodgate/floodgate/internal/number"
 	"github.com/floodgate/floodgate/store"
 )
 
@@ -39,240 +34,6 @@ var configHelp = []string{
 	"    Prints this help.",
 }
 
-// configParam is one parameter of CONFIG GET/SET. get reads it from the
-// server's Config (or the settings CONFIG SET stored); set, when present,
-// validates and applies a value and returns Redis's reason for refusing it.
-type configParam struct {
-	name string
-	get  func(s *Server) string
-	set  func(s *Server, v []byte) string
-}
-
-// configParams are the parameters clients and tools probe, with Redis's
-// defaults for what floodgate does not have (no persistence, no eviction).
-var configParams = []configParam{
-	{name: "databases", get: func(s *Server) string { return strconv.Itoa(s.cfg.Databases) }},
-	{name: "port", get: func(s *Server) string { _, port := s.bindAddr(); return port }},
-	{name: "bind", get: func(s *Server) string { host, _ := s.bindAddr(); return host }},
-	{name: "requirepass", get: func(s *Server) string { return s.cfg.Password }},
-	{name: "busy-reply-threshold", get: getLuaTimeLimit, set: setLuaTimeLimit},
-	{name: "lua-time-limit", get: getLuaTimeLimit, set: setLuaTimeLimit},
-	{name: "proto-max-bulk-len", get: func(s *Server) string { return strconv.FormatInt(s.cfg.ProtoMaxBulkLen, 10) }},
-	{name: "client-query-buffer-limit", get: func(s *Server) string { return strconv.FormatInt(s.cfg.QueryBufferLimit, 10) }},
-	{name: "maxmemory", get: setting("maxmemory", "0"), set: setMemory("maxmemory")},
-	{name: "maxmemory-policy", get: setting("maxmemory-policy", "noeviction"), set: setEnum("maxmemory-policy", "volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction")},
-	{name: "maxmemory-samples", get: constant("5")},
-	{name: "hll-sparse-max-bytes", get: setting("hll-sparse-max-bytes", "3000"), set: setMemory("hll-sparse-max-bytes")},
-	{name: "maxclients", get: constant("10000")},
-	{name: "notify-keyspace-events", get: setting("notify-keyspace-events", ""), set: setKeyspaceEvents},
-	{name: "timeout", get: setting("timeout", "0"), set: setInt("timeout", 0, 1<<31-1)},
-	{name: "tcp-keepalive", get: constant("300")},
-	// save and appendonly are accepted (test setups turn persistence off
-	// with them) and reported back; floodgate never writes to disk.
-	{name: "save", get: setting("save", ""), set: setSave},
-	{name: "appendonly", get: setting("appendonly", "no"), set: setBool("appendonly")},
-	{name: "appendfsync", get: constant("everysec")},
-	{name: "cluster-enabled", get: constant("no")},
-	{name: "replica-read-only", get: constant("yes")},
-	{name: "slave-read-only", get: constant("yes")},
-	{name: "daemonize", get: constant("no")},
-	{name: "protected-mode", get: constant("yes")},
-	{name: "dbfilename", get: constant("dump.rdb")},
-	{name: "dir", get: func(*Server) string { dir, _ := os.Getwd(); return dir }},
-	{name: "logfile", get: constant("")},
-	{name: "loglevel", get: constant("notice")},
-	{name: "hz", get: constant("10")},
-	{name: "io-threads", get: constant("1")},
-	{name: "tcp-backlog", get: constant("511")},
-	{name: "hash-max-listpack-entries", get: constant("512")},
-	{name: "hash-max-ziplist-entries", get: constant("512")},
-	{name: "zset-max-listpack-entries", get: constant("128")},
-	{name: "zset-max-ziplist-entries", get: constant("128")},
-	{name: "set-max-intset-entries", get: constant("512")},
-	{name: "lazyfree-lazy-user-flush", get: constant("no")},
-}
-
-func constant(v string) func(*Server) string { return func(*Server) string { return v } }
-
-// setting reads a value CONFIG SET stored, or the default.
-func setting(name, def string) func(*Server) string {
-	return func(s *Server) string {
-		if v, ok := s.settings[name]; ok {
-			return v
-		}
-		return def
-	}
-}
-
-// setSetting stores a CONFIG SET value that has no field in Config.
-func (s *Server) setSetting(name, v string) {
-	if s.settings == nil {
-		s.settings = make(map[string]string)
-	}
-	s.settings[name] = v
-}
-
-// bindAddr splits the address the server listens on.
-func (s *Server) bindAddr() (host, port string) {
-	addr := s.cfg.Addr
-	if s.ln != nil {
-		addr = s.ln.Addr().String()
-	}
-	host, port, _ = net.SplitHostPort(addr)
-	return host, port
-}
-
-func getLuaTimeLimit(s *Server) string {
-	return strconv.FormatInt(int64(s.cfg.LuaTimeLimit/time.Millisecond), 10)
-}
-
-func setLuaTimeLimit(s *Server, v []byte) string {
-	n, msg := parseConfigInt(v, 0, 1<<63-1)
-	if msg == "" {
-		s.cfg.LuaTimeLimit = time.Duration(n) * time.Millisecond
-	}
-	return msg
-}
-
-func parseConfigInt(v []byte, min, max int64) (int64, string) {
-	n, ok := number.ParseInt(v) // string2ll: no '+', no leading zeros
-	if !ok {
-		return 0, "argument couldn't be parsed into an integer"
-	}
-	if n < min || n > max {
-		return 0, "argument must be between " + strconv.FormatInt(min, 10) + " and " + strconv.FormatInt(max, 10) + " inclusive"
-	}
-	return n, ""
-}
-
-func setInt(name string, min, max int64) func(*Server, []byte) string {
-	return func(s *Server, v []byte) string {
-		n, msg := parseConfigInt(v, min, max)
-		if msg == "" {
-			s.setSetting(name, strconv.FormatInt(n, 10))
-		}
-		return msg
-	}
-}
-
-func setEnum(name string, values ...string) func(*Server, []byte) string {
-	return func(s *Server, v []byte) string {
-		for _, val := range values {
-			if eqFold(v, val) {
-				s.setSetting(name, val)
-				return ""
-			}
-		}
-		return "argument(s) must be one of the following: " + strings.Join(values, ", ")
-	}
-}
-
-func setBool(name string) func(*Server, []byte) string {
-	return func(s *Server, v []byte) string {
-		if !eqFold(v, "yes") && !eqFold(v, "no") {
-			return "argument must be 'yes' or 'no'"
-		}
-		s.setSetting(name, strings.ToLower(string(v)))
-		return ""
-	}
-}
-
-// setSave validates "<seconds> <changes> ..." as Redis does: pairs split
-// on single spaces, seconds at least 1, changes at least 0.
-func setSave(s *Server, v []byte) string {
-	if len(v) == 0 {
-		s.setSetting("save", "")
-		return ""
-	}
-	fields := strings.Split(string(v), " ")
-	if len(fields)%2 != 0 {
-		return "Invalid save parameters"
-	}
-	for i, f := range fields {
-		n, err := strconv.ParseInt(f, 10, 64)
-		if f == "" || err != nil || n < int64(1-i%2) {
-			return "Invalid save parameters"
-		}
-		fields[i] = strconv.FormatInt(n, 10)
-	}
-	s.setSetting("save", strings.Join(fields, " "))
-	return ""
-}
-
-// setMemory accepts Redis's memory values: bytes with an optional unit
-// (k = 1000, kb = 1024, m, mb, g, gb; any case).
-func setMemory(name string) func(*Server, []byte) string {
-	return func(s *Server, v []byte) string {
-		str := strings.ToLower(string(v))
-		mul := uint64(1)
-		for _, u := range []struct {
-			suffix string
-			mul    uint64
-		}{{"kb", 1024}, {"mb", 1 << 20}, {"gb", 1 << 30}, {"k", 1000}, {"m", 1000 * 1000}, {"g", 1000 * 1000 * 1000}, {"b", 1}} {
-			if strings.HasSuffix(str, u.suffix) {
-				str, mul = str[:len(str)-len(u.suffix)], u.mul
-				break
-			}
-		}
-		n, err := strconv.ParseUint(str, 10, 64)
-		if err != nil || str == "" || str[0] == '+' || n > (1<<64-1)/mul {
-			return "argument must be a memory value"
-		}
-		s.setSetting(name, strconv.FormatUint(n*mul, 10))
-		return ""
-	}
-}
-
-// keyspaceEventClasses are notify-keyspace-events' classes in the order
-// Redis prints them; 'A' stands for all of the first nine.
-const keyspaceEventClasses = "g$lshzxetd"
-
-func setKeyspaceEvents(s *Server, v []byte) string {
-	set := map[byte]bool{}
-	for _, ch := range v {
-		switch {
-		case ch == 'A':
-			for i := 0; i < len(keyspaceEventClasses); i++ {
-				set[keyspaceEventClasses[i]] = true
-			}
-		case strings.IndexByte(keyspaceEventClasses+"nKEm", ch) >= 0:
-			set[ch] = true
-		default:
-			return "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."
-		}
-	}
-	var b strings.Builder
-	all := true
-	for i := 0; i < len(keyspaceEventClasses); i++ {
-		all = all && set[keyspaceEventClasses[i]]
-	}
-	if all {
-		b.WriteByte('A')
-	} else {
-		for _, ch := range []byte(keyspaceEventClasses + "n") {
-			if set[ch] {
-				b.WriteByte(ch)
-			}
-		}
-	}
-	for _, ch := range []byte("KEm") {
-		if set[ch] {
-			b.WriteByte(ch)
-		}
-	}
-	s.setSetting("notify-keyspace-events", b.String())
-	return ""
-}
-
-func lookupConfig(name []byte) *configParam {
-	for i := range configParams {
-		if eqFold(name, configParams[i].name) {
-			return &configParams[i]
-		}
-	}
-	return nil
-}
-
 // cmdConfigGet answers name/value pairs for every parameter a pattern
 // matches, each parameter once. A name without glob characters is echoed
 // as the client spelled it, as Redis does.
@@ -282,17 +43,23 @@ func cmdConfigGet(c *Client, args [][]byte) {
 	seen := map[string]bool{}
 	for _, pat := range args[2:] {
 		if !strings.ContainsAny(string(pat), "[*?") {
-			if p := lookupConfig(pat); p != nil && !seen[p.name] {
-				seen[p.name] = true
-				out = append(out, pair{string(pat), p.get(c.srv)})
+			// Asked twice in two spellings, a parameter is listed once.
+			if p := lookupConfig(pat); p != nil && !seen[strings.ToLower(string(pat))] {
+				seen[strings.ToLower(string(pat))] = true
+				out = append(out, pair{string(pat), p.value(c.srv)})
 			}
 			continue
 		}
-		for i := range configParams {
-			p := &configParams[i]
-			if !seen[p.name] && store.Match(pat, []byte(p.name), true) {
-				seen[p.name] = true
-				out = append(out, pair{p.name, p.get(c.srv)})
+		// Redis 7.0 matches aliases too and lists each under that name.
+		for _, p := range configTable {
+			if p.flags&paramHidden != 0 {
+				continue
+			}
+			for _, name := range []string{p.name, p.alias} {
+				if name != "" && !seen[name] && store.Match(pat, []byte(name), true) {
+					seen[name] = true
+					out = append(out, pair{name, p.value(c.srv)})
+				}
 			}
 		}
 	}
@@ -320,34 +87,56 @@ func cmdConfigSet(c *Client, args [][]byte) {
 			c.errorf("ERR Unknown option or number of arguments for CONFIG SET - '%s'", sanitizeError(string(args[i])))
 			return
 		}
-		if p.set == nil {
+		if p.flags&paramImmutable != 0 {
 			failed(args[i], "can't set immutable config")
 			return
 		}
-		for _, q := range params {
-			if q == p {
+		// A name and its alias are two parameters to Redis 7.0's check.
+		for j := 2; j < i; j += 2 {
+			if strings.EqualFold(string(args[j]), string(args[i])) {
 				failed(args[i], "duplicate parameter")
 				return
 			}
 		}
 		params = append(params, p)
 	}
-	// Validate on a scratch server so a bad later value changes nothing.
-	scratch := &Server{cfg: c.srv.cfg}
+	// Every value is validated before any is applied; if one cannot be
+	// applied (a port that cannot be bound), the ones applied before it
+	// are restored, as Redis 7.0's CONFIG SET is atomic.
+	canon := make([]string, len(params))
 	for i, p := range params {
-		if why := p.set(scratch, args[3+2*i]); why != "" {
+		var why string
+		if canon[i], why = p.canonical(string(args[3+2*i])); why != "" {
 			failed(args[2+2*i], why)
 			return
 		}
 	}
+	old := make([]string, len(params))
 	for i, p := range params {
-		p.set(c.srv, args[3+2*i])
+		old[i] = p.value(c.srv)
+		if why := p.set(c.srv, canon[i], false); why != "" {
+			for j := i - 1; j >= 0; j-- {
+				params[j].set(c.srv, old[j], false)
+			}
+			failed(args[2+2*i], why)
+			return
+		}
 	}
 	c.w.Status("OK")
 }
 
 func cmdConfigRewrite(c *Client, args [][]byte) {
-	c.w.Error("ERR The server is running without a config file")
+	if c.srv.configFile == "" {
+		c.w.Error("ERR The server is running without a config file")
+		return
+	}
+	if err := c.srv.rewriteConfig(); err != nil {
+		c.srv.log.Warn("CONFIG REWRITE failed: " + err.Error())
+		c.errorf("ERR Rewriting config file: %s", errnoText(err))
+		return
+	}
+	c.srv.log.Info("CONFIG REWRITE executed with success.")
+	c.w.Status("OK")
 }
 
 // cmdConfigResetStat clears what INFO stats and commandstats count.

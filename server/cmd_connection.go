@@ -90,7 +90,8 @@ func (s *Server) checkPassword(user, pass []byte) bool {
 	if string(user) != "default" {
 		return false
 	}
-	return s.cfg.Password == "" || string(pass) == s.cfg.Password
+	pass0 := s.requirePass()
+	return pass0 == "" || string(pass) == pass0
 }
 
 func cmdAuth(c *Client, args [][]byte) {
@@ -100,7 +101,7 @@ func cmdAuth(c *Client, args [][]byte) {
 	}
 	user, pass := []byte("default"), args[len(args)-1]
 	if len(args) == 2 {
-		if c.srv.cfg.Password == "" {
+		if c.srv.requirePass() == "" {
 			c.w.Error(errNoPassword)
 			return
 		}
@@ -194,7 +195,7 @@ func cmdReset(c *Client, args [][]byte) {
 	c.db = c.srv.store.DB(0)
 	c.name = ""
 	c.noEvict = false
-	c.authed = c.srv.cfg.Password == ""
+	c.authed = c.srv.requirePass() == ""
 	c.w.Status("RESET")
 }
 

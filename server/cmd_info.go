@@ -173,7 +173,7 @@ func infoClients(s *Server, b *infoBuilder) {
 func infoMemory(s *Server, b *infoBuilder) {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	maxmemory, _ := strconv.ParseInt(setting("maxmemory", "0")(s), 10, 64)
+	maxmemory, _ := strconv.ParseInt(s.configValue("maxmemory"), 10, 64)
 	used, rss := int64(m.HeapAlloc), int64(m.Sys)
 	b.int("used_memory", used)
 	b.str("used_memory_human", bytesToHuman(used))
@@ -191,7 +191,7 @@ func infoMemory(s *Server, b *infoBuilder) {
 	b.int("number_of_cached_scripts", 0)
 	b.int("maxmemory", maxmemory)
 	b.str("maxmemory_human", bytesToHuman(maxmemory))
-	b.str("maxmemory_policy", setting("maxmemory-policy", "noeviction")(s))
+	b.str("maxmemory_policy", s.configValue("maxmemory-policy"))
 	b.str("mem_fragmentation_ratio", fmt.Sprintf("%.2f", float64(rss)/float64(max(used, 1))))
 	b.str("mem_allocator", "go-"+runtime.Version())
 	b.int("lazyfree_pending_objects", 0)

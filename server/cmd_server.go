@@ -77,12 +77,14 @@ func cmdTime(c *Client, args [][]byte) {
 // cmdLastSave answers as a fresh Redis that never saved: its start time.
 func cmdLastSave(c *Client, args [][]byte) { c.w.Int(c.srv.started.Unix()) }
 
-// cmdShutdown accepts Redis's options (there is nothing to save) and stops
-// the server. It cannot close the server itself: Close waits for the batch
-// in flight, which is this one. So it ends this connection's batch and
-// closes the server from another goroutine; cmd/floodgate then exits 0.
+// cmdShutdown stops the server as Redis 7.0's SHUTDOWN. floodgate has
+// nothing to save: SAVE fails as Redis's does when the save fails, unless
+// FORCE. While a script is busy only NOSAVE is allowed, and it stops the
+// script. It cannot close the server itself: Close waits for the batch in
+// flight, which is this one. So it ends this connection's batch and closes
+// the server from another goroutine; cmd/floodgate then exits 0.
 func cmdShutdown(c *Client, args [][]byte) {
-	var save, noSave, abort, other bool
+	var save, noSave, abort, now, force bool
 	for _, a := range args[1:] {
 		switch {
 		case eqFold(a, "nosave"):
@@ -91,14 +93,16 @@ func cmdShutdown(c *Client, args [][]byte) {
 			save = true
 		case eqFold(a, "abort"):
 			abort = true
-		case eqFold(a, "now"), eqFold(a, "force"):
-			other = true
+		case eqFold(a, "now"):
+			now = true
+		case eqFold(a, "force"):
+			force = true
 		default:
 			c.w.Error(errSyntax)
 			return
 		}
 	}
-	if (abort && (save || noSave || other)) || (save && noSave) {
+	if (abort && (save || noSave || now || force)) || (save && noSave) {
 		c.w.Error(errSyntax)
 		return
 	}
@@ -106,9 +110,36 @@ func cmdShutdown(c *Client, args [][]byte) {
 		c.w.Error("ERR No shutdown in progress.")
 		return
 	}
-	c.srv.log.Warn("User requested shutdown...")
+	s := c.srv
+	busy := s.scripting.busy.Load()
+	if busy && !noSave {
+		c.w.Error(errBusy)
+		return
+	}
+	s.log.Warn("User requested shutdown...")
+	if save && !force {
+		s.log.Warn("Error trying to save the DB, can't exit: floodgate has no persistence")
+		c.w.Error("ERR Errors trying to SHUTDOWN. Check logs.")
+		return
+	}
+	if busy {
+		if e := s.scripting.current(); e != nil {
+			e.Abort()
+		}
+	}
 	c.closing = true
-	go c.srv.Close()
+	go s.Close()
+}
+
+// Shutdown waits for the command in flight, a busy script included (SCRIPT
+// KILL or SHUTDOWN NOSAVE end it sooner), as Redis acts on a SIGTERM only
+// between commands. The caller then closes the server.
+func (s *Server) Shutdown() {
+	select {
+	case s.lock <- struct{}{}:
+		<-s.lock
+	case <-s.stop:
+	}
 }
 
 // eqFold reports whether b equals the lower-case ASCII word, ignoring case.

@@ -22,11 +22,12 @@ func (s *Server) ServeDialOnly() error {
 
 // StartAddr listens on addr and serves in the background.
 func (s *Server) StartAddr(addr string) error {
-	ln, err := net.Listen("tcp", addr)
+	lns, err := s.listenersFor(addr)
 	if err != nil {
 		return err
 	}
-	dl := &detachableListener{Listener: ln, stop: s.stop}
+	s.front = newFrontListener(s, lns)
+	dl := &detachableListener{Listener: s.front, stop: s.stop}
 	s.double.mu.Lock()
 	s.double.listener = dl
 	s.double.mu.Unlock()

@@ -134,11 +134,11 @@ func escapeInfoValue(s string) string {
 // The limiter-prefix-delimiter parameter: any string, empty included
 // (then every key is its own prefix).
 func init() {
-	configParams = append(configParams, configParam{
-		name: "limiter-prefix-delimiter",
-		get:  func(s *Server) string { return string(s.limiter.delimiter()) },
-		set: func(s *Server, v []byte) string {
-			s.limiter.delim = append([]byte(nil), v...)
+	addConfigParam(&configParam{
+		name: "limiter-prefix-delimiter", kind: kindString, def: ":", effect: effectApplied,
+		get: func(s *Server) string { return string(s.limiter.delimiter()) },
+		apply: func(s *Server, v string) string {
+			s.limiter.delim = []byte(v)
 			s.limiter.delimSet = true
 			return ""
 		},

@@ -61,6 +61,13 @@ type Config struct {
 	// connections (Dial) are always served the goroutine way. Either way
 	// the bytes go through the same parser and dispatch.
 	GoroutineConns bool
+	// IOThreads is what CONFIG GET io-threads reports (the binary sets
+	// GOMAXPROCS from it).
+	IOThreads int
+	// DisableProtectedMode is protected-mode no. By default, as in Redis,
+	// a client not on 127.0.0.1, ::1 or a Unix socket is refused with
+	// DENIED while no password is set.
+	DisableProtectedMode bool
 }
 
 func (cfg *Config) setDefaults() {
@@ -124,6 +131,20 @@ type Server struct {
 	settings  map[string]string // CONFIG SET values kept for CONFIG GET (cmd_config.go); guarded by lock
 	limiter   limiterStats      // CL.THROTTLE decisions by key prefix (limiter_stats.go); guarded by lock
 
+	// Settings CONFIG SET changes while other goroutines read them.
+	password      atomic.Pointer[string] // requirepass
+	protectedMode atomic.Bool
+	maxClients    atomic.Int64
+	idleTimeout   atomic.Int64 // timeout, seconds; enforced by the transport
+	hz            atomic.Int32
+	outputLimits  atomic.Pointer[[3]OutputLimit]
+	rejectedConns atomic.Int64
+	logLevel      *slog.LevelVar
+	binds         []string               // bind's addresses; empty: cfg.Addr's host
+	front         *frontListener         // the sockets Start opened (listen.go)
+	configFile    string                 // the file CONFIG REWRITE writes; "" for none
+	refused       map[*configParam]error // LoadConfig's refusals that a later line may lift
+
 	double testDouble // the test-double API's state (testdouble.go)
 
 	scripting scripting // EVAL, SCRIPT and the script time limit (cmd_scripting.go)
@@ -146,25 +167,67 @@ type cmdStat struct {
 
 // New returns a server that is not yet listening (see Start).
 func New(cfg Config) *Server {
-	cfg.setDefaults()
+	s := Prepare(cfg)
+	s.Init()
+	return s
+}
+
+// Prepare returns a server that LoadConfig may still configure; Init
+// then builds its keyspace.
+func Prepare(cfg Config) *Server {
+	s := &Server{cfg: cfg, logLevel: new(slog.LevelVar)}
+	s.setRequirePass(cfg.Password)
+	s.protectedMode.Store(!cfg.DisableProtectedMode)
+	s.maxClients.Store(10000)
+	s.hz.Store(10)
+	return s
+}
+
+// Init finishes a server Prepare returned, after LoadConfig.
+func (s *Server) Init() {
+	s.cfg.setDefaults()
+	cfg := s.cfg
 	initCommandTable()
-	s := &Server{
-		cfg:       cfg,
-		log:       cfg.Logger,
-		store:     store.New(cfg.Databases, cfg.Clock),
-		lock:      make(chan struct{}, 1),
-		busyTurn:  make(chan chan struct{}),
-		stop:      make(chan struct{}),
-		closeDone: make(chan struct{}),
-		clients:   make(map[*Client]struct{}),
-		stats:     make([]cmdStat, commandTable.count),
-		started:   time.Now(),
+	prepared := &Server{}
+	prepared.password.Store(s.password.Load())
+	prepared.protectedMode.Store(s.protectedMode.Load())
+	prepared.maxClients.Store(s.maxClients.Load())
+	prepared.idleTimeout.Store(s.idleTimeout.Load())
+	prepared.hz.Store(s.hz.Load())
+	prepared.outputLimits.Store(s.outputLimits.Load())
+	*s = Server{
+		cfg:        cfg,
+		log:        cfg.Logger,
+		store:      store.New(cfg.Databases, cfg.Clock),
+		settings:   s.settings,
+		logLevel:   s.logLevel,
+		binds:      s.binds,
+		configFile: s.configFile,
+		lock:       make(chan struct{}, 1),
+		busyTurn:   make(chan chan struct{}),
+		stop:       make(chan struct{}),
+		closeDone:  make(chan struct{}),
+		clients:    make(map[*Client]struct{}),
+		stats:      make([]cmdStat, commandTable.count),
+		started:    time.Now(),
 	}
+	s.setRequirePass(*prepared.password.Load())
+	s.protectedMode.Store(prepared.protectedMode.Load())
+	s.maxClients.Store(prepared.maxClients.Load())
+	s.idleTimeout.Store(prepared.idleTimeout.Load())
+	s.hz.Store(prepared.hz.Load())
+	s.outputLimits.Store(prepared.outputLimits.Load())
 	s.initScripting()
 	s.scripting.poll = s.scriptPoll
 	s.initBlocking()
-	return s
 }
+
+// requirePass is the password clients must AUTH with; "" for none.
+func (s *Server) requirePass() string { return *s.password.Load() }
+
+// setRequirePass changes the password; clients already authenticated stay
+// so, as in Redis.
+func (s *Server) setRequirePass(p string) { s.password.Store(&p) }
 
 // Start listens on the configured address and serves in the background.
 func (s *Server) Start() error { return s.StartAddr(s.cfg.Addr) }
@@ -261,7 +324,7 @@ func (s *Server) accept(cn *conn, addr string) bool {
 		db:      s.store.DB(0),
 		addr:    addr,
 		created: time.Now(),
-		authed:  s.cfg.Password == "",
+		authed:  s.requirePass() == "",
 	}
 	c.resp = &respWriter{cn: cn, proto: 2}
 	c.w = c.resp

@@ -4,17 +4,14 @@
 package main
 
 import (
-	"flag"
 	"fmt"
-	"log/slog"
-	"net"
+	"io"
 	"os"
 	"os/signal"
 	"runtime"
 	"runtime/pprof"
 	"strconv"
 	"syscall"
-	"time"
 
 	"github.com/floodgate/floodgate/server"
 )
@@ -27,44 +24,56 @@ func main() {
 }
 
 func run(args []string) int {
-	fs := flag.NewFlagSet("floodgate", flag.ContinueOnError)
-	bind := fs.String("bind", "127.0.0.1", "address to listen on")
-	port := fs.Int("port", 6379, "TCP port to listen on")
-	databases := fs.Int("databases", 16, "number of databases")
-	password := fs.String("requirepass", "", "password clients must AUTH with (empty: none)")
-	loglevel := fs.String("loglevel", "notice", "log level: debug, verbose, notice or warning")
-	ioThreads := fs.Int("io-threads", 1, "OS threads running Go code (GOMAXPROCS); commands execute one at a time\nwhatever this is, and 1 costs the least CPU per command (see BENCHMARKS.md).\nIgnored when the GOMAXPROCS environment variable is set")
-	maxBulk := fs.Int64("proto-max-bulk-len", 512<<20, "largest bulk string a client may send, in bytes (Redis's proto-max-bulk-len)")
-	queryLimit := fs.Int64("client-query-buffer-limit", 1<<30, "close a client whose unparsed input exceeds this many bytes")
-	luaTimeLimit := fs.Duration("lua-time-limit", 5*time.Second, "how long a script runs before other clients get BUSY")
-	goroutineConns := fs.Bool("goroutine-conns", false, "serve each connection on a goroutine of its own instead of the epoll event loop\n(slower; for comparison)")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this file until shutdown (for benchmarking)")
-	showVersion := fs.Bool("version", false, "print the version and exit")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: floodgate [flags]\n\nA Redis-protocol-compatible, in-memory rate-limiter server.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
+	// floodgate's own options, taken out before the rest is read as
+	// redis-server reads its command line.
+	var cpuProfile string
+	goroutineConns := false
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--version" || a == "-v":
+			fmt.Printf("floodgate %s (Redis %s compatible)\n", version, server.Version)
 			return 0
+		case a == "--help" || a == "-h":
+			fmt.Fprint(os.Stderr, usage)
+			return 0
+		case a == "--goroutine-conns":
+			goroutineConns = true
+		case a == "--cpuprofile" && i+1 < len(args):
+			cpuProfile = args[i+1]
+			i++
+		default:
+			rest = append(rest, a)
 		}
-		return 2
 	}
-	if *showVersion {
-		fmt.Printf("floodgate %s (Redis %s compatible)\n", version, server.Version)
-		return 0
+	file, fromStdin, options := server.ConfigArgs(rest)
+	srv := server.Prepare(server.Config{GoroutineConns: goroutineConns})
+	var stdin io.Reader
+	if fromStdin {
+		stdin = os.Stdin
 	}
-	level, ok := map[string]slog.Level{"debug": slog.LevelDebug, "verbose": slog.LevelDebug, "notice": slog.LevelInfo, "warning": slog.LevelWarn}[*loglevel]
-	if !ok {
-		fmt.Fprintf(os.Stderr, "floodgate: unknown --loglevel %q (debug, verbose, notice, warning)\n", *loglevel)
-		return 2
+	if err := srv.LoadConfig(file, stdin, options); err != nil {
+		fmt.Fprint(os.Stderr, err.Error())
+		return 1
 	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	if os.Getenv("GOMAXPROCS") == "" && *ioThreads > 0 {
-		runtime.GOMAXPROCS(*ioThreads)
+	out := io.Writer(os.Stdout)
+	if lf := srv.LogFile(); lf != "" {
+		f, err := os.OpenFile(lf, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "Can't open the log file: %v\n", err)
+			return 1
+		}
+		defer f.Close()
+		out = f
 	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
+	logger := server.NewRedisLogger(out, srv.LogLevel())
+	srv.SetLogger(logger)
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(srv.IOThreads())
+	}
+	raiseOpenFilesLimit(logger)
+	if cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
 		if err != nil {
 			logger.Error("cannot create CPU profile", "err", err)
 			return 1
@@ -76,29 +85,74 @@ func run(args []string) int {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	srv := server.New(server.Config{
-		Addr:      net.JoinHostPort(*bind, strconv.Itoa(*port)),
-		Databases: *databases,
-		Password:  *password,
-		Logger:    logger,
-
-		ProtoMaxBulkLen:  *maxBulk,
-		QueryBufferLimit: *queryLimit,
-		LuaTimeLimit:     *luaTimeLimit,
-		GoroutineConns:   *goroutineConns,
-	})
+	srv.Init()
+	logger.Info("floodgate " + version + " (Redis " + server.Version + " compatible) starting, pid=" + strconv.Itoa(os.Getpid()))
+	if file == "" {
+		logger.Warn("Warning: no config file specified, using the default config. In order to specify a config file use floodgate /path/to/redis.conf")
+	} else {
+		logger.Info("Configuration loaded")
+	}
 	if err := srv.Start(); err != nil {
-		logger.Error("cannot start", "err", err)
+		logger.Warn("Failed listening on port " + srv.Port() + " (TCP), aborting: " + err.Error())
 		return 1
 	}
-	sigs := make(chan os.Signal, 1)
+	if pf := srv.PidFile(); pf != "" {
+		if err := os.WriteFile(pf, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+			logger.Warn("Failed to write PID file: " + err.Error())
+		} else {
+			defer os.Remove(pf)
+		}
+	}
+	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	select {
 	case sig := <-sigs:
-		logger.Info("shutting down", "signal", sig.String())
+		name := "SIGTERM"
+		if sig == syscall.SIGINT {
+			name = "SIGINT"
+		}
+		logger.Warn("Received " + name + " scheduling shutdown...")
+		// As Redis, the shutdown waits for a running script to end (SCRIPT
+		// KILL or SHUTDOWN NOSAVE still work meanwhile); a second SIGINT
+		// exits at once.
+		done := make(chan struct{})
+		go func() { srv.Shutdown(); close(done) }()
+		for {
+			select {
+			case <-done:
+			case sig := <-sigs:
+				if sig == syscall.SIGINT {
+					logger.Warn("You insist... exiting now.")
+					return 1
+				}
+				continue
+			}
+			break
+		}
 	case <-srv.Done():
-		logger.Info("shutting down", "reason", "SHUTDOWN")
 	}
 	srv.Close()
+	logger.Warn("Redis is now ready to exit, bye bye...")
 	return 0
 }
+
+const usage = `Usage: floodgate [/path/to/redis.conf] [options] [-]
+       floodgate - (read config from stdin)
+       floodgate -v or --version
+       floodgate -h or --help
+
+A Redis-protocol-compatible, in-memory rate-limiter server. It reads
+redis.conf and its options as redis-server 7.0 does (docs/configuration.md).
+
+Examples:
+       floodgate (run the server with default conf)
+       floodgate /etc/redis/redis.conf
+       floodgate --port 7777
+       floodgate /etc/myredis.conf --loglevel verbose --requirepass secret
+       floodgate --bind 0.0.0.0 --protected-mode no
+
+floodgate's own options:
+       --goroutine-conns   serve each connection on a goroutine of its own
+                           instead of the epoll event loop (for comparison)
+       --cpuprofile FILE   write a CPU profile to FILE until shutdown
+`

@@ -38,7 +38,7 @@ func TestBinary(t *testing.T) {
 		if err != nil {
 			t.Fatalf("--help: %v\n%s", err, out)
 		}
-		for _, flag := range []string{"-bind", "-port", "-databases", "-requirepass", "-loglevel", "-version"} {
+		for _, flag := range []string{"redis.conf", "--port", "--version", "--goroutine-conns"} {
 			if !bytes.Contains(out, []byte(flag)) {
 				t.Errorf("--help does not list %s:\n%s", flag, out)
 			}
@@ -76,6 +76,7 @@ func startBinary(t *testing.T, bin string) (*exec.Cmd, string, *logBuffer) {
 	logs := &logBuffer{}
 	cmd := exec.Command(bin, "--port", strconv.Itoa(port))
 	cmd.Stderr = logs
+	cmd.Stdout = logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func waitExit(t *testing.T, cmd *exec.Cmd, logs *logBuffer) {
 	case <-time.After(10 * time.Second):
 		t.Fatalf("floodgate did not exit\n%s", logs)
 	}
-	if !strings.Contains(logs.String(), "Ready to accept connections") || !strings.Contains(logs.String(), "shutting down") {
+	if !strings.Contains(logs.String(), "Ready to accept connections") || !strings.Contains(logs.String(), "Redis is now ready to exit, bye bye...") {
 		t.Errorf("logs lack the startup or shutdown line:\n%s", logs)
 	}
 }

@@ -1,0 +1,548 @@
+package server
+
+import (
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/floodgate/floodgate/internal/number"
+)
+
+// paramKind is how Redis parses a parameter's value (config.c's
+// bool, numeric, enum, string and special configs).
+type paramKind uint8
+
+const (
+	kindBool paramKind = iota
+	kindInt
+	kindMemory // an integer with an optional unit: 1k, 1kb, 1mb, 1gb
+	kindEnum
+	kindString
+	kindSpecial // its own syntax: save, bind, client-output-buffer-limit, dir, ...
+)
+
+type paramFlags uint8
+
+const (
+	paramImmutable paramFlags = 1 << iota // set only at start
+	paramMultiArg                         // takes several words: save 3600 1, bind a b
+	paramHidden                           // a debugging knob CONFIG GET lists only by its exact name
+)
+
+// paramEffect is what floodgate does with a parameter's value.
+type paramEffect uint8
+
+const (
+	// effectDefaultOnly: a Redis feature floodgate does not have. Only the
+	// value that leaves the feature off (Redis's default) is accepted, so a
+	// configuration that relies on the feature is refused, never ignored.
+	effectDefaultOnly paramEffect = iota
+	// effectApplied: floodgate implements the parameter.
+	effectApplied
+	// effectInert: the parameter cannot change anything floodgate does
+	// (docs/configuration.md lists them and why); any valid value is kept
+	// and reported.
+	effectInert
+)
+
+// configParam is one parameter of the config file, CONFIG GET and CONFIG
+// SET. redisParams (config_params.go) holds Redis's part of every row;
+// floodgateParams adds how floodgate reads and applies it.
+type configParam struct {
+	name, alias string
+	kind        paramKind
+	flags       paramFlags
+	def         string // the value in effect by default, as CONFIG GET prints it
+	min, max    int64  // kindInt, kindMemory
+
+	effect paramEffect
+	values []string // kindEnum: the accepted values, in Redis's order
+	// parse turns a kindSpecial value into its canonical form, or returns
+	// Redis's reason for refusing it.
+	parse func(v string) (string, string)
+	// get reports the value in effect; nil: the stored setting or def.
+	get func(s *Server) string
+	// apply puts a canonical value into effect; nil: only stored. It
+	// returns a reason when it cannot (a port that cannot be bound).
+	apply func(s *Server, v string) string
+	// refusal says why a value other than def is refused (effectDefaultOnly).
+	refusal string
+}
+
+// floodgateParam is floodgate's part of a configParam.
+type floodgateParam struct {
+	effect  paramEffect
+	def     string // overrides Redis's default where floodgate's differs
+	values  []string
+	parse   func(v string) (string, string)
+	get     func(s *Server) string
+	apply   func(s *Server, v string) string
+	refusal string
+}
+
+var (
+	configTable  []*configParam
+	configByName map[string]*configParam // names and aliases, lower case
+)
+
+func init() {
+	configByName = make(map[string]*configParam, 2*len(redisParams))
+	for i := range redisParams {
+		p := &redisParams[i]
+		if f, ok := floodgateParams[p.name]; ok {
+			p.effect, p.values, p.parse, p.get, p.apply, p.refusal = f.effect, f.values, f.parse, f.get, f.apply, f.refusal
+			if f.def != "" || p.name == "save" {
+				p.def = f.def
+			}
+		} else if inertParams[p.name] {
+			p.effect = effectInert
+		}
+		if p.values == nil {
+			p.values = enumValues[p.name]
+		}
+		configTable = append(configTable, p)
+		configByName[p.name] = p
+		if p.alias != "" {
+			configByName[p.alias] = p
+		}
+	}
+}
+
+// addConfigParam adds a parameter of floodgate's own.
+func addConfigParam(p *configParam) {
+	configTable = append(configTable, p)
+	configByName[p.name] = p
+}
+
+// configValue is a parameter's value in effect.
+func (s *Server) configValue(name string) string { return configByName[name].value(s) }
+
+func lookupConfig(name []byte) *configParam {
+	return configByName[strings.ToLower(string(name))]
+}
+
+// enumValues are the values of Redis 7.0's enum parameters (config.c's
+// configEnum tables), in its order, for its error text.
+var enumValues = map[string][]string{
+	"supervised":                      {"upstart", "systemd", "auto", "no"},
+	"syslog-facility":                 {"user", "local0", "local1", "local2", "local3", "local4", "local5", "local6", "local7"},
+	"repl-diskless-load":              {"disabled", "on-empty-db", "swapdb"},
+	"loglevel":                        {"debug", "verbose", "notice", "warning"},
+	"maxmemory-policy":                {"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction"},
+	"appendfsync":                     {"everysec", "always", "no"},
+	"oom-score-adj":                   {"no", "yes", "relative", "absolute"},
+	"acl-pubsub-default":              {"allchannels", "resetchannels"},
+	"sanitize-dump-payload":           {"no", "yes", "clients"},
+	"enable-protected-configs":        {"no", "yes", "local"},
+	"enable-debug-command":            {"no", "yes", "local"},
+	"enable-module-command":           {"no", "yes", "local"},
+	"cluster-preferred-endpoint-type": {"ip", "hostname", "unknown-endpoint"},
+	"propagation-error-behavior":      {"ignore", "panic", "panic-on-replicas"},
+	"tls-auth-clients":                {"no", "yes", "optional"},
+}
+
+// inertParams can change nothing floodgate does, so any valid value is
+// accepted (docs/configuration.md says why for each).
+var inertParams = map[string]bool{
+	"supervised": true, "always-show-logo": true, "set-proc-title": true, "proc-title-template": true,
+	"syslog-enabled": true, "syslog-ident": true, "syslog-facility": true,
+	"crash-log-enabled": true, "crash-memcheck-enabled": true,
+	"disable-thp": true, "jemalloc-bg-thread": true, "activerehashing": true, "dynamic-hz": true,
+	"lazyfree-lazy-eviction": true, "lazyfree-lazy-expire": true, "lazyfree-lazy-server-del": true,
+	"lazyfree-lazy-user-del": true, "lazyfree-lazy-user-flush": true,
+	"dbfilename": true, "appendfilename": true, "appenddirname": true,
+}
+
+const (
+	noPersistence = "floodgate has no persistence"
+	noReplication = "floodgate has no replication"
+)
+
+// floodgateParams are the parameters floodgate implements, and the
+// refusals that say why a feature it lacks cannot be turned on.
+var floodgateParams = map[string]floodgateParam{
+	"port": {effect: effectApplied, get: func(s *Server) string { _, port := s.bindAddr(); return port },
+		apply: setPort},
+	"bind": {effect: effectApplied, def: "127.0.0.1", parse: parseBind, get: getBind, apply: setBind},
+	"databases": {effect: effectApplied, get: func(s *Server) string { return strconv.Itoa(s.cfg.Databases) },
+		apply: func(s *Server, v string) string { n, _ := strconv.Atoi(v); s.cfg.Databases = n; return "" }},
+	"requirepass": {effect: effectApplied, get: func(s *Server) string { return s.requirePass() },
+		apply: func(s *Server, v string) string { s.setRequirePass(v); return "" }},
+	"protected-mode": {effect: effectApplied, get: func(s *Server) string { return yesNo(s.protectedMode.Load()) },
+		apply: func(s *Server, v string) string { s.protectedMode.Store(v == "yes"); return "" }},
+	"busy-reply-threshold": {effect: effectApplied, get: func(s *Server) string {
+		return strconv.FormatInt(int64(s.cfg.LuaTimeLimit/time.Millisecond), 10)
+	}, apply: func(s *Server, v string) string {
+		n, _ := strconv.ParseInt(v, 10, 64)
+		s.cfg.LuaTimeLimit = time.Duration(n) * time.Millisecond
+		return ""
+	}},
+	"proto-max-bulk-len": {effect: effectApplied, get: func(s *Server) string { return strconv.FormatInt(s.cfg.ProtoMaxBulkLen, 10) },
+		apply: func(s *Server, v string) string { s.cfg.ProtoMaxBulkLen, _ = strconv.ParseInt(v, 10, 64); return "" }},
+	"client-query-buffer-limit": {effect: effectApplied, get: func(s *Server) string { return strconv.FormatInt(s.cfg.QueryBufferLimit, 10) },
+		apply: func(s *Server, v string) string { s.cfg.QueryBufferLimit, _ = strconv.ParseInt(v, 10, 64); return "" }},
+	"loglevel": {effect: effectApplied, values: []string{"debug", "verbose", "notice", "warning"},
+		apply: func(s *Server, v string) string { s.logLevel.Set(redisLogLevels[v]); return "" }},
+	"logfile": {effect: effectApplied},
+	"pidfile": {effect: effectApplied},
+	"dir": {effect: effectApplied, parse: func(v string) (string, string) { return v, "" },
+		get: func(*Server) string { dir, _ := os.Getwd(); return dir },
+		apply: func(s *Server, v string) string {
+			if err := os.Chdir(v); err != nil {
+				return err.Error()
+			}
+			return ""
+		}},
+	"hz": {effect: effectApplied, apply: func(s *Server, v string) string {
+		n, _ := strconv.Atoi(v)
+		s.hz.Store(int32(min(max(n, 1), 500))) // Redis clamps to CONFIG_MIN_HZ..CONFIG_MAX_HZ
+		return ""
+	}, get: func(s *Server) string { return strconv.Itoa(int(s.hz.Load())) }},
+	// Enforced by the transport (maxclients also by the listener).
+	"maxclients": {effect: effectApplied, get: func(s *Server) string { return strconv.FormatInt(s.maxClients.Load(), 10) },
+		apply: func(s *Server, v string) string {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			s.maxClients.Store(n)
+			return ""
+		}},
+	"timeout": {effect: effectApplied, get: func(s *Server) string { return strconv.FormatInt(s.idleTimeout.Load(), 10) },
+		apply: func(s *Server, v string) string {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			s.idleTimeout.Store(n)
+			return ""
+		}},
+	"client-output-buffer-limit": {effect: effectApplied, parse: parseOutputLimits, get: getOutputLimits, apply: setOutputLimits},
+	"io-threads": {effect: effectApplied, apply: func(s *Server, v string) string { n, _ := strconv.Atoi(v); s.cfg.IOThreads = n; return "" },
+		get: func(s *Server) string { return strconv.Itoa(max(s.cfg.IOThreads, 1)) }},
+	"notify-keyspace-events": {effect: effectApplied, parse: parseKeyspaceEvents},
+	"hll-sparse-max-bytes":   {effect: effectApplied},
+
+	// Redis's default is to save; floodgate never writes to disk, so the
+	// value in effect is "" and only "" is accepted.
+	"save":                 {effect: effectDefaultOnly, def: "", parse: parseSave, refusal: noPersistence},
+	"appendonly":           {refusal: noPersistence},
+	"daemonize":            {refusal: "floodgate does not daemonize: run it in the foreground under a supervisor"},
+	"replicaof":            {refusal: noReplication},
+	"cluster-enabled":      {refusal: "floodgate has no cluster mode"},
+	"maxmemory":            {refusal: "floodgate has no memory limit yet"},
+	"maxmemory-policy":     {refusal: "floodgate has no eviction yet"},
+	"oom-score-adj-values": {parse: parseOOMValues},
+	"unixsocket":           {refusal: "floodgate listens on TCP only"},
+	"tls-port":             {refusal: "floodgate has no TLS"},
+	"aclfile":              {refusal: "floodgate has no ACL users but the default one"},
+}
+
+// LogFile is the logfile directive ("": standard output).
+func (s *Server) LogFile() string { return s.settings["logfile"] }
+
+// PidFile is the pidfile directive ("": none).
+func (s *Server) PidFile() string { return s.settings["pidfile"] }
+
+// LogLevel is the level CONFIG SET loglevel changes; a logger built on it
+// (NewRedisLogger) follows.
+func (s *Server) LogLevel() *slog.LevelVar { return s.logLevel }
+
+// IOThreads is the io-threads directive.
+func (s *Server) IOThreads() int { return max(s.cfg.IOThreads, 1) }
+
+// SetLogger sets the logger, between Prepare and Init.
+func (s *Server) SetLogger(l *slog.Logger) { s.cfg.Logger = l }
+
+// redisLogLevels are Redis's log levels as slog levels (log.go).
+var redisLogLevels = map[string]slog.Level{"debug": slog.LevelDebug - 4, "verbose": slog.LevelDebug, "notice": slog.LevelInfo, "warning": slog.LevelWarn}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// value reports a parameter's value in effect.
+func (p *configParam) value(s *Server) string {
+	if p.get != nil {
+		return p.get(s)
+	}
+	if v, ok := s.settings[p.name]; ok {
+		return v
+	}
+	if p.name == "loglevel" {
+		for name, l := range redisLogLevels {
+			if l == s.logLevel.Level() {
+				return name
+			}
+		}
+	}
+	return p.def
+}
+
+// canonical validates a value as Redis's config.c does and returns it as
+// CONFIG GET prints it, or Redis's reason for refusing it.
+func (p *configParam) canonical(v string) (string, string) {
+	if p.parse != nil {
+		return p.parse(v)
+	}
+	switch p.kind {
+	case kindBool:
+		switch strings.ToLower(v) {
+		case "yes", "no":
+			return strings.ToLower(v), ""
+		}
+		return "", "argument must be 'yes' or 'no'"
+	case kindInt, kindMemory:
+		var n int64
+		if p.kind == kindMemory {
+			u, ok := memToBytes(v)
+			if !ok {
+				return "", "argument must be a memory value"
+			}
+			n = int64(min(u, 1<<63-1))
+		} else {
+			var ok bool
+			if n, ok = number.ParseInt([]byte(v)); !ok {
+				return "", "argument couldn't be parsed into an integer"
+			}
+		}
+		if n < p.min || n > p.max {
+			return "", "argument must be between " + strconv.FormatInt(p.min, 10) + " and " + strconv.FormatInt(p.max, 10) + " inclusive"
+		}
+		return strconv.FormatInt(n, 10), ""
+	case kindEnum:
+		values := p.values
+		if values == nil { // shutdown-on-sig*: flags; set refuses all but def
+			return strings.ToLower(v), ""
+		}
+		for _, val := range values {
+			if strings.EqualFold(v, val) {
+				return val, ""
+			}
+		}
+		return "", "argument(s) must be one of the following: " + strings.Join(values, ", ")
+	}
+	return v, ""
+}
+
+// memToBytes reads Redis's memory values (memtoull): digits with an
+// optional unit, k = 1000, kb = 1024, m, mb, g, gb, any case.
+func memToBytes(v string) (uint64, bool) {
+	str := strings.ToLower(v)
+	mul := uint64(1)
+	for _, u := range []struct {
+		suffix string
+		mul    uint64
+	}{{"kb", 1024}, {"mb", 1 << 20}, {"gb", 1 << 30}, {"k", 1000}, {"m", 1000 * 1000}, {"g", 1000 * 1000 * 1000}, {"b", 1}} {
+		if strings.HasSuffix(str, u.suffix) {
+			str, mul = str[:len(str)-len(u.suffix)], u.mul
+			break
+		}
+	}
+	n, err := strconv.ParseUint(str, 10, 64)
+	if err != nil || str == "" || str[0] == '+' || n > (1<<64-1)/mul {
+		return 0, false
+	}
+	return n * mul, true
+}
+
+// set validates and applies one parameter's value (words joined by
+// spaces for multi-argument parameters). starting is true while the
+// config file is read: immutable parameters may be set then.
+func (p *configParam) set(s *Server, v string, starting bool) string {
+	if !starting && p.flags&paramImmutable != 0 {
+		return "can't set immutable config"
+	}
+	canon, why := p.canonical(v)
+	if why != "" {
+		return why
+	}
+	switch p.effect {
+	case effectDefaultOnly:
+		if canon != p.def {
+			refusal := p.refusal
+			if refusal == "" {
+				refusal = "floodgate does not implement it"
+			}
+			return refusal + " (only '" + p.def + "' is accepted)"
+		}
+		return ""
+	}
+	if p.apply != nil {
+		if why := p.apply(s, canon); why != "" {
+			return why
+		}
+	}
+	if p.get == nil {
+		s.setSetting(p.name, canon)
+	}
+	return ""
+}
+
+// setSetting stores a value that has no field of its own.
+func (s *Server) setSetting(name, v string) {
+	if s.settings == nil {
+		s.settings = make(map[string]string)
+	}
+	s.settings[name] = v
+}
+
+// parseSave validates "<seconds> <changes> ..." as Redis does.
+func parseSave(v string) (string, string) {
+	fields := strings.Fields(v)
+	if len(fields)%2 != 0 {
+		return "", "Invalid save parameters"
+	}
+	for i, f := range fields {
+		n, err := strconv.ParseInt(f, 10, 64)
+		if err != nil || n < int64(1-i%2) {
+			return "", "Invalid save parameters"
+		}
+		fields[i] = strconv.FormatInt(n, 10)
+	}
+	return strings.Join(fields, " "), ""
+}
+
+// parseOOMValues validates oom-score-adj-values's three scores.
+func parseOOMValues(v string) (string, string) {
+	f := strings.Fields(v)
+	if len(f) != 3 {
+		return "", "wrong number of arguments"
+	}
+	for i, w := range f {
+		n, err := strconv.ParseInt(w, 10, 64)
+		if err != nil || n < -2000 || n > 2000 {
+			return "", "Invalid oom-score-adj-values, elements must be between -2000 and 2000."
+		}
+		f[i] = strconv.FormatInt(n, 10)
+	}
+	return strings.Join(f, " "), ""
+}
+
+// keyspaceEventClasses are notify-keyspace-events' classes in the order
+// Redis prints them; 'A' stands for all of them.
+const keyspaceEventClasses = "g$lshzxetd"
+
+func parseKeyspaceEvents(v string) (string, string) {
+	set := map[byte]bool{}
+	for _, ch := range []byte(v) {
+		switch {
+		case ch == 'A':
+			for i := 0; i < len(keyspaceEventClasses); i++ {
+				set[keyspaceEventClasses[i]] = true
+			}
+		case strings.IndexByte(keyspaceEventClasses+"nKEm", ch) >= 0:
+			set[ch] = true
+		default:
+			return "", "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."
+		}
+	}
+	var b strings.Builder
+	all := true
+	for i := 0; i < len(keyspaceEventClasses); i++ {
+		all = all && set[keyspaceEventClasses[i]]
+	}
+	if all {
+		b.WriteByte('A')
+	} else {
+		for _, ch := range []byte(keyspaceEventClasses + "n") {
+			if set[ch] {
+				b.WriteByte(ch)
+			}
+		}
+	}
+	for _, ch := range []byte("KEm") {
+		if set[ch] {
+			b.WriteByte(ch)
+		}
+	}
+	return b.String(), ""
+}
+
+// OutputLimit is one class of client-output-buffer-limit: a client is
+// closed when its pending replies pass Hard bytes, or stay over Soft bytes
+// for SoftSeconds. Zero means no limit.
+type OutputLimit struct {
+	Hard, Soft  uint64
+	SoftSeconds int64
+}
+
+// outputLimitClasses are client-output-buffer-limit's classes in Redis's
+// order (slave is replica's old name, and how CONFIG GET prints it).
+var outputLimitClasses = []string{"normal", "slave", "pubsub"}
+
+var defaultOutputLimits = [3]OutputLimit{{}, {256 << 20, 64 << 20, 60}, {32 << 20, 8 << 20, 60}}
+
+// OutputLimits returns client-output-buffer-limit for normal, replica and
+// pubsub clients, for the transport to enforce.
+func (s *Server) OutputLimits() [3]OutputLimit {
+	if p := s.outputLimits.Load(); p != nil {
+		return *p
+	}
+	return defaultOutputLimits
+}
+
+// parseOutputLimits validates and normalizes the classes named; applying
+// them changes only those classes.
+func parseOutputLimits(v string) (string, string) {
+	if _, why := readOutputLimits(v, defaultOutputLimits); why != "" {
+		return "", why
+	}
+	f := strings.Fields(v)
+	for i := 0; i < len(f); i += 4 {
+		hard, _ := memToBytes(f[i+1])
+		soft, _ := memToBytes(f[i+2])
+		secs, _ := strconv.ParseInt(f[i+3], 10, 64)
+		f[i] = strings.ToLower(f[i])
+		f[i+1], f[i+2], f[i+3] = strconv.FormatUint(hard, 10), strconv.FormatUint(soft, 10), strconv.FormatInt(secs, 10)
+	}
+	return strings.Join(f, " "), ""
+}
+
+func readOutputLimits(v string, limits [3]OutputLimit) ([3]OutputLimit, string) {
+	const bad = "Wrong number of arguments in buffer limit configuration."
+	f := strings.Fields(v)
+	if len(f) == 0 || len(f)%4 != 0 {
+		return limits, bad
+	}
+	for i := 0; i < len(f); i += 4 {
+		class := -1
+		switch strings.ToLower(f[i]) {
+		case "normal":
+			class = 0
+		case "slave", "replica":
+			class = 1
+		case "pubsub":
+			class = 2
+		}
+		if class < 0 {
+			return limits, "Invalid client class specified in buffer limit configuration."
+		}
+		hard, ok1 := memToBytes(f[i+1])
+		soft, ok2 := memToBytes(f[i+2])
+		secs, err := strconv.ParseInt(f[i+3], 10, 64)
+		if !ok1 || !ok2 || err != nil || secs < 0 {
+			return limits, "Error in hard, soft or soft_seconds setting in buffer limit configuration."
+		}
+		limits[class] = OutputLimit{Hard: hard, Soft: soft, SoftSeconds: secs}
+	}
+	return limits, ""
+}
+
+func formatOutputLimits(l [3]OutputLimit) string {
+	parts := make([]string, 0, 3)
+	for i, class := range outputLimitClasses {
+		parts = append(parts, class+" "+strconv.FormatUint(l[i].Hard, 10)+" "+strconv.FormatUint(l[i].Soft, 10)+" "+strconv.FormatInt(l[i].SoftSeconds, 10))
+	}
+	return strings.Join(parts, " ")
+}
+
+func getOutputLimits(s *Server) string { return formatOutputLimits(s.OutputLimits()) }
+
+// setOutputLimits changes only the classes named, as Redis does.
+func setOutputLimits(s *Server, v string) string {
+	limits, why := readOutputLimits(v, s.OutputLimits())
+	if why == "" {
+		s.outputLimits.Store(&limits)
+	}
+	return why
+}

@@ -1,0 +1,429 @@
+package server
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ConfigError is a config file or command-line directive floodgate
+// refuses; its text is Redis's FATAL CONFIG FILE ERROR block, and the
+// binary exits 1 after printing it, as redis-server does.
+type ConfigError struct {
+	Line   int    // 1-based, in the file (or the options) being read; 0: none
+	Text   string // the line, trimmed
+	Reason string
+}
+
+func (e *ConfigError) Error() string {
+	if strings.HasPrefix(e.Reason, "Fatal error") {
+		return e.Reason + "\n" // a log line in Redis, not the block
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n*** FATAL CONFIG FILE ERROR (Redis %s) ***\n", Version)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, "Reading the configuration file, at line %d\n>>> '%s'\n", e.Line, e.Text)
+	}
+	b.WriteString(e.Reason + "\n")
+	return b.String()
+}
+
+// ConfigArgs splits a redis-server command line as Redis's main does: an
+// optional config file first (any argument not starting with '-'), '-' to
+// read more from stdin, then "--name value ..." options, each "--name"
+// starting a new directive line.
+func ConfigArgs(args []string) (file string, stdin bool, options string) {
+	var b strings.Builder
+	j := 0
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		file, j = args[0], 1
+	}
+	handledLast := true
+	for ; j < len(args); j++ {
+		a := args[j]
+		switch {
+		case a == "-" && (j == 0 || j == len(args)-1):
+			stdin = true
+		case handledLast && strings.HasPrefix(a, "--"):
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(a[2:] + " ")
+			words, _ := SplitArgs(a)
+			if len(words) != 1 {
+				handledLast = true // "--port 6380" in one argument
+				continue
+			}
+			handledLast = false
+			if strings.EqualFold(a, "--save") && (j == len(args)-1 || strings.HasPrefix(args[j+1], "--")) {
+				// Redis 7.0.1's special case: "--save" with no value is save "".
+				b.WriteString(`""`)
+				handledLast = true
+			}
+		default:
+			b.WriteString(reprQuote(a) + " ")
+			handledLast = true
+		}
+	}
+	return file, stdin, b.String()
+}
+
+// reprQuote is sdscatrepr: a double-quoted string with C escapes, which
+// SplitArgs reads back as the same bytes.
+func reprQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch ch := s[i]; ch {
+		case '\\', '"':
+			b.WriteByte('\\')
+			b.WriteByte(ch)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\a':
+			b.WriteString(`\a`)
+		case '\b':
+			b.WriteString(`\b`)
+		default:
+			if ch < 0x20 || ch > 0x7e {
+				fmt.Fprintf(&b, `\x%02x`, ch)
+			} else {
+				b.WriteByte(ch)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+func isCSpace(ch byte) bool {
+	return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\v' || ch == '\f' || ch == '\r'
+}
+
+func hexVal(ch byte) (byte, bool) {
+	switch {
+	case '0' <= ch && ch <= '9':
+		return ch - '0', true
+	case 'a' <= ch && ch <= 'f':
+		return ch - 'a' + 10, true
+	case 'A' <= ch && ch <= 'F':
+		return ch - 'A' + 10, true
+	}
+	return 0, false
+}
+
+// SplitArgs splits a line as Redis's sdssplitargs: words separated by
+// white space, "double quotes" with C escapes (\n, \x41, ...), 'single
+// quotes' with only \' ; a closing quote must end the word. It reports
+// false for unbalanced quotes.
+func SplitArgs(line string) ([]string, bool) {
+	var out []string
+	p := 0
+	at := func(i int) byte {
+		if i < len(line) {
+			return line[i]
+		}
+		return 0
+	}
+	for {
+		for p < len(line) && isCSpace(line[p]) {
+			p++
+		}
+		if p >= len(line) {
+			return out, true
+		}
+		var cur []byte
+		inq, insq := false, false
+		for done := false; !done; {
+			ch := at(p)
+			switch {
+			case inq:
+				h1, ok1 := hexVal(at(p + 2))
+				h2, ok2 := hexVal(at(p + 3))
+				switch {
+				case ch == '\\' && at(p+1) == 'x' && ok1 && ok2:
+					cur = append(cur, h1<<4|h2)
+					p += 3
+				case ch == '\\' && at(p+1) != 0:
+					p++
+					c := line[p]
+					switch c {
+					case 'n':
+						c = '\n'
+					case 'r':
+						c = '\r'
+					case 't':
+						c = '\t'
+					case 'b':
+						c = '\b'
+					case 'a':
+						c = '\a'
+					}
+					cur = append(cur, c)
+				case ch == '"':
+					if p+1 < len(line) && !isCSpace(line[p+1]) {
+						return nil, false
+					}
+					done = true
+				case p >= len(line):
+					return nil, false
+				default:
+					cur = append(cur, ch)
+				}
+			case insq:
+				switch {
+				case ch == '\\' && at(p+1) == '\'':
+					p++
+					cur = append(cur, '\'')
+				case ch == '\'':
+					if p+1 < len(line) && !isCSpace(line[p+1]) {
+						return nil, false
+					}
+					done = true
+				case p >= len(line):
+					return nil, false
+				default:
+					cur = append(cur, ch)
+				}
+			default:
+				switch {
+				case p >= len(line) || ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t' || ch == 0:
+					done = true
+				case ch == '"':
+					inq = true
+				case ch == '\'':
+					insq = true
+				default:
+					cur = append(cur, ch)
+				}
+			}
+			if p < len(line) {
+				p++
+			}
+		}
+		out = append(out, string(cur))
+	}
+}
+
+// LoadConfig reads a config file (if any), then stdin (if asked), then
+// the command-line options, in that order, as one text: a later
+// directive overrides an earlier one. It must run before Start.
+func (s *Server) LoadConfig(file string, stdin io.Reader, options string) error {
+	var text strings.Builder
+	if file != "" {
+		abs, err := filepath.Abs(file)
+		if err == nil {
+			file = abs
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return &ConfigError{Reason: fmt.Sprintf("Fatal error, can't open config file '%s': %s", file, errnoText(err))}
+		}
+		text.Write(data)
+		s.configFile = file
+	}
+	if stdin != nil {
+		data, err := io.ReadAll(stdin)
+		if err != nil {
+			return &ConfigError{Reason: "Reading config from stdin: " + err.Error()}
+		}
+		text.Write(data)
+	}
+	if options != "" {
+		text.WriteString("\n" + options)
+	}
+	s.refused = map[*configParam]error{}
+	if err := s.loadConfigString(text.String(), 0); err != nil {
+		return err
+	}
+	for _, p := range configTable {
+		if err := s.refused[p]; err != nil {
+			return err
+		}
+	}
+	if lf := s.settings["logfile"]; lf != "" {
+		f, err := os.OpenFile(lf, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			return &ConfigError{Reason: "Can't open the log file: " + errnoText(err)}
+		}
+		f.Close()
+	}
+	return nil
+}
+
+// errnoText is strerror's part of a Go file error.
+func errnoText(err error) string {
+	if pe, ok := err.(*os.PathError); ok {
+		err = pe.Err
+	}
+	msg := err.Error()
+	if msg != "" {
+		msg = strings.ToUpper(msg[:1]) + msg[1:]
+	}
+	return msg
+}
+
+// deprecatedDirectives are accepted and ignored by Redis 7.0 too.
+var deprecatedDirectives = map[string]bool{"list-max-ziplist-entries": true, "list-max-ziplist-value": true, "lua-replicate-commands": true}
+
+// loadConfigString applies a config text as loadServerConfigFromString.
+func (s *Server) loadConfigString(text string, depth int) error {
+	for i, raw := range strings.Split(text, "\n") {
+		line := strings.Trim(raw, " \t\r\n")
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		fail := func(reason string) error { return &ConfigError{Line: i + 1, Text: line, Reason: reason} }
+		argv, ok := SplitArgs(line)
+		if !ok {
+			return fail("Unbalanced quotes in configuration line")
+		}
+		if len(argv) == 0 {
+			continue
+		}
+		name := strings.ToLower(argv[0])
+		if p := configByName[name]; p != nil {
+			if p.flags&paramMultiArg == 0 && len(argv) != 2 {
+				return fail("wrong number of arguments")
+			}
+			v := strings.Join(argv[1:], " ")
+			if p.effect == effectDefaultOnly {
+				// A later line (a command-line option) may still turn the
+				// feature off again: refused once everything is read.
+				canon, why := p.canonical(v)
+				if why != "" {
+					return fail(why)
+				}
+				delete(s.refused, p)
+				if why := p.set(s, canon, true); why != "" {
+					s.refused[p] = fail(why)
+				}
+				continue
+			}
+			if why := p.set(s, v, true); why != "" {
+				return fail(why)
+			}
+			continue
+		}
+		switch {
+		case deprecatedDirectives[name] && len(argv) == 2:
+		case name == "include" && len(argv) == 2:
+			if depth > 16 {
+				return fail("include nested too deeply")
+			}
+			if err := s.include(argv[1], depth); err != nil {
+				return err
+			}
+		case name == "rename-command" && len(argv) == 3, name == "user" && len(argv) >= 2,
+			name == "loadmodule" && len(argv) >= 2, name == "sentinel", strings.Contains(name, "."):
+			return fail("floodgate does not implement '" + name + "'")
+		default:
+			return fail("Bad directive or wrong number of arguments")
+		}
+	}
+	return nil
+}
+
+// include reads a file, or every file a glob matches (none is fine), as
+// Redis's loadServerConfig does.
+func (s *Server) include(pattern string, depth int) error {
+	files := []string{pattern}
+	if strings.ContainsAny(pattern, "*?[") {
+		files, _ = filepath.Glob(pattern)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return &ConfigError{Reason: fmt.Sprintf("Fatal error, can't open config file '%s': %s", f, errnoText(err))}
+		}
+		if err := s.loadConfigString(string(data), depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rewriteSignature marks the lines CONFIG REWRITE appended.
+const rewriteSignature = "# Generated by CONFIG REWRITE"
+
+// rewriteConfig writes the config file back as Redis's rewriteConfig:
+// comments and lines it does not know stay; a parameter's first line is
+// replaced with its value in effect and its other lines dropped;
+// parameters the file did not name are appended under the signature only
+// when they differ from their defaults.
+func (s *Server) rewriteConfig() error {
+	data, err := os.ReadFile(s.configFile)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	var lines []string
+	if len(data) > 0 {
+		lines = strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	}
+	written := map[*configParam]bool{}
+	var out []string
+	hasTail := false
+	for _, line := range lines {
+		trimmed := strings.Trim(line, " \t\r\n")
+		if trimmed == rewriteSignature {
+			hasTail = true
+		}
+		argv, ok := SplitArgs(trimmed)
+		if trimmed == "" || trimmed[0] == '#' || !ok || len(argv) == 0 {
+			out = append(out, line)
+			continue
+		}
+		p := configByName[strings.ToLower(argv[0])]
+		if p == nil {
+			out = append(out, line)
+			continue
+		}
+		if !written[p] {
+			written[p] = true
+			out = append(out, p.rewriteLines(s)...)
+		}
+	}
+	for _, p := range configTable {
+		if written[p] || p.value(s) == p.def && p.name != "save" {
+			continue
+		}
+		if !hasTail {
+			out = append(out, rewriteSignature)
+			hasTail = true
+		}
+		out = append(out, p.rewriteLines(s)...)
+	}
+	tmp := s.configFile + ".tmp"
+	if err := os.WriteFile(tmp, []byte(strings.Join(out, "\n")+"\n"), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, s.configFile)
+}
+
+// rewriteLines are a parameter's lines as CONFIG REWRITE writes them.
+func (p *configParam) rewriteLines(s *Server) []string {
+	v := p.value(s)
+	switch {
+	case p.name == "client-output-buffer-limit":
+		f := strings.Fields(v)
+		var lines []string
+		for i := 0; i+3 < len(f); i += 4 {
+			lines = append(lines, p.name+" "+strings.Join(f[i:i+4], " "))
+		}
+		return lines
+	case p.flags&paramMultiArg != 0:
+		if v == "" {
+			return []string{p.name + ` ""`}
+		}
+		return []string{p.name + " " + v}
+	case p.kind == kindString || p.kind == kindSpecial:
+		return []string{p.name + " " + reprQuote(v)}
+	}
+	return []string{p.name + " " + v}
+}
