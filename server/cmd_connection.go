@@ -382,7 +382,11 @@ func (c *Client) infoLine(now time.Time) string {
 	num("fd", int64(fd))
 	field("name", c.name)
 	num("age", int64(now.Sub(c.created)/time.Second))
-	num("idle", 0)
+	idle := int64(0)
+	if c.conn != nil {
+		idle = (now.UnixNano() - c.conn.lastIO.Load()) / int64(time.Second)
+	}
+	num("idle", max(idle, 0))
 	field("flags", flags)
 	num("db", int64(c.db.Index()))
 	num("sub", 0)
@@ -395,9 +399,13 @@ func (c *Client) infoLine(now time.Time) string {
 	num("multi-mem", 0)
 	num("rbs", 1024)
 	num("rbp", 0)
+	var oll, omem int64
+	if c.conn != nil {
+		oll, omem = int64(c.conn.oll.Load()), c.conn.omem.Load()
+	}
 	num("obl", 0)
-	num("oll", 0)
-	num("omem", 0)
+	num("oll", oll)
+	num("omem", omem)
 	num("tot-mem", 22298)
 	field("events", "r")
 	field("cmd", cmd)

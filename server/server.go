@@ -244,6 +244,8 @@ func (s *Server) Serve(ln net.Listener) {
 	s.stopped.Add(1)
 	go s.expiryLoop()
 	s.stopped.Add(1)
+	go s.clientsCron()
+	s.stopped.Add(1)
 	go s.blockTimer()
 	s.stopped.Add(1)
 	go s.scriptWatch()
