@@ -204,7 +204,21 @@ var floodgateParams = map[string]floodgateParam{
 	"maxclients": {effect: effectApplied, get: func(s *Server) string { return strconv.FormatInt(s.maxClients.Load(), 10) },
 		apply: func(s *Server, v string) string {
 			n, _ := strconv.ParseInt(v, 10, 64)
+			if !s.listening.Load() {
+				s.maxClients.Store(n) // Start adjusts it to the descriptor limit
+				return ""
+			}
+			// Redis's updateMaxclients: the descriptor limit follows.
+			if got := s.adjustOpenFilesLimit(n); got < n {
+				return "The operating system is not able to handle the specified number of clients, try with " + strconv.FormatInt(got, 10)
+			}
 			s.maxClients.Store(n)
+			return ""
+		}},
+	"tcp-keepalive": {effect: effectApplied, get: func(s *Server) string { return strconv.FormatInt(s.tcpKeepalive.Load(), 10) },
+		apply: func(s *Server, v string) string {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			s.tcpKeepalive.Store(n)
 			return ""
 		}},
 	"timeout": {effect: effectApplied, get: func(s *Server) string { return strconv.FormatInt(s.idleTimeout.Load(), 10) },

@@ -135,7 +135,9 @@ type Server struct {
 	password      atomic.Pointer[string] // requirepass
 	protectedMode atomic.Bool
 	maxClients    atomic.Int64
-	idleTimeout   atomic.Int64 // timeout, seconds; enforced by the transport
+	idleTimeout   atomic.Int64 // timeout, seconds; enforced by clientsCron
+	tcpKeepalive  atomic.Int64 // tcp-keepalive, seconds; set on accepted sockets
+	listening     atomic.Bool  // Start has run: maxclients changes adjust the descriptor limit
 	hz            atomic.Int32
 	outputLimits  atomic.Pointer[[3]OutputLimit]
 	rejectedConns atomic.Int64
@@ -179,6 +181,7 @@ func Prepare(cfg Config) *Server {
 	s.setRequirePass(cfg.Password)
 	s.protectedMode.Store(!cfg.DisableProtectedMode)
 	s.maxClients.Store(10000)
+	s.tcpKeepalive.Store(300)
 	s.hz.Store(10)
 	return s
 }
@@ -193,6 +196,7 @@ func (s *Server) Init() {
 	prepared.protectedMode.Store(s.protectedMode.Load())
 	prepared.maxClients.Store(s.maxClients.Load())
 	prepared.idleTimeout.Store(s.idleTimeout.Load())
+	prepared.tcpKeepalive.Store(s.tcpKeepalive.Load())
 	prepared.hz.Store(s.hz.Load())
 	prepared.outputLimits.Store(s.outputLimits.Load())
 	*s = Server{
@@ -215,6 +219,7 @@ func (s *Server) Init() {
 	s.protectedMode.Store(prepared.protectedMode.Load())
 	s.maxClients.Store(prepared.maxClients.Load())
 	s.idleTimeout.Store(prepared.idleTimeout.Load())
+	s.tcpKeepalive.Store(prepared.tcpKeepalive.Load())
 	s.hz.Store(prepared.hz.Load())
 	s.outputLimits.Store(prepared.outputLimits.Load())
 	s.initScripting()
