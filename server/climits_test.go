@@ -278,3 +278,44 @@ func emfileChild() {
 	io.ReadAll(os.Stdin)
 	srv.Close()
 }
+
+// An unauthenticated client that sends most of the largest request the
+// parser lets it send holds an input buffer of about that size, not more
+// (CLIENT LIST's qbuf and qbuf-free).
+func TestUnauthenticatedInputBuffer(t *testing.T) {
+	srv := startProtocolServer(t, Config{Password: "pw"})
+	part := "*10\r\n" + strings.Repeat("$16384\r\n"+strings.Repeat("a", 16384)+"\r\n", 9) + "$16384\r\n" + strings.Repeat("a", 16000)
+	var clients []*rawClient
+	for i := 0; i < 20; i++ {
+		c := dialRaw(t, srv)
+		c.send(part)
+		clients = append(clients, c)
+	}
+	admin := dialRaw(t, srv)
+	admin.send("AUTH pw\r\n")
+	admin.expect("+OK\r\n")
+	var held []string
+	waitFor(t, "every partial request received", func() bool {
+		admin.send("CLIENT LIST\r\n")
+		held = held[:0]
+		for _, line := range strings.Split(readBulk(t, admin), "\n") {
+			f := strings.Fields(line)
+			var qbuf, free int
+			for _, kv := range f {
+				if v, ok := strings.CutPrefix(kv, "qbuf="); ok {
+					qbuf, _ = strconv.Atoi(v)
+				}
+				if v, ok := strings.CutPrefix(kv, "qbuf-free="); ok {
+					free, _ = strconv.Atoi(v)
+				}
+			}
+			if qbuf == len(part) {
+				if qbuf+free > unauthQueryBytes+(4<<10) {
+					t.Fatalf("an unauthenticated client holds %d bytes of buffer", qbuf+free)
+				}
+				held = append(held, line)
+			}
+		}
+		return len(held) == len(clients)
+	})
+}

@@ -393,8 +393,12 @@ func (c *Client) infoLine(now time.Time) string {
 	num("psub", 0)
 	num("ssub", 0)
 	num("multi", int64(multi))
-	num("qbuf", 0)
-	num("qbuf-free", 0)
+	var qbuf, qbufCap int64
+	if c.conn != nil {
+		qbuf, qbufCap = c.conn.qbuf.Load(), c.conn.qbufCap.Load()
+	}
+	num("qbuf", qbuf)
+	num("qbuf-free", qbufCap-qbuf)
 	num("argv-mem", 0)
 	num("multi-mem", 0)
 	num("rbs", 1024)

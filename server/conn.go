@@ -42,6 +42,9 @@ type conn struct {
 	// which another goroutine reads.
 	oll  atomic.Int32
 	omem atomic.Int64
+	// qbuf and qbufCap are the input buffer's length and capacity, for
+	// CLIENT LIST's qbuf and qbuf-free.
+	qbuf, qbufCap atomic.Int64
 
 	// blocked is set while the client waits in a blocking command
 	// (blocking.go): process runs none of its input, which waits in the
@@ -93,6 +96,9 @@ func (cn *conn) readBuf(scratch []byte) []byte {
 		return scratch[:cap(scratch)]
 	}
 	want := min(max(cn.parser.need(len(cn.in)), 16<<10), max(cap(cn.in), 16<<10))
+	if !cn.client.authed {
+		want = unauthRoom(want, len(cn.in))
+	}
 	if cap(cn.in)-len(cn.in) < want/2 {
 		grown := make([]byte, len(cn.in), len(cn.in)+want)
 		copy(grown, cn.in)
@@ -127,17 +133,13 @@ func (cn *conn) received(buf []byte, n int, inHook bool) bool {
 		cn.srv.log.Warn("closing client that reached max query buffer length", "addr", cn.client.addr)
 		cn.in = nil
 		return false
-	case !cn.client.authed && len(rest) > unauthQueryBytes:
-		// The parser refuses an unauthenticated client's multibulk over
-		// 10 and bulk over 16384 bytes; the half-sent request of one that
-		// stays within them is all it may hold, so idle unauthenticated
-		// connections cannot pin memory.
-		cn.srv.log.Warn("closing unauthenticated client that reached max query buffer length", "addr", cn.client.addr)
-		cn.in = nil
-		return false
 	case len(cn.in) == 0:
 		if len(rest) > 0 {
-			cn.in = make([]byte, len(rest), len(rest)+min(max(cn.parser.need(len(rest)), 4<<10), 64<<10))
+			extra := min(max(cn.parser.need(len(rest)), 4<<10), 64<<10)
+			if !cn.client.authed {
+				extra = unauthRoom(extra, len(rest))
+			}
+			cn.in = make([]byte, len(rest), len(rest)+extra)
 			copy(cn.in, rest)
 		}
 	case len(rest) == 0:
@@ -145,6 +147,8 @@ func (cn *conn) received(buf []byte, n int, inHook bool) bool {
 	default:
 		cn.in = cn.in[:copy(cn.in, rest)]
 	}
+	cn.qbuf.Store(int64(len(cn.in)))
+	cn.qbufCap.Store(int64(cap(cn.in)))
 	return true
 }
 
@@ -230,8 +234,15 @@ const replyChunk = 16 << 10
 
 // unauthQueryBytes bounds an unauthenticated client's partial request: ten
 // bulks of 16384 bytes and their headers, the most the parser lets it
-// announce.
+// announce (Redis 7.0's processMultibulkBuffer limits).
 const unauthQueryBytes = 10*(16384+32) + 32
+
+// unauthRoom bounds the room an unauthenticated client's input buffer
+// grows by, so that its buffer never holds much more than the request the
+// parser would let it finish: idle half-sent requests cannot pin memory.
+func unauthRoom(want, have int) int {
+	return min(want, max(unauthQueryBytes+(4<<10)-have, 1<<10))
+}
 
 // reserve makes room for n more bytes of reply in out, so that appending
 // them never copies the replies before: a block that cannot take them is
