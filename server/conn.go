@@ -1,6 +1,7 @@
 package server
 
 import (
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,6 +30,7 @@ type conn struct {
 	// one, never one contiguous slice grown by copying.
 	blocks     [][]byte
 	blockBytes int // bytes in blocks
+	peakOut    int // the most blockBytes has been since the list was last empty
 	out        []byte
 	// outLimited is set once the client passed its output buffer limit: it
 	// is closed without its replies, and new ones are dropped (Redis's
@@ -254,6 +256,7 @@ func (cn *conn) reserve(n int) {
 	if len(cn.out) > 0 {
 		cn.blocks = append(cn.blocks, cn.out)
 		cn.blockBytes += len(cn.out)
+		cn.peakOut = max(cn.peakOut, cn.blockBytes)
 		cn.noteBlocks()
 		cn.outputGrew()
 	}
@@ -347,6 +350,32 @@ func (cn *conn) noteBlocks() {
 	cn.omem.Store(int64(cn.blockBytes))
 }
 
+// bigOutput is the reply list size past which the memory is handed back
+// to the system once the list is gone (see releaseOutput).
+const bigOutput = 16 << 20
+
+// releaseOutput drops the replies of a connection that is gone. After a
+// large list, the memory goes back to the system now rather than at the
+// Go scavenger's pace, as Redis's allocator returns a freed reply list.
+func (cn *conn) releaseOutput() {
+	big := cn.peakOut >= bigOutput
+	cn.dropOutput()
+	cn.in, cn.peakOut = nil, 0
+	if big {
+		cn.srv.returnMemory()
+	}
+}
+
+// returnMemory returns freed heap to the system, one call at a time.
+func (s *Server) returnMemory() {
+	if s.returningMemory.CompareAndSwap(false, true) {
+		go func() {
+			debug.FreeOSMemory()
+			s.returningMemory.Store(false)
+		}()
+	}
+}
+
 // flushed drops the written part (written bytes) of the pending replies,
 // releasing the blocks written and keeping out's memory for the next
 // replies unless it grew large.
@@ -365,8 +394,14 @@ func (cn *conn) flushed(written int) {
 		n := copy(cn.blocks, cn.blocks[i:])
 		clear(cn.blocks[n:])
 		cn.blocks = cn.blocks[:n]
-		if n == 0 && cap(cn.blocks) > 64 {
-			cn.blocks = nil
+		if n == 0 {
+			if cap(cn.blocks) > 64 {
+				cn.blocks = nil
+			}
+			if cn.peakOut >= bigOutput {
+				cn.srv.returnMemory() // a slow reader has taken a large list
+			}
+			cn.peakOut = 0
 		}
 	}
 	if len(cn.blocks) > 0 {

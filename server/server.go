@@ -132,20 +132,21 @@ type Server struct {
 	limiter   limiterStats      // CL.THROTTLE decisions by key prefix (limiter_stats.go); guarded by lock
 
 	// Settings CONFIG SET changes while other goroutines read them.
-	password      atomic.Pointer[string] // requirepass
-	protectedMode atomic.Bool
-	maxClients    atomic.Int64
-	idleTimeout   atomic.Int64 // timeout, seconds; enforced by clientsCron
-	tcpKeepalive  atomic.Int64 // tcp-keepalive, seconds; set on accepted sockets
-	listening     atomic.Bool  // Start has run: maxclients changes adjust the descriptor limit
-	hz            atomic.Int32
-	outputLimits  atomic.Pointer[[3]OutputLimit]
-	rejectedConns atomic.Int64
-	logLevel      *slog.LevelVar
-	binds         []string               // bind's addresses; empty: cfg.Addr's host
-	front         *frontListener         // the sockets Start opened (listen.go)
-	configFile    string                 // the file CONFIG REWRITE writes; "" for none
-	refused       map[*configParam]error // LoadConfig's refusals that a later line may lift
+	password        atomic.Pointer[string] // requirepass
+	protectedMode   atomic.Bool
+	maxClients      atomic.Int64
+	idleTimeout     atomic.Int64 // timeout, seconds; enforced by clientsCron
+	tcpKeepalive    atomic.Int64 // tcp-keepalive, seconds; set on accepted sockets
+	returningMemory atomic.Bool  // returnMemory is running
+	listening       atomic.Bool  // Start has run: maxclients changes adjust the descriptor limit
+	hz              atomic.Int32
+	outputLimits    atomic.Pointer[[3]OutputLimit]
+	rejectedConns   atomic.Int64
+	logLevel        *slog.LevelVar
+	binds           []string               // bind's addresses; empty: cfg.Addr's host
+	front           *frontListener         // the sockets Start opened (listen.go)
+	configFile      string                 // the file CONFIG REWRITE writes; "" for none
+	refused         map[*configParam]error // LoadConfig's refusals that a later line may lift
 
 	double testDouble // the test-double API's state (testdouble.go)
 
@@ -361,6 +362,7 @@ func (s *Server) closedConn(cn *conn) {
 		s.clientGone(c)
 		s.releaseHold(h, cn.turnDone)
 	}
+	cn.releaseOutput()
 }
 
 // hold is what a batch of requests runs under.
