@@ -200,21 +200,10 @@ var floodgateParams = map[string]floodgateParam{
 		s.hz.Store(int32(min(max(n, 1), 500))) // Redis clamps to CONFIG_MIN_HZ..CONFIG_MAX_HZ
 		return ""
 	}, get: func(s *Server) string { return strconv.Itoa(int(s.hz.Load())) }},
-	// Enforced by the transport (maxclients also by the listener).
+	// maxclients is applied where connections are accepted (listen.go),
+	// timeout by the clients cron (clients_cron.go).
 	"maxclients": {effect: effectApplied, get: func(s *Server) string { return strconv.FormatInt(s.maxClients.Load(), 10) },
-		apply: func(s *Server, v string) string {
-			n, _ := strconv.ParseInt(v, 10, 64)
-			if !s.listening.Load() {
-				s.maxClients.Store(n) // Start adjusts it to the descriptor limit
-				return ""
-			}
-			// Redis's updateMaxclients: the descriptor limit follows.
-			if got := s.adjustOpenFilesLimit(n); got < n {
-				return "The operating system is not able to handle the specified number of clients, try with " + strconv.FormatInt(got, 10)
-			}
-			s.maxClients.Store(n)
-			return ""
-		}},
+		apply: setMaxClients},
 	"tcp-keepalive": {effect: effectApplied, get: func(s *Server) string { return strconv.FormatInt(s.tcpKeepalive.Load(), 10) },
 		apply: func(s *Server, v string) string {
 			n, _ := strconv.ParseInt(v, 10, 64)

@@ -118,6 +118,9 @@ func hexVal(ch byte) (byte, bool) {
 	return 0, false
 }
 
+// quoteEndsWord: a closing quote must be followed by a space or nothing.
+func quoteEndsWord(line string, p int) bool { return p+1 >= len(line) || isCSpace(line[p+1]) }
+
 // SplitArgs splits a line as Redis's sdssplitargs: words separated by
 // white space, "double quotes" with C escapes (\n, \x41, ...), 'single
 // quotes' with only \' ; a closing quote must end the word. It reports
@@ -167,7 +170,7 @@ func SplitArgs(line string) ([]string, bool) {
 					}
 					cur = append(cur, c)
 				case ch == '"':
-					if p+1 < len(line) && !isCSpace(line[p+1]) {
+					if !quoteEndsWord(line, p) {
 						return nil, false
 					}
 					done = true
@@ -182,7 +185,7 @@ func SplitArgs(line string) ([]string, bool) {
 					p++
 					cur = append(cur, '\'')
 				case ch == '\'':
-					if p+1 < len(line) && !isCSpace(line[p+1]) {
+					if !quoteEndsWord(line, p) {
 						return nil, false
 					}
 					done = true

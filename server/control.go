@@ -26,8 +26,6 @@ func (s *Server) StartAddr(addr string) error {
 	if err != nil {
 		return err
 	}
-	s.maxClients.Store(s.adjustOpenFilesLimit(s.maxClients.Load()))
-	s.listening.Store(true)
 	s.front = newFrontListener(s, lns)
 	dl := &detachableListener{Listener: s.front, stop: s.stop}
 	s.double.mu.Lock()

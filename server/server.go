@@ -138,7 +138,6 @@ type Server struct {
 	idleTimeout     atomic.Int64 // timeout, seconds; enforced by clientsCron
 	tcpKeepalive    atomic.Int64 // tcp-keepalive, seconds; set on accepted sockets
 	returningMemory atomic.Bool  // returnMemory is running
-	listening       atomic.Bool  // Start has run: maxclients changes adjust the descriptor limit
 	hz              atomic.Int32
 	outputLimits    atomic.Pointer[[3]OutputLimit]
 	rejectedConns   atomic.Int64
@@ -178,6 +177,7 @@ func New(cfg Config) *Server {
 // Prepare returns a server that LoadConfig may still configure; Init
 // then builds its keyspace.
 func Prepare(cfg Config) *Server {
+	cfg.setDefaults()
 	s := &Server{cfg: cfg, logLevel: new(slog.LevelVar)}
 	s.setRequirePass(cfg.Password)
 	s.protectedMode.Store(!cfg.DisableProtectedMode)

@@ -12,6 +12,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/floodgate/floodgate/server"
 )
@@ -71,7 +72,6 @@ func run(args []string) int {
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(srv.IOThreads())
 	}
-	raiseOpenFilesLimit(logger)
 	if cpuProfile != "" {
 		f, err := os.Create(cpuProfile)
 		if err != nil {
@@ -86,6 +86,7 @@ func run(args []string) int {
 		defer pprof.StopCPUProfile()
 	}
 	srv.Init()
+	srv.AdjustOpenFilesLimit()
 	logger.Info("floodgate " + version + " (Redis " + server.Version + " compatible) starting, pid=" + strconv.Itoa(os.Getpid()))
 	if file == "" {
 		logger.Warn("Warning: no config file specified, using the default config. In order to specify a config file use floodgate /path/to/redis.conf")
@@ -111,7 +112,8 @@ func run(args []string) int {
 		if sig == syscall.SIGINT {
 			name = "SIGINT"
 		}
-		logger.Warn("Received " + name + " scheduling shutdown...")
+		// Redis logs this from its signal handler, in that handler's format.
+		fmt.Fprintf(out, "%d:signal-handler (%d) Received %s scheduling shutdown...\n", os.Getpid(), time.Now().Unix(), name)
 		// As Redis, the shutdown waits for a running script to end (SCRIPT
 		// KILL or SHUTDOWN NOSAVE still work meanwhile); a second SIGINT
 		// exits at once.
@@ -129,6 +131,7 @@ func run(args []string) int {
 			}
 			break
 		}
+		logger.Warn("User requested shutdown...")
 	case <-srv.Done():
 	}
 	srv.Close()

@@ -3,7 +3,9 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"io"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -59,6 +61,9 @@ func TestBinary(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitExit(t, cmd, logs)
+		if !strings.Contains(logs.String(), "Ready to accept connections") {
+			t.Errorf("logs lack the startup line:\n%s", logs)
+		}
 	})
 
 	t.Run("shutdown", func(t *testing.T) {
@@ -70,11 +75,11 @@ func TestBinary(t *testing.T) {
 }
 
 // startBinary runs floodgate on a free port and waits for its startup line.
-func startBinary(t *testing.T, bin string) (*exec.Cmd, string, *logBuffer) {
+func startBinary(t *testing.T, bin string, options ...string) (*exec.Cmd, string, *logBuffer) {
 	t.Helper()
 	port := redistest.FreePort(t)
 	logs := &logBuffer{}
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port))
+	cmd := exec.Command(bin, append([]string{"--port", strconv.Itoa(port)}, options...)...)
 	cmd.Stderr = logs
 	cmd.Stdout = logs
 	if err := cmd.Start(); err != nil {
@@ -117,8 +122,8 @@ func waitExit(t *testing.T, cmd *exec.Cmd, logs *logBuffer) {
 	case <-time.After(10 * time.Second):
 		t.Fatalf("floodgate did not exit\n%s", logs)
 	}
-	if !strings.Contains(logs.String(), "Ready to accept connections") || !strings.Contains(logs.String(), "Redis is now ready to exit, bye bye...") {
-		t.Errorf("logs lack the startup or shutdown line:\n%s", logs)
+	if !strings.Contains(logs.String(), "Redis is now ready to exit, bye bye...") {
+		t.Errorf("logs lack the shutdown line:\n%s", logs)
 	}
 }
 
@@ -139,4 +144,191 @@ func (l *logBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.buf.String()
+}
+
+// TestBinaryConfig runs the binary the way an operator would: with a
+// config file, command-line overrides, a file it must refuse, and a
+// shutdown while a script is busy.
+func TestBinaryConfig(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildBinary(t)
+
+	t.Run("refused-as-redis-server", func(t *testing.T) {
+		dir := t.TempDir()
+		for _, conf := range []string{
+			"port 7777\nfoo bar\n", "port\n", "port abc\n", "port \"7777\n", "appendonly yes\n",
+			"include " + filepath.Join(dir, "nosuch.conf") + "\n", "daemonize yes\n",
+		} {
+			file := filepath.Join(dir, "redis.conf")
+			os.WriteFile(file, []byte(conf), 0o644)
+			var fgOut bytes.Buffer
+			cmd := exec.Command(bin, file)
+			cmd.Stderr = &fgOut
+			err := cmd.Run()
+			if code := exitCode(err); code != 1 {
+				t.Errorf("%q: exit %d, want 1 as redis-server", conf, code)
+			}
+			switch conf {
+			case "appendonly yes\n", "daemonize yes\n":
+				// Redis accepts these; floodgate refuses them in Redis's form.
+				if !strings.Contains(fgOut.String(), "*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\nReading the configuration file, at line 1\n>>> '"+strings.TrimSpace(conf)+"'\n") {
+					t.Errorf("%q: floodgate says %q", conf, fgOut.String())
+				}
+			default:
+				if _, lookErr := exec.LookPath("redis-server"); lookErr != nil {
+					continue
+				}
+				var redisOut bytes.Buffer
+				rcmd := exec.Command("redis-server", file)
+				rcmd.Stdout, rcmd.Stderr = &redisOut, &redisOut
+				if rerr := rcmd.Run(); exitCode(rerr) != 1 {
+					t.Fatalf("%q: redis-server exits %v", conf, rerr)
+				}
+				want := redisOut.String()
+				if i := strings.Index(want, "Fatal error"); i > 0 { // a log line: compare from its text
+					want = want[i:]
+				}
+				if fgOut.String() != want {
+					t.Errorf("%q:\nredis-server: %q\nfloodgate:    %q", conf, redisOut.String(), fgOut.String())
+				}
+			}
+		}
+	})
+
+	t.Run("file-then-options", func(t *testing.T) {
+		dir := t.TempDir()
+		file := filepath.Join(dir, "redis.conf")
+		port := redistest.FreePort(t)
+		os.WriteFile(file, []byte("port 1\nrequirepass secret\nappendonly yes\nloglevel debug\n"), 0o644)
+		logs := &logBuffer{}
+		cmd := exec.Command(bin, file, "--port", strconv.Itoa(port), "--appendonly", "no", "--loglevel", "warning")
+		cmd.Stdout, cmd.Stderr = logs, logs
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill() })
+		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+		conn := dialWhenUp(t, addr)
+		r := bufio.NewReader(conn)
+		for _, step := range []struct{ send, want string }{
+			{"PING\r\n", "-NOAUTH Authentication required.\r\n"},
+			{"AUTH secret\r\n", "+OK\r\n"},
+			{"CONFIG GET loglevel\r\n", "*2\r\n$8\r\nloglevel\r\n$7\r\nwarning\r\n"},
+			{"CONFIG GET appendonly\r\n", "*2\r\n$10\r\nappendonly\r\n$2\r\nno\r\n"},
+		} {
+			conn.Write([]byte(step.send))
+			if got := readReply(t, r); got != step.want {
+				t.Errorf("%q: %q, want %q", step.send, got, step.want)
+			}
+		}
+		cmd.Process.Signal(syscall.SIGTERM)
+		waitExit(t, cmd, logs)
+	})
+
+	// Redis acts on SIGTERM between commands: a busy script keeps running,
+	// other clients get BUSY, SCRIPT KILL ends it, and then the server exits.
+	t.Run("sigterm-busy-script", func(t *testing.T) {
+		cmd, addr, logs := startBinary(t, bin, "--busy-reply-threshold", "50")
+		ping(t, addr)
+		script := dialWhenUp(t, addr)
+		script.Write([]byte("EVAL \"while true do end\" 0\r\n"))
+		other := dialWhenUp(t, addr)
+		otherR := bufio.NewReader(other)
+		redistest.Eventually(t, "the script to be busy", func() bool {
+			other.Write([]byte("PING\r\n"))
+			return strings.HasPrefix(readReply(t, otherR), "-BUSY")
+		})
+		cmd.Process.Signal(syscall.SIGTERM)
+		redistest.Eventually(t, "the SIGTERM to be logged", func() bool {
+			return strings.Contains(logs.String(), "Received SIGTERM scheduling shutdown...")
+		})
+		other.Write([]byte("PING\r\n"))
+		if got := readReply(t, otherR); !strings.HasPrefix(got, "-BUSY") {
+			t.Fatalf("PING after SIGTERM: %q, want BUSY while the script runs", got)
+		}
+		other.Write([]byte("SCRIPT KILL\r\n"))
+		if got := readReply(t, otherR); got != "+OK\r\n" {
+			t.Fatalf("SCRIPT KILL: %q", got)
+		}
+		waitExit(t, cmd, logs)
+	})
+
+	t.Run("shutdown-nosave-busy-script", func(t *testing.T) {
+		cmd, addr, logs := startBinary(t, bin, "--busy-reply-threshold", "50")
+		ping(t, addr)
+		script := dialWhenUp(t, addr)
+		script.Write([]byte("EVAL \"redis.call('set','k','v') while true do end\" 0\r\n"))
+		other := dialWhenUp(t, addr)
+		otherR := bufio.NewReader(other)
+		redistest.Eventually(t, "the script to be busy", func() bool {
+			other.Write([]byte("PING\r\n"))
+			return strings.HasPrefix(readReply(t, otherR), "-BUSY")
+		})
+		for _, step := range []struct{ send, want string }{
+			{"SCRIPT KILL\r\n", "-UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.\r\n"},
+			{"SHUTDOWN\r\n", "-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.\r\n"},
+		} {
+			other.Write([]byte(step.send))
+			if got := readReply(t, otherR); got != step.want {
+				t.Errorf("%q: %q, want %q", step.send, got, step.want)
+			}
+		}
+		other.Write([]byte("SHUTDOWN NOSAVE\r\n"))
+		waitExit(t, cmd, logs)
+		if !strings.Contains(logs.String(), "User requested shutdown...") {
+			t.Errorf("no shutdown line:\n%s", logs)
+		}
+	})
+}
+
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	return -1
+}
+
+// dialWhenUp connects, polling until the server listens.
+func dialWhenUp(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	var conn net.Conn
+	redistest.Eventually(t, "a connection to "+addr, func() bool {
+		var err error
+		conn, err = net.Dial("tcp", addr)
+		return err == nil
+	})
+	t.Cleanup(func() { conn.Close() })
+	conn.SetDeadline(time.Now().Add(redistest.Patience))
+	return conn
+}
+
+// readReply reads one reply: a line, or an array of bulk strings.
+func readReply(t *testing.T, r *bufio.Reader) string {
+	t.Helper()
+	line, err := r.ReadString('\n')
+	if err != nil {
+		t.Fatalf("read: %v", err)
+	}
+	switch line[0] {
+	case '*':
+		n, _ := strconv.Atoi(strings.TrimSpace(line[1:]))
+		for i := 0; i < n; i++ {
+			line += readReply(t, r)
+		}
+	case '$':
+		n, _ := strconv.Atoi(strings.TrimSpace(line[1:]))
+		if n >= 0 {
+			buf := make([]byte, n+2)
+			if _, err := io.ReadFull(r, buf); err != nil {
+				t.Fatalf("read: %v", err)
+			}
+			line += string(buf)
+		}
+	}
+	return line
 }
