@@ -74,6 +74,10 @@ func TestConfigFileSameAsRedis(t *testing.T) {
 	redisAddr := "127.0.0.1:" + strconv.Itoa(port)
 	redistest.Eventually(t, "redis-server to listen", func() bool { return redistest.Ping(redisAddr) })
 
+	// dir is applied as Redis applies it, by changing the process's
+	// working directory: restore it for the tests that follow.
+	wd, _ := os.Getwd()
+	t.Cleanup(func() { os.Chdir(wd) })
 	file, stdin, options := server.ConfigArgs([]string{conf, "--port", "0", "--dir", dir})
 	if stdin {
 		t.Fatal("no stdin asked")
