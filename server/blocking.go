@@ -229,7 +229,7 @@ func (s *Server) unblock(w *waiter, answer func(c *Client)) {
 	if rw.errors > 0 && w.cmd != nil {
 		s.stats[w.cmd.id].failed++
 	}
-	c.conn.wake(buf.out)
+	c.conn.wake(buf.joined())
 }
 
 // keyReady is the store's OnReady: key of db now holds a list or a sorted

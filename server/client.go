@@ -24,7 +24,6 @@ type Client struct {
 	libVersion string
 	addr       string
 	created    time.Time
-	lastActive time.Time // when its last command ran (timeout); guarded by the execution lock
 	lastCmd    string
 	cmd        *Command // the command running now
 	authed     bool

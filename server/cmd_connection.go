@@ -382,22 +382,34 @@ func (c *Client) infoLine(now time.Time) string {
 	num("fd", int64(fd))
 	field("name", c.name)
 	num("age", int64(now.Sub(c.created)/time.Second))
-	num("idle", 0)
+	idle := int64(0)
+	if c.conn != nil {
+		idle = (now.UnixNano() - c.conn.lastIO.Load()) / int64(time.Second)
+	}
+	num("idle", max(idle, 0))
 	field("flags", flags)
 	num("db", int64(c.db.Index()))
 	num("sub", 0)
 	num("psub", 0)
 	num("ssub", 0)
 	num("multi", int64(multi))
-	num("qbuf", 0)
-	num("qbuf-free", 0)
+	var qbuf, qbufCap int64
+	if c.conn != nil {
+		qbuf, qbufCap = c.conn.qbuf.Load(), c.conn.qbufCap.Load()
+	}
+	num("qbuf", qbuf)
+	num("qbuf-free", qbufCap-qbuf)
 	num("argv-mem", 0)
 	num("multi-mem", 0)
 	num("rbs", 1024)
 	num("rbp", 0)
+	var oll, omem int64
+	if c.conn != nil {
+		oll, omem = int64(c.conn.oll.Load()), c.conn.omem.Load()
+	}
 	num("obl", 0)
-	num("oll", 0)
-	num("omem", 0)
+	num("oll", oll)
+	num("omem", omem)
 	num("tot-mem", 22298)
 	field("events", "r")
 	field("cmd", cmd)

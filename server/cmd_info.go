@@ -272,10 +272,10 @@ func infoStats(s *Server, b *infoBuilder) {
 	b.int("instantaneous_ops_per_sec", 0)
 	b.int("total_net_input_bytes", 0)
 	b.int("total_net_output_bytes", 0)
-	// Redis counts connections refused over maxclients here, which
-	// floodgate never refuses; connections closed for bad input have no
-	// INFO field in 7.0 (they are logged).
-	b.int("rejected_connections", 0)
+	// Connections refused over maxclients (and in protected mode);
+	// connections closed for bad input or their output buffer limit have
+	// no INFO field in 7.0 (they are logged).
+	b.int("rejected_connections", s.rejectedConns.Load())
 	b.int("expired_keys", s.expired)
 	b.int("evicted_keys", s.memory.evicted)
 	b.int("evicted_clients", 0)

@@ -82,16 +82,22 @@ func cmdType(c *Client, args [][]byte) {
 func cmdKeys(c *Client, args [][]byte) {
 	pattern := args[1]
 	all := len(pattern) == 1 && pattern[0] == '*' // matches "" too, unlike the glob
-	var keys []string
+	match := func(e *store.Entry) bool { return all || store.Match(pattern, []byte(e.Key), false) }
+	// Two passes, counting then writing, so the reply streams into the
+	// connection's blocks instead of collecting millions of keys first
+	// (the keyspace cannot change in between: the lock is held).
+	n := 0
 	c.db.Each(func(e *store.Entry) {
-		if all || store.Match(pattern, []byte(e.Key), false) {
-			keys = append(keys, e.Key)
+		if match(e) {
+			n++
 		}
 	})
-	c.w.Array(len(keys))
-	for _, k := range keys {
-		c.w.BulkString(k)
-	}
+	c.w.Array(n)
+	c.db.Each(func(e *store.Entry) {
+		if match(e) {
+			c.w.BulkString(e.Key)
+		}
+	})
 }
 
 // scanOptions are SCAN's COUNT, MATCH and TYPE options; HSCAN, SSCAN and

@@ -207,9 +207,15 @@ var floodgateParams = map[string]floodgateParam{
 		return ""
 	}, get: func(s *Server) string { return strconv.Itoa(int(s.hz.Load())) }},
 	// maxclients is applied where connections are accepted (listen.go),
-	// timeout by idleCron (timeout.go).
+	// timeout by the clients cron (clients_cron.go).
 	"maxclients": {effect: effectApplied, get: func(s *Server) string { return strconv.FormatInt(s.maxClients.Load(), 10) },
 		apply: setMaxClients},
+	"tcp-keepalive": {effect: effectApplied, get: func(s *Server) string { return strconv.FormatInt(s.tcpKeepalive.Load(), 10) },
+		apply: func(s *Server, v string) string {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			s.tcpKeepalive.Store(n)
+			return ""
+		}},
 	"timeout": {effect: effectApplied, get: func(s *Server) string { return strconv.FormatInt(s.idleTimeout.Load(), 10) },
 		apply: func(s *Server, v string) string {
 			n, _ := strconv.ParseInt(v, 10, 64)

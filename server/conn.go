@@ -1,7 +1,10 @@
 package server
 
 import (
+	"runtime/debug"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/tidwall/redcon"
 )
@@ -21,7 +24,29 @@ type conn struct {
 
 	parser requestParser
 	in     []byte // unparsed input (a partial request), owned; nil when none
-	out    []byte // replies not yet written
+	// Replies not yet written, as Redis's client reply list: full blocks
+	// of about replyChunk bytes, oldest first, then out, the block being
+	// filled. A large reply is many blocks, written and released one by
+	// one, never one contiguous slice grown by copying.
+	blocks     [][]byte
+	blockBytes int // bytes in blocks
+	peakOut    int // the most blockBytes has been since the list was last empty
+	out        []byte
+	// outLimited is set once the client passed its output buffer limit: it
+	// is closed without its replies, and new ones are dropped (Redis's
+	// CLIENT_CLOSE_ASAP).
+	outLimited bool
+	softSince  atomic.Int64 // unix seconds since which the soft limit is passed; 0: under it
+	// lastIO is when the client last sent or was sent bytes (unix nanoseconds), for
+	// timeout and CLIENT LIST idle.
+	lastIO atomic.Int64
+	// oll and omem are the reply list's length and bytes for CLIENT LIST,
+	// which another goroutine reads.
+	oll  atomic.Int32
+	omem atomic.Int64
+	// qbuf and qbufCap are the input buffer's length and capacity, for
+	// CLIENT LIST's qbuf and qbuf-free.
+	qbuf, qbufCap atomic.Int64
 
 	// blocked is set while the client waits in a blocking command
 	// (blocking.go): process runs none of its input, which waits in the
@@ -60,6 +85,7 @@ func newConn(s *Server, tr transport) *conn {
 func (cn *conn) init(s *Server, tr transport) {
 	cn.srv, cn.tr, cn.turnDone = s, tr, make(chan struct{})
 	cn.parser.srv = s
+	cn.lastIO.Store(time.Now().UnixNano())
 }
 
 // readBuf returns where the next read goes: scratch while no partial
@@ -72,6 +98,9 @@ func (cn *conn) readBuf(scratch []byte) []byte {
 		return scratch[:cap(scratch)]
 	}
 	want := min(max(cn.parser.need(len(cn.in)), 16<<10), max(cap(cn.in), 16<<10))
+	if !cn.client.authed {
+		want = unauthRoom(want, len(cn.in))
+	}
 	if cap(cn.in)-len(cn.in) < want/2 {
 		grown := make([]byte, len(cn.in), len(cn.in)+want)
 		copy(grown, cn.in)
@@ -88,6 +117,9 @@ func (cn *conn) readBuf(scratch []byte) []byte {
 // client-query-buffer-limit (the replies before still go out).
 func (cn *conn) received(buf []byte, n int, inHook bool) bool {
 	var data []byte
+	if n > 0 {
+		cn.lastIO.Store(time.Now().UnixNano())
+	}
 	if len(cn.in) == 0 {
 		data = buf[:n]
 	} else {
@@ -105,7 +137,11 @@ func (cn *conn) received(buf []byte, n int, inHook bool) bool {
 		return false
 	case len(cn.in) == 0:
 		if len(rest) > 0 {
-			cn.in = make([]byte, len(rest), len(rest)+min(max(cn.parser.need(len(rest)), 4<<10), 64<<10))
+			extra := min(max(cn.parser.need(len(rest)), 4<<10), 64<<10)
+			if !cn.client.authed {
+				extra = unauthRoom(extra, len(rest))
+			}
+			cn.in = make([]byte, len(rest), len(rest)+extra)
 			copy(cn.in, rest)
 		}
 	case len(rest) == 0:
@@ -113,6 +149,8 @@ func (cn *conn) received(buf []byte, n int, inHook bool) bool {
 	default:
 		cn.in = cn.in[:copy(cn.in, rest)]
 	}
+	cn.qbuf.Store(int64(len(cn.in)))
+	cn.qbufCap.Store(int64(cap(cn.in)))
 	return true
 }
 
@@ -140,6 +178,7 @@ func (cn *conn) process(data []byte, inHook bool) int {
 		case parseSkip:
 			continue
 		case parseError:
+			cn.reserve(len(msg) + 8)
 			cn.out = redcon.AppendError(cn.out, msg)
 			c.closing = true
 			s.log.Info("protocol error", "addr", c.addr, "err", msg)
@@ -187,14 +226,193 @@ func (cn *conn) resume(inHook bool) (woken, keep bool) {
 	if !woken {
 		return false, true
 	}
-	cn.out = append(cn.out, reply...)
+	cn.raw(reply)
 	cn.blocked = false
 	return true, cn.received(nil, 0, inHook)
 }
 
-// flushed drops the written part of the output buffer (written bytes of
-// it), keeping its memory for the next replies unless it grew large.
+// replyChunk is the size of a reply block (Redis's PROTO_REPLY_CHUNK_BYTES).
+const replyChunk = 16 << 10
+
+// unauthQueryBytes bounds an unauthenticated client's partial request: ten
+// bulks of 16384 bytes and their headers, the most the parser lets it
+// announce (Redis 7.0's processMultibulkBuffer limits).
+const unauthQueryBytes = 10*(16384+32) + 32
+
+// unauthRoom bounds the room an unauthenticated client's input buffer
+// grows by, so that its buffer never holds much more than the request the
+// parser would let it finish: idle half-sent requests cannot pin memory.
+func unauthRoom(want, have int) int {
+	return min(want, max(unauthQueryBytes+(4<<10)-have, 1<<10))
+}
+
+// reserve makes room for n more bytes of reply in out, so that appending
+// them never copies the replies before: a block that cannot take them is
+// moved to the list and a new one started.
+func (cn *conn) reserve(n int) {
+	if cap(cn.out)-len(cn.out) >= n {
+		return
+	}
+	if len(cn.out) > 0 {
+		cn.blocks = append(cn.blocks, cn.out)
+		cn.blockBytes += len(cn.out)
+		cn.peakOut = max(cn.peakOut, cn.blockBytes)
+		cn.noteBlocks()
+		cn.outputGrew()
+	}
+	cn.out = make([]byte, 0, max(n, replyChunk))
+}
+
+// raw appends b to the replies.
+func (cn *conn) raw(b []byte) {
+	cn.reserve(len(b))
+	cn.out = append(cn.out, b...)
+}
+
+// pendingBytes is the size of the replies not yet written.
+func (cn *conn) pendingBytes() int { return cn.blockBytes + len(cn.out) }
+
+// joined returns the pending replies as one slice.
+func (cn *conn) joined() []byte {
+	if len(cn.blocks) == 0 {
+		return cn.out
+	}
+	b := make([]byte, 0, cn.pendingBytes())
+	for _, blk := range cn.blocks {
+		b = append(b, blk...)
+	}
+	return append(b, cn.out...)
+}
+
+// buffers returns the pending replies in order, appended to bufs.
+func (cn *conn) buffers(bufs [][]byte) [][]byte {
+	bufs = append(bufs, cn.blocks...)
+	if len(cn.out) > 0 {
+		bufs = append(bufs, cn.out)
+	}
+	return bufs
+}
+
+// outputGrew enforces client-output-buffer-limit each time a block is
+// full, as Redis's closeClientOnOutputBufferLimitReached after each reply
+// added to the list (the clients cron checks too, for the soft limit's
+// seconds): the client is closed at once and its replies dropped.
+func (cn *conn) outputGrew() {
+	if cn.outLimited {
+		cn.dropOutput()
+		return
+	}
+	if cn.client == nil || !cn.overOutputLimit(time.Now().Unix()) {
+		return
+	}
+	cn.outLimited = true
+	cn.client.closing = true
+	cn.srv.logOutputLimit(cn.client)
+	cn.dropOutput()
+}
+
+// overOutputLimit is Redis's checkClientOutputBufferLimits: the reply
+// list's bytes reach the hard limit, or have stayed at or over the soft
+// limit for more than its seconds. now is in unix seconds. Safe from any
+// goroutine.
+func (cn *conn) overOutputLimit(now int64) bool {
+	lim := cn.srv.OutputLimits()[0]
+	used := uint64(cn.omem.Load())
+	if lim.Hard != 0 && used >= lim.Hard {
+		return true
+	}
+	if lim.Soft == 0 || used < lim.Soft {
+		cn.softSince.Store(0)
+		return false
+	}
+	since := cn.softSince.Load()
+	if since == 0 {
+		cn.softSince.Store(now)
+		return false
+	}
+	return now-since > lim.SoftSeconds
+}
+
+func (s *Server) logOutputLimit(c *Client) {
+	s.log.Warn("Client " + c.infoLine(time.Now()) + " scheduled to be closed ASAP for overcoming of output buffer limits.")
+}
+
+// dropOutput discards the pending replies of a client closed for its
+// output buffer limit.
+func (cn *conn) dropOutput() {
+	clear(cn.blocks)
+	cn.blocks, cn.blockBytes, cn.out = cn.blocks[:0], 0, nil
+	cn.noteBlocks()
+}
+
+func (cn *conn) noteBlocks() {
+	cn.oll.Store(int32(len(cn.blocks)))
+	cn.omem.Store(int64(cn.blockBytes))
+}
+
+// bigOutput is the reply list size past which the memory is handed back
+// to the system once the list is gone (see releaseOutput).
+const bigOutput = 16 << 20
+
+// releaseOutput drops the replies of a connection that is gone. After a
+// large list, the memory goes back to the system now rather than at the
+// Go scavenger's pace, as Redis's allocator returns a freed reply list.
+func (cn *conn) releaseOutput() {
+	big := cn.peakOut >= bigOutput
+	cn.dropOutput()
+	cn.in, cn.peakOut = nil, 0
+	if big {
+		cn.srv.returnMemory()
+	}
+}
+
+// returnMemory returns freed heap to the system, one call at a time.
+func (s *Server) returnMemory() {
+	if s.returningMemory.CompareAndSwap(false, true) {
+		go func() {
+			debug.FreeOSMemory()
+			s.returningMemory.Store(false)
+		}()
+	}
+}
+
+// flushed drops the written part (written bytes) of the pending replies,
+// releasing the blocks written and keeping out's memory for the next
+// replies unless it grew large.
 func (cn *conn) flushed(written int) {
+	if written > 0 {
+		cn.lastIO.Store(time.Now().UnixNano()) // Redis's lastinteraction counts writes
+	}
+	i := 0
+	for i < len(cn.blocks) && written >= len(cn.blocks[i]) {
+		written -= len(cn.blocks[i])
+		cn.blockBytes -= len(cn.blocks[i])
+		cn.blocks[i] = nil
+		i++
+	}
+	if i > 0 {
+		n := copy(cn.blocks, cn.blocks[i:])
+		clear(cn.blocks[n:])
+		cn.blocks = cn.blocks[:n]
+		if n == 0 {
+			if cap(cn.blocks) > 64 {
+				cn.blocks = nil
+			}
+			if cn.peakOut >= bigOutput {
+				cn.srv.returnMemory() // a slow reader has taken a large list
+			}
+			cn.peakOut = 0
+		}
+	}
+	if len(cn.blocks) > 0 {
+		cn.blocks[0] = cn.blocks[0][written:]
+		cn.blockBytes -= written
+		cn.noteBlocks()
+		return
+	}
+	if i > 0 {
+		cn.noteBlocks()
+	}
 	rest := cn.out[written:]
 	switch {
 	case len(rest) == 0 && cap(cn.out) > keepReplyBytes:

@@ -61,6 +61,7 @@ func (s *Server) serveConn(cn *conn, nc net.Conn) {
 	defer s.closedConn(cn)
 	defer nc.Close()
 	scratch := make([]byte, goReadSize)
+	var bufs net.Buffers
 	c := cn.client
 	for !c.closing {
 		buf := cn.readBuf(scratch)
@@ -85,10 +86,15 @@ func (s *Server) serveConn(cn *conn, nc net.Conn) {
 		}
 		// The replies before a blocking command go out now, as Redis
 		// sends them; the blocked client's own comes with resume.
-		if len(cn.out) > 0 {
+		if cn.outLimited {
+			cn.dropOutput()
+		}
+		if cn.pendingBytes() > 0 {
 			s.aofFlush()
-			written, werr := nc.Write(cn.out)
-			cn.flushed(written)
+			bufs = net.Buffers(cn.buffers(bufs[:0]))
+			written, werr := bufs.WriteTo(nc)
+			clear(bufs)
+			cn.flushed(int(written))
 			if werr != nil {
 				return
 			}

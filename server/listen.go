@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // frontListener is what the transports accept from: the sockets of every
@@ -21,6 +22,9 @@ type frontListener struct {
 
 	mu  sync.Mutex
 	lns []net.Listener
+
+	spareMu sync.Mutex
+	spare   spareFD // see refuseOutOfFDs
 }
 
 // errProtected is networking.c's reply to a non-local client in protected mode.
@@ -70,6 +74,7 @@ func listenAll(binds []string, port string) ([]net.Listener, error) {
 
 func newFrontListener(s *Server, lns []net.Listener) *frontListener {
 	f := &frontListener{srv: s, conns: make(chan net.Conn), done: make(chan struct{})}
+	f.spare.open()
 	f.swap(lns)
 	return f
 }
@@ -95,6 +100,18 @@ func (f *frontListener) acceptFrom(ln net.Listener) {
 		if err != nil {
 			var ne net.Error
 			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			if isOutOfFDs(err) {
+				// Answered with the spare descriptor; without one, wait
+				// for descriptors rather than spin.
+				if !f.refuseOutOfFDs(ln, err) {
+					select {
+					case <-time.After(10 * time.Millisecond):
+					case <-f.done:
+						return
+					}
+				}
 				continue
 			}
 			return // closed: by swap or Close
@@ -123,6 +140,7 @@ func (f *frontListener) admit(c net.Conn) bool {
 	case int64(s.clientCount()) >= s.maxClients.Load():
 		refusal = errMaxClients
 	default:
+		setKeepAlive(c, s.tcpKeepalive.Load())
 		return true
 	}
 	s.rejectedConns.Add(1)
@@ -156,6 +174,11 @@ func (f *frontListener) Accept() (net.Conn, error) {
 func (f *frontListener) Close() error {
 	f.once.Do(func() {
 		close(f.done)
+		f.spareMu.Lock()
+		if f.spare.f != nil {
+			f.spare.f.Close()
+		}
+		f.spareMu.Unlock()
 		f.mu.Lock()
 		for _, ln := range f.lns {
 			ln.Close()

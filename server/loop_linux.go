@@ -60,6 +60,7 @@ type eventLoop struct {
 	rbuf    []byte      // shared read buffer
 	pbuf    []byte      // read buffer while pollBusy runs (rbuf backs the running batch)
 	pending []*loopConn // with replies to write at the end of the round
+	iov     [][]byte    // flush's writev vector, reused
 	polling bool        // inside pollBusy
 	dead    []*loopConn
 
@@ -311,7 +312,7 @@ func (l *eventLoop) serve(lc *loopConn, events uint32, scratch []byte) {
 		l.close(lc, nil)
 		return
 	}
-	if len(lc.out) > 0 {
+	if lc.pendingBytes() > 0 {
 		// Waiting for the socket to take earlier replies: nothing is read
 		// until it has (a client that does not read its replies stops
 		// being read, instead of growing its buffer without bound).
@@ -348,7 +349,7 @@ func (l *eventLoop) flushPending(keep *conn) {
 // if it asked to be closed (QUIT, a protocol error, CLIENT KILL of itself).
 func (l *eventLoop) flushAndMaybeClose(lc *loopConn) {
 	l.flush(lc)
-	if !lc.closed && lc.client.closing && len(lc.out) == 0 {
+	if !lc.closed && lc.client.closing && lc.pendingBytes() == 0 {
 		l.close(lc, nil)
 	}
 }
@@ -377,12 +378,24 @@ func (l *eventLoop) read(lc *loopConn, scratch []byte) bool {
 	return true
 }
 
-// flush writes lc's pending replies, after the AOF feed (aofFlush).
+// flush writes lc's pending replies, after the AOF feed (aofFlush): one send when they are one block,
+// else writev of up to writevBlocks blocks at a time, each block released
+// once written.
 func (l *eventLoop) flush(lc *loopConn) {
 	l.srv.aofFlush()
-	written := 0
-	for written < len(lc.out) {
-		n, err := rawWrite(lc.fd, lc.out[written:])
+	if lc.outLimited {
+		lc.dropOutput()
+	}
+	for lc.pendingBytes() > 0 {
+		var n int
+		var err error
+		if len(lc.blocks) == 0 {
+			n, err = rawWrite(lc.fd, lc.out)
+		} else {
+			l.iov = lc.buffers(l.iov[:0])
+			n, err = unix.Writev(lc.fd, l.iov[:min(len(l.iov), writevBlocks)])
+			clear(l.iov)
+		}
 		if err == unix.EINTR {
 			continue
 		}
@@ -393,10 +406,9 @@ func (l *eventLoop) flush(lc *loopConn) {
 			l.close(lc, err)
 			return
 		}
-		written += n
+		lc.flushed(n)
 	}
-	lc.flushed(written)
-	if len(lc.out) > 0 {
+	if lc.pendingBytes() > 0 {
 		l.setMask(lc, unix.EPOLLOUT)
 	} else {
 		l.setMask(lc, unix.EPOLLIN)
@@ -461,8 +473,10 @@ func (l *eventLoop) shutdown() {
 	l.flushPending(nil)
 	l.releaseDead()
 	for _, lc := range l.conns {
-		if len(lc.out) > 0 {
-			unix.Write(lc.fd, lc.out)
+		for _, b := range lc.buffers(nil) {
+			if _, err := unix.Write(lc.fd, b); err != nil {
+				break
+			}
 		}
 		l.release(lc, nil)
 	}
@@ -559,6 +573,9 @@ func rawRead(fd int, p []byte) (int, error) {
 	}
 	return int(n), nil
 }
+
+// writevBlocks is how many reply blocks one writev sends at most (1 MB).
+const writevBlocks = 64
 
 // rawWrite sends with MSG_NOSIGNAL: a peer that has gone away is an EPIPE
 // error, not a SIGPIPE.

@@ -154,18 +154,20 @@ type Server struct {
 	limiter   limiterStats      // CL.THROTTLE decisions by key prefix (limiter_stats.go); guarded by lock
 
 	// Settings CONFIG SET changes while other goroutines read them.
-	password      atomic.Pointer[string] // requirepass
-	protectedMode atomic.Bool
-	maxClients    atomic.Int64
-	idleTimeout   atomic.Int64 // timeout, seconds; enforced by the transport
-	hz            atomic.Int32
-	outputLimits  atomic.Pointer[[3]OutputLimit]
-	rejectedConns atomic.Int64
-	logLevel      *slog.LevelVar
-	binds         []string               // bind's addresses; empty: cfg.Addr's host
-	front         *frontListener         // the sockets Start opened (listen.go)
-	configFile    string                 // the file CONFIG REWRITE writes; "" for none
-	refused       map[*configParam]error // LoadConfig's refusals that a later line may lift
+	password        atomic.Pointer[string] // requirepass
+	protectedMode   atomic.Bool
+	maxClients      atomic.Int64
+	idleTimeout     atomic.Int64 // timeout, seconds; enforced by clientsCron
+	tcpKeepalive    atomic.Int64 // tcp-keepalive, seconds; set on accepted sockets
+	returningMemory atomic.Bool  // returnMemory is running
+	hz              atomic.Int32
+	outputLimits    atomic.Pointer[[3]OutputLimit]
+	rejectedConns   atomic.Int64
+	logLevel        *slog.LevelVar
+	binds           []string               // bind's addresses; empty: cfg.Addr's host
+	front           *frontListener         // the sockets Start opened (listen.go)
+	configFile      string                 // the file CONFIG REWRITE writes; "" for none
+	refused         map[*configParam]error // LoadConfig's refusals that a later line may lift
 
 	double testDouble // the test-double API's state (testdouble.go)
 
@@ -205,6 +207,7 @@ func Prepare(cfg Config) *Server {
 	s.setRequirePass(cfg.Password)
 	s.protectedMode.Store(!cfg.DisableProtectedMode)
 	s.maxClients.Store(10000)
+	s.tcpKeepalive.Store(300)
 	s.hz.Store(10)
 	return s
 }
@@ -219,6 +222,7 @@ func (s *Server) Init() {
 	prepared.protectedMode.Store(s.protectedMode.Load())
 	prepared.maxClients.Store(s.maxClients.Load())
 	prepared.idleTimeout.Store(s.idleTimeout.Load())
+	prepared.tcpKeepalive.Store(s.tcpKeepalive.Load())
 	prepared.hz.Store(s.hz.Load())
 	prepared.outputLimits.Store(s.outputLimits.Load())
 	*s = Server{
@@ -242,6 +246,7 @@ func (s *Server) Init() {
 	s.protectedMode.Store(prepared.protectedMode.Load())
 	s.maxClients.Store(prepared.maxClients.Load())
 	s.idleTimeout.Store(prepared.idleTimeout.Load())
+	s.tcpKeepalive.Store(prepared.tcpKeepalive.Load())
 	s.hz.Store(prepared.hz.Load())
 	s.outputLimits.Store(prepared.outputLimits.Load())
 	s.initScripting()
@@ -277,11 +282,11 @@ func (s *Server) Serve(ln net.Listener) {
 	s.stopped.Add(1)
 	go s.expiryLoop()
 	s.stopped.Add(1)
+	go s.clientsCron()
+	s.stopped.Add(1)
 	go s.blockTimer()
 	s.stopped.Add(1)
 	go s.scriptWatch()
-	s.stopped.Add(1)
-	go s.idleCron()
 	s.log.Info("Ready to accept connections", "addr", ln.Addr().String())
 }
 
@@ -390,6 +395,7 @@ func (s *Server) closedConn(cn *conn) {
 		s.clientGone(c)
 		s.releaseHold(h, cn.turnDone)
 	}
+	cn.releaseOutput()
 }
 
 // hold is what a batch of requests runs under.
@@ -491,7 +497,6 @@ func (s *Server) execute(c *Client, args [][]byte) {
 		return
 	}
 	s.store.Refresh()
-	c.lastActive = time.Now()
 	s.dispatch(c, args)
 	if len(s.blocking.ready) > 0 {
 		s.serveReady()

@@ -24,21 +24,36 @@ type respWriter struct {
 	buf    []byte
 }
 
-func (w *respWriter) Status(s string)     { w.cn.out = redcon.AppendString(w.cn.out, s) }
-func (w *respWriter) Error(msg string)    { w.errors++; w.cn.out = redcon.AppendError(w.cn.out, msg) }
-func (w *respWriter) Int(n int64)         { w.cn.out = redcon.AppendInt(w.cn.out, n) }
-func (w *respWriter) Bulk(b []byte)       { w.cn.out = redcon.AppendBulk(w.cn.out, b) }
-func (w *respWriter) BulkString(s string) { w.cn.out = redcon.AppendBulkString(w.cn.out, s) }
-func (w *respWriter) Array(n int)         { w.cn.out = redcon.AppendArray(w.cn.out, n) }
-func (w *respWriter) Proto() int          { return w.proto }
-func (w *respWriter) raw(b []byte)        { w.cn.out = append(w.cn.out, b...) }
+// Each append first reserves room for it (conn.reserve), so a reply
+// never grows a block by copying: headers take at most 32 bytes.
+func (w *respWriter) Status(s string) {
+	w.cn.reserve(len(s) + 3)
+	w.cn.out = redcon.AppendString(w.cn.out, s)
+}
+func (w *respWriter) Error(msg string) {
+	w.errors++
+	w.cn.reserve(len(msg) + 8)
+	w.cn.out = redcon.AppendError(w.cn.out, msg)
+}
+func (w *respWriter) Int(n int64) { w.cn.reserve(32); w.cn.out = redcon.AppendInt(w.cn.out, n) }
+func (w *respWriter) Bulk(b []byte) {
+	w.cn.reserve(len(b) + 32)
+	w.cn.out = redcon.AppendBulk(w.cn.out, b)
+}
+func (w *respWriter) BulkString(s string) {
+	w.cn.reserve(len(s) + 32)
+	w.cn.out = redcon.AppendBulkString(w.cn.out, s)
+}
+func (w *respWriter) Array(n int)  { w.cn.reserve(32); w.cn.out = redcon.AppendArray(w.cn.out, n) }
+func (w *respWriter) Proto() int   { return w.proto }
+func (w *respWriter) raw(b []byte) { w.cn.raw(b) }
 
 func (w *respWriter) Null() {
 	if w.proto == 3 {
 		w.raw(resp3Null)
 		return
 	}
-	w.cn.out = redcon.AppendNull(w.cn.out)
+	w.cn.raw(nullBulk)
 }
 
 func (w *respWriter) NullArray() {
@@ -122,6 +137,7 @@ func (w *respWriter) header(kind byte, n int) {
 
 var (
 	nullArray  = []byte("*-1\r\n")
+	nullBulk   = []byte("$-1\r\n")
 	resp3Null  = []byte("_\r\n")
 	resp3True  = []byte("#t\r\n")
 	resp3False = []byte("#f\r\n")

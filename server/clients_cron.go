@@ -1,0 +1,49 @@
+package server
+
+import "time"
+
+// clientsCron is Redis's clientsCron for what floodgate enforces there:
+// timeout (clientsCronHandleTimeout) and the output buffer limits of
+// clients whose replies wait for a reader (a client over its soft limit
+// gets no new replies to be checked on). It runs hz times a second and
+// takes the execution lock briefly, as active expiry does.
+func (s *Server) clientsCron() {
+	defer s.stopped.Done()
+	for {
+		hz := max(int(s.hz.Load()), 1)
+		select {
+		case <-s.stop:
+			return
+		case <-time.After(time.Second / time.Duration(hz)):
+		}
+		s.checkClients(time.Now())
+	}
+}
+
+// checkClients closes the clients idle for more than timeout seconds
+// and those over their output buffer limit.
+func (s *Server) checkClients(now time.Time) {
+	timeout := s.idleTimeout.Load()
+	if lim := s.OutputLimits()[0]; timeout == 0 && lim.Hard == 0 && lim.Soft == 0 {
+		return // Redis's defaults: nothing to check, so the lock is not taken
+	}
+	s.lock <- struct{}{}
+	defer func() { <-s.lock }()
+	for _, c := range s.clientsByID() {
+		cn := c.conn
+		if cn == nil {
+			continue
+		}
+		// Blocked clients have their own timeout (blocking.go), as in
+		// Redis; a half-sent request does not count as activity.
+		if timeout > 0 && c.blockedOn == nil && now.UnixNano()-cn.lastIO.Load() > timeout*int64(time.Second) {
+			s.log.Debug("Closing idle client", "addr", c.addr)
+			cn.tr.kill()
+			continue
+		}
+		if cn.overOutputLimit(now.Unix()) {
+			s.logOutputLimit(c)
+			cn.tr.kill()
+		}
+	}
+}
