@@ -26,6 +26,14 @@ func init() {
 		{"hash", 10, (*gen).hashCmd},
 		{"set", 8, (*gen).setCmd},
 		{"zset", 14, (*gen).zsetCmd},
+		{"list", 12, (*gen).listCmd},
+		{"set-algebra", 6, (*gen).setAlgebraCmd},
+		{"zset-algebra", 8, (*gen).zsetAlgebraCmd},
+		{"sort", 5, (*gen).sortCmd},
+		{"lcs-substr-move", 4, (*gen).miscStringCmd},
+		{"bitmap", 8, (*gen).bitmapCmd},
+		{"hll", 5, (*gen).hllCmd},
+		{"geo", 7, (*gen).geoCmd},
 	}
 }
 
@@ -60,7 +68,7 @@ func (g *gen) segment(n int) []op {
 		case r < 35:
 			ops = append(ops, g.luaExpr())
 		default:
-			ops = append(ops, g.single())
+			ops = append(ops, g.singles()...)
 		}
 	}
 	return ops
@@ -77,9 +85,9 @@ func (g *gen) onlyOp() []op {
 		case g.only["lua-expr"] && g.chance(0.5):
 			return []op{g.luaExpr()}
 		}
-		o := g.single()
-		if g.only[o.family] {
-			return []op{o}
+		o := g.singles()
+		if g.only[o[len(o)-1].family] {
+			return o
 		}
 	}
 }
@@ -110,10 +118,18 @@ func (g *gen) single() op {
 			o.arg = "3000"
 		}
 	}
-	if mode == "lex" {
+	switch mode {
+	case "lex", "lexsrc":
+		// The ranged key: ZRANGESTORE's source is its second argument.
 		o.mode = ""
-		if len(args) > 1 {
-			o.skipIf = skipMixedSkiplist(args[1])
+		if i := 1 + btoi(mode == "lexsrc"); i < len(args) {
+			o.skipIf = skipMixedSkiplist(args[i])
+		}
+	case "noset", "errno":
+		o.mode = ""
+		o.clearErrno = true
+		if len(args) > 1 && mode == "noset" {
+			o.skipIf = skipSet(args[1])
 		}
 	}
 	if mode == "scan" {
@@ -123,6 +139,17 @@ func (g *gen) single() op {
 		}
 	}
 	return o
+}
+
+// singles is single's op, after a GEORADIUS_RO on a missing key when the
+// op needs errno cleared (see sortCmd).
+func (g *gen) singles() []op {
+	o := g.single()
+	if !o.clearErrno {
+		return []op{o}
+	}
+	clear := op{family: o.family, conn: 1, args: []string{"GEORADIUS_RO", "errno-clear", "0", "0", "1", "m"}}
+	return []op{clear, o}
 }
 
 // mangleArity drops or adds an argument now and then: arity errors.
@@ -153,6 +180,15 @@ func skipMixedSkiplist(key string) func(ref *rawConn) bool {
 			return true
 		}
 		return lastBulk(lo) != lastBulk(hi)
+	}
+}
+
+// skipSet skips SORT ... BY nosort (without STORE) on a set: Redis
+// replies in its hash table's order, which depends on the hash seed.
+func skipSet(key string) func(ref *rawConn) bool {
+	return func(ref *rawConn) bool {
+		t, err := ref.do("TYPE", key)
+		return err != nil || strings.Contains(string(t), "set") && !strings.Contains(string(t), "zset")
 	}
 }
 
