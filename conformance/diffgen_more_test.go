@@ -12,15 +12,13 @@ import (
 // crosses every type (WRONGTYPE paths) and TYPE / OBJECT ENCODING (keys
 // family) see every encoding.
 
-// blockTimeout is a blocking command's timeout. Outside MULTI and scripts
-// a blocking command on an empty key waits, so it gets a 1 ms timeout:
-// ops run one at a time, nothing can arrive meanwhile, and the reply is
-// the same nil on both servers. Inside, it never blocks and 0 is safe.
+// blockTimeout is a blocking command's timeout. A blocking command on an
+// empty key waits for its timeout, so it is never 0 or huge (an "inner"
+// command also runs on the second connection outside MULTI, see
+// transaction): 1 ms, where ops run one at a time and nothing can arrive
+// meanwhile, so the reply is the same nil on both servers; or a bad one.
 func (g *gen) blockTimeout(inner bool) string {
-	if inner {
-		return g.pick("0", "0.001", "1", "-1", "abc", "1e400", "0x10")
-	}
-	return g.pick("0.001", "0.001", "0.001", "-1", "abc", "nan", "inf0")
+	return g.pick("0.001", "0.001", "0.001", "-1", "abc", "0x")
 }
 
 func (g *gen) elem() string {
