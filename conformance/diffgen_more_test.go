@@ -218,17 +218,20 @@ func (g *gen) zsetAlgebraCmd(inner bool) ([]string, string) {
 // Redis's own answer is not deterministic:
 //   - BY a pattern with ALPHA: ties stay in the order Redis's (partial)
 //     quicksort leaves them, which differs between runs; not sent;
-//   - on a set, BY nosort without STORE (the hash table's order):
-//     skipped at top level when the key is a set; inside MULTI and
-//     scripts SORT has no BY and is always ALPHA;
+//   - on a set, BY nosort without STORE (the hash table's order), and
+//     ALPHA over elements with a NUL byte (strcoll ties): skipped at top
+//     level (skipSortTies); SORT is not sent inside MULTI or scripts;
 //   - Redis 7.0 converts numbers with strtod without clearing errno, so a
 //     numeric SORT after any command that left errno at ERANGE (an
 //     overflowing tonumber, INCRBYFLOAT 1e309...) fails with "One or more
 //     scores can't be converted into double" unless some system call
 //     reset errno in between, which depends on timing. A top-level SORT
 //     is preceded by GEORADIUS_RO on a missing key, which parses its
-//     numbers with errno cleared; inside MULTI and scripts SORT is ALPHA.
+//     numbers with errno cleared.
 func (g *gen) sortCmd(inner bool) ([]string, string) {
+	if inner {
+		return g.setAlgebraCmd(inner)
+	}
 	name := g.pick("SORT", "SORT", "SORT_RO")
 	args := []string{name, g.key()}
 	setOrder := false

@@ -124,5 +124,16 @@ func TestDifferentialFindings(t *testing.T) {
 			"SET k v", "EXPIRE k 10 \"b\\x00\\xff\"", "PEXPIRE k 10 \"\\r\\n\"", "EXPIRE k 10 \"x\\r\\ny\\r\\n\"",
 			"CONFIG GET \"a\\x00b\"", "CONFIG \"x\\x00y\"",
 		}},
+		// An empty destination key inside MULTI and from scripts is a key,
+		// not an absent STORE.
+		{"empty destination key in MULTI and scripts", []string{
+			"ZADD k1 1 a 2 b", "SADD s1 x",
+			"MULTI", `ZUNIONSTORE "" 2 k1 k2`, `ZRANGESTORE "" k1 0 -1`, `SORT k1 BY nosort STORE ""`,
+			`SINTERSTORE "" s1`, "EXEC",
+			`EVAL "return redis.pcall(unpack(ARGV))" 1 "" ZRANGESTORE "" k1 -1 -5`,
+			`EVAL "return redis.pcall(unpack(ARGV))" 1 "" ZINTERSTORE "" 1 k1`,
+			`EVAL "return redis.pcall(unpack(ARGV))" 1 "" GEOSEARCHSTORE "" k1 FROMLONLAT 0 0 BYRADIUS 1 m`,
+			"TYPE \"\"",
+		}},
 	})
 }
