@@ -124,6 +124,18 @@ func TestDifferentialFindings(t *testing.T) {
 			"SET k v", "EXPIRE k 10 \"b\\x00\\xff\"", "PEXPIRE k 10 \"\\r\\n\"", "EXPIRE k 10 \"x\\r\\ny\\r\\n\"",
 			"CONFIG GET \"a\\x00b\"", "CONFIG \"x\\x00y\"",
 		}},
+		// Lua 5.1 shares one constant for 0 and -0 in a function: the first
+		// one emitted; 1/0 is not folded and divides by that constant.
+		{"lua shared zero constant", []string{
+			`EVAL "return {tostring(-0), tostring(0)}" 0`,
+			`EVAL "return {tostring(0), tostring(-0)}" 0`,
+			`EVAL "return tostring(-0 <= (1/0) and 1 or 0)" 0`,
+			`EVAL "return math.min((-0), (1/0))" 0`,
+			`EVAL "local f = function() return tostring(0) end return {tostring(-0), f()}" 0`,
+			`EVAL "return {tostring(0*-1), tostring(-0), tostring(1/0)}" 0`,
+			`EVAL "return {tostring(not 0), tostring(-0), tostring(1/0)}" 0`,
+			`EVAL "return {tostring(0 and -0), tostring(0), tostring(0 or 1)}" 0`,
+		}},
 		// An empty destination key inside MULTI and from scripts is a key,
 		// not an absent STORE.
 		{"empty destination key in MULTI and scripts", []string{
