@@ -136,6 +136,14 @@ func TestDifferentialFindings(t *testing.T) {
 			`EVAL "return {tostring(not 0), tostring(-0), tostring(1/0)}" 0`,
 			`EVAL "return {tostring(0 and -0), tostring(0), tostring(0 or 1)}" 0`,
 		}},
+		// Names through and/or: a jump or test between a register's load
+		// and its use does not hide the load (field '?' of ARGV[2]).
+		{"lua names through and/or", []string{
+			`EVAL "return ARGV[2] + (1.5 < 2^63 and 1 or 0)" 0 - "\xff"`,
+			`EVAL "local c = ARGV[1] return ARGV[2] + (c and 1 or 0)" 0 x y`,
+			`EVAL "local t = {} return t.x .. (t == nil and 'a' or 'b')" 0`,
+			`EVAL "return KEYS[1] + ((1 == 1) and 2 or 3)" 1 k`,
+		}},
 		// A geo member whose score is no geohash: Redis's (uint64_t) cast
 		// of 2^64 and more (and NaN-free huge values) is 0 on x86-64.
 		{"geo score beyond 2^64", []string{

@@ -273,7 +273,10 @@ func setsRegister(inst uint32, reg int) bool {
 	a := argA(inst)
 	switch opcode(inst) {
 	case lua.OP_SETGLOBAL, lua.OP_SETUPVAL, lua.OP_SETTABLE, lua.OP_SETTABLEKS,
-		lua.OP_SETLIST, lua.OP_CLOSE, lua.OP_RETURN, lua.OP_NOP:
+		lua.OP_SETLIST, lua.OP_CLOSE, lua.OP_RETURN, lua.OP_NOP,
+		// A jump's or a test's A is no register (lopcodes.c's testAMode):
+		// an and/or between the load and the use keeps the load's name.
+		lua.OP_JMP, lua.OP_EQ, lua.OP_LT, lua.OP_LE, lua.OP_TEST:
 		return false
 	case lua.OP_LOADNIL:
 		return a <= reg && reg <= argB(inst)
