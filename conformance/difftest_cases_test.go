@@ -144,6 +144,16 @@ func TestDifferentialFindings(t *testing.T) {
 			`EVAL "local t = {} return t.x .. (t == nil and 'a' or 'b')" 0`,
 			`EVAL "return KEYS[1] + ((1 == 1) and 2 or 3)" 1 k`,
 		}},
+		// luaL_getn (unpack, table.concat, table.insert, table.getn) is
+		// luaH_getn's border: a binary search when the array ends in nil.
+		{"lua table border in library functions", []string{
+			`EVAL "return table.concat({ARGV[3], 5, ARGV[2]}, ',')" 0`,
+			`EVAL "return {unpack({nil, 'x', nil})}" 0`,
+			`EVAL "return {unpack({1, nil, 3, nil})}" 0`,
+			`EVAL "return table.getn({1, nil, 3, nil})" 0`,
+			`EVAL "local t = {nil, 'x', nil} table.insert(t, 'y') return {t[1], t[2], t[3]}" 0`,
+			`EVAL "return {unpack({1, 2, nil, nil, nil, nil, nil, nil, 9})}" 0`,
+		}},
 		// A geo member whose score is no geohash: Redis's (uint64_t) cast
 		// of 2^64 and more (and NaN-free huge values) is 0 on x86-64.
 		{"geo score beyond 2^64", []string{
