@@ -111,9 +111,7 @@ func (g *gen) family() diffFamily {
 func (g *gen) single() op {
 	f := g.family()
 	args, mode := f.cmd(g, false)
-	if !blocking[strings.ToUpper(args[0])] {
-		// A blocking command's last argument is its timeout (or, for
-		// BLMPOP/BZMPOP, a key): one more would block for its value.
+	if !keepArity[strings.ToUpper(args[0])] {
 		args = g.mangleArity(args)
 	}
 	o := op{family: f.name, conn: 1, mode: mode, args: args}
@@ -146,9 +144,13 @@ func (g *gen) single() op {
 	return o
 }
 
-var blocking = map[string]bool{
+// keepArity lists commands whose arguments are never dropped or added: a
+// blocking command's last argument is its timeout (one more would block
+// for its value), and SPOP or SRANDMEMBER without their count pick at
+// random.
+var keepArity = map[string]bool{
 	"BLPOP": true, "BRPOP": true, "BLMOVE": true, "BRPOPLPUSH": true, "BLMPOP": true,
-	"BZPOPMIN": true, "BZPOPMAX": true, "BZMPOP": true,
+	"BZPOPMIN": true, "BZPOPMAX": true, "BZMPOP": true, "SPOP": true, "SRANDMEMBER": true,
 }
 
 // singles is single's op, after a GEORADIUS_RO on a missing key when the
