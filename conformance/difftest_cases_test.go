@@ -135,6 +135,9 @@ func TestDifferentialFindings(t *testing.T) {
 			`EVAL "return {tostring(0*-1), tostring(-0), tostring(1/0)}" 0`,
 			`EVAL "return {tostring(not 0), tostring(-0), tostring(1/0)}" 0`,
 			`EVAL "return {tostring(0 and -0), tostring(0), tostring(0 or 1)}" 0`,
+			`EVAL "return cjson.encode((1 and string.byte('inf', (1/0), -2.5)))" 0`,
+			`EVAL "return {1 and string.byte('abc', 1, 3)}" 0`,
+			`EVAL "local function f(...) return {0 and ...} end return f(1, 2, 3)" 0`,
 		}},
 		// Names through and/or: a jump or test between a register's load
 		// and its use does not hide the load (field '?' of ARGV[2]).

@@ -182,7 +182,14 @@ func (p *zeroPass) expr(ex ast.Expr, set func(ast.Expr)) {
 		p.expr(x.Rhs, func(e ast.Expr) { x.Rhs = e })
 	case *ast.LogicalOpExpr:
 		if _, ok := numeral51(x.Lhs); ok && x.Operator == "and" {
-			// "<numeral> and b" is b; the numeral is never emitted.
+			// "<numeral> and b" is b; the numeral is never emitted. b
+			// stays one value, as an operand is.
+			switch v := x.Rhs.(type) {
+			case *ast.FuncCallExpr:
+				v.AdjustRet = true
+			case *ast.Comma3Expr:
+				v.AdjustRet = true
+			}
 			set(x.Rhs)
 			p.expr(x.Rhs, set)
 			return
