@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"math/rand"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -26,6 +27,14 @@ func init() {
 		{"hash", 10, (*gen).hashCmd},
 		{"set", 8, (*gen).setCmd},
 		{"zset", 14, (*gen).zsetCmd},
+		{"list", 12, (*gen).listCmd},
+		{"set-algebra", 6, (*gen).setAlgebraCmd},
+		{"zset-algebra", 8, (*gen).zsetAlgebraCmd},
+		{"sort", 5, (*gen).sortCmd},
+		{"lcs-substr-move", 4, (*gen).miscStringCmd},
+		{"bitmap", 8, (*gen).bitmapCmd},
+		{"hll", 5, (*gen).hllCmd},
+		{"geo", 7, (*gen).geoCmd},
 	}
 }
 
@@ -60,7 +69,7 @@ func (g *gen) segment(n int) []op {
 		case r < 35:
 			ops = append(ops, g.luaExpr())
 		default:
-			ops = append(ops, g.single())
+			ops = append(ops, g.singles()...)
 		}
 	}
 	return ops
@@ -77,9 +86,9 @@ func (g *gen) onlyOp() []op {
 		case g.only["lua-expr"] && g.chance(0.5):
 			return []op{g.luaExpr()}
 		}
-		o := g.single()
-		if g.only[o.family] {
-			return []op{o}
+		o := g.singles()
+		if g.only[o[len(o)-1].family] {
+			return o
 		}
 	}
 }
@@ -102,7 +111,9 @@ func (g *gen) family() diffFamily {
 func (g *gen) single() op {
 	f := g.family()
 	args, mode := f.cmd(g, false)
-	args = g.mangleArity(args)
+	if !keepArity[strings.ToUpper(args[0])] {
+		args = g.mangleArity(args)
+	}
 	o := op{family: f.name, conn: 1, mode: mode, args: args}
 	if mode == "approx" {
 		o.arg = "1"
@@ -110,10 +121,18 @@ func (g *gen) single() op {
 			o.arg = "3000"
 		}
 	}
-	if mode == "lex" {
+	switch mode {
+	case "lex", "lexsrc":
+		// The ranged key: ZRANGESTORE's source is its second argument.
 		o.mode = ""
+		if i := 1 + btoi(mode == "lexsrc"); i < len(args) {
+			o.skipIf = skipMixedSkiplist(args[i])
+		}
+	case "noset", "errno":
+		o.mode = ""
+		o.clearErrno = true
 		if len(args) > 1 {
-			o.skipIf = skipMixedSkiplist(args[1])
+			o.skipIf = skipSortTies(args[1], mode == "noset", slices.Contains(args, "ALPHA"))
 		}
 	}
 	if mode == "scan" {
@@ -123,6 +142,26 @@ func (g *gen) single() op {
 		}
 	}
 	return o
+}
+
+// keepArity lists commands whose arguments are never dropped or added: a
+// blocking command's last argument is its timeout (one more would block
+// for its value), and SPOP or SRANDMEMBER without their count pick at
+// random.
+var keepArity = map[string]bool{
+	"BLPOP": true, "BRPOP": true, "BLMOVE": true, "BRPOPLPUSH": true, "BLMPOP": true,
+	"BZPOPMIN": true, "BZPOPMAX": true, "BZMPOP": true, "SPOP": true, "SRANDMEMBER": true,
+}
+
+// singles is single's op, after a GEORADIUS_RO on a missing key when the
+// op needs errno cleared (see sortCmd).
+func (g *gen) singles() []op {
+	o := g.single()
+	if !o.clearErrno {
+		return []op{o}
+	}
+	clear := op{family: o.family, conn: 1, args: []string{"GEORADIUS_RO", "errno-clear", "0", "0", "1", "m"}}
+	return []op{clear, o}
 }
 
 // mangleArity drops or adds an argument now and then: arity errors.
@@ -153,6 +192,37 @@ func skipMixedSkiplist(key string) func(ref *rawConn) bool {
 			return true
 		}
 		return lastBulk(lo) != lastBulk(hi)
+	}
+}
+
+// skipSortTies skips a SORT whose order Redis leaves to chance: BY
+// nosort on a set without STORE (the hash table's order, which depends on
+// the hash seed), and ALPHA over elements with a NUL byte (Redis compares
+// with strcoll, which stops at the NUL, so "b" and "b\x00\xff" tie and
+// stay in the order its quicksort leaves them).
+func skipSortTies(key string, nosort, alpha bool) func(ref *rawConn) bool {
+	return func(ref *rawConn) bool {
+		t, err := ref.do("TYPE", key)
+		if err != nil {
+			return true
+		}
+		typ := strings.TrimSpace(strings.TrimPrefix(string(t), "+"))
+		if nosort && typ == "set" {
+			return true
+		}
+		if !alpha {
+			return false
+		}
+		var elems []byte
+		switch typ {
+		case "set":
+			elems, err = ref.do("SMEMBERS", key)
+		case "list":
+			elems, err = ref.do("LRANGE", key, "0", "-1")
+		case "zset":
+			elems, err = ref.do("ZRANGE", key, "0", "-1")
+		}
+		return err != nil || strings.Contains(string(elems), "\x00")
 	}
 }
 

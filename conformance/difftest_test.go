@@ -53,6 +53,9 @@ type op struct {
 	// runs: a true answer skips the op on both sides (lex ranges over
 	// skiplists of mixed scores, whose answer depends on skiplist levels).
 	skipIf func(ref *rawConn) bool
+	// clearErrno: the op was generated after one that clears Redis's
+	// errno (sortCmd).
+	clearErrno bool
 }
 
 type diffResult struct {

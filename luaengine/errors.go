@@ -401,6 +401,7 @@ func compileMessage(err error, chunk string) string {
 // "arg" table on every call of a vararg function, which costs a table and
 // a map per EVAL.
 func wrapChunk(chunk []ast.Stmt) []ast.Stmt {
+	shareZeroConstants(chunk)
 	var r rewriter
 	r.rewriteStmts(chunk)
 	body := &ast.FunctionExpr{ParList: &ast.ParList{HasVargs: r.topVarargs}, Stmts: chunk}

@@ -273,7 +273,12 @@ func setsRegister(inst uint32, reg int) bool {
 	a := argA(inst)
 	switch opcode(inst) {
 	case lua.OP_SETGLOBAL, lua.OP_SETUPVAL, lua.OP_SETTABLE, lua.OP_SETTABLEKS,
-		lua.OP_SETLIST, lua.OP_CLOSE, lua.OP_RETURN, lua.OP_NOP:
+		lua.OP_SETLIST, lua.OP_CLOSE, lua.OP_RETURN, lua.OP_NOP,
+		// A jump's or a comparison's A is no register (lopcodes.c's
+		// testAMode): a comparison between the load and the use keeps the
+		// load's name. A TEST stays a write: where gopher-lua tests the
+		// register an "and" leaves its value in, Lua 5.1 has a TESTSET.
+		lua.OP_JMP, lua.OP_EQ, lua.OP_LT, lua.OP_LE:
 		return false
 	case lua.OP_LOADNIL:
 		return a <= reg && reg <= argB(inst)

@@ -146,7 +146,13 @@ func (e *Engine) redisCall(L *lua.LState, raise bool) int {
 		switch v := L.Get(i).(type) {
 		case lua.LString:
 			// Zero copy: the Caller contract forbids keeping or changing args.
-			args = append(args, unsafe.Slice(unsafe.StringData(string(v)), len(v)))
+			// An empty string is a non-nil empty slice: commands tell an
+			// absent argument (nil) from an empty one (ZRANGESTORE "").
+			b := emptyArg
+			if len(v) > 0 {
+				b = unsafe.Slice(unsafe.StringData(string(v)), len(v))
+			}
+			args = append(args, b)
 		case lua.LNumber:
 			start := len(arena)
 			arena = appendNumber(arena, float64(v), 17)
@@ -172,3 +178,6 @@ func (e *Engine) redisCall(L *lua.LState, raise bool) int {
 	L.Push(v)
 	return 1
 }
+
+// emptyArg is the argument an empty Lua string passes to a command.
+var emptyArg = []byte{}

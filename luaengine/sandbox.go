@@ -362,7 +362,7 @@ func (e *Engine) luaUnpack(L *lua.LState) int {
 	i := optInt(L, 2, 1)
 	var last int32
 	if L.Get(3) == lua.LNil {
-		last = int32(t.Len())
+		last = int32(getn(t))
 	} else {
 		last = checkInt(L, 3)
 	}

@@ -30,7 +30,7 @@ func (e *Engine) installTableOverrides(t *lua.LTable) {
 	t.RawSetString("concat", L.NewFunction(tableConcat))
 	t.RawSetString("insert", L.NewFunction(e.tableInsert))
 	t.RawSetString("getn", L.NewFunction(func(L *lua.LState) int {
-		L.Push(lua.LNumber(L.CheckTable(1).Len()))
+		L.Push(lua.LNumber(getn(L.CheckTable(1))))
 		return 1
 	}))
 	t.RawSetString("setn", L.NewFunction(func(L *lua.LState) int {
@@ -58,7 +58,7 @@ func (e *Engine) installTableOverrides(t *lua.LTable) {
 	t.RawSetString("foreachi", L.NewFunction(func(L *lua.LState) int {
 		tb := L.CheckTable(1)
 		fn := L.CheckFunction(2)
-		n := tb.Len()
+		n := getn(tb)
 		for i := 1; i <= n; i++ {
 			L.Push(fn)
 			L.Push(lua.LNumber(i))
@@ -80,7 +80,7 @@ func tableConcat(L *lua.LState) int {
 	i := optInt(L, 3, 1)
 	var last int32
 	if L.Get(4) == lua.LNil {
-		last = int32(tb.Len())
+		last = int32(getn(tb))
 	} else {
 		last = checkInt(L, 4)
 	}
@@ -125,7 +125,7 @@ func appendQuoted(out []byte, s string) []byte {
 func (e *Engine) tableInsert(L *lua.LState) int {
 	t := L.CheckTable(1)
 	top := L.GetTop()
-	last := t.Len() + 1
+	last := getn(t) + 1
 	pos := last
 	switch top {
 	case 2:

@@ -535,7 +535,7 @@ func blmove(c *Client, src, dst []byte, from, to bool, timeoutArgument []byte) {
 	case !c.mayBlock():
 		c.w.Null()
 	default:
-		dst := append([]byte(nil), dst...) // args do not outlive the command
+		dst := append(make([]byte, 0, len(dst)), dst...) // args do not outlive the command; never nil
 		c.srv.block(c, [][]byte{src}, store.KindList, timeout, func(c *Client, key []byte) {
 			lmove(c, key, dst, from, to)
 		})

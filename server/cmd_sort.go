@@ -291,7 +291,22 @@ func sortScore(b []byte) (float64, bool) {
 	if n != len(b) || erange || math.IsNaN(v) {
 		return 0, false
 	}
+	// SORT tests errno alone, and glibc's strtod also sets ERANGE for a
+	// decimal that rounds to a subnormal ("5e-324", "1e-310").
+	if v != 0 && math.Abs(v) < minNormal && !isHexNumeral(b) {
+		return 0, false
+	}
 	return v, true
+}
+
+// minNormal is DBL_MIN, the smallest normal double.
+const minNormal = 2.2250738585072014e-308
+
+// isHexNumeral reports a strtod hexadecimal numeral ("0x1p-1074"), which
+// is exact, and so raises no ERANGE, when it fits.
+func isHexNumeral(b []byte) bool {
+	b = bytes.TrimLeft(b, " \t\n\v\f\r+-")
+	return len(b) > 1 && b[0] == '0' && b[1]|0x20 == 'x'
 }
 
 // lookupByPattern is Redis's lookupKeyByPattern: "#" is the element

@@ -676,7 +676,8 @@ func queuesImmediately(cmd *Command) bool {
 func (c *Client) queue(cmd *Command, args [][]byte) {
 	cp := make([][]byte, len(args))
 	for i, a := range args {
-		cp[i] = append([]byte(nil), a...)
+		// Never nil: commands tell an absent argument from an empty one.
+		cp[i] = append(make([]byte, 0, len(a)), a...)
 	}
 	c.multi.queued = append(c.multi.queued, cp)
 	c.multi.cmds = append(c.multi.cmds, cmd)

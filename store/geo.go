@@ -107,10 +107,30 @@ func GeoEncode(lon, lat float64) float64 {
 	return float64(h.bits << (52 - 2*h.step))
 }
 
+// scoreBits converts a score to a geohash as Redis's (uint64_t) cast does
+// on x86-64, where gcc subtracts 2^63 from a value that is not below it
+// and flips the top bit back: a score of 2^64 or more, or NaN, is 0
+// (Go's conversion gives 2^63), a negative one is its int64 bits.
+func scoreBits(score float64) uint64 {
+	const two63 = 1 << 63
+	if score < two63 {
+		return uint64(castInt64(score))
+	}
+	return uint64(castInt64(score-two63)) ^ two63
+}
+
+// castInt64 is x86-64's cvttsd2si: out of range or NaN gives INT64_MIN.
+func castInt64(x float64) int64 {
+	if x >= -(1<<63) && x < 1<<63 {
+		return int64(x)
+	}
+	return math.MinInt64
+}
+
 // GeoDecode returns the centre of the cell a score stands for, clamped to
 // the valid ranges (GEOPOS).
 func GeoDecode(score float64) (lon, lat float64) {
-	a := decode(geoHash{bits: uint64(score), step: geoStepMax})
+	a := decode(geoHash{bits: scoreBits(score), step: geoStepMax})
 	lon = (a.lon.min + a.lon.max) / 2
 	lon = min(max(lon, GeoLonMin), GeoLonMax)
 	lat = (a.lat.min + a.lat.max) / 2
