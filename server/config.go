@@ -162,7 +162,6 @@ var inertParams = map[string]bool{
 }
 
 const (
-	noPersistence = "floodgate has no persistence"
 	noReplication = "floodgate has no replication"
 )
 
@@ -228,8 +227,7 @@ var floodgateParams = map[string]floodgateParam{
 	"notify-keyspace-events": {effect: effectApplied, parse: parseKeyspaceEvents},
 	"hll-sparse-max-bytes":   {effect: effectApplied},
 
-	// Redis's default is to save; floodgate never writes to disk, so the
-	// value in effect is "" and only "" is accepted.
+	// Features floodgate lacks: only the value that leaves them off.
 	"daemonize":            {refusal: "floodgate does not daemonize: run it in the foreground under a supervisor"},
 	"replicaof":            {refusal: noReplication},
 	"cluster-enabled":      {refusal: "floodgate has no cluster mode"},

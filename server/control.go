@@ -61,8 +61,8 @@ type testDouble struct {
 }
 
 // detachableListener lets CloseListener stop new connections without
-// closing the open ones: redcon closes every connection when its accept
-// loop ends, so after CloseListener the loop is kept waiting for Close.
+// closing the open ones: the accept loop is kept waiting for Close rather
+// than ending (which would close the server's connections with it).
 type detachableListener struct {
 	net.Listener
 	stop     <-chan struct{}
