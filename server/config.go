@@ -198,6 +198,10 @@ var floodgateParams = map[string]floodgateParam{
 			if err := os.Chdir(v); err != nil {
 				return err.Error()
 			}
+			// The RDB file and the AOF directory are found from Config.Dir.
+			if dir, err := os.Getwd(); err == nil {
+				s.cfg.Dir = dir
+			}
 			return ""
 		}},
 	"hz": {effect: effectApplied, apply: func(s *Server, v string) string {

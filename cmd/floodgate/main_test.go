@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -104,7 +105,10 @@ func TestBinary(t *testing.T) {
 		} {
 			dir := t.TempDir()
 			os.WriteFile(filepath.Join(dir, "dump.rdb"), []byte(content), 0o644)
-			out, err := exec.Command(bin, "--port", strconv.Itoa(redistest.FreePort(t)), "--dir", dir).CombinedOutput()
+			// A binary that starts instead of refusing is stopped, not waited for.
+			ctx, cancel := context.WithTimeout(context.Background(), redistest.Patience)
+			out, err := exec.CommandContext(ctx, bin, "--port", strconv.Itoa(redistest.FreePort(t)), "--dir", dir).CombinedOutput()
+			cancel()
 			want := map[string]string{"truncated": "Short read or OOM loading DB. Unrecoverable error, aborting now.",
 				"checksum": "Wrong RDB checksum expected", "signature": "Wrong signature trying to load DB from file"}[name]
 			if err == nil || !strings.Contains(string(out), want) {
@@ -210,20 +214,23 @@ func TestBinaryConfig(t *testing.T) {
 	t.Run("refused-as-redis-server", func(t *testing.T) {
 		dir := t.TempDir()
 		for _, conf := range []string{
-			"port 7777\nfoo bar\n", "port\n", "port abc\n", "port \"7777\n", "appendonly yes\n",
+			"port 7777\nfoo bar\n", "port\n", "port abc\n", "port \"7777\n", "replicaof 127.0.0.1 6380\n",
 			"include " + filepath.Join(dir, "nosuch.conf") + "\n", "daemonize yes\n",
 		} {
 			file := filepath.Join(dir, "redis.conf")
 			os.WriteFile(file, []byte(conf), 0o644)
 			var fgOut bytes.Buffer
-			cmd := exec.Command(bin, file)
+			// A binary that starts instead of refusing is stopped, not waited for.
+			ctx, cancel := context.WithTimeout(context.Background(), redistest.Patience)
+			cmd := exec.CommandContext(ctx, bin, file)
 			cmd.Stderr = &fgOut
 			err := cmd.Run()
+			cancel()
 			if code := exitCode(err); code != 1 {
 				t.Errorf("%q: exit %d, want 1 as redis-server", conf, code)
 			}
 			switch conf {
-			case "appendonly yes\n", "daemonize yes\n":
+			case "replicaof 127.0.0.1 6380\n", "daemonize yes\n":
 				// Redis accepts these; floodgate refuses them in Redis's form.
 				if !strings.Contains(fgOut.String(), "*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\nReading the configuration file, at line 1\n>>> '"+strings.TrimSpace(conf)+"'\n") {
 					t.Errorf("%q: floodgate says %q", conf, fgOut.String())
