@@ -30,6 +30,7 @@ type paramFlags uint8
 const (
 	paramImmutable paramFlags = 1 << iota // set only at start
 	paramMultiArg                         // takes several words: save 3600 1, bind a b
+	paramProtected                        // Redis 7.0's protected configs: set only at start (enable-protected-configs no)
 	paramHidden                           // a debugging knob CONFIG GET lists only by its exact name
 )
 
@@ -370,6 +371,9 @@ func memToBytes(v string) (uint64, bool) {
 func (p *configParam) set(s *Server, v string, starting bool) string {
 	if !starting && p.flags&paramImmutable != 0 {
 		return "can't set immutable config"
+	}
+	if !starting && p.flags&paramProtected != 0 {
+		return "can't set protected config"
 	}
 	canon, why := p.canonical(v)
 	if why != "" {
