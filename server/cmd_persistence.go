@@ -207,7 +207,8 @@ func cmdRestore(c *Client, args [][]byte) {
 		c.w.Status("OK") // already expired: the old key is gone, nothing is added
 		return
 	}
-	c.db.Set(key, v, ttl)
+	e := c.db.Set(key, v, ttl)
+	c.db.Store().SetAccess(e, freq, idle)
 	c.w.Status("OK")
 }
 

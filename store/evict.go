@@ -304,3 +304,18 @@ func EvictionTimeLimit(tenacity int) (time.Duration, bool) {
 	}
 	return 0, false
 }
+
+// SetAccess sets e's access data as RESTORE's FREQ and IDLETIME do (Redis's
+// objectSetLRUOrLFU): under an LFU policy the counter, when freq is given
+// (>= 0); otherwise the last access idle seconds ago, when idle is given,
+// clamped at the clock's zero as Redis clamps a wrapped value.
+func (s *Store) SetAccess(e *Entry, freq, idle int64) {
+	switch {
+	case s.evict.Policy.LFU():
+		if freq >= 0 {
+			e.access = s.lfuMinutes()<<8 | uint32(freq)
+		}
+	case idle >= 0:
+		e.access = uint32(max(int64(s.lruClock())-idle, 0))
+	}
+}
