@@ -233,7 +233,9 @@ var floodgateParams = map[string]floodgateParam{
 	"hll-sparse-max-bytes":   {effect: effectApplied},
 
 	// Features floodgate lacks: only the value that leaves them off.
-	"daemonize":            {refusal: "floodgate does not daemonize: run it in the foreground under a supervisor"},
+	// daemonize is applied by the binary (cmd/floodgate), which starts
+	// itself again in the background as Redis forks; see Daemonize.
+	"daemonize":            {effect: effectApplied},
 	"replicaof":            {refusal: noReplication},
 	"cluster-enabled":      {refusal: "floodgate has no cluster mode"},
 	"oom-score-adj-values": {parse: parseOOMValues},
@@ -244,6 +246,10 @@ var floodgateParams = map[string]floodgateParam{
 
 // LogFile is the logfile directive ("": standard output).
 func (s *Server) LogFile() string { return s.settings["logfile"] }
+
+// Daemonize reports the daemonize directive: the binary then goes to the
+// background once the configuration is read, as redis-server does.
+func (s *Server) Daemonize() bool { return s.settings["daemonize"] == "yes" }
 
 // PidFile is the pidfile directive ("": none).
 func (s *Server) PidFile() string { return s.settings["pidfile"] }

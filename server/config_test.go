@@ -77,7 +77,7 @@ func TestLoadConfigRefusals(t *testing.T) {
 		{"timeout x\n", "", "argument couldn't be parsed into an integer\n"},
 		{"replicaof 127.0.0.1 6380\n", "", "floodgate has no replication"},
 		{"rename-command FLUSHALL \"\"\n", "", "floodgate does not implement 'rename-command'\n"},
-		{"port 1\n", "daemonize yes", "at line 3\n>>> 'daemonize yes'\n"},
+		{"port 1\n", "cluster-enabled yes", "at line 3\n>>> 'cluster-enabled yes'\n"},
 	} {
 		_, err := load(t, c.text, c.options)
 		var ce *ConfigError
@@ -86,7 +86,7 @@ func TestLoadConfigRefusals(t *testing.T) {
 		}
 	}
 	// A later line may turn off what an earlier one turned on.
-	if _, err := load(t, "appendonly yes\ndaemonize yes\n", "daemonize no\nappendonly no"); err != nil {
+	if _, err := load(t, "appendonly yes\ncluster-enabled yes\n", "cluster-enabled no\nappendonly no"); err != nil {
 		t.Errorf("overridden refusals: %v", err)
 	}
 }

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -59,12 +60,26 @@ func run(args []string) int {
 	// Redis's save points unless the configuration says otherwise.
 	srv := server.Prepare(server.Config{GoroutineConns: goroutineConns, Save: "3600 1 300 100 60 10000"})
 	var stdin io.Reader
+	var stdinConfig []byte
 	if fromStdin {
-		stdin = os.Stdin
+		data, err := io.ReadAll(os.Stdin)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "Error reading config from stdin: %v\n", err)
+			return 1
+		}
+		stdin, stdinConfig = bytes.NewReader(data), data
 	}
 	if err := srv.LoadConfig(file, stdin, options); err != nil {
 		fmt.Fprint(os.Stderr, err.Error())
 		return 1
+	}
+	background := daemonized()
+	if srv.Daemonize() && !background {
+		if err := daemonize(args, stdinConfig); err != nil {
+			fmt.Fprintf(os.Stderr, "Can't daemonize: %v\n", err)
+			return 1
+		}
+		return 0
 	}
 	out := io.Writer(os.Stdout)
 	if lf := srv.LogFile(); lf != "" {
@@ -118,7 +133,11 @@ func run(args []string) int {
 		logger.Warn("Failed listening on port " + srv.Port() + " (TCP), aborting: " + err.Error())
 		return 1
 	}
-	if pf := srv.PidFile(); pf != "" {
+	pf := srv.PidFile()
+	if pf == "" && background {
+		pf = "/var/run/redis.pid" // Redis's CONFIG_DEFAULT_PID_FILE, written when daemonized
+	}
+	if pf != "" {
 		if err := os.WriteFile(pf, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
 			logger.Warn("Failed to write PID file: " + err.Error())
 		} else {

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/floodgate/floodgate/internal/redistest"
+	"golang.org/x/sys/unix"
 )
 
 // buildBinary builds floodgate into a temporary directory.
@@ -215,7 +216,7 @@ func TestBinaryConfig(t *testing.T) {
 		dir := t.TempDir()
 		for _, conf := range []string{
 			"port 7777\nfoo bar\n", "port\n", "port abc\n", "port \"7777\n", "replicaof 127.0.0.1 6380\n",
-			"include " + filepath.Join(dir, "nosuch.conf") + "\n", "daemonize yes\n",
+			"include " + filepath.Join(dir, "nosuch.conf") + "\n", "cluster-enabled yes\n",
 		} {
 			file := filepath.Join(dir, "redis.conf")
 			os.WriteFile(file, []byte(conf), 0o644)
@@ -230,7 +231,7 @@ func TestBinaryConfig(t *testing.T) {
 				t.Errorf("%q: exit %d, want 1 as redis-server", conf, code)
 			}
 			switch conf {
-			case "replicaof 127.0.0.1 6380\n", "daemonize yes\n":
+			case "replicaof 127.0.0.1 6380\n", "cluster-enabled yes\n":
 				// Redis accepts these; floodgate refuses them in Redis's form.
 				if !strings.Contains(fgOut.String(), "*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\nReading the configuration file, at line 1\n>>> '"+strings.TrimSpace(conf)+"'\n") {
 					t.Errorf("%q: floodgate says %q", conf, fgOut.String())
@@ -284,6 +285,58 @@ func TestBinaryConfig(t *testing.T) {
 		}
 		cmd.Process.Signal(syscall.SIGTERM)
 		waitExit(t, cmd, logs)
+	})
+
+	// daemonize yes: the command returns 0 at once and the server goes on
+	// in the background, in a session of its own, with its pid file, as
+	// redis-server forks; the configuration may come from standard input.
+	t.Run("daemonize", func(t *testing.T) {
+		dir := t.TempDir()
+		port := redistest.FreePort(t)
+		pidFile := filepath.Join(dir, "fg.pid")
+		conf := fmt.Sprintf("port %d\ndaemonize yes\npidfile %s\nlogfile %s\ndir %s\nsave \"\"\n",
+			port, pidFile, filepath.Join(dir, "fg.log"), dir)
+		cmd := exec.Command(bin, "-", "--requirepass", "secret")
+		cmd.Stdin = strings.NewReader(conf)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("daemonizing: %v %s", err, out.String())
+		}
+		var pid int
+		redistest.Eventually(t, "the pid file", func() bool {
+			b, err := os.ReadFile(pidFile)
+			pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+			return err == nil && pid > 0
+		})
+		if pid == cmd.Process.Pid {
+			t.Fatalf("the pid file names the foreground process %d", pid)
+		}
+		t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+		if sid, err := unix.Getsid(pid); err != nil || sid != pid {
+			t.Errorf("daemon's session %d (%v), want its own %d", sid, err, pid)
+		}
+		conn := dialWhenUp(t, net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		r := bufio.NewReader(conn)
+		for _, step := range []struct{ send, want string }{
+			{"AUTH secret\r\n", "+OK\r\n"},
+			{"CONFIG GET daemonize\r\n", "*2\r\n$9\r\ndaemonize\r\n$3\r\nyes\r\n"},
+		} {
+			conn.Write([]byte(step.send))
+			if got := readReply(t, r); got != step.want {
+				t.Errorf("%q: %q, want %q", step.send, got, step.want)
+			}
+		}
+		conn.Write([]byte("SHUTDOWN NOSAVE\r\n"))
+		if b, err := io.ReadAll(r); err != nil || len(b) != 0 {
+			t.Errorf("SHUTDOWN NOSAVE: %q %v, want the connection closed", b, err)
+		}
+		// (The daemon's parent is gone: a container's init may never reap
+		// it, so its exit is judged by its pid file, removed as it exits.)
+		redistest.Eventually(t, "the daemon to remove its pid file", func() bool {
+			_, err := os.Stat(pidFile)
+			return os.IsNotExist(err)
+		})
 	})
 
 	// Redis acts on SIGTERM between commands: a busy script keeps running,
