@@ -148,6 +148,7 @@ type Server struct {
 	started   time.Time
 	stats     []cmdStat         // by Command.id; guarded by lock
 	processed int64             // guarded by lock
+	slowlog   slowlog           // guarded by lock (cmd_slowlog.go)
 	expired   int64             // keys reclaimed by active expiry; guarded by lock
 	memory    memoryLimit       // maxmemory and eviction (evict.go); guarded by lock
 	settings  map[string]string // CONFIG SET values kept for CONFIG GET (cmd_config.go); guarded by lock
@@ -258,6 +259,7 @@ func (s *Server) Init() {
 	s.initBlocking()
 	s.applyEvictionSettings()
 	s.applyPersistenceSettings()
+	s.initSlowlog()
 }
 
 // requirePass is the password clients must AUTH with; "" for none.
@@ -605,11 +607,17 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 			s.log.Error("command panicked", "command", cmd.Name, "panic", r, "stack", string(debug.Stack()))
 			c.w.Error("ERR internal error while running '" + cmd.Name + "'")
 		}
+		micros := int64((time.Since(s.started) - start) / time.Microsecond)
 		st := &s.stats[cmd.id]
 		st.calls++
-		st.usec += int64((time.Since(s.started) - start) / time.Microsecond)
+		st.usec += micros
 		if c.errorCount() != errsBefore {
 			st.failed++
+		}
+		// A command that blocked is logged when it is served, in Redis; here
+		// not at all (its serving is never slow).
+		if sl := s.slowlog.slower; sl >= 0 && micros >= sl && cmd.Flags&FlagSkipSlowlog == 0 && !c.isBlocked() {
+			s.slowlogPush(c, cmd, args, micros)
 		}
 		s.processed++
 		if logging {

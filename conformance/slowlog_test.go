@@ -1,0 +1,95 @@
+package conformance
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestSlowlog compares SLOWLOG's replies and errors and its settings; the
+// log is off (-1) while the lines run, so what it holds is known.
+func TestSlowlog(t *testing.T) {
+	runCases(t, []tcase{
+		{"slowlog", []string{
+			"CONFIG SET slowlog-log-slower-than -1", "SLOWLOG RESET", "SLOWLOG LEN", "SLOWLOG GET", "SLOWLOG GET -1",
+			"SLOWLOG GET 0", "SLOWLOG GET 5", "SLOWLOG GET -2", "SLOWLOG GET x", "SLOWLOG GET 1.5", "SLOWLOG GET 1 2",
+			"SLOWLOG LEN 1", "SLOWLOG RESET 1", "SLOWLOG HELP", "SLOWLOG help x", "SLOWLOG foo", "SLOWLOG",
+			"CONFIG SET slowlog-log-slower-than -2", "CONFIG SET slowlog-log-slower-than x", "CONFIG SET slowlog-max-len -1",
+			"CONFIG SET slowlog-max-len 1.5", "CONFIG SET slowlog-max-len 2", "!sort CONFIG GET slowlog*",
+			"CONFIG SET slowlog-log-slower-than 0", "SET a b", "INCR n", "GET a", "SLOWLOG LEN", "!type SLOWLOG GET",
+			"SLOWLOG GET 0", "CONFIG SET slowlog-max-len 0", "SLOWLOG LEN", "SLOWLOG GET",
+			"CONFIG SET slowlog-log-slower-than 10000 slowlog-max-len 128", "SLOWLOG RESET", "!sort CONFIG GET slowlog*",
+		}},
+		{"slowlog-in-scripts-and-multi", []string{
+			"EVAL \"return redis.call('SLOWLOG', 'LEN')\" 0", "MULTI", "SLOWLOG LEN", "SLOWLOG GET x", "EXEC",
+		}},
+	})
+}
+
+// TestSlowlogEntries compares what the slow log holds after the same
+// commands on both servers: arguments (cut at 32 and at 128 bytes, secrets
+// redacted), order, client names, and the script client's "?:0" address.
+// Ids, times, durations and the client's port differ by nature and are
+// left out; the shape of each entry is compared whole.
+func TestSlowlogEntries(t *testing.T) {
+	long := strings.Repeat("v", 200)
+	many := []string{"RPUSH", "l"}
+	for i := range 40 {
+		many = append(many, strings.Repeat("x", i%3+1))
+	}
+	script := []([]string){
+		{"CONFIG", "SET", "slowlog-log-slower-than", "0", "slowlog-max-len", "1000"},
+		{"SLOWLOG", "RESET"},
+		{"CLIENT", "SETNAME", "slow"},
+		{"SET", "a", long},
+		many,
+		{"AUTH", "nosuch"},
+		{"AUTH", "user", "pass"},
+		{"HELLO", "2", "AUTH", "default", "wrong"},
+		{"CONFIG", "SET", "requirepass", "", "timeout", "0"},
+		{"EVAL", "redis.call('SET', 'b', ARGV[1]) return redis.call('INCR', 'n')", "0", "x"},
+		{"MULTI"}, {"INCR", "n"}, {"GET", "n"}, {"EXEC"},
+		{"SLOWLOG", "LEN"},
+		{"CONFIG", "SET", "slowlog-log-slower-than", "-1"},
+	}
+	restore := [][]string{{"CONFIG", "SET", "slowlog-log-slower-than", "10000", "slowlog-max-len", "128"}, {"SLOWLOG", "RESET"}, {"FLUSHALL"}}
+	logOf := func(addr string) string {
+		c, err := dialRaw(addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.close()
+		defer func() {
+			for _, cmd := range restore {
+				c.do(cmd...)
+			}
+		}()
+		for _, cmd := range script {
+			if _, err := c.do(cmd...); err != nil {
+				t.Fatalf("%v: %v", cmd, err)
+			}
+		}
+		entries, ok := queryOnce(t, addr, "SLOWLOG", "GET", "-1").([]any)
+		if !ok {
+			t.Fatalf("%s: SLOWLOG GET -1 is not an array", addr)
+		}
+		var out []string
+		for _, e := range entries {
+			f, ok := e.([]any)
+			if !ok || len(f) != 6 {
+				t.Fatalf("%s: entry %v", addr, e)
+			}
+			peer := f[4].(string)
+			if peer != "?:0" {
+				peer = "client"
+			}
+			out = append(out, formatValue(f[3])+" "+peer+" name="+f[5].(string))
+		}
+		return strings.Join(out, "\n")
+	}
+	want := logOf(redisAddr)
+	for _, addr := range floodgates() {
+		if got := logOf(addr); got != want {
+			t.Errorf("%s slow log:\n%s\nredis:\n%s", transportName(addr), got, want)
+		}
+	}
+}
