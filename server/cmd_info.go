@@ -160,7 +160,7 @@ func kernelRelease() string {
 func infoClients(s *Server, b *infoBuilder) {
 	b.int("connected_clients", int64(s.clientCount()))
 	b.int("cluster_connections", 0)
-	b.int("maxclients", 10000)
+	b.int("maxclients", s.maxClients.Load())
 	b.int("client_recent_max_input_buffer", 0)
 	b.int("client_recent_max_output_buffer", 0)
 	b.int("blocked_clients", int64(s.blocking.count))
@@ -187,7 +187,11 @@ func infoMemory(s *Server, b *infoBuilder) {
 	b.str("total_system_memory_human", "0B")
 	b.int("used_memory_lua", 0)
 	b.str("used_memory_lua_human", "0B")
-	b.int("number_of_cached_scripts", 0)
+	scripts := 0
+	if e := s.scripting.current(); e != nil {
+		scripts = e.Scripts()
+	}
+	b.int("number_of_cached_scripts", int64(scripts))
 	b.str("maxmemory", strconv.FormatUint(s.memory.configured, 10))
 	b.str("maxmemory_human", bytesToHuman(s.memory.max))
 	b.str("maxmemory_policy", s.store.Eviction().Policy.String())

@@ -93,3 +93,21 @@ func TestSlowlogEntries(t *testing.T) {
 		}
 	}
 }
+
+// TestMemory compares MEMORY's replies: errors exactly, and the numbers,
+// which measure each server's own allocations, by type and shape.
+func TestMemory(t *testing.T) {
+	runCases(t, []tcase{
+		{"memory", []string{
+			"MEMORY HELP", "MEMORY help x", "MEMORY foo", "MEMORY", "MEMORY USAGE", "MEMORY USAGE nosuch",
+			"SET a b", "!type MEMORY USAGE a", "!type MEMORY USAGE a SAMPLES 0", "!type MEMORY usage a samples 5 samples 1",
+			"MEMORY USAGE a SAMPLES", "MEMORY USAGE a SAMPLES x", "MEMORY USAGE a SAMPLES -1", "MEMORY USAGE a foo",
+			"MEMORY USAGE nosuch SAMPLES x", "MEMORY USAGE nosuch SAMPLES 1",
+			"RPUSH l 1 2 3", "HSET h f v", "ZADD z 1 m", "SADD s 1", "!type MEMORY USAGE l", "!type MEMORY USAGE h",
+			"!type MEMORY USAGE z", "!type MEMORY USAGE s",
+			"!type MEMORY STATS", "MEMORY STATS x", "MEMORY DOCTOR", "MEMORY DOCTOR x", "MEMORY PURGE", "MEMORY PURGE x",
+			"!known=the-Go-runtime-has-no-jemalloc-report-so-floodgate-answers-as-Redis-built-with-libc MEMORY MALLOC-STATS", "MEMORY MALLOC-STATS x",
+			"EVAL \"return redis.call('MEMORY', 'USAGE', 'nosuch')\" 0", "MULTI", "MEMORY USAGE nosuch", "MEMORY DOCTOR", "EXEC",
+		}},
+	})
+}
