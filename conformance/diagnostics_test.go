@@ -111,3 +111,28 @@ func TestMemory(t *testing.T) {
 		}},
 	})
 }
+
+// TestLatency compares LATENCY's replies with the latency monitor off (its
+// default, the only value floodgate accepts) and the latency-tracking
+// settings; histograms hold each server's own durations, so they are
+// compared by shape after CONFIG RESETSTAT leaves one call in them.
+func TestLatency(t *testing.T) {
+	runCases(t, []tcase{
+		{"latency", []string{
+			"LATENCY HELP", "LATENCY help x", "LATENCY foo", "LATENCY", "LATENCY LATEST", "LATENCY LATEST x",
+			"LATENCY HISTORY", "LATENCY HISTORY command", "LATENCY HISTORY a b", "LATENCY GRAPH command", "LATENCY GRAPH",
+			"LATENCY RESET", "LATENCY RESET command fast-command", "LATENCY DOCTOR", "LATENCY DOCTOR x",
+			"CONFIG RESETSTAT", "!type LATENCY HISTOGRAM", "LATENCY HISTOGRAM nosuch", "!type LATENCY HISTOGRAM config|resetstat nosuch",
+			"!type LATENCY HISTOGRAM CONFIG|RESETSTAT", "!type LATENCY HISTOGRAM config", "LATENCY HISTOGRAM get",
+		}},
+		{"latency-tracking-config", []string{
+			"!sort CONFIG GET latency-tracking*", "CONFIG SET latency-tracking-info-percentiles 101",
+			"CONFIG SET latency-tracking-info-percentiles x", "CONFIG SET latency-tracking-info-percentiles -1",
+			`CONFIG SET latency-tracking-info-percentiles "50  99"`, `CONFIG SET latency-tracking-info-percentiles "1e1 99.999 0"`,
+			"CONFIG GET latency-tracking-info-percentiles", `CONFIG SET latency-tracking-info-percentiles ""`,
+			"CONFIG GET latency-tracking-info-percentiles", `CONFIG SET latency-tracking-info-percentiles "50 99 99.9"`,
+			"CONFIG SET latency-tracking maybe", "CONFIG SET latency-tracking no", "CONFIG RESETSTAT", "SET a b",
+			"LATENCY HISTOGRAM", "INFO latencystats", "CONFIG SET latency-tracking yes", "CONFIG GET latency-tracking",
+		}},
+	})
+}

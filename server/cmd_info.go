@@ -345,15 +345,13 @@ func infoCommandStats(s *Server, b *infoBuilder) {
 	})
 }
 
-// infoLatencyStats has no histograms to draw percentiles from: it reports
-// the mean as every percentile.
+// infoLatencyStats reports each command's latency percentiles, from the
+// histograms latency-tracking keeps (latency.go).
 func infoLatencyStats(s *Server, b *infoBuilder) {
 	eachCommandStat(s, func(cmd *Command, st cmdStat) {
-		if st.calls == 0 {
-			return
+		if st.hist != nil {
+			b.str("latency_percentiles_usec_"+cmd.Name, s.latencyLine(st.hist))
 		}
-		mean := float64(st.usec) / float64(st.calls)
-		b.str("latency_percentiles_usec_"+cmd.Name, fmt.Sprintf("p50=%.3f,p99=%.3f,p99.9=%.3f", mean, mean, mean))
 	})
 }
 

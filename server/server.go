@@ -149,6 +149,7 @@ type Server struct {
 	stats     []cmdStat         // by Command.id; guarded by lock
 	processed int64             // guarded by lock
 	slowlog   slowlog           // guarded by lock (cmd_slowlog.go)
+	latency   latencyTracking   // guarded by lock (latency.go)
 	expired   int64             // keys reclaimed by active expiry; guarded by lock
 	memory    memoryLimit       // maxmemory and eviction (evict.go); guarded by lock
 	settings  map[string]string // CONFIG SET values kept for CONFIG GET (cmd_config.go); guarded by lock
@@ -191,6 +192,7 @@ type Server struct {
 // cmdStat is one command's INFO commandstats line.
 type cmdStat struct {
 	calls, usec, failed, rejected int64
+	hist                          *hdrHistogram // latency-tracking (latency.go); nil until the first call
 }
 
 // New returns a server that is not yet listening (see Start).
@@ -260,6 +262,7 @@ func (s *Server) Init() {
 	s.applyEvictionSettings()
 	s.applyPersistenceSettings()
 	s.initSlowlog()
+	s.initLatency()
 }
 
 // requirePass is the password clients must AUTH with; "" for none.
@@ -616,8 +619,13 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 		}
 		// A command that blocked is logged when it is served, in Redis; here
 		// not at all (its serving is never slow).
-		if sl := s.slowlog.slower; sl >= 0 && micros >= sl && cmd.Flags&FlagSkipSlowlog == 0 && !c.isBlocked() {
-			s.slowlogPush(c, cmd, args, micros)
+		if !c.isBlocked() {
+			if s.latency.tracking {
+				s.recordLatency(st, micros)
+			}
+			if sl := s.slowlog.slower; sl >= 0 && micros >= sl && cmd.Flags&FlagSkipSlowlog == 0 {
+				s.slowlogPush(c, cmd, args, micros)
+			}
 		}
 		s.processed++
 		if logging {
