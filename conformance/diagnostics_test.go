@@ -136,3 +136,28 @@ func TestLatency(t *testing.T) {
 		}},
 	})
 }
+
+// TestReplicationAdmin compares what a master with no replicas answers
+// (ROLE, WAIT, FAILOVER) and DEBUG and MODULE as Redis 7.0 refuses them
+// by default.
+func TestReplicationAdmin(t *testing.T) {
+	runCases(t, []tcase{
+		{"role-wait-failover", []string{
+			"ROLE", "ROLE x", "WAIT 0 0", "WAIT -1 0", "WAIT 0", "WAIT x 0", "WAIT 0 x", "WAIT 0 -1", "WAIT 0 1.5",
+			"WAIT 1 50", "SET a b", "WAIT 2 10", "MULTI", "WAIT 1 0", "EXEC", "EVAL \"return redis.call('WAIT', 0, 0)\" 0",
+			"FAILOVER", "FAILOVER ABORT", "FAILOVER x", "FAILOVER TIMEOUT", "FAILOVER TIMEOUT 0", "FAILOVER TIMEOUT x",
+			"FAILOVER TIMEOUT 10 TIMEOUT 5", "FAILOVER TO h", "FAILOVER TO h x", "FAILOVER TO h 1 FORCE", "FAILOVER FORCE FORCE",
+			"FAILOVER ABORT x", "FAILOVER FORCE",
+		}},
+		{"wait-unblock", []string{
+			"@2 !id", "@2 !send WAIT 1 0", "!blocked=1", "CLIENT UNBLOCK {id@2}", "@2 !recv WAIT",
+			"@2 !send WAIT 3 0", "!blocked=1", "CLIENT UNBLOCK {id@2} ERROR", "@2 !recv WAIT",
+		}},
+		{"debug-module", []string{
+			"DEBUG", "DEBUG HELP", "DEBUG SLEEP 0", "DEBUG OBJECT a", "debug reload",
+			"MODULE", "MODULE HELP", "MODULE LIST", "MODULE LIST x", "MODULE LOAD /nosuch.so", "MODULE LOAD",
+			"MODULE LOADEX /x CONFIG a b", "MODULE UNLOAD x", "MODULE UNLOAD", "MODULE foo",
+			"EVAL \"return redis.call('MODULE', 'LIST')\" 0", "EVAL \"return redis.call('DEBUG', 'SLEEP', 0)\" 0",
+		}},
+	})
+}

@@ -69,6 +69,17 @@ type waiter struct {
 	// (store.Store.Now, which a test double's manual clock moves); 0: never.
 	deadline int64
 	heapIdx  int
+	// onTimeout answers the client when its time is up or CLIENT UNBLOCK
+	// ... TIMEOUT ends the wait; nil: a null array, as the pops answer.
+	onTimeout func(c *Client)
+}
+
+// timeoutAnswer is what w's client is answered when the wait times out.
+func (w *waiter) timeoutAnswer() func(c *Client) {
+	if w.onTimeout != nil {
+		return w.onTimeout
+	}
+	return timedOut
 }
 
 // Errors of blocking commands, with Redis 7.0's text.
@@ -361,7 +372,7 @@ func (s *Server) timeOutBlocked() time.Duration {
 	now := s.store.Now()
 	d := &s.blocking.deadlines
 	for len(*d) > 0 && (*d)[0].deadline <= now {
-		s.unblock((*d)[0], timedOut)
+		s.unblock((*d)[0], (*d)[0].timeoutAnswer())
 	}
 	if len(*d) == 0 {
 		return -1
@@ -408,7 +419,7 @@ func cmdClientUnblock(c *Client, args [][]byte) {
 		c.w.Int(0)
 		return
 	}
-	answer := timedOut
+	answer := target.blockedOn.timeoutAnswer()
 	if asError {
 		answer = func(c *Client) { c.w.Error(errUnblockedByCmd) }
 	}
