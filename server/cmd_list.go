@@ -475,39 +475,18 @@ func mpopFirst(c *Client, keys [][]byte, front bool, count int64) bool {
 	return false
 }
 
-func cmdBLPop(c *Client, args [][]byte) {
-	blockingPop(c, args[1:len(args)-1], true, args[len(args)-1], -1)
-}
+func cmdBLPop(c *Client, args [][]byte)  { listPops.pop(c, args, true) }
+func cmdBRPop(c *Client, args [][]byte)  { listPops.pop(c, args, false) }
+func cmdBLMPop(c *Client, args [][]byte) { listPops.mpop(c, args) }
 
-func cmdBRPop(c *Client, args [][]byte) {
-	blockingPop(c, args[1:len(args)-1], false, args[len(args)-1], -1)
-}
+var listPops = blockingPops[*store.List]{kind: store.KindList, end: whereArg, one: popWithKey, many: popRangeWithKey}
 
-func cmdBLMPop(c *Client, args [][]byte) {
-	keys, front, count, ok := mpopArgs(c, args, 2, whereArg)
-	if ok {
-		blockingPop(c, keys, front, args[1], count)
-	}
-}
-
-// blockingPop is Redis's blockingPopGenericCommand: pop from the first
-// non-empty list of keys, or wait for one. count -1 is BLPOP/BRPOP's
-// [key, element] reply; otherwise BLMPOP's [key, [elements]].
-func blockingPop(c *Client, keys [][]byte, front bool, timeoutArgument []byte, count int64) {
-	timeout, ok := timeoutArg(c, timeoutArgument)
-	if !ok {
-		return
-	}
-	serve := func(c *Client, key []byte, l *store.List) {
-		if count != -1 {
-			popRangeWithKey(c, key, l, front, count)
-			return
-		}
-		c.w.Array(2)
-		c.w.Bulk(key)
-		c.w.Bulk(c.db.PopList(key, l, front, 1)[0])
-	}
-	popOrBlock(c, keys, store.KindList, timeout, serve)
+// popWithKey pops one element from one end of l, the list at key, and
+// answers [key, element], as BLPOP and BRPOP do.
+func popWithKey(c *Client, key []byte, l *store.List, front bool) {
+	c.w.Array(2)
+	c.w.Bulk(key)
+	c.w.Bulk(c.db.PopList(key, l, front, 1)[0])
 }
 
 func cmdBLMove(c *Client, args [][]byte) {
