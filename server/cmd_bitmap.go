@@ -40,7 +40,7 @@ func bitOffsetArg(c *Client, arg []byte, width int) (uint64, bool) {
 	if hash {
 		n *= int64(width) // wraps as Redis's long long multiplication
 	}
-	if !ok || n < 0 || n>>3 >= c.srv.cfg.ProtoMaxBulkLen {
+	if !ok || n < 0 || n>>3 >= c.srv.protoMaxBulkLen.Load() {
 		c.w.Error(errBitOffset)
 		return 0, false
 	}

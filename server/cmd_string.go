@@ -381,7 +381,7 @@ func cmdIncrByFloat(c *Client, args [][]byte) {
 
 // checkStringLength refuses a string that would outgrow proto-max-bulk-len.
 func checkStringLength(c *Client, size, add int64) bool {
-	if total := size + add; total < size || total > c.srv.cfg.ProtoMaxBulkLen {
+	if total := size + add; total < size || total > c.srv.protoMaxBulkLen.Load() {
 		c.w.Error(errStringTooLarge)
 		return false
 	}

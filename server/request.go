@@ -96,7 +96,7 @@ func (p *requestParser) next(buf []byte, authed bool) (st parseStatus, used int,
 			}
 			n, ok := number.ParseInt(rest[1:nl])
 			switch {
-			case !ok || n < 0 || n > p.srv.cfg.ProtoMaxBulkLen:
+			case !ok || n < 0 || n > p.srv.protoMaxBulkLen.Load():
 				return p.fail("ERR Protocol error: invalid bulk length")
 			case n > 16384 && !authed:
 				return p.fail("ERR Protocol error: unauthenticated bulk length")

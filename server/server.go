@@ -169,6 +169,11 @@ type Server struct {
 	configFile      string                 // the file CONFIG REWRITE writes; "" for none
 	refused         map[*configParam]error // LoadConfig's refusals that a later line may lift
 
+	// The parsers read these two outside the lock, per bulk header and
+	// per read: an atomic load is a plain load on amd64 and arm64.
+	protoMaxBulkLen  atomic.Int64 // proto-max-bulk-len
+	queryBufferLimit atomic.Int64 // client-query-buffer-limit
+
 	double testDouble // the test-double API's state (testdouble.go)
 
 	scripting scripting // EVAL, SCRIPT and the script time limit (cmd_scripting.go)
@@ -207,6 +212,8 @@ func Prepare(cfg Config) *Server {
 	s.setRequirePass(cfg.Password)
 	s.protectedMode.Store(!cfg.DisableProtectedMode)
 	s.maxClients.Store(10000)
+	s.protoMaxBulkLen.Store(cfg.ProtoMaxBulkLen)
+	s.queryBufferLimit.Store(cfg.QueryBufferLimit)
 	s.tcpKeepalive.Store(300)
 	s.hz.Store(10)
 	return s
@@ -225,6 +232,8 @@ func (s *Server) Init() {
 	prepared.tcpKeepalive.Store(s.tcpKeepalive.Load())
 	prepared.hz.Store(s.hz.Load())
 	prepared.outputLimits.Store(s.outputLimits.Load())
+	prepared.protoMaxBulkLen.Store(s.protoMaxBulkLen.Load())
+	prepared.queryBufferLimit.Store(s.queryBufferLimit.Load())
 	*s = Server{
 		cfg:        cfg,
 		log:        cfg.Logger,
@@ -249,6 +258,8 @@ func (s *Server) Init() {
 	s.tcpKeepalive.Store(prepared.tcpKeepalive.Load())
 	s.hz.Store(prepared.hz.Load())
 	s.outputLimits.Store(prepared.outputLimits.Load())
+	s.protoMaxBulkLen.Store(prepared.protoMaxBulkLen.Load())
+	s.queryBufferLimit.Store(prepared.queryBufferLimit.Load())
 	s.initScripting()
 	s.scripting.poll = s.scriptPoll
 	s.initAOF()
