@@ -41,12 +41,15 @@ func cmdConfigGet(c *Client, args [][]byte) {
 	type pair struct{ name, value string }
 	var out []pair
 	seen := map[string]bool{}
-	for _, pat := range args[2:] {
-		if !strings.ContainsAny(string(pat), "[*?") {
+	for _, arg := range args[2:] {
+		// Redis looks for a glob and matches with C string functions, which
+		// stop at a NUL; the exact lookup compares all the bytes.
+		pat := truncate(arg, len(arg))
+		if !strings.ContainsAny(pat, "[*?") {
 			// Asked twice in two spellings, a parameter is listed once.
-			if p := lookupConfig(pat); p != nil && !seen[strings.ToLower(string(pat))] {
-				seen[strings.ToLower(string(pat))] = true
-				out = append(out, pair{string(pat), p.value(c.srv)})
+			if p := lookupConfig(arg); p != nil && !seen[strings.ToLower(string(arg))] {
+				seen[strings.ToLower(string(arg))] = true
+				out = append(out, pair{string(arg), p.value(c.srv)})
 			}
 			continue
 		}
@@ -56,7 +59,7 @@ func cmdConfigGet(c *Client, args [][]byte) {
 				continue
 			}
 			for _, name := range []string{p.name, p.alias} {
-				if name != "" && !seen[name] && store.Match(pat, []byte(name), true) {
+				if name != "" && !seen[name] && store.Match([]byte(pat), []byte(name), true) {
 					seen[name] = true
 					out = append(out, pair{name, p.value(c.srv)})
 				}
