@@ -225,15 +225,7 @@ func (s *Server) Init() {
 	cfg := s.cfg
 	initCommandTable()
 	prepared := &Server{}
-	prepared.password.Store(s.password.Load())
-	prepared.protectedMode.Store(s.protectedMode.Load())
-	prepared.maxClients.Store(s.maxClients.Load())
-	prepared.idleTimeout.Store(s.idleTimeout.Load())
-	prepared.tcpKeepalive.Store(s.tcpKeepalive.Load())
-	prepared.hz.Store(s.hz.Load())
-	prepared.outputLimits.Store(s.outputLimits.Load())
-	prepared.protoMaxBulkLen.Store(s.protoMaxBulkLen.Load())
-	prepared.queryBufferLimit.Store(s.queryBufferLimit.Load())
+	prepared.copyLiveSettings(s)
 	*s = Server{
 		cfg:        cfg,
 		log:        cfg.Logger,
@@ -251,15 +243,7 @@ func (s *Server) Init() {
 		stats:      make([]cmdStat, commandTable.count),
 		started:    time.Now(),
 	}
-	s.setRequirePass(*prepared.password.Load())
-	s.protectedMode.Store(prepared.protectedMode.Load())
-	s.maxClients.Store(prepared.maxClients.Load())
-	s.idleTimeout.Store(prepared.idleTimeout.Load())
-	s.tcpKeepalive.Store(prepared.tcpKeepalive.Load())
-	s.hz.Store(prepared.hz.Load())
-	s.outputLimits.Store(prepared.outputLimits.Load())
-	s.protoMaxBulkLen.Store(prepared.protoMaxBulkLen.Load())
-	s.queryBufferLimit.Store(prepared.queryBufferLimit.Load())
+	s.copyLiveSettings(prepared)
 	s.initScripting()
 	s.scripting.poll = s.scriptPoll
 	s.initAOF()
@@ -269,6 +253,20 @@ func (s *Server) Init() {
 	s.initBlocking()
 	s.applyEvictionSettings()
 	s.applyPersistenceSettings()
+}
+
+// copyLiveSettings copies from src the settings kept in atomics, for
+// Init, whose fresh Server would lose what Prepare and LoadConfig set.
+func (s *Server) copyLiveSettings(src *Server) {
+	s.password.Store(src.password.Load())
+	s.protectedMode.Store(src.protectedMode.Load())
+	s.maxClients.Store(src.maxClients.Load())
+	s.idleTimeout.Store(src.idleTimeout.Load())
+	s.tcpKeepalive.Store(src.tcpKeepalive.Load())
+	s.hz.Store(src.hz.Load())
+	s.outputLimits.Store(src.outputLimits.Load())
+	s.protoMaxBulkLen.Store(src.protoMaxBulkLen.Load())
+	s.queryBufferLimit.Store(src.queryBufferLimit.Load())
 }
 
 // requirePass is the password clients must AUTH with; "" for none.

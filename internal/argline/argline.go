@@ -41,56 +41,36 @@ func Split(line []byte) ([][]byte, error) {
 			return words, nil
 		}
 		word := []byte{}
-		inDouble, inSingle := false, false
+		var quote byte // the open quote, if any
 		for done := false; !done; {
 			c := at(p)
 			switch {
-			case inDouble:
-				switch {
-				case c == '\\' && at(p+1) == 'x' && isHex(at(p+2)) && isHex(at(p+3)):
-					word = append(word, unhex(at(p+2))<<4|unhex(at(p+3)))
-					p += 3
-				case c == '\\' && at(p+1) != 0:
-					p++
-					word = append(word, unescape(line[p]))
-				case c == '"':
-					if !endsWord(at(p + 1)) {
-						return nil, ErrUnbalanced
-					}
-					done = true
-				case c == 0:
+			case quote == '"' && c == '\\' && at(p+1) == 'x' && isHex(at(p+2)) && isHex(at(p+3)):
+				word = append(word, unhex(at(p+2))<<4|unhex(at(p+3)))
+				p += 3
+			case quote == '"' && c == '\\' && at(p+1) != 0:
+				p++
+				word = append(word, unescape(line[p]))
+			case quote == '\'' && c == '\\' && at(p+1) == '\'':
+				p++
+				word = append(word, '\'')
+			case quote != 0 && c == quote:
+				if !endsWord(at(p + 1)) {
 					return nil, ErrUnbalanced
-				default:
-					word = append(word, c)
 				}
-			case inSingle:
-				switch {
-				case c == '\\' && at(p+1) == '\'':
-					p++
-					word = append(word, '\'')
-				case c == '\'':
-					if !endsWord(at(p + 1)) {
-						return nil, ErrUnbalanced
-					}
-					done = true
-				case c == 0:
-					return nil, ErrUnbalanced
-				default:
-					word = append(word, c)
-				}
+				done = true
+			case quote != 0 && c == 0:
+				return nil, ErrUnbalanced
+			case quote != 0:
+				word = append(word, c)
+			// Not \v or \f: they are skipped between words (isspace) but
+			// are part of an unquoted word.
+			case c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == 0:
+				done = true
+			case c == '"' || c == '\'':
+				quote = c
 			default:
-				switch c {
-				// Not \v or \f: they are skipped between words
-				// (isspace) but are part of an unquoted word.
-				case ' ', '\n', '\r', '\t', 0:
-					done = true
-				case '"':
-					inDouble = true
-				case '\'':
-					inSingle = true
-				default:
-					word = append(word, c)
-				}
+				word = append(word, c)
 			}
 			if p < len(line) {
 				p++

@@ -180,3 +180,17 @@ func readLine(t *testing.T, r *bufio.Reader) string {
 	}
 	return strings.TrimSuffix(line, "\r\n")
 }
+
+// FuzzSplit: Split never panics, and reads back any word Quote wrote.
+func FuzzSplit(f *testing.F) {
+	for _, c := range splitCases {
+		f.Add(c.line)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		SplitString(s)
+		words, err := SplitString(Quote(s))
+		if err != nil || len(words) != 1 || words[0] != s {
+			t.Fatalf("SplitString(Quote(%q)) = %q, %v", s, words, err)
+		}
+	})
+}
