@@ -109,12 +109,8 @@ func cmdGetBit(c *Client, args [][]byte) {
 	if !ok {
 		return
 	}
-	s, ok := valueAs[*store.String](c, args[1])
-	if !ok {
-		return
-	}
+	s := valueOrReply[*store.String](c, args[1], replyZero)
 	if s == nil {
-		c.w.Int(0)
 		return
 	}
 	c.w.Int(b2i(store.GetBit(s.Bytes(), offset)))
@@ -134,16 +130,12 @@ func bitUnit(c *Client, arg []byte) (isBit, ok bool) {
 
 func cmdBitCount(c *Client, args [][]byte) {
 	// Redis looks the key up before it parses the range.
-	s, ok := valueAs[*store.String](c, args[1])
-	if !ok {
-		return
-	}
+	s := valueOrReply[*store.String](c, args[1], replyZero)
 	if s == nil {
-		c.w.Int(0)
 		return
 	}
 	b := s.Bytes()
-	start, end, isBit := int64(0), int64(len(b))-1, false
+	start, end, isBit, ok := int64(0), int64(len(b))-1, false, true
 	switch len(args) {
 	case 2:
 	case 4, 5:
