@@ -19,14 +19,9 @@ dir=$(mktemp -d)
 trap stop_servers EXIT
 start_redis "$port"
 wait_ping "$port"
-cli() { redis-cli -p "$port" "$@"; }
-
-printf '%-8s %-8s %-10s %-14s %s\n' size keys elements "B/element" encoding
-for size in 10 100 10000; do
-	keys=$((100000 / size)); [ "$keys" -lt 10 ] && keys=10
-	cli flushall >/dev/null
-	before=$(used "$port")
-	awk -v size="$size" -v keys="$keys" -v cmd="$cmd" -v kind="$kind" 'BEGIN {
+# adds KEYS SIZE: one $cmd of SIZE elements of the kind asked for per key.
+adds() {
+	awk -v keys="$1" -v size="$2" -v cmd="$cmd" -v kind="$kind" 'BEGIN {
 		for (k = 0; k < keys; k++) {
 			line = cmd " k" k
 			for (i = 0; i < size; i++) {
@@ -37,9 +32,10 @@ for size in 10 100 10000; do
 			}
 			print line
 		}
-	}' | cli >/dev/null
-	after=$(used "$port")
-	elements=$((keys * size))
-	printf '%-8s %-8s %-10s %-14s %s\n' "$size" "$keys" "$elements" \
-		"$(awk -v d=$((after - before)) -v m="$elements" 'BEGIN {printf "%.1f", d / m}')" "$(cli object encoding k0)"
+	}'
+}
+
+printf '%-8s %-8s %-10s %-14s %s\n' size keys elements "B/element" encoding
+for size in 10 100 10000; do
+	measure "$port" "$size" adds
 done

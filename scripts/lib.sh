@@ -44,3 +44,22 @@ rss() { awk '/^VmRSS:/ {print $2 * 1024}' "/proc/$1/status"; }
 
 # mb BYTES: "12.3 MB".
 mb() { awk -v b="$1" 'BEGIN {printf "%.1f MB", b / 1048576}'; }
+
+# measure PORT SIZE GENERATOR [LABEL]: the bytes per element of about
+# 100,000 elements in keys k0, k1, ... of SIZE elements each (10 keys at
+# least), written by the command lines "GENERATOR KEYS SIZE" prints, as a
+# table row: [LABEL] size keys elements bytes-per-element k0's-encoding.
+measure() {
+	local port=$1 size=$2 generator=$3 label=${4:-}
+	local keys=$((100000 / size))
+	[ "$keys" -lt 10 ] && keys=10
+	redis-cli -p "$port" flushall >/dev/null
+	local before after elements
+	before=$(used "$port")
+	"$generator" "$keys" "$size" | redis-cli -p "$port" >/dev/null
+	after=$(used "$port")
+	elements=$((keys * size))
+	printf '%s%-8s %-8s %-10s %-14s %s\n' "$label" "$size" "$keys" "$elements" \
+		"$(awk -v d=$((after - before)) -v m="$elements" 'BEGIN {printf "%.1f", d / m}')" \
+		"$(redis-cli -p "$port" object encoding k0)"
+}

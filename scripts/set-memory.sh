@@ -11,27 +11,23 @@ dir=$(mktemp -d)
 trap stop_servers EXIT
 start_redis "$port"
 wait_ping "$port"
-cli() { redis-cli -p "$port" "$@"; }
+# sadds KEYS SIZE: an SADD of SIZE members of the current shape per key.
+sadds() {
+	awk -v keys="$1" -v size="$2" -v shape="$shape" 'BEGIN {
+		for (k = 0; k < keys; k++) {
+			line = "SADD k" k
+			for (i = 0; i < size; i++) {
+				if (shape == "int") line = line " " (1000000 + i * 7)
+				else line = line " 10.0." int(i / 256) "." (i % 256)
+			}
+			print line
+		}
+	}'
+}
 
 printf '%-8s %-8s %-8s %-10s %-14s %s\n' shape size keys members "B/member" encoding
 for shape in int ip; do
 	for size in 10 100 10000; do
-		keys=$((100000 / size)); [ "$keys" -lt 10 ] && keys=10
-		cli flushall >/dev/null
-		before=$(used "$port")
-		awk -v size="$size" -v keys="$keys" -v shape="$shape" 'BEGIN {
-			for (k = 0; k < keys; k++) {
-				line = "SADD k" k
-				for (i = 0; i < size; i++) {
-					if (shape == "int") line = line " " (1000000 + i * 7)
-					else line = line " 10.0." int(i / 256) "." (i % 256)
-				}
-				print line
-			}
-		}' | cli >/dev/null
-		after=$(used "$port")
-		members=$((keys * size))
-		printf '%-8s %-8s %-8s %-10s %-14s %s\n' "$shape" "$size" "$keys" "$members" \
-			"$(awk -v d=$((after - before)) -v m="$members" 'BEGIN {printf "%.1f", d / m}')" "$(cli object encoding k0)"
+		measure "$port" "$size" sadds "$(printf '%-8s ' "$shape")"
 	done
 done

@@ -10,22 +10,18 @@ dir=$(mktemp -d)
 trap stop_servers EXIT
 start_redis "$port"
 wait_ping "$port"
-cli() { redis-cli -p "$port" "$@"; }
-
-printf '%-8s %-8s %-10s %-14s %s\n' size keys members "B/member" encoding
-for size in 10 100 10000; do
-	keys=$((100000 / size)); [ "$keys" -lt 10 ] && keys=10
-	cli flushall >/dev/null
-	before=$(used "$port")
-	awk -v size="$size" -v keys="$keys" 'BEGIN {
+# zadds KEYS SIZE: a ZADD of SIZE members "<ms>-<i>" scored <ms> per key.
+zadds() {
+	awk -v keys="$1" -v size="$2" 'BEGIN {
 		for (k = 0; k < keys; k++) {
 			line = "ZADD k" k
 			for (i = 0; i < size; i++) { ms = sprintf("%.0f", 1700000000000 + i); line = line " " ms " " ms "-" i }
 			print line
 		}
-	}' | cli >/dev/null
-	after=$(used "$port")
-	members=$((keys * size))
-	printf '%-8s %-8s %-10s %-14s %s\n' "$size" "$keys" "$members" \
-		"$(awk -v d=$((after - before)) -v m="$members" 'BEGIN {printf "%.1f", d / m}')" "$(cli object encoding k0)"
+	}'
+}
+
+printf '%-8s %-8s %-10s %-14s %s\n' size keys members "B/member" encoding
+for size in 10 100 10000; do
+	measure "$port" "$size" zadds
 done
