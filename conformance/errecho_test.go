@@ -39,6 +39,18 @@ func TestErrorsEchoingArguments(t *testing.T) {
 			`PFDEBUG "x\x00y" k`, `PFDEBUG "x\r\n" k`, `OBJECT HELP "x\x00"`, `SCRIPT HELP "\x00"`,
 			`CLIENT ID "x\x00"`, `CLIENT GETNAME "\r\n"`,
 		}},
+		// Redis reads most values as C strings (up to a NUL), integers
+		// and strings with their length.
+		{"CONFIG SET values with a NUL", []string{
+			`CONFIG SET maxmemory-policy "allkeys-lru\x00x"`, "CONFIG GET maxmemory-policy", "CONFIG SET maxmemory-policy noeviction",
+			`CONFIG SET notify-keyspace-events "KE\x00x"`, "CONFIG GET notify-keyspace-events", `CONFIG SET notify-keyspace-events ""`,
+			`CONFIG SET lazyfree-lazy-user-flush "yes\x00x"`, "CONFIG GET lazyfree-lazy-user-flush", "CONFIG SET lazyfree-lazy-user-flush no",
+			`CONFIG SET client-output-buffer-limit "normal 0 0 0\x00x pubsub 1mb\x00z 2mb 3"`, "CONFIG GET client-output-buffer-limit",
+			`CONFIG SET client-output-buffer-limit "pubsub 32mb 8mb 60"`,
+			`CONFIG SET oom-score-adj-values "0 200\x00 800"`, "CONFIG GET oom-score-adj-values",
+			`CONFIG SET hz "20\x00x"`, "CONFIG GET hz",
+			`CONFIG SET maxmemory "5\x00gb"`, "CONFIG GET maxmemory", "CONFIG SET maxmemory 0",
+		}},
 		{"HELLO and AUTH", []string{
 			`HELLO 3 "x\x00y"`, `HELLO 2 "\r\nz"`, `HELLO "3\x00"`, `HELLO 2 SETNAME "a\x00 b"`, `HELLO 2 AUTH "u\x00" p`,
 		}},

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/floodgate/floodgate/store"
@@ -109,7 +110,7 @@ func cmdConfigSet(c *Client, args [][]byte) {
 	canon := make([]string, len(params))
 	for i, p := range params {
 		var why string
-		if canon[i], why = p.canonical(string(args[3+2*i])); why != "" {
+		if canon[i], why = p.canonical(p.setValue(args[3+2*i])); why != "" {
 			failed(args[2+2*i], why)
 			return
 		}
@@ -154,4 +155,23 @@ func cmdConfigResetStat(c *Client, args [][]byte) {
 	s.totalConns.Store(0)
 	s.limiter.reset()
 	c.w.Status("OK")
+}
+
+// setValue is a CONFIG SET value as Redis's parser for the parameter sees
+// it: all the bytes for a string (an sds) or an integer (string2ll with
+// the length); else a C string, which ends at a NUL (strcasecmp, memtoull,
+// strtoll); a multi-argument value is split at spaces first, so each word
+// ends at its own NUL.
+func (p *configParam) setValue(v []byte) string {
+	if p.kind == kindString || p.kind == kindInt {
+		return string(v)
+	}
+	if p.flags&paramMultiArg == 0 {
+		return truncate(v, len(v))
+	}
+	words := bytes.Split(v, []byte(" "))
+	for i, w := range words {
+		words[i] = []byte(truncate(w, len(w)))
+	}
+	return string(bytes.Join(words, []byte(" ")))
 }
