@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/floodgate/floodgate/internal/argline"
 )
 
 // FileType is a manifest entry's type, as Redis's aof_file_type.
@@ -110,7 +112,7 @@ func (m *Manifest) Clone() *Manifest {
 func (m *Manifest) Marshal() []byte {
 	var b bytes.Buffer
 	line := func(fi FileInfo) {
-		fmt.Fprintf(&b, "file %s seq %d type %c\n", quoteName(fi.Name), fi.Seq, fi.Type)
+		fmt.Fprintf(&b, "file %s seq %d type %c\n", argline.QuoteIfNeeded(fi.Name), fi.Seq, fi.Type)
 	}
 	if m.Base != nil {
 		line(*m.Base)
@@ -173,8 +175,8 @@ func ParseManifest(data []byte) (*Manifest, error) {
 		if line == "" {
 			return fail("Invalid AOF manifest file format")
 		}
-		argv, ok := splitArgs(line)
-		if !ok || len(argv) < 6 || len(argv)%2 != 0 {
+		argv, err := argline.SplitString(line)
+		if err != nil || len(argv) < 6 || len(argv)%2 != 0 {
 			return fail("Invalid AOF manifest file format")
 		}
 		var fi FileInfo
@@ -238,142 +240,4 @@ func atoll(s string) int64 {
 		return -n
 	}
 	return n
-}
-
-// needsRepr reports whether sdsneedsrepr would quote name.
-func needsRepr(name string) bool {
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if c == '\\' || c == '"' || c == '\n' || c == '\r' || c == '\t' || c == '\a' || c == '\b' || c < 0x20 || c > 0x7e || c == ' ' {
-			return true
-		}
-	}
-	return false
-}
-
-// quoteName is sdscatrepr for names that need it.
-func quoteName(name string) string {
-	if !needsRepr(name) {
-		return name
-	}
-	var b strings.Builder
-	b.WriteByte('"')
-	for i := 0; i < len(name); i++ {
-		switch c := name[i]; c {
-		case '\\', '"':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\a':
-			b.WriteString(`\a`)
-		case '\b':
-			b.WriteString(`\b`)
-		default:
-			if c < 0x20 || c > 0x7e {
-				fmt.Fprintf(&b, `\x%02x`, c)
-			} else {
-				b.WriteByte(c)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-// splitArgs is sdssplitargs: words separated by blanks, "double quoted"
-// with C escapes (\xHH too) or 'single quoted'; a closing quote must be
-// followed by a blank or the end.
-func splitArgs(line string) ([]string, bool) {
-	var out []string
-	i := 0
-	for {
-		for i < len(line) && isBlank(line[i]) {
-			i++
-		}
-		if i >= len(line) {
-			return out, true
-		}
-		var cur strings.Builder
-		inq, insq := false, false
-		for done := false; !done; {
-			if i >= len(line) {
-				if inq || insq {
-					return nil, false
-				}
-				break
-			}
-			c := line[i]
-			switch {
-			case inq:
-				switch {
-				case c == '\\' && i+3 < len(line) && line[i+1] == 'x' && isHex(line[i+2]) && isHex(line[i+3]):
-					v, _ := strconv.ParseUint(line[i+2:i+4], 16, 8)
-					cur.WriteByte(byte(v))
-					i += 3
-				case c == '\\' && i+1 < len(line):
-					i++
-					switch line[i] {
-					case 'n':
-						cur.WriteByte('\n')
-					case 'r':
-						cur.WriteByte('\r')
-					case 't':
-						cur.WriteByte('\t')
-					case 'b':
-						cur.WriteByte('\b')
-					case 'a':
-						cur.WriteByte('\a')
-					default:
-						cur.WriteByte(line[i])
-					}
-				case c == '"':
-					if i+1 < len(line) && !isBlank(line[i+1]) {
-						return nil, false
-					}
-					done = true
-				default:
-					cur.WriteByte(c)
-				}
-			case insq:
-				switch {
-				case c == '\\' && i+1 < len(line) && line[i+1] == '\'':
-					i++
-					cur.WriteByte('\'')
-				case c == '\'':
-					if i+1 < len(line) && !isBlank(line[i+1]) {
-						return nil, false
-					}
-					done = true
-				default:
-					cur.WriteByte(c)
-				}
-			default:
-				switch c {
-				case ' ', '\n', '\r', '\t', 0:
-					done = true
-				case '"':
-					inq = true
-				case '\'':
-					insq = true
-				default:
-					cur.WriteByte(c)
-				}
-			}
-			if i < len(line) {
-				i++
-			}
-		}
-		out = append(out, cur.String())
-	}
-}
-
-func isBlank(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == 0 }
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }

@@ -23,6 +23,21 @@ func TestProtocolRaw(t *testing.T) {
 		{"inline-unbalanced-single", "PING 'a'b\r\nPING\r\n"},
 		{"inline-empty-lines", "\r\n\n  \r\nPING\r\n"},
 		{"inline-unknown", "NOSUCH a b\r\n"},
+		// sdssplitargs's corners (internal/argline has the full table).
+		{"inline-quote-mid-word", "ECHO a\"b c\"\r\nECHO a'b\\'c'\r\n"},
+		{"inline-quote-then-word", "ECHO \"a\"b\r\nPING\r\n"},
+		{"inline-quote-then-vtab", "ECHO \"a\"\v\r\nECHO 'a'\f\r\n"},
+		{"inline-vtab-in-word", "ECHO a\vb\r\nECHO \va\r\n"},
+		{"inline-bad-hex", "ECHO \"\\xZZ\\x4\\x\"\r\n"},
+		{"inline-escapes", "ECHO \"\\n\\r\\t\\b\\a\\z\\\"\\\\\"\r\nECHO '\\n\\''\r\n"},
+		{"inline-backslash-at-end", "ECHO \"a\\\r\nPING\r\n"},
+		{"inline-single-backslash-quote-at-end", "ECHO 'a\\'\r\nPING\r\n"},
+		// Redis finds the end of an inline line with strchr: a NUL hides
+		// the newline, and the request waits until it is too big.
+		{"inline-nul", "ECHO a\x00b c\r\nPING\r\n"},
+		{"inline-nul-in-quotes", "ECHO \"a\x00b\"\r\nPING\r\n"},
+		{"inline-nul-too-big", "ECHO a\x00\r\n" + big},
+		{"inline-nul-after-line", "PING\r\n\x00\r\nPING\r\n"},
 		{"multibulk", "*2\r\n$4\r\nECHO\r\n$3\r\nabc\r\n"},
 		{"pipelined", "*1\r\n$4\r\nPING\r\n*1\r\n$4\r\nPING\r\nPING\r\n"},
 		{"multibulk-zero", "*0\r\nPING\r\n"},

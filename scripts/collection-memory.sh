@@ -14,20 +14,14 @@ case "$kind" in
 list) cmd=RPUSH ;; set) cmd=SADD ;; hash | hash-ip) cmd=HSET ;;
 *) echo "unknown kind $kind" >&2; exit 2 ;;
 esac
+source "$(dirname "$0")/lib.sh"
 dir=$(mktemp -d)
-redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$dir" --daemonize yes \
-	--pidfile "$dir/redis.pid" --logfile "$dir/redis.log" >/dev/null
-trap 'kill "$(cat "$dir/redis.pid")"; rm -rf "$dir"' EXIT
-cli() { redis-cli -p "$port" "$@"; }
-for _ in $(seq 50); do cli ping >/dev/null 2>&1 && break; sleep 0.1; done
-used() { cli info memory | awk -F: '/^used_memory:/ {print $2+0}'; }
-
-printf '%-8s %-8s %-10s %-14s %s\n' size keys elements "B/element" encoding
-for size in 10 100 10000; do
-	keys=$((100000 / size)); [ "$keys" -lt 10 ] && keys=10
-	cli flushall >/dev/null
-	before=$(used)
-	awk -v size="$size" -v keys="$keys" -v cmd="$cmd" -v kind="$kind" 'BEGIN {
+trap stop_servers EXIT
+start_redis "$port"
+wait_ping "$port"
+# adds KEYS SIZE: one $cmd of SIZE elements of the kind asked for per key.
+adds() {
+	awk -v keys="$1" -v size="$2" -v cmd="$cmd" -v kind="$kind" 'BEGIN {
 		for (k = 0; k < keys; k++) {
 			line = cmd " k" k
 			for (i = 0; i < size; i++) {
@@ -38,9 +32,10 @@ for size in 10 100 10000; do
 			}
 			print line
 		}
-	}' | cli >/dev/null
-	after=$(used)
-	elements=$((keys * size))
-	printf '%-8s %-8s %-10s %-14s %s\n' "$size" "$keys" "$elements" \
-		"$(awk -v d=$((after - before)) -v m="$elements" 'BEGIN {printf "%.1f", d / m}')" "$(cli object encoding k0)"
+	}'
+}
+
+printf '%-8s %-8s %-10s %-14s %s\n' size keys elements "B/element" encoding
+for size in 10 100 10000; do
+	measure "$port" "$size" adds
 done

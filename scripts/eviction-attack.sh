@@ -12,19 +12,13 @@ policy=${1:-allkeys-lru}
 keys=${2:-10000000}
 port=${3:-7441}
 maxmemory=100mb
+source "$(dirname "$0")/lib.sh"
 dir=$(mktemp -d)
-go build -o "$dir/floodgate" ./cmd/floodgate
-redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$dir" --daemonize yes \
-	--pidfile "$dir/redis.pid" --logfile "$dir/redis.log" >/dev/null
-"$dir/floodgate" -port $((port + 1)) >"$dir/floodgate.log" 2>&1 &
-echo $! >"$dir/floodgate.pid"
-trap 'kill "$(cat "$dir/redis.pid")" "$(cat "$dir/floodgate.pid")" 2>/dev/null; sleep 0.5; rm -rf "$dir"' EXIT
-for p in "$port" $((port + 1)); do
-	for _ in $(seq 50); do redis-cli -p "$p" ping >/dev/null 2>&1 && break; sleep 0.1; done
-done
-rss() { awk '/^VmRSS:/ {print $2 * 1024}' "/proc/$1/status"; }
+trap stop_servers EXIT
+start_redis "$port"
+start_floodgate $((port + 1))
+wait_ping "$port" $((port + 1))
 field() { redis-cli -p "$1" info "$2" | awk -F: -v f="$3" '$1 == f {sub(/\r/, "", $2); print $2}'; }
-mb() { awk -v b="$1" 'BEGIN {printf "%.1f MB", b / 1048576}'; }
 
 printf '%s, %d keys, maxmemory %s\n' "$policy" "$keys" "$maxmemory"
 printf '%-10s %10s %10s %12s %12s %12s %10s %8s\n' server "time" dbsize evicted used_memory "peak RSS" "end RSS" newest

@@ -7,20 +7,13 @@
 set -euo pipefail
 keys=${1:-1000000}
 port=${2:-7451}
+source "$(dirname "$0")/lib.sh"
 dir=$(mktemp -d)
-go build -o "$dir/floodgate" ./cmd/floodgate
-redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$dir" --daemonize yes \
-	--pidfile "$dir/redis.pid" --logfile "$dir/redis.log" >/dev/null
-"$dir/floodgate" -port $((port + 1)) >"$dir/floodgate.log" 2>&1 &
-echo $! >"$dir/floodgate.pid"
-trap 'kill "$(cat "$dir/redis.pid")" "$(cat "$dir/floodgate.pid")" 2>/dev/null; sleep 0.5; rm -rf "$dir"' EXIT
-for p in "$port" $((port + 1)); do
-	for _ in $(seq 50); do redis-cli -p "$p" ping >/dev/null 2>&1 && break; sleep 0.1; done
-done
-rss() { awk '/^VmRSS:/ {print $2 * 1024}' "/proc/$1/status"; }
-used() { redis-cli -p "$1" info memory | awk -F: '$1 == "used_memory" {print $2 + 0}'; }
+trap stop_servers EXIT
+start_redis "$port"
+start_floodgate $((port + 1))
+wait_ping "$port" $((port + 1))
 per() { awk -v a="$1" -v b="$2" -v n="$keys" 'BEGIN {printf "%.0f", (a - b) / n}'; }
-mb() { awk -v b="$1" 'BEGIN {printf "%.1f MB", b / 1048576}'; }
 
 printf '%d counters (INCR + EXPIRE 3600)\n' "$keys"
 printf '%-10s %14s %14s %12s %16s %18s\n' server "used B/key" "RSS B/key" "RSS" "expire-to-0 time" "RSS after expiry"

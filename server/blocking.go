@@ -142,6 +142,41 @@ func (c *Client) mayBlock() bool {
 // it with the execution lock held.
 func (c *Client) isBlocked() bool { return c.blockedOn != nil }
 
+// blockingPops is what the blocking pops of one type differ by (BLPOP,
+// BRPOP and BLMPOP for lists; BZPOPMIN, BZPOPMAX and BZMPOP for sorted
+// sets): Redis has a blockingPopGenericCommand per type, alike but for
+// these.
+type blockingPops[V store.Value] struct {
+	kind store.Kind
+	end  func(c *Client, b []byte) (end, ok bool)                // the MPOP form's LEFT|RIGHT or MIN|MAX
+	one  func(c *Client, key []byte, v V, end bool)              // BLPOP's or BZPOPMIN's reply
+	many func(c *Client, key []byte, v V, end bool, count int64) // BLMPOP's or BZMPOP's reply
+}
+
+// pop serves the form "key [key ...] timeout", popping one element.
+func (p *blockingPops[V]) pop(c *Client, args [][]byte, end bool) {
+	p.popOrBlock(c, args[1:len(args)-1], args[len(args)-1], func(c *Client, key []byte, v V) {
+		p.one(c, key, v, end)
+	})
+}
+
+// mpop serves the form "timeout numkeys key [key ...] end [COUNT count]".
+func (p *blockingPops[V]) mpop(c *Client, args [][]byte) {
+	keys, end, count, ok := mpopArgs(c, args, 2, p.end)
+	if !ok {
+		return
+	}
+	p.popOrBlock(c, keys, args[1], func(c *Client, key []byte, v V) {
+		p.many(c, key, v, end, count)
+	})
+}
+
+func (p *blockingPops[V]) popOrBlock(c *Client, keys [][]byte, timeoutArgument []byte, serve func(c *Client, key []byte, v V)) {
+	if timeout, ok := timeoutArg(c, timeoutArgument); ok {
+		popOrBlock(c, keys, p.kind, timeout, serve)
+	}
+}
+
 // popOrBlock is the common part of Redis's blockingPopGenericCommand and
 // blockingGenericZpopCommand: serve the first of keys that holds a V, or
 // block c on them all until one does (answering a null array at once

@@ -40,7 +40,7 @@ func bitOffsetArg(c *Client, arg []byte, width int) (uint64, bool) {
 	if hash {
 		n *= int64(width) // wraps as Redis's long long multiplication
 	}
-	if !ok || n < 0 || n>>3 >= c.srv.cfg.ProtoMaxBulkLen {
+	if !ok || n < 0 || n>>3 >= c.srv.protoMaxBulkLen.Load() {
 		c.w.Error(errBitOffset)
 		return 0, false
 	}
@@ -109,12 +109,8 @@ func cmdGetBit(c *Client, args [][]byte) {
 	if !ok {
 		return
 	}
-	s, ok := valueAs[*store.String](c, args[1])
-	if !ok {
-		return
-	}
+	s := valueOrReply[*store.String](c, args[1], replyZero)
 	if s == nil {
-		c.w.Int(0)
 		return
 	}
 	c.w.Int(b2i(store.GetBit(s.Bytes(), offset)))
@@ -134,16 +130,12 @@ func bitUnit(c *Client, arg []byte) (isBit, ok bool) {
 
 func cmdBitCount(c *Client, args [][]byte) {
 	// Redis looks the key up before it parses the range.
-	s, ok := valueAs[*store.String](c, args[1])
-	if !ok {
-		return
-	}
+	s := valueOrReply[*store.String](c, args[1], replyZero)
 	if s == nil {
-		c.w.Int(0)
 		return
 	}
 	b := s.Bytes()
-	start, end, isBit := int64(0), int64(len(b))-1, false
+	start, end, isBit, ok := int64(0), int64(len(b))-1, false, true
 	switch len(args) {
 	case 2:
 	case 4, 5:

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/floodgate/floodgate/store"
@@ -41,12 +42,15 @@ func cmdConfigGet(c *Client, args [][]byte) {
 	type pair struct{ name, value string }
 	var out []pair
 	seen := map[string]bool{}
-	for _, pat := range args[2:] {
-		if !strings.ContainsAny(string(pat), "[*?") {
+	for _, arg := range args[2:] {
+		// Redis looks for a glob and matches with C string functions, which
+		// stop at a NUL; the exact lookup compares all the bytes.
+		pat := truncate(arg, len(arg))
+		if !strings.ContainsAny(pat, "[*?") {
 			// Asked twice in two spellings, a parameter is listed once.
-			if p := lookupConfig(pat); p != nil && !seen[strings.ToLower(string(pat))] {
-				seen[strings.ToLower(string(pat))] = true
-				out = append(out, pair{string(pat), p.value(c.srv)})
+			if p := lookupConfig(arg); p != nil && !seen[strings.ToLower(string(arg))] {
+				seen[strings.ToLower(string(arg))] = true
+				out = append(out, pair{string(arg), p.value(c.srv)})
 			}
 			continue
 		}
@@ -56,7 +60,7 @@ func cmdConfigGet(c *Client, args [][]byte) {
 				continue
 			}
 			for _, name := range []string{p.name, p.alias} {
-				if name != "" && !seen[name] && store.Match(pat, []byte(name), true) {
+				if name != "" && !seen[name] && store.Match([]byte(pat), []byte(name), true) {
 					seen[name] = true
 					out = append(out, pair{name, p.value(c.srv)})
 				}
@@ -106,7 +110,7 @@ func cmdConfigSet(c *Client, args [][]byte) {
 	canon := make([]string, len(params))
 	for i, p := range params {
 		var why string
-		if canon[i], why = p.canonical(string(args[3+2*i])); why != "" {
+		if canon[i], why = p.canonical(p.setValue(args[3+2*i])); why != "" {
 			failed(args[2+2*i], why)
 			return
 		}
@@ -151,4 +155,23 @@ func cmdConfigResetStat(c *Client, args [][]byte) {
 	s.totalConns.Store(0)
 	s.limiter.reset()
 	c.w.Status("OK")
+}
+
+// setValue is a CONFIG SET value as Redis's parser for the parameter sees
+// it: all the bytes for a string (an sds) or an integer (string2ll with
+// the length); else a C string, which ends at a NUL (strcasecmp, memtoull,
+// strtoll); a multi-argument value is split at spaces first, so each word
+// ends at its own NUL.
+func (p *configParam) setValue(v []byte) string {
+	if p.kind == kindString || p.kind == kindInt {
+		return string(v)
+	}
+	if p.flags&paramMultiArg == 0 {
+		return truncate(v, len(v))
+	}
+	words := bytes.Split(v, []byte(" "))
+	for i, w := range words {
+		words[i] = []byte(truncate(w, len(w)))
+	}
+	return string(bytes.Join(words, []byte(" ")))
 }

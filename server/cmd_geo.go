@@ -176,12 +176,8 @@ func cmdGeoDist(c *Client, args [][]byte) {
 		c.w.Error(errSyntax)
 		return
 	}
-	z, ok := valueAs[*store.ZSet](c, args[1])
-	if !ok {
-		return
-	}
+	z := valueOrReply[*store.ZSet](c, args[1], replyNull)
 	if z == nil {
-		c.w.Null()
 		return
 	}
 	s1, ok1 := z.Score(args[2])

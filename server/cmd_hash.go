@@ -44,6 +44,18 @@ func valueAs[V store.Value](c *Client, key []byte) (V, bool) {
 	return v, true
 }
 
+// valueOrReply is valueAs with Redis's lookupKeyReadOrReply: a missing
+// key answers missing (replyZero, replyNull, ...), and either way, as after
+// WRONGTYPE, it returns nil for the handler to stop.
+func valueOrReply[V store.Value](c *Client, key []byte, missing func(Writer)) V {
+	var none V // V is a pointer type: nil when the key is missing
+	v, ok := valueAs[V](c, key)
+	if ok && any(v) == any(none) {
+		missing(c.w)
+	}
+	return v
+}
+
 // hashForRead returns the hash at key, or an empty one if there is none
 // (readers treat a missing key as an empty hash, as Redis does); false after
 // WRONGTYPE. The empty hash is shared: never change it.
@@ -268,12 +280,8 @@ func hashUpdate(c *Client, key []byte, change func(h *store.Hash) error) {
 // (and WITHVALUES's tighter range) before the key is looked up.
 func cmdHRandField(c *Client, args [][]byte) {
 	if len(args) == 2 {
-		h, ok := valueAs[*store.Hash](c, args[1])
-		if !ok {
-			return
-		}
+		h := valueOrReply[*store.Hash](c, args[1], replyNull)
 		if h == nil {
-			c.w.Null()
 			return
 		}
 		c.w.BulkString(h.Random(1, true)[0].Name)

@@ -43,24 +43,14 @@ const (
 	errCountPositive = "ERR count should be greater than 0"
 )
 
-// listOrReply returns the list at key. If there is none it answers
-// missing and returns nil; a key of another type answers WRONGTYPE and
-// returns nil too (Redis's lookupKeyReadOrReply and checkType).
-func listOrReply(c *Client, key []byte, missing func(Writer)) *store.List {
-	l, ok := valueAs[*store.List](c, key)
-	if ok && l == nil {
-		missing(c.w)
-	}
-	return l
-}
-
 // Replies for a missing key.
-func replyZero(w Writer)       { w.Int(0) }
-func replyNull(w Writer)       { w.Null() }
-func replyNullArray(w Writer)  { w.NullArray() }
-func replyEmptyArray(w Writer) { w.Array(0) }
-func replyOK(w Writer)         { w.Status("OK") }
-func replyNoKey(w Writer)      { w.Error(errNoSuchKey) }
+func replyZero(w Writer)        { w.Int(0) }
+func replyNull(w Writer)        { w.Null() }
+func replyNullArray(w Writer)   { w.NullArray() }
+func replyEmptyArray(w Writer)  { w.Array(0) }
+func replyEmptyString(w Writer) { w.BulkString("") }
+func replyOK(w Writer)          { w.Status("OK") }
+func replyNoKey(w Writer)       { w.Error(errNoSuchKey) }
 
 func cmdLPush(c *Client, args [][]byte) {
 	n, err := c.db.LPush(args[1], args[2:]...)
@@ -115,7 +105,7 @@ func pop(c *Client, args [][]byte, front bool) {
 	if hasCount {
 		missing = replyNullArray
 	}
-	l := listOrReply(c, args[1], missing)
+	l := valueOrReply[*store.List](c, args[1], missing)
 	switch {
 	case l == nil:
 		return
@@ -147,14 +137,14 @@ func popRangeWithKey(c *Client, key []byte, l *store.List, front bool, count int
 }
 
 func cmdLLen(c *Client, args [][]byte) {
-	if l := listOrReply(c, args[1], replyZero); l != nil {
+	if l := valueOrReply[*store.List](c, args[1], replyZero); l != nil {
 		c.w.Int(int64(l.Len()))
 	}
 }
 
 // cmdLIndex looks the key up before parsing the index, as Redis does.
 func cmdLIndex(c *Client, args [][]byte) {
-	l := listOrReply(c, args[1], replyNull)
+	l := valueOrReply[*store.List](c, args[1], replyNull)
 	if l == nil {
 		return
 	}
@@ -176,7 +166,7 @@ func clampIndex(i int64) int {
 }
 
 func cmdLSet(c *Client, args [][]byte) {
-	l := listOrReply(c, args[1], replyNoKey)
+	l := valueOrReply[*store.List](c, args[1], replyNoKey)
 	if l == nil {
 		return
 	}
@@ -224,7 +214,7 @@ func cmdLRange(c *Client, args [][]byte) {
 	if !ok {
 		return
 	}
-	l := listOrReply(c, args[1], replyEmptyArray)
+	l := valueOrReply[*store.List](c, args[1], replyEmptyArray)
 	if l == nil {
 		return
 	}
@@ -245,7 +235,7 @@ func cmdLTrim(c *Client, args [][]byte) {
 	if !ok {
 		return
 	}
-	l := listOrReply(c, args[1], replyOK)
+	l := valueOrReply[*store.List](c, args[1], replyOK)
 	if l == nil {
 		return
 	}
@@ -263,7 +253,7 @@ func cmdLRem(c *Client, args [][]byte) {
 	if !ok {
 		return
 	}
-	l := listOrReply(c, args[1], replyZero)
+	l := valueOrReply[*store.List](c, args[1], replyZero)
 	if l == nil {
 		return
 	}
@@ -284,7 +274,7 @@ func cmdLInsert(c *Client, args [][]byte) {
 		c.w.Error(errSyntax)
 		return
 	}
-	l := listOrReply(c, args[1], replyZero)
+	l := valueOrReply[*store.List](c, args[1], replyZero)
 	if l == nil {
 		return
 	}
@@ -475,39 +465,18 @@ func mpopFirst(c *Client, keys [][]byte, front bool, count int64) bool {
 	return false
 }
 
-func cmdBLPop(c *Client, args [][]byte) {
-	blockingPop(c, args[1:len(args)-1], true, args[len(args)-1], -1)
-}
+func cmdBLPop(c *Client, args [][]byte)  { listPops.pop(c, args, true) }
+func cmdBRPop(c *Client, args [][]byte)  { listPops.pop(c, args, false) }
+func cmdBLMPop(c *Client, args [][]byte) { listPops.mpop(c, args) }
 
-func cmdBRPop(c *Client, args [][]byte) {
-	blockingPop(c, args[1:len(args)-1], false, args[len(args)-1], -1)
-}
+var listPops = blockingPops[*store.List]{kind: store.KindList, end: whereArg, one: popWithKey, many: popRangeWithKey}
 
-func cmdBLMPop(c *Client, args [][]byte) {
-	keys, front, count, ok := mpopArgs(c, args, 2, whereArg)
-	if ok {
-		blockingPop(c, keys, front, args[1], count)
-	}
-}
-
-// blockingPop is Redis's blockingPopGenericCommand: pop from the first
-// non-empty list of keys, or wait for one. count -1 is BLPOP/BRPOP's
-// [key, element] reply; otherwise BLMPOP's [key, [elements]].
-func blockingPop(c *Client, keys [][]byte, front bool, timeoutArgument []byte, count int64) {
-	timeout, ok := timeoutArg(c, timeoutArgument)
-	if !ok {
-		return
-	}
-	serve := func(c *Client, key []byte, l *store.List) {
-		if count != -1 {
-			popRangeWithKey(c, key, l, front, count)
-			return
-		}
-		c.w.Array(2)
-		c.w.Bulk(key)
-		c.w.Bulk(c.db.PopList(key, l, front, 1)[0])
-	}
-	popOrBlock(c, keys, store.KindList, timeout, serve)
+// popWithKey pops one element from one end of l, the list at key, and
+// answers [key, element], as BLPOP and BRPOP do.
+func popWithKey(c *Client, key []byte, l *store.List, front bool) {
+	c.w.Array(2)
+	c.w.Bulk(key)
+	c.w.Bulk(c.db.PopList(key, l, front, 1)[0])
 }
 
 func cmdBLMove(c *Client, args [][]byte) {

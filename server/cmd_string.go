@@ -381,7 +381,7 @@ func cmdIncrByFloat(c *Client, args [][]byte) {
 
 // checkStringLength refuses a string that would outgrow proto-max-bulk-len.
 func checkStringLength(c *Client, size, add int64) bool {
-	if total := size + add; total < size || total > c.srv.cfg.ProtoMaxBulkLen {
+	if total := size + add; total < size || total > c.srv.protoMaxBulkLen.Load() {
 		c.w.Error(errStringTooLarge)
 		return false
 	}
@@ -408,12 +408,8 @@ func cmdAppend(c *Client, args [][]byte) {
 }
 
 func cmdStrlen(c *Client, args [][]byte) {
-	s, ok := valueAs[*store.String](c, args[1])
-	if !ok {
-		return
-	}
+	s := valueOrReply[*store.String](c, args[1], replyZero)
 	if s == nil {
-		c.w.Int(0)
 		return
 	}
 	c.w.Int(int64(s.Len()))
@@ -428,12 +424,8 @@ func cmdGetRange(c *Client, args [][]byte) {
 	if !ok {
 		return
 	}
-	s, ok := valueAs[*store.String](c, args[1])
-	if !ok {
-		return
-	}
+	s := valueOrReply[*store.String](c, args[1], replyEmptyString)
 	if s == nil {
-		c.w.BulkString("")
 		return
 	}
 	c.w.Bulk(substring(s.Bytes(), start, end))

@@ -173,24 +173,16 @@ func cmdZRem(c *Client, args [][]byte) {
 }
 
 func cmdZCard(c *Client, args [][]byte) {
-	z, ok := valueAs[*store.ZSet](c, args[1])
-	if !ok {
-		return
-	}
+	z := valueOrReply[*store.ZSet](c, args[1], replyZero)
 	if z == nil {
-		c.w.Int(0)
 		return
 	}
 	c.w.Int(int64(z.Len()))
 }
 
 func cmdZScore(c *Client, args [][]byte) {
-	z, ok := valueAs[*store.ZSet](c, args[1])
-	if !ok {
-		return
-	}
+	z := valueOrReply[*store.ZSet](c, args[1], replyNull)
 	if z == nil {
-		c.w.Null()
 		return
 	}
 	if s, found := z.Score(args[2]); found {
@@ -221,12 +213,8 @@ func cmdZRank(c *Client, args [][]byte)    { zrank(c, args, false) }
 func cmdZRevRank(c *Client, args [][]byte) { zrank(c, args, true) }
 
 func zrank(c *Client, args [][]byte, rev bool) {
-	z, ok := valueAs[*store.ZSet](c, args[1])
-	if !ok {
-		return
-	}
+	z := valueOrReply[*store.ZSet](c, args[1], replyNull)
 	if z == nil {
-		c.w.Null()
 		return
 	}
 	r, found := z.Rank(args[2])
@@ -480,12 +468,8 @@ func zremRange(c *Client, args [][]byte, kind rangeKind) {
 		return
 	}
 	key := args[1]
-	z, ok := valueAs[*store.ZSet](c, key)
-	if !ok {
-		return
-	}
+	z := valueOrReply[*store.ZSet](c, key, replyZero)
 	if z == nil {
-		c.w.Int(0)
 		return
 	}
 	n := z.RemoveRange(ranks(z))
@@ -503,12 +487,8 @@ func zcount(c *Client, args [][]byte, kind rangeKind) {
 	if !ok {
 		return
 	}
-	z, ok := valueAs[*store.ZSet](c, args[1])
-	if !ok {
-		return
-	}
+	z := valueOrReply[*store.ZSet](c, args[1], replyZero)
 	if z == nil {
-		c.w.Int(0)
 		return
 	}
 	lo, hi := ranks(z)
@@ -746,12 +726,8 @@ func zpop(c *Client, args [][]byte, fromTop bool) {
 
 func cmdZRandMember(c *Client, args [][]byte) {
 	if len(args) == 2 {
-		z, ok := valueAs[*store.ZSet](c, args[1])
-		if !ok {
-			return
-		}
+		z := valueOrReply[*store.ZSet](c, args[1], replyNull)
 		if z == nil {
-			c.w.Null()
 			return
 		}
 		m, _ := z.At(rand.IntN(z.Len()))

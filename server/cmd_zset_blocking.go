@@ -13,38 +13,11 @@ var zsetBlockingCommands = []*Command{
 
 func init() { register(zsetBlockingCommands...) }
 
-func cmdBZPopMin(c *Client, args [][]byte) {
-	blockingZPop(c, args[1:len(args)-1], false, args[len(args)-1], -1)
-}
+func cmdBZPopMin(c *Client, args [][]byte) { zsetPops.pop(c, args, false) }
+func cmdBZPopMax(c *Client, args [][]byte) { zsetPops.pop(c, args, true) }
+func cmdBZMPop(c *Client, args [][]byte)   { zsetPops.mpop(c, args) }
 
-func cmdBZPopMax(c *Client, args [][]byte) {
-	blockingZPop(c, args[1:len(args)-1], true, args[len(args)-1], -1)
-}
-
-func cmdBZMPop(c *Client, args [][]byte) {
-	keys, fromTop, count, ok := mpopArgs(c, args, 2, zminMaxArg)
-	if ok {
-		blockingZPop(c, keys, fromTop, args[1], count)
-	}
-}
-
-// blockingZPop is Redis's blockingGenericZpopCommand: pop from the first
-// non-empty sorted set of keys, or wait for one. count -1 is BZPOPMIN's
-// [key, member, score] reply; otherwise BZMPOP's [key, [[member, score]...]].
-func blockingZPop(c *Client, keys [][]byte, fromTop bool, timeoutArgument []byte, count int64) {
-	timeout, ok := timeoutArg(c, timeoutArgument)
-	if !ok {
-		return
-	}
-	serve := func(c *Client, key []byte, z *store.ZSet) {
-		if count == -1 {
-			zpopWithKey(c, key, z, fromTop)
-		} else {
-			zmpopReply(c, key, z, fromTop, count)
-		}
-	}
-	popOrBlock(c, keys, store.KindZSet, timeout, serve)
-}
+var zsetPops = blockingPops[*store.ZSet]{kind: store.KindZSet, end: zminMaxArg, one: zpopWithKey, many: zmpopReply}
 
 // zpopWithKey pops one member from one end of z, the sorted set at key,
 // and answers [key, member, score], as BZPOPMIN and BZPOPMAX do.

@@ -185,10 +185,18 @@ var floodgateParams = map[string]floodgateParam{
 		s.cfg.LuaTimeLimit = time.Duration(n) * time.Millisecond
 		return ""
 	}},
-	"proto-max-bulk-len": {effect: effectApplied, get: func(s *Server) string { return strconv.FormatInt(s.cfg.ProtoMaxBulkLen, 10) },
-		apply: func(s *Server, v string) string { s.cfg.ProtoMaxBulkLen, _ = strconv.ParseInt(v, 10, 64); return "" }},
-	"client-query-buffer-limit": {effect: effectApplied, get: func(s *Server) string { return strconv.FormatInt(s.cfg.QueryBufferLimit, 10) },
-		apply: func(s *Server, v string) string { s.cfg.QueryBufferLimit, _ = strconv.ParseInt(v, 10, 64); return "" }},
+	"proto-max-bulk-len": {effect: effectApplied, get: func(s *Server) string { return strconv.FormatInt(s.protoMaxBulkLen.Load(), 10) },
+		apply: func(s *Server, v string) string {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			s.protoMaxBulkLen.Store(n)
+			return ""
+		}},
+	"client-query-buffer-limit": {effect: effectApplied, get: func(s *Server) string { return strconv.FormatInt(s.queryBufferLimit.Load(), 10) },
+		apply: func(s *Server, v string) string {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			s.queryBufferLimit.Store(n)
+			return ""
+		}},
 	"loglevel": {effect: effectApplied, values: []string{"debug", "verbose", "notice", "warning"},
 		apply: func(s *Server, v string) string { s.logLevel.Set(redisLogLevels[v]); return "" }},
 	"logfile": {effect: effectApplied},

@@ -5,39 +5,10 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
 )
-
-func TestSplitArgs(t *testing.T) {
-	for _, c := range []struct {
-		line string
-		want []string // nil with ok false: unbalanced
-		ok   bool
-	}{
-		{"port 6379", []string{"port", "6379"}, true},
-		{"  save   900 1  ", []string{"save", "900", "1"}, true},
-		{`requirepass "a b"`, []string{"requirepass", "a b"}, true},
-		{`x "\x41\n\t\"\\"`, []string{"x", "A\n\t\"\\"}, true},
-		{`x "\xZZ"`, []string{"x", "xZZ"}, true},
-		{`x 'it\'s' 'a\nb'`, []string{"x", "it's", `a\nb`}, true},
-		{`save ""`, []string{"save", ""}, true},
-		{`x "a"b`, nil, false},
-		{`x 'a'b`, nil, false},
-		{`x "open`, nil, false},
-		{`x 'open`, nil, false},
-		{`a"b c`, nil, false}, // a quote opens mid-word and never closes
-		{`a"b" c`, []string{"ab", "c"}, true},
-		{"", nil, true},
-	} {
-		got, ok := SplitArgs(c.line)
-		if ok != c.ok || !reflect.DeepEqual(got, c.want) {
-			t.Errorf("SplitArgs(%q) = %q, %v; want %q, %v", c.line, got, ok, c.want, c.ok)
-		}
-	}
-}
 
 func TestConfigArgs(t *testing.T) {
 	for _, c := range []struct {

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/floodgate/floodgate/internal/argline"
 )
 
 // ConfigError is a config file or command-line directive floodgate
@@ -51,7 +53,7 @@ func ConfigArgs(args []string) (file string, stdin bool, options string) {
 				b.WriteByte('\n')
 			}
 			b.WriteString(a[2:] + " ")
-			words, _ := SplitArgs(a)
+			words, _ := argline.SplitString(a)
 			if len(words) != 1 {
 				handledLast = true // "--port 6380" in one argument
 				continue
@@ -63,155 +65,11 @@ func ConfigArgs(args []string) (file string, stdin bool, options string) {
 				handledLast = true
 			}
 		default:
-			b.WriteString(reprQuote(a) + " ")
+			b.WriteString(argline.Quote(a) + " ")
 			handledLast = true
 		}
 	}
 	return file, stdin, b.String()
-}
-
-// reprQuote is sdscatrepr: a double-quoted string with C escapes, which
-// SplitArgs reads back as the same bytes.
-func reprQuote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		switch ch := s[i]; ch {
-		case '\\', '"':
-			b.WriteByte('\\')
-			b.WriteByte(ch)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\a':
-			b.WriteString(`\a`)
-		case '\b':
-			b.WriteString(`\b`)
-		default:
-			if ch < 0x20 || ch > 0x7e {
-				fmt.Fprintf(&b, `\x%02x`, ch)
-			} else {
-				b.WriteByte(ch)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-func isCSpace(ch byte) bool {
-	return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\v' || ch == '\f' || ch == '\r'
-}
-
-func hexVal(ch byte) (byte, bool) {
-	switch {
-	case '0' <= ch && ch <= '9':
-		return ch - '0', true
-	case 'a' <= ch && ch <= 'f':
-		return ch - 'a' + 10, true
-	case 'A' <= ch && ch <= 'F':
-		return ch - 'A' + 10, true
-	}
-	return 0, false
-}
-
-// quoteEndsWord: a closing quote must be followed by a space or nothing.
-func quoteEndsWord(line string, p int) bool { return p+1 >= len(line) || isCSpace(line[p+1]) }
-
-// SplitArgs splits a line as Redis's sdssplitargs: words separated by
-// white space, "double quotes" with C escapes (\n, \x41, ...), 'single
-// quotes' with only \' ; a closing quote must end the word. It reports
-// false for unbalanced quotes.
-func SplitArgs(line string) ([]string, bool) {
-	var out []string
-	p := 0
-	at := func(i int) byte {
-		if i < len(line) {
-			return line[i]
-		}
-		return 0
-	}
-	for {
-		for p < len(line) && isCSpace(line[p]) {
-			p++
-		}
-		if p >= len(line) {
-			return out, true
-		}
-		var cur []byte
-		inq, insq := false, false
-		for done := false; !done; {
-			ch := at(p)
-			switch {
-			case inq:
-				h1, ok1 := hexVal(at(p + 2))
-				h2, ok2 := hexVal(at(p + 3))
-				switch {
-				case ch == '\\' && at(p+1) == 'x' && ok1 && ok2:
-					cur = append(cur, h1<<4|h2)
-					p += 3
-				case ch == '\\' && at(p+1) != 0:
-					p++
-					c := line[p]
-					switch c {
-					case 'n':
-						c = '\n'
-					case 'r':
-						c = '\r'
-					case 't':
-						c = '\t'
-					case 'b':
-						c = '\b'
-					case 'a':
-						c = '\a'
-					}
-					cur = append(cur, c)
-				case ch == '"':
-					if !quoteEndsWord(line, p) {
-						return nil, false
-					}
-					done = true
-				case p >= len(line):
-					return nil, false
-				default:
-					cur = append(cur, ch)
-				}
-			case insq:
-				switch {
-				case ch == '\\' && at(p+1) == '\'':
-					p++
-					cur = append(cur, '\'')
-				case ch == '\'':
-					if !quoteEndsWord(line, p) {
-						return nil, false
-					}
-					done = true
-				case p >= len(line):
-					return nil, false
-				default:
-					cur = append(cur, ch)
-				}
-			default:
-				switch {
-				case p >= len(line) || ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t' || ch == 0:
-					done = true
-				case ch == '"':
-					inq = true
-				case ch == '\'':
-					insq = true
-				default:
-					cur = append(cur, ch)
-				}
-			}
-			if p < len(line) {
-				p++
-			}
-		}
-		out = append(out, string(cur))
-	}
 }
 
 // LoadConfig reads a config file (if any), then stdin (if asked), then
@@ -283,8 +141,8 @@ func (s *Server) loadConfigString(text string, depth int) error {
 			continue
 		}
 		fail := func(reason string) error { return &ConfigError{Line: i + 1, Text: line, Reason: reason} }
-		argv, ok := SplitArgs(line)
-		if !ok {
+		argv, err := argline.SplitString(line)
+		if err != nil {
 			return fail("Unbalanced quotes in configuration line")
 		}
 		if len(argv) == 0 {
@@ -377,8 +235,8 @@ func (s *Server) rewriteConfig() error {
 		if trimmed == rewriteSignature {
 			hasTail = true
 		}
-		argv, ok := SplitArgs(trimmed)
-		if trimmed == "" || trimmed[0] == '#' || !ok || len(argv) == 0 {
+		argv, err := argline.SplitString(trimmed)
+		if trimmed == "" || trimmed[0] == '#' || err != nil || len(argv) == 0 {
 			out = append(out, line)
 			continue
 		}
@@ -426,7 +284,7 @@ func (p *configParam) rewriteLines(s *Server) []string {
 		}
 		return []string{p.name + " " + v}
 	case p.kind == kindString || p.kind == kindSpecial:
-		return []string{p.name + " " + reprQuote(v)}
+		return []string{p.name + " " + argline.Quote(v)}
 	}
 	return []string{p.name + " " + v}
 }

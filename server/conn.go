@@ -131,7 +131,7 @@ func (cn *conn) received(buf []byte, n int, inHook bool) bool {
 	switch {
 	case cn.client.closing:
 		cn.in = nil
-	case int64(len(rest)) > cn.srv.cfg.QueryBufferLimit:
+	case int64(len(rest)) > cn.srv.queryBufferLimit.Load():
 		cn.srv.log.Warn("closing client that reached max query buffer length", "addr", cn.client.addr)
 		cn.in = nil
 		return false

@@ -192,44 +192,6 @@ func TestProtocolHandlerPanic(t *testing.T) {
 	other.expect("+PONG\r\n")
 }
 
-func TestSplitInline(t *testing.T) {
-	cases := []struct {
-		line string
-		want []string // nil: unbalanced quotes
-	}{
-		{"", []string{}},
-		{"   ", []string{}},
-		{"a b  c", []string{"a", "b", "c"}},
-		{`"a b" 'c d'`, []string{"a b", "c d"}},
-		{`"\x41\x4a\x4K" "\n\r\t\b\a\z\""`, []string{"AJx4K", "\n\r\t\b\az\""}},
-		{`'it\'s' '\n'`, []string{"it's", `\n`}},
-		{`""`, []string{""}},
-		{`a"b c"d`, nil},
-		{`a"b c" d`, []string{"ab c", "d"}},
-		{`"abc`, nil},
-		{`'abc`, nil},
-		{`"a"b`, nil},
-		{`'a'b`, nil},
-		{"a\x00b c", []string{"a"}},
-	}
-	for _, tc := range cases {
-		args, ok := splitInline([]byte(tc.line))
-		if tc.want == nil {
-			if ok {
-				t.Errorf("%q: got %q, want unbalanced quotes", tc.line, args)
-			}
-			continue
-		}
-		got := make([]string, len(args))
-		for i, a := range args {
-			got[i] = string(a)
-		}
-		if !ok || strings.Join(got, "|") != strings.Join(tc.want, "|") || len(got) != len(tc.want) {
-			t.Errorf("%q: got %q (ok %v), want %q", tc.line, got, ok, tc.want)
-		}
-	}
-}
-
 // TestShutdown: SHUTDOWN closes the connection without a reply and stops
 // the server (Done is closed; new connections are refused).
 func TestShutdown(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 
+	"github.com/floodgate/floodgate/internal/argline"
 	"github.com/floodgate/floodgate/internal/number"
 )
 
@@ -95,7 +96,7 @@ func (p *requestParser) next(buf []byte, authed bool) (st parseStatus, used int,
 			}
 			n, ok := number.ParseInt(rest[1:nl])
 			switch {
-			case !ok || n < 0 || n > p.srv.cfg.ProtoMaxBulkLen:
+			case !ok || n < 0 || n > p.srv.protoMaxBulkLen.Load():
 				return p.fail("ERR Protocol error: invalid bulk length")
 			case n > 16384 && !authed:
 				return p.fail("ERR Protocol error: unauthenticated bulk length")
@@ -144,6 +145,11 @@ func (p *requestParser) fail(msg string) (parseStatus, int, [][]byte, string) {
 // inline parses an inline request (a line of words, as typed into telnet).
 func (p *requestParser) inline(buf []byte) (parseStatus, int, [][]byte, string) {
 	nl := bytes.IndexByte(buf, '\n')
+	if nl > 0 && bytes.IndexByte(buf[:nl], 0) >= 0 {
+		// Redis looks for the newline with strchr, which stops at a NUL:
+		// a line holding one never ends, until it is too big.
+		nl = -1
+	}
 	if nl < 0 {
 		if len(buf) > inlineMaxSize {
 			return parseError, 0, nil, "ERR Protocol error: too big inline request"
@@ -157,8 +163,8 @@ func (p *requestParser) inline(buf []byte) (parseStatus, int, [][]byte, string) 
 	if len(line) > inlineMaxSize {
 		return parseError, 0, nil, "ERR Protocol error: too big inline request"
 	}
-	args, ok := splitInline(line)
-	if !ok {
+	args, err := argline.Split(line)
+	if err != nil {
 		return parseError, 0, nil, "ERR Protocol error: unbalanced quotes in request"
 	}
 	if len(args) == 0 {
@@ -170,115 +176,3 @@ func (p *requestParser) inline(buf []byte) (parseStatus, int, [][]byte, string) 
 const (
 	inlineMaxSize = 64 << 10 // Redis's PROTO_INLINE_MAX_SIZE
 )
-
-// splitInline splits an inline request as Redis's sdssplitargs does:
-// arguments separated by white space, "double quotes" with \n \r \t \b \a
-// \xHH and \<any> escapes, 'single quotes' with \' only; a closing quote
-// must be followed by white space. ok is false for unbalanced quotes.
-func splitInline(line []byte) (args [][]byte, ok bool) {
-	i := 0
-	at := func(k int) byte {
-		if k < len(line) {
-			return line[k]
-		}
-		return 0 // C reads the NUL terminator
-	}
-	for {
-		for i < len(line) && isSpace(line[i]) {
-			i++
-		}
-		if i >= len(line) || line[i] == 0 {
-			return args, true
-		}
-		var cur []byte
-		inq, insq := false, false
-		for done := false; !done; {
-			ch := at(i)
-			switch {
-			case inq:
-				switch {
-				case ch == '\\' && at(i+1) == 'x' && isHex(at(i+2)) && isHex(at(i+3)):
-					cur = append(cur, unhex(at(i+2))<<4|unhex(at(i+3)))
-					i += 3
-				case ch == '\\' && at(i+1) != 0:
-					i++
-					cur = append(cur, unescape(line[i]))
-				case ch == '"' && endsArg(at(i+1)):
-					done = true
-				case ch == '"' || ch == 0:
-					return nil, false
-				default:
-					cur = append(cur, ch)
-				}
-			case insq:
-				switch {
-				case ch == '\\' && at(i+1) == '\'':
-					i++
-					cur = append(cur, '\'')
-				case ch == '\'' && endsArg(at(i+1)):
-					done = true
-				case ch == '\'' || ch == 0:
-					return nil, false
-				default:
-					cur = append(cur, ch)
-				}
-			default:
-				switch ch {
-				case ' ', '\n', '\r', '\t', 0:
-					done = true
-				case '"':
-					inq = true
-				case '\'':
-					insq = true
-				default:
-					cur = append(cur, ch)
-				}
-			}
-			if at(i) != 0 {
-				i++
-			}
-		}
-		if cur == nil {
-			cur = []byte{}
-		}
-		args = append(args, cur)
-	}
-}
-
-// endsArg reports whether a closing quote may be followed by ch: only
-// white space or the end of the line.
-func endsArg(ch byte) bool { return ch == 0 || isSpace(ch) }
-
-func isSpace(ch byte) bool {
-	return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\v' || ch == '\f'
-}
-
-func isHex(ch byte) bool {
-	return ('0' <= ch && ch <= '9') || ('a' <= ch && ch <= 'f') || ('A' <= ch && ch <= 'F')
-}
-
-func unhex(ch byte) byte {
-	switch {
-	case ch <= '9':
-		return ch - '0'
-	case ch >= 'a':
-		return ch - 'a' + 10
-	}
-	return ch - 'A' + 10
-}
-
-func unescape(ch byte) byte {
-	switch ch {
-	case 'n':
-		return '\n'
-	case 'r':
-		return '\r'
-	case 't':
-		return '\t'
-	case 'b':
-		return '\b'
-	case 'a':
-		return '\a'
-	}
-	return ch
-}

@@ -13,7 +13,9 @@ import (
 // bytes, keeping the unparsed rest as the event loop does, and returns the
 // requests (arguments joined by "|") and the first protocol error.
 func parseAll(stream string, chunk int, authed bool) (reqs []string, errMsg string) {
-	p := requestParser{srv: &Server{cfg: Config{ProtoMaxBulkLen: 1000}}}
+	srv := &Server{}
+	srv.protoMaxBulkLen.Store(1000)
+	p := requestParser{srv: srv}
 	var buf []byte
 	for off := 0; off < len(stream); off += chunk {
 		buf = append(buf, stream[off:min(off+chunk, len(stream))]...)

@@ -171,6 +171,11 @@ type Server struct {
 	configFile      string                 // the file CONFIG REWRITE writes; "" for none
 	refused         map[*configParam]error // LoadConfig's refusals that a later line may lift
 
+	// The parsers read these two outside the lock, per bulk header and
+	// per read: an atomic load is a plain load on amd64 and arm64.
+	protoMaxBulkLen  atomic.Int64 // proto-max-bulk-len
+	queryBufferLimit atomic.Int64 // client-query-buffer-limit
+
 	double testDouble // the test-double API's state (testdouble.go)
 
 	scripting scripting // EVAL, SCRIPT and the script time limit (cmd_scripting.go)
@@ -210,6 +215,8 @@ func Prepare(cfg Config) *Server {
 	s.setRequirePass(cfg.Password)
 	s.protectedMode.Store(!cfg.DisableProtectedMode)
 	s.maxClients.Store(10000)
+	s.protoMaxBulkLen.Store(cfg.ProtoMaxBulkLen)
+	s.queryBufferLimit.Store(cfg.QueryBufferLimit)
 	s.tcpKeepalive.Store(300)
 	s.hz.Store(10)
 	return s
@@ -221,13 +228,7 @@ func (s *Server) Init() {
 	cfg := s.cfg
 	initCommandTable()
 	prepared := &Server{}
-	prepared.password.Store(s.password.Load())
-	prepared.protectedMode.Store(s.protectedMode.Load())
-	prepared.maxClients.Store(s.maxClients.Load())
-	prepared.idleTimeout.Store(s.idleTimeout.Load())
-	prepared.tcpKeepalive.Store(s.tcpKeepalive.Load())
-	prepared.hz.Store(s.hz.Load())
-	prepared.outputLimits.Store(s.outputLimits.Load())
+	prepared.copyLiveSettings(s)
 	*s = Server{
 		cfg:        cfg,
 		log:        cfg.Logger,
@@ -245,13 +246,7 @@ func (s *Server) Init() {
 		stats:      make([]cmdStat, commandTable.count),
 		started:    time.Now(),
 	}
-	s.setRequirePass(*prepared.password.Load())
-	s.protectedMode.Store(prepared.protectedMode.Load())
-	s.maxClients.Store(prepared.maxClients.Load())
-	s.idleTimeout.Store(prepared.idleTimeout.Load())
-	s.tcpKeepalive.Store(prepared.tcpKeepalive.Load())
-	s.hz.Store(prepared.hz.Load())
-	s.outputLimits.Store(prepared.outputLimits.Load())
+	s.copyLiveSettings(prepared)
 	s.initScripting()
 	s.scripting.poll = s.scriptPoll
 	s.initAOF()
@@ -263,6 +258,20 @@ func (s *Server) Init() {
 	s.applyPersistenceSettings()
 	s.initSlowlog()
 	s.initLatency()
+}
+
+// copyLiveSettings copies from src the settings kept in atomics, for
+// Init, whose fresh Server would lose what Prepare and LoadConfig set.
+func (s *Server) copyLiveSettings(src *Server) {
+	s.password.Store(src.password.Load())
+	s.protectedMode.Store(src.protectedMode.Load())
+	s.maxClients.Store(src.maxClients.Load())
+	s.idleTimeout.Store(src.idleTimeout.Load())
+	s.tcpKeepalive.Store(src.tcpKeepalive.Load())
+	s.hz.Store(src.hz.Load())
+	s.outputLimits.Store(src.outputLimits.Load())
+	s.protoMaxBulkLen.Store(src.protoMaxBulkLen.Load())
+	s.queryBufferLimit.Store(src.queryBufferLimit.Load())
 }
 
 // requirePass is the password clients must AUTH with; "" for none.

@@ -1,0 +1,65 @@
+# lib.sh: what the measuring scripts share, sourced by them (never run).
+# Each server runs in the script's scratch directory $dir, its pid in
+# $dir/<name>.pid, so one trap stops them all.
+
+# start_redis PORT [ARG ...]: a redis-server on 127.0.0.1:PORT with
+# persistence off, daemonized, its log in $dir/redis.log.
+start_redis() {
+	local port=$1
+	shift
+	redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$dir" --daemonize yes \
+		--pidfile "$dir/redis.pid" --logfile "$dir/redis.log" "$@" >/dev/null
+}
+
+# start_floodgate PORT: floodgate built from this tree, on PORT.
+start_floodgate() {
+	go build -o "$dir/floodgate" ./cmd/floodgate
+	"$dir/floodgate" --port "$1" >"$dir/floodgate.log" 2>&1 &
+	echo $! >"$dir/floodgate.pid"
+}
+
+# stop_servers: the EXIT trap; stops what start_* started and removes $dir.
+stop_servers() {
+	local f
+	for f in "$dir"/redis.pid "$dir"/floodgate.pid; do
+		[ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null
+	done
+	sleep 0.5
+	rm -rf "$dir"
+}
+
+# wait_ping PORT ...: until each server answers PING (5 s at most).
+wait_ping() {
+	local p
+	for p in "$@"; do
+		for _ in $(seq 50); do redis-cli -p "$p" ping >/dev/null 2>&1 && break; sleep 0.1; done
+	done
+}
+
+# used PORT: INFO's used_memory, in bytes.
+used() { redis-cli -p "$1" info memory | awk -F: '$1 == "used_memory" {print $2 + 0}'; }
+
+# rss PID: the process's resident set, in bytes.
+rss() { awk '/^VmRSS:/ {print $2 * 1024}' "/proc/$1/status"; }
+
+# mb BYTES: "12.3 MB".
+mb() { awk -v b="$1" 'BEGIN {printf "%.1f MB", b / 1048576}'; }
+
+# measure PORT SIZE GENERATOR [LABEL]: the bytes per element of about
+# 100,000 elements in keys k0, k1, ... of SIZE elements each (10 keys at
+# least), written by the command lines "GENERATOR KEYS SIZE" prints, as a
+# table row: [LABEL] size keys elements bytes-per-element k0's-encoding.
+measure() {
+	local port=$1 size=$2 generator=$3 label=${4:-}
+	local keys=$((100000 / size))
+	[ "$keys" -lt 10 ] && keys=10
+	redis-cli -p "$port" flushall >/dev/null
+	local before after elements
+	before=$(used "$port")
+	"$generator" "$keys" "$size" | redis-cli -p "$port" >/dev/null
+	after=$(used "$port")
+	elements=$((keys * size))
+	printf '%s%-8s %-8s %-10s %-14s %s\n' "$label" "$size" "$keys" "$elements" \
+		"$(awk -v d=$((after - before)) -v m="$elements" 'BEGIN {printf "%.1f", d / m}')" \
+		"$(redis-cli -p "$port" object encoding k0)"
+}
