@@ -111,8 +111,8 @@ func writeCommandInfo(w Writer, cmd *Command) {
 	}
 }
 
-// keySpecFlags approximates a command's key access flags: Redis's specs
-// say more (RM delete for DEL, OW update for SET).
+// keySpecFlags approximates the key access flags of a command that has no
+// entry in commandKeySpecs (CL.THROTTLE).
 func keySpecFlags(cmd *Command) []string {
 	if cmd.Flags.Has(FlagWrite) {
 		return []string{"RW", "access", "update"}
@@ -120,10 +120,14 @@ func keySpecFlags(cmd *Command) []string {
 	return []string{"RO", "access"}
 }
 
-// writeKeySpecs derives one key spec from the table's first/last/step key
-// positions: an index search and a range. Redis's hand-written specs carry
-// finer access flags; these say only RO or RW.
+// writeKeySpecs writes a command's key specs: Redis's, from
+// commandKeySpecs, or for a command Redis lacks one derived from the
+// table's first/last/step key positions, an index search and a range.
 func writeKeySpecs(w Writer, cmd *Command) {
+	if specs, ok := commandKeySpecs[cmd.Name]; ok {
+		writeTableKeySpecs(w, specs)
+		return
+	}
 	if cmd.FirstKey <= 0 {
 		w.Set(0)
 		return
@@ -132,34 +136,11 @@ func writeKeySpecs(w Writer, cmd *Command) {
 	if last >= 0 {
 		last -= cmd.FirstKey
 	}
-	flags := keySpecFlags(cmd)
-	w.Set(1)
-	w.Map(3)
-	w.BulkString("flags")
-	w.Set(len(flags))
-	for _, f := range flags {
-		w.Status(f)
-	}
-	w.BulkString("begin_search")
-	w.Map(2)
-	w.BulkString("type")
-	w.BulkString("index")
-	w.BulkString("spec")
-	w.Map(1)
-	w.BulkString("index")
-	w.Int(int64(cmd.FirstKey))
-	w.BulkString("find_keys")
-	w.Map(2)
-	w.BulkString("type")
-	w.BulkString("range")
-	w.BulkString("spec")
-	w.Map(3)
-	w.BulkString("lastkey")
-	w.Int(int64(last))
-	w.BulkString("keystep")
-	w.Int(int64(cmd.Step))
-	w.BulkString("limit")
-	w.Int(0)
+	writeTableKeySpecs(w, []keySpec{{
+		flags: strings.Join(keySpecFlags(cmd), " "),
+		begin: beginIndex(cmd.FirstKey),
+		find:  findRange(last, cmd.Step, 0),
+	}})
 }
 
 func cmdCommandDocs(c *Client, args [][]byte) {
@@ -292,7 +273,6 @@ func cmdCommandGetKeys(c *Client, args [][]byte) {
 		}
 	}
 	withFlags := c.cmd.Name == "command|getkeysandflags"
-	flags := keySpecFlags(cmd)
 	c.w.Array(len(pos))
 	for _, p := range pos {
 		if withFlags {
@@ -300,6 +280,7 @@ func cmdCommandGetKeys(c *Client, args [][]byte) {
 		}
 		c.w.Bulk(target[p])
 		if withFlags {
+			flags := keyFlags(cmd, target, p)
 			c.w.Set(len(flags))
 			for _, f := range flags {
 				c.w.Status(f)
