@@ -169,37 +169,84 @@ func infoClients(s *Server, b *infoBuilder) {
 }
 
 // infoMemory reports the accounted memory (evict.go) as used_memory, what
-// maxmemory is compared with, and the process's resident set as
-// used_memory_rss.
+// maxmemory is compared with, the process's resident set as
+// used_memory_rss, and the Go heap's figures where Redis reports
+// jemalloc's (MEMORY STATS reads the same, cmd_memory.go).
 func infoMemory(s *Server, b *infoBuilder) {
-	used, rss := s.usedMemory(), processRSS()
-	peak := s.memory.peak
+	m := s.memoryOverhead()
+	used, rss, peak := m.used, m.rss, m.peak
 	b.int("used_memory", used)
 	b.str("used_memory_human", bytesToHuman(used))
 	b.int("used_memory_rss", rss)
 	b.str("used_memory_rss_human", bytesToHuman(rss))
 	b.int("used_memory_peak", peak)
 	b.str("used_memory_peak_human", bytesToHuman(peak))
-	b.str("used_memory_peak_perc", fmt.Sprintf("%.2f%%", float64(used)*100/float64(max(peak, 1))))
-	b.int("used_memory_startup", startupMemory)
-	b.int("used_memory_dataset", used-startupMemory)
-	b.int("total_system_memory", 0)
-	b.str("total_system_memory_human", "0B")
-	b.int("used_memory_lua", 0)
-	b.str("used_memory_lua_human", "0B")
+	b.str("used_memory_peak_perc", fmt.Sprintf("%.2f%%", m.peakPerc))
+	b.int("used_memory_overhead", m.overhead)
+	b.int("used_memory_startup", m.startup)
+	b.int("used_memory_dataset", m.dataset)
+	b.str("used_memory_dataset_perc", fmt.Sprintf("%.2f%%", m.datasetPerc))
+	b.int("allocator_allocated", m.allocated)
+	b.int("allocator_active", m.active)
+	b.int("allocator_resident", m.resident)
+	total := systemMemory()
+	b.int("total_system_memory", total)
+	b.str("total_system_memory_human", bytesToHuman(total))
+	b.int("used_memory_lua", m.lua)
+	b.int("used_memory_vm_eval", m.lua)
+	b.str("used_memory_lua_human", bytesToHuman(m.lua))
+	b.int("used_memory_scripts_eval", m.lua)
 	scripts := 0
 	if e := s.scripting.current(); e != nil {
 		scripts = e.Scripts()
 	}
 	b.int("number_of_cached_scripts", int64(scripts))
+	b.int("number_of_functions", 0)
+	b.int("number_of_libraries", 0)
+	b.int("used_memory_vm_functions", 0)
+	b.int("used_memory_vm_total", m.lua)
+	b.str("used_memory_vm_total_human", bytesToHuman(m.lua))
+	b.int("used_memory_functions", 0)
+	b.int("used_memory_scripts", m.lua)
+	b.str("used_memory_scripts_human", bytesToHuman(m.lua))
 	b.str("maxmemory", strconv.FormatUint(s.memory.configured, 10))
 	b.str("maxmemory_human", bytesToHuman(s.memory.max))
 	b.str("maxmemory_policy", s.store.Eviction().Policy.String())
-	b.str("mem_fragmentation_ratio", fmt.Sprintf("%.2f", float64(rss)/float64(max(used, 1))))
+	b.str("allocator_frag_ratio", fmt.Sprintf("%.2f", ratio(m.active, m.allocated)))
+	b.int("allocator_frag_bytes", m.active-m.allocated)
+	b.str("allocator_rss_ratio", fmt.Sprintf("%.2f", ratio(m.resident, m.active)))
+	b.int("allocator_rss_bytes", m.resident-m.active)
+	b.str("rss_overhead_ratio", fmt.Sprintf("%.2f", ratio(rss, m.resident)))
+	b.int("rss_overhead_bytes", rss-m.resident)
+	b.str("mem_fragmentation_ratio", fmt.Sprintf("%.2f", ratio(rss, used)))
 	b.int("mem_fragmentation_bytes", rss-used)
 	b.int("mem_not_counted_for_evict", 0) // no replication or AOF buffers
+	b.int("mem_replication_backlog", 0)
+	b.int("mem_total_replication_buffers", 0)
+	b.int("mem_clients_slaves", 0)
+	b.int("mem_clients_normal", m.clients)
+	b.int("mem_cluster_links", 0)
+	b.int("mem_aof_buffer", m.aof)
 	b.str("mem_allocator", "go-"+runtime.Version())
+	b.int("active_defrag_running", 0)
 	b.int("lazyfree_pending_objects", 0)
+	b.int("lazyfreed_objects", 0)
+}
+
+// systemMemory is the machine's memory, from /proc/meminfo's MemTotal (0
+// where there is none), as Redis's total_system_memory.
+func systemMemory() int64 {
+	data, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
 }
 
 // processRSS returns the process's resident set size: /proc/self/statm's
@@ -273,25 +320,61 @@ func infoStats(s *Server, b *infoBuilder) {
 	}
 	b.int("total_connections_received", s.totalConns.Load())
 	b.int("total_commands_processed", s.processed)
-	b.int("instantaneous_ops_per_sec", 0)
-	b.int("total_net_input_bytes", 0)
-	b.int("total_net_output_bytes", 0)
+	b.int("instantaneous_ops_per_sec", s.inst.ops.mean())
+	b.int("total_net_input_bytes", s.net.in.Load())
+	b.int("total_net_output_bytes", s.net.out.Load())
+	b.int("total_net_repl_input_bytes", 0)
+	b.int("total_net_repl_output_bytes", 0)
+	b.str("instantaneous_input_kbps", fmt.Sprintf("%.2f", float64(s.inst.netIn.mean())/1024))
+	b.str("instantaneous_output_kbps", fmt.Sprintf("%.2f", float64(s.inst.netOut.mean())/1024))
+	b.str("instantaneous_input_repl_kbps", "0.00")
+	b.str("instantaneous_output_repl_kbps", "0.00")
 	// Connections refused over maxclients (and in protected mode);
 	// connections closed for bad input or their output buffer limit have
 	// no INFO field in 7.0 (they are logged).
 	b.int("rejected_connections", s.rejectedConns.Load())
+	b.int("sync_full", 0)
+	b.int("sync_partial_ok", 0)
+	b.int("sync_partial_err", 0)
 	b.int("expired_keys", s.expired)
+	// Expiry keeps a heap of deadlines: a cycle finds every expired key,
+	// never a sample of stale ones, and is never cut short by a time cap.
+	b.str("expired_stale_perc", "0.00")
+	b.int("expired_time_cap_reached_count", 0)
+	b.int("expire_cycle_cpu_milliseconds", s.expireCycle.Milliseconds())
 	b.int("evicted_keys", s.memory.evicted)
 	b.int("evicted_clients", 0)
+	b.int("total_eviction_exceeded_time", 0)
+	b.int("current_eviction_exceeded_time", 0)
 	b.int("keyspace_hits", 0)
 	b.int("keyspace_misses", 0)
 	b.int("pubsub_channels", 0)
 	b.int("pubsub_patterns", 0)
+	b.int("pubsubshard_channels", 0)
 	// No fork: the BGSAVE pause is BeginSnapshot's, reported where Redis
 	// reports its fork's; total_forks stays 0.
 	b.int("latest_fork_usec", s.persist.lastBegin.Microseconds())
 	b.int("total_forks", 0)
+	b.int("migrate_cached_sockets", 0)
+	b.int("slave_expires_tracked_keys", 0)
+	b.int("active_defrag_hits", 0)
+	b.int("active_defrag_misses", 0)
+	b.int("active_defrag_key_hits", 0)
+	b.int("active_defrag_key_misses", 0)
+	b.int("total_active_defrag_time", 0)
+	b.int("current_active_defrag_time", 0)
+	b.int("tracking_total_keys", 0)
+	b.int("tracking_total_items", 0)
+	b.int("tracking_total_prefixes", 0)
+	b.int("unexpected_error_replies", 0)
 	b.int("total_error_replies", errs)
+	b.int("dump_payload_sanitizations", 0)
+	b.int("total_reads_processed", s.net.reads.Load())
+	b.int("total_writes_processed", s.net.writes.Load())
+	b.int("io_threaded_reads_processed", 0)
+	b.int("io_threaded_writes_processed", 0)
+	b.int("reply_buffer_shrinks", 0)
+	b.int("reply_buffer_expands", 0)
 }
 
 func infoReplication(s *Server, b *infoBuilder) {
@@ -317,6 +400,10 @@ func infoCPU(s *Server, b *infoBuilder) {
 	b.str("used_cpu_user", sec(user))
 	b.str("used_cpu_sys_children", "0.000000")
 	b.str("used_cpu_user_children", "0.000000")
+	// Go has no main thread that does all the work: the whole process's
+	// time stands for the main thread's.
+	b.str("used_cpu_sys_main_thread", sec(sys))
+	b.str("used_cpu_user_main_thread", sec(user))
 }
 
 // eachCommandStat visits every command and subcommand that ran or was

@@ -119,6 +119,8 @@ func (cn *conn) received(buf []byte, n int, inHook bool) bool {
 	var data []byte
 	if n > 0 {
 		cn.lastIO.Store(time.Now().UnixNano())
+		cn.srv.net.in.Add(int64(n))
+		cn.srv.net.reads.Add(1)
 	}
 	if len(cn.in) == 0 {
 		data = buf[:n]
@@ -382,6 +384,8 @@ func (s *Server) returnMemory() {
 func (cn *conn) flushed(written int) {
 	if written > 0 {
 		cn.lastIO.Store(time.Now().UnixNano()) // Redis's lastinteraction counts writes
+		cn.srv.net.out.Add(int64(written))
+		cn.srv.net.writes.Add(1)
 	}
 	i := 0
 	for i < len(cn.blocks) && written >= len(cn.blocks[i]) {

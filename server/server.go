@@ -146,14 +146,18 @@ type Server struct {
 	totalConns   atomic.Int64
 
 	started   time.Time
-	stats     []cmdStat         // by Command.id; guarded by lock
-	processed int64             // guarded by lock
-	slowlog   slowlog           // guarded by lock (cmd_slowlog.go)
-	latency   latencyTracking   // guarded by lock (latency.go)
-	expired   int64             // keys reclaimed by active expiry; guarded by lock
-	memory    memoryLimit       // maxmemory and eviction (evict.go); guarded by lock
-	settings  map[string]string // CONFIG SET values kept for CONFIG GET (cmd_config.go); guarded by lock
-	limiter   limiterStats      // CL.THROTTLE decisions by key prefix (limiter_stats.go); guarded by lock
+	stats     []cmdStat       // by Command.id; guarded by lock
+	processed int64           // guarded by lock
+	slowlog   slowlog         // guarded by lock (cmd_slowlog.go)
+	latency   latencyTracking // guarded by lock (latency.go)
+	inst      instStats       // guarded by lock (stats.go)
+	// expireCycle is the time active expiry has taken; guarded by lock.
+	expireCycle time.Duration
+	net         netStats          // stats.go
+	expired     int64             // keys reclaimed by active expiry; guarded by lock
+	memory      memoryLimit       // maxmemory and eviction (evict.go); guarded by lock
+	settings    map[string]string // CONFIG SET values kept for CONFIG GET (cmd_config.go); guarded by lock
+	limiter     limiterStats      // CL.THROTTLE decisions by key prefix (limiter_stats.go); guarded by lock
 
 	// Settings CONFIG SET changes while other goroutines read them.
 	password        atomic.Pointer[string] // requirepass
@@ -723,11 +727,18 @@ func (s *Server) expiryLoop() {
 		case <-t.C:
 		}
 		s.saveCron()
+		first := true
 		for {
 			const chunk = 10000
 			s.lock <- struct{}{}
+			began := time.Now()
 			n := s.store.ActiveExpire(chunk)
+			s.expireCycle += time.Since(began)
 			s.expired += int64(n)
+			if first {
+				s.sampleStats(time.Now())
+				first = false
+			}
 			s.usedMemory() // INFO's used_memory_peak, as Redis's cron samples it
 			s.propagatePending(false)
 			<-s.lock
