@@ -68,3 +68,4 @@ measure() {
 
 dir=$(mktemp -d)
 trap stop_servers EXIT
+trap 'exit 1' INT TERM # so that the EXIT trap runs then too
