@@ -15,8 +15,6 @@ list) cmd=RPUSH ;; set) cmd=SADD ;; hash | hash-ip) cmd=HSET ;;
 *) echo "unknown kind $kind" >&2; exit 2 ;;
 esac
 source "$(dirname "$0")/lib.sh"
-dir=$(mktemp -d)
-trap stop_servers EXIT
 start_redis "$port"
 wait_ping "$port"
 # adds KEYS SIZE: one $cmd of SIZE elements of the kind asked for per key.

@@ -13,8 +13,6 @@ keys=${2:-10000000}
 port=${3:-7441}
 maxmemory=100mb
 source "$(dirname "$0")/lib.sh"
-dir=$(mktemp -d)
-trap stop_servers EXIT
 start_redis "$port"
 start_floodgate $((port + 1))
 wait_ping "$port" $((port + 1))

@@ -8,8 +8,6 @@ set -euo pipefail
 keys=${1:-1000000}
 port=${2:-7451}
 source "$(dirname "$0")/lib.sh"
-dir=$(mktemp -d)
-trap stop_servers EXIT
 start_redis "$port"
 start_floodgate $((port + 1))
 wait_ping "$port" $((port + 1))

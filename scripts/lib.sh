@@ -1,6 +1,7 @@
 # lib.sh: what the measuring scripts share, sourced by them (never run).
-# Each server runs in the script's scratch directory $dir, its pid in
-# $dir/<name>.pid, so one trap stops them all.
+# Sourcing it makes a scratch directory, $dir, and the EXIT trap that
+# stops the servers started in it (their pids are $dir/<name>.pid) and
+# removes it.
 
 # start_redis PORT [ARG ...]: a redis-server on 127.0.0.1:PORT with
 # persistence off, daemonized, its log in $dir/redis.log.
@@ -11,10 +12,11 @@ start_redis() {
 		--pidfile "$dir/redis.pid" --logfile "$dir/redis.log" "$@" >/dev/null
 }
 
-# start_floodgate PORT: floodgate built from this tree, on PORT.
+# start_floodgate PORT: floodgate built from this tree, on PORT, persistence
+# off like redis-server's (it would load and save a dump.rdb in the tree).
 start_floodgate() {
 	go build -o "$dir/floodgate" ./cmd/floodgate
-	"$dir/floodgate" --port "$1" >"$dir/floodgate.log" 2>&1 &
+	"$dir/floodgate" --port "$1" --save "" --appendonly no --dir "$dir" >"$dir/floodgate.log" 2>&1 &
 	echo $! >"$dir/floodgate.pid"
 }
 
@@ -63,3 +65,7 @@ measure() {
 		"$(awk -v d=$((after - before)) -v m="$elements" 'BEGIN {printf "%.1f", d / m}')" \
 		"$(redis-cli -p "$port" object encoding k0)"
 }
+
+dir=$(mktemp -d)
+trap stop_servers EXIT
+trap 'exit 1' INT TERM # so that the EXIT trap runs then too

@@ -7,8 +7,6 @@
 set -euo pipefail
 port=${1:-7432}
 source "$(dirname "$0")/lib.sh"
-dir=$(mktemp -d)
-trap stop_servers EXIT
 start_redis "$port"
 wait_ping "$port"
 # sadds KEYS SIZE: an SADD of SIZE members of the current shape per key.

@@ -6,8 +6,6 @@
 set -euo pipefail
 port=${1:-7431}
 source "$(dirname "$0")/lib.sh"
-dir=$(mktemp -d)
-trap stop_servers EXIT
 start_redis "$port"
 wait_ping "$port"
 # zadds KEYS SIZE: a ZADD of SIZE members "<ms>-<i>" scored <ms> per key.
