@@ -263,7 +263,7 @@ func TestBinaryConfig(t *testing.T) {
 		port := redistest.FreePort(t)
 		os.WriteFile(file, []byte("port 1\nrequirepass secret\nappendonly yes\nloglevel debug\n"), 0o644)
 		logs := &logBuffer{}
-		cmd := exec.Command(bin, file, "--port", strconv.Itoa(port), "--appendonly", "no", "--loglevel", "warning")
+		cmd := exec.Command(bin, file, "--port", strconv.Itoa(port), "--appendonly", "no", "--loglevel", "warning", "--dir", dir)
 		cmd.Stdout, cmd.Stderr = logs, logs
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
