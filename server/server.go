@@ -257,6 +257,7 @@ func (s *Server) Init() {
 	}
 	s.initBlocking()
 	s.applyEvictionSettings()
+	s.applyEncodingSettings()
 	s.applyPersistenceSettings()
 }
 

@@ -8,22 +8,20 @@ import (
 	"strings"
 )
 
-// Redis keeps a sorted set in a listpack while it has at most 128 members of
-// at most 64 bytes (zset-max-listpack-entries / -value), and converts it to a
-// skiplist for good past either limit. We mirror the thresholds so that
-// OBJECT ENCODING answers as Redis does.
-const (
-	ZSetMaxPackedEntries = 128
-	ZSetMaxPackedValue   = 64
-)
+// Redis keeps a sorted set in a listpack while it has at most
+// zset-max-listpack-entries members (128) of at most zset-max-listpack-value
+// bytes (64), and converts it to a skiplist for good past either limit
+// (Encodings). We mirror the thresholds so that OBJECT ENCODING answers as
+// Redis does.
 
 // ZSet is a sorted set: members ordered by score, then by member bytes.
 //
 // It is built for the sliding-window log: many small sets (tens to hundreds
 // of members) trimmed from the low end on every request. A small set is one
 // packed buffer (see packedList), 2 to 9 bytes plus the member per entry,
-// and every operation is a linear pass over at most 128 entries, which is
-// cache-friendly and cheaper than any pointer structure at that size. A large
+// and every operation is a linear pass over its entries (128 at most by
+// default), which is cache-friendly and cheaper than any pointer structure
+// at that size. A large
 // set is an order-statistic B+tree plus a member→score map, so ZADD,
 // ZREMRANGEBYSCORE and rank queries stay O(log n).
 //
@@ -106,10 +104,11 @@ func (z *ZSet) Score(member []byte) (float64, bool) {
 
 // Add sets member's score, inserting it if needed, and reports whether it
 // was added (false: it existed and only its score may have changed). A
-// score of -0 reads back as 0 from the packed form (its integer encoding,
-// as from Redis's listpack) but stays -0 in the large one, as in Redis's
-// skiplist.
-func (z *ZSet) Add(member []byte, score float64) bool {
+// new member past enc's zset-max-listpack-entries or -value converts a
+// packed set, as Redis's zsetAdd (an update never does). A score of -0
+// reads back as 0 from the packed form (its integer encoding, as from
+// Redis's listpack) but stays -0 in the large one, as in Redis's skiplist.
+func (z *ZSet) Add(member []byte, score float64, enc *Encodings) bool {
 	if z.big != nil {
 		if old, ok := z.big.scores[string(member)]; ok {
 			if old != score {
@@ -130,7 +129,8 @@ func (z *ZSet) Add(member []byte, score float64) bool {
 		}
 		return false
 	}
-	if z.packed.len()+1 > ZSetMaxPackedEntries || len(member) > ZSetMaxPackedValue {
+	if int64(z.packed.len())+1 > enc.ZSetMaxListpackEntries || int64(len(member)) > enc.ZSetMaxListpackValue ||
+		len(z.packed)+len(member) > packedMaxBytes {
 		z.convert()
 		z.big.insert(string(member), score)
 		return true
@@ -254,13 +254,13 @@ func (z *ZSet) Descend(from int, fn func(member []byte, score float64) bool) {
 		return
 	}
 	// Entries can only be walked forwards: collect the offsets first.
-	var stack [ZSetMaxPackedEntries]int
-	k := 0
-	for off := 1; k <= from && off < len(z.packed); k++ {
-		stack[k] = off
+	var buf [128]int // the default zset-max-listpack-entries: no allocation
+	stack := buf[:0]
+	for off := 1; len(stack) <= from && off < len(z.packed); {
+		stack = append(stack, off)
 		_, _, off = z.packed.entry(off)
 	}
-	for k--; k >= 0; k-- {
+	for k := len(stack) - 1; k >= 0; k-- {
 		if m, s, _ := z.packed.entry(stack[k]); !fn(m, s) {
 			return
 		}
@@ -293,6 +293,33 @@ func (z *ZSet) Unpack() {
 	if z.big == nil {
 		z.convert()
 	}
+}
+
+// PackIfFits moves a large set back to the packed form when it has at
+// most enc's zset-max-listpack-entries members of at most -value bytes:
+// what Redis's zsetConvertToListpackIfNeeded does to a set it has just
+// built (ZUNIONSTORE and friends, GEO STORE) or loaded from a skiplist
+// (RDB, RESTORE).
+func (z *ZSet) PackIfFits(enc *Encodings) {
+	if z.big == nil || int64(len(z.big.scores)) > enc.ZSetMaxListpackEntries {
+		return
+	}
+	total := 0
+	for m := range z.big.scores {
+		if int64(len(m)) > enc.ZSetMaxListpackValue {
+			return
+		}
+		total += len(m)
+	}
+	if total > packedMaxBytes {
+		return
+	}
+	var p packedList
+	z.big.tree.ascend(0, func(it *zitem) bool {
+		p.insert(max(len(p), 1), []byte(it.member), normScore(it.score))
+		return true
+	})
+	z.big, z.packed = nil, p
 }
 
 // convert moves a packed set to the large form.
@@ -346,14 +373,29 @@ func itemLess(s1 float64, m1 string, s2 float64, m2 []byte) bool {
 // packedList is the small form, a byte string much like Redis's listpack:
 // a count byte, then the entries sorted by (score, member), each
 //
-//	[header: score encoding*65 + member length (0 to 64)]
+//	[header: score encoding*65 + member length (0 to 64), or
+//	 packedLongHeader + score encoding and the member's length as a uvarint]
 //	[score: a 2- or 6-byte integer if integral and small enough (a
 //	 millisecond timestamp takes 6 bytes), else the 8 bytes of the float64]
 //	[member]
 //
 // Fixed widths rather than varints let a scan skip a score without
-// decoding it. Offsets of entries start at 1; an empty set is nil.
+// decoding it; members of up to 64 bytes (the default
+// zset-max-listpack-value) need no length byte, longer ones (a raised
+// threshold, or a listpack RESTORE keeps as it is) one more branch. The
+// count byte saturates at 255 as Redis's listpack count does at 65535:
+// past it the entries are counted. Offsets of entries start at 1; an
+// empty set is nil.
 type packedList []byte
+
+const (
+	packedShortMax   = 64                       // longest member the header holds
+	packedLongHeader = 3 * (packedShortMax + 1) // then a uvarint length
+	packedCountMax   = 255                      // the count byte's "count them"
+	// packedMaxBytes is Redis's lpSafeToAdd limit (1 GB): a listpack never
+	// grows past it, whatever the thresholds.
+	packedMaxBytes = 1 << 30
+)
 
 // Score encodings of packedList entries.
 const (
@@ -369,9 +411,12 @@ var (
 )
 
 func init() {
-	for h := range 3 * (ZSetMaxPackedValue + 1) {
-		packedMemberLen[h] = uint8(h % (ZSetMaxPackedValue + 1))
-		packedScoreKind[h] = uint8(h / (ZSetMaxPackedValue + 1))
+	for h := range packedLongHeader {
+		packedMemberLen[h] = uint8(h % (packedShortMax + 1))
+		packedScoreKind[h] = uint8(h / (packedShortMax + 1))
+	}
+	for kind := range 3 {
+		packedScoreKind[packedLongHeader+kind] = uint8(kind)
 	}
 }
 
@@ -379,7 +424,32 @@ func (p packedList) len() int {
 	if len(p) == 0 {
 		return 0
 	}
-	return int(p[0])
+	if p[0] < packedCountMax {
+		return int(p[0])
+	}
+	return p.count()
+}
+
+// count counts the entries.
+func (p packedList) count() int {
+	n := 0
+	for off := 1; off < len(p); n++ {
+		_, _, off = p.entry(off)
+	}
+	return n
+}
+
+// memberAt returns where the member of the entry at off starts and its
+// length, past the header, any length and the score.
+func (p packedList) memberAt(off int) (start, n int) {
+	h := p[off]
+	off++
+	n = int(packedMemberLen[h])
+	if h >= packedLongHeader {
+		l, w := binary.Uvarint(p[off:])
+		n, off = int(l), off+w
+	}
+	return off + packedScoreLen[packedScoreKind[h]], n
 }
 
 // entry decodes the entry at off and returns the offset of the next one.
@@ -387,6 +457,11 @@ func (p packedList) entry(off int) (member []byte, score float64, next int) {
 	h := p[off]
 	off++
 	kind := packedScoreKind[h]
+	n := int(packedMemberLen[h])
+	if h >= packedLongHeader {
+		l, w := binary.Uvarint(p[off:])
+		n, off = int(l), off+w
+	}
 	switch kind {
 	case packedFloat:
 		score = math.Float64frombits(binary.LittleEndian.Uint64(p[off:]))
@@ -398,12 +473,12 @@ func (p packedList) entry(off int) (member []byte, score float64, next int) {
 		score = float64(int64(u<<16) >> 16)
 	}
 	off += packedScoreLen[kind]
-	next = off + int(packedMemberLen[h])
+	next = off + n
 	return p[off:next:next], score, next
 }
 
-// encodeEntry returns the header and score bytes of an entry.
-func encodeEntry(enc *[9]byte, member []byte, score float64) int {
+// encodeEntry returns the header, length and score bytes of an entry.
+func encodeEntry(enc *[packedEntryHead]byte, member []byte, score float64) int {
 	kind, width := packedFloat, 8
 	if i := int64(score); float64(i) == score && i >= -1<<47 && i < 1<<47 {
 		kind, width = packedInt48, 6
@@ -411,16 +486,25 @@ func encodeEntry(enc *[9]byte, member []byte, score float64) int {
 			kind, width = packedInt16, 2
 		}
 	}
-	enc[0] = byte(kind*(ZSetMaxPackedValue+1) + len(member))
+	h := 1
+	if len(member) <= packedShortMax {
+		enc[0] = byte(kind*(packedShortMax+1) + len(member))
+	} else {
+		enc[0] = byte(packedLongHeader + kind)
+		h += binary.PutUvarint(enc[1:], uint64(len(member)))
+	}
 	var b [8]byte
 	if kind == packedFloat {
 		binary.LittleEndian.PutUint64(b[:], math.Float64bits(score))
 	} else {
 		binary.LittleEndian.PutUint64(b[:], uint64(int64(score)))
 	}
-	copy(enc[1:], b[:width])
-	return 1 + width
+	copy(enc[h:], b[:width])
+	return h + width
 }
+
+// packedEntryHead is the most an entry takes besides its member.
+const packedEntryHead = 1 + binary.MaxVarintLen64 + 8
 
 // offset returns the offset of the entry at rank (len(p) past the end).
 func (p packedList) offset(rank int) int {
@@ -435,10 +519,9 @@ func (p packedList) offset(rank int) int {
 // (0 if none), skipping scores without decoding them.
 func (p packedList) find(member []byte) (found, last int) {
 	for off := 1; off < len(p); {
-		h := p[off]
-		m := off + 1 + packedScoreLen[packedScoreKind[h]]
-		next := m + int(packedMemberLen[h])
-		if next-m == len(member) && bytes.Equal(p[m:next], member) {
+		m, n := p.memberAt(off)
+		next := m + n
+		if n == len(member) && bytes.Equal(p[m:next], member) {
 			return off, 0
 		}
 		last, off = off, next
@@ -475,7 +558,7 @@ func (p packedList) countWhile(below func(member []byte, score float64) bool) in
 // insert adds an entry at offset off (see locate) for a member that is not
 // in the list.
 func (p *packedList) insert(off int, member []byte, score float64) {
-	var enc [9]byte
+	var enc [packedEntryHead]byte
 	n := encodeEntry(&enc, member, score)
 	l := *p
 	if len(l) == 0 {
@@ -496,7 +579,9 @@ func (p *packedList) insert(off int, member []byte, score float64) {
 	copy(l[off+size:], l[off:end])
 	copy(l[off:], enc[:n])
 	copy(l[off+n:], member)
-	l[0]++
+	if l[0] < packedCountMax {
+		l[0]++
+	}
 	*p = l
 }
 
@@ -508,7 +593,11 @@ func (p *packedList) remove(off, count int) {
 		_, _, end = l.entry(end)
 	}
 	l = append(l[:off], l[end:]...)
-	l[0] -= byte(count)
+	if l[0] < packedCountMax {
+		l[0] -= byte(count)
+	} else {
+		l[0] = byte(min(l.count(), packedCountMax))
+	}
 	switch {
 	case l[0] == 0:
 		l = nil

@@ -27,7 +27,7 @@ func fillWindow(z *ZSet, size int) {
 	for i := range size {
 		ms := int64(windowEpoch + i)
 		buf = windowMember(buf, ms, i)
-		z.Add(buf, float64(ms))
+		z.Add(buf, float64(ms), &DefaultEncodings)
 	}
 }
 
@@ -54,7 +54,7 @@ func BenchmarkZSetSlidingWindow(b *testing.B) {
 					b.Fatalf("window holds %d", z.Len())
 				}
 				buf = windowMember(buf, now, size+i)
-				z.Add(buf, float64(now))
+				z.Add(buf, float64(now), &DefaultEncodings)
 			}
 		})
 	}

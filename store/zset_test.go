@@ -82,7 +82,7 @@ func TestZSetAgainstModel(t *testing.T) {
 				case op < 6:
 					k, s := member(), score(rng, size)
 					_, existed := m[k]
-					if added := z.Add([]byte(k), s); added == existed {
+					if added := z.Add([]byte(k), s, &DefaultEncodings); added == existed {
 						t.Fatalf("Add(%q) = %v, existed %v", k, added, existed)
 					}
 					m[k] = s
@@ -147,17 +147,17 @@ func score(rng *rand.Rand, size int) float64 {
 
 func TestZSetEncodingThresholds(t *testing.T) {
 	z := NewZSet()
-	for i := range ZSetMaxPackedEntries {
-		z.Add([]byte(fmt.Sprint(i)), float64(i))
+	for i := range int(DefaultEncodings.ZSetMaxListpackEntries) {
+		z.Add([]byte(fmt.Sprint(i)), float64(i), &DefaultEncodings)
 	}
 	if z.Encoding() != "listpack" {
 		t.Fatalf("%d members: %s", z.Len(), z.Encoding())
 	}
-	z.Add([]byte("0"), 5) // an update never converts
+	z.Add([]byte("0"), 5, &DefaultEncodings) // an update never converts
 	if z.Encoding() != "listpack" {
 		t.Fatal("update converted")
 	}
-	z.Add([]byte("new"), 1)
+	z.Add([]byte("new"), 1, &DefaultEncodings)
 	if z.Encoding() != "skiplist" {
 		t.Fatalf("%d members: %s", z.Len(), z.Encoding())
 	}
@@ -167,11 +167,11 @@ func TestZSetEncodingThresholds(t *testing.T) {
 	}
 
 	z = NewZSet()
-	z.Add([]byte(strings.Repeat("x", ZSetMaxPackedValue)), 1)
+	z.Add([]byte(strings.Repeat("x", int(DefaultEncodings.ZSetMaxListpackValue))), 1, &DefaultEncodings)
 	if z.Encoding() != "listpack" {
 		t.Fatal("64-byte member converted")
 	}
-	z.Add([]byte(strings.Repeat("x", ZSetMaxPackedValue+1)), 1)
+	z.Add([]byte(strings.Repeat("x", int(DefaultEncodings.ZSetMaxListpackValue)+1)), 1, &DefaultEncodings)
 	if z.Encoding() != "skiplist" {
 		t.Fatal("65-byte member did not convert")
 	}
@@ -179,7 +179,7 @@ func TestZSetEncodingThresholds(t *testing.T) {
 
 func TestZSetNegativeZero(t *testing.T) {
 	z := NewZSet()
-	z.Add([]byte("a"), negZero())
+	z.Add([]byte("a"), negZero(), &DefaultEncodings)
 	if s, _ := z.Score([]byte("a")); s != 0 || 1/s < 0 {
 		t.Fatalf("score %v is negative zero", s)
 	}
@@ -193,7 +193,7 @@ func TestZTreeSlidingWindow(t *testing.T) {
 	z, m := NewZSet(), zmodel{}
 	for now := 0; now < 30000; now++ {
 		k := fmt.Sprintf("%d-%d", now, now%7)
-		z.Add([]byte(k), float64(now))
+		z.Add([]byte(k), float64(now), &DefaultEncodings)
 		m[k] = float64(now)
 		if now >= 10000 {
 			n := z.RemoveRange(0, z.ScoreBound(float64(now-10000), true))
@@ -231,7 +231,7 @@ func TestZSetLexBound(t *testing.T) {
 	for _, n := range []int{10, 500} {
 		z := NewZSet()
 		for i := range n {
-			z.Add([]byte(fmt.Sprintf("%04d", i)), 0)
+			z.Add([]byte(fmt.Sprintf("%04d", i)), 0, &DefaultEncodings)
 		}
 		if got := z.LexBound([]byte("0005"), false); got != 5 {
 			t.Fatalf("n=%d: LexBound(0005, excl) = %d", n, got)
@@ -251,7 +251,7 @@ func TestZSetMapShrinksAfterTrim(t *testing.T) {
 	z, m := NewZSet(), zmodel{}
 	for i := range 5000 {
 		k := fmt.Sprint("m", i)
-		z.Add([]byte(k), float64(i))
+		z.Add([]byte(k), float64(i), &DefaultEncodings)
 		m[k] = float64(i)
 	}
 	z.RemoveRange(0, 4900)
