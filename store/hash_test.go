@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/binary"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -335,5 +336,63 @@ func TestHashListpackIntegers(t *testing.T) {
 		if !h.Has([]byte(v)) {
 			t.Fatalf("lost field %q", v)
 		}
+	}
+}
+
+func TestHashThresholds(t *testing.T) {
+	enc := DefaultEncodings
+	enc.HashMaxListpackEntries, enc.HashMaxListpackValue = 2, 3
+	h := NewHash()
+	h.Set([]byte("a"), []byte("1"), &enc)
+	h.Set([]byte("b"), []byte("2"), &enc)
+	if h.Encoding() != "listpack" {
+		t.Fatal("2 fields converted")
+	}
+	lower := enc
+	lower.HashMaxListpackEntries = 1
+	h.Set([]byte("a"), []byte("3"), &lower) // an update past the count converts, as hashTypeSet
+	if h.Encoding() != "hashtable" {
+		t.Fatal("update past the entries threshold kept the listpack")
+	}
+
+	h = NewHash()
+	h.Set([]byte("a"), []byte("1"), &enc)
+	if _, err := h.IncrBy([]byte("a"), 1000, &enc); err != nil || h.Encoding() != "hashtable" {
+		t.Fatalf("HINCRBY to a 4-digit value: %v %s", err, h.Encoding())
+	}
+
+	// A listpack RESTORE keeps may hold values past the threshold; they are
+	// found, replaced and deleted as any other.
+	h = NewHash()
+	long := strings.Repeat("f", 100)
+	h.Set([]byte(long), []byte(long), &Loose)
+	h.Set([]byte("x"), []byte("1"), &Loose)
+	if v, ok := h.Get([]byte(long)); !ok || v != long || h.Encoding() != "listpack" {
+		t.Fatalf("long field: %q %v %s", v, ok, h.Encoding())
+	}
+	if !h.Delete([]byte(long)) || h.Len() != 1 {
+		t.Fatal("long field not deleted")
+	}
+}
+
+// TestHashCountSaturates: past 65535 fields (a raised threshold) the
+// listpack's count field stays at its maximum and Len counts the entries.
+func TestHashCountSaturates(t *testing.T) {
+	h := NewHash()
+	for _, f := range []string{"a", "b", "c"} {
+		h.Set([]byte(f), []byte("v"), &Loose)
+	}
+	binary.LittleEndian.PutUint16(h.lp(), lpCountMax) // as if it had 65535 or more
+	if h.Len() != 3 {
+		t.Fatalf("Len %d", h.Len())
+	}
+	h.Set([]byte("d"), []byte("v"), &Loose)
+	if h.Len() != 4 || binary.LittleEndian.Uint16(h.lp()) != 4 {
+		t.Fatalf("after an add: Len %d, count %d", h.Len(), binary.LittleEndian.Uint16(h.lp()))
+	}
+	binary.LittleEndian.PutUint16(h.lp(), lpCountMax)
+	h.Delete([]byte("a"))
+	if h.Len() != 3 || binary.LittleEndian.Uint16(h.lp()) != 3 {
+		t.Fatalf("after a delete: Len %d", h.Len())
 	}
 }

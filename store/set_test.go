@@ -213,3 +213,44 @@ func TestIntsetWidths(t *testing.T) {
 		t.Fatalf("Len after removing all = %d", s.Len())
 	}
 }
+
+func TestSetRebuild(t *testing.T) {
+	enc := DefaultEncodings
+	enc.SetMaxIntsetEntries = 3
+	s := NewSet()
+	for _, m := range []string{"5", "1", "3", "4"} {
+		s.Add([]byte(m), &enc)
+	}
+	if s.Encoding() != "hashtable" {
+		t.Fatal("4 integers kept an intset")
+	}
+	s.Rebuild(&enc) // 4 members: still too many
+	if s.Encoding() != "hashtable" {
+		t.Fatal("rebuilt past the threshold")
+	}
+	s.Remove([]byte("4"))
+	s.Rebuild(&enc)
+	if s.Encoding() != "intset" || strings.Join(s.Members(), " ") != "1 3 5" {
+		t.Fatalf("rebuilt: %s %v", s.Encoding(), s.Members())
+	}
+	s.Add([]byte("100000"), &Loose)
+	s.Remove([]byte("100000"))
+	if s.IntsetWidth() != 4 {
+		t.Fatalf("width %d", s.IntsetWidth())
+	}
+	s.Rebuild(&enc) // the narrowest width again
+	if s.IntsetWidth() != 2 {
+		t.Fatalf("rebuilt width %d", s.IntsetWidth())
+	}
+	s.Add([]byte("x"), &enc)
+	s.Remove([]byte("x"))
+	s.Rebuild(&DefaultEncodings)
+	if s.Encoding() != "intset" {
+		t.Fatal("integers only: not an intset")
+	}
+	s.Add([]byte("x"), &enc)
+	s.Rebuild(&DefaultEncodings)
+	if s.Encoding() != "hashtable" {
+		t.Fatal("a string member in an intset")
+	}
+}

@@ -137,7 +137,7 @@ func (z *ZSet) Add(member []byte, score float64, enc *Encodings) bool {
 	}
 	score = normScore(score)
 	// A sliding window adds past its newest entry: check that one first.
-	at := max(len(z.packed), 1)
+	at := max(len(z.packed), z.packed.head())
 	if last > 0 {
 		if m, s, _ := z.packed.entry(last); score < s || score == s && bytes.Compare(member, m) < 0 {
 			at = z.packed.locate(member, score)
@@ -174,7 +174,7 @@ func (z *ZSet) Rank(member []byte) (int, bool) {
 		return z.big.tree.countWhile(func(it *zitem) bool { return itemLess(it.score, it.member, s, member) }), true
 	}
 	rank := 0
-	for off := 1; off < len(z.packed); rank++ {
+	for off := z.packed.head(); off < len(z.packed); rank++ {
 		m, _, next := z.packed.entry(off)
 		if bytes.Equal(m, member) {
 			return rank, true
@@ -194,7 +194,7 @@ func (z *ZSet) ScoreBound(s float64, inclusive bool) int {
 		return z.big.tree.countWhile(func(it *zitem) bool { return below(it.score) })
 	}
 	n := 0
-	for off := 1; off < len(z.packed); n++ {
+	for off := z.packed.head(); off < len(z.packed); n++ {
 		_, score, next := z.packed.entry(off)
 		if !below(score) {
 			break
@@ -256,7 +256,7 @@ func (z *ZSet) Descend(from int, fn func(member []byte, score float64) bool) {
 	// Entries can only be walked forwards: collect the offsets first.
 	var buf [128]int // the default zset-max-listpack-entries: no allocation
 	stack := buf[:0]
-	for off := 1; len(stack) <= from && off < len(z.packed); {
+	for off := z.packed.head(); len(stack) <= from && off < len(z.packed); {
 		stack = append(stack, off)
 		_, _, off = z.packed.entry(off)
 	}
@@ -316,7 +316,7 @@ func (z *ZSet) PackIfFits(enc *Encodings) {
 	}
 	var p packedList
 	z.big.tree.ascend(0, func(it *zitem) bool {
-		p.insert(max(len(p), 1), []byte(it.member), normScore(it.score))
+		p.insert(max(len(p), p.head()), []byte(it.member), normScore(it.score))
 		return true
 	})
 	z.big, z.packed = nil, p
@@ -325,7 +325,7 @@ func (z *ZSet) PackIfFits(enc *Encodings) {
 // convert moves a packed set to the large form.
 func (z *ZSet) convert() {
 	big := &zbig{scores: make(map[string]float64, z.packed.len()+1)}
-	for off := 1; off < len(z.packed); {
+	for off := z.packed.head(); off < len(z.packed); {
 		m, s, next := z.packed.entry(off)
 		big.insert(string(m), s)
 		off = next
@@ -371,7 +371,7 @@ func itemLess(s1 float64, m1 string, s2 float64, m2 []byte) bool {
 }
 
 // packedList is the small form, a byte string much like Redis's listpack:
-// a count byte, then the entries sorted by (score, member), each
+// the count, then the entries sorted by (score, member), each
 //
 //	[header: score encoding*65 + member length (0 to 64), or
 //	 packedLongHeader + score encoding and the member's length as a uvarint]
@@ -383,15 +383,16 @@ func itemLess(s1 float64, m1 string, s2 float64, m2 []byte) bool {
 // decoding it; members of up to 64 bytes (the default
 // zset-max-listpack-value) need no length byte, longer ones (a raised
 // threshold, or a listpack RESTORE keeps as it is) one more branch. The
-// count byte saturates at 255 as Redis's listpack count does at 65535:
-// past it the entries are counted. Offsets of entries start at 1; an
-// empty set is nil.
+// count is one byte below 255; from 255 on (a raised threshold) the byte
+// is 255 and two more bytes hold the count, which saturates at 65535 as
+// Redis's listpack count does: past it the entries are counted. Offsets of
+// entries start at head (1, or 3 with the wide count); an empty set is nil.
 type packedList []byte
 
 const (
 	packedShortMax   = 64                       // longest member the header holds
 	packedLongHeader = 3 * (packedShortMax + 1) // then a uvarint length
-	packedCountMax   = 255                      // the count byte's "count them"
+	packedCountMax   = 255                      // the count byte's "two more bytes"
 	// packedMaxBytes is Redis's lpSafeToAdd limit (1 GB): a listpack never
 	// grows past it, whatever the thresholds.
 	packedMaxBytes = 1 << 30
@@ -427,13 +428,46 @@ func (p packedList) len() int {
 	if p[0] < packedCountMax {
 		return int(p[0])
 	}
+	if n := binary.LittleEndian.Uint16(p[1:]); n < math.MaxUint16 {
+		return int(n)
+	}
 	return p.count()
+}
+
+// head returns the offset of the first entry.
+func (p packedList) head() int {
+	if len(p) > 0 && p[0] == packedCountMax {
+		return 3
+	}
+	return 1
+}
+
+// setLen stores n as the count, moving the entries by two bytes when the
+// count changes width.
+func (p *packedList) setLen(n int) {
+	l := *p
+	wide := l[0] == packedCountMax
+	switch {
+	case n < packedCountMax && !wide:
+		l[0] = byte(n)
+	case n >= packedCountMax && wide:
+		binary.LittleEndian.PutUint16(l[1:], uint16(min(n, math.MaxUint16)))
+	case n >= packedCountMax:
+		l = append(l, 0, 0)
+		copy(l[3:], l[1:len(l)-2])
+		l[0] = packedCountMax
+		binary.LittleEndian.PutUint16(l[1:], uint16(n))
+	default:
+		l = append(l[:1], l[3:]...)
+		l[0] = byte(n)
+	}
+	*p = l
 }
 
 // count counts the entries.
 func (p packedList) count() int {
 	n := 0
-	for off := 1; off < len(p); n++ {
+	for off := p.head(); off < len(p); n++ {
 		_, _, off = p.entry(off)
 	}
 	return n
@@ -508,7 +542,7 @@ const packedEntryHead = 1 + binary.MaxVarintLen64 + 8
 
 // offset returns the offset of the entry at rank (len(p) past the end).
 func (p packedList) offset(rank int) int {
-	off := 1
+	off := p.head()
 	for ; rank > 0 && off < len(p); rank-- {
 		_, _, off = p.entry(off)
 	}
@@ -518,7 +552,7 @@ func (p packedList) offset(rank int) int {
 // find returns the offset of member (-1 if absent) and of the last entry
 // (0 if none), skipping scores without decoding them.
 func (p packedList) find(member []byte) (found, last int) {
-	for off := 1; off < len(p); {
+	for off := p.head(); off < len(p); {
 		m, n := p.memberAt(off)
 		next := m + n
 		if n == len(member) && bytes.Equal(p[m:next], member) {
@@ -531,7 +565,7 @@ func (p packedList) find(member []byte) (found, last int) {
 
 // locate returns the offset at which (score, member) belongs.
 func (p packedList) locate(member []byte, score float64) int {
-	off := 1
+	off := p.head()
 	for off < len(p) {
 		m, s, next := p.entry(off)
 		if score < s || score == s && bytes.Compare(member, m) < 0 {
@@ -539,13 +573,13 @@ func (p packedList) locate(member []byte, score float64) int {
 		}
 		off = next
 	}
-	return max(off, 1)
+	return max(off, p.head())
 }
 
 // countWhile counts the leading entries that satisfy below.
 func (p packedList) countWhile(below func(member []byte, score float64) bool) int {
 	n := 0
-	for off := 1; off < len(p); n++ {
+	for off := p.head(); off < len(p); n++ {
 		m, s, next := p.entry(off)
 		if !below(m, s) {
 			break
@@ -561,6 +595,7 @@ func (p *packedList) insert(off int, member []byte, score float64) {
 	var enc [packedEntryHead]byte
 	n := encodeEntry(&enc, member, score)
 	l := *p
+	count := l.len()
 	if len(l) == 0 {
 		l = packedList{0}
 	}
@@ -579,9 +614,7 @@ func (p *packedList) insert(off int, member []byte, score float64) {
 	copy(l[off+size:], l[off:end])
 	copy(l[off:], enc[:n])
 	copy(l[off+n:], member)
-	if l[0] < packedCountMax {
-		l[0]++
-	}
+	l.setLen(count + 1)
 	*p = l
 }
 
@@ -592,14 +625,11 @@ func (p *packedList) remove(off, count int) {
 	for range count {
 		_, _, end = l.entry(end)
 	}
+	n := l.len() - count
 	l = append(l[:off], l[end:]...)
-	if l[0] < packedCountMax {
-		l[0] -= byte(count)
-	} else {
-		l[0] = byte(min(l.count(), packedCountMax))
-	}
+	l.setLen(n)
 	switch {
-	case l[0] == 0:
+	case n == 0:
 		l = nil
 	case cap(l) > 64 && len(l) < cap(l)/2:
 		// Give memory back once a trimmed set uses under half its buffer.

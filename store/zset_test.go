@@ -69,20 +69,32 @@ func checkZSet(t *testing.T, z *ZSet, m zmodel) {
 }
 
 func TestZSetAgainstModel(t *testing.T) {
-	for _, size := range []int{5, 100, 128, 129, 300, 5000} {
-		t.Run(fmt.Sprint(size), func(t *testing.T) {
+	// Raised thresholds keep large sets packed: counts past the count
+	// byte's 255, members past the header's 64 bytes.
+	raised := DefaultEncodings
+	raised.ZSetMaxListpackEntries, raised.ZSetMaxListpackValue = 1200, 300
+	for _, c := range []struct {
+		size int
+		enc  *Encodings
+	}{{5, &DefaultEncodings}, {100, &DefaultEncodings}, {128, &DefaultEncodings}, {129, &DefaultEncodings},
+		{300, &DefaultEncodings}, {5000, &DefaultEncodings}, {300, &raised}, {1000, &raised}, {1500, &raised}} {
+		size := c.size
+		t.Run(fmt.Sprint(size, c.enc.ZSetMaxListpackEntries), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(size), 1))
 			z, m := NewZSet(), zmodel{}
+			lengths := []int{0, 1, 7, 59} // up to 64 bytes: no length after the header
+			if c.enc == &raised {
+				lengths = []int{0, 1, 7, 59, 60, 61, 200, 290}
+			}
 			member := func() string {
-				// Lengths from 1 to 64 bytes, the most the packed form holds.
-				return fmt.Sprintf("m%d", rng.IntN(size)) + strings.Repeat("x", []int{0, 1, 7, 59}[rng.IntN(4)])
+				return fmt.Sprintf("m%d", rng.IntN(size)) + strings.Repeat("x", lengths[rng.IntN(len(lengths))])
 			}
 			for step := 0; step < 4*size+200; step++ {
 				switch op := rng.IntN(10); {
 				case op < 6:
 					k, s := member(), score(rng, size)
 					_, existed := m[k]
-					if added := z.Add([]byte(k), s, &DefaultEncodings); added == existed {
+					if added := z.Add([]byte(k), s, c.enc); added == existed {
 						t.Fatalf("Add(%q) = %v, existed %v", k, added, existed)
 					}
 					m[k] = s
@@ -125,11 +137,50 @@ func TestZSetAgainstModel(t *testing.T) {
 			if z.Encoding() != wantEnc {
 				t.Fatal("encoding")
 			}
-			c := z.Clone().(*ZSet)
+			if len(m) > 255 && z.big == nil && z.packed[0] != packedCountMax {
+				t.Fatalf("%d members, count byte %d", len(m), z.packed[0])
+			}
+			clone := z.Clone().(*ZSet)
 			z.RemoveRange(0, z.Len())
-			checkZSet(t, c, m)
+			checkZSet(t, clone, m)
 			checkZSet(t, z, zmodel{})
+			// Packed again, the same members in the same order.
+			clone.Unpack()
+			clone.PackIfFits(&Loose)
+			if clone.Encoding() != "listpack" {
+				t.Fatal("PackIfFits did not pack")
+			}
+			checkZSet(t, clone, m)
 		})
+	}
+}
+
+func TestZSetPackIfFits(t *testing.T) {
+	enc := DefaultEncodings
+	enc.ZSetMaxListpackEntries, enc.ZSetMaxListpackValue = 2, 3
+	z := NewZSet()
+	z.Unpack()
+	z.Add([]byte("abc"), negZero(), &enc)
+	z.Add([]byte("d"), 2, &enc)
+	z.Add([]byte("e"), 3, &enc)
+	z.PackIfFits(&enc) // 3 members: too many
+	if z.Encoding() != "skiplist" {
+		t.Fatal("packed 3 members")
+	}
+	z.Remove([]byte("e"))
+	z.PackIfFits(&enc)
+	if z.Encoding() != "listpack" {
+		t.Fatal("did not pack 2 members")
+	}
+	if s, _ := z.Score([]byte("abc")); math.Signbit(s) {
+		t.Error("-0 kept in the packed form")
+	}
+	z.Unpack()
+	z.Add([]byte("abcd"), 1, &Loose)
+	z.Remove([]byte("d"))
+	z.PackIfFits(&enc) // a 4-byte member: too long
+	if z.Encoding() != "skiplist" {
+		t.Fatal("packed a member past the value threshold")
 	}
 }
 
