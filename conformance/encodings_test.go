@@ -67,6 +67,12 @@ func TestEncodingConfig(t *testing.T) {
 		}},
 		{"bad-values", bad},
 		{"arity", []string{"CONFIG SET zset-max-ziplist-entries", "CONFIG SET zset-max-ziplist-entries 1 2", "CONFIG GET zset-max-ziplist-entries"}},
+		{"in-multi", []string{
+			"MULTI", "ZADD a 1 x", "CONFIG SET zset-max-ziplist-entries 0 set-max-intset-entries 0 hash-max-ziplist-entries 0",
+			"ZADD b 1 x", "SADD s 1", "HSET h f v", "OBJECT ENCODING a", "OBJECT ENCODING b", "OBJECT ENCODING s", "OBJECT ENCODING h",
+			"CONFIG SET zset-max-ziplist-entries -1", "EXEC", "CONFIG GET zset-max-ziplist-entries",
+			"EVAL \"return redis.call('CONFIG', 'SET', 'zset-max-ziplist-entries', '5')\" 0", "CONFIG GET zset-max-ziplist-entries",
+		}},
 	})
 }
 
