@@ -251,3 +251,42 @@ func TestEncodingList(t *testing.T) {
 		}},
 	})
 }
+
+// TestEncodingForced runs the same commands on values forced into each
+// encoding, as Redis's own test files do (foreach encoding {listpack
+// skiplist} { r config set zset-max-ziplist-entries ... }).
+func TestEncodingForced(t *testing.T) {
+	zsetLines := []string{
+		"ZADD z 1 a 2 b 3 c 4 d 5 e 2 bb -1 neg", "OBJECT ENCODING z", "ZRANGE z 0 -1 WITHSCORES", "ZREVRANGE z 1 3",
+		"ZRANGEBYSCORE z (1 4 WITHSCORES", "ZREVRANGEBYSCORE z +inf -inf LIMIT 1 2", "ZRANGEBYLEX z [b (d", "ZLEXCOUNT z - +",
+		"ZRANK z bb", "ZREVRANK z bb", "ZSCORE z e", "ZMSCORE z a nope e", "ZINCRBY z 10 a", "ZADD z GT CH 0 e 9 d",
+		"ZADD z NX INCR 1 new", "ZCOUNT z 2 (5", "ZPOPMIN z 2", "ZPOPMAX z", "ZREMRANGEBYSCORE z 2 2", "ZREMRANGEBYLEX z - [c",
+		"ZRANGE z 0 -1 WITHSCORES", "ZUNIONSTORE u 2 z z WEIGHTS 1 2", "OBJECT ENCODING u", "ZRANGE u 0 -1 WITHSCORES",
+		"ZINTER 2 z u WITHSCORES", "ZDIFF 2 u z", "ZRANGESTORE r z 0 1", "OBJECT ENCODING r", "ZMPOP 1 z MIN COUNT 2",
+		"ZADD m 0 x 0 y 0 z", "ZRANGE m (x + BYLEX", "ZREMRANGEBYRANK m 0 0", "ZCARD m", "OBJECT ENCODING m",
+		"ZADD w 1.5 a inf b -inf c", "ZRANGE w 0 -1 WITHSCORES", "DUMP w", "SORT w ALPHA", "OBJECT ENCODING w",
+	}
+	hashLines := []string{
+		"HSET h a 1 b 2 c 3", "OBJECT ENCODING h", "HGET h b", "HMGET h a x c", "HLEN h", "HSTRLEN h c", "HEXISTS h a",
+		"HINCRBY h a 10", "HINCRBYFLOAT h b 0.5", "HSETNX h a 9", "HSETNX h d 4", "HDEL h c x", "!sort HKEYS h", "!sort HVALS h",
+		"!sort HGETALL h", "!sort HRANDFIELD h 10", "HDEL h a b d", "EXISTS h",
+	}
+	setLines := []string{
+		"SADD s 5 1 3", "OBJECT ENCODING s", "!sort SMEMBERS s", "SISMEMBER s 3", "SMISMEMBER s 1 2", "SCARD s", "SREM s 3",
+		"SADD t 1 9", "!sort SUNION s t", "SINTER s t", "SDIFF s t", "SINTERCARD 2 s t", "SMOVE s t 5", "OBJECT ENCODING t",
+		"!sort SMEMBERS t", "SUNIONSTORE u s t", "OBJECT ENCODING u", "SPOP s", "EXISTS s",
+	}
+	var cases []tcase
+	for _, c := range []struct{ name, config string }{
+		{"listpack", "CONFIG SET zset-max-ziplist-entries 128 hash-max-ziplist-entries 512 set-max-intset-entries 512"},
+		{"skiplist-hashtable", "CONFIG SET zset-max-ziplist-entries 0 hash-max-ziplist-entries 0 set-max-intset-entries 0"},
+		{"value-0", "CONFIG SET zset-max-ziplist-value 0 hash-max-ziplist-value 0"},
+		{"small", "CONFIG SET zset-max-ziplist-entries 3 hash-max-ziplist-entries 2 set-max-intset-entries 2"},
+	} {
+		cases = append(cases,
+			tcase{"zset-" + c.name, append([]string{c.config}, zsetLines...)},
+			tcase{"hash-" + c.name, append([]string{c.config}, hashLines...)},
+			tcase{"set-" + c.name, append([]string{c.config}, setLines...)})
+	}
+	runEncodingCases(t, cases)
+}

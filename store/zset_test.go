@@ -77,7 +77,7 @@ func TestZSetAgainstModel(t *testing.T) {
 		size int
 		enc  *Encodings
 	}{{5, &DefaultEncodings}, {100, &DefaultEncodings}, {128, &DefaultEncodings}, {129, &DefaultEncodings},
-		{300, &DefaultEncodings}, {5000, &DefaultEncodings}, {300, &raised}, {1000, &raised}, {1500, &raised}} {
+		{300, &DefaultEncodings}, {5000, &DefaultEncodings}, {300, &raised}, {1500, &raised}} {
 		size := c.size
 		t.Run(fmt.Sprint(size, c.enc.ZSetMaxListpackEntries), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(size), 1))
