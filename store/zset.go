@@ -456,7 +456,7 @@ func (p *packedList) setLen(n int) {
 		l = append(l, 0, 0)
 		copy(l[3:], l[1:len(l)-2])
 		l[0] = packedCountMax
-		binary.LittleEndian.PutUint16(l[1:], uint16(n))
+		binary.LittleEndian.PutUint16(l[1:], uint16(min(n, math.MaxUint16)))
 	default:
 		l = append(l[:1], l[3:]...)
 		l[0] = byte(n)
