@@ -44,6 +44,12 @@ always-show-logo yes
 dbfilename 'my dump.rdb'
 lazyfree-lazy-user-flush yes
 syslog-ident floodgate
+zset-max-ziplist-entries 0
+hash-max-listpack-value 1kb
+hash-max-ziplist-entries 7
+list-max-listpack-size 5
+list-compress-depth 2
+zset-max-listpack-value 10
 include %s
 `
 
@@ -64,7 +70,7 @@ func TestConfigFileSameAsRedis(t *testing.T) {
 	os.WriteFile(conf, []byte(fmt.Sprintf(redisConf, inc)), 0o644)
 
 	port := redistest.FreePort(t)
-	redisCmd := exec.Command("redis-server", conf, "--port", strconv.Itoa(port), "--dir", dir)
+	redisCmd := exec.Command("redis-server", conf, "--port", strconv.Itoa(port), "--dir", dir, "--set-max-intset-entries", "3")
 	var redisLog bytes.Buffer
 	redisCmd.Stdout, redisCmd.Stderr = &redisLog, &redisLog
 	if err := redisCmd.Start(); err != nil {
@@ -78,7 +84,7 @@ func TestConfigFileSameAsRedis(t *testing.T) {
 	// working directory: restore it for the tests that follow.
 	wd, _ := os.Getwd()
 	t.Cleanup(func() { os.Chdir(wd) })
-	file, stdin, options := server.ConfigArgs([]string{conf, "--port", "0", "--dir", dir})
+	file, stdin, options := server.ConfigArgs([]string{conf, "--port", "0", "--dir", dir, "--set-max-intset-entries", "3"})
 	if stdin {
 		t.Fatal("no stdin asked")
 	}
@@ -120,5 +126,28 @@ func TestConfigFileSameAsRedis(t *testing.T) {
 		if _, ok := want[name]; !ok && name != "limiter-prefix-delimiter" {
 			t.Errorf("floodgate reports %s, which Redis does not know", name)
 		}
+	}
+
+	// The thresholds the file and the command line set are in effect.
+	encodings := func(addr string) []string {
+		c := redis.NewClient(&redis.Options{Addr: addr, Password: `s3cr"t`, Protocol: 2})
+		defer c.Close()
+		ctx := context.Background()
+		c.ZAdd(ctx, "z", redis.Z{Score: 1, Member: "a"})
+		c.SAdd(ctx, "s", 1, 2, 3)
+		c.SAdd(ctx, "t", 1, 2, 3, 4)
+		c.HSet(ctx, "h", "f", string(bytes.Repeat([]byte("v"), 1000)))
+		c.HSet(ctx, "h2", "a", 1, "b", 2, "c", 3, "d", 4, "e", 5, "f", 6, "g", 7, "h", 8)
+		c.RPush(ctx, "l", 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26)
+		var out []string
+		for _, key := range []string{"z", "s", "t", "h", "h2", "l"} {
+			enc, err := c.ObjectEncoding(ctx, key).Result()
+			out = append(out, key+"="+enc+fmt.Sprint(err))
+		}
+		dump, err := c.Dump(ctx, "l").Result()
+		return append(out, fmt.Sprintf("%q %v", dump, err))
+	}
+	if want, got := encodings(redisAddr), encodings(srv.Addr()); fmt.Sprint(want) != fmt.Sprint(got) {
+		t.Errorf("encodings: redis %v, floodgate %v", want, got)
 	}
 }

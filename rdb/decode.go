@@ -80,6 +80,7 @@ type reader struct {
 	off int64
 	crc uint64
 	buf []byte
+	enc *store.Encodings // the thresholds a loaded value is converted by
 }
 
 func (r *reader) bytes(n uint64) ([]byte, error) {
@@ -260,13 +261,18 @@ func (r *reader) object(t byte) (store.Value, error) {
 		if n == 0 {
 			return nil, errEmptyKey
 		}
+		// As rdbLoadObject: a set with more members than
+		// set-max-intset-entries is a hashtable from the start.
 		s := store.NewSet()
+		if n > uint64(min(r.enc.SetMaxIntsetEntries, 1<<30)) {
+			s.Unpack()
+		}
 		for range n {
 			m, err := r.string()
 			if err != nil {
 				return nil, err
 			}
-			if !s.Add(m) {
+			if !s.Add(m, r.enc) {
 				return nil, r.corrupt("Duplicate set members detected")
 			}
 		}
@@ -279,7 +285,13 @@ func (r *reader) object(t byte) (store.Value, error) {
 		if n == 0 {
 			return nil, errEmptyKey
 		}
+		// A hash with more fields than hash-max-listpack-entries is a
+		// hashtable from the start; otherwise each field is checked
+		// against hash-max-listpack-value as it comes.
 		h := store.NewHash()
+		if n > uint64(max(r.enc.HashMaxListpackEntries, 0)) {
+			h.Unpack()
+		}
 		for range n {
 			f, err := r.string()
 			if err != nil {
@@ -289,7 +301,7 @@ func (r *reader) object(t byte) (store.Value, error) {
 			if err != nil {
 				return nil, err
 			}
-			if !h.Set(f, v) {
+			if !h.Set(f, v, r.enc) {
 				return nil, r.corrupt("Duplicate hash fields detected")
 			}
 		}
@@ -302,7 +314,10 @@ func (r *reader) object(t byte) (store.Value, error) {
 		if n == 0 {
 			return nil, errEmptyKey
 		}
+		// Redis loads a skiplist, then packs it if it fits the
+		// thresholds (zsetConvertToListpackIfNeeded).
 		z := store.NewZSet()
+		z.Unpack()
 		for range n {
 			m, err := r.string()
 			if err != nil {
@@ -320,10 +335,11 @@ func (r *reader) object(t byte) (store.Value, error) {
 			if math.IsNaN(s) {
 				return nil, r.corrupt("Zset with NAN score detected")
 			}
-			if !z.Add(m, s) {
+			if !z.Add(m, s, r.enc) {
 				return nil, r.corrupt("Duplicate zset fields detected")
 			}
 		}
+		z.PackIfFits(r.enc)
 		return z, nil
 	case typeSetIntset:
 		b, err := r.string()
@@ -337,9 +353,14 @@ func (r *reader) object(t byte) (store.Value, error) {
 		if len(vals) == 0 {
 			return nil, errEmptyKey
 		}
+		// Kept an intset whatever its width, converted only when it has
+		// more members than set-max-intset-entries.
 		s := store.NewSet()
 		for _, v := range vals {
-			s.Add(strconv.AppendInt(nil, v, 10))
+			s.Add(strconv.AppendInt(nil, v, 10), &store.Loose)
+		}
+		if s.Len() > int(min(r.enc.SetMaxIntsetEntries, 1<<30)) {
+			s.Unpack()
 		}
 		return s, nil
 	case typeHashListpack, typeHashZiplist, typeZSetListpack, typeZSetZiplist:
@@ -359,21 +380,30 @@ func (r *reader) object(t byte) (store.Value, error) {
 		if len(entries) == 0 {
 			return nil, errEmptyKey
 		}
+		// A listpack stays one, however long its entries, unless it has
+		// more of them than the entries threshold: Redis checks only the
+		// count on load.
 		if t == typeHashListpack || t == typeHashZiplist {
 			h := store.NewHash()
 			for i := 0; i < len(entries); i += 2 {
-				if !h.Set(entries[i], entries[i+1]) {
+				if !h.Set(entries[i], entries[i+1], &store.Loose) {
 					return nil, r.corrupt("Hash listpack integrity check failed.")
 				}
+			}
+			if int64(h.Len()) > r.enc.HashMaxListpackEntries {
+				h.Unpack()
 			}
 			return h, nil
 		}
 		z := store.NewZSet()
 		for i := 0; i < len(entries); i += 2 {
 			s, ok := number.ParseDouble(entries[i+1])
-			if !ok || math.IsNaN(s) || !z.Add(entries[i], s) {
+			if !ok || math.IsNaN(s) || !z.Add(entries[i], s, &store.Loose) {
 				return nil, r.corrupt("Zset listpack integrity check failed.")
 			}
+		}
+		if int64(z.Len()) > r.enc.ZSetMaxListpackEntries {
+			z.Unpack()
 		}
 		return z, nil
 	case typeList:
@@ -381,7 +411,7 @@ func (r *reader) object(t byte) (store.Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		l := store.NewList()
+		l := r.enc.NewList()
 		for range n {
 			e, err := r.string()
 			if err != nil {
@@ -405,7 +435,7 @@ func (r *reader) object(t byte) (store.Value, error) {
 		if len(entries) == 0 {
 			return nil, errEmptyKey
 		}
-		l := store.NewList()
+		l := r.enc.NewList()
 		l.PushBack(entries...)
 		return l, nil
 	case typeListQuicklist, typeListQuicklist2:
@@ -413,7 +443,7 @@ func (r *reader) object(t byte) (store.Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		l := store.NewList()
+		l := r.enc.NewList()
 		for range nodes {
 			container := uint64(listContainerPacked)
 			if t == typeListQuicklist2 {
@@ -456,7 +486,7 @@ func (r *reader) object(t byte) (store.Value, error) {
 // callers refuse to start, as Redis does.
 func Load(in io.Reader, s *store.Store, opts LoadOptions) (LoadInfo, error) {
 	var info LoadInfo
-	r := &reader{r: bufio.NewReaderSize(in, 256<<10)}
+	r := &reader{r: bufio.NewReaderSize(in, 256<<10), enc: s.Encodings()}
 	sig, err := r.bytes(9)
 	if err != nil {
 		return info, err
@@ -590,9 +620,10 @@ func sizeOf(in io.Reader) int64 {
 	return -1
 }
 
-// Restore decodes a DUMP payload into a value. It checks the version and
-// checksum first (unless skipChecksum), as Redis's verifyDumpPayload.
-func Restore(payload []byte, skipChecksum bool) (store.Value, error) {
+// Restore decodes a DUMP payload into a value, converted by enc as Redis
+// converts what it loads. It checks the version and checksum first (unless
+// skipChecksum), as Redis's verifyDumpPayload.
+func Restore(payload []byte, skipChecksum bool, enc *store.Encodings) (store.Value, error) {
 	if !VerifyPayload(payload, skipChecksum) {
 		return nil, ErrPayload
 	}
@@ -600,7 +631,7 @@ func Restore(payload []byte, skipChecksum bool) (store.Value, error) {
 	if len(body) == 0 {
 		return nil, ErrBadFormat
 	}
-	r := &reader{r: bufio.NewReaderSize(bytes.NewReader(body[1:]), 4096)}
+	r := &reader{r: bufio.NewReaderSize(bytes.NewReader(body[1:]), 4096), enc: enc}
 	v, err := r.object(body[0])
 	if err != nil {
 		return nil, ErrBadFormat

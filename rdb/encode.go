@@ -228,23 +228,43 @@ func appendObject(b []byte, v store.Value, compress bool) []byte {
 	return b
 }
 
-// Redis 7.0 keeps a list as a quicklist of listpack nodes of at most 8 KB
-// (list-max-listpack-size -2): a node takes another element while its
-// size, plus the element and 8 bytes of estimated overhead, stays within
-// the limit (_quicklistNodeAllowInsert). Splitting the same way makes a
-// list pushed in order DUMP to Redis's bytes.
+// Redis 7.0 keeps a list as a quicklist of listpack nodes, split by the
+// list's fill (list-max-listpack-size when it was created): a node takes
+// another element while its size, plus the element and 8 bytes of
+// estimated overhead, stays within the fill's byte limit (negative fills),
+// or within 8 KB and the fill's count (positive ones), as
+// _quicklistNodeAllowInsert decides. Splitting the same way makes a list
+// pushed in order DUMP to Redis's bytes.
 const (
-	listNodeLimit       = 8192
+	listNodeSafetyLimit = 8192
 	listNodeOverhead    = 8
 	listContainerPlain  = 1
 	listContainerPacked = 2
+	// A node smaller than this is never compressed (MIN_COMPRESS_BYTES),
+	// nor one LZF shrinks by less than 8 bytes (MIN_COMPRESS_IMPROVE).
+	listCompressMinBytes   = 48
+	listCompressMinImprove = 8
 )
 
+// listNodeLimits are the node sizes of fills -1 to -5.
+var listNodeLimits = [...]int{4096, 8192, 16384, 32768, 65536}
+
+// nodeTakes reports whether a node of size bytes and count elements takes
+// an element of n bytes under fill.
+func nodeTakes(size, count, n, fill int) bool {
+	grown := size + n + listNodeOverhead
+	if fill < 0 {
+		return grown <= listNodeLimits[min(-fill, len(listNodeLimits))-1]
+	}
+	return grown <= listNodeSafetyLimit && count < fill
+}
+
 func appendList(b []byte, l *store.List, compress bool) []byte {
+	fill, depth := l.NodeOptions()
 	var nodes [][]byte
 	lp := newListpack()
 	l.Range(0, l.Len()-1, func(e []byte) bool {
-		if lp.count > 0 && len(lp.buf)+1+len(e)+listNodeOverhead > listNodeLimit {
+		if lp.count > 0 && !nodeTakes(len(lp.buf)+1, lp.count, len(e), fill) {
 			nodes = append(nodes, lp.bytes())
 			lp = newListpack()
 		}
@@ -253,8 +273,19 @@ func appendList(b []byte, l *store.List, compress bool) []byte {
 	})
 	nodes = append(nodes, lp.bytes())
 	b = appendLen(b, uint64(len(nodes)))
-	for _, n := range nodes {
+	for i, n := range nodes {
 		b = appendLen(b, listContainerPacked)
+		// With list-compress-depth d, every node but the d at each end is
+		// kept LZF-compressed, and saved so whatever rdbcompression says.
+		if depth > 0 && i >= depth && i < len(nodes)-depth && len(n) >= listCompressMinBytes {
+			if c := lzfCompress(n, len(n)-listCompressMinImprove-1); c != nil {
+				b = append(b, 0xC0|encLZF)
+				b = appendLen(b, uint64(len(c)))
+				b = appendLen(b, uint64(len(n)))
+				b = append(b, c...)
+				continue
+			}
+		}
 		b = appendString(b, n, compress)
 	}
 	return b

@@ -76,41 +76,41 @@ func fill(s *store.Store, now int64) {
 		set("hll", store.NewHLL(), 0)
 		is := store.NewSet()
 		for _, m := range []string{"3", "-1", "70000"} {
-			is.Add([]byte(m))
+			is.Add([]byte(m), &store.DefaultEncodings)
 		}
 		set("intset", is, now+3*3600_000)
 		is64 := store.NewSet()
-		is64.Add([]byte("1"))
-		is64.Add([]byte("9000000000"))
+		is64.Add([]byte("1"), &store.DefaultEncodings)
+		is64.Add([]byte("9000000000"), &store.DefaultEncodings)
 		set("intset64", is64, 0)
 		hs := store.NewSet()
 		for i := range 600 {
-			hs.Add([]byte(fmt.Sprint("m", i)))
+			hs.Add([]byte(fmt.Sprint("m", i)), &store.DefaultEncodings)
 		}
 		set("hashset", hs, 0)
 		bigints := store.NewSet()
 		for i := range 1000 {
-			bigints.Add([]byte(strconv.Itoa(i)))
+			bigints.Add([]byte(strconv.Itoa(i)), &store.DefaultEncodings)
 		}
 		set("bigintset", bigints, 0)
 		h := store.NewHash()
-		h.Set([]byte("f1"), []byte("v1"))
-		h.Set([]byte("n"), []byte("-300000"))
-		h.Set([]byte("e"), nil)
+		h.Set([]byte("f1"), []byte("v1"), &store.DefaultEncodings)
+		h.Set([]byte("n"), []byte("-300000"), &store.DefaultEncodings)
+		h.Set([]byte("e"), nil, &store.DefaultEncodings)
 		set("lphash", h, 0)
 		hh := store.NewHash()
 		for i := range 300 {
-			hh.Set([]byte(fmt.Sprint("field", i)), []byte(strings.Repeat("v", i)))
+			hh.Set([]byte(fmt.Sprint("field", i)), []byte(strings.Repeat("v", i)), &store.DefaultEncodings)
 		}
 		set("hthash", hh, 0)
 		z := store.NewZSet()
 		for i, sc := range []float64{1, -2.5, math.Inf(1), math.Inf(-1), 0.1, 1e300, 5e-324, 4503599627370497} {
-			z.Add([]byte(fmt.Sprint("z", i)), sc)
+			z.Add([]byte(fmt.Sprint("z", i)), sc, &store.DefaultEncodings)
 		}
 		set("lpzset", z, 0)
 		zz := store.NewZSet()
 		for i := range 500 {
-			zz.Add([]byte(fmt.Sprint("member:", i)), float64(i)/3)
+			zz.Add([]byte(fmt.Sprint("member:", i)), float64(i)/3, &store.DefaultEncodings)
 		}
 		set("skipzset", zz, now+86400_000)
 		small := store.NewList()
@@ -294,7 +294,7 @@ func TestDumpRestore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, err := Restore(p, false)
+		v, err := Restore(p, false, &store.DefaultEncodings)
 		if err != nil {
 			t.Fatalf("%s: %v", e.Key, err)
 		}
@@ -302,12 +302,12 @@ func TestDumpRestore(t *testing.T) {
 			t.Fatalf("%s: restored %s", e.Key, v.Encoding())
 		}
 		p[0] ^= 0x40
-		if _, err := Restore(p, false); err != ErrPayload {
+		if _, err := Restore(p, false, &store.DefaultEncodings); err != ErrPayload {
 			t.Fatalf("%s: corrupted payload: %v", e.Key, err)
 		}
 	})
 	for _, p := range []string{"", "\x00", "\x00\x03abc\x0b\x00", "\x00\x03abc\x0a\x00\x00\x00\x00\x00\x00\x00\x00\x00"} {
-		if _, err := Restore([]byte(p), false); err != ErrPayload {
+		if _, err := Restore([]byte(p), false, &store.DefaultEncodings); err != ErrPayload {
 			t.Errorf("%q: %v", p, err)
 		}
 	}
@@ -315,7 +315,7 @@ func TestDumpRestore(t *testing.T) {
 	body := []byte{typeSet, 5}
 	body = append(body, Version, 0)
 	body = append(body, make([]byte, 8)...)
-	if _, err := Restore(body, true); err != ErrBadFormat {
+	if _, err := Restore(body, true, &store.DefaultEncodings); err != ErrBadFormat {
 		t.Fatalf("bad body: %v", err)
 	}
 }
@@ -337,7 +337,7 @@ func FuzzLoad(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		Load(bytes.NewReader(b), store.New(16, nil), LoadOptions{SkipChecksum: true})
 		if len(b) > 0 {
-			Restore(b, true)
+			Restore(b, true, &store.DefaultEncodings)
 		}
 	})
 }

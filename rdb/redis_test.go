@@ -186,7 +186,7 @@ func TestDumpBytes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, err := Restore([]byte(theirs), false)
+		v, err := Restore([]byte(theirs), false, &store.DefaultEncodings)
 		if err != nil {
 			t.Fatalf("%s: restore Redis's payload: %v", k, err)
 		}
@@ -196,7 +196,7 @@ func TestDumpBytes(t *testing.T) {
 		}
 		switch v.Encoding() {
 		case "hashtable", "skiplist":
-			if back, err := Restore(ours, false); err != nil || describeValue(back) != describeValue(v) {
+			if back, err := Restore(ours, false, &store.DefaultEncodings); err != nil || describeValue(back) != describeValue(v) {
 				t.Errorf("%s: our payload does not restore: %v", k, err)
 			}
 			// Redis must accept ours too.

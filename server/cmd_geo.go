@@ -566,7 +566,7 @@ func geoStore(c *Client, key []byte, points []geoPoint, byDist bool) {
 		if byDist {
 			score = p.dist
 		}
-		z.Add(p.member, score)
+		z.Add(p.member, score, c.db.Encodings())
 	}
 	c.db.Set(key, z, 0)
 	c.w.Int(int64(len(points)))

@@ -121,7 +121,7 @@ func cmdHSetNX(c *Client, args [][]byte) {
 		c.w.Int(0)
 		return
 	}
-	h.Set(args[2], args[3])
+	h.Set(args[2], args[3], c.db.Encodings())
 	hashStore(c, args[1], h, created)
 	c.w.Int(1)
 }
@@ -234,7 +234,7 @@ func cmdHIncrBy(c *Client, args [][]byte) {
 		return
 	}
 	hashUpdate(c, args[1], func(h *store.Hash) error {
-		n, err := h.IncrBy(args[2], delta)
+		n, err := h.IncrBy(args[2], delta, c.db.Encodings())
 		if err == nil {
 			c.w.Int(n)
 		}
@@ -253,7 +253,7 @@ func cmdHIncrByFloat(c *Client, args [][]byte) {
 		return
 	}
 	hashUpdate(c, args[1], func(h *store.Hash) error {
-		v, err := h.IncrByFloat(args[2], delta)
+		v, err := h.IncrByFloat(args[2], delta, c.db.Encodings())
 		if err == nil {
 			c.w.BulkString(v)
 		}

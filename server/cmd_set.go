@@ -159,13 +159,19 @@ func cmdSPop(c *Client, args [][]byte) {
 	case count >= int64(s.Len()):
 		// Redis answers through SUNION of the one set: an intset's order,
 		// also for a hashtable whose members would now fit one.
-		writeMembers(c, setAlgebra(opUnion, []*store.Set{s}, 0).Members())
+		writeMembers(c, setAlgebra(opUnion, []*store.Set{s}, 0, c.db.Encodings()).Members())
 		c.db.Delete(args[1])
 		return
 	default:
+		remaining := int64(s.Len()) - count
 		c.w.Set(int(count))
 		for range count {
 			c.w.BulkString(s.Pop())
+		}
+		// Popping most of a set, Redis builds what remains as a new set
+		// (SPOP_MOVE_STRATEGY_MUL): an intset again if its members allow.
+		if remaining*5 <= count {
+			s.Rebuild(c.db.Encodings())
 		}
 	}
 	setChanged(c, args[1], s)
@@ -258,9 +264,9 @@ func cmdSMove(c *Client, args [][]byte) {
 	setChanged(c, src, from)
 	if to == nil {
 		to = store.NewSet()
-		to.Add(member)
+		to.Add(member, c.db.Encodings())
 		c.db.Set(dst, to, 0)
-	} else if to.Add(member) {
+	} else if to.Add(member, c.db.Encodings()) {
 		c.db.Modified(dst)
 	}
 	c.w.Int(1)
@@ -292,16 +298,17 @@ const (
 // setAlgebra computes op over sets (nil: empty) as Redis's
 // sinterGenericCommand and sunionDiffGenericCommand do, into a new set
 // whose encoding follows from its members (an intset when they allow),
-// stopping an intersection once it has limit members (0: no limit). An
+// stopping an intersection once it has limit members (0: no limit), by
+// enc's set-max-intset-entries. An
 // intersection adds the members of the smallest set in that set's order,
 // which is the order Redis replies in.
-func setAlgebra(op setOp, sets []*store.Set, limit int) *store.Set {
+func setAlgebra(op setOp, sets []*store.Set, limit int, enc *store.Encodings) *store.Set {
 	out := store.NewSet()
 	switch op {
 	case opUnion:
 		for _, s := range sets {
 			if s != nil {
-				addAll(out, s)
+				addAll(out, s, enc)
 			}
 		}
 	case opDiff:
@@ -317,7 +324,7 @@ func setAlgebra(op setOp, sets []*store.Set, limit int) *store.Set {
 		for i := range first.Len() {
 			m := []byte(first.Member(i))
 			if !inAny(sets[1:], m) {
-				out.Add(m)
+				out.Add(m, enc)
 			}
 		}
 	case opInter:
@@ -333,7 +340,7 @@ func setAlgebra(op setOp, sets []*store.Set, limit int) *store.Set {
 		for i := range sets[smallest].Len() {
 			m := []byte(sets[smallest].Member(i))
 			if inAll(sets, m) {
-				out.Add(m)
+				out.Add(m, enc)
 				if limit > 0 && out.Len() >= limit {
 					break
 				}
@@ -343,9 +350,9 @@ func setAlgebra(op setOp, sets []*store.Set, limit int) *store.Set {
 	return out
 }
 
-func addAll(dst, src *store.Set) {
+func addAll(dst, src *store.Set, enc *store.Encodings) {
 	for i := range src.Len() {
-		dst.Add([]byte(src.Member(i)))
+		dst.Add([]byte(src.Member(i)), enc)
 	}
 }
 
@@ -381,7 +388,7 @@ func setOpCommand(c *Client, op setOp, keys [][]byte, dst []byte) {
 	if !ok {
 		return
 	}
-	out := setAlgebra(op, sets, 0)
+	out := setAlgebra(op, sets, 0, c.db.Encodings())
 	if dst == nil {
 		writeMembers(c, out.Members())
 		return
@@ -423,7 +430,7 @@ func cmdSInterCard(c *Client, args [][]byte) {
 	if !ok {
 		return
 	}
-	c.w.Int(int64(setAlgebra(opInter, sets, limit).Len()))
+	c.w.Int(int64(setAlgebra(opInter, sets, limit, c.db.Encodings()).Len()))
 }
 
 // cardLimit parses the [LIMIT limit] option of SINTERCARD and ZINTERCARD.

@@ -366,6 +366,8 @@ func sortStore(c *Client, q sortQuery, items []sortItem, start, end, outLen int)
 			out = append(out, bytes.Clone(val))
 		}
 	}
+	// Redis's SORT STORE builds a quicklist with the default node options,
+	// not list-max-listpack-size and list-compress-depth.
 	l := store.NewList()
 	l.PushBack(out...)
 	c.db.Set(q.dst, l, 0)

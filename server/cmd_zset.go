@@ -1191,7 +1191,7 @@ func storeZPairs(c *Client, dst []byte, pairs []zpair) {
 	}
 	z := store.NewZSet()
 	for _, p := range pairs {
-		z.Add([]byte(p.member), p.score)
+		z.Add([]byte(p.member), p.score, c.db.Encodings())
 	}
 	c.db.Set(dst, z, 0)
 	c.w.Int(int64(len(pairs)))

@@ -92,7 +92,7 @@ var (
 
 func init() {
 	configByName = make(map[string]*configParam, 2*len(redisParams))
-	for _, rows := range []map[string]floodgateParam{evictionParams, persistenceParams, aofParams, slowlogParams, latencyParams} {
+	for _, rows := range []map[string]floodgateParam{evictionParams, persistenceParams, aofParams, encodingParams, slowlogParams, latencyParams} {
 		for name, p := range rows {
 			floodgateParams[name] = p
 		}
@@ -320,7 +320,9 @@ func (p *configParam) canonical(v string) (string, string) {
 			if !ok {
 				return "", "argument must be a memory value"
 			}
-			n = int64(min(u, 1<<63-1))
+			// config.c keeps it in a long long: past 2^63-1 it wraps
+			// negative and fails the bounds check.
+			n = int64(u)
 		} else {
 			var ok bool
 			if n, ok = number.ParseInt([]byte(v)); !ok {

@@ -54,7 +54,7 @@ func TestBGSAVEIsPointInTime(t *testing.T) {
 			srv.store.DB(i%3).Set([]byte("k"+strconv.Itoa(i)), store.NewInt(int64(i)), 0)
 		}
 		h := store.NewHash()
-		h.Set([]byte("f"), []byte("v"))
+		h.Set([]byte("f"), []byte("v"), &store.DefaultEncodings)
 		srv.store.DB(0).Set([]byte("hash"), h, 0)
 		l := store.NewList()
 		for i := range 100 {

@@ -259,6 +259,7 @@ func (s *Server) Init() {
 	}
 	s.initBlocking()
 	s.applyEvictionSettings()
+	s.applyEncodingSettings()
 	s.applyPersistenceSettings()
 	s.initSlowlog()
 	s.initLatency()

@@ -16,14 +16,10 @@ import (
 	"github.com/floodgate/floodgate/internal/number"
 )
 
-// Redis 7.0's defaults for hash-max-listpack-entries (512) and
-// hash-max-listpack-value (64): a hash stays a listpack while it has at most
-// this many fields and no field or value is longer; past either it becomes
-// a hashtable for good.
-const (
-	HashMaxListpackEntries = 512
-	HashMaxListpackValue   = 64
-)
+// A hash stays a listpack while it has at most hash-max-listpack-entries
+// fields (512 by default) and no field or value written to it is longer than
+// hash-max-listpack-value (64); past either it becomes a hashtable for good
+// (Encodings).
 
 // Errors of the hash increments, with Redis 7.0's text.
 var (
@@ -122,10 +118,40 @@ func (h *Hash) Len() int {
 	if h.table() != nil {
 		return len(h.table().entries)
 	}
-	if len(h.lp()) == 0 {
+	lp := h.lp()
+	if len(lp) == 0 {
 		return 0
 	}
-	return int(binary.LittleEndian.Uint16(h.lp()))
+	if n := binary.LittleEndian.Uint16(lp); n < lpCountMax {
+		return int(n)
+	}
+	return lpFields(lp)
+}
+
+// lpFields counts a listpack's fields.
+func lpFields(lp []byte) int {
+	n := 0
+	for off := lpStart(lp); off < len(lp); n++ {
+		off = lpSkip(lp, off)
+	}
+	return n / 2
+}
+
+// lpCountMax is where the listpack's 2-byte field count saturates, as
+// Redis's listpack count does at 65535 (a raised hash-max-listpack-entries):
+// past it Len counts the entries.
+const lpCountMax = 1<<16 - 1
+
+// lpAddCount moves the listpack's field count by d.
+func (h *Hash) lpAddCount(d int) {
+	lp := h.lp()
+	n := int(binary.LittleEndian.Uint16(lp))
+	if n == lpCountMax {
+		n = lpFields(lp)
+	} else {
+		n += d
+	}
+	binary.LittleEndian.PutUint16(lp, uint16(min(n, lpCountMax)))
 }
 
 // All yields every field and its value in iteration order (insertion order
@@ -203,37 +229,49 @@ func (h *Hash) Has(name []byte) bool {
 	return ok
 }
 
-// Set sets field name to value and reports whether the field is new. A
-// field or value over HashMaxListpackValue bytes, or a field count over
-// HashMaxListpackEntries, converts the hash to a hashtable.
-func (h *Hash) Set(name, value []byte) (added bool) {
-	return h.set(name, value)
+// Set sets field name to value and reports whether the field is new. As
+// Redis's hashTypeSet, a field or value longer than enc's
+// hash-max-listpack-value converts a listpack to a hashtable first, and a
+// field count past hash-max-listpack-entries after the write (an update
+// too) converts it then.
+func (h *Hash) Set(name, value []byte, enc *Encodings) (added bool) {
+	return h.set(name, value, enc)
 }
 
-func (h *Hash) set(name, value []byte) bool {
-	if h.table() == nil && (len(name) > HashMaxListpackValue || len(value) > HashMaxListpackValue) {
+func (h *Hash) set(name, value []byte, enc *Encodings) bool {
+	if h.table() == nil && (int64(len(name)) > enc.HashMaxListpackValue || int64(len(value)) > enc.HashMaxListpackValue ||
+		len(h.lp())+len(name)+len(value) > packedMaxBytes) {
 		h.convert()
 	}
 	if h.table() != nil {
 		return setField(h.table(), name, value)
 	}
+	added := false
 	if vo, ok := h.lpFind(name); ok {
-		var buf [16 + HashMaxListpackValue]byte
+		var buf [16 + 64]byte
 		h.lpReplace(vo, lpSkip(h.lp(), vo), appendLPEntry(buf[:0], value))
-		return false
+	} else {
+		var buf [2 + 2*(16+64)]byte
+		b := buf[:0]
+		if len(h.lp()) == 0 {
+			b = buf[:2] // the count, set below
+		}
+		h.lpReplace(len(h.lp()), len(h.lp()), appendLPEntry(appendLPEntry(b, name), value))
+		h.lpAddCount(1)
+		added = true
 	}
-	var buf [2 + 2*(16+HashMaxListpackValue)]byte
-	b := buf[:0]
-	if len(h.lp()) == 0 {
-		b = buf[:2] // the count, set below
-	}
-	h.lpReplace(len(h.lp()), len(h.lp()), appendLPEntry(appendLPEntry(b, name), value))
-	n := binary.LittleEndian.Uint16(h.lp()) + 1
-	binary.LittleEndian.PutUint16(h.lp(), n)
-	if n > HashMaxListpackEntries {
+	if int64(h.Len()) > enc.HashMaxListpackEntries {
 		h.convert()
 	}
-	return true
+	return added
+}
+
+// Unpack makes a listpack a hashtable for good, as RDB loading does to a
+// hash with more fields than hash-max-listpack-entries.
+func (h *Hash) Unpack() {
+	if h.table() == nil {
+		h.convert()
+	}
 }
 
 // convert makes the hash a hashtable.
@@ -257,18 +295,17 @@ func (h *Hash) Delete(name []byte) bool {
 	}
 	off := h.lpNameBefore(vo)
 	h.lpReplace(off, lpSkip(h.lp(), vo), nil)
-	n := binary.LittleEndian.Uint16(h.lp()) - 1
-	if n == 0 {
+	if len(h.lp()) <= 2 {
 		h.setLP(nil)
 		return true
 	}
-	binary.LittleEndian.PutUint16(h.lp(), n)
+	h.lpAddCount(-1)
 	return true
 }
 
 // IncrBy adds delta to the integer in field name (created at 0) and returns
 // the result (HINCRBY).
-func (h *Hash) IncrBy(name []byte, delta int64) (int64, error) {
+func (h *Hash) IncrBy(name []byte, delta int64, enc *Encodings) (int64, error) {
 	var n int64
 	vo, inLP := -1, false
 	if h.table() == nil {
@@ -294,10 +331,12 @@ func (h *Hash) IncrBy(name []byte, delta int64) (int64, error) {
 	}
 	n += delta
 	var buf [20]byte
-	if inLP {
+	digits := strconv.AppendInt(buf[:0], n, 10)
+	if inLP && int64(len(name)) <= enc.HashMaxListpackValue && int64(len(digits)) <= enc.HashMaxListpackValue &&
+		int64(h.Len()) <= enc.HashMaxListpackEntries {
 		h.lpReplace(vo, lpSkip(h.lp(), vo), appendLPInt(buf[:0], n))
 	} else {
-		h.set(name, strconv.AppendInt(buf[:0], n, 10))
+		h.set(name, digits, enc)
 	}
 	return n, nil
 }
@@ -305,7 +344,7 @@ func (h *Hash) IncrBy(name []byte, delta int64) (int64, error) {
 // IncrByFloat adds delta to the number in field name (created at 0) in
 // long double arithmetic, stores the result formatted as Redis does, and
 // returns it (HINCRBYFLOAT). delta must be finite.
-func (h *Hash) IncrByFloat(name []byte, delta *big.Float) (string, error) {
+func (h *Hash) IncrByFloat(name []byte, delta *big.Float, enc *Encodings) (string, error) {
 	value := new(big.Float).SetPrec(number.LongDoublePrec)
 	if v, ok := h.Get(name); ok {
 		if value, ok = number.ParseLongDouble(v); !ok {
@@ -317,7 +356,7 @@ func (h *Hash) IncrByFloat(name []byte, delta *big.Float) (string, error) {
 		return "", ErrNaNOrInf
 	}
 	s := number.FormatLongDouble(sum)
-	h.set(name, []byte(s))
+	h.set(name, []byte(s), enc)
 	return s, nil
 }
 
@@ -448,10 +487,10 @@ func lpString(lp []byte, off int) (string, int) {
 // lpFind returns the offset of field name's value entry.
 func (h *Hash) lpFind(name []byte) (int, bool) {
 	lp := h.lp()
-	if len(lp) == 0 || len(name) > HashMaxListpackValue {
+	if len(lp) == 0 {
 		return 0, false
 	}
-	var buf [16 + HashMaxListpackValue]byte
+	var buf [16 + 64]byte
 	want := appendLPEntry(buf[:0], name)
 	for off := lpStart(lp); off < len(lp); {
 		next := lpSkip(lp, off)

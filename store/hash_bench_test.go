@@ -13,12 +13,12 @@ func BenchmarkHashOps(b *testing.B) {
 		names := make([][]byte, size)
 		for i := range names {
 			names[i] = fmt.Appendf(nil, "10.0.%d.%d", i/256, i%256)
-			h.Set(names[i], []byte("1700000000000"))
+			h.Set(names[i], []byte("1700000000000"), &DefaultEncodings)
 		}
 		b.Run(fmt.Sprintf("HSET/size=%d", size), func(b *testing.B) {
 			b.ReportAllocs()
 			for i := range b.N {
-				h.Set(names[i%size], []byte("1700000000001"))
+				h.Set(names[i%size], []byte("1700000000001"), &DefaultEncodings)
 			}
 		})
 		b.Run(fmt.Sprintf("HGET/size=%d", size), func(b *testing.B) {
@@ -37,7 +37,7 @@ func BenchmarkHashOps(b *testing.B) {
 		b.Run(fmt.Sprintf("HINCRBY/size=%d", size), func(b *testing.B) {
 			b.ReportAllocs()
 			for i := range b.N {
-				h.IncrBy(names[i%size], 1)
+				h.IncrBy(names[i%size], 1, &DefaultEncodings)
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/binary"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -23,11 +24,11 @@ func hashNames(h *Hash) string {
 func TestHashListpackKeepsInsertionOrder(t *testing.T) {
 	h := NewHash()
 	for _, f := range []string{"a", "b", "c", "d"} {
-		h.Set([]byte(f), []byte("v"+f))
+		h.Set([]byte(f), []byte("v"+f), &DefaultEncodings)
 	}
-	h.Set([]byte("b"), []byte("B")) // an update keeps the position
+	h.Set([]byte("b"), []byte("B"), &DefaultEncodings) // an update keeps the position
 	h.Delete([]byte("a"))
-	h.Set([]byte("a"), []byte("A")) // a re-added field goes last
+	h.Set([]byte("a"), []byte("A"), &DefaultEncodings) // a re-added field goes last
 	if got, want := hashNames(h), "b=B c=vc d=vd a=A"; got != want {
 		t.Fatalf("fields = %q, want %q", got, want)
 	}
@@ -37,27 +38,27 @@ func TestHashListpackKeepsInsertionOrder(t *testing.T) {
 }
 
 func TestHashConversion(t *testing.T) {
-	long := strings.Repeat("x", HashMaxListpackValue)
+	long := strings.Repeat("x", int(DefaultEncodings.HashMaxListpackValue))
 	tests := []struct {
 		name string
 		fill func(h *Hash)
 		want string
 	}{
-		{"64-byte value", func(h *Hash) { h.Set([]byte("f"), []byte(long)) }, "listpack"},
-		{"65-byte value", func(h *Hash) { h.Set([]byte("f"), []byte(long+"y")) }, "hashtable"},
-		{"65-byte field", func(h *Hash) { h.Set([]byte(long+"y"), []byte("v")) }, "hashtable"},
+		{"64-byte value", func(h *Hash) { h.Set([]byte("f"), []byte(long), &DefaultEncodings) }, "listpack"},
+		{"65-byte value", func(h *Hash) { h.Set([]byte("f"), []byte(long+"y"), &DefaultEncodings) }, "hashtable"},
+		{"65-byte field", func(h *Hash) { h.Set([]byte(long+"y"), []byte("v"), &DefaultEncodings) }, "hashtable"},
 		{"512 fields", func(h *Hash) {
-			for i := range HashMaxListpackEntries {
-				h.Set(fmt.Appendf(nil, "f%d", i), []byte("v"))
+			for i := range int(DefaultEncodings.HashMaxListpackEntries) {
+				h.Set(fmt.Appendf(nil, "f%d", i), []byte("v"), &DefaultEncodings)
 			}
 		}, "listpack"},
 		{"513 fields", func(h *Hash) {
-			for i := range HashMaxListpackEntries + 1 {
-				h.Set(fmt.Appendf(nil, "f%d", i), []byte("v"))
+			for i := range int(DefaultEncodings.HashMaxListpackEntries) + 1 {
+				h.Set(fmt.Appendf(nil, "f%d", i), []byte("v"), &DefaultEncodings)
 			}
 		}, "hashtable"},
 		{"no way back", func(h *Hash) {
-			h.Set([]byte("f"), []byte(long+"y"))
+			h.Set([]byte("f"), []byte(long+"y"), &DefaultEncodings)
 			h.Delete([]byte("f"))
 		}, "hashtable"},
 	}
@@ -73,7 +74,7 @@ func TestHashConversion(t *testing.T) {
 func TestHashTableDeleteKeepsIndex(t *testing.T) {
 	h := NewHash()
 	for i := range 1000 {
-		h.Set(fmt.Appendf(nil, "f%d", i), fmt.Appendf(nil, "%d", i))
+		h.Set(fmt.Appendf(nil, "f%d", i), fmt.Appendf(nil, "%d", i), &DefaultEncodings)
 	}
 	for i := 0; i < 1000; i += 3 {
 		if !h.Delete(fmt.Appendf(nil, "f%d", i)) {
@@ -111,9 +112,9 @@ func TestHashIncrBy(t *testing.T) {
 	for _, tt := range tests {
 		h := NewHash()
 		if tt.start != "" {
-			h.Set([]byte("f"), []byte(tt.start))
+			h.Set([]byte("f"), []byte(tt.start), &DefaultEncodings)
 		}
-		got, err := h.IncrBy([]byte("f"), tt.delta)
+		got, err := h.IncrBy([]byte("f"), tt.delta, &DefaultEncodings)
 		if got != tt.want || err != tt.err {
 			t.Errorf("%q + %d = %d, %v; want %d, %v", tt.start, tt.delta, got, err, tt.want, tt.err)
 		}
@@ -141,13 +142,13 @@ func TestHashIncrByFloat(t *testing.T) {
 	for _, tt := range tests {
 		h := NewHash()
 		if tt.start != "" {
-			h.Set([]byte("f"), []byte(tt.start))
+			h.Set([]byte("f"), []byte(tt.start), &DefaultEncodings)
 		}
 		delta, ok := number.ParseLongDouble([]byte(tt.delta))
 		if !ok {
 			t.Fatalf("bad delta %q", tt.delta)
 		}
-		got, err := h.IncrByFloat([]byte("f"), delta)
+		got, err := h.IncrByFloat([]byte("f"), delta, &DefaultEncodings)
 		if got != tt.want || err != tt.err {
 			t.Errorf("%q + %q = %q, %v; want %q, %v", tt.start, tt.delta, got, err, tt.want, tt.err)
 		}
@@ -155,7 +156,7 @@ func TestHashIncrByFloat(t *testing.T) {
 	// A long result converts the hash, as Redis's hashTypeSet does.
 	h := NewHash()
 	d, _ := number.ParseLongDouble([]byte("1e70"))
-	h.IncrByFloat([]byte("f"), d)
+	h.IncrByFloat([]byte("f"), d, &DefaultEncodings)
 	if h.Encoding() != "hashtable" {
 		t.Fatalf("71-byte result left encoding %q", h.Encoding())
 	}
@@ -164,7 +165,7 @@ func TestHashIncrByFloat(t *testing.T) {
 func TestHashRandom(t *testing.T) {
 	h := NewHash()
 	for i := range 10 {
-		h.Set(fmt.Appendf(nil, "f%d", i), []byte("v"))
+		h.Set(fmt.Appendf(nil, "f%d", i), []byte("v"), &DefaultEncodings)
 	}
 	for _, count := range []int{1, 3, 9} {
 		for range 50 {
@@ -201,7 +202,7 @@ func TestHashRandom(t *testing.T) {
 func TestHashScanHashtable(t *testing.T) {
 	h := NewHash()
 	for i := range 1000 {
-		h.Set(fmt.Appendf(nil, "f%d", i), []byte("v"))
+		h.Set(fmt.Appendf(nil, "f%d", i), []byte("v"), &DefaultEncodings)
 	}
 	seen := map[string]bool{}
 	cursor, rounds := uint64(0), 0
@@ -227,7 +228,7 @@ func TestHashScanHashtable(t *testing.T) {
 		t.Fatalf("scan of a hashtable took %d rounds: not incremental", rounds)
 	}
 	small := NewHash()
-	small.Set([]byte("a"), []byte("1"))
+	small.Set([]byte("a"), []byte("1"), &DefaultEncodings)
 	if small.Scan(99, 1, func(HashField) {}) != 0 {
 		t.Fatal("a listpack scan must answer cursor 0")
 	}
@@ -236,11 +237,11 @@ func TestHashScanHashtable(t *testing.T) {
 func TestHashClone(t *testing.T) {
 	h := NewHash()
 	for i := range 600 {
-		h.Set(fmt.Appendf(nil, "f%d", i), []byte("v"))
+		h.Set(fmt.Appendf(nil, "f%d", i), []byte("v"), &DefaultEncodings)
 	}
 	c := h.Clone().(*Hash)
 	c.Delete([]byte("f1"))
-	c.Set([]byte("new"), []byte("x"))
+	c.Set([]byte("new"), []byte("x"), &DefaultEncodings)
 	if !h.Has([]byte("f1")) || h.Has([]byte("new")) || h.Len() != 600 {
 		t.Fatal("changing the clone changed the original")
 	}
@@ -268,13 +269,13 @@ func TestHashMatchesMap(t *testing.T) {
 				}
 				delete(m, name)
 			case 1:
-				if n, err := h.IncrBy([]byte(name), 3); err == nil {
+				if n, err := h.IncrBy([]byte(name), 3, &DefaultEncodings); err == nil {
 					m[name] = strconv.FormatInt(n, 10)
 				}
 			default:
 				v := values[r.IntN(len(values))]
 				_, had := m[name]
-				if h.Set([]byte(name), []byte(v)) == had {
+				if h.Set([]byte(name), []byte(v), &DefaultEncodings) == had {
 					t.Fatalf("step %d: set %q reported wrong", step, name)
 				}
 				m[name] = v
@@ -316,7 +317,7 @@ func TestHashListpackIntegers(t *testing.T) {
 	values = append(values, "-0", "01", "+1", " 1", "1 ", "18446744073709551616")
 	h := NewHash()
 	for i, v := range values {
-		h.Set([]byte(v), []byte(values[len(values)-1-i]))
+		h.Set([]byte(v), []byte(values[len(values)-1-i]), &DefaultEncodings)
 	}
 	if h.Encoding() != "listpack" {
 		t.Fatalf("encoding %s", h.Encoding())
@@ -335,5 +336,63 @@ func TestHashListpackIntegers(t *testing.T) {
 		if !h.Has([]byte(v)) {
 			t.Fatalf("lost field %q", v)
 		}
+	}
+}
+
+func TestHashThresholds(t *testing.T) {
+	enc := DefaultEncodings
+	enc.HashMaxListpackEntries, enc.HashMaxListpackValue = 2, 3
+	h := NewHash()
+	h.Set([]byte("a"), []byte("1"), &enc)
+	h.Set([]byte("b"), []byte("2"), &enc)
+	if h.Encoding() != "listpack" {
+		t.Fatal("2 fields converted")
+	}
+	lower := enc
+	lower.HashMaxListpackEntries = 1
+	h.Set([]byte("a"), []byte("3"), &lower) // an update past the count converts, as hashTypeSet
+	if h.Encoding() != "hashtable" {
+		t.Fatal("update past the entries threshold kept the listpack")
+	}
+
+	h = NewHash()
+	h.Set([]byte("a"), []byte("1"), &enc)
+	if _, err := h.IncrBy([]byte("a"), 1000, &enc); err != nil || h.Encoding() != "hashtable" {
+		t.Fatalf("HINCRBY to a 4-digit value: %v %s", err, h.Encoding())
+	}
+
+	// A listpack RESTORE keeps may hold values past the threshold; they are
+	// found, replaced and deleted as any other.
+	h = NewHash()
+	long := strings.Repeat("f", 100)
+	h.Set([]byte(long), []byte(long), &Loose)
+	h.Set([]byte("x"), []byte("1"), &Loose)
+	if v, ok := h.Get([]byte(long)); !ok || v != long || h.Encoding() != "listpack" {
+		t.Fatalf("long field: %q %v %s", v, ok, h.Encoding())
+	}
+	if !h.Delete([]byte(long)) || h.Len() != 1 {
+		t.Fatal("long field not deleted")
+	}
+}
+
+// TestHashCountSaturates: past 65535 fields (a raised threshold) the
+// listpack's count field stays at its maximum and Len counts the entries.
+func TestHashCountSaturates(t *testing.T) {
+	h := NewHash()
+	for _, f := range []string{"a", "b", "c"} {
+		h.Set([]byte(f), []byte("v"), &Loose)
+	}
+	binary.LittleEndian.PutUint16(h.lp(), lpCountMax) // as if it had 65535 or more
+	if h.Len() != 3 {
+		t.Fatalf("Len %d", h.Len())
+	}
+	h.Set([]byte("d"), []byte("v"), &Loose)
+	if h.Len() != 4 || binary.LittleEndian.Uint16(h.lp()) != 4 {
+		t.Fatalf("after an add: Len %d, count %d", h.Len(), binary.LittleEndian.Uint16(h.lp()))
+	}
+	binary.LittleEndian.PutUint16(h.lp(), lpCountMax)
+	h.Delete([]byte("a"))
+	if h.Len() != 3 || binary.LittleEndian.Uint16(h.lp()) != 3 {
+		t.Fatalf("after a delete: Len %d", h.Len())
 	}
 }

@@ -26,6 +26,11 @@ type List struct {
 	ring   []listChunk // the chunks are ring[lo:hi], head first
 	lo, hi int
 	n      int
+	// fill and depth are the list-max-listpack-size and
+	// list-compress-depth the list was created with (Encodings.NewList):
+	// they decide how DUMP and the RDB split it into quicklist nodes.
+	fill  int16
+	depth uint16
 }
 
 // listChunk is a run of elements in buf[off:]. buf has room before off for
@@ -36,8 +41,12 @@ type listChunk struct {
 	n   int32
 }
 
-// NewList returns an empty list.
-func NewList() *List { return &List{} }
+// NewList returns an empty list with Redis's default node options.
+func NewList() *List { return DefaultEncodings.NewList() }
+
+// NodeOptions returns the quicklist fill and compress depth the list was
+// created with.
+func (l *List) NodeOptions() (fill, depth int) { return int(l.fill), int(l.depth) }
 
 // Kind implements Value.
 func (*List) Kind() Kind { return KindList }
@@ -47,7 +56,7 @@ func (*List) Encoding() string { return "quicklist" }
 
 // Clone implements Value.
 func (l *List) Clone() Value {
-	c := &List{n: l.n}
+	c := &List{n: l.n, fill: l.fill, depth: l.depth}
 	chunks := l.chunks()
 	c.ring = make([]listChunk, len(chunks))
 	for i, ch := range chunks {
@@ -431,7 +440,7 @@ func (l *List) Descend(fn func(i int, v []byte) bool) {
 // and drops the rest; start > stop empties the list.
 func (l *List) Trim(start, stop int) {
 	if start > stop || start >= l.n {
-		*l = List{}
+		*l = List{fill: l.fill, depth: l.depth}
 		return
 	}
 	l.dropBack(l.n - 1 - stop)

@@ -25,7 +25,7 @@ func BenchmarkHashMemory(b *testing.B) {
 	collectionMemory(b, func(elems [][]byte) Value {
 		h := NewHash()
 		for _, e := range elems {
-			h.Set(e, e[:13])
+			h.Set(e, e[:13], &DefaultEncodings)
 		}
 		return h
 	})
@@ -37,7 +37,7 @@ func BenchmarkHashIPMemory(b *testing.B) {
 	collectionMemory(b, func(elems [][]byte) Value {
 		h := NewHash()
 		for i := range elems {
-			h.Set(fmt.Appendf(nil, "10.0.%d.%d", i/256, i%256), strconv.AppendInt(nil, int64(i%100), 10))
+			h.Set(fmt.Appendf(nil, "10.0.%d.%d", i/256, i%256), strconv.AppendInt(nil, int64(i%100), 10), &DefaultEncodings)
 		}
 		return h
 	})

@@ -104,11 +104,11 @@ func (db *DB) ZAdd(key []byte, f ZAddFlags, members []ScoredMember) (res ZAddRes
 				continue
 			}
 			if score != cur {
-				z.Add(m.Member, score)
+				z.Add(m.Member, score, &db.store.enc)
 				res.Updated++
 			}
 		default:
-			z.Add(m.Member, score)
+			z.Add(m.Member, score, &db.store.enc)
 			res.Added++
 		}
 		res.Processed++
@@ -130,7 +130,7 @@ func (db *DB) HSet(key []byte, fieldValues [][]byte) (added int, err error) {
 		h = NewHash()
 	}
 	for i := 0; i+1 < len(fieldValues); i += 2 {
-		if h.Set(fieldValues[i], fieldValues[i+1]) {
+		if h.Set(fieldValues[i], fieldValues[i+1], &db.store.enc) {
 			added++
 		}
 	}
@@ -173,7 +173,7 @@ func (db *DB) SAdd(key []byte, members [][]byte) (int64, error) {
 	}
 	var added int64
 	for _, m := range members {
-		if s.Add(m) {
+		if s.Add(m, &db.store.enc) {
 			added++
 		}
 	}
@@ -245,7 +245,7 @@ func (db *DB) push(key []byte, front, onlyExisting bool, vals [][]byte) (int, er
 	}
 	created := l == nil
 	if created {
-		l = NewList()
+		l = db.store.enc.NewList()
 	}
 	l.Push(front, vals...)
 	if created {
@@ -316,7 +316,7 @@ func (db *DB) LMove(src, dst []byte, fromFront, toFront bool) ([]byte, error) {
 	}
 	v := sl.Pop(fromFront)
 	if dl == nil {
-		dl = NewList()
+		dl = db.store.enc.NewList()
 		dl.Push(toFront, v)
 		db.Set(dst, dl, 0)
 	} else {

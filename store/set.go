@@ -10,11 +10,10 @@ import (
 	"github.com/floodgate/floodgate/internal/number"
 )
 
-// SetMaxIntsetEntries is Redis's default set-max-intset-entries: a set of
-// integers stays an intset up to this many members. Redis 7.0 has no
-// listpack sets (they came in 7.2), so past the limit, or with one member
-// that is not a canonical integer, a set is a hashtable for good.
-const SetMaxIntsetEntries = 512
+// A set of integers stays an intset up to set-max-intset-entries members
+// (512 by default, Encodings). Redis 7.0 has no listpack sets (they came in
+// 7.2), so past the limit, or with one member that is not a canonical
+// integer, a set is a hashtable for good.
 
 // Set is a set value, in one of Redis 7.0's two encodings:
 //
@@ -74,8 +73,9 @@ func (s *Set) Has(m []byte) bool {
 	return found
 }
 
-// Add adds m and reports whether it is new.
-func (s *Set) Add(m []byte) bool {
+// Add adds m and reports whether it is new. An intset converts when m is
+// not an integer or it would pass enc's set-max-intset-entries.
+func (s *Set) Add(m []byte, enc *Encodings) bool {
 	if s.table == nil {
 		if n, ok := number.ParseInt(m); ok {
 			i, found := s.ints.search(n)
@@ -83,7 +83,7 @@ func (s *Set) Add(m []byte) bool {
 				return false
 			}
 			s.ints.insert(i, n)
-			if s.ints.len() > SetMaxIntsetEntries {
+			if s.ints.len() > enc.intsetMax() {
 				s.convert()
 			}
 			return true
@@ -91,6 +91,42 @@ func (s *Set) Add(m []byte) bool {
 		s.convert()
 	}
 	return addMember(s.table, m)
+}
+
+// Unpack makes an intset a hashtable for good, as RDB loading does to a
+// set with more members than set-max-intset-entries.
+func (s *Set) Unpack() {
+	if s.table == nil {
+		s.convert()
+	}
+}
+
+// Rebuild builds the set anew, as SPOP with a count does with the
+// remainder once it pops most of a set (Redis's spopWithCountCommand, case
+// 3): a hashtable whose members are all integers, at most enc's
+// set-max-intset-entries, becomes an intset again, and an intset takes the
+// narrowest width its members allow.
+func (s *Set) Rebuild(enc *Encodings) {
+	var ints intset
+	if s.table == nil {
+		for i := range s.ints.len() {
+			ints.insert(i, s.ints.at(i))
+		}
+		s.ints = ints
+		return
+	}
+	if len(s.table.entries) > enc.intsetMax() {
+		return
+	}
+	for _, m := range s.table.entries {
+		n, ok := number.ParseInt([]byte(m))
+		if !ok {
+			return
+		}
+		i, _ := ints.search(n)
+		ints.insert(i, n)
+	}
+	s.table, s.ints = nil, ints
 }
 
 // convert moves an intset to the hashtable encoding.

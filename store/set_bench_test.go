@@ -26,7 +26,7 @@ func BenchmarkSetMemory(b *testing.B) {
 					for k := range keys {
 						set := NewSet()
 						for i := range size {
-							set.Add(shapes[shape](i))
+							set.Add(shapes[shape](i), &DefaultEncodings)
 						}
 						s.DB(0).Set([]byte("k"+strconv.Itoa(k)), set, 0)
 					}

@@ -26,7 +26,7 @@ func TestSetIntsetOrderAndConversion(t *testing.T) {
 	for _, tt := range tests {
 		s := NewSet()
 		for _, m := range tt.add {
-			s.Add([]byte(m))
+			s.Add([]byte(m), &DefaultEncodings)
 		}
 		got := s.Members()
 		if s.Encoding() == "hashtable" {
@@ -40,14 +40,14 @@ func TestSetIntsetOrderAndConversion(t *testing.T) {
 
 func TestSetIntsetLimit(t *testing.T) {
 	s := NewSet()
-	for i := range SetMaxIntsetEntries {
-		s.Add(fmt.Appendf(nil, "%d", i))
+	for i := range int(DefaultEncodings.SetMaxIntsetEntries) {
+		s.Add(fmt.Appendf(nil, "%d", i), &DefaultEncodings)
 	}
 	if s.Encoding() != "intset" {
-		t.Fatalf("%d integers: %s", SetMaxIntsetEntries, s.Encoding())
+		t.Fatalf("%d integers: %s", int(DefaultEncodings.SetMaxIntsetEntries), s.Encoding())
 	}
-	s.Add([]byte("100000"))
-	if s.Encoding() != "hashtable" || s.Len() != SetMaxIntsetEntries+1 || !s.Has([]byte("7")) {
+	s.Add([]byte("100000"), &DefaultEncodings)
+	if s.Encoding() != "hashtable" || s.Len() != int(DefaultEncodings.SetMaxIntsetEntries)+1 || !s.Has([]byte("7")) {
 		t.Fatalf("past the limit: %s, %d members", s.Encoding(), s.Len())
 	}
 }
@@ -56,11 +56,11 @@ func TestSetAddRemoveHas(t *testing.T) {
 	for _, members := range [][]string{{"1", "2", "3"}, {"a", "b", "c"}} {
 		s := NewSet()
 		for _, m := range members {
-			if !s.Add([]byte(m)) {
+			if !s.Add([]byte(m), &DefaultEncodings) {
 				t.Fatalf("%s not new", m)
 			}
 		}
-		if s.Add([]byte(members[0])) {
+		if s.Add([]byte(members[0]), &DefaultEncodings) {
 			t.Fatal("re-adding reported new")
 		}
 		if !s.Has([]byte(members[1])) || s.Has([]byte("zz")) || s.Has([]byte("01")) {
@@ -73,7 +73,7 @@ func TestSetAddRemoveHas(t *testing.T) {
 			t.Fatalf("after remove: %v", s.Members())
 		}
 		c := s.Clone().(*Set)
-		c.Add([]byte("new"))
+		c.Add([]byte("new"), &DefaultEncodings)
 		if s.Has([]byte("new")) {
 			t.Fatal("clone shares storage")
 		}
@@ -104,7 +104,7 @@ func TestSetModel(t *testing.T) {
 			m := member()
 			switch rng.IntN(5) {
 			case 0, 1, 2:
-				if s.Add(m) == model[string(m)] {
+				if s.Add(m, &DefaultEncodings) == model[string(m)] {
 					t.Fatalf("step %d: Add(%s) disagrees", step, m)
 				}
 				model[string(m)] = true
@@ -147,7 +147,7 @@ func TestSetModel(t *testing.T) {
 func TestSetScanGuarantee(t *testing.T) {
 	s := NewSet()
 	for i := range 2000 {
-		s.Add(fmt.Appendf(nil, "m%d", i))
+		s.Add(fmt.Appendf(nil, "m%d", i), &DefaultEncodings)
 	}
 	seen := map[string]bool{}
 	cursor := uint64(0)
@@ -155,7 +155,7 @@ func TestSetScanGuarantee(t *testing.T) {
 	for {
 		cursor = s.Scan(cursor, 7, func(m string) { seen[m] = true })
 		s.Remove(fmt.Appendf(nil, "m%d", 1000+i%1000)) // only members >= 1000 churn
-		s.Add(fmt.Appendf(nil, "n%d", i))
+		s.Add(fmt.Appendf(nil, "n%d", i), &DefaultEncodings)
 		i++
 		if cursor == 0 {
 			break
@@ -171,7 +171,7 @@ func TestSetScanGuarantee(t *testing.T) {
 func TestSetRandom(t *testing.T) {
 	s := NewSet()
 	for i := range 1000 {
-		s.Add(fmt.Appendf(nil, "m%d", i))
+		s.Add(fmt.Appendf(nil, "m%d", i), &DefaultEncodings)
 	}
 	got := s.Random(10, true)
 	if len(got) != 10 || len(slices.Compact(slices.Sorted(slices.Values(got)))) != 10 {
@@ -192,7 +192,7 @@ func TestIntsetWidths(t *testing.T) {
 		9223372036854775807, -9223372036854775808, 0}
 	s := NewSet()
 	for i, n := range add {
-		s.Add(strconv.AppendInt(nil, n, 10))
+		s.Add(strconv.AppendInt(nil, n, 10), &DefaultEncodings)
 		want := slices.Clone(add[:i+1])
 		slices.Sort(want)
 		var got []int64
@@ -211,5 +211,46 @@ func TestIntsetWidths(t *testing.T) {
 	}
 	if s.Len() != 0 {
 		t.Fatalf("Len after removing all = %d", s.Len())
+	}
+}
+
+func TestSetRebuild(t *testing.T) {
+	enc := DefaultEncodings
+	enc.SetMaxIntsetEntries = 3
+	s := NewSet()
+	for _, m := range []string{"5", "1", "3", "4"} {
+		s.Add([]byte(m), &enc)
+	}
+	if s.Encoding() != "hashtable" {
+		t.Fatal("4 integers kept an intset")
+	}
+	s.Rebuild(&enc) // 4 members: still too many
+	if s.Encoding() != "hashtable" {
+		t.Fatal("rebuilt past the threshold")
+	}
+	s.Remove([]byte("4"))
+	s.Rebuild(&enc)
+	if s.Encoding() != "intset" || strings.Join(s.Members(), " ") != "1 3 5" {
+		t.Fatalf("rebuilt: %s %v", s.Encoding(), s.Members())
+	}
+	s.Add([]byte("100000"), &Loose)
+	s.Remove([]byte("100000"))
+	if s.IntsetWidth() != 4 {
+		t.Fatalf("width %d", s.IntsetWidth())
+	}
+	s.Rebuild(&enc) // the narrowest width again
+	if s.IntsetWidth() != 2 {
+		t.Fatalf("rebuilt width %d", s.IntsetWidth())
+	}
+	s.Add([]byte("x"), &enc)
+	s.Remove([]byte("x"))
+	s.Rebuild(&DefaultEncodings)
+	if s.Encoding() != "intset" {
+		t.Fatal("integers only: not an intset")
+	}
+	s.Add([]byte("x"), &enc)
+	s.Rebuild(&DefaultEncodings)
+	if s.Encoding() != "hashtable" {
+		t.Fatal("a string member in an intset")
 	}
 }

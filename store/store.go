@@ -94,6 +94,7 @@ type Store struct {
 	// memory was last given back to the system.
 	expiredBytes int64
 	evict        EvictionConfig
+	enc          Encodings // see encodings.go
 	pool         [evictPoolSize]evictCandidate
 	nextDB       int // the random policies' round-robin over databases
 }
@@ -103,7 +104,7 @@ func New(n int, clock Clock) *Store {
 	if clock == nil {
 		clock = RealClock{}
 	}
-	s := &Store{clock: clock, rng: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())), evict: DefaultEviction}
+	s := &Store{clock: clock, rng: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())), evict: DefaultEviction, enc: DefaultEncodings}
 	s.dbs = make([]*DB, n)
 	for i := range s.dbs {
 		s.dbs[i] = newDB(s, i)

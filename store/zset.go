@@ -8,22 +8,20 @@ import (
 	"strings"
 )
 
-// Redis keeps a sorted set in a listpack while it has at most 128 members of
-// at most 64 bytes (zset-max-listpack-entries / -value), and converts it to a
-// skiplist for good past either limit. We mirror the thresholds so that
-// OBJECT ENCODING answers as Redis does.
-const (
-	ZSetMaxPackedEntries = 128
-	ZSetMaxPackedValue   = 64
-)
+// Redis keeps a sorted set in a listpack while it has at most
+// zset-max-listpack-entries members (128) of at most zset-max-listpack-value
+// bytes (64), and converts it to a skiplist for good past either limit
+// (Encodings). We mirror the thresholds so that OBJECT ENCODING answers as
+// Redis does.
 
 // ZSet is a sorted set: members ordered by score, then by member bytes.
 //
 // It is built for the sliding-window log: many small sets (tens to hundreds
 // of members) trimmed from the low end on every request. A small set is one
 // packed buffer (see packedList), 2 to 9 bytes plus the member per entry,
-// and every operation is a linear pass over at most 128 entries, which is
-// cache-friendly and cheaper than any pointer structure at that size. A large
+// and every operation is a linear pass over its entries (128 at most by
+// default), which is cache-friendly and cheaper than any pointer structure
+// at that size. A large
 // set is an order-statistic B+tree plus a member→score map, so ZADD,
 // ZREMRANGEBYSCORE and rank queries stay O(log n).
 //
@@ -106,10 +104,11 @@ func (z *ZSet) Score(member []byte) (float64, bool) {
 
 // Add sets member's score, inserting it if needed, and reports whether it
 // was added (false: it existed and only its score may have changed). A
-// score of -0 reads back as 0 from the packed form (its integer encoding,
-// as from Redis's listpack) but stays -0 in the large one, as in Redis's
-// skiplist.
-func (z *ZSet) Add(member []byte, score float64) bool {
+// new member past enc's zset-max-listpack-entries or -value converts a
+// packed set, as Redis's zsetAdd (an update never does). A score of -0
+// reads back as 0 from the packed form (its integer encoding, as from
+// Redis's listpack) but stays -0 in the large one, as in Redis's skiplist.
+func (z *ZSet) Add(member []byte, score float64, enc *Encodings) bool {
 	if z.big != nil {
 		if old, ok := z.big.scores[string(member)]; ok {
 			if old != score {
@@ -130,14 +129,15 @@ func (z *ZSet) Add(member []byte, score float64) bool {
 		}
 		return false
 	}
-	if z.packed.len()+1 > ZSetMaxPackedEntries || len(member) > ZSetMaxPackedValue {
+	if int64(z.packed.len())+1 > enc.ZSetMaxListpackEntries || int64(len(member)) > enc.ZSetMaxListpackValue ||
+		len(z.packed)+len(member) > packedMaxBytes {
 		z.convert()
 		z.big.insert(string(member), score)
 		return true
 	}
 	score = normScore(score)
 	// A sliding window adds past its newest entry: check that one first.
-	at := max(len(z.packed), 1)
+	at := max(len(z.packed), z.packed.head())
 	if last > 0 {
 		if m, s, _ := z.packed.entry(last); score < s || score == s && bytes.Compare(member, m) < 0 {
 			at = z.packed.locate(member, score)
@@ -174,7 +174,7 @@ func (z *ZSet) Rank(member []byte) (int, bool) {
 		return z.big.tree.countWhile(func(it *zitem) bool { return itemLess(it.score, it.member, s, member) }), true
 	}
 	rank := 0
-	for off := 1; off < len(z.packed); rank++ {
+	for off := z.packed.head(); off < len(z.packed); rank++ {
 		m, _, next := z.packed.entry(off)
 		if bytes.Equal(m, member) {
 			return rank, true
@@ -194,7 +194,7 @@ func (z *ZSet) ScoreBound(s float64, inclusive bool) int {
 		return z.big.tree.countWhile(func(it *zitem) bool { return below(it.score) })
 	}
 	n := 0
-	for off := 1; off < len(z.packed); n++ {
+	for off := z.packed.head(); off < len(z.packed); n++ {
 		_, score, next := z.packed.entry(off)
 		if !below(score) {
 			break
@@ -254,13 +254,13 @@ func (z *ZSet) Descend(from int, fn func(member []byte, score float64) bool) {
 		return
 	}
 	// Entries can only be walked forwards: collect the offsets first.
-	var stack [ZSetMaxPackedEntries]int
-	k := 0
-	for off := 1; k <= from && off < len(z.packed); k++ {
-		stack[k] = off
+	var buf [128]int // the default zset-max-listpack-entries: no allocation
+	stack := buf[:0]
+	for off := z.packed.head(); len(stack) <= from && off < len(z.packed); {
+		stack = append(stack, off)
 		_, _, off = z.packed.entry(off)
 	}
-	for k--; k >= 0; k-- {
+	for k := len(stack) - 1; k >= 0; k-- {
 		if m, s, _ := z.packed.entry(stack[k]); !fn(m, s) {
 			return
 		}
@@ -295,10 +295,37 @@ func (z *ZSet) Unpack() {
 	}
 }
 
+// PackIfFits moves a large set back to the packed form when it has at
+// most enc's zset-max-listpack-entries members of at most -value bytes:
+// what Redis's zsetConvertToListpackIfNeeded does to a set it has just
+// built (ZUNIONSTORE and friends, GEO STORE) or loaded from a skiplist
+// (RDB, RESTORE).
+func (z *ZSet) PackIfFits(enc *Encodings) {
+	if z.big == nil || int64(len(z.big.scores)) > enc.ZSetMaxListpackEntries {
+		return
+	}
+	total := 0
+	for m := range z.big.scores {
+		if int64(len(m)) > enc.ZSetMaxListpackValue {
+			return
+		}
+		total += len(m)
+	}
+	if total > packedMaxBytes {
+		return
+	}
+	var p packedList
+	z.big.tree.ascend(0, func(it *zitem) bool {
+		p.insert(max(len(p), p.head()), []byte(it.member), normScore(it.score))
+		return true
+	})
+	z.big, z.packed = nil, p
+}
+
 // convert moves a packed set to the large form.
 func (z *ZSet) convert() {
 	big := &zbig{scores: make(map[string]float64, z.packed.len()+1)}
-	for off := 1; off < len(z.packed); {
+	for off := z.packed.head(); off < len(z.packed); {
 		m, s, next := z.packed.entry(off)
 		big.insert(string(m), s)
 		off = next
@@ -344,16 +371,32 @@ func itemLess(s1 float64, m1 string, s2 float64, m2 []byte) bool {
 }
 
 // packedList is the small form, a byte string much like Redis's listpack:
-// a count byte, then the entries sorted by (score, member), each
+// the count, then the entries sorted by (score, member), each
 //
-//	[header: score encoding*65 + member length (0 to 64)]
+//	[header: score encoding*65 + member length (0 to 64), or
+//	 packedLongHeader + score encoding and the member's length as a uvarint]
 //	[score: a 2- or 6-byte integer if integral and small enough (a
 //	 millisecond timestamp takes 6 bytes), else the 8 bytes of the float64]
 //	[member]
 //
 // Fixed widths rather than varints let a scan skip a score without
-// decoding it. Offsets of entries start at 1; an empty set is nil.
+// decoding it; members of up to 64 bytes (the default
+// zset-max-listpack-value) need no length byte, longer ones (a raised
+// threshold, or a listpack RESTORE keeps as it is) one more branch. The
+// count is one byte below 255; from 255 on (a raised threshold) the byte
+// is 255 and two more bytes hold the count, which saturates at 65535 as
+// Redis's listpack count does: past it the entries are counted. Offsets of
+// entries start at head (1, or 3 with the wide count); an empty set is nil.
 type packedList []byte
+
+const (
+	packedShortMax   = 64                       // longest member the header holds
+	packedLongHeader = 3 * (packedShortMax + 1) // then a uvarint length
+	packedCountMax   = 255                      // the count byte's "two more bytes"
+	// packedMaxBytes is Redis's lpSafeToAdd limit (1 GB): a listpack never
+	// grows past it, whatever the thresholds.
+	packedMaxBytes = 1 << 30
+)
 
 // Score encodings of packedList entries.
 const (
@@ -369,9 +412,12 @@ var (
 )
 
 func init() {
-	for h := range 3 * (ZSetMaxPackedValue + 1) {
-		packedMemberLen[h] = uint8(h % (ZSetMaxPackedValue + 1))
-		packedScoreKind[h] = uint8(h / (ZSetMaxPackedValue + 1))
+	for h := range packedLongHeader {
+		packedMemberLen[h] = uint8(h % (packedShortMax + 1))
+		packedScoreKind[h] = uint8(h / (packedShortMax + 1))
+	}
+	for kind := range 3 {
+		packedScoreKind[packedLongHeader+kind] = uint8(kind)
 	}
 }
 
@@ -379,7 +425,65 @@ func (p packedList) len() int {
 	if len(p) == 0 {
 		return 0
 	}
-	return int(p[0])
+	if p[0] < packedCountMax {
+		return int(p[0])
+	}
+	if n := binary.LittleEndian.Uint16(p[1:]); n < math.MaxUint16 {
+		return int(n)
+	}
+	return p.count()
+}
+
+// head returns the offset of the first entry.
+func (p packedList) head() int {
+	if len(p) > 0 && p[0] == packedCountMax {
+		return 3
+	}
+	return 1
+}
+
+// setLen stores n as the count, moving the entries by two bytes when the
+// count changes width.
+func (p *packedList) setLen(n int) {
+	l := *p
+	wide := l[0] == packedCountMax
+	switch {
+	case n < packedCountMax && !wide:
+		l[0] = byte(n)
+	case n >= packedCountMax && wide:
+		binary.LittleEndian.PutUint16(l[1:], uint16(min(n, math.MaxUint16)))
+	case n >= packedCountMax:
+		l = append(l, 0, 0)
+		copy(l[3:], l[1:len(l)-2])
+		l[0] = packedCountMax
+		binary.LittleEndian.PutUint16(l[1:], uint16(min(n, math.MaxUint16)))
+	default:
+		l = append(l[:1], l[3:]...)
+		l[0] = byte(n)
+	}
+	*p = l
+}
+
+// count counts the entries.
+func (p packedList) count() int {
+	n := 0
+	for off := p.head(); off < len(p); n++ {
+		_, _, off = p.entry(off)
+	}
+	return n
+}
+
+// memberAt returns where the member of the entry at off starts and its
+// length, past the header, any length and the score.
+func (p packedList) memberAt(off int) (start, n int) {
+	h := p[off]
+	off++
+	n = int(packedMemberLen[h])
+	if h >= packedLongHeader {
+		l, w := binary.Uvarint(p[off:])
+		n, off = int(l), off+w
+	}
+	return off + packedScoreLen[packedScoreKind[h]], n
 }
 
 // entry decodes the entry at off and returns the offset of the next one.
@@ -387,6 +491,11 @@ func (p packedList) entry(off int) (member []byte, score float64, next int) {
 	h := p[off]
 	off++
 	kind := packedScoreKind[h]
+	n := int(packedMemberLen[h])
+	if h >= packedLongHeader {
+		l, w := binary.Uvarint(p[off:])
+		n, off = int(l), off+w
+	}
 	switch kind {
 	case packedFloat:
 		score = math.Float64frombits(binary.LittleEndian.Uint64(p[off:]))
@@ -398,12 +507,12 @@ func (p packedList) entry(off int) (member []byte, score float64, next int) {
 		score = float64(int64(u<<16) >> 16)
 	}
 	off += packedScoreLen[kind]
-	next = off + int(packedMemberLen[h])
+	next = off + n
 	return p[off:next:next], score, next
 }
 
-// encodeEntry returns the header and score bytes of an entry.
-func encodeEntry(enc *[9]byte, member []byte, score float64) int {
+// encodeEntry returns the header, length and score bytes of an entry.
+func encodeEntry(enc *[packedEntryHead]byte, member []byte, score float64) int {
 	kind, width := packedFloat, 8
 	if i := int64(score); float64(i) == score && i >= -1<<47 && i < 1<<47 {
 		kind, width = packedInt48, 6
@@ -411,20 +520,29 @@ func encodeEntry(enc *[9]byte, member []byte, score float64) int {
 			kind, width = packedInt16, 2
 		}
 	}
-	enc[0] = byte(kind*(ZSetMaxPackedValue+1) + len(member))
+	h := 1
+	if len(member) <= packedShortMax {
+		enc[0] = byte(kind*(packedShortMax+1) + len(member))
+	} else {
+		enc[0] = byte(packedLongHeader + kind)
+		h += binary.PutUvarint(enc[1:], uint64(len(member)))
+	}
 	var b [8]byte
 	if kind == packedFloat {
 		binary.LittleEndian.PutUint64(b[:], math.Float64bits(score))
 	} else {
 		binary.LittleEndian.PutUint64(b[:], uint64(int64(score)))
 	}
-	copy(enc[1:], b[:width])
-	return 1 + width
+	copy(enc[h:], b[:width])
+	return h + width
 }
+
+// packedEntryHead is the most an entry takes besides its member.
+const packedEntryHead = 1 + binary.MaxVarintLen64 + 8
 
 // offset returns the offset of the entry at rank (len(p) past the end).
 func (p packedList) offset(rank int) int {
-	off := 1
+	off := p.head()
 	for ; rank > 0 && off < len(p); rank-- {
 		_, _, off = p.entry(off)
 	}
@@ -434,11 +552,10 @@ func (p packedList) offset(rank int) int {
 // find returns the offset of member (-1 if absent) and of the last entry
 // (0 if none), skipping scores without decoding them.
 func (p packedList) find(member []byte) (found, last int) {
-	for off := 1; off < len(p); {
-		h := p[off]
-		m := off + 1 + packedScoreLen[packedScoreKind[h]]
-		next := m + int(packedMemberLen[h])
-		if next-m == len(member) && bytes.Equal(p[m:next], member) {
+	for off := p.head(); off < len(p); {
+		m, n := p.memberAt(off)
+		next := m + n
+		if n == len(member) && bytes.Equal(p[m:next], member) {
 			return off, 0
 		}
 		last, off = off, next
@@ -448,7 +565,7 @@ func (p packedList) find(member []byte) (found, last int) {
 
 // locate returns the offset at which (score, member) belongs.
 func (p packedList) locate(member []byte, score float64) int {
-	off := 1
+	off := p.head()
 	for off < len(p) {
 		m, s, next := p.entry(off)
 		if score < s || score == s && bytes.Compare(member, m) < 0 {
@@ -456,13 +573,13 @@ func (p packedList) locate(member []byte, score float64) int {
 		}
 		off = next
 	}
-	return max(off, 1)
+	return max(off, p.head())
 }
 
 // countWhile counts the leading entries that satisfy below.
 func (p packedList) countWhile(below func(member []byte, score float64) bool) int {
 	n := 0
-	for off := 1; off < len(p); n++ {
+	for off := p.head(); off < len(p); n++ {
 		m, s, next := p.entry(off)
 		if !below(m, s) {
 			break
@@ -475,9 +592,10 @@ func (p packedList) countWhile(below func(member []byte, score float64) bool) in
 // insert adds an entry at offset off (see locate) for a member that is not
 // in the list.
 func (p *packedList) insert(off int, member []byte, score float64) {
-	var enc [9]byte
+	var enc [packedEntryHead]byte
 	n := encodeEntry(&enc, member, score)
 	l := *p
+	count := l.len()
 	if len(l) == 0 {
 		l = packedList{0}
 	}
@@ -496,7 +614,7 @@ func (p *packedList) insert(off int, member []byte, score float64) {
 	copy(l[off+size:], l[off:end])
 	copy(l[off:], enc[:n])
 	copy(l[off+n:], member)
-	l[0]++
+	l.setLen(count + 1)
 	*p = l
 }
 
@@ -507,10 +625,11 @@ func (p *packedList) remove(off, count int) {
 	for range count {
 		_, _, end = l.entry(end)
 	}
+	n := l.len() - count
 	l = append(l[:off], l[end:]...)
-	l[0] -= byte(count)
+	l.setLen(n)
 	switch {
-	case l[0] == 0:
+	case n == 0:
 		l = nil
 	case cap(l) > 64 && len(l) < cap(l)/2:
 		// Give memory back once a trimmed set uses under half its buffer.

@@ -27,7 +27,7 @@ func fillWindow(z *ZSet, size int) {
 	for i := range size {
 		ms := int64(windowEpoch + i)
 		buf = windowMember(buf, ms, i)
-		z.Add(buf, float64(ms))
+		z.Add(buf, float64(ms), &DefaultEncodings)
 	}
 }
 
@@ -54,8 +54,43 @@ func BenchmarkZSetSlidingWindow(b *testing.B) {
 					b.Fatalf("window holds %d", z.Len())
 				}
 				buf = windowMember(buf, now, size+i)
-				z.Add(buf, float64(now))
+				z.Add(buf, float64(now), &DefaultEncodings)
 			}
+		})
+	}
+}
+
+// BenchmarkZSetRaisedThreshold is the sliding window of 1000 requests with
+// zset-max-listpack-entries at its default (a skiplist) and raised to 1024
+// (one packed buffer past the count byte's 255: every ZCARD counts the
+// entries, every step is a linear pass), as Redis's listpack would be.
+func BenchmarkZSetRaisedThreshold(b *testing.B) {
+	raised := DefaultEncodings
+	raised.ZSetMaxListpackEntries = 1024
+	for _, c := range []struct {
+		name string
+		enc  *Encodings
+	}{{"entries=128", &DefaultEncodings}, {"entries=1024", &raised}} {
+		b.Run(c.name, func(b *testing.B) {
+			const size = 1000
+			z := NewZSet()
+			var buf []byte
+			for i := range size {
+				buf = windowMember(buf, int64(windowEpoch+i), i)
+				z.Add(buf, float64(windowEpoch+i), c.enc)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				now := int64(windowEpoch + size + i)
+				z.RemoveRange(0, z.ScoreBound(float64(now-size), true))
+				if z.Len() != size-1 {
+					b.Fatalf("window holds %d", z.Len())
+				}
+				buf = windowMember(buf, now, size+i)
+				z.Add(buf, float64(now), c.enc)
+			}
+			b.ReportMetric(float64(len(z.packed)), "packed-bytes")
 		})
 	}
 }

@@ -69,20 +69,32 @@ func checkZSet(t *testing.T, z *ZSet, m zmodel) {
 }
 
 func TestZSetAgainstModel(t *testing.T) {
-	for _, size := range []int{5, 100, 128, 129, 300, 5000} {
-		t.Run(fmt.Sprint(size), func(t *testing.T) {
+	// Raised thresholds keep large sets packed: counts past the count
+	// byte's 255, members past the header's 64 bytes.
+	raised := DefaultEncodings
+	raised.ZSetMaxListpackEntries, raised.ZSetMaxListpackValue = 1200, 300
+	for _, c := range []struct {
+		size int
+		enc  *Encodings
+	}{{5, &DefaultEncodings}, {100, &DefaultEncodings}, {128, &DefaultEncodings}, {129, &DefaultEncodings},
+		{300, &DefaultEncodings}, {5000, &DefaultEncodings}, {300, &raised}, {1500, &raised}} {
+		size := c.size
+		t.Run(fmt.Sprint(size, c.enc.ZSetMaxListpackEntries), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(size), 1))
 			z, m := NewZSet(), zmodel{}
+			lengths := []int{0, 1, 7, 59} // up to 64 bytes: no length after the header
+			if c.enc == &raised {
+				lengths = []int{0, 1, 7, 59, 60, 61, 200, 290}
+			}
 			member := func() string {
-				// Lengths from 1 to 64 bytes, the most the packed form holds.
-				return fmt.Sprintf("m%d", rng.IntN(size)) + strings.Repeat("x", []int{0, 1, 7, 59}[rng.IntN(4)])
+				return fmt.Sprintf("m%d", rng.IntN(size)) + strings.Repeat("x", lengths[rng.IntN(len(lengths))])
 			}
 			for step := 0; step < 4*size+200; step++ {
 				switch op := rng.IntN(10); {
 				case op < 6:
 					k, s := member(), score(rng, size)
 					_, existed := m[k]
-					if added := z.Add([]byte(k), s); added == existed {
+					if added := z.Add([]byte(k), s, c.enc); added == existed {
 						t.Fatalf("Add(%q) = %v, existed %v", k, added, existed)
 					}
 					m[k] = s
@@ -125,11 +137,50 @@ func TestZSetAgainstModel(t *testing.T) {
 			if z.Encoding() != wantEnc {
 				t.Fatal("encoding")
 			}
-			c := z.Clone().(*ZSet)
+			if len(m) > 255 && z.big == nil && z.packed[0] != packedCountMax {
+				t.Fatalf("%d members, count byte %d", len(m), z.packed[0])
+			}
+			clone := z.Clone().(*ZSet)
 			z.RemoveRange(0, z.Len())
-			checkZSet(t, c, m)
+			checkZSet(t, clone, m)
 			checkZSet(t, z, zmodel{})
+			// Packed again, the same members in the same order.
+			clone.Unpack()
+			clone.PackIfFits(&Loose)
+			if clone.Encoding() != "listpack" {
+				t.Fatal("PackIfFits did not pack")
+			}
+			checkZSet(t, clone, m)
 		})
+	}
+}
+
+func TestZSetPackIfFits(t *testing.T) {
+	enc := DefaultEncodings
+	enc.ZSetMaxListpackEntries, enc.ZSetMaxListpackValue = 2, 3
+	z := NewZSet()
+	z.Unpack()
+	z.Add([]byte("abc"), negZero(), &enc)
+	z.Add([]byte("d"), 2, &enc)
+	z.Add([]byte("e"), 3, &enc)
+	z.PackIfFits(&enc) // 3 members: too many
+	if z.Encoding() != "skiplist" {
+		t.Fatal("packed 3 members")
+	}
+	z.Remove([]byte("e"))
+	z.PackIfFits(&enc)
+	if z.Encoding() != "listpack" {
+		t.Fatal("did not pack 2 members")
+	}
+	if s, _ := z.Score([]byte("abc")); math.Signbit(s) {
+		t.Error("-0 kept in the packed form")
+	}
+	z.Unpack()
+	z.Add([]byte("abcd"), 1, &Loose)
+	z.Remove([]byte("d"))
+	z.PackIfFits(&enc) // a 4-byte member: too long
+	if z.Encoding() != "skiplist" {
+		t.Fatal("packed a member past the value threshold")
 	}
 }
 
@@ -147,17 +198,17 @@ func score(rng *rand.Rand, size int) float64 {
 
 func TestZSetEncodingThresholds(t *testing.T) {
 	z := NewZSet()
-	for i := range ZSetMaxPackedEntries {
-		z.Add([]byte(fmt.Sprint(i)), float64(i))
+	for i := range int(DefaultEncodings.ZSetMaxListpackEntries) {
+		z.Add([]byte(fmt.Sprint(i)), float64(i), &DefaultEncodings)
 	}
 	if z.Encoding() != "listpack" {
 		t.Fatalf("%d members: %s", z.Len(), z.Encoding())
 	}
-	z.Add([]byte("0"), 5) // an update never converts
+	z.Add([]byte("0"), 5, &DefaultEncodings) // an update never converts
 	if z.Encoding() != "listpack" {
 		t.Fatal("update converted")
 	}
-	z.Add([]byte("new"), 1)
+	z.Add([]byte("new"), 1, &DefaultEncodings)
 	if z.Encoding() != "skiplist" {
 		t.Fatalf("%d members: %s", z.Len(), z.Encoding())
 	}
@@ -167,11 +218,11 @@ func TestZSetEncodingThresholds(t *testing.T) {
 	}
 
 	z = NewZSet()
-	z.Add([]byte(strings.Repeat("x", ZSetMaxPackedValue)), 1)
+	z.Add([]byte(strings.Repeat("x", int(DefaultEncodings.ZSetMaxListpackValue))), 1, &DefaultEncodings)
 	if z.Encoding() != "listpack" {
 		t.Fatal("64-byte member converted")
 	}
-	z.Add([]byte(strings.Repeat("x", ZSetMaxPackedValue+1)), 1)
+	z.Add([]byte(strings.Repeat("x", int(DefaultEncodings.ZSetMaxListpackValue)+1)), 1, &DefaultEncodings)
 	if z.Encoding() != "skiplist" {
 		t.Fatal("65-byte member did not convert")
 	}
@@ -179,7 +230,7 @@ func TestZSetEncodingThresholds(t *testing.T) {
 
 func TestZSetNegativeZero(t *testing.T) {
 	z := NewZSet()
-	z.Add([]byte("a"), negZero())
+	z.Add([]byte("a"), negZero(), &DefaultEncodings)
 	if s, _ := z.Score([]byte("a")); s != 0 || 1/s < 0 {
 		t.Fatalf("score %v is negative zero", s)
 	}
@@ -193,7 +244,7 @@ func TestZTreeSlidingWindow(t *testing.T) {
 	z, m := NewZSet(), zmodel{}
 	for now := 0; now < 30000; now++ {
 		k := fmt.Sprintf("%d-%d", now, now%7)
-		z.Add([]byte(k), float64(now))
+		z.Add([]byte(k), float64(now), &DefaultEncodings)
 		m[k] = float64(now)
 		if now >= 10000 {
 			n := z.RemoveRange(0, z.ScoreBound(float64(now-10000), true))
@@ -231,7 +282,7 @@ func TestZSetLexBound(t *testing.T) {
 	for _, n := range []int{10, 500} {
 		z := NewZSet()
 		for i := range n {
-			z.Add([]byte(fmt.Sprintf("%04d", i)), 0)
+			z.Add([]byte(fmt.Sprintf("%04d", i)), 0, &DefaultEncodings)
 		}
 		if got := z.LexBound([]byte("0005"), false); got != 5 {
 			t.Fatalf("n=%d: LexBound(0005, excl) = %d", n, got)
@@ -251,7 +302,7 @@ func TestZSetMapShrinksAfterTrim(t *testing.T) {
 	z, m := NewZSet(), zmodel{}
 	for i := range 5000 {
 		k := fmt.Sprint("m", i)
-		z.Add([]byte(k), float64(i))
+		z.Add([]byte(k), float64(i), &DefaultEncodings)
 		m[k] = float64(i)
 	}
 	z.RemoveRange(0, 4900)
