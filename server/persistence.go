@@ -37,6 +37,8 @@ type persistence struct {
 	// (BeginSnapshot): what fork's time is to Redis, so INFO reports it as
 	// latest_fork_usec. lastMaxHold is its longest step under the lock.
 	lastBegin, lastMaxHold time.Duration
+	lastHeld               time.Duration // its steps under the lock together
+	lastSteps              int
 }
 
 // savePoint is "save <seconds> <changes>": save after seconds when at least
@@ -51,6 +53,8 @@ type bgsave struct {
 	total     int64
 	abort     bool          // set under the lock: the saver stops and removes its file
 	maxHold   time.Duration // the longest step under the lock, for the benchmark
+	held      time.Duration // all steps under the lock together
+	steps     int
 }
 
 // bgsaveRetryDelay is how long after a failed background save the save
@@ -145,8 +149,8 @@ func (s *Server) LoadRDB() error {
 	if loadErr != nil {
 		return loadErr // its text is Redis's log line: short read, checksum, corruption
 	}
-	s.log.Info("DB loaded from disk", "seconds", fmt.Sprintf("%.3f", time.Since(start).Seconds()),
-		"keys", s.persist.loaded.Keys, "expired", s.persist.loaded.Expired)
+	s.log.Info(fmt.Sprintf("Done loading RDB, keys loaded: %d, keys expired: %d.", s.persist.loaded.Keys, s.persist.loaded.Expired))
+	s.log.Info(fmt.Sprintf("DB loaded from disk: %.3f seconds", time.Since(start).Seconds()))
 	return nil
 }
 
@@ -198,8 +202,9 @@ func writeFileAtomic(dir, name string, write func(io.Writer) error) error {
 }
 
 // startBgsave begins a background save; the caller holds the execution
-// lock. The pause is BeginSnapshot's, O(databases); the saver then encodes
-// saveStep keys per hold of the lock and writes them out without it.
+// lock. The pause is BeginSnapshot's, O(databases); the saver then takes
+// keys in steps of about 10 µs under the lock and encodes and writes them
+// without it (rdb.SaveSnapshot).
 func (s *Server) startBgsave() error {
 	if s.persist.bgsave != nil {
 		return errBgsaveInProgress
@@ -226,6 +231,13 @@ var (
 
 func (s *Server) runBgsave(b *bgsave, sn *store.Snapshot, opts rdb.Options) {
 	defer s.stopped.Done()
+	defer saverProcs()()
+	// The saver keeps a thread of its own: a goroutine that took over the
+	// thread it ran on after a hand-over of the lock would inherit its
+	// standing with the OS scheduler, that of a thread that used a core
+	// flat out, and be preempted first on a busy machine.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	err := writeFileAtomic(s.cfg.Dir, s.cfg.DBFilename, func(out io.Writer) error {
 		return rdb.SaveSnapshot(out, sn, opts, func(step func()) bool {
 			select {
@@ -239,11 +251,9 @@ func (s *Server) runBgsave(b *bgsave, sn *store.Snapshot, opts rdb.Options) {
 			}
 			start := time.Now()
 			step()
-			b.maxHold = max(b.maxHold, time.Since(start))
+			took := time.Since(start)
+			b.maxHold, b.held, b.steps = max(b.maxHold, took), b.held+took, b.steps+1
 			<-s.lock
-			// Yield between steps, so the scheduler's 10 ms preemption of a
-			// goroutine that runs on and on falls outside the lock.
-			runtime.Gosched()
 			return true
 		}, &b.processed)
 	})
@@ -252,7 +262,7 @@ func (s *Server) runBgsave(b *bgsave, sn *store.Snapshot, opts rdb.Options) {
 	sn.End()
 	s.persist.bgsave = nil
 	s.persist.lastDuration = time.Since(b.started)
-	s.persist.lastMaxHold = b.maxHold
+	s.persist.lastMaxHold, s.persist.lastHeld, s.persist.lastSteps = b.maxHold, b.held, b.steps
 	if err != nil {
 		s.persist.lastBgsaveOK = false
 		s.log.Warn("Background saving error", "err", err)
@@ -263,6 +273,22 @@ func (s *Server) runBgsave(b *bgsave, sn *store.Snapshot, opts rdb.Options) {
 	s.persist.dirtyAtSave = b.dirty
 	s.persist.saves++
 	s.log.Info("Background saving terminated with success")
+}
+
+// saverProcs gives the background saver a processor of its own while it
+// runs, as Redis's forked child gets a CPU of its own, and returns what
+// gives it back. With GOMAXPROCS 1 (io-threads 1, the default) the saver
+// and the event loop would share one: the loop's sockets are polled only
+// when no goroutine is runnable or every 10 ms by the runtime's monitor,
+// so a client's INCR waited for the saver's 10 ms time slice (p99 3.5 ms,
+// p999 14 ms during a BGSAVE of 1,000,000 keys; BENCHMARKS.md).
+func saverProcs() (restore func()) {
+	n := runtime.GOMAXPROCS(0)
+	if n >= 2 {
+		return func() {}
+	}
+	runtime.GOMAXPROCS(2)
+	return func() { runtime.GOMAXPROCS(n) }
 }
 
 // saveCron starts a background save when a save point is reached or a

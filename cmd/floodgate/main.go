@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 	"syscall"
 	"time"
@@ -35,7 +36,7 @@ func loadRDBUnlessAOF(srv *server.Server) error {
 func run(args []string) int {
 	// floodgate's own options, taken out before the rest is read as
 	// redis-server reads its command line.
-	var cpuProfile string
+	var cpuProfile, traceFile string
 	goroutineConns := false
 	var rest []string
 	for i := 0; i < len(args); i++ {
@@ -50,6 +51,9 @@ func run(args []string) int {
 			goroutineConns = true
 		case a == "--cpuprofile" && i+1 < len(args):
 			cpuProfile = args[i+1]
+			i++
+		case a == "--trace" && i+1 < len(args):
+			traceFile = args[i+1]
 			i++
 		default:
 			rest = append(rest, a)
@@ -93,6 +97,19 @@ func run(args []string) int {
 			return 1
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if traceFile != "" {
+		f, err := os.Create(traceFile)
+		if err != nil {
+			logger.Error("cannot create the trace file", "err", err)
+			return 1
+		}
+		defer f.Close()
+		if err := trace.Start(f); err != nil {
+			logger.Error("cannot start the trace", "err", err)
+			return 1
+		}
+		defer trace.Stop()
 	}
 	srv.Init()
 	srv.AdjustOpenFilesLimit()
@@ -182,4 +199,5 @@ floodgate's own options:
        --goroutine-conns   serve each connection on a goroutine of its own
                            instead of the epoll event loop (for comparison)
        --cpuprofile FILE   write a CPU profile to FILE until shutdown
+       --trace FILE        write a Go execution trace to FILE until shutdown
 `
