@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/floodgate/floodgate/rdb"
@@ -157,29 +158,28 @@ func (s *Server) LoadRDB() error {
 // saveRDB writes the whole keyspace to dir/dbfilename now (SAVE, SHUTDOWN):
 // the caller holds the execution lock, so it is consistent by itself.
 func (s *Server) saveRDB() error {
-	start := time.Now()
-	err := writeFileAtomic(s.cfg.Dir, s.cfg.DBFilename, func(w io.Writer) error {
+	err := writeFileAtomic(s.cfg.Dir, fmt.Sprintf("temp-%d.rdb", os.Getpid()), s.cfg.DBFilename, func(w io.Writer) error {
 		return rdb.Save(w, s.store, s.rdbOptions())
 	})
 	if err != nil {
-		s.log.Warn("Failed saving the DB", "err", err)
+		s.log.Warn(err.Error())
 		return err
 	}
-	s.log.Info("DB saved on disk", "seconds", fmt.Sprintf("%.3f", time.Since(start).Seconds()))
+	s.log.Info("DB saved on disk")
 	s.persist.lastSave = time.Now()
 	s.persist.dirtyAtSave = s.store.Dirty()
 	s.persist.saves++
 	return nil
 }
 
-// writeFileAtomic writes name in dir through a temp file, synced and
-// renamed over the old one, as Redis does (temp-<pid>.rdb), so a crash
-// never leaves a half-written file under the real name.
-func writeFileAtomic(dir, name string, write func(io.Writer) error) error {
-	tmp := filepath.Join(dir, fmt.Sprintf("temp-%d-%d.rdb", os.Getpid(), time.Now().UnixNano()))
-	f, err := os.Create(tmp)
+// writeFileAtomic writes name in dir through the temp file tmp, synced and
+// renamed over the old one, as Redis does, so a crash never leaves a
+// half-written file under the real name. Its errors are Redis's log lines.
+func writeFileAtomic(dir, tmp, name string, write func(io.Writer) error) error {
+	path := filepath.Join(dir, tmp)
+	f, err := os.Create(path)
 	if err != nil {
-		return fmt.Errorf("Failed opening the temp RDB file %s (in server root dir %s) for saving: %w", filepath.Base(tmp), dir, err)
+		return fmt.Errorf("Failed opening the temp RDB file %s (in server root dir %s) for saving: %s", tmp, serverRootDir(dir), strerror(err))
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
 	err = write(bw)
@@ -192,13 +192,46 @@ func writeFileAtomic(dir, name string, write func(io.Writer) error) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Rename(tmp, filepath.Join(dir, name))
-	}
 	if err != nil {
-		os.Remove(tmp)
+		os.Remove(path)
+		if errors.Is(err, rdb.ErrAborted) {
+			return err
+		}
+		return fmt.Errorf("Write error saving DB on disk: %s", strerror(err))
 	}
-	return err
+	if err := os.Rename(path, filepath.Join(dir, name)); err != nil {
+		os.Remove(path)
+		return fmt.Errorf("Error moving temp DB file %s on the final destination %s (in server root dir %s): %s", tmp, name, serverRootDir(dir), strerror(err))
+	}
+	return nil
+}
+
+// serverRootDir is what Redis's messages call the server root dir: its
+// working directory, which is dir, or "unknown" once dir is gone (getcwd
+// fails).
+func serverRootDir(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "unknown"
+	}
+	if _, err := os.Stat(abs); err != nil {
+		return "unknown"
+	}
+	return abs
+}
+
+// strerror gives an error's system text as C's strerror does: Go's errno
+// texts are glibc's with the first letter lowered.
+func strerror(err error) string {
+	var errno syscall.Errno
+	if !errors.As(err, &errno) {
+		return err.Error()
+	}
+	text := errno.Error()
+	if text != "" && text[0] >= 'a' && text[0] <= 'z' {
+		text = string(text[0]-'a'+'A') + text[1:]
+	}
+	return text
 }
 
 // startBgsave begins a background save; the caller holds the execution
@@ -238,7 +271,9 @@ func (s *Server) runBgsave(b *bgsave, sn *store.Snapshot, opts rdb.Options) {
 	// flat out, and be preempted first on a busy machine.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	err := writeFileAtomic(s.cfg.Dir, s.cfg.DBFilename, func(out io.Writer) error {
+	// Redis's child writes temp-<its pid>.rdb; a SAVE or SHUTDOWN while
+	// this one is abandoned must not write into the same file.
+	err := writeFileAtomic(s.cfg.Dir, fmt.Sprintf("temp-%d-bg.rdb", os.Getpid()), s.cfg.DBFilename, func(out io.Writer) error {
 		return rdb.SaveSnapshot(out, sn, opts, func(step func()) bool {
 			select {
 			case s.lock <- struct{}{}:
@@ -324,11 +359,14 @@ func (s *Server) writesRefused() bool {
 	return p.stopWritesOnError && len(p.points) > 0 && !p.lastBgsaveOK
 }
 
-// shutdownSave is SHUTDOWN's save (and the binary's on SIGTERM): with save
-// points set or SAVE given, and not NOSAVE, a running background save is
-// abandoned and the keyspace saved in the foreground. The caller holds the
-// execution lock.
-func (s *Server) shutdownSave(save, noSave bool) error {
+// prepareShutdown is Redis's prepareForShutdown, for SHUTDOWN and for the
+// binary on SIGTERM or SIGINT: with save points set or SAVE given, and not
+// NOSAVE, a running background save is abandoned and the keyspace saved in
+// the foreground. If that save fails the server must not exit (it would
+// lose every change since the last good save) unless force is set; the
+// error says so. The caller holds the execution lock.
+func (s *Server) prepareShutdown(save, noSave, force bool) error {
+	s.log.Warn("User requested shutdown...")
 	if b := s.persist.bgsave; b != nil {
 		s.log.Warn("There is a child saving an .rdb. Killing it!")
 		b.abort = true
@@ -338,17 +376,24 @@ func (s *Server) shutdownSave(save, noSave bool) error {
 	}
 	s.log.Info("Saving the final RDB snapshot before exiting.")
 	if err := s.saveRDB(); err != nil {
+		if force {
+			s.log.Warn("Error trying to save the DB. Exit anyway.")
+			return nil
+		}
 		s.log.Warn("Error trying to save the DB, can't exit.")
+		s.log.Warn("Errors trying to shut down the server. Check the logs for more information.")
 		return err
 	}
 	return nil
 }
 
-// SaveOnShutdown saves as Redis does when it gets SIGTERM: only if save
-// points are set. cmd/floodgate calls it before Close.
-func (s *Server) SaveOnShutdown() error {
+// PrepareShutdown is what the binary does on SIGTERM or SIGINT before it
+// closes the server, as Redis's serverCron does once a signal has asked
+// for a shutdown: it saves if save points are set. On an error the
+// server must keep running, as Redis does.
+func (s *Server) PrepareShutdown() error {
 	var err error
-	s.Do(func() { err = s.shutdownSave(false, false) })
+	s.Do(func() { err = s.prepareShutdown(false, false, false) })
 	return err
 }
 

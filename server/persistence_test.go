@@ -378,3 +378,25 @@ func TestBGSAVEUnderConcurrentWrites(t *testing.T) {
 		t.Fatalf("file holds %d keys, want %d", got, len(want))
 	}
 }
+
+// TestShutdownWhenTheSaveFails: SHUTDOWN does not exit when its save fails
+// (Redis's reply, the keyspace still served); FORCE exits anyway, and so
+// does NOSAVE.
+func TestShutdownWhenTheSaveFails(t *testing.T) {
+	for _, last := range []string{"FORCE", "NOSAVE"} {
+		srv := startServer(t, Config{Dir: filepath.Join(t.TempDir(), "missing"), Save: "3600 1"})
+		c := newRedisClient(t, srv)
+		ctx := context.Background()
+		c.Set(ctx, "k", "v", 0)
+		if err := c.Do(ctx, "SHUTDOWN").Err(); err == nil || err.Error() != "ERR Errors trying to SHUTDOWN. Check logs." {
+			t.Fatalf("SHUTDOWN: %v", err)
+		}
+		if got := c.Get(ctx, "k").Val(); got != "v" {
+			t.Fatalf("GET after the failed SHUTDOWN: %q", got)
+		}
+		if err := c.Do(ctx, "SHUTDOWN", last).Err(); err != nil && !strings.Contains(err.Error(), "EOF") {
+			t.Fatalf("SHUTDOWN %s: %v", last, err)
+		}
+		<-srv.Done()
+	}
+}

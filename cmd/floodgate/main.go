@@ -6,6 +6,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"runtime"
@@ -142,6 +143,26 @@ func run(args []string) int {
 			defer os.Remove(pf)
 		}
 	}
+	code := stayUp
+	for code == stayUp {
+		// After a failed final save, as Redis, stay up (the changes since the
+		// last good save would be lost) until a later signal or SHUTDOWN.
+		code = shutdown(srv, sigs, out, logger)
+	}
+	if code != 0 {
+		return code
+	}
+	srv.Close()
+	logger.Warn("Redis is now ready to exit, bye bye...")
+	return 0
+}
+
+// stayUp is shutdown's answer when the server must go on running.
+const stayUp = -1
+
+// shutdown waits for a signal or for the server to be shut down by SHUTDOWN
+// and returns the exit code, or stayUp when a signal's final save failed.
+func shutdown(srv *server.Server, sigs chan os.Signal, out io.Writer, logger *slog.Logger) int {
 	select {
 	case sig := <-sigs:
 		name := "SIGTERM"
@@ -167,16 +188,11 @@ func run(args []string) int {
 			}
 			break
 		}
-		logger.Warn("User requested shutdown...")
-		if err := srv.SaveOnShutdown(); err != nil {
-			logger.Warn("Error trying to save the DB, can't exit.", "err", err)
-			// Redis stays up in that case; a signal is an operator's order
-			// to go, so go, and say so.
+		if srv.PrepareShutdown() != nil {
+			return stayUp
 		}
 	case <-srv.Done():
 	}
-	srv.Close()
-	logger.Warn("Redis is now ready to exit, bye bye...")
 	return 0
 }
 
