@@ -102,3 +102,39 @@ func TestSnapshotIsPointInTime(t *testing.T) {
 		}
 	}
 }
+
+// TestSnapshotHandedValueStays: a key whose value the saver holds (handed
+// out by the last Next) moves to a copy when written, and the copy is the
+// same kind of object to clients: an integer stays one of Redis's shared
+// ones, as OBJECT REFCOUNT shows.
+func TestSnapshotHandedValueStays(t *testing.T) {
+	s := New(1, NewManualClock(time.Unix(1000, 0)))
+	db := s.DB(0)
+	db.Set([]byte("n"), NewInt(5), 0)
+	db.Set([]byte("s"), NewString([]byte("abc")), 0)
+	sn := s.BeginSnapshot()
+	handed := map[string]Value{}
+	sn.Next(10, func(_ int, k string, v Value, _ int64) { handed[k] = v })
+	db.PreWrite([]byte("n")) // a write command that leaves the value as it is (EXPIRE)
+	if live := db.Get([]byte("n")).Value.(*String); !live.Shared() {
+		t.Fatal("n is no longer a shared integer after PreWrite")
+	}
+	if _, err := db.IncrBy([]byte("n"), 1); err != nil {
+		t.Fatal(err)
+	}
+	db.PreWrite([]byte("s"))
+	if e := db.Get([]byte("s")); e != nil {
+		e.Value = NewString([]byte("changed"))
+	}
+	sn.End()
+	if got := render(handed["n"]); got != "s:5" {
+		t.Fatalf("the saver's n = %s, want s:5", got)
+	}
+	if got := render(handed["s"]); got != "s:abc" {
+		t.Fatalf("the saver's s = %s, want s:abc", got)
+	}
+	live := db.Get([]byte("n")).Value.(*String)
+	if n, _ := live.Int(); n != 6 || !live.Shared() || live.Encoding() != "int" {
+		t.Fatalf("live n = %d shared %v %s, want 6, shared, int", n, live.Shared(), live.Encoding())
+	}
+}
