@@ -282,7 +282,17 @@ func TestBGSAVEUnderConcurrentWrites(t *testing.T) {
 			if i%4 == 0 {
 				at = srv.store.Now() + 3_600_000 + int64(i)
 			}
-			switch i % 5 {
+			switch i % 7 {
+			case 5:
+				set := store.NewSet()
+				set.Add([]byte(strconv.Itoa(i)))
+				set.Add([]byte("7"))
+				db.Set(k, set, at)
+			case 6:
+				z := store.NewZSet()
+				z.Add([]byte("m"), float64(i))
+				z.Add([]byte("n"), 0.5)
+				db.Set(k, z, at)
 			case 0, 1:
 				db.Set(k, store.NewInt(int64(i)), at)
 			case 2:
@@ -330,7 +340,19 @@ func TestBGSAVEUnderConcurrentWrites(t *testing.T) {
 				k, k2 := key(i*7919), key(i*104729+1)
 				c.Do(ctx, "SELECT", i%2)
 				pipe := c.Pipeline()
-				switch i % 9 {
+				switch i % 13 {
+				case 9:
+					pipe.SAdd(ctx, k, "member", i)
+					pipe.SMembers(ctx, k2)
+				case 10:
+					pipe.ZAdd(ctx, k, redis.Z{Score: 1, Member: i})
+					pipe.ZIncrBy(ctx, k2, 2, "m")
+				case 11:
+					pipe.ZRangeWithScores(ctx, k, 0, -1)
+					pipe.HGetAll(ctx, k2)
+				case 12:
+					pipe.LRange(ctx, k, 0, -1)
+					pipe.SRem(ctx, k2, "7")
 				case 0:
 					pipe.IncrBy(ctx, k, 1000)
 				case 1:
