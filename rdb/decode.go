@@ -81,15 +81,29 @@ type reader struct {
 	crc uint64
 	buf []byte
 	enc *store.Encodings // the thresholds a loaded value is converted by
+	// scratch holds fixed-size fields (lengths, expiry times, integers),
+	// and key and str the last key and string value read: a load of a
+	// million keys then allocates only what the store keeps.
+	scratch  [8]byte
+	key, str []byte
 }
 
-func (r *reader) bytes(n uint64) ([]byte, error) {
+func (r *reader) bytes(n uint64) ([]byte, error) { return r.bytesTo(nil, n) }
+
+// bytesTo reads n bytes into dst[:0], growing it as needed.
+func (r *reader) bytesTo(dst []byte, n uint64) ([]byte, error) {
 	// Read big lengths in steps so a corrupt length cannot make us allocate
 	// what the file does not hold.
 	if n > 1<<40 {
 		return nil, ErrShortRead
 	}
-	var out []byte
+	out := dst[:0]
+	if n <= uint64(cap(out)) {
+		out = out[:n]
+		if _, err := io.ReadFull(r.r, out); err != nil {
+			return nil, ErrShortRead
+		}
+	}
 	for uint64(len(out)) < n {
 		step := min(n-uint64(len(out)), 1<<20)
 		start := len(out)
@@ -101,6 +115,17 @@ func (r *reader) bytes(n uint64) ([]byte, error) {
 	r.crc = CRC64(r.crc, out)
 	r.off += int64(n)
 	return out, nil
+}
+
+// fixed reads n <= 8 bytes, valid until the next fixed.
+func (r *reader) fixed(n int) ([]byte, error) { return r.bytesTo(r.scratch[:0], uint64(n)) }
+
+// reuse returns b[:0] to read into again, unless it is too big to keep.
+func reuse(b []byte) []byte {
+	if cap(b) > 64<<10 {
+		return nil
+	}
+	return b[:0]
 }
 
 func (r *reader) byte() (byte, error) {
@@ -135,13 +160,13 @@ func (r *reader) length() (n uint64, encoded bool, err error) {
 	}
 	switch c {
 	case 0x80:
-		b, err := r.bytes(4)
+		b, err := r.fixed(4)
 		if err != nil {
 			return 0, false, err
 		}
 		return uint64(binary.BigEndian.Uint32(b)), false, nil
 	case 0x81:
-		b, err := r.bytes(8)
+		b, err := r.fixed(8)
 		if err != nil {
 			return 0, false, err
 		}
@@ -159,17 +184,20 @@ func (r *reader) plainLength() (uint64, error) {
 }
 
 // string reads a string in any of its encodings.
-func (r *reader) string() ([]byte, error) {
+func (r *reader) string() ([]byte, error) { return r.stringTo(nil) }
+
+// stringTo is string reading into dst[:0] where it can.
+func (r *reader) stringTo(dst []byte) ([]byte, error) {
 	n, enc, err := r.length()
 	if err != nil {
 		return nil, err
 	}
 	if !enc {
-		return r.bytes(n)
+		return r.bytesTo(dst, n)
 	}
 	switch n {
 	case encInt8, encInt16, encInt32:
-		b, err := r.bytes(1 << n)
+		b, err := r.fixed(1 << n)
 		if err != nil {
 			return nil, err
 		}
@@ -182,7 +210,7 @@ func (r *reader) string() ([]byte, error) {
 		default:
 			v = int64(int32(binary.LittleEndian.Uint32(b)))
 		}
-		return strconv.AppendInt(nil, v, 10), nil
+		return strconv.AppendInt(dst[:0], v, 10), nil
 	case encLZF:
 		clen, err := r.plainLength()
 		if err != nil {
@@ -211,7 +239,7 @@ func (r *reader) string() ([]byte, error) {
 }
 
 func (r *reader) binaryDouble() (float64, error) {
-	b, err := r.bytes(8)
+	b, err := r.fixed(8)
 	if err != nil {
 		return 0, err
 	}
@@ -248,11 +276,12 @@ func (r *reader) stringDouble() (float64, error) {
 func (r *reader) object(t byte) (store.Value, error) {
 	switch t {
 	case typeString:
-		b, err := r.string()
+		b, err := r.stringTo(r.str)
 		if err != nil {
 			return nil, err
 		}
-		return store.NewString(b), nil
+		r.str = reuse(b)
+		return store.NewString(b), nil // a copy
 	case typeSet:
 		n, err := r.plainLength()
 		if err != nil {
@@ -511,14 +540,14 @@ func Load(in io.Reader, s *store.Store, opts LoadOptions) (LoadInfo, error) {
 		}
 		switch t {
 		case opExpireTimeMS:
-			b, err := r.bytes(8)
+			b, err := r.fixed(8)
 			if err != nil {
 				return info, err
 			}
 			expireAt = int64(binary.LittleEndian.Uint64(b))
 			continue
 		case opExpireTime:
-			b, err := r.bytes(4)
+			b, err := r.fixed(4)
 			if err != nil {
 				return info, err
 			}
@@ -585,10 +614,11 @@ func Load(in io.Reader, s *store.Store, opts LoadOptions) (LoadInfo, error) {
 			info.Bytes = r.off
 			return info, nil
 		}
-		key, err := r.string()
+		key, err := r.stringTo(r.key)
 		if err != nil {
 			return info, err
 		}
+		r.key = reuse(key) // Set copies the key
 		v, err := r.object(t)
 		switch {
 		case err == errEmptyKey:

@@ -6,13 +6,13 @@
 package rdb
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
+	"time"
 
 	"github.com/floodgate/floodgate/internal/number"
 	"github.com/floodgate/floodgate/store"
@@ -414,55 +414,73 @@ func Dump(v store.Value, compress bool) ([]byte, error) {
 	return binary.LittleEndian.AppendUint64(b, CRC64(0, b)), nil
 }
 
-// SaveStep is how many keys SaveSnapshot encodes per step: about 15 µs of
-// small keys, so a client waits at most that long behind a background save
-// (when the OS does not deschedule the saver mid-step).
-const SaveStep = 128
+// A background save hands the saver keys in steps under the lock, sized
+// to hold the lock about stepTarget each (the first step holds
+// stepMin keys; the size then follows the time the last step took, within
+// [stepMin, stepMax]). Under the lock a step only walks the keyspace and
+// takes each key's value and TTL; the encoding, the checksum and the
+// writing happen outside it (Snapshot.Next says why that is safe).
+const (
+	stepTarget = 10 * time.Microsecond
+	stepMin    = 64
+	stepMax    = 4096
+)
 
 // ErrAborted is SaveSnapshot's error when locked refused a step.
 var ErrAborted = errors.New("rdb: save aborted")
 
+// snapshotKey is one key a step took for the encoder.
+type snapshotKey struct {
+	db       int
+	key      string
+	value    store.Value
+	expireAt int64
+}
+
 // SaveSnapshot writes a store.Snapshot as an RDB file while the store goes
 // on changing (BGSAVE, an AOF rewrite's base). locked must run step with
 // the store held still (the server's execution lock), or return false to
-// abort; encoding happens inside steps, writing to out outside them.
-// progress, if not nil, counts the keys written, updated inside steps.
+// abort; only the walk happens inside steps, the encoding and writing to
+// out outside them. progress, if not nil, counts the keys written, updated
+// inside steps.
 func SaveSnapshot(out io.Writer, sn *store.Snapshot, opts Options, locked func(step func()) bool, progress *int64) error {
-	var mem bytes.Buffer
-	w := NewWriter(&mem, opts)
+	w := NewWriter(out, opts)
 	cur := -1
-	var encErr error
+	var batch []snapshotKey
+	n := stepMin
 	for more := true; more; {
+		done := len(batch)
+		batch = batch[:0]
+		var took time.Duration
 		ok := locked(func() {
-			more = sn.Next(SaveStep, func(db int, key string, v store.Value, expireAt int64) {
-				if db != cur {
-					keys, expires := sn.Sizes(db)
-					w.SelectDB(db, keys, expires)
-					cur = db
-				}
-				if err := w.Key(key, v, expireAt); err != nil && encErr == nil {
-					encErr = err
-				}
-				if progress != nil {
-					*progress++
-				}
+			if progress != nil {
+				*progress += int64(done)
+			}
+			start := time.Now()
+			more = sn.Next(n, func(db int, key string, v store.Value, expireAt int64) {
+				batch = append(batch, snapshotKey{db, key, v, expireAt})
 			})
+			took = time.Since(start)
 		})
 		if !ok {
 			return ErrAborted
 		}
-		if encErr != nil {
-			return encErr
+		if len(batch) == n && took > 0 {
+			n = min(max(int(int64(n)*int64(stepTarget)/int64(took)), stepMin), stepMax)
 		}
-		if mem.Len() >= 256<<10 {
-			if _, err := mem.WriteTo(out); err != nil {
+		for _, k := range batch {
+			if k.db != cur {
+				keys, expires := sn.Sizes(k.db)
+				w.SelectDB(k.db, keys, expires)
+				cur = k.db
+			}
+			if err := w.Key(k.key, k.value, k.expireAt); err != nil {
 				return err
 			}
 		}
 	}
-	if err := w.Close(); err != nil {
-		return err
+	if progress != nil {
+		locked(func() { *progress += int64(len(batch)) })
 	}
-	_, err := mem.WriteTo(out)
-	return err
+	return w.Close()
 }

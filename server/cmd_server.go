@@ -112,8 +112,7 @@ func cmdShutdown(c *Client, args [][]byte) {
 		c.w.Error(errBusy)
 		return
 	}
-	s.log.Warn("User requested shutdown...")
-	if err := s.shutdownSave(save, noSave); err != nil && !force {
+	if err := s.prepareShutdown(save, noSave, force); err != nil {
 		c.w.Error("ERR Errors trying to SHUTDOWN. Check logs.")
 		return
 	}

@@ -8,8 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/floodgate/floodgate/rdb"
@@ -37,6 +39,8 @@ type persistence struct {
 	// (BeginSnapshot): what fork's time is to Redis, so INFO reports it as
 	// latest_fork_usec. lastMaxHold is its longest step under the lock.
 	lastBegin, lastMaxHold time.Duration
+	lastHeld               time.Duration // its steps under the lock together
+	lastSteps              int
 }
 
 // savePoint is "save <seconds> <changes>": save after seconds when at least
@@ -51,6 +55,8 @@ type bgsave struct {
 	total     int64
 	abort     bool          // set under the lock: the saver stops and removes its file
 	maxHold   time.Duration // the longest step under the lock, for the benchmark
+	held      time.Duration // all steps under the lock together
+	steps     int
 }
 
 // bgsaveRetryDelay is how long after a failed background save the save
@@ -131,6 +137,13 @@ func (s *Server) LoadRDB() error {
 	}
 	defer f.Close()
 	start := time.Now()
+	// No garbage collection while loading: nearly everything the load
+	// allocates is kept, so each cycle would mark the whole keyspace loaded
+	// so far for nothing (the heap doubling from a few MB to its final size
+	// is a dozen cycles; half of the load's time on 1,000,000 keys, and all
+	// of one core's). Redis has no collector to pause. A GOMEMLIMIT still
+	// applies; the collector starts again once the keys are in.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	var loadErr error
 	s.Do(func() {
 		info, err := rdb.Load(f, s.store, rdb.LoadOptions{Now: s.store.Now(), SkipChecksum: !s.persist.checksum})
@@ -145,37 +158,36 @@ func (s *Server) LoadRDB() error {
 	if loadErr != nil {
 		return loadErr // its text is Redis's log line: short read, checksum, corruption
 	}
-	s.log.Info("DB loaded from disk", "seconds", fmt.Sprintf("%.3f", time.Since(start).Seconds()),
-		"keys", s.persist.loaded.Keys, "expired", s.persist.loaded.Expired)
+	s.log.Info(fmt.Sprintf("Done loading RDB, keys loaded: %d, keys expired: %d.", s.persist.loaded.Keys, s.persist.loaded.Expired))
+	s.log.Info(fmt.Sprintf("DB loaded from disk: %.3f seconds", time.Since(start).Seconds()))
 	return nil
 }
 
 // saveRDB writes the whole keyspace to dir/dbfilename now (SAVE, SHUTDOWN):
 // the caller holds the execution lock, so it is consistent by itself.
 func (s *Server) saveRDB() error {
-	start := time.Now()
-	err := writeFileAtomic(s.cfg.Dir, s.cfg.DBFilename, func(w io.Writer) error {
+	err := writeFileAtomic(s.cfg.Dir, fmt.Sprintf("temp-%d.rdb", os.Getpid()), s.cfg.DBFilename, func(w io.Writer) error {
 		return rdb.Save(w, s.store, s.rdbOptions())
 	})
 	if err != nil {
-		s.log.Warn("Failed saving the DB", "err", err)
+		s.log.Warn(err.Error())
 		return err
 	}
-	s.log.Info("DB saved on disk", "seconds", fmt.Sprintf("%.3f", time.Since(start).Seconds()))
+	s.log.Info("DB saved on disk")
 	s.persist.lastSave = time.Now()
 	s.persist.dirtyAtSave = s.store.Dirty()
 	s.persist.saves++
 	return nil
 }
 
-// writeFileAtomic writes name in dir through a temp file, synced and
-// renamed over the old one, as Redis does (temp-<pid>.rdb), so a crash
-// never leaves a half-written file under the real name.
-func writeFileAtomic(dir, name string, write func(io.Writer) error) error {
-	tmp := filepath.Join(dir, fmt.Sprintf("temp-%d-%d.rdb", os.Getpid(), time.Now().UnixNano()))
-	f, err := os.Create(tmp)
+// writeFileAtomic writes name in dir through the temp file tmp, synced and
+// renamed over the old one, as Redis does, so a crash never leaves a
+// half-written file under the real name. Its errors are Redis's log lines.
+func writeFileAtomic(dir, tmp, name string, write func(io.Writer) error) error {
+	path := filepath.Join(dir, tmp)
+	f, err := os.Create(path)
 	if err != nil {
-		return fmt.Errorf("Failed opening the temp RDB file %s (in server root dir %s) for saving: %w", filepath.Base(tmp), dir, err)
+		return fmt.Errorf("Failed opening the temp RDB file %s (in server root dir %s) for saving: %s", tmp, serverRootDir(dir), strerror(err))
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
 	err = write(bw)
@@ -188,18 +200,52 @@ func writeFileAtomic(dir, name string, write func(io.Writer) error) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Rename(tmp, filepath.Join(dir, name))
-	}
 	if err != nil {
-		os.Remove(tmp)
+		os.Remove(path)
+		if errors.Is(err, rdb.ErrAborted) {
+			return err
+		}
+		return fmt.Errorf("Write error saving DB on disk: %s", strerror(err))
 	}
-	return err
+	if err := os.Rename(path, filepath.Join(dir, name)); err != nil {
+		os.Remove(path)
+		return fmt.Errorf("Error moving temp DB file %s on the final destination %s (in server root dir %s): %s", tmp, name, serverRootDir(dir), strerror(err))
+	}
+	return nil
+}
+
+// serverRootDir is what Redis's messages call the server root dir: its
+// working directory, which is dir, or "unknown" once dir is gone (getcwd
+// fails).
+func serverRootDir(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "unknown"
+	}
+	if _, err := os.Stat(abs); err != nil {
+		return "unknown"
+	}
+	return abs
+}
+
+// strerror gives an error's system text as C's strerror does: Go's errno
+// texts are glibc's with the first letter lowered.
+func strerror(err error) string {
+	var errno syscall.Errno
+	if !errors.As(err, &errno) {
+		return err.Error()
+	}
+	text := errno.Error()
+	if text != "" && text[0] >= 'a' && text[0] <= 'z' {
+		text = string(text[0]-'a'+'A') + text[1:]
+	}
+	return text
 }
 
 // startBgsave begins a background save; the caller holds the execution
-// lock. The pause is BeginSnapshot's, O(databases); the saver then encodes
-// saveStep keys per hold of the lock and writes them out without it.
+// lock. The pause is BeginSnapshot's, O(databases); the saver then takes
+// keys in steps of about 10 µs under the lock and encodes and writes them
+// without it (rdb.SaveSnapshot).
 func (s *Server) startBgsave() error {
 	if s.persist.bgsave != nil {
 		return errBgsaveInProgress
@@ -226,7 +272,16 @@ var (
 
 func (s *Server) runBgsave(b *bgsave, sn *store.Snapshot, opts rdb.Options) {
 	defer s.stopped.Done()
-	err := writeFileAtomic(s.cfg.Dir, s.cfg.DBFilename, func(out io.Writer) error {
+	defer saverProcs()()
+	// The saver keeps a thread of its own: a goroutine that took over the
+	// thread it ran on after a hand-over of the lock would inherit its
+	// standing with the OS scheduler, that of a thread that used a core
+	// flat out, and be preempted first on a busy machine.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	// Redis's child writes temp-<its pid>.rdb; a SAVE or SHUTDOWN while
+	// this one is abandoned must not write into the same file.
+	err := writeFileAtomic(s.cfg.Dir, fmt.Sprintf("temp-%d-bg.rdb", os.Getpid()), s.cfg.DBFilename, func(out io.Writer) error {
 		return rdb.SaveSnapshot(out, sn, opts, func(step func()) bool {
 			select {
 			case s.lock <- struct{}{}:
@@ -239,11 +294,9 @@ func (s *Server) runBgsave(b *bgsave, sn *store.Snapshot, opts rdb.Options) {
 			}
 			start := time.Now()
 			step()
-			b.maxHold = max(b.maxHold, time.Since(start))
+			took := time.Since(start)
+			b.maxHold, b.held, b.steps = max(b.maxHold, took), b.held+took, b.steps+1
 			<-s.lock
-			// Yield between steps, so the scheduler's 10 ms preemption of a
-			// goroutine that runs on and on falls outside the lock.
-			runtime.Gosched()
 			return true
 		}, &b.processed)
 	})
@@ -252,7 +305,7 @@ func (s *Server) runBgsave(b *bgsave, sn *store.Snapshot, opts rdb.Options) {
 	sn.End()
 	s.persist.bgsave = nil
 	s.persist.lastDuration = time.Since(b.started)
-	s.persist.lastMaxHold = b.maxHold
+	s.persist.lastMaxHold, s.persist.lastHeld, s.persist.lastSteps = b.maxHold, b.held, b.steps
 	if err != nil {
 		s.persist.lastBgsaveOK = false
 		s.log.Warn("Background saving error", "err", err)
@@ -263,6 +316,22 @@ func (s *Server) runBgsave(b *bgsave, sn *store.Snapshot, opts rdb.Options) {
 	s.persist.dirtyAtSave = b.dirty
 	s.persist.saves++
 	s.log.Info("Background saving terminated with success")
+}
+
+// saverProcs gives the background saver a processor of its own while it
+// runs, as Redis's forked child gets a CPU of its own, and returns what
+// gives it back. With GOMAXPROCS 1 (io-threads 1, the default) the saver
+// and the event loop would share one: the loop's sockets are polled only
+// when no goroutine is runnable or every 10 ms by the runtime's monitor,
+// so a client's INCR waited for the saver's 10 ms time slice (p99 3.5 ms,
+// p999 14 ms during a BGSAVE of 1,000,000 keys; BENCHMARKS.md).
+func saverProcs() (restore func()) {
+	n := runtime.GOMAXPROCS(0)
+	if n >= 2 {
+		return func() {}
+	}
+	runtime.GOMAXPROCS(2)
+	return func() { runtime.GOMAXPROCS(n) }
 }
 
 // saveCron starts a background save when a save point is reached or a
@@ -298,11 +367,14 @@ func (s *Server) writesRefused() bool {
 	return p.stopWritesOnError && len(p.points) > 0 && !p.lastBgsaveOK
 }
 
-// shutdownSave is SHUTDOWN's save (and the binary's on SIGTERM): with save
-// points set or SAVE given, and not NOSAVE, a running background save is
-// abandoned and the keyspace saved in the foreground. The caller holds the
-// execution lock.
-func (s *Server) shutdownSave(save, noSave bool) error {
+// prepareShutdown is Redis's prepareForShutdown, for SHUTDOWN and for the
+// binary on SIGTERM or SIGINT: with save points set or SAVE given, and not
+// NOSAVE, a running background save is abandoned and the keyspace saved in
+// the foreground. If that save fails the server must not exit (it would
+// lose every change since the last good save) unless force is set; the
+// error says so. The caller holds the execution lock.
+func (s *Server) prepareShutdown(save, noSave, force bool) error {
+	s.log.Warn("User requested shutdown...")
 	if b := s.persist.bgsave; b != nil {
 		s.log.Warn("There is a child saving an .rdb. Killing it!")
 		b.abort = true
@@ -312,17 +384,24 @@ func (s *Server) shutdownSave(save, noSave bool) error {
 	}
 	s.log.Info("Saving the final RDB snapshot before exiting.")
 	if err := s.saveRDB(); err != nil {
+		if force {
+			s.log.Warn("Error trying to save the DB. Exit anyway.")
+			return nil
+		}
 		s.log.Warn("Error trying to save the DB, can't exit.")
+		s.log.Warn("Errors trying to shut down the server. Check the logs for more information.")
 		return err
 	}
 	return nil
 }
 
-// SaveOnShutdown saves as Redis does when it gets SIGTERM: only if save
-// points are set. cmd/floodgate calls it before Close.
-func (s *Server) SaveOnShutdown() error {
+// PrepareShutdown is what the binary does on SIGTERM or SIGINT before it
+// closes the server, as Redis's serverCron does once a signal has asked
+// for a shutdown: it saves if save points are set. On an error the
+// server must keep running, as Redis does.
+func (s *Server) PrepareShutdown() error {
 	var err error
-	s.Do(func() { err = s.shutdownSave(false, false) })
+	s.Do(func() { err = s.prepareShutdown(false, false, false) })
 	return err
 }
 

@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/floodgate/floodgate/internal/redistest"
 	"github.com/floodgate/floodgate/rdb"
@@ -31,7 +33,7 @@ func loadFile(t *testing.T, path string) *store.Store {
 	return s
 }
 
-func bgsaveDone(t *testing.T, srv *Server) {
+func bgsaveDone(t testing.TB, srv *Server) {
 	t.Helper()
 	waitFor(t, "the background save to finish", func() bool {
 		var running bool
@@ -258,5 +260,165 @@ func TestRedisLoadsBGSAVE(t *testing.T) {
 		}
 		ours.Close()
 		theirs.Close()
+	}
+}
+
+// TestBGSAVEUnderConcurrentWrites: clients hammer the keyspace from several
+// connections at once, with no pacing, while the saver encodes outside the
+// lock; the file holds exactly the keyspace of the instant BGSAVE began
+// (every value, byte for byte as DUMP has it, and every TTL). Under -race it
+// also shows the saver never reads a value a command is changing.
+func TestBGSAVEUnderConcurrentWrites(t *testing.T) {
+	dir := t.TempDir()
+	srv := startServer(t, Config{Dir: dir})
+	ctx := context.Background()
+	const n = 30000
+	key := func(i int) string { return "k" + strconv.Itoa(i%n) }
+	srv.Do(func() {
+		for i := range n {
+			db := srv.store.DB(i % 2)
+			k := []byte(key(i))
+			var at int64
+			if i%4 == 0 {
+				at = srv.store.Now() + 3_600_000 + int64(i)
+			}
+			switch i % 7 {
+			case 5:
+				set := store.NewSet()
+				set.Add([]byte(strconv.Itoa(i)), &store.DefaultEncodings)
+				set.Add([]byte("7"), &store.DefaultEncodings)
+				db.Set(k, set, at)
+			case 6:
+				z := store.NewZSet()
+				z.Add([]byte("m"), float64(i), &store.DefaultEncodings)
+				z.Add([]byte("n"), 0.5, &store.DefaultEncodings)
+				db.Set(k, z, at)
+			case 0, 1:
+				db.Set(k, store.NewInt(int64(i)), at)
+			case 2:
+				db.Set(k, store.NewString([]byte(strings.Repeat("v", i%50))), at)
+			case 3:
+				h := store.NewHash()
+				h.Set([]byte("f"), []byte(strconv.Itoa(i)), &store.DefaultEncodings)
+				db.Set(k, h, at)
+			case 4:
+				l := store.NewList()
+				l.PushBack([]byte(strconv.Itoa(i)))
+				db.Set(k, l, at)
+			}
+		}
+	})
+	// The state at BGSAVE, taken in the same hold of the lock that starts it.
+	want := map[string]string{}
+	srv.Do(func() {
+		for d := range 2 {
+			srv.store.DB(d).Each(func(e *store.Entry) {
+				b, err := rdb.Dump(e.Value, false)
+				if err != nil {
+					t.Error(err)
+				}
+				want[fmt.Sprint(d, "/", e.Key, "/", e.ExpireAt())] = string(b)
+			})
+		}
+		if err := srv.startBgsave(); err != nil {
+			t.Error(err)
+		}
+	})
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := newRedisClient(t, srv)
+			for i := w; ; i += 4 {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				k, k2 := key(i*7919), key(i*104729+1)
+				c.Do(ctx, "SELECT", i%2)
+				pipe := c.Pipeline()
+				switch i % 13 {
+				case 9:
+					pipe.SAdd(ctx, k, "member", i)
+					pipe.SMembers(ctx, k2)
+				case 10:
+					pipe.ZAdd(ctx, k, redis.Z{Score: 1, Member: i})
+					pipe.ZIncrBy(ctx, k2, 2, "m")
+				case 11:
+					pipe.ZRangeWithScores(ctx, k, 0, -1)
+					pipe.HGetAll(ctx, k2)
+				case 12:
+					pipe.LRange(ctx, k, 0, -1)
+					pipe.SRem(ctx, k2, "7")
+				case 0:
+					pipe.IncrBy(ctx, k, 1000)
+				case 1:
+					pipe.Append(ctx, k, "x")
+				case 2:
+					pipe.HSet(ctx, k, "f", "changed", "g", i)
+				case 3:
+					pipe.RPush(ctx, k, "new")
+					pipe.LPop(ctx, k)
+				case 4:
+					pipe.Del(ctx, k)
+					pipe.Set(ctx, "fresh"+strconv.Itoa(i), i, 0)
+				case 5:
+					pipe.PExpire(ctx, k, time.Hour)
+					pipe.Persist(ctx, k2)
+				case 6:
+					pipe.Rename(ctx, k, k2)
+				case 7:
+					pipe.Eval(ctx, "redis.call('INCR', KEYS[1]) redis.call('SET', KEYS[2], 'by-script') return 1", []string{k, k2})
+				case 8:
+					pipe.Copy(ctx, k, k2, i%2, true)
+				}
+				pipe.Exec(ctx) // wrong types and missing keys are expected
+			}
+		}()
+	}
+	bgsaveDone(t, srv)
+	close(stop)
+	wg.Wait()
+	s := loadFile(t, filepath.Join(dir, "dump.rdb"))
+	got := 0
+	for d := range 2 {
+		s.DB(d).Each(func(e *store.Entry) {
+			got++
+			id := fmt.Sprint(d, "/", e.Key, "/", e.ExpireAt())
+			b, _ := rdb.Dump(e.Value, false)
+			if w, ok := want[id]; !ok {
+				t.Errorf("%s in the file, not in the keyspace at BGSAVE", id)
+			} else if w != string(b) {
+				t.Errorf("%s = %q in the file, want %q", id, b, w)
+			}
+		})
+	}
+	if got != len(want) {
+		t.Fatalf("file holds %d keys, want %d", got, len(want))
+	}
+}
+
+// TestShutdownWhenTheSaveFails: SHUTDOWN does not exit when its save fails
+// (Redis's reply, the keyspace still served); FORCE exits anyway, and so
+// does NOSAVE.
+func TestShutdownWhenTheSaveFails(t *testing.T) {
+	for _, last := range []string{"FORCE", "NOSAVE"} {
+		srv := startServer(t, Config{Dir: filepath.Join(t.TempDir(), "missing"), Save: "3600 1"})
+		c := newRedisClient(t, srv)
+		ctx := context.Background()
+		c.Set(ctx, "k", "v", 0)
+		if err := c.Do(ctx, "SHUTDOWN").Err(); err == nil || err.Error() != "ERR Errors trying to SHUTDOWN. Check logs." {
+			t.Fatalf("SHUTDOWN: %v", err)
+		}
+		if got := c.Get(ctx, "k").Val(); got != "v" {
+			t.Fatalf("GET after the failed SHUTDOWN: %q", got)
+		}
+		if err := c.Do(ctx, "SHUTDOWN", last).Err(); err != nil && !strings.Contains(err.Error(), "EOF") {
+			t.Fatalf("SHUTDOWN %s: %v", last, err)
+		}
+		<-srv.Done()
 	}
 }

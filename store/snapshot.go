@@ -17,13 +17,21 @@ package store
 // does: a removal moves the last entry into the hole, so an entry that
 // existed at the start and has not been walked never moves past the
 // cursor, and each one is met at least once (entries already handled are
-// marked with the snapshot's epoch and skipped). Entries created after the
-// start are born marked, so they are never saved or kept.
+// marked and skipped). Entries created after the start are born marked,
+// so they are never saved or kept.
+//
+// The saver reads the values Next hands it outside the store's lock (it
+// encodes them while commands run): until the next call of Next, those
+// entries carry the batch's own mark, and PreWrite moves such a key to a
+// copy of its value before the change, leaving the saver's copy untouched.
 type Snapshot struct {
-	s     *Store
-	epoch uint32
-	start int64 // the store's time at the start: keys expired then are left out
-	sizes [][2]int
+	s *Store
+	// epoch marks the entries handled outside Next (born or kept during
+	// the snapshot); batch, from epoch+1 on, the entries the last Next
+	// handed out. Every mark in [epoch, batch] means "handled".
+	epoch, batch uint32
+	start        int64 // the store's time at the start: keys expired then are left out
+	sizes        [][2]int
 	// cursor[d]: the entries of database d's order below it are not walked
 	// yet. Databases are numbered as at the start: SWAPDB moves their
 	// contents, and perm[live] / inv[start] follow them.
@@ -52,7 +60,7 @@ func (s *Store) BeginSnapshot() *Snapshot {
 		panic("store: snapshot already open")
 	}
 	s.epoch++
-	sn := &Snapshot{s: s, epoch: s.epoch, start: s.now, kept: make(map[*Entry]kept),
+	sn := &Snapshot{s: s, epoch: s.epoch, batch: s.epoch, start: s.now, kept: make(map[*Entry]kept),
 		sizes: make([][2]int, len(s.dbs)), cursor: make([]int, len(s.dbs)), detached: make([][][]*Entry, len(s.dbs)), keptOrder: make([][]*Entry, len(s.dbs))}
 	for i, d := range s.dbs {
 		sn.sizes[i] = [2]int{len(d.keys), len(d.expiries)}
@@ -71,8 +79,11 @@ func (s *Store) Snapshotting() bool { return s.snap != nil }
 func (sn *Snapshot) Sizes(db int) (keys, expires int) { return sn.sizes[db][0], sn.sizes[db][1] }
 
 // Next visits up to n more entries of the snapshot in database order and
-// reports whether any remain. visit gets the key as it was at the start.
+// reports whether any remain. visit gets the key as it was at the start;
+// its value stays so, and may be read without the lock, until the next
+// call of Next or End.
 func (sn *Snapshot) Next(n int, visit func(db int, key string, v Value, expireAt int64)) bool {
+	sn.batch++
 	for ; n > 0 && sn.db < len(sn.s.dbs); n-- {
 		if lists := sn.detached[sn.db]; len(lists) > 0 {
 			last := lists[len(lists)-1]
@@ -107,9 +118,12 @@ func (sn *Snapshot) Next(n int, visit func(db int, key string, v Value, expireAt
 	return sn.db < len(sn.s.dbs)
 }
 
+// handled reports whether e was saved, kept, or born during the snapshot.
+func (sn *Snapshot) handled(e *Entry) bool { return e.snap-sn.epoch <= sn.batch-sn.epoch }
+
 func (sn *Snapshot) visit(e *Entry, visit func(int, string, Value, int64)) {
-	if e.snap != sn.epoch {
-		e.snap = sn.epoch
+	if !sn.handled(e) {
+		e.snap = sn.batch
 		sn.emit(sn.db, e.Key, e.Value, e.expireAt, visit)
 	} else if k, ok := sn.kept[e]; ok {
 		delete(sn.kept, e)
@@ -132,6 +146,7 @@ func (sn *Snapshot) Kept() int { return len(sn.kept) }
 func (sn *Snapshot) End() {
 	if sn.s.snap == sn {
 		sn.s.snap = nil
+		sn.s.epoch = sn.batch // the next snapshot's marks start above this one's
 	}
 	sn.kept, sn.keptOrder = nil, nil
 }
@@ -139,7 +154,7 @@ func (sn *Snapshot) End() {
 // keep saves e, now in live database db, as it is before its first change
 // during the snapshot.
 func (sn *Snapshot) keep(e *Entry, db int, deep bool) {
-	if e.snap == sn.epoch {
+	if sn.handled(e) {
 		return
 	}
 	db = sn.perm[db]
@@ -168,6 +183,13 @@ func (sn *Snapshot) detach(db int, entries []*Entry) {
 func (db *DB) PreWrite(key []byte) {
 	if sn := db.store.snap; sn != nil {
 		if e := db.keys[string(key)]; e != nil {
+			if e.snap == sn.batch && sn.batch != sn.epoch {
+				// The saver may be encoding this value right now, outside
+				// the lock: the key takes a copy and the saver keeps its own.
+				e.Value = liveCopy(e.Value)
+				e.snap = sn.epoch
+				return
+			}
 			sn.keep(e, db.index, true)
 		}
 	}
@@ -190,4 +212,16 @@ func (s *Store) snapshotSwap(a, b int) {
 		sn.perm[a], sn.perm[b] = sn.perm[b], sn.perm[a]
 		sn.inv[sn.perm[a]], sn.inv[sn.perm[b]] = a, b
 	}
+}
+
+// liveCopy is the copy a key takes while the saver reads its old value: a
+// copy the key goes on with as if it were the same object, so an integer
+// stays one of Redis's shared integers (OBJECT REFCOUNT) where Clone, which
+// is COPY's, makes it an object of its own.
+func liveCopy(v Value) Value {
+	if s, ok := v.(*String); ok && s.b == nil {
+		c := *s
+		return &c
+	}
+	return v.Clone()
 }

@@ -20,7 +20,8 @@ func render(v Value) string {
 
 // TestSnapshotIsPointInTime interleaves random writes with the saver's
 // steps and checks that the saver sees exactly the store as it was when
-// the snapshot began.
+// the snapshot began, reading each step's values only after the writes
+// that follow it, as the background saver encodes them outside the lock.
 func TestSnapshotIsPointInTime(t *testing.T) {
 	for seed := range uint64(40) {
 		rng := rand.New(rand.NewPCG(seed, 7))
@@ -39,13 +40,20 @@ func TestSnapshotIsPointInTime(t *testing.T) {
 		sn := s.BeginSnapshot()
 		got := map[string]string{}
 		more := true
+		type handed struct {
+			id string
+			v  Value
+		}
+		var batch []handed
 		for more {
+			batch = batch[:0]
 			more = sn.Next(rng.IntN(20)+1, func(db int, k string, v Value, at int64) {
 				id := fmt.Sprint(db, "/", k, "/", at)
 				if _, dup := got[id]; dup {
 					t.Fatalf("seed %d: %s visited twice", seed, id)
 				}
-				got[id] = render(v)
+				got[id] = ""
+				batch = append(batch, handed{id, v})
 			})
 			for range rng.IntN(30) {
 				db := s.DB(rng.IntN(4))
@@ -77,6 +85,11 @@ func TestSnapshotIsPointInTime(t *testing.T) {
 					}
 				}
 			}
+			// The saver reads a batch's values after the writes that follow
+			// the step: they must still be as they were at the start.
+			for _, h := range batch {
+				got[h.id] = render(h.v)
+			}
 		}
 		sn.End()
 		if len(got) != len(want) {
@@ -87,5 +100,41 @@ func TestSnapshotIsPointInTime(t *testing.T) {
 				t.Fatalf("seed %d: %s = %q, want %q", seed, id, got[id], v)
 			}
 		}
+	}
+}
+
+// TestSnapshotHandedValueStays: a key whose value the saver holds (handed
+// out by the last Next) moves to a copy when written, and the copy is the
+// same kind of object to clients: an integer stays one of Redis's shared
+// ones, as OBJECT REFCOUNT shows.
+func TestSnapshotHandedValueStays(t *testing.T) {
+	s := New(1, NewManualClock(time.Unix(1000, 0)))
+	db := s.DB(0)
+	db.Set([]byte("n"), NewInt(5), 0)
+	db.Set([]byte("s"), NewString([]byte("abc")), 0)
+	sn := s.BeginSnapshot()
+	handed := map[string]Value{}
+	sn.Next(10, func(_ int, k string, v Value, _ int64) { handed[k] = v })
+	db.PreWrite([]byte("n")) // a write command that leaves the value as it is (EXPIRE)
+	if live := db.Get([]byte("n")).Value.(*String); !live.Shared() {
+		t.Fatal("n is no longer a shared integer after PreWrite")
+	}
+	if _, err := db.IncrBy([]byte("n"), 1); err != nil {
+		t.Fatal(err)
+	}
+	db.PreWrite([]byte("s"))
+	if e := db.Get([]byte("s")); e != nil {
+		e.Value = NewString([]byte("changed"))
+	}
+	sn.End()
+	if got := render(handed["n"]); got != "s:5" {
+		t.Fatalf("the saver's n = %s, want s:5", got)
+	}
+	if got := render(handed["s"]); got != "s:abc" {
+		t.Fatalf("the saver's s = %s, want s:abc", got)
+	}
+	live := db.Get([]byte("n")).Value.(*String)
+	if n, _ := live.Int(); n != 6 || !live.Shared() || live.Encoding() != "int" {
+		t.Fatalf("live n = %d shared %v %s, want 6, shared, int", n, live.Shared(), live.Encoding())
 	}
 }

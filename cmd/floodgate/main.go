@@ -7,10 +7,12 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 	"syscall"
 	"time"
@@ -36,7 +38,7 @@ func loadRDBUnlessAOF(srv *server.Server) error {
 func run(args []string) int {
 	// floodgate's own options, taken out before the rest is read as
 	// redis-server reads its command line.
-	var cpuProfile string
+	var cpuProfile, traceFile string
 	goroutineConns := false
 	var rest []string
 	for i := 0; i < len(args); i++ {
@@ -51,6 +53,9 @@ func run(args []string) int {
 			goroutineConns = true
 		case a == "--cpuprofile" && i+1 < len(args):
 			cpuProfile = args[i+1]
+			i++
+		case a == "--trace" && i+1 < len(args):
+			traceFile = args[i+1]
 			i++
 		default:
 			rest = append(rest, a)
@@ -109,6 +114,19 @@ func run(args []string) int {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	if traceFile != "" {
+		f, err := os.Create(traceFile)
+		if err != nil {
+			logger.Error("cannot create the trace file", "err", err)
+			return 1
+		}
+		defer f.Close()
+		if err := trace.Start(f); err != nil {
+			logger.Error("cannot start the trace", "err", err)
+			return 1
+		}
+		defer trace.Stop()
+	}
 	srv.Init()
 	srv.AdjustOpenFilesLimit()
 	logger.Info("floodgate " + version + " (Redis " + server.Version + " compatible) starting, pid=" + strconv.Itoa(os.Getpid()))
@@ -144,6 +162,26 @@ func run(args []string) int {
 			defer os.Remove(pf)
 		}
 	}
+	code := stayUp
+	for code == stayUp {
+		// After a failed final save, as Redis, stay up (the changes since the
+		// last good save would be lost) until a later signal or SHUTDOWN.
+		code = shutdown(srv, sigs, out, logger)
+	}
+	if code != 0 {
+		return code
+	}
+	srv.Close()
+	logger.Warn("Redis is now ready to exit, bye bye...")
+	return 0
+}
+
+// stayUp is shutdown's answer when the server must go on running.
+const stayUp = -1
+
+// shutdown waits for a signal or for the server to be shut down by SHUTDOWN
+// and returns the exit code, or stayUp when a signal's final save failed.
+func shutdown(srv *server.Server, sigs chan os.Signal, out io.Writer, logger *slog.Logger) int {
 	select {
 	case sig := <-sigs:
 		name := "SIGTERM"
@@ -169,16 +207,11 @@ func run(args []string) int {
 			}
 			break
 		}
-		logger.Warn("User requested shutdown...")
-		if err := srv.SaveOnShutdown(); err != nil {
-			logger.Warn("Error trying to save the DB, can't exit.", "err", err)
-			// Redis stays up in that case; a signal is an operator's order
-			// to go, so go, and say so.
+		if srv.PrepareShutdown() != nil {
+			return stayUp
 		}
 	case <-srv.Done():
 	}
-	srv.Close()
-	logger.Warn("Redis is now ready to exit, bye bye...")
 	return 0
 }
 
@@ -201,4 +234,5 @@ floodgate's own options:
        --goroutine-conns   serve each connection on a goroutine of its own
                            instead of the epoll event loop (for comparison)
        --cpuprofile FILE   write a CPU profile to FILE until shutdown
+       --trace FILE        write a Go execution trace to FILE until shutdown
 `
