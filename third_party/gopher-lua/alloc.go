@@ -1,6 +1,7 @@
 package lua
 
 import (
+	"math"
 	"reflect"
 	"unsafe"
 )
@@ -55,8 +56,9 @@ func newAllocator(size int) *allocator {
 // The downside of this is that all of the floats on a given block have to become eligible for gc before the block
 // as a whole can be gc-ed.
 func (al *allocator) LNumber2I(v LNumber) LValue {
-	// first check for shared preloaded numbers
-	if v >= 0 && v < preloadLimit && float64(v) == float64(int64(v)) {
+	// first check for shared preloaded numbers; -0 is not 0 (floodgate:
+	// Lua 5.1 keeps the sign of a zero result, tostring(0 * -1) is -0)
+	if v >= 0 && v < preloadLimit && float64(v) == float64(int64(v)) && !(v == 0 && math.Signbit(float64(v))) {
 		return preloads[int(v)]
 	}
 
@@ -77,3 +79,8 @@ func (al *allocator) LNumber2I(v LNumber) LValue {
 
 	return al.scratchValue
 }
+
+// Pow is the power function of the ^ operator and of constant folding.
+// floodgate: the embedding sets the C library's pow, which Lua 5.1 calls
+// (Go's math.Pow differs in the last bits and in the sign of its NaNs).
+var Pow = math.Pow

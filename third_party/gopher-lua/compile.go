@@ -1285,7 +1285,7 @@ func constFold(exp ast.Expr) ast.Expr { // {{{
 			case "%":
 				return &constLValueExpr{Value: luaModulo(lvalue, rvalue)}
 			case "^":
-				return &constLValueExpr{Value: LNumber(math.Pow(float64(lvalue), float64(rvalue)))}
+				return &constLValueExpr{Value: LNumber(Pow(float64(lvalue), float64(rvalue)))}
 			default:
 				panic(fmt.Sprintf("unknown binop: %v", expr.Operator))
 			}
@@ -1412,7 +1412,12 @@ func compileTableExpr(context *funcContext, reg int, ex *ast.TableExpr, ec *expc
 		}
 	}
 	code.SetB(tablepc, int2Fb(arraycount))
-	code.SetC(tablepc, int2Fb(len(ex.Fields)-arraycount))
+	// floodgate: a last call or ... is no hash field (lparser.c's nh)
+	nhash := len(ex.Fields) - arraycount
+	if lastvararg {
+		nhash--
+	}
+	code.SetC(tablepc, int2Fb(nhash))
 	if shouldmove(ec, tablereg) {
 		code.AddABC(OP_MOVE, ec.reg, tablereg, 0, sline(ex))
 	}

@@ -46,22 +46,6 @@ func newLTable(acap int, hcap int) *LTable {
 	return tb
 }
 
-// Len returns length of this LTable without using __len.
-func (tb *LTable) Len() int {
-	if tb.array == nil {
-		return 0
-	}
-	var prev LValue = LNil
-	for i := len(tb.array) - 1; i >= 0; i-- {
-		v := tb.array[i]
-		if prev == LNil && v != LNil {
-			return i + 1
-		}
-		prev = v
-	}
-	return 0
-}
-
 // Append appends a given LValue to this LTable.
 func (tb *LTable) Append(value LValue) {
 	if value == LNil {
@@ -71,6 +55,7 @@ func (tb *LTable) Append(value LValue) {
 		tb.array = make([]LValue, 0, defaultArrayCap)
 	}
 	if len(tb.array) == 0 || tb.array[len(tb.array)-1] != LNil {
+		tb.lua51SetInt(len(tb.array) + 1)
 		tb.array = append(tb.array, value)
 	} else {
 		i := len(tb.array) - 2
@@ -79,6 +64,7 @@ func (tb *LTable) Append(value LValue) {
 				break
 			}
 		}
+		tb.lua51SetInt(i + 2)
 		tb.array[i+1] = value
 	}
 }
@@ -96,6 +82,7 @@ func (tb *LTable) Insert(i int, value LValue) {
 		tb.RawSet(LNumber(i), value)
 		return
 	}
+	tb.lua51SetInt(len(tb.array) + 1)
 	i -= 1
 	tb.array = append(tb.array, LNil)
 	copy(tb.array[i+1:], tb.array[i:])
@@ -151,6 +138,9 @@ func (tb *LTable) RawSet(key LValue, value LValue) {
 			if tb.array == nil {
 				tb.array = make([]LValue, 0, defaultArrayCap)
 			}
+			if index := int(v) - 1; index >= len(tb.array) || tb.array[index] == LNil {
+				tb.lua51SetInt(int(v))
+			}
 			index := int(v) - 1
 			alen := len(tb.array)
 			switch {
@@ -183,6 +173,9 @@ func (tb *LTable) RawSetInt(key int, value LValue) {
 	if tb.array == nil {
 		tb.array = make([]LValue, 0, 32)
 	}
+	if key > len(tb.array) || tb.array[key-1] == LNil {
+		tb.lua51SetInt(key)
+	}
 	index := key - 1
 	alen := len(tb.array)
 	switch {
@@ -208,6 +201,9 @@ func (tb *LTable) RawSetString(key string, value LValue) {
 		tb.k2i = map[LValue]int{}
 	}
 
+	if _, ok := tb.strdict[key]; !ok {
+		tb.lua51SetString(key)
+	}
 	if value == LNil {
 		// TODO tb.keys and tb.k2i should also be removed
 		delete(tb.strdict, key)
@@ -235,6 +231,9 @@ func (tb *LTable) RawSetH(key LValue, value LValue) {
 		tb.k2i = map[LValue]int{}
 	}
 
+	if _, ok := tb.dict[key]; !ok {
+		tb.lua51Set(key)
+	}
 	if value == LNil {
 		// TODO tb.keys and tb.k2i should also be removed
 		delete(tb.dict, key)
@@ -323,65 +322,9 @@ func (tb *LTable) RawGetString(key string) LValue {
 }
 
 // ForEach iterates over this table of elements, yielding each in turn to a given function.
+// floodgate: in Next's order (Lua 5.1's), not a Go map's.
 func (tb *LTable) ForEach(cb func(LValue, LValue)) {
-	if tb.array != nil {
-		for i, v := range tb.array {
-			if v != LNil {
-				cb(LNumber(i+1), v)
-			}
-		}
+	for k, v := tb.Next(LNil); k != LNil; k, v = tb.Next(k) {
+		cb(k, v)
 	}
-	if tb.strdict != nil {
-		for k, v := range tb.strdict {
-			if v != LNil {
-				cb(LString(k), v)
-			}
-		}
-	}
-	if tb.dict != nil {
-		for k, v := range tb.dict {
-			if v != LNil {
-				cb(k, v)
-			}
-		}
-	}
-}
-
-// This function is equivalent to lua_next ( http://www.lua.org/manual/5.1/manual.html#lua_next ).
-func (tb *LTable) Next(key LValue) (LValue, LValue) {
-	init := false
-	if key == LNil {
-		key = LNumber(0)
-		init = true
-	}
-
-	if init || key != LNumber(0) {
-		if kv, ok := key.(LNumber); ok && isInteger(kv) && int(kv) >= 0 && kv < LNumber(MaxArrayIndex) {
-			index := int(kv)
-			if tb.array != nil {
-				for ; index < len(tb.array); index++ {
-					if v := tb.array[index]; v != LNil {
-						return LNumber(index + 1), v
-					}
-				}
-			}
-			if tb.array == nil || index == len(tb.array) {
-				if (tb.dict == nil || len(tb.dict) == 0) && (tb.strdict == nil || len(tb.strdict) == 0) {
-					return LNil, LNil
-				}
-				key = tb.keys[0]
-				if v := tb.RawGetH(key); v != LNil {
-					return key, v
-				}
-			}
-		}
-	}
-
-	for i := tb.k2i[key] + 1; i < len(tb.keys); i++ {
-		key := tb.keys[i]
-		if v := tb.RawGetH(key); v != LNil {
-			return key, v
-		}
-	}
-	return LNil, LNil
 }

@@ -148,6 +148,8 @@ type LTable struct {
 	strdict map[string]LValue
 	keys    []LValue
 	k2i     map[LValue]int
+
+	lua51 lua51Layout // floodgate: Lua 5.1's layout of the keys (lua51table.go)
 }
 
 func (tb *LTable) String() string   { return fmt.Sprintf("table: %p", tb) }

@@ -682,6 +682,7 @@ func init() {
 			B := int(inst & 0x1ff)    //GETB
 			C := int(inst>>9) & 0x1ff //GETC
 			v := newLTable(B, C)
+			v.lua51Presize(fb2int(B), fb2int(C)) // floodgate: luaH_new's sizes
 			// this section is inlined by go-inline
 			// source function is 'func (rg *registry) Set(regi int, vali LValue) ' in '_state.go'
 			{
@@ -923,6 +924,21 @@ func init() {
 						if requiredSize > cap(rg.array) {
 							rg.resize(requiredSize)
 						}
+					}
+					rg.array[regi] = rg.alloc.LNumber2I(vali)
+					if regi >= rg.top {
+						rg.top = regi + 1
+					}
+				}
+			case *LTable:
+				// floodgate: Lua 5.1's # of a table is luaH_getn, never __len
+				{
+					rg := reg
+					regi := RA
+					vali := LNumber(lv.Len())
+					newSize := regi + 1
+					if newSize > cap(rg.array) {
+						rg.resize(newSize)
 					}
 					rg.array[regi] = rg.alloc.LNumber2I(vali)
 					if regi >= rg.top {
@@ -2068,6 +2084,10 @@ func init() {
 			if B == 0 {
 				nelem = reg.Top() - RA - 1
 			}
+			// floodgate: Lua 5.1 grows the array part to hold them all
+			if last := offset + nelem; last > table.lua51.sizearray {
+				table.lua51ResizeArray(last)
+			}
 			for i := 1; i <= nelem; i++ {
 				table.RawSetInt(offset+i, reg.Get(RA+i))
 			}
@@ -2292,7 +2312,7 @@ func numberArith(L *LState, opcode int, lhs, rhs LNumber) LNumber {
 	case OP_POW:
 		flhs := float64(lhs)
 		frhs := float64(rhs)
-		return LNumber(math.Pow(flhs, frhs))
+		return LNumber(Pow(flhs, frhs))
 	}
 	panic("should not reach here")
 	return LNumber(0)
