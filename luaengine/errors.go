@@ -702,25 +702,8 @@ func (e *Engine) luaPow(L *lua.LState) int {
 	return e.hiddenArith(L, "__pow", powC)
 }
 
-// powC is glibc's pow where its NaNs differ from Go's: a NaN base with an
-// odd integral exponent loses its sign (pow(-nan, 3) is nan, pow(-nan, 2)
-// -nan), with another exponent it is passed on, a NaN exponent is passed
-// on, and an invalid power is the default -nan (measured against Redis
-// 7.0.15).
-func powC(x, y float64) float64 {
-	r := math.Pow(x, y)
-	switch {
-	case r == r:
-		return r
-	case x != x && math.Abs(y) < 1<<53 && math.Mod(y, 2) != 0 && y == math.Trunc(y):
-		return math.Abs(x)
-	case x != x:
-		return x
-	case y != y:
-		return y
-	}
-	return defaultNaN
-}
+// powC is Lua 5.1's luai_numpow: the C library's pow.
+func powC(x, y float64) float64 { return libm.pow(x, y) }
 
 // hiddenArith is luaV_arith for an operator the rewriter made a call:
 // numbers and numeric strings, else the operands' metamethod for event,
