@@ -209,6 +209,16 @@ func TestDifferentialFindings(t *testing.T) {
 			`EVAL "return bit.bor((function(t) return 'a' .. t end)('x'), {})" 0`,
 			`EVAL "local x = 1 return string.rep((function() return x end)(), {})" 0`,
 		}},
+		// Integer keys outside 1..2^26 (t[0], t[-1]) as the library
+		// functions read them; a constant left operand of and/or that
+		// decides nothing is dropped, as by Lua 5.1's code generator.
+		{"lua zero and negative indexes, constant and/or operands", []string{
+			`EVAL "return {table.concat({[-1] = 'a', [0] = 'b', 'c'}, ',', -1), unpack({[0] = 'x', [-1] = 'y', 'z'}, -1, 1)}" 0`,
+			`EVAL "return table.concat({[-0] = 0.5}, ARGV[1], (-(-(0/0))), 3)" 0`,
+			`EVAL "return 'x' .. (false or ARGV[1])" 0`,
+			`EVAL "return 'x' .. (1 and ARGV[1])" 0`,
+			`EVAL "return {false or string.byte('abc', 1, 3), nil or false, true and nil}" 0`,
+		}},
 		// SORT converts a listpack sorted set reading each score back with
 		// strtod: a subnormal one leaves ERANGE in errno, which SORT's own
 		// strtod checks then see (not for an integer object it casts).

@@ -603,6 +603,19 @@ func (r *rewriter) rewriteExpr(ex ast.Expr) ast.Expr {
 	case *ast.LogicalOpExpr:
 		x.Lhs = r.rewriteExpr(x.Lhs)
 		x.Rhs = r.rewriteExpr(x.Rhs)
+		// Lua 5.1's code generator drops a left operand that decides
+		// nothing (luaK_goiftrue of a constant, luaK_goiffalse of nil or
+		// false): 'x' .. (false or ARGV[1]) names "field '?'", which
+		// gopher-lua's test and jump would hide.
+		if x.Operator == "and" && alwaysTrue(x.Lhs) || x.Operator == "or" && alwaysFalse(x.Lhs) {
+			switch rhs := x.Rhs.(type) {
+			case *ast.FuncCallExpr:
+				rhs.AdjustRet = true
+			case *ast.Comma3Expr:
+				rhs.AdjustRet = true
+			}
+			return x.Rhs
+		}
 	case *ast.RelationalOpExpr:
 		x.Lhs = r.rewriteExpr(x.Lhs)
 		x.Rhs = r.rewriteExpr(x.Rhs)
@@ -622,6 +635,27 @@ func (r *rewriter) rewriteExpr(ex ast.Expr) ast.Expr {
 		}
 	}
 	return ex
+}
+
+// alwaysTrue is a constant luaK_goiftrue emits no test for.
+func alwaysTrue(ex ast.Expr) bool {
+	switch x := ex.(type) {
+	case *ast.TrueExpr, *ast.NumberExpr, *ast.StringExpr:
+		return true
+	case *ast.UnaryMinusOpExpr:
+		_, ok := x.Expr.(*ast.NumberExpr)
+		return ok
+	}
+	return false
+}
+
+// alwaysFalse is a constant luaK_goiffalse emits no test for.
+func alwaysFalse(ex ast.Expr) bool {
+	switch ex.(type) {
+	case *ast.FalseExpr, *ast.NilExpr:
+		return true
+	}
+	return false
 }
 
 // luaConcat concatenates its operands as Lua 5.1's OP_CONCAT does.
