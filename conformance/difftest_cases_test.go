@@ -219,6 +219,12 @@ func TestDifferentialFindings(t *testing.T) {
 			`EVAL "return 'x' .. (1 and ARGV[1])" 0`,
 			`EVAL "return {false or string.byte('abc', 1, 3), nil or false, true and nil}" 0`,
 		}},
+		// Arithmetic on numerals is folded as lcode.c folds it, % too: no
+		// operand of it is left in the constant table for a later 0.
+		{"lua folded modulo leaves no zero constant", []string{
+			`EVAL "return tostring(((-0 % 2^53+1) == 2 and 1 or 0))" 0`,
+			`EVAL "local a = -(0 % -1) return {tostring(0 * 1), tostring(-0 % 5), tostring(2^53 % -7)}" 0`,
+		}},
 		// SORT converts a listpack sorted set reading each score back with
 		// strtod: a subnormal one leaves ERANGE in errno, which SORT's own
 		// strtod checks then see (not for an integer object it casts).

@@ -3,6 +3,7 @@ package luaengine
 import (
 	"errors"
 	"math"
+	"strconv"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -547,6 +548,12 @@ func (r *rewriter) rewriteExpr(ex ast.Expr) ast.Expr {
 			x.Value = "inf"
 		}
 	case *ast.ArithmeticOpExpr:
+		if v, ok := numeral51(x); ok {
+			// Folded as lcode.c folds it, % and ^ included: no operand of
+			// it becomes a constant of the function (gopher-lua would keep
+			// the -0 of -0 % 2^53 in its table, which a later 0 reads).
+			return foldedNumeral(v, x)
+		}
 		x.Lhs = r.rewriteExpr(x.Lhs)
 		x.Rhs = r.rewriteExpr(x.Rhs)
 		name, ok := hiddenArith[x.Operator]
@@ -635,6 +642,21 @@ func (r *rewriter) rewriteExpr(ex ast.Expr) ast.Expr {
 		}
 	}
 	return ex
+}
+
+// foldedNumeral is the numeral v, at ex's lines, as gopher-lua's
+// compiler reads it back exactly (a -0 through its own unary minus).
+func foldedNumeral(v float64, ex ast.Expr) ast.Expr {
+	n := &ast.NumberExpr{Value: strconv.FormatFloat(math.Abs(v), 'g', -1, 64)}
+	n.SetLine(ex.Line())
+	n.SetLastLine(ex.LastLine())
+	if !math.Signbit(v) {
+		return n
+	}
+	neg := &ast.UnaryMinusOpExpr{Expr: n}
+	neg.SetLine(ex.Line())
+	neg.SetLastLine(ex.LastLine())
+	return neg
 }
 
 // alwaysTrue is a constant luaK_goiftrue emits no test for.
