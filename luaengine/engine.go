@@ -398,6 +398,11 @@ func (e *Engine) fillTable(t *lua.LTable, prev int, vals [][]byte, name string) 
 	for i := prev; i > len(vals); i-- {
 		t.RawSetInt(i, lua.LNil)
 	}
+	if prev != len(vals) || e.argsTouched {
+		// The layout of Redis's fresh table: # and next of a script that
+		// adds keys to it see the same array part.
+		t.Lua51Refill(len(vals))
+	}
 	return t, len(vals)
 }
 

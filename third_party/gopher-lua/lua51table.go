@@ -390,3 +390,13 @@ func (tb *LTable) Next(key LValue) (LValue, LValue) {
 	}
 	return LNil, LNil
 }
+
+// Lua51Refill gives t the layout of a fresh table (lua_newtable) whose
+// keys 1..n were set in order: for KEYS and ARGV, which floodgate reuses
+// between calls where Redis builds them anew. t holds no other key.
+func (tb *LTable) Lua51Refill(n int) {
+	tb.lua51 = lua51Layout{}
+	for i := 1; i <= n; i++ {
+		tb.lua51SetInt(i)
+	}
+}
