@@ -287,7 +287,7 @@ func (g *gen) anyExpr(d int) string {
 		return g.pick(g.numExpr(0), g.strExpr(0), "nil", "true", "false", "{}")
 	}
 	d--
-	switch g.n(19) {
+	switch g.n(20) {
 	case 0, 1:
 		return g.numExpr(d)
 	case 2, 3:
@@ -322,6 +322,11 @@ func (g *gen) anyExpr(d int) string {
 	case 17:
 		// The order of next, shown as text.
 		return "(function(t) local r = {} for k, v in pairs(t) do r[#r + 1] = tostring(k) .. '=' .. tostring(v) end return table.concat(r, ' ') end)(" + g.pick(g.table(d), g.builtTable(d)) + ")"
+	case 18:
+		// Lua 5.1's quicksort: ties under a comparator, its calls, errors.
+		cmp := g.pick("", ", function(a, b) return a > b end", ", function(a, b) return tostring(a) < tostring(b) end",
+			", function(a, b) return (tonumber(a) or 0) % 3 < (tonumber(b) or 0) % 3 end", ", function(a, b) return true end", ", 1")
+		return "(function(t) table.sort(t" + cmp + ") return t end)(" + g.pick(g.table(d), g.builtTable(d)) + ")"
 	}
 	return "(" + g.anyExpr(d) + " " + g.pick("and", "or") + " " + g.anyExpr(d) + ")"
 }

@@ -225,6 +225,18 @@ func TestDifferentialFindings(t *testing.T) {
 			`EVAL "return tostring(((-0 % 2^53+1) == 2 and 1 or 0))" 0`,
 			`EVAL "local a = -(0 % -1) return {tostring(0 * 1), tostring(-0 % 5), tostring(2^53 % -7)}" 0`,
 		}},
+		// table.sort is Lua 5.1's auxsort over luaL_getn's border: ties
+		// under a comparator, its calls, and its errors (no position for
+		// a comparison inside it).
+		{"lua table.sort", []string{
+			`EVAL "local t = {} for i = 1, 40 do t[i] = {k = i % 4, i = i} end table.sort(t, function(a, b) return a.k < b.k end) local r = {} for i, v in ipairs(t) do r[i] = v.i end return r" 0`,
+			`EVAL "local n = 0 local t = {5, 3, 8, 1, 9, 2, 7, 4, 6, 0} table.sort(t, function(a, b) n = n + 1 return a > b end) return {n, t}" 0`,
+			`EVAL "local t = {3, 1, 2} t[5] = 0 table.sort(t) return {#t, t[1], t[2], t[3], t[4], t[5]}" 0`,
+			`EVAL "local t = {5, 3, 8, 1, 9, 2, 7} table.sort(t, function(a, b) return true end) return t" 0`,
+			`EVAL "local t = {'b', 'a', 1} table.sort(t) return t" 0`,
+			`EVAL "table.sort({{}, {}})" 0`,
+			`EVAL "table.sort({1, 2}, 3)" 0`,
+		}},
 		// SORT converts a listpack sorted set reading each score back with
 		// strtod: a subnormal one leaves ERANGE in errno, which SORT's own
 		// strtod checks then see (not for an integer object it casts).

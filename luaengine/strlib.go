@@ -29,6 +29,7 @@ func (e *Engine) installTableOverrides(t *lua.LTable) {
 	L := e.L
 	t.RawSetString("concat", L.NewFunction(tableConcat))
 	t.RawSetString("insert", L.NewFunction(e.tableInsert))
+	t.RawSetString("sort", L.NewFunction(tableSort))
 	t.RawSetString("getn", L.NewFunction(func(L *lua.LState) int {
 		L.Push(lua.LNumber(getn(L.CheckTable(1))))
 		return 1
