@@ -35,13 +35,7 @@ func (s *luaSorter) set(i int, v lua.LValue) { s.t.RawSetInt(i, v) }
 func (s *luaSorter) less(a, b lua.LValue) bool {
 	L := s.L
 	if s.fn != lua.LNil {
-		L.Push(s.fn)
-		L.Push(a)
-		L.Push(b)
-		L.Call(2, 1)
-		r := L.Get(-1)
-		L.Pop(1)
-		return lua.LVAsBool(r)
+		return callTruth(L, s.fn, a, b)
 	}
 	if a.Type() == b.Type() {
 		switch x := a.(type) {
@@ -52,13 +46,7 @@ func (s *luaSorter) less(a, b lua.LValue) bool {
 		}
 		// call_orderTM: both operands' __lt, the same function.
 		if tm := L.GetMetaField(a, "__lt"); tm != lua.LNil && tm == L.GetMetaField(b, "__lt") {
-			L.Push(tm)
-			L.Push(a)
-			L.Push(b)
-			L.Call(2, 1)
-			r := L.Get(-1)
-			L.Pop(1)
-			return lua.LVAsBool(r)
+			return callTruth(L, tm, a, b)
 		}
 	}
 	// luaG_ordererror, raised inside the C function: no position.
@@ -68,6 +56,17 @@ func (s *luaSorter) less(a, b lua.LValue) bool {
 	}
 	L.Error(lua.LString("attempt to compare "+t1+" with "+t2), 0)
 	return false
+}
+
+// callTruth calls fn(a, b) and returns the truth of its first result.
+func callTruth(L *lua.LState, fn, a, b lua.LValue) bool {
+	L.Push(fn)
+	L.Push(a)
+	L.Push(b)
+	L.Call(2, 1)
+	r := L.Get(-1)
+	L.Pop(1)
+	return lua.LVAsBool(r)
 }
 
 // auxsort is ltablib.c's auxsort, step for step: the same reads, writes
