@@ -269,11 +269,15 @@ func (g *gen) builtTable(d int) string {
 	var b strings.Builder
 	b.WriteString("(function() local t = " + g.table(d) + " ")
 	for range 1 + g.n(10) {
-		switch g.n(5) {
+		switch g.n(7) {
 		case 0:
 			b.WriteString("t" + g.tableKey() + " = nil ")
 		case 1:
 			b.WriteString("t[#t + 1] = " + g.numExpr(0) + " ")
+		case 2:
+			b.WriteString("table.remove(t" + g.pick("", ", 1", ", 2", ", #t", ", 0", ", 7") + ") ")
+		case 3:
+			b.WriteString("table.insert(t, " + g.pick("", "1, ", "2, ", "#t, ") + g.pick(g.numExpr(0), g.strExpr(0)) + ") ")
 		default:
 			b.WriteString("t" + g.tableKey() + " = " + g.pick(g.numExpr(0), g.strExpr(0)) + " ")
 		}

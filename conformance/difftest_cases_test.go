@@ -225,7 +225,8 @@ func TestDifferentialFindings(t *testing.T) {
 			`EVAL "return tostring(((-0 % 2^53+1) == 2 and 1 or 0))" 0`,
 			`EVAL "local a = -(0 % -1) return {tostring(0 * 1), tostring(-0 % 5), tostring(2^53 % -7)}" 0`,
 		}},
-		// table.sort is Lua 5.1's auxsort over luaL_getn's border: ties
+		// table.sort is Lua 5.1's auxsort, table.remove its tremove, over
+		// luaL_getn's border: ties
 		// under a comparator, its calls, and its errors (no position for
 		// a comparison inside it).
 		{"lua table.sort", []string{
@@ -236,6 +237,8 @@ func TestDifferentialFindings(t *testing.T) {
 			`EVAL "local t = {'b', 'a', 1} table.sort(t) return t" 0`,
 			`EVAL "table.sort({{}, {}})" 0`,
 			`EVAL "table.sort({1, 2}, 3)" 0`,
+			`EVAL "local t = {1, 2, 3} t[5] = 5 local x = table.remove(t) return {x, #t, t[5]}" 0`,
+			`EVAL "local t = {1, nil, 3} local x = table.remove(t, 1) local u = {[0] = 'z'} return {x, #t, t[1], t[3], table.remove(u, 0), table.remove({1, 2}, 7)}" 0`,
 		}},
 		// SORT converts a listpack sorted set reading each score back with
 		// strtod: a subnormal one leaves ERANGE in errno, which SORT's own
