@@ -16,3 +16,5 @@ require (
 	github.com/tidwall/match v1.1.1 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
 )
+
+replace github.com/yuin/gopher-lua => ./third_party/gopher-lua

@@ -241,11 +241,9 @@ func (g *gen) table(d int) string {
 	for i := range parts {
 		switch g.n(5) {
 		case 0:
-			// No [3] or [1]: a table with a hole, or an index also given by
-			// position, differs in length or content (gopher-lua
-			// keeps t[3] in its array part, Lua 5.1 in its hash part; see
-			// docs/differential.md).
-			parts[i] = g.pick("a", "b", "['k']", "[1.5]") + " = " + g.pick(g.numExpr(d), g.strExpr(d))
+			// Keys anywhere: holes, indexes also given by position, keys
+			// of every hashed kind (Lua 5.1's layout decides # and next).
+			parts[i] = g.pick("a", "b", g.tableKey()) + " = " + g.pick(g.numExpr(d), g.strExpr(d))
 		case 1:
 			parts[i] = g.numExpr(d)
 		default:
@@ -255,12 +253,45 @@ func (g *gen) table(d int) string {
 	return "{" + strings.Join(parts, ", ") + "}"
 }
 
+// luaTableKeys hash by value in Lua 5.1 (numbers, strings, booleans), so
+// their layout, and with it # and the order of next, is deterministic.
+// Tables and functions hash by address: never generated as keys.
+var luaTableKeys = []string{
+	"1", "2", "3", "4", "5", "6", "8", "9", "16", "17", "0", "-1", "-0", "1.5", "2^53", "1e20", "2^31",
+	"true", "false", "'a'", "'b'", "'k'", "'abc'", "'1'", "''", "'x'", "'y'", "'z'", "'ab'", "'ba'",
+}
+
+func (g *gen) tableKey() string { return "[" + luaTableKeys[g.n(len(luaTableKeys))] + "]" }
+
+// builtTable is a table filled and emptied statement by statement, as a
+// script builds one: growth, rehashes, keys deleted and set again.
+func (g *gen) builtTable(d int) string {
+	var b strings.Builder
+	b.WriteString("(function() local t = " + g.table(d) + " ")
+	for range 1 + g.n(10) {
+		switch g.n(7) {
+		case 0:
+			b.WriteString("t" + g.tableKey() + " = nil ")
+		case 1:
+			b.WriteString("t[#t + 1] = " + g.numExpr(0) + " ")
+		case 2:
+			b.WriteString("table.remove(t" + g.pick("", ", 1", ", 2", ", #t", ", 0", ", 7") + ") ")
+		case 3:
+			b.WriteString("table.insert(t, " + g.pick("", "1, ", "2, ", "#t, ") + g.pick(g.numExpr(0), g.strExpr(0)) + ") ")
+		default:
+			b.WriteString("t" + g.tableKey() + " = " + g.pick(g.numExpr(0), g.strExpr(0)) + " ")
+		}
+	}
+	b.WriteString("return t end)()")
+	return b.String()
+}
+
 func (g *gen) anyExpr(d int) string {
 	if d <= 0 {
 		return g.pick(g.numExpr(0), g.strExpr(0), "nil", "true", "false", "{}")
 	}
 	d--
-	switch g.n(16) {
+	switch g.n(20) {
 	case 0, 1:
 		return g.numExpr(d)
 	case 2, 3:
@@ -288,6 +319,18 @@ func (g *gen) anyExpr(d int) string {
 		return "unpack(" + g.table(d) + g.pick("", ", "+g.numArg(d), ", "+g.numArg(d)+", "+g.numArg(d)) + ")"
 	case 14:
 		return "math." + g.pick("modf", "frexp") + "(" + g.numExpr(d) + ")"
+	case 15:
+		return g.builtTable(d)
+	case 16:
+		return "#" + g.pick(g.table(d), g.builtTable(d))
+	case 17:
+		// The order of next, shown as text.
+		return "(function(t) local r = {} for k, v in pairs(t) do r[#r + 1] = tostring(k) .. '=' .. tostring(v) end return table.concat(r, ' ') end)(" + g.pick(g.table(d), g.builtTable(d)) + ")"
+	case 18:
+		// Lua 5.1's quicksort: ties under a comparator, its calls, errors.
+		cmp := g.pick("", ", function(a, b) return a > b end", ", function(a, b) return tostring(a) < tostring(b) end",
+			", function(a, b) return (tonumber(a) or 0) % 3 < (tonumber(b) or 0) % 3 end", ", function(a, b) return true end", ", 1")
+		return "(function(t) table.sort(t" + cmp + ") return t end)(" + g.pick(g.table(d), g.builtTable(d)) + ")"
 	}
 	return "(" + g.anyExpr(d) + " " + g.pick("and", "or") + " " + g.anyExpr(d) + ")"
 }

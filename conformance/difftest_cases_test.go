@@ -184,5 +184,89 @@ func TestDifferentialFindings(t *testing.T) {
 			`EVAL "return redis.pcall(unpack(ARGV))" 1 "" GEOSEARCHSTORE "" k1 FROMLONLAT 0 0 BYRADIUS 1 m`,
 			"TYPE \"\"",
 		}},
+		// -0 is a number of its own in Lua 5.1's VM (gopher-lua's
+		// allocator shared one boxed 0 for both).
+		{"lua negative zero", []string{
+			`EVAL "local z = ARGV[1] + 0 return {tostring(-z), tostring(z * -1), tostring(z / -7), tostring(-z % 5), string.format('%g', -z), tostring(-z + z), tostring(math.ceil(-0.5))}" 0 0`,
+			`EVAL "local t = {} for i = 1, 3 do t[i] = tostring(-(i - i)) end return t" 0`,
+			`EVAL "return {tostring(-0), tostring(0 * -1), tostring(-(0))}" 0`,
+		}},
+		// Lua 5.1's table layout: the border # finds, the order of next and
+		// of what walks a table with it (cjson.encode, cmsgpack.pack).
+		{"lua table layout", []string{
+			`EVAL "local t = {} t[1] = 1 t[2] = 2 t[4] = 4 local u = {1, 2, 3, 4, 5} u[3] = nil return {#{nil, 'x', nil}, #{1, nil, 3, nil}, #t, #u, #{n = 1, nil, 2}}" 0`,
+			`EVAL "local t = {} for i = 1, 10 do t[i] = i end t[10] = nil t[9] = nil local u = setmetatable({}, {__len = function() return 5 end}) return {#t, #u}" 0`,
+			`EVAL "local r = {} for k in pairs({a = 1, b = 2, c = 3, d = 4, e = 5, [10] = 1, [2] = 2, [-1] = 3, [0.5] = 9, [true] = 1}) do r[#r + 1] = tostring(k) end return r" 0`,
+			`EVAL "local t = {1, 2, 3, x = 1, y = 2} t[5] = 5 t.z = 3 t.x = nil t.w = 1 local r = {} for k in pairs(t) do r[#r + 1] = tostring(k) end return r" 0`,
+			`EVAL "local t = {} for i = 1, 20 do t[i * i] = i end local r = {} for k in pairs(t) do r[#r + 1] = k end return r" 0`,
+			`EVAL "return {cjson.encode({a = 1, [1.5] = 2, 3}), cmsgpack.pack({a = 1, [1.5] = 2, 3, b = {x = 1, y = 2, [3] = 3}})}" 0`,
+			`EVAL "local r = {} for k in pairs({n = 1, unpack({1, 2, 3})}) do r[#r + 1] = tostring(k) end local t = {x = 1, [1] = 'a', 'b', [3] = 'c'} return {r, #t, unpack(t)}" 0`,
+			`EVAL "local t = {} for i, k in ipairs(ARGV) do t[k] = i end t.b = nil t.e = 9 local r = {} for k, v in pairs(t) do r[#r + 1] = k .. v end return r" 0 a b c d f g h`,
+		}},
+		// The MOVE or GETUPVAL pseudo-instructions after a CLOSURE (one per
+		// captured variable) are no loads: the called function keeps its name.
+		{"lua names after a closure", []string{
+			`EVAL "return bit.bor((function(t) return 'a' .. t end)('x'), {})" 0`,
+			`EVAL "local x = 1 return string.rep((function() return x end)(), {})" 0`,
+		}},
+		// Integer keys outside 1..2^26 (t[0], t[-1]) as the library
+		// functions read them; a constant left operand of and/or that
+		// decides nothing is dropped, as by Lua 5.1's code generator.
+		{"lua zero and negative indexes, constant and/or operands", []string{
+			`EVAL "return {table.concat({[-1] = 'a', [0] = 'b', 'c'}, ',', -1), unpack({[0] = 'x', [-1] = 'y', 'z'}, -1, 1)}" 0`,
+			`EVAL "return table.concat({[-0] = 0.5}, ARGV[1], (-(-(0/0))), 3)" 0`,
+			`EVAL "return 'x' .. (false or ARGV[1])" 0`,
+			`EVAL "return 'x' .. (1 and ARGV[1])" 0`,
+			`EVAL "return {false or string.byte('abc', 1, 3), nil or false, true and nil}" 0`,
+		}},
+		// Arithmetic on numerals is folded as lcode.c folds it, % too: no
+		// operand of it is left in the constant table for a later 0.
+		{"lua folded modulo leaves no zero constant", []string{
+			`EVAL "return tostring(((-0 % 2^53+1) == 2 and 1 or 0))" 0`,
+			`EVAL "local a = -(0 % -1) return {tostring(0 * 1), tostring(-0 % 5), tostring(2^53 % -7)}" 0`,
+		}},
+		// table.sort is Lua 5.1's auxsort, table.remove its tremove, over
+		// luaL_getn's border: ties
+		// under a comparator, its calls, and its errors (no position for
+		// a comparison inside it).
+		{"lua table.sort", []string{
+			`EVAL "local t = {} for i = 1, 40 do t[i] = {k = i % 4, i = i} end table.sort(t, function(a, b) return a.k < b.k end) local r = {} for i, v in ipairs(t) do r[i] = v.i end return r" 0`,
+			`EVAL "local n = 0 local t = {5, 3, 8, 1, 9, 2, 7, 4, 6, 0} table.sort(t, function(a, b) n = n + 1 return a > b end) return {n, t}" 0`,
+			`EVAL "local t = {3, 1, 2} t[5] = 0 table.sort(t) return {#t, t[1], t[2], t[3], t[4], t[5]}" 0`,
+			`EVAL "local t = {5, 3, 8, 1, 9, 2, 7} table.sort(t, function(a, b) return true end) return t" 0`,
+			`EVAL "local t = {'b', 'a', 1} table.sort(t) return t" 0`,
+			`EVAL "table.sort({{}, {}})" 0`,
+			`EVAL "table.sort({1, 2}, 3)" 0`,
+			`EVAL "local t = {1, 2, 3} t[5] = 5 local x = table.remove(t) return {x, #t, t[5]}" 0`,
+			`EVAL "local t = {1, nil, 3} local x = table.remove(t, 1) local u = {[0] = 'z'} return {x, #t, t[1], t[3], table.remove(u, 0), table.remove({1, 2}, 7)}" 0`,
+		}},
+		// SORT converts a listpack sorted set reading each score back with
+		// strtod: a subnormal one leaves ERANGE in errno, which SORT's own
+		// strtod checks then see (not for an integer object it casts).
+		// errno is cleared by GEORADIUS_RO's string2d before and after.
+		{"sort listpack zset with a subnormal score", []string{
+			"ZADD z 5e-324 -6 1 3", "GEORADIUS_RO nokey 0 0 1 m", "SORT z", "OBJECT ENCODING z", "GEORADIUS_RO nokey 0 0 1 m",
+			"ZADD y 5e-324 a 1 b", "SORT y ALPHA", "GEORADIUS_RO nokey 0 0 1 m",
+			"ZADD y2 5e-324 a 1 b", "SORT y2 BY nosort", "GEORADIUS_RO nokey 0 0 1 m",
+			"ZADD y3 5e-324 a 1 b", "SET wa 10", "SET wb 3", "SORT y3 BY w*", "GEORADIUS_RO nokey 0 0 1 m",
+			"ZADD y4 5e-324 a 1 b", "SET wb 3.5", "SORT y4 BY w*", "GEORADIUS_RO nokey 0 0 1 m",
+			"ZADD x 5e-324 a 1 b", "HSET ha f 10", "HSET hb f 3", "SORT x BY h*->f", "GEORADIUS_RO nokey 0 0 1 m",
+			"ZADD v 5e-324 a 1 b", "HSET hb f 03", "SORT v BY h*->f", "GEORADIUS_RO nokey 0 0 1 m",
+		}},
+	})
+}
+
+// The C library's math, and pow in constant folding: bit for bit when
+// floodgate calls it (luaengine/libm_cgo.go).
+func TestDifferentialLibm(t *testing.T) {
+	if !libmTrig {
+		t.Skip("floodgate built without cgo computes Lua's math with Go's math")
+	}
+	runCases(t, []tcase{
+		{"lua libm", []string{
+			`EVAL "return {string.format('%.17g', math.cos(-2^31)), math.log10(1e29), string.format('%.17g', math.sin(1e22)), string.format('%.17g', math.exp(0.1)), string.format('%.17g', math.tan(1.5707963267948966))}" 0`,
+			`EVAL "return {cmsgpack.pack(math.log10(2^63)), bit.bswap(-(3 ^ 255)), tostring((-8) ^ 0.5), string.format('%.17g', 3 ^ 255), string.format('%.17g', math.pow(7, 0.3))}" 0`,
+			`EVAL "return {tostring(math.asin(2)), tostring(math.sqrt(-1)), tostring(math.fmod(1, 0)), tostring(math.log(-1)), string.format('%.17g', math.atan2(1, 3))}" 0`,
+		}},
 	})
 }

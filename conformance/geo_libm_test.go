@@ -2,5 +2,6 @@
 
 package conformance
 
-// libmTrig: floodgate's geo distances call the C library (store/geomath_libm.go).
+// libmTrig: floodgate's geo distances and Lua math library call the C
+// library (store/geomath_libm.go, luaengine/libm_cgo.go).
 const libmTrig = true

@@ -2,5 +2,6 @@
 
 package conformance
 
-// libmTrig: floodgate's geo distances are computed in Go (store/geomath_purego.go).
+// libmTrig: floodgate's geo distances and Lua math library are computed in
+// Go (store/geomath_purego.go, luaengine/libm_purego.go).
 const libmTrig = false

@@ -31,7 +31,7 @@ var stringArith = []struct {
 		}
 		return v
 	}},
-	{"__pow", "pow", math.Pow},
+	{"__pow", "pow", powC},
 }
 
 // installStringArith puts the arithmetic events on the string metatable.

@@ -286,8 +286,8 @@ func (e *jsonEncoder) value(v lua.LValue, depth, slots int) {
 			return
 		}
 		e.buf = append(e.buf, '{')
-		// lua-cjson writes the keys in lua_next order, which is Lua 5.1's
-		// node order: tablePairs rebuilds it for string keys.
+		// lua-cjson writes the keys in lua_next order: Lua 5.1's layout,
+		// which gopher-lua's Next follows (tablePairs).
 		keys, vals := tablePairs(v)
 		for i, k := range keys {
 			if i > 0 {

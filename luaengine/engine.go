@@ -398,6 +398,11 @@ func (e *Engine) fillTable(t *lua.LTable, prev int, vals [][]byte, name string) 
 	for i := prev; i > len(vals); i-- {
 		t.RawSetInt(i, lua.LNil)
 	}
+	if prev != len(vals) || e.argsTouched {
+		// The layout of Redis's fresh table: # and next of a script that
+		// adds keys to it see the same array part.
+		t.Lua51Refill(len(vals))
+	}
 	return t, len(vals)
 }
 
@@ -407,15 +412,12 @@ func arrayOnly(t *lua.LTable, prev int) bool {
 	if t.Metatable != lua.LNil || t.Len() != prev {
 		return false
 	}
-	// Len == prev makes Next exact: from a key past the array's end,
-	// gopher-lua's Next skips the first hash key, as it does from 0
-	// (hence nil for an empty table).
-	var last lua.LValue = lua.LNil
-	if prev > 0 {
-		last = lua.LNumber(prev)
+	for k, _ := t.Next(lua.LNil); k != lua.LNil; k, _ = t.Next(k) {
+		if n, ok := k.(lua.LNumber); !ok || n < 1 || n > lua.LNumber(prev) || n != lua.LNumber(int(n)) {
+			return false
+		}
 	}
-	k, _ := t.Next(last)
-	return k == lua.LNil
+	return true
 }
 
 func (e *Engine) replaceTable(name string, n int) *lua.LTable {

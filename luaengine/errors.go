@@ -3,6 +3,7 @@ package luaengine
 import (
 	"errors"
 	"math"
+	"strconv"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -547,6 +548,12 @@ func (r *rewriter) rewriteExpr(ex ast.Expr) ast.Expr {
 			x.Value = "inf"
 		}
 	case *ast.ArithmeticOpExpr:
+		if v, ok := numeral51(x); ok {
+			// Folded as lcode.c folds it, % and ^ included: no operand of
+			// it becomes a constant of the function (gopher-lua would keep
+			// the -0 of -0 % 2^53 in its table, which a later 0 reads).
+			return foldedNumeral(v, x)
+		}
 		x.Lhs = r.rewriteExpr(x.Lhs)
 		x.Rhs = r.rewriteExpr(x.Rhs)
 		name, ok := hiddenArith[x.Operator]
@@ -603,6 +610,19 @@ func (r *rewriter) rewriteExpr(ex ast.Expr) ast.Expr {
 	case *ast.LogicalOpExpr:
 		x.Lhs = r.rewriteExpr(x.Lhs)
 		x.Rhs = r.rewriteExpr(x.Rhs)
+		// Lua 5.1's code generator drops a left operand that decides
+		// nothing (luaK_goiftrue of a constant, luaK_goiffalse of nil or
+		// false): 'x' .. (false or ARGV[1]) names "field '?'", which
+		// gopher-lua's test and jump would hide.
+		if x.Operator == "and" && alwaysTrue(x.Lhs) || x.Operator == "or" && alwaysFalse(x.Lhs) {
+			switch rhs := x.Rhs.(type) {
+			case *ast.FuncCallExpr:
+				rhs.AdjustRet = true
+			case *ast.Comma3Expr:
+				rhs.AdjustRet = true
+			}
+			return x.Rhs
+		}
 	case *ast.RelationalOpExpr:
 		x.Lhs = r.rewriteExpr(x.Lhs)
 		x.Rhs = r.rewriteExpr(x.Rhs)
@@ -622,6 +642,42 @@ func (r *rewriter) rewriteExpr(ex ast.Expr) ast.Expr {
 		}
 	}
 	return ex
+}
+
+// foldedNumeral is the numeral v, at ex's lines, as gopher-lua's
+// compiler reads it back exactly (a -0 through its own unary minus).
+func foldedNumeral(v float64, ex ast.Expr) ast.Expr {
+	n := &ast.NumberExpr{Value: strconv.FormatFloat(math.Abs(v), 'g', -1, 64)}
+	n.SetLine(ex.Line())
+	n.SetLastLine(ex.LastLine())
+	if !math.Signbit(v) {
+		return n
+	}
+	neg := &ast.UnaryMinusOpExpr{Expr: n}
+	neg.SetLine(ex.Line())
+	neg.SetLastLine(ex.LastLine())
+	return neg
+}
+
+// alwaysTrue is a constant luaK_goiftrue emits no test for.
+func alwaysTrue(ex ast.Expr) bool {
+	switch x := ex.(type) {
+	case *ast.TrueExpr, *ast.NumberExpr, *ast.StringExpr:
+		return true
+	case *ast.UnaryMinusOpExpr:
+		_, ok := x.Expr.(*ast.NumberExpr)
+		return ok
+	}
+	return false
+}
+
+// alwaysFalse is a constant luaK_goiffalse emits no test for.
+func alwaysFalse(ex ast.Expr) bool {
+	switch ex.(type) {
+	case *ast.FalseExpr, *ast.NilExpr:
+		return true
+	}
+	return false
 }
 
 // luaConcat concatenates its operands as Lua 5.1's OP_CONCAT does.
@@ -702,25 +758,8 @@ func (e *Engine) luaPow(L *lua.LState) int {
 	return e.hiddenArith(L, "__pow", powC)
 }
 
-// powC is glibc's pow where its NaNs differ from Go's: a NaN base with an
-// odd integral exponent loses its sign (pow(-nan, 3) is nan, pow(-nan, 2)
-// -nan), with another exponent it is passed on, a NaN exponent is passed
-// on, and an invalid power is the default -nan (measured against Redis
-// 7.0.15).
-func powC(x, y float64) float64 {
-	r := math.Pow(x, y)
-	switch {
-	case r == r:
-		return r
-	case x != x && math.Abs(y) < 1<<53 && math.Mod(y, 2) != 0 && y == math.Trunc(y):
-		return math.Abs(x)
-	case x != x:
-		return x
-	case y != y:
-		return y
-	}
-	return defaultNaN
-}
+// powC is Lua 5.1's luai_numpow: the C library's pow.
+func powC(x, y float64) float64 { return libm.pow(x, y) }
 
 // hiddenArith is luaV_arith for an operator the rewriter made a call:
 // numbers and numeric strings, else the operands' metamethod for event,

@@ -6,24 +6,19 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// Lua 5.1's math library (lmathlib.c) over glibc: arguments through
-// luaL_checknumber (numeric strings too), ldexp's exponent a C int, and
-// NaN as x86 makes it: an invalid operation yields the negative "default
-// NaN" (printed -nan) while a NaN operand passes through. Go's math
-// returns a positive NaN of its own.
+// Lua 5.1's math library (lmathlib.c) over the C library's math (libm):
+// arguments through luaL_checknumber (numeric strings too), ldexp's
+// exponent a C int, two-argument functions checking their second argument
+// first.
 
-// cNaN returns r, or for a NaN result the NaN C would give: the first NaN
-// operand, else the default NaN.
-func cNaN(r float64, in ...float64) float64 {
-	if r == r {
-		return r
-	}
-	for _, x := range in {
-		if x != x {
-			return x
-		}
-	}
-	return defaultNaN
+// libmFuncs are the C functions lmathlib.c calls.
+type libmFuncs struct {
+	sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, exp, log, log10,
+	sqrt, floor, ceil func(float64) float64
+	fmod, pow, atan2 func(x, y float64) float64
+	frexp            func(float64) (float64, int)
+	ldexp            func(float64, int32) float64
+	modf             func(float64) (ip, fp float64)
 }
 
 // defaultNaN is x86's answer to an invalid operation (0/0): sign set.
@@ -33,25 +28,15 @@ var (
 	quietNaN   = math.Float64frombits(0x7FF8000000000000)
 )
 
-func math1(f func(float64) float64) lua.LGFunction {
-	return func(L *lua.LState) int {
-		x := checkNumber(L, 1)
-		L.Push(lua.LNumber(cNaN(f(x), x)))
-		return 1
-	}
+func init() {
+	// The ^ operator and its constant folding, in gopher-lua's VM and
+	// compiler (third_party/gopher-lua), as Lua 5.1's luai_numpow.
+	lua.Pow = libm.pow
 }
 
-// positiveNaN wraps the glibc functions whose domain errors return a
-// positive NaN (acos(2), asin(2), log10(-1) print "nan", measured against
-// Redis 7.0.15 on x86-64) where most return the default -nan.
-func positiveNaN(f func(float64) float64) lua.LGFunction {
+func math1(f func(float64) float64) lua.LGFunction {
 	return func(L *lua.LState) int {
-		x := checkNumber(L, 1)
-		r := cNaN(f(x), x)
-		if r != r && x == x {
-			r = quietNaN
-		}
-		L.Push(lua.LNumber(r))
+		L.Push(lua.LNumber(f(checkNumber(L, 1))))
 		return 1
 	}
 }
@@ -62,31 +47,9 @@ func math2(f func(x, y float64) float64) lua.LGFunction {
 	return func(L *lua.LState) int {
 		y := checkNumber(L, 2)
 		x := checkNumber(L, 1)
-		L.Push(lua.LNumber(cNaN(f(x, y), x, y)))
+		L.Push(lua.LNumber(f(x, y)))
 		return 1
 	}
-}
-
-// logC is math.Log with subnormal arguments scaled into the normal range
-// first: Go's amd64 Log answers log(1e-310) as -709.08, glibc -713.80.
-func logC(x float64) float64 {
-	if x > 0 && x < 0x1p-1022 {
-		return math.Log(x*0x1p54) - 54*math.Ln2
-	}
-	return math.Log(x)
-}
-
-// log10C is glibc's log10 where Go's differs most visibly: glibc's is
-// exact for powers of ten (Go's math.Log10(1e15) is 14.999999999999998).
-func log10C(x float64) float64 {
-	if x >= 1 && x <= 1e22 {
-		for k, p := 0, 1.0; p <= x; k, p = k+1, p*10 {
-			if p == x {
-				return float64(k)
-			}
-		}
-	}
-	return logC(x) * (1 / math.Ln10)
 }
 
 // radiansPerDegree is lmathlib.c's RADIANS_PER_DEGREE: deg divides by it.
@@ -95,43 +58,31 @@ const radiansPerDegree = math.Pi / 180.0
 func (e *Engine) installMathLibrary(m *lua.LTable) {
 	L := e.L
 	for name, fn := range map[string]lua.LGFunction{
-		"abs": func(L *lua.LState) int { L.Push(lua.LNumber(math.Abs(checkNumber(L, 1)))); return 1 }, "ceil": math1(math.Ceil), "floor": math1(math.Floor),
-		"sqrt": math1(math.Sqrt), "sin": math1(math.Sin), "cos": math1(math.Cos),
-		"tan": math1(math.Tan), "asin": positiveNaN(math.Asin), "acos": positiveNaN(math.Acos),
-		"atan": math1(math.Atan), "sinh": math1(math.Sinh), "cosh": math1(math.Cosh),
-		"tanh": math1(math.Tanh), "exp": math1(math.Exp), "log": math1(logC),
-		"log10": positiveNaN(log10C),
-		"deg":   math1(func(x float64) float64 { return x / radiansPerDegree }),
-		"rad":   math1(func(x float64) float64 { return x * radiansPerDegree }),
-		"fmod":  math2(math.Mod), "pow": func(L *lua.LState) int {
-			y := checkNumber(L, 2)
-			L.Push(lua.LNumber(powC(checkNumber(L, 1), y)))
-			return 1
-		}, "atan2": func(L *lua.LState) int {
-			x := checkNumber(L, 2)
-			y := checkNumber(L, 1)
-			L.Push(lua.LNumber(cNaN(math.Atan2(y, x), x, y))) // x's NaN first
-			return 1
-		},
+		"abs":  func(L *lua.LState) int { L.Push(lua.LNumber(math.Abs(checkNumber(L, 1)))); return 1 },
+		"ceil": math1(libm.ceil), "floor": math1(libm.floor), "sqrt": math1(libm.sqrt),
+		"sin": math1(libm.sin), "cos": math1(libm.cos), "tan": math1(libm.tan),
+		"asin": math1(libm.asin), "acos": math1(libm.acos), "atan": math1(libm.atan),
+		"sinh": math1(libm.sinh), "cosh": math1(libm.cosh), "tanh": math1(libm.tanh),
+		"exp": math1(libm.exp), "log": math1(libm.log), "log10": math1(libm.log10),
+		"deg":  math1(func(x float64) float64 { return x / radiansPerDegree }),
+		"rad":  math1(func(x float64) float64 { return x * radiansPerDegree }),
+		"fmod": math2(libm.fmod), "pow": math2(libm.pow),
+		"atan2": math2(libm.atan2),
 		"modf": func(L *lua.LState) int {
-			x := checkNumber(L, 1)
-			ip, fp := math.Modf(x)
-			if math.IsInf(x, 0) {
-				fp = math.Copysign(0, x)
-			}
+			ip, fp := libm.modf(checkNumber(L, 1))
 			L.Push(lua.LNumber(ip))
 			L.Push(lua.LNumber(fp))
 			return 2
 		},
 		"frexp": func(L *lua.LState) int {
-			frac, exp := math.Frexp(checkNumber(L, 1))
+			frac, exp := libm.frexp(checkNumber(L, 1))
 			L.Push(lua.LNumber(frac))
 			L.Push(lua.LNumber(exp))
 			return 2
 		},
 		"ldexp": func(L *lua.LState) int {
 			e := checkInt(L, 2)
-			L.Push(lua.LNumber(math.Ldexp(checkNumber(L, 1), int(e))))
+			L.Push(lua.LNumber(libm.ldexp(checkNumber(L, 1), e)))
 			return 1
 		},
 		"max": func(L *lua.LState) int { return mathFold(L, func(d, m float64) bool { return d > m }) },

@@ -236,6 +236,12 @@ func objectName(p *lua.FunctionProto, pc, reg int) (kind, name string) {
 			if dest := i + 1 + argSbx(inst); i < dest && dest <= pc {
 				i = dest - 1
 			}
+		case lua.OP_CLOSURE:
+			// The MOVE or GETUPVAL after it, one per upvalue, only name
+			// what the closure captures (symbexec skips them too).
+			if b := argBx(inst); b < len(p.FunctionPrototypes) {
+				i += int(p.FunctionPrototypes[b].NumUpvalues)
+			}
 		}
 	}
 	if last < 0 {

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	lua "github.com/yuin/gopher-lua"
 )
 
 // resp3Writer is respWriter with RESP3's script-only types.
@@ -84,13 +86,14 @@ func TestReplyLua51Order(t *testing.T) {
 	x, y := strings.Repeat("x", 33), strings.Repeat("y", 40)
 	keys := []string{"ab", "ba", "abc", x, y, "k1", "k2", "k3", "k4", "k5", "k6"}
 	want := []string{"k1", "k3", "abc", "ab", "ba", "k2", x, "k6", y, "k4", "k5"}
-	hashes := make([]uint32, len(keys))
-	for i, k := range keys {
-		hashes[i] = luaStringHash(k)
+	tb := lua.NewState().NewTable()
+	for _, k := range keys {
+		tb.RawSetString(k, lua.LNumber(1))
 	}
 	var got []string
-	for _, i := range lua51Order(hashes) {
-		got = append(got, keys[i])
+	ks, _ := tablePairs(tb)
+	for _, k := range ks {
+		got = append(got, string(k.(lua.LString)))
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("got %q\nwant %q", got, want)

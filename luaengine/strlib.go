@@ -29,6 +29,8 @@ func (e *Engine) installTableOverrides(t *lua.LTable) {
 	L := e.L
 	t.RawSetString("concat", L.NewFunction(tableConcat))
 	t.RawSetString("insert", L.NewFunction(e.tableInsert))
+	t.RawSetString("sort", L.NewFunction(tableSort))
+	t.RawSetString("remove", L.NewFunction(tableRemove))
 	t.RawSetString("getn", L.NewFunction(func(L *lua.LState) int {
 		L.Push(lua.LNumber(getn(L.CheckTable(1))))
 		return 1
@@ -71,6 +73,24 @@ func (e *Engine) installTableOverrides(t *lua.LTable) {
 		}
 		return 0
 	}))
+}
+
+// tableRemove is Lua 5.1's table.remove: positions within luaL_getn's
+// border, shifted down one rawseti at a time (gopher-lua cut its array
+// slice, past a hole too).
+func tableRemove(L *lua.LState) int {
+	tb := L.CheckTable(1)
+	e := int32(getn(tb))
+	pos := optInt(L, 2, e)
+	if pos < 1 || pos > e {
+		return 0
+	}
+	L.Push(tb.RawGetInt(int(pos)))
+	for ; pos < e; pos++ {
+		tb.RawSetInt(int(pos), tb.RawGetInt(int(pos)+1))
+	}
+	tb.RawSetInt(int(e), lua.LNil)
+	return 1
 }
 
 // tableConcat is Lua 5.1's table.concat with "%.14g" numbers.

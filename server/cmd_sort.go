@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"sort"
+	"strconv"
 
 	"github.com/floodgate/floodgate/internal/number"
 	"github.com/floodgate/floodgate/store"
@@ -91,8 +92,19 @@ func cmdSort(c *Client, args [][]byte) {
 		// stored or seen by a script, so that replicas agree.
 		q.noSort, q.alpha, q.by = false, true, nil
 	}
+	// erange is errno when the scores are read: Redis converts a listpack
+	// for SORT, for good, reading each score back with strtod, which sets
+	// ERANGE for a subnormal one; SORT then tests errno after each strtod
+	// of its own and never clears it.
+	erange := false
 	if z, ok := v.(*store.ZSet); ok {
-		z.Unpack() // Redis converts a listpack for SORT, for good
+		if z.Encoding() == "listpack" {
+			z.Ascend(0, func(_ []byte, s float64) bool {
+				erange = s != 0 && math.Abs(s) < minNormal
+				return !erange
+			})
+		}
+		z.Unpack()
 	}
 	length := 0
 	switch v := v.(type) {
@@ -163,10 +175,10 @@ func cmdSort(c *Client, args [][]byte) {
 		if q.noSort {
 			continue
 		}
-		by := el
+		by, intEncoded := el, false
 		if q.by != nil {
 			var found bool
-			if by, found = lookupByPattern(c, q.by, el); !found {
+			if by, intEncoded, found = lookupByPattern(c, q.by, el); !found {
 				continue
 			}
 		}
@@ -176,9 +188,13 @@ func cmdSort(c *Client, args [][]byte) {
 			}
 			continue
 		}
+		if intEncoded { // Redis casts an integer object: no strtod, no errno
+			items[i].score, _ = strconv.ParseFloat(string(by), 64)
+			continue
+		}
 		score, ok := sortScore(by)
 		items[i].score = score
-		badScore = badScore || !ok
+		badScore = badScore || !ok || erange
 	}
 	if !q.noSort {
 		sort.SliceStable(items, func(i, j int) bool { return q.less(&items[i], &items[j]) })
@@ -202,7 +218,7 @@ func cmdSort(c *Client, args [][]byte) {
 				c.w.Bulk(items[j].elem)
 			}
 			for _, pattern := range q.gets {
-				if val, found := lookupByPattern(c, pattern, items[j].elem); found {
+				if val, _, found := lookupByPattern(c, pattern, items[j].elem); found {
 					c.w.Bulk(val)
 				} else {
 					c.w.Null()
@@ -313,13 +329,17 @@ func isHexNumeral(b []byte) bool {
 // itself; otherwise the first '*' is replaced by the element to name a
 // string key, or, with "->field" after the '*', a hash's field. A pattern
 // without '*', a missing key and a key of another type find nothing.
-func lookupByPattern(c *Client, pattern, elem []byte) ([]byte, bool) {
+// intEncoded reports an object Redis holds as an integer (a string key's
+// int encoding; a listpack hash's integer field, which
+// hashTypeGetValueObject makes from the long long): SORT casts it, with no
+// strtod and no look at errno.
+func lookupByPattern(c *Client, pattern, elem []byte) (val []byte, intEncoded, found bool) {
 	if len(pattern) == 1 && pattern[0] == '#' {
-		return elem, true
+		return elem, false, true
 	}
 	star := bytes.IndexByte(pattern, '*')
 	if star < 0 {
-		return nil, false
+		return nil, false, false
 	}
 	keyEnd, field := len(pattern), []byte(nil)
 	if f := bytes.Index(pattern[star+1:], []byte("->")); f >= 0 && star+1+f+2 < len(pattern) {
@@ -330,21 +350,22 @@ func lookupByPattern(c *Client, pattern, elem []byte) ([]byte, bool) {
 	key = append(append(append(key, pattern[:star]...), elem...), pattern[star+1:keyEnd]...)
 	e := c.db.Get(key)
 	if e == nil {
-		return nil, false
+		return nil, false, false
 	}
 	if field != nil {
 		h, ok := e.Value.(*store.Hash)
 		if !ok {
-			return nil, false
+			return nil, false, false
 		}
 		v, found := h.Get(field)
-		return []byte(v), found
+		_, isInt := number.ParseInt(v)
+		return []byte(v), isInt && h.Encoding() == "listpack", found
 	}
 	s, ok := e.Value.(*store.String)
 	if !ok {
-		return nil, false
+		return nil, false, false
 	}
-	return s.Bytes(), true
+	return s.Bytes(), s.Encoding() == "int", true
 }
 
 // sortStore writes SORT's result (the elements, or the GET values with ""
@@ -362,7 +383,7 @@ func sortStore(c *Client, q sortQuery, items []sortItem, start, end, outLen int)
 			out = append(out, items[j].elem)
 		}
 		for _, pattern := range q.gets {
-			val, _ := lookupByPattern(c, pattern, items[j].elem)
+			val, _, _ := lookupByPattern(c, pattern, items[j].elem)
 			out = append(out, bytes.Clone(val))
 		}
 	}
