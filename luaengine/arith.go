@@ -3,7 +3,7 @@ package luaengine
 import (
 	"math"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/floodgate/floodgate/third_party/gopher-lua"
 )
 
 // Arithmetic on strings. Lua 5.1 converts a string operand with luaO_str2d

@@ -3,7 +3,7 @@ package luaengine
 import (
 	"math"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/floodgate/floodgate/third_party/gopher-lua"
 )
 
 // The bit library is LuaBitOp 1.0.2 as Redis ships it: operands are

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/floodgate/floodgate/internal/number"
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/floodgate/floodgate/third_party/gopher-lua"
 )
 
 // The cjson library is lua-cjson 2.1.0 as Redis 7.0 bundles it: numbers

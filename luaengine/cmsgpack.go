@@ -5,7 +5,7 @@ import (
 	"math"
 	"strconv"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/floodgate/floodgate/third_party/gopher-lua"
 )
 
 // The cmsgpack library is lua-cmsgpack 0.4.0 as Redis 7.0 bundles it. A

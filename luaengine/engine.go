@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/floodgate/floodgate/third_party/gopher-lua"
 )
 
 // ReplyWriter receives exactly one Redis reply, possibly nested. It is the

@@ -1,6 +1,6 @@
 package luaengine
 
-import lua "github.com/yuin/gopher-lua"
+import lua "github.com/floodgate/floodgate/third_party/gopher-lua"
 
 // Every global a script reads goes through its function's environment.
 // The proxy scripts see as _G is empty, so that every write reaches its

@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 
-	lua "github.com/yuin/gopher-lua"
-	"github.com/yuin/gopher-lua/ast"
-	"github.com/yuin/gopher-lua/parse"
+	lua "github.com/floodgate/floodgate/third_party/gopher-lua"
+	"github.com/floodgate/floodgate/third_party/gopher-lua/ast"
+	"github.com/floodgate/floodgate/third_party/gopher-lua/parse"
 )
 
 // luaErrorHandler runs while the failed script's frames still exist and

@@ -1,6 +1,6 @@
 package luaengine
 
-import lua "github.com/yuin/gopher-lua"
+import lua "github.com/floodgate/floodgate/third_party/gopher-lua"
 
 // getn is Lua 5.1's luaH_getn, which unpack, table.concat, table.insert
 // and table.getn use through luaL_getn: gopher-lua's Len in

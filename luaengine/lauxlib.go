@@ -1,7 +1,7 @@
 package luaengine
 
 import (
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/floodgate/floodgate/third_party/gopher-lua"
 )
 
 // Lua 5.1's argument checks (lauxlib.c) as Redis's Lua has them: numbers

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/floodgate/floodgate/third_party/gopher-lua"
 )
 
 // strFormat is Lua 5.1's string.format: each directive is handed to C's

@@ -3,7 +3,7 @@ package luaengine
 import (
 	"math"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/floodgate/floodgate/third_party/gopher-lua"
 )
 
 // Lua 5.1's math library (lmathlib.c) over the C library's math (libm):

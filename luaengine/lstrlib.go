@@ -3,7 +3,7 @@ package luaengine
 import (
 	"strings"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/floodgate/floodgate/third_party/gopher-lua"
 )
 
 // Lua 5.1's string library (lstrlib.c) as Redis's Lua runs it, written

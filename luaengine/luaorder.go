@@ -1,6 +1,6 @@
 package luaengine
 
-import lua "github.com/yuin/gopher-lua"
+import lua "github.com/floodgate/floodgate/third_party/gopher-lua"
 
 // tablePairs returns t's pairs in the order Redis's Lua 5.1 lists them with
 // lua_next (cjson.encode, cmsgpack.pack, a RESP3 map or set reply): the

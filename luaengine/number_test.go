@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/floodgate/floodgate/internal/number"
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/floodgate/floodgate/third_party/gopher-lua"
 )
 
 // The fast path of parseNumber must agree with the strtod-like parser on

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unsafe"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/floodgate/floodgate/third_party/gopher-lua"
 )
 
 // Lua 5.1 names the variable in a runtime error ("attempt to index field

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/floodgate/floodgate/third_party/gopher-lua"
 )
 
 // TestObjectNames checks that runtime errors name the variable as Lua 5.1

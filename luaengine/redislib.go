@@ -5,7 +5,7 @@ import (
 	"encoding/hex"
 	"unsafe"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/floodgate/floodgate/third_party/gopher-lua"
 )
 
 // Version is the Redis version scripts see as redis.REDIS_VERSION.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unsafe"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/floodgate/floodgate/third_party/gopher-lua"
 )
 
 // replyBuilder is the ReplyWriter that redis.call hands to the Caller: it

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/floodgate/floodgate/third_party/gopher-lua"
 )
 
 // resp3Writer is respWriter with RESP3's script-only types.

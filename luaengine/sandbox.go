@@ -4,7 +4,7 @@ import (
 	"math"
 
 	"github.com/floodgate/floodgate/internal/number"
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/floodgate/floodgate/third_party/gopher-lua"
 )
 
 // setupSandbox builds Redis 7.0's script environment: base, table, string,

@@ -5,7 +5,7 @@ import (
 	"encoding/hex"
 	"strings"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/floodgate/floodgate/third_party/gopher-lua"
 )
 
 // Flags are the script flags of a "#!lua flags=..." shebang.

@@ -1,7 +1,7 @@
 package luaengine
 
 import (
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/floodgate/floodgate/third_party/gopher-lua"
 )
 
 func (e *Engine) installStringOverrides(s *lua.LTable) {

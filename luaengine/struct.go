@@ -5,7 +5,7 @@ import (
 	"math"
 	"strconv"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/floodgate/floodgate/third_party/gopher-lua"
 )
 
 // The struct library is Roberto Ierusalimschy's struct 1.4 as Redis 7.0

@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/yuin/gopher-lua/ast"
-	"github.com/yuin/gopher-lua/parse"
+	"github.com/floodgate/floodgate/third_party/gopher-lua/ast"
+	"github.com/floodgate/floodgate/third_party/gopher-lua/parse"
 
 	"github.com/floodgate/floodgate/internal/number"
 )

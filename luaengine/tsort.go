@@ -1,6 +1,6 @@
 package luaengine
 
-import lua "github.com/yuin/gopher-lua"
+import lua "github.com/floodgate/floodgate/third_party/gopher-lua"
 
 // tableSort is Lua 5.1's table.sort (ltablib.c): luaL_getn's border, then
 // its own quicksort, auxsort. A script sees its order: where equal

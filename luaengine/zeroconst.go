@@ -3,7 +3,7 @@ package luaengine
 import (
 	"math"
 
-	"github.com/yuin/gopher-lua/ast"
+	"github.com/floodgate/floodgate/third_party/gopher-lua/ast"
 )
 
 // Lua 5.1 keeps one constant per value in a function's constant table,
