@@ -164,6 +164,13 @@ func (s *Server) propagatePending(wrap bool) {
 // another time). Commands that run others (EXEC, EVAL) are logged through
 // what they ran, as Redis 7.0's effects replication.
 func (s *Server) propagated(c *Client, cmd *Command, args [][]byte) {
+	switch {
+	case c.propNone:
+		return
+	case c.propArgs != nil:
+		s.propagate(c.db.Index(), c.propArgs...)
+		return
+	}
 	if rewrite := propagateRewrites[cmd.Name]; rewrite != nil {
 		rewrite(s, c, args)
 		return
@@ -173,6 +180,69 @@ func (s *Server) propagated(c *Client, cmd *Command, args [][]byte) {
 		return
 	}
 	s.propagate(c.db.Index(), args...)
+}
+
+// logAs sets what the running command is logged as, for a handler that
+// knows it better than the table below could (Redis's
+// rewriteClientCommandVector): a pop that a replay would pick otherwise,
+// a blocking command as the pop it did. args must stay valid until the
+// command is over.
+func (c *Client) logAs(args ...[]byte) {
+	if c.srv.aof.on.Load() {
+		c.propArgs = args
+	}
+}
+
+// forceLog logs the running command even if it changed nothing, as
+// Redis's forceCommandPropagation.
+func (c *Client) forceLog() {
+	if c.srv.aof.on.Load() {
+		c.propForce = true
+	}
+}
+
+// alsoLog queues a command for the AOF beside the running one, which is
+// then not logged itself (Redis's alsoPropagate and
+// preventCommandPropagation): SPOP with a count logs one SREM a member.
+func (c *Client) alsoLog(args ...[]byte) {
+	if c.srv.aof.on.Load() {
+		c.srv.propagate(c.db.Index(), args...)
+		c.propNone = true
+	}
+}
+
+// Command names of logged rewrites, as Redis's shared objects spell them
+// (its shared.left and shared.right are lower case).
+var (
+	cmdSREM      = []byte("SREM")
+	cmdLPOP      = []byte("LPOP")
+	cmdRPOP      = []byte("RPOP")
+	cmdLMOVE     = []byte("LMOVE")
+	cmdRPOPLPUSH = []byte("RPOPLPUSH")
+	cmdZPOPMIN   = []byte("ZPOPMIN")
+	cmdZPOPMAX   = []byte("ZPOPMAX")
+	argLeft      = []byte("left")
+	argRight     = []byte("right")
+	argABSTTL    = []byte("ABSTTL")
+)
+
+// logAsPop logs a list or sorted-set pop as the non-blocking command that
+// pops the same (Redis's blockingPopGenericCommand, serveClientBlockedOnList,
+// genericZpopCommand): name key, or name key n when a count was given.
+func (c *Client) logAsPop(name, key []byte, n int64) {
+	if n < 0 {
+		c.logAs(name, key)
+		return
+	}
+	c.logAs(name, key, strconv.AppendInt(nil, n, 10))
+}
+
+// listEnd is LEFT or RIGHT as Redis logs a served BLMOVE.
+func listEnd(front bool) []byte {
+	if front {
+		return argLeft
+	}
+	return argRight
 }
 
 // propagateRewrites are the commands logged otherwise than as they came,
@@ -191,7 +261,9 @@ func init() {
 		"set":          propagateSet,
 		"incrbyfloat":  propagateIncrByFloat,
 		"hincrbyfloat": propagateHIncrByFloat,
-		"spop":         propagateKeyState,
+		"restore":      propagateRestore,
+		"getset":       propagateGetSet,
+		"getdel":       propagateGetDel,
 		"cl.throttle":  propagateKeyState,
 	}
 }
@@ -206,8 +278,9 @@ var (
 )
 
 // propagateExpiry logs EXPIRE and its kin as PEXPIREAT with the absolute
-// time (a DEL when the key is gone, a PERSIST when GETEX removed the TTL),
-// as Redis's expireGenericCommand and getexCommand.
+// time, keeping EXPIRE's NX|XX|GT|LT (a DEL when the key is gone, a PERSIST
+// when GETEX removed the TTL), as Redis's expireGenericCommand and
+// getexCommand; PEXPIREAT goes as it came.
 func propagateExpiry(s *Server, c *Client, args [][]byte) {
 	key := args[1]
 	db := c.db.Index()
@@ -216,8 +289,13 @@ func propagateExpiry(s *Server, c *Client, args [][]byte) {
 		s.propagate(db, cmdDEL, key)
 	case e.ExpireAt() == 0:
 		s.propagate(db, cmdPERSIST, key)
-	default:
+	case eqFold(args[0], "pexpireat"):
+		s.propagate(db, args...)
+	case eqFold(args[0], "getex"):
 		s.propagate(db, cmdPEXPIREAT, key, strconv.AppendInt(nil, e.ExpireAt(), 10))
+	default:
+		out := append([][]byte{cmdPEXPIREAT, key, strconv.AppendInt(nil, e.ExpireAt(), 10)}, args[3:]...)
+		s.propagate(db, out...)
 	}
 }
 
@@ -236,16 +314,61 @@ func (s *Server) propagateSetPXAT(c *Client, key, value []byte) {
 	s.propagate(db, cmdSET, key, value, argPXAT, strconv.AppendInt(nil, e.ExpireAt(), 10))
 }
 
-// propagateSet logs SET with EX, PX or EXAT as SET key value PXAT <ms>, as
-// Redis 7.0's setGenericCommand; other SETs go as they came.
+// propagateSet logs SET with EX, PX, EXAT or PXAT as SET key value PXAT
+// <ms>, and other SETs without their GET, as Redis 7.0's setGenericCommand.
 func propagateSet(s *Server, c *Client, args [][]byte) {
+	get := false
 	for _, a := range args[3:] {
-		if eqFold(a, "ex") || eqFold(a, "px") || eqFold(a, "exat") {
+		if eqFold(a, "ex") || eqFold(a, "px") || eqFold(a, "exat") || eqFold(a, "pxat") {
 			s.propagateSetPXAT(c, args[1], args[2])
 			return
 		}
+		get = get || eqFold(a, "get")
+	}
+	if get {
+		out := make([][]byte, 0, len(args)-1)
+		for i, a := range args {
+			if i < 3 || !eqFold(a, "get") {
+				out = append(out, a)
+			}
+		}
+		args = out
 	}
 	s.propagate(c.db.Index(), args...)
+}
+
+// propagateGetSet logs GETSET as SET key value, as Redis's getsetCommand.
+func propagateGetSet(s *Server, c *Client, args [][]byte) {
+	s.propagate(c.db.Index(), cmdSET, args[1], args[2])
+}
+
+// propagateGetDel logs GETDEL as DEL key, as Redis's getdelCommand.
+func propagateGetDel(s *Server, c *Client, args [][]byte) {
+	s.propagate(c.db.Index(), cmdDEL, args[1])
+}
+
+// propagateRestore logs a relative TTL as the absolute one with ABSTTL
+// added, and a REPLACE whose TTL had already passed as DEL, as Redis's
+// restoreCommand.
+func propagateRestore(s *Server, c *Client, args [][]byte) {
+	key := args[1]
+	db := c.db.Index()
+	e := c.db.Entry(key)
+	if e == nil {
+		s.propagate(db, cmdDEL, key)
+		return
+	}
+	absolute := false
+	for _, a := range args[4:] {
+		absolute = absolute || eqFold(a, "absttl")
+	}
+	if e.ExpireAt() == 0 || absolute {
+		s.propagate(db, args...)
+		return
+	}
+	out := append(append([][]byte{}, args...), argABSTTL)
+	out[2] = strconv.AppendInt(nil, e.ExpireAt(), 10)
+	s.propagate(db, out...)
 }
 
 // propagateIncrByFloat logs the result, SET key value KEEPTTL, as Redis
@@ -268,24 +391,11 @@ func propagateHIncrByFloat(s *Server, c *Client, args [][]byte) {
 }
 
 // propagateKeyState logs the key's whole state after a command whose
-// effect depends on chance or on the time it ran (SPOP's random members,
-// CL.THROTTLE's decision): a string as SET key value [PXAT ms], anything
-// else as DEL and the commands a rewrite would write.
+// effect depends on the time it ran (CL.THROTTLE's decision): a string as
+// SET key value [PXAT ms], anything else as DEL and the commands a rewrite
+// would write.
 func propagateKeyState(s *Server, c *Client, args [][]byte) {
 	s.propagateState(c.db, args[1])
-}
-
-// propagateTouched logs the state of each key once.
-func (s *Server) propagateTouched(keys []store.TouchedKey) {
-	for i, tk := range keys {
-		seen := false
-		for _, prev := range keys[:i] {
-			seen = seen || prev == tk
-		}
-		if !seen {
-			s.propagateState(s.store.DB(tk.DB), []byte(tk.Key))
-		}
-	}
 }
 
 func (s *Server) propagateState(sdb *store.DB, key []byte) {

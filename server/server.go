@@ -596,9 +596,13 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 	// to the feed once everything it ran is done.
 	logging := s.aof.on.Load()
 	var dirty int64
+	var outerArgs [][]byte
+	var outerNone, outerForce bool
 	if logging {
 		s.aof.prop.depth++
 		dirty = s.store.Dirty()
+		outerArgs, outerNone, outerForce = c.propArgs, c.propNone, c.propForce // a script's redis.call may run as c
+		c.propArgs, c.propNone, c.propForce = nil, false, false
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -614,9 +618,10 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 		s.processed++
 		if logging {
 			s.aof.prop.depth--
-			if s.store.Dirty() != dirty {
+			if s.store.Dirty() != dirty || c.propForce {
 				s.propagated(c, cmd, args)
 			}
+			c.propArgs, c.propNone, c.propForce = outerArgs, outerNone, outerForce
 			if s.aof.prop.depth == 0 {
 				s.propagatePending(true)
 			}
