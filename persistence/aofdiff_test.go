@@ -160,6 +160,9 @@ func normalize(cmds []string, random bool) []string {
 	return out
 }
 
+// dumpHello is Redis 7.0's DUMP of the string "hello".
+const dumpHello = "\x00\x05hello\n\x00cr\xdfve4 \n"
+
 // aofFamilies are the differential cases: every write command family,
 // the commands Redis logs otherwise than as they came, and blocked
 // clients served by a later push. Keys are distinct across families, so
@@ -225,6 +228,10 @@ var aofFamilies = map[string][]aofStep{
 	"scripts and transactions": {
 		{cmds: [][]any{{"eval", "redis.call('set', KEYS[1], 'v') redis.call('expire', KEYS[1], 100) return 1", "1", "sk"}, {"eval", "return redis.call('get', KEYS[1])", "1", "sk"}, {"eval", "redis.call('incr', KEYS[1]) return 1", "1", "sn"}}},
 		{cmds: [][]any{{"multi"}, {"set", "t1", "v"}, {"incr", "t2"}, {"exec"}, {"multi"}, {"get", "t1"}, {"exec"}, {"multi"}, {"incr", "t2"}, {"exec"}}},
+	},
+	"restore": {
+		{cmds: [][]any{{"restore", "r1", "0", dumpHello}, {"restore", "r2", "100000", dumpHello}, {"restore", "r3", "4102444800000", dumpHello, "absttl"}, {"restore", "r2", "5000", dumpHello, "replace", "idletime", "10"}}},
+		{cmds: [][]any{{"restore", "r1", "1", dumpHello, "replace", "absttl"}, {"restore", "r4", "1", dumpHello, "absttl"}}},
 	},
 	"flush": {
 		{cmds: [][]any{{"set", "f", "v"}, {"flushdb"}, {"flushdb"}, {"flushall"}, {"flushall"}}},
