@@ -20,9 +20,11 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/floodgate/floodgate/aof"
+	"github.com/floodgate/floodgate/luaengine"
 	"github.com/floodgate/floodgate/rdb"
 	"github.com/floodgate/floodgate/store"
 )
@@ -103,12 +105,32 @@ type aofState struct {
 	baseSize       int64
 	cronStarted    bool
 
+	// failing is set while writeErr or fsyncErr is: write commands are
+	// refused with MISCONF (Redis's writeCommandsDeniedByDiskError). Read
+	// by dispatch without a.mu.
+	failing atomic.Bool
+	// exit ends the process, as Redis exits when a write or an fsync fails
+	// under appendfsync always (a reply must not go out); os.Exit, which
+	// tests replace.
+	exit func(code int)
+
 	mu          sync.Mutex // guards what follows
 	feed        aof.Feed
-	file        *os.File
+	file        aofFile
 	currentSize int64
 	unsynced    bool  // written since the last fsync
 	writeErr    error // the last write's error, nil once a write succeeds
+	fsyncErr    error // the last fsync's error, nil once an fsync succeeds
+}
+
+// aofFile is the open incr file: an *os.File, or in tests one that fails
+// as a full disk does.
+type aofFile interface {
+	Write(b []byte) (int, error)
+	Sync() error
+	Stat() (os.FileInfo, error)
+	Truncate(size int64) error
+	Close() error
 }
 
 // propagation collects the commands a command (with everything it ran:
@@ -452,7 +474,11 @@ func (s *Server) aofFlush() {
 	a.mu.Unlock()
 }
 
-// aofWriteLocked writes the feed out; a.mu is held.
+// aofWriteLocked writes the feed out; a.mu is held. A write that fails
+// keeps the feed for the next attempt (a short write is cut off the file
+// first, so the file never ends inside a command), and write commands are
+// refused until a write succeeds, as Redis's flushAppendOnlyFile; under
+// appendfsync always the process exits instead, as Redis does.
 func (s *Server) aofWriteLocked(sync bool) {
 	a := &s.aof
 	if a.file == nil {
@@ -460,18 +486,15 @@ func (s *Server) aofWriteLocked(sync bool) {
 	}
 	if len(a.feed.Buf) > 0 {
 		n, err := a.file.Write(a.feed.Buf)
-		a.currentSize += int64(n)
 		if err != nil {
-			if a.writeErr == nil {
-				s.log.Warn("Error writing to the AOF file: " + err.Error())
-			}
-			a.writeErr = err
-			a.feed.Buf = append(a.feed.Buf[:0], a.feed.Buf[n:]...) // retried on the next flush
+			s.aofWriteFailed(n, err)
 			return
 		}
+		a.currentSize += int64(n)
 		if a.writeErr != nil {
 			s.log.Warn("AOF write error looks solved, Redis can write again.")
 			a.writeErr = nil
+			a.failing.Store(a.fsyncErr != nil)
 		}
 		a.unsynced = true
 		if cap(a.feed.Buf) > 4<<20 {
@@ -482,12 +505,82 @@ func (s *Server) aofWriteLocked(sync bool) {
 	}
 	if sync && a.unsynced {
 		if err := a.file.Sync(); err != nil {
-			s.log.Warn("Fail to fsync the AOF file: " + err.Error())
-			a.writeErr = err
+			s.aofFsyncFailed(err)
 			return
 		}
+		s.aofFsynced()
 		a.unsynced = false
 	}
+}
+
+// aofWriteFailed handles a write of the feed that wrote n bytes and failed.
+func (s *Server) aofWriteFailed(n int, err error) {
+	a := &s.aof
+	if n > 0 {
+		err = syscall.ENOSPC // as Redis, whatever cut the write short
+		s.log.Warn(fmt.Sprintf("Short write while writing to the AOF file: (nwritten=%d, expected=%d)", n, len(a.feed.Buf)))
+		if st, serr := a.file.Stat(); serr == nil {
+			if terr := a.file.Truncate(st.Size() - int64(n)); terr == nil {
+				n = 0
+			} else {
+				s.log.Warn("Could not remove short write from the append-only file.  Redis may refuse to load the AOF the next time it starts.  ftruncate: " + errnoText(terr))
+			}
+		}
+	} else if a.writeErr == nil {
+		s.log.Warn("Error writing to the AOF file: " + errnoText(err))
+	}
+	if a.policy.Load() == fsyncAlways {
+		s.log.Warn("Can't recover from AOF write error when the AOF fsync policy is 'always'. Exiting...")
+		a.exit(1)
+	}
+	a.writeErr = err
+	a.failing.Store(true)
+	a.currentSize += int64(n)
+	a.feed.Buf = append(a.feed.Buf[:0], a.feed.Buf[n:]...) // the rest is written on the next attempt
+}
+
+// aofFsyncFailed records a failed fsync; a.mu is held. Under always the
+// process exits, as Redis's.
+func (s *Server) aofFsyncFailed(err error) {
+	a := &s.aof
+	if a.policy.Load() == fsyncAlways {
+		s.log.Warn(fmt.Sprintf("Can't persist AOF for fsync error when the AOF fsync policy is 'always': %s. Exiting...", errnoText(err)))
+		a.exit(1)
+	}
+	if a.fsyncErr == nil {
+		s.log.Warn("Fail to fsync the AOF file: " + errnoText(err))
+	}
+	a.fsyncErr = err
+	a.failing.Store(true)
+}
+
+// aofFsynced clears an fsync error once an fsync succeeds; a.mu is held.
+func (s *Server) aofFsynced() {
+	a := &s.aof
+	if a.fsyncErr != nil {
+		a.fsyncErr = nil
+		a.failing.Store(a.writeErr != nil)
+	}
+}
+
+// aofError is the MISCONF error write commands get while the AOF cannot
+// be written or fsynced (Redis's writeCommandsGetDiskErrorMessage), or ""
+// when it can.
+func (s *Server) aofError() string {
+	a := &s.aof
+	if !a.failing.Load() || !a.on.Load() {
+		return ""
+	}
+	a.mu.Lock()
+	err := a.writeErr
+	if err == nil {
+		err = a.fsyncErr
+	}
+	a.mu.Unlock()
+	if err == nil {
+		return ""
+	}
+	return "MISCONF Errors writing to the AOF file: " + errnoText(err)
 }
 
 // aofCron runs every second while the AOF is on: it writes the feed (for
@@ -515,9 +608,18 @@ func (s *Server) aofCron() {
 		}
 		a.mu.Unlock()
 		if f != nil && policy == fsyncEverysec && unsynced {
-			if err := f.Sync(); err != nil && !errors.Is(err, os.ErrClosed) {
-				s.log.Warn("Fail to fsync the AOF file: " + err.Error())
+			// As Redis's background fsync: a failure refuses writes until
+			// an fsync succeeds.
+			err := f.Sync()
+			a.mu.Lock()
+			switch {
+			case err == nil:
+				s.aofFsynced()
+			case !errors.Is(err, os.ErrClosed):
+				a.unsynced = true
+				s.aofFsyncFailed(err)
 			}
+			a.mu.Unlock()
 		}
 		s.lock <- struct{}{}
 		s.store.Refresh()
@@ -620,6 +722,7 @@ func (s *Server) initAOF() {
 	a := &s.aof
 	a.cfg = s.cfg.AOF
 	a.policy.Store(fsyncPolicies[a.cfg.Fsync])
+	a.exit = os.Exit
 	a.lastRewriteSec = -1
 	a.lastRewriteOK = true
 }
@@ -1207,7 +1310,7 @@ func (s *Server) infoAOF(b *infoBuilder) {
 	b.int("aof_rewrites", a.rewrites)
 	b.int("aof_rewrites_consecutive_failures", a.rewriteFails)
 	a.mu.Lock()
-	writeOK := a.writeErr == nil
+	writeOK := a.writeErr == nil && a.fsyncErr == nil
 	size, buffered := a.currentSize, len(a.feed.Buf)
 	a.mu.Unlock()
 	b.str("aof_last_write_status", okErr(writeOK))
@@ -1236,4 +1339,37 @@ func okErr(ok bool) string {
 		return "ok"
 	}
 	return "err"
+}
+
+// diskError is the MISCONF error write commands get when the last
+// background save failed or the AOF cannot be written, or "" (Redis's
+// writeCommandsDeniedByDiskError and writeCommandsGetDiskErrorMessage).
+func (s *Server) diskError() string {
+	if s.writesRefused() {
+		return errMisconf
+	}
+	return s.aofError()
+}
+
+// isWrite reports whether a command counts as a write for MISCONF, as
+// processCommand's is_write_command: flagged write, or EXEC of a
+// transaction holding one, or EVAL/EVALSHA of a script whose shebang does
+// not say no-writes (a script without one is judged per redis.call).
+func isWrite(c *Client, cmd *Command, args [][]byte) bool {
+	switch cmd.Name {
+	case "exec":
+		if c.multi == nil {
+			return false
+		}
+		for _, q := range c.multi.cmds {
+			if q.Flags.Has(FlagWrite) {
+				return true
+			}
+		}
+		return false
+	case "eval", "evalsha":
+		flags := scriptFlags(c, cmd, args)
+		return flags&luaengine.FlagShebang != 0 && flags&luaengine.FlagNoWrites == 0
+	}
+	return cmd.Flags.Has(FlagWrite)
 }

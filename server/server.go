@@ -515,9 +515,10 @@ func (s *Server) dispatch(c *Client, args [][]byte) {
 		return
 	}
 	// After the OOM check, as in processCommand: MISCONF once a background
-	// save has failed (stop-writes-on-bgsave-error).
-	if (cmd.Flags.Has(FlagWrite) || cmd.Name == "ping") && s.writesRefused() {
-		s.refuse(c, &refusal{cmd: cmd, msg: errMisconf, viaReject: true})
+	// save has failed (stop-writes-on-bgsave-error) or while the AOF
+	// cannot be written.
+	if msg := s.diskError(); msg != "" && (cmd.Name == "ping" || isWrite(c, cmd, args)) {
+		s.refuse(c, &refusal{cmd: cmd, msg: msg, viaReject: true})
 		return
 	}
 	if c.multi != nil && !queuesImmediately(cmd) {
