@@ -118,6 +118,10 @@ func parseCommands(b []byte) ([]string, error) {
 		if line == "" && err != nil {
 			return out, nil
 		}
+		if strings.HasPrefix(line, "#") { // an annotation
+			out = append(out, strings.TrimSpace(line))
+			continue
+		}
 		if !strings.HasPrefix(line, "*") {
 			return nil, fmt.Errorf("expected an array, got %q", line)
 		}
@@ -140,12 +144,22 @@ func parseCommands(b []byte) ([]string, error) {
 }
 
 // normalize makes two servers' logs comparable: a millisecond time within
-// a day of now (an expiry computed from a relative TTL) becomes <ms>; and
-// for a random step only the command name and key are kept.
+// a day of now (an expiry computed from a relative TTL) becomes <ms>; the
+// first #TS annotation becomes #TS:<s> and later ones go (where a new
+// second starts differs between two runs); and for a random step only the
+// command name and key are kept.
 func normalize(cmds []string, random bool) []string {
 	now := time.Now().UnixMilli()
-	out := make([]string, len(cmds))
-	for i, c := range cmds {
+	out := make([]string, 0, len(cmds))
+	stamped := false
+	for _, c := range cmds {
+		if strings.HasPrefix(c, "#TS:") {
+			if !stamped {
+				out = append(out, "#TS:<s>")
+			}
+			stamped = true
+			continue
+		}
 		f := strings.Split(c, " ")
 		for j, a := range f {
 			if n, err := strconv.ParseInt(a, 10, 64); err == nil && n > now-86400000 && n < now+86400000 && len(a) == 13 {
@@ -155,7 +169,7 @@ func normalize(cmds []string, random bool) []string {
 		if random && len(f) > 2 {
 			f = append(f[:2], "?")
 		}
-		out[i] = strings.Join(f, " ")
+		out = append(out, strings.Join(f, " "))
 	}
 	return out
 }
@@ -232,6 +246,9 @@ var aofFamilies = map[string][]aofStep{
 	"restore": {
 		{cmds: [][]any{{"restore", "r1", "0", dumpHello}, {"restore", "r2", "100000", dumpHello}, {"restore", "r3", "4102444800000", dumpHello, "absttl"}, {"restore", "r2", "5000", dumpHello, "replace", "idletime", "10"}}},
 		{cmds: [][]any{{"restore", "r1", "1", dumpHello, "replace", "absttl"}, {"restore", "r4", "1", dumpHello, "absttl"}}},
+	},
+	"timestamps": {
+		{cmds: [][]any{{"config", "set", "aof-timestamp-enabled", "yes"}, {"set", "ts1", "v"}, {"multi"}, {"incr", "ts2"}, {"incr", "ts2"}, {"exec"}, {"select", "1"}, {"set", "ts3", "v"}}},
 	},
 	"flush": {
 		{cmds: [][]any{{"set", "f", "v"}, {"flushdb"}, {"flushdb"}, {"flushall"}, {"flushall"}}},

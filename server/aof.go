@@ -41,6 +41,10 @@ type AOFConfig struct {
 	RefuseTruncated bool
 	// NoRDBPreamble is aof-use-rdb-preamble no: the base is commands.
 	NoRDBPreamble bool
+	// Timestamps is aof-timestamp-enabled: "#TS:<unix>" annotations
+	// before the commands of each new second, and at the top of a base of
+	// commands.
+	Timestamps bool
 	// RewritePercentage is auto-aof-rewrite-percentage: 0 means 100,
 	// negative turns the automatic rewrite off.
 	RewritePercentage int
@@ -162,6 +166,9 @@ func (s *Server) propagatePending(wrap bool) {
 	}
 	a := &s.aof
 	a.mu.Lock()
+	if a.cfg.Timestamps {
+		a.feed.Timestamp(s.store.Now() / 1000)
+	}
 	wrap = wrap && len(p.ops) > 1
 	if wrap {
 		a.feed.Select(p.ops[0].db)
@@ -758,7 +765,7 @@ func (s *Server) startAOF() error {
 		rdbBase := s.rdbPreamble() && rdbEncodes(snap)
 		name := m.NewBase(a.cfg.Filename, rdbBase)
 		tmp := s.aofPath(fmt.Sprintf("temp-rewriteaof-%d.aof", os.Getpid()))
-		size, err := s.writeBase(tmp, snap, rdbBase)
+		size, err := s.writeBase(tmp, snap, rdbBase, a.cfg.Timestamps)
 		if err == nil {
 			err = os.Rename(tmp, s.aofPath(name))
 		}
@@ -1024,16 +1031,25 @@ func (s *Server) snapshot() []aof.DB {
 
 // writeBase writes a base file at tmp, fsynced, for the caller to rename
 // into place, and returns its size.
-func (s *Server) writeBase(tmp string, dbs []aof.DB, rdbBase bool) (int64, error) {
+func (s *Server) writeBase(tmp string, dbs []aof.DB, rdbBase, timestamp bool) (int64, error) {
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		s.log.Warn("Opening the temp file for AOF rewrite in rewriteAppendOnlyFile(): " + err.Error())
 		return 0, err
 	}
 	var n int64
-	if rdbBase {
+	switch {
+	case rdbBase:
 		n, err = s.writeRDBBase(f, dbs)
-	} else {
+	case timestamp:
+		// Redis's rewriteAppendOnlyFileRio stamps a base of commands (an
+		// RDB base has no annotations).
+		var m int
+		if m, err = f.Write(aof.AppendTimestamp(nil, time.Now().Unix())); err == nil {
+			n, err = aof.WriteCommands(f, dbs)
+			n += int64(m)
+		}
+	default:
 		n, err = aof.WriteCommands(f, dbs)
 	}
 	if err == nil {
@@ -1125,12 +1141,13 @@ func (s *Server) rewrite(newIncr bool) error {
 	a.rewriting = true
 	a.rewriteStarted = time.Now()
 	gen := a.rewriteGen
+	stamp := a.cfg.Timestamps
 	s.log.Info("Background append only file rewriting started")
 	s.stopped.Add(1)
 	go func() {
 		defer s.stopped.Done()
 		tmp := s.aofPath(fmt.Sprintf("temp-rewriteaof-bg-%d.aof", os.Getpid()))
-		size, err := s.writeBase(tmp, snap, rdbBase)
+		size, err := s.writeBase(tmp, snap, rdbBase, stamp)
 		s.lock <- struct{}{}
 		s.finishRewrite(gen, tmp, size, rdbBase, err)
 		<-s.lock

@@ -179,3 +179,40 @@ func TestAOFServedBlockedPop(t *testing.T) {
 		t.Fatalf("logged:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestAOFTimestamps: with aof-timestamp-enabled yes a "#TS:<unix>"
+// annotation goes before the first command of each new second (none
+// within one), a base of commands starts with one, and a restart loads
+// the files, skipping them.
+func TestAOFTimestamps(t *testing.T) {
+	dir := t.TempDir()
+	clock := store.NewManualClock(time.UnixMilli(1700000000000))
+	srv := startServer(t, Config{Dir: dir, Clock: clock, AOF: AOFConfig{Enabled: true, Fsync: "always", Timestamps: true, NoRDBPreamble: true}})
+	c := newRedisClient(t, srv)
+	ctx := context.Background()
+	if v := c.ConfigGet(ctx, "aof-timestamp-enabled").Val(); v["aof-timestamp-enabled"] != "yes" {
+		t.Fatalf("CONFIG GET = %v", v)
+	}
+	c.Set(ctx, "a", "1", 0)
+	c.Incr(ctx, "a")
+	clock.Add(1500 * time.Millisecond)
+	c.Incr(ctx, "a")
+	incr, _ := os.ReadFile(filepath.Join(dir, "appendonlydir", "appendonly.aof.1.incr.aof"))
+	want := "#TS:1700000000\r\n*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n*3\r\n$3\r\nset\r\n$1\r\na\r\n$1\r\n1\r\n*2\r\n$4\r\nincr\r\n$1\r\na\r\n" +
+		"#TS:1700000001\r\n*2\r\n$4\r\nincr\r\n$1\r\na\r\n"
+	if string(incr) != want {
+		t.Fatalf("incr file %q, want %q", incr, want)
+	}
+	c.Do(ctx, "bgrewriteaof")
+	waitFor(t, "the rewrite", func() bool { return strings.Contains(c.Info(ctx, "persistence").Val(), "aof_rewrites:1") })
+	base, _ := os.ReadFile(filepath.Join(dir, "appendonlydir", "appendonly.aof.2.base.aof"))
+	if !bytes.HasPrefix(base, []byte("#TS:")) {
+		t.Fatalf("base %q does not start with #TS", base)
+	}
+	c.Set(ctx, "b", "2", 0)
+	srv.Close()
+	srv2 := startServer(t, Config{Dir: dir, AOF: AOFConfig{Enabled: true}})
+	if got := newRedisClient(t, srv2).MGet(ctx, "a", "b").Val(); got[0] != "3" || got[1] != "2" {
+		t.Fatalf("after a restart MGET a b = %v", got)
+	}
+}
