@@ -73,12 +73,6 @@ func (c *AOFConfig) setDefaults() {
 	}
 }
 
-// Redis's replies to BGREWRITEAOF.
-const (
-	msgRewriteStarted    = "Background append only file rewriting started"
-	errRewriteInProgress = "ERR Background append only file rewriting already in progress"
-)
-
 // appendfsync policies.
 const (
 	fsyncNo int32 = iota
@@ -96,10 +90,17 @@ type aofState struct {
 	policy atomic.Int32 // appendfsync
 
 	// Guarded by the execution lock.
-	cfg            AOFConfig
-	manifest       *aof.Manifest
-	prop           propagation
-	rewriting      bool
+	cfg       AOFConfig
+	manifest  *aof.Manifest
+	prop      propagation
+	rewriting bool
+	// rewriteScheduled: BGREWRITEAOF came while a BGSAVE held the snapshot
+	// (or inside EXEC); the cron starts it when it can.
+	rewriteScheduled bool
+	// waitRewrite: the AOF was turned on and its incr file opened; the
+	// rewrite that writes its base must not open another (Redis's
+	// AOF_WAIT_REWRITE).
+	waitRewrite    bool
 	rewriteStarted time.Time
 	rewriteGen     int // bumped when AOF is turned off: a rewrite in flight is dropped
 	lastRewriteSec int64
@@ -630,6 +631,7 @@ func (s *Server) aofCron() {
 		}
 		s.lock <- struct{}{}
 		s.store.Refresh()
+		s.startScheduledRewrite()
 		s.maybeAutoRewrite()
 		<-s.lock
 	}
@@ -640,7 +642,7 @@ func (s *Server) aofCron() {
 // at least auto-aof-rewrite-min-size), as Redis's serverCron.
 func (s *Server) maybeAutoRewrite() {
 	a := &s.aof
-	if !a.on.Load() || a.rewriting || a.cfg.RewritePercentage <= 0 {
+	if !a.on.Load() || a.rewriting || s.persist.bgsave != nil || a.cfg.RewritePercentage <= 0 {
 		return
 	}
 	a.mu.Lock()
@@ -761,11 +763,15 @@ func (s *Server) startAOF() error {
 	}
 	m = a.manifest
 	if m.Base == nil && len(m.Incrs) == 0 {
-		snap := s.snapshot()
-		rdbBase := s.rdbPreamble() && rdbEncodes(snap)
-		name := m.NewBase(a.cfg.Filename, rdbBase)
-		tmp := s.aofPath(fmt.Sprintf("temp-rewriteaof-%d.aof", os.Getpid()))
-		size, err := s.writeBase(tmp, snap, rdbBase, a.cfg.Timestamps)
+		s.lock <- struct{}{}
+		job := s.newRewriteJob(fmt.Sprintf("temp-rewriteaof-%d.aof", os.Getpid()))
+		<-s.lock
+		name := m.NewBase(a.cfg.Filename, job.rdbBase)
+		size, err := job.write()
+		s.lock <- struct{}{}
+		job.sn.End()
+		<-s.lock
+		tmp := job.tmp
 		if err == nil {
 			err = os.Rename(tmp, s.aofPath(name))
 		}
@@ -1010,313 +1016,13 @@ func (s *Server) replay(c *Client, args [][]byte) bool {
 	return true
 }
 
-// snapshot copies the keyspace for a rewrite: the live keys with deep
-// copies of their values, so the rewrite can write them while clients go
-// on changing the originals. It runs under the execution lock.
-func (s *Server) snapshot() []aof.DB {
-	dbs := make([]aof.DB, 0, s.store.Databases())
-	for i := range s.store.Databases() {
-		db := s.store.DB(i)
-		if db.Len() == 0 {
-			continue
-		}
-		snap := aof.DB{Index: i, Entries: make([]aof.Entry, 0, db.Len())}
-		db.Each(func(e *store.Entry) {
-			snap.Entries = append(snap.Entries, aof.Entry{Key: e.Key, Value: e.Value.Clone(), ExpireAt: e.ExpireAt()})
-		})
-		dbs = append(dbs, snap)
-	}
-	return dbs
-}
-
-// writeBase writes a base file at tmp, fsynced, for the caller to rename
-// into place, and returns its size.
-func (s *Server) writeBase(tmp string, dbs []aof.DB, rdbBase, timestamp bool) (int64, error) {
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		s.log.Warn("Opening the temp file for AOF rewrite in rewriteAppendOnlyFile(): " + err.Error())
-		return 0, err
-	}
-	var n int64
-	switch {
-	case rdbBase:
-		n, err = s.writeRDBBase(f, dbs)
-	case timestamp:
-		// Redis's rewriteAppendOnlyFileRio stamps a base of commands (an
-		// RDB base has no annotations).
-		var m int
-		if m, err = f.Write(aof.AppendTimestamp(nil, time.Now().Unix())); err == nil {
-			n, err = aof.WriteCommands(f, dbs)
-			n += int64(m)
-		}
-	default:
-		n, err = aof.WriteCommands(f, dbs)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp)
-		s.log.Warn("Write error writing append only file on disk: " + err.Error())
-		return 0, err
-	}
-	return n, nil
-}
-
-// rdbEncodes reports whether package rdb can write every value of snap:
-// it has no list encoding yet, so a keyspace with lists gets a base of
-// commands whatever aof-use-rdb-preamble says.
-func rdbEncodes(snap []aof.DB) bool {
-	for _, db := range snap {
-		for _, e := range db.Entries {
-			if _, isList := e.Value.(*store.List); isList {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// writeRDBBase writes dbs as an RDB with Redis's aux fields, aof-base 1
-// as Redis marks an AOF's base, and returns its size.
-func (s *Server) writeRDBBase(f *os.File, dbs []aof.DB) (int64, error) {
-	opts := s.rdbOptions()
-	for i := range opts.Aux {
-		if opts.Aux[i].Key == "aof-base" {
-			opts.Aux[i].Value = "1"
-		}
-	}
-	w := rdb.NewWriter(f, opts)
-	for _, db := range dbs {
-		expires := 0
-		for _, e := range db.Entries {
-			if e.ExpireAt != 0 {
-				expires++
-			}
-		}
-		w.SelectDB(db.Index, len(db.Entries), expires)
-		for _, e := range db.Entries {
-			if err := w.Key(e.Key, e.Value, e.ExpireAt); err != nil {
-				return 0, err
-			}
-		}
-	}
-	if err := w.Close(); err != nil {
-		return 0, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		return 0, err
-	}
-	return st.Size(), nil
-}
-
-// startRewrite begins a background rewrite, under the execution lock: it
-// takes a snapshot and, with the AOF on, opens a new incr file for the
-// commands that follow (Redis 7.0 does the same, so no rewrite buffer is
-// needed), then writes the base on another goroutine.
-func (s *Server) startRewrite() error { return s.rewrite(s.aof.on.Load()) }
-
-// rewrite is startRewrite, opening a new incr file or not (turning the AOF
-// on has opened one already).
-func (s *Server) rewrite(newIncr bool) error {
-	a := &s.aof
-	if a.rewriting {
-		return errors.New(errRewriteInProgress)
-	}
-	if err := os.MkdirAll(s.aofDir(), 0o755); err != nil {
-		s.log.Warn(fmt.Sprintf("Can't open or create append-only dir %s: %v", s.aofDir(), err))
-		return err
-	}
-	if newIncr {
-		if err := s.openNewIncr(); err != nil {
-			return err
-		}
-	}
-	snap := s.snapshot()
-	rdbBase := s.rdbPreamble() && rdbEncodes(snap)
-	a.rewriting = true
-	a.rewriteStarted = time.Now()
-	gen := a.rewriteGen
-	stamp := a.cfg.Timestamps
-	s.log.Info("Background append only file rewriting started")
-	s.stopped.Add(1)
-	go func() {
-		defer s.stopped.Done()
-		tmp := s.aofPath(fmt.Sprintf("temp-rewriteaof-bg-%d.aof", os.Getpid()))
-		size, err := s.writeBase(tmp, snap, rdbBase, stamp)
-		s.lock <- struct{}{}
-		s.finishRewrite(gen, tmp, size, rdbBase, err)
-		<-s.lock
-	}()
-	return nil
-}
-
-// openNewIncr switches logging to a new incr file: the feed so far goes
-// to the old one, which is fsynced and closed.
-func (s *Server) openNewIncr() error {
-	a := &s.aof
-	m := a.manifest.Clone()
-	name := m.NewIncr(a.cfg.Filename)
-	f, err := os.OpenFile(s.aofPath(name), os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		s.log.Warn(fmt.Sprintf("Can't open the append-only file %s: %v", name, err))
-		return err
-	}
-	if a.file != nil { // not when AOF is being turned on: the manifest waits for the base
-		if err := s.persistManifest(m); err != nil {
-			f.Close()
-			return err
-		}
-	}
-	a.mu.Lock()
-	old := a.file
-	if old != nil {
-		s.aofWriteLocked(true)
-		old.Close()
-	}
-	a.file = f
-	a.feed.Reselect()
-	a.mu.Unlock()
-	a.manifest = m
-	s.log.Info("Creating AOF incr file " + name + " on background rewrite")
-	return nil
-}
-
-// finishRewrite adopts a written base, under the execution lock, as
-// Redis's backgroundRewriteDoneHandler: the base takes the next base name,
-// the incr files it covers become history, the manifest is persisted and
-// the history deleted.
-func (s *Server) finishRewrite(gen int, tmp string, size int64, rdbBase bool, err error) {
-	a := &s.aof
-	a.rewriting = false
-	elapsed := time.Since(a.rewriteStarted)
-	a.lastRewriteSec = int64(elapsed / time.Second)
-	if err == nil && gen != a.rewriteGen {
-		err = errors.New("AOF turned off during the rewrite")
-	}
-	if err == nil {
-		m := a.manifest.Clone()
-		name := m.NewBase(a.cfg.Filename, rdbBase)
-		if err = os.Rename(tmp, s.aofPath(name)); err == nil {
-			if a.on.Load() {
-				m.RewrittenIncrsToHistory()
-			} else {
-				for _, fi := range m.Incrs {
-					fi.Type = aof.TypeHistory
-					m.History = append(m.History, fi)
-				}
-				m.Incrs = nil
-			}
-			err = s.persistManifest(m)
-		}
-		if err == nil {
-			a.manifest = m
-			for _, h := range m.History {
-				s.log.Info("Removing the history file " + h.Name + " in the background")
-				os.Remove(s.aofPath(h.Name))
-			}
-			m.History = nil
-			s.persistManifest(m)
-			a.mu.Lock()
-			var incr int64
-			if a.file != nil {
-				if st, err := a.file.Stat(); err == nil {
-					incr = st.Size()
-				}
-			}
-			a.currentSize = size + incr
-			a.baseSize = a.currentSize
-			a.mu.Unlock()
-		}
-	}
-	if err != nil {
-		os.Remove(tmp)
-		a.lastRewriteOK = false
-		a.rewriteFails++
-		s.log.Warn("Background AOF rewrite failed: " + err.Error())
-		return
-	}
-	a.lastRewriteOK = true
-	a.rewrites++
-	a.rewriteFails = 0
-	s.log.Info("Background AOF rewrite terminated with success")
-	s.log.Info("Background AOF rewrite finished successfully")
-}
-
-// setAppendOnly turns the AOF on or off at run time (CONFIG SET
-// appendonly), under the execution lock. Turning it on logs from now into
-// a new incr file and starts a rewrite for the base, as Redis's
-// startAppendOnly; the manifest lists them once the base is written.
-func (s *Server) setAppendOnly(on bool) error {
-	a := &s.aof
-	if on == a.on.Load() {
-		return nil
-	}
-	if !on {
-		a.mu.Lock()
-		s.aofWriteLocked(true)
-		if a.file != nil {
-			a.file.Close()
-			a.file = nil
-		}
-		a.on.Store(false)
-		a.mu.Unlock()
-		a.rewriteGen++
-		a.cfg.Enabled = false
-		return nil
-	}
-	if a.rewriting {
-		return errors.New(errRewriteInProgress)
-	}
-	if err := os.MkdirAll(s.aofDir(), 0o755); err != nil {
-		s.log.Warn(fmt.Sprintf("Can't open or create append-only dir %s: %v", s.aofDir(), err))
-		return err
-	}
-	if err := s.openNewIncr(); err != nil {
-		return err
-	}
-	a.on.Store(true)
-	a.cfg.Enabled = true
-	s.startAOFCron()
-	return s.rewrite(false)
-}
-
-// closeAOF writes and fsyncs what is left, at shutdown.
-func (s *Server) closeAOF() {
-	a := &s.aof
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.file != nil {
-		s.aofWriteLocked(true)
-		a.file.Close()
-		a.file = nil
-	}
-}
-
-// cmdBGRewriteAOF starts a background rewrite.
-func cmdBGRewriteAOF(c *Client, args [][]byte) {
-	if err := c.srv.startRewrite(); err != nil {
-		msg := err.Error()
-		if msg != errRewriteInProgress {
-			msg = "ERR Can't execute an AOF background rewriting. Please check the server logs for more information."
-		}
-		c.w.Error(msg)
-		return
-	}
-	c.w.Status(msgRewriteStarted)
-}
-
 // infoAOF writes the AOF fields of INFO persistence, as Redis 7.0.
 func (s *Server) infoAOF(b *infoBuilder) {
 	a := &s.aof
 	on := a.on.Load()
 	b.int("aof_enabled", boolInt(on))
 	b.int("aof_rewrite_in_progress", boolInt(a.rewriting))
-	b.int("aof_rewrite_scheduled", 0)
+	b.int("aof_rewrite_scheduled", boolInt(a.rewriteScheduled))
 	b.int("aof_last_rewrite_time_sec", a.lastRewriteSec)
 	cur := int64(-1)
 	if a.rewriting {
