@@ -46,8 +46,10 @@ type rewriteJob struct {
 // used to deep-copy the keyspace (BENCHMARKS.md).
 func (s *Server) newRewriteJob(tmp string) *rewriteJob {
 	a := &s.aof
+	begin := time.Now()
 	j := &rewriteJob{srv: s, sn: s.store.BeginSnapshot(), tmp: s.aofPath(tmp), rdbBase: s.rdbPreamble(),
 		stamp: a.cfg.Timestamps, gen: a.rewriteGen}
+	s.persist.lastBegin = time.Since(begin) // INFO's latest_fork_usec, as Redis's for any fork
 	if j.rdbBase {
 		j.opts = s.rdbOptions()
 		for i := range j.opts.Aux {
@@ -204,8 +206,23 @@ func (s *Server) openNewIncr() error {
 	a.mu.Lock()
 	old := a.file
 	if old != nil {
-		s.aofWriteLocked(true)
-		old.Close()
+		if a.policy.Load() == fsyncAlways {
+			// The feed's replies have not gone out: on disk first.
+			s.aofWriteLocked(true)
+			old.Close()
+		} else {
+			// Written now, fsynced and closed in the background, as Redis's
+			// bio close job: not on the execution lock's time.
+			s.aofWriteLocked(false)
+			s.stopped.Add(1)
+			go func() {
+				defer s.stopped.Done()
+				if err := old.Sync(); err != nil {
+					s.log.Warn("Fail to fsync the AOF file: " + errnoText(err))
+				}
+				old.Close()
+			}()
+		}
 	}
 	a.file = f
 	a.feed.Reselect()
