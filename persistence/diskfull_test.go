@@ -127,6 +127,7 @@ func TestFullDiskMatchesRedis(t *testing.T) {
 		return
 	}
 	for i := range requests {
+		t.Logf("%s", answers["redis"][i])
 		if answers["floodgate"][i] != answers["redis"][i] {
 			t.Errorf("floodgate: %s\n    redis: %s", answers["floodgate"][i], answers["redis"][i])
 		}
