@@ -250,6 +250,10 @@ var aofFamilies = map[string][]aofStep{
 	"timestamps": {
 		{cmds: [][]any{{"config", "set", "aof-timestamp-enabled", "yes"}, {"set", "ts1", "v"}, {"multi"}, {"incr", "ts2"}, {"incr", "ts2"}, {"exec"}, {"select", "1"}, {"set", "ts3", "v"}}},
 	},
+	"lazyfree": {
+		{cmds: [][]any{{"config", "set", "lazyfree-lazy-expire", "yes"}, {"config", "set", "lazyfree-lazy-user-del", "yes"}, {"set", "lz", "v"}, {"pexpireat", "lz", "1"},
+			{"set", "lz", "v"}, {"getex", "lz", "pxat", "1"}, {"set", "lz", "v"}, {"getdel", "lz"}, {"set", "lz", "v"}, {"del", "lz"}}},
+	},
 	"flush": {
 		{cmds: [][]any{{"set", "f", "v"}, {"flushdb"}, {"flushdb"}, {"flushall"}, {"flushall"}}},
 	},

@@ -300,6 +300,7 @@ func init() {
 
 var (
 	cmdDEL       = []byte("DEL")
+	cmdUNLINK    = []byte("UNLINK")
 	cmdSET       = []byte("SET")
 	cmdPEXPIREAT = []byte("PEXPIREAT")
 	cmdPERSIST   = []byte("PERSIST")
@@ -316,7 +317,7 @@ func propagateExpiry(s *Server, c *Client, args [][]byte) {
 	db := c.db.Index()
 	switch e := c.db.Entry(key); {
 	case e == nil:
-		s.propagate(db, cmdDEL, key)
+		s.propagate(db, s.deletion("lazyfree-lazy-expire"), key)
 	case e.ExpireAt() == 0:
 		s.propagate(db, cmdPERSIST, key)
 	case eqFold(args[0], "pexpireat"):
@@ -372,9 +373,21 @@ func propagateGetSet(s *Server, c *Client, args [][]byte) {
 	s.propagate(c.db.Index(), cmdSET, args[1], args[2])
 }
 
-// propagateGetDel logs GETDEL as DEL key, as Redis's getdelCommand.
+// propagateGetDel logs GETDEL as DEL key (UNLINK with
+// lazyfree-lazy-user-del yes), as Redis's getdelCommand.
 func propagateGetDel(s *Server, c *Client, args [][]byte) {
-	s.propagate(c.db.Index(), cmdDEL, args[1])
+	s.propagate(c.db.Index(), s.deletion("lazyfree-lazy-user-del"), args[1])
+}
+
+// deletion is how a deletion is logged: UNLINK where the lazyfree
+// parameter that governs it says yes, else DEL, as Redis's
+// propagateDeletion (floodgate frees nothing lazily; only the log follows
+// the setting).
+func (s *Server) deletion(lazyParam string) []byte {
+	if s.configValue(lazyParam) == "yes" {
+		return cmdUNLINK
+	}
+	return cmdDEL
 }
 
 // propagateRestore logs a relative TTL as the absolute one with ABSTTL
@@ -462,8 +475,14 @@ func valueOf[T store.Value](e *store.Entry) (T, bool) {
 // OnExpire), as Redis's deleteExpiredKeyAndPropagate.
 func (s *Server) expiredKey(db int, key string) {
 	if s.aof.on.Load() {
-		s.propagate(db, cmdDEL, []byte(key))
+		s.propagate(db, s.deletion("lazyfree-lazy-expire"), []byte(key))
 	}
+}
+
+// evictedKey logs a key maxmemory evicted as DEL, as Redis's
+// performEvictions; the caller moves the DELs to the feed unwrapped.
+func (s *Server) evictedKey(db int, key string) {
+	s.propagate(db, s.deletion("lazyfree-lazy-eviction"), []byte(key))
 }
 
 // aofFlush writes the feed to the incr file, and fsyncs it under

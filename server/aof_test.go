@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -367,4 +369,46 @@ func byteArgs(args []string) [][]byte {
 		out[i] = []byte(a)
 	}
 	return out
+}
+
+// TestAOFEvictedKeys: keys maxmemory evicts are logged as DEL, one by one
+// (Redis's performEvictions with propagate_no_multi), so a restart does
+// not bring them back.
+func TestAOFEvictedKeys(t *testing.T) {
+	dir := t.TempDir()
+	srv := startServer(t, Config{Dir: dir, AOF: AOFConfig{Enabled: true, Fsync: "always"}})
+	c := newRedisClient(t, srv)
+	ctx := context.Background()
+	value := strings.Repeat("v", 1000)
+	for i := range 2000 {
+		c.Set(ctx, fmt.Sprint("k", i), value, 0)
+	}
+	used, _ := strconv.ParseInt(regexp.MustCompile(`used_memory:(\d+)`).FindStringSubmatch(c.Info(ctx, "memory").Val())[1], 10, 64)
+	c.ConfigSet(ctx, "maxmemory-policy", "allkeys-random")
+	c.ConfigSet(ctx, "maxmemory", strconv.FormatInt(used*3/4, 10))
+	c.Set(ctx, "trigger", "1", 0)
+	c.ConfigSet(ctx, "maxmemory", "0")
+	evicted, _ := strconv.Atoi(regexp.MustCompile(`evicted_keys:(\d+)`).FindStringSubmatch(c.Info(ctx, "stats").Val())[1])
+	if evicted == 0 {
+		t.Fatal("nothing was evicted")
+	}
+	size := c.DBSize(ctx).Val()
+	srv.Close()
+	dels := 0
+	for _, cmd := range loggedCommands(t, dir) {
+		if strings.HasPrefix(cmd, "DEL k") {
+			dels++
+		}
+	}
+	if dels != evicted {
+		t.Errorf("%d DELs logged for %d keys evicted", dels, evicted)
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, "appendonlydir", "appendonly.aof.1.incr.aof"))
+	if bytes.Contains(raw, []byte("MULTI")) {
+		t.Errorf("evictions logged in MULTI/EXEC")
+	}
+	srv2 := startServer(t, Config{Dir: dir, AOF: AOFConfig{Enabled: true}})
+	if got := newRedisClient(t, srv2).DBSize(ctx).Val(); got != size {
+		t.Errorf("DBSIZE %d after a restart, want %d", got, size)
+	}
 }

@@ -54,7 +54,12 @@ func (s *Server) performEvictions() (outOfMemory bool) {
 	if limit, ok := store.EvictionTimeLimit(s.memory.tenacity); ok {
 		deadline = time.Now().Add(limit)
 	}
-	res := s.store.Evict(over, deadline, nil)
+	var onEvict func(db int, key string)
+	if s.aof.on.Load() {
+		onEvict = s.evictedKey
+	}
+	res := s.store.Evict(over, deadline, onEvict)
+	s.propagatePending(false) // Redis's propagate_no_multi: each DEL on its own
 	s.memory.evicted += int64(res.Evicted)
 	if res.Evicted > 0 {
 		s.shrinkAfterEviction()
