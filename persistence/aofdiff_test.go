@@ -46,9 +46,7 @@ func (st aofStep) run(t *testing.T, p *proc, incr *aofTail) []string {
 		p.client.Do(ctx, c...)
 	}
 	if blocked != nil {
-		if err := <-blocked; err != nil && err != redis.Nil {
-			t.Fatalf("%v: %v", st.block, err)
-		}
+		<-blocked // its reply may be an error (WRONGTYPE): what is compared is the log
 	}
 	return incr.next(t)
 }
@@ -215,6 +213,10 @@ var aofFamilies = map[string][]aofStep{
 		{block: []any{"bzmpop", "0", "1", "w11", "min", "count", "3"}, cmds: [][]any{{"zadd", "w11", "1", "a", "2", "b"}}},
 		{block: []any{"blpop", "w12", "0"}, cmds: [][]any{{"multi"}, {"rpush", "w12", "a"}, {"set", "w12x", "1"}, {"exec"}}},
 		{block: []any{"blpop", "w13", "0"}, cmds: [][]any{{"eval", "redis.call('rpush', KEYS[1], 'a', 'b') return 1", "1", "w13"}}},
+		{block: []any{"blmove", "w14", "w15", "left", "right", "0"}, cmds: [][]any{{"set", "w15", "string"}, {"rpush", "w14", "a"}}},
+		{block: []any{"blpop", "w16", "0"}, cmds: [][]any{{"rpush", "w16tmp", "a", "b"}, {"rename", "w16tmp", "w16"}}},
+		{block: []any{"blpop", "nothere", "w17", "0"}, cmds: [][]any{{"lpush", "w17", "a"}}},
+		{block: []any{"blmove", "w18", "w18", "right", "left", "0"}, cmds: [][]any{{"rpush", "w18", "a", "b"}}},
 	},
 	"sets": {
 		{cmds: [][]any{{"sadd", "st", "a", "b", "c"}, {"srem", "st", "a", "x"}, {"smove", "st", "st2", "b"}, {"sinterstore", "st3", "st", "st2"}, {"sunionstore", "st4", "st", "st2"}, {"sdiffstore", "st5", "st", "st2"}}},
@@ -253,6 +255,11 @@ var aofFamilies = map[string][]aofStep{
 	"lazyfree": {
 		{cmds: [][]any{{"config", "set", "lazyfree-lazy-expire", "yes"}, {"config", "set", "lazyfree-lazy-user-del", "yes"}, {"set", "lz", "v"}, {"pexpireat", "lz", "1"},
 			{"set", "lz", "v"}, {"getex", "lz", "pxat", "1"}, {"set", "lz", "v"}, {"getdel", "lz"}, {"set", "lz", "v"}, {"del", "lz"}}},
+	},
+	"stores": {
+		{cmds: [][]any{{"rpush", "srt", "3", "1", "2"}, {"sort", "srt", "store", "srt2"}, {"sort", "nosuch", "store", "srt2"}, {"sort", "nosuch", "store", "srt2"},
+			{"sadd", "se", "a"}, {"sinterstore", "se", "nosuch", "se"}, {"sunionstore", "se2", "nosuch"}, {"zadd", "ze", "1", "a"}, {"zunionstore", "ze", "1", "nosuch"},
+			{"set", "lim", "v"}, {"lmpop", "1", "lim", "left"}, {"spop", "lim"}}},
 	},
 	"flush": {
 		{cmds: [][]any{{"set", "f", "v"}, {"flushdb"}, {"flushdb"}, {"flushall"}, {"flushall"}}},
