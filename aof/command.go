@@ -29,7 +29,26 @@ func AppendBulk(dst, b []byte) []byte {
 // is preceded by a SELECT.
 type Feed struct {
 	Buf      []byte
-	selected int // database + 1; 0: none selected yet
+	selected int   // database + 1; 0: none selected yet
+	stamped  int64 // the unix time of the last #TS annotation
+}
+
+// Timestamp adds a "#TS:<unix>" annotation line once the second has moved
+// past the last one's, as Redis does with aof-timestamp-enabled yes (a
+// loader skips annotations; redis-check-aof --truncate-to-timestamp
+// reads them).
+func (f *Feed) Timestamp(unix int64) {
+	if unix > f.stamped {
+		f.Buf = AppendTimestamp(f.Buf, unix)
+		f.stamped = unix
+	}
+}
+
+// AppendTimestamp appends the annotation "#TS:<unix>\r\n" to b.
+func AppendTimestamp(b []byte, unix int64) []byte {
+	b = append(b, "#TS:"...)
+	b = strconv.AppendInt(b, unix, 10)
+	return append(b, '\r', '\n')
 }
 
 // Append logs one command run against database db.

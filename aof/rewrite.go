@@ -1,7 +1,7 @@
 package aof
 
 import (
-	"bufio"
+	"errors"
 	"io"
 	"math"
 	"strconv"
@@ -13,50 +13,47 @@ import (
 // collection into commands of at most this many items.
 const ItemsPerCommand = 64
 
-// Entry is one key of a snapshot.
-type Entry struct {
-	Key      string
-	Value    store.Value
-	ExpireAt int64 // unix ms; 0: none
-}
+// SnapshotStep is how many keys SaveSnapshot encodes per hold of the
+// caller's lock, as rdb.SaveStep.
+const SnapshotStep = 128
 
-// DB is one database of a snapshot.
-type DB struct {
-	Index   int
-	Entries []Entry
-}
+// ErrAborted is SaveSnapshot's error when locked gives up (the server is
+// stopping, or the rewrite was dropped).
+var ErrAborted = errors.New("aof: rewrite aborted")
 
-// WriteCommands writes the commands that recreate dbs, in the style of
-// Redis's rewriteAppendOnlyFileRio: a SELECT per non-empty database, then
-// per key SET, RPUSH, SADD, ZADD or HMSET (at most ItemsPerCommand items a
-// command) and a PEXPIREAT for a key with a TTL. It returns the bytes
-// written.
-func WriteCommands(w io.Writer, dbs []DB) (int64, error) {
-	cw := &countingWriter{w: bufio.NewWriterSize(w, 256<<10)}
+// SaveSnapshot writes the commands that recreate the keys of sn, in the
+// style of Redis's rewriteAppendOnlyFileRio: a SELECT per non-empty
+// database, then per key SET, RPUSH, SADD, ZADD or HMSET (at most
+// ItemsPerCommand items a command) and a PEXPIREAT for a key with a TTL.
+// It walks sn SnapshotStep keys at a time, each step run by locked, which
+// holds whatever keeps the store still and reports false to abort, and
+// writes out between steps, so the store is never held for the whole
+// keyspace. It returns the bytes written.
+func SaveSnapshot(out io.Writer, sn *store.Snapshot, locked func(step func()) bool) (int64, error) {
+	cw := &countingWriter{w: out}
 	var buf []byte
-	flush := func() error {
-		_, err := cw.Write(buf)
-		buf = buf[:0]
-		return err
-	}
-	for _, db := range dbs {
-		if len(db.Entries) == 0 {
-			continue
-		}
-		buf = AppendCommand(buf, []byte("SELECT"), strconv.AppendInt(nil, int64(db.Index), 10))
-		for _, e := range db.Entries {
-			buf = AppendValue(buf, e.Key, e.Value, e.ExpireAt)
-			if len(buf) > 64<<10 {
-				if err := flush(); err != nil {
-					return cw.n, err
+	cur := -1
+	for more := true; more; {
+		ok := locked(func() {
+			more = sn.Next(SnapshotStep, func(db int, key string, v store.Value, expireAt int64) {
+				if db != cur {
+					buf = AppendCommand(buf, []byte("SELECT"), strconv.AppendInt(nil, int64(db), 10))
+					cur = db
 				}
+				buf = AppendValue(buf, key, v, expireAt)
+			})
+		})
+		if !ok {
+			return cw.n, ErrAborted
+		}
+		if len(buf) >= 256<<10 || !more {
+			if _, err := cw.Write(buf); err != nil {
+				return cw.n, err
 			}
+			buf = buf[:0]
 		}
 	}
-	if err := flush(); err != nil {
-		return cw.n, err
-	}
-	return cw.n, cw.w.(*bufio.Writer).Flush()
+	return cw.n, nil
 }
 
 // AppendValue appends the commands that recreate one key: its value, then

@@ -20,9 +20,11 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/floodgate/floodgate/aof"
+	"github.com/floodgate/floodgate/luaengine"
 	"github.com/floodgate/floodgate/rdb"
 	"github.com/floodgate/floodgate/store"
 )
@@ -39,6 +41,10 @@ type AOFConfig struct {
 	RefuseTruncated bool
 	// NoRDBPreamble is aof-use-rdb-preamble no: the base is commands.
 	NoRDBPreamble bool
+	// Timestamps is aof-timestamp-enabled: "#TS:<unix>" annotations
+	// before the commands of each new second, and at the top of a base of
+	// commands.
+	Timestamps bool
 	// RewritePercentage is auto-aof-rewrite-percentage: 0 means 100,
 	// negative turns the automatic rewrite off.
 	RewritePercentage int
@@ -67,12 +73,6 @@ func (c *AOFConfig) setDefaults() {
 	}
 }
 
-// Redis's replies to BGREWRITEAOF.
-const (
-	msgRewriteStarted    = "Background append only file rewriting started"
-	errRewriteInProgress = "ERR Background append only file rewriting already in progress"
-)
-
 // appendfsync policies.
 const (
 	fsyncNo int32 = iota
@@ -90,10 +90,17 @@ type aofState struct {
 	policy atomic.Int32 // appendfsync
 
 	// Guarded by the execution lock.
-	cfg            AOFConfig
-	manifest       *aof.Manifest
-	prop           propagation
-	rewriting      bool
+	cfg       AOFConfig
+	manifest  *aof.Manifest
+	prop      propagation
+	rewriting bool
+	// rewriteScheduled: BGREWRITEAOF came while a BGSAVE held the snapshot
+	// (or inside EXEC); the cron starts it when it can.
+	rewriteScheduled bool
+	// waitRewrite: the AOF was turned on and its incr file opened; the
+	// rewrite that writes its base must not open another (Redis's
+	// AOF_WAIT_REWRITE).
+	waitRewrite    bool
 	rewriteStarted time.Time
 	rewriteGen     int // bumped when AOF is turned off: a rewrite in flight is dropped
 	lastRewriteSec int64
@@ -103,12 +110,32 @@ type aofState struct {
 	baseSize       int64
 	cronStarted    bool
 
+	// failing is set while writeErr or fsyncErr is: write commands are
+	// refused with MISCONF (Redis's writeCommandsDeniedByDiskError). Read
+	// by dispatch without a.mu.
+	failing atomic.Bool
+	// exit ends the process, as Redis exits when a write or an fsync fails
+	// under appendfsync always (a reply must not go out); os.Exit, which
+	// tests replace.
+	exit func(code int)
+
 	mu          sync.Mutex // guards what follows
 	feed        aof.Feed
-	file        *os.File
+	file        aofFile
 	currentSize int64
 	unsynced    bool  // written since the last fsync
 	writeErr    error // the last write's error, nil once a write succeeds
+	fsyncErr    error // the last fsync's error, nil once an fsync succeeds
+}
+
+// aofFile is the open incr file: an *os.File, or in tests one that fails
+// as a full disk does.
+type aofFile interface {
+	Write(b []byte) (int, error)
+	Sync() error
+	Stat() (os.FileInfo, error)
+	Truncate(size int64) error
+	Close() error
 }
 
 // propagation collects the commands a command (with everything it ran:
@@ -140,6 +167,9 @@ func (s *Server) propagatePending(wrap bool) {
 	}
 	a := &s.aof
 	a.mu.Lock()
+	if a.cfg.Timestamps {
+		a.feed.Timestamp(s.store.Now() / 1000)
+	}
 	wrap = wrap && len(p.ops) > 1
 	if wrap {
 		a.feed.Select(p.ops[0].db)
@@ -164,6 +194,13 @@ func (s *Server) propagatePending(wrap bool) {
 // another time). Commands that run others (EXEC, EVAL) are logged through
 // what they ran, as Redis 7.0's effects replication.
 func (s *Server) propagated(c *Client, cmd *Command, args [][]byte) {
+	switch {
+	case c.propNone:
+		return
+	case c.propArgs != nil:
+		s.propagate(c.db.Index(), c.propArgs...)
+		return
+	}
 	if rewrite := propagateRewrites[cmd.Name]; rewrite != nil {
 		rewrite(s, c, args)
 		return
@@ -173,6 +210,69 @@ func (s *Server) propagated(c *Client, cmd *Command, args [][]byte) {
 		return
 	}
 	s.propagate(c.db.Index(), args...)
+}
+
+// logAs sets what the running command is logged as, for a handler that
+// knows it better than the table below could (Redis's
+// rewriteClientCommandVector): a pop that a replay would pick otherwise,
+// a blocking command as the pop it did. args must stay valid until the
+// command is over.
+func (c *Client) logAs(args ...[]byte) {
+	if c.srv.aof.on.Load() {
+		c.propArgs = args
+	}
+}
+
+// forceLog logs the running command even if it changed nothing, as
+// Redis's forceCommandPropagation.
+func (c *Client) forceLog() {
+	if c.srv.aof.on.Load() {
+		c.propForce = true
+	}
+}
+
+// alsoLog queues a command for the AOF beside the running one, which is
+// then not logged itself (Redis's alsoPropagate and
+// preventCommandPropagation): SPOP with a count logs one SREM a member.
+func (c *Client) alsoLog(args ...[]byte) {
+	if c.srv.aof.on.Load() {
+		c.srv.propagate(c.db.Index(), args...)
+		c.propNone = true
+	}
+}
+
+// Command names of logged rewrites, as Redis's shared objects spell them
+// (its shared.left and shared.right are lower case).
+var (
+	cmdSREM      = []byte("SREM")
+	cmdLPOP      = []byte("LPOP")
+	cmdRPOP      = []byte("RPOP")
+	cmdLMOVE     = []byte("LMOVE")
+	cmdRPOPLPUSH = []byte("RPOPLPUSH")
+	cmdZPOPMIN   = []byte("ZPOPMIN")
+	cmdZPOPMAX   = []byte("ZPOPMAX")
+	argLeft      = []byte("left")
+	argRight     = []byte("right")
+	argABSTTL    = []byte("ABSTTL")
+)
+
+// logAsPop logs a list or sorted-set pop as the non-blocking command that
+// pops the same (Redis's blockingPopGenericCommand, serveClientBlockedOnList,
+// genericZpopCommand): name key, or name key n when a count was given.
+func (c *Client) logAsPop(name, key []byte, n int64) {
+	if n < 0 {
+		c.logAs(name, key)
+		return
+	}
+	c.logAs(name, key, strconv.AppendInt(nil, n, 10))
+}
+
+// listEnd is LEFT or RIGHT as Redis logs a served BLMOVE.
+func listEnd(front bool) []byte {
+	if front {
+		return argLeft
+	}
+	return argRight
 }
 
 // propagateRewrites are the commands logged otherwise than as they came,
@@ -191,13 +291,16 @@ func init() {
 		"set":          propagateSet,
 		"incrbyfloat":  propagateIncrByFloat,
 		"hincrbyfloat": propagateHIncrByFloat,
-		"spop":         propagateKeyState,
+		"restore":      propagateRestore,
+		"getset":       propagateGetSet,
+		"getdel":       propagateGetDel,
 		"cl.throttle":  propagateKeyState,
 	}
 }
 
 var (
 	cmdDEL       = []byte("DEL")
+	cmdUNLINK    = []byte("UNLINK")
 	cmdSET       = []byte("SET")
 	cmdPEXPIREAT = []byte("PEXPIREAT")
 	cmdPERSIST   = []byte("PERSIST")
@@ -206,18 +309,24 @@ var (
 )
 
 // propagateExpiry logs EXPIRE and its kin as PEXPIREAT with the absolute
-// time (a DEL when the key is gone, a PERSIST when GETEX removed the TTL),
-// as Redis's expireGenericCommand and getexCommand.
+// time, keeping EXPIRE's NX|XX|GT|LT (a DEL when the key is gone, a PERSIST
+// when GETEX removed the TTL), as Redis's expireGenericCommand and
+// getexCommand; PEXPIREAT goes as it came.
 func propagateExpiry(s *Server, c *Client, args [][]byte) {
 	key := args[1]
 	db := c.db.Index()
 	switch e := c.db.Entry(key); {
 	case e == nil:
-		s.propagate(db, cmdDEL, key)
+		s.propagate(db, s.deletion("lazyfree-lazy-expire"), key)
 	case e.ExpireAt() == 0:
 		s.propagate(db, cmdPERSIST, key)
-	default:
+	case eqFold(args[0], "pexpireat"):
+		s.propagate(db, args...)
+	case eqFold(args[0], "getex"):
 		s.propagate(db, cmdPEXPIREAT, key, strconv.AppendInt(nil, e.ExpireAt(), 10))
+	default:
+		out := append([][]byte{cmdPEXPIREAT, key, strconv.AppendInt(nil, e.ExpireAt(), 10)}, args[3:]...)
+		s.propagate(db, out...)
 	}
 }
 
@@ -236,16 +345,73 @@ func (s *Server) propagateSetPXAT(c *Client, key, value []byte) {
 	s.propagate(db, cmdSET, key, value, argPXAT, strconv.AppendInt(nil, e.ExpireAt(), 10))
 }
 
-// propagateSet logs SET with EX, PX or EXAT as SET key value PXAT <ms>, as
-// Redis 7.0's setGenericCommand; other SETs go as they came.
+// propagateSet logs SET with EX, PX, EXAT or PXAT as SET key value PXAT
+// <ms>, and other SETs without their GET, as Redis 7.0's setGenericCommand.
 func propagateSet(s *Server, c *Client, args [][]byte) {
+	get := false
 	for _, a := range args[3:] {
-		if eqFold(a, "ex") || eqFold(a, "px") || eqFold(a, "exat") {
+		if eqFold(a, "ex") || eqFold(a, "px") || eqFold(a, "exat") || eqFold(a, "pxat") {
 			s.propagateSetPXAT(c, args[1], args[2])
 			return
 		}
+		get = get || eqFold(a, "get")
+	}
+	if get {
+		out := make([][]byte, 0, len(args)-1)
+		for i, a := range args {
+			if i < 3 || !eqFold(a, "get") {
+				out = append(out, a)
+			}
+		}
+		args = out
 	}
 	s.propagate(c.db.Index(), args...)
+}
+
+// propagateGetSet logs GETSET as SET key value, as Redis's getsetCommand.
+func propagateGetSet(s *Server, c *Client, args [][]byte) {
+	s.propagate(c.db.Index(), cmdSET, args[1], args[2])
+}
+
+// propagateGetDel logs GETDEL as DEL key (UNLINK with
+// lazyfree-lazy-user-del yes), as Redis's getdelCommand.
+func propagateGetDel(s *Server, c *Client, args [][]byte) {
+	s.propagate(c.db.Index(), s.deletion("lazyfree-lazy-user-del"), args[1])
+}
+
+// deletion is how a deletion is logged: UNLINK where the lazyfree
+// parameter that governs it says yes, else DEL, as Redis's
+// propagateDeletion (floodgate frees nothing lazily; only the log follows
+// the setting).
+func (s *Server) deletion(lazyParam string) []byte {
+	if s.configValue(lazyParam) == "yes" {
+		return cmdUNLINK
+	}
+	return cmdDEL
+}
+
+// propagateRestore logs a relative TTL as the absolute one with ABSTTL
+// added, and a REPLACE whose TTL had already passed as DEL, as Redis's
+// restoreCommand.
+func propagateRestore(s *Server, c *Client, args [][]byte) {
+	key := args[1]
+	db := c.db.Index()
+	e := c.db.Entry(key)
+	if e == nil {
+		s.propagate(db, cmdDEL, key)
+		return
+	}
+	absolute := false
+	for _, a := range args[4:] {
+		absolute = absolute || eqFold(a, "absttl")
+	}
+	if e.ExpireAt() == 0 || absolute {
+		s.propagate(db, args...)
+		return
+	}
+	out := append(append([][]byte{}, args...), argABSTTL)
+	out[2] = strconv.AppendInt(nil, e.ExpireAt(), 10)
+	s.propagate(db, out...)
 }
 
 // propagateIncrByFloat logs the result, SET key value KEEPTTL, as Redis
@@ -268,24 +434,11 @@ func propagateHIncrByFloat(s *Server, c *Client, args [][]byte) {
 }
 
 // propagateKeyState logs the key's whole state after a command whose
-// effect depends on chance or on the time it ran (SPOP's random members,
-// CL.THROTTLE's decision): a string as SET key value [PXAT ms], anything
-// else as DEL and the commands a rewrite would write.
+// effect depends on the time it ran (CL.THROTTLE's decision): a string as
+// SET key value [PXAT ms], anything else as DEL and the commands a rewrite
+// would write.
 func propagateKeyState(s *Server, c *Client, args [][]byte) {
 	s.propagateState(c.db, args[1])
-}
-
-// propagateTouched logs the state of each key once.
-func (s *Server) propagateTouched(keys []store.TouchedKey) {
-	for i, tk := range keys {
-		seen := false
-		for _, prev := range keys[:i] {
-			seen = seen || prev == tk
-		}
-		if !seen {
-			s.propagateState(s.store.DB(tk.DB), []byte(tk.Key))
-		}
-	}
 }
 
 func (s *Server) propagateState(sdb *store.DB, key []byte) {
@@ -322,8 +475,14 @@ func valueOf[T store.Value](e *store.Entry) (T, bool) {
 // OnExpire), as Redis's deleteExpiredKeyAndPropagate.
 func (s *Server) expiredKey(db int, key string) {
 	if s.aof.on.Load() {
-		s.propagate(db, cmdDEL, []byte(key))
+		s.propagate(db, s.deletion("lazyfree-lazy-expire"), []byte(key))
 	}
+}
+
+// evictedKey logs a key maxmemory evicted as DEL, as Redis's
+// performEvictions; the caller moves the DELs to the feed unwrapped.
+func (s *Server) evictedKey(db int, key string) {
+	s.propagate(db, s.deletion("lazyfree-lazy-eviction"), []byte(key))
 }
 
 // aofFlush writes the feed to the incr file, and fsyncs it under
@@ -342,7 +501,11 @@ func (s *Server) aofFlush() {
 	a.mu.Unlock()
 }
 
-// aofWriteLocked writes the feed out; a.mu is held.
+// aofWriteLocked writes the feed out; a.mu is held. A write that fails
+// keeps the feed for the next attempt (a short write is cut off the file
+// first, so the file never ends inside a command), and write commands are
+// refused until a write succeeds, as Redis's flushAppendOnlyFile; under
+// appendfsync always the process exits instead, as Redis does.
 func (s *Server) aofWriteLocked(sync bool) {
 	a := &s.aof
 	if a.file == nil {
@@ -350,18 +513,15 @@ func (s *Server) aofWriteLocked(sync bool) {
 	}
 	if len(a.feed.Buf) > 0 {
 		n, err := a.file.Write(a.feed.Buf)
-		a.currentSize += int64(n)
 		if err != nil {
-			if a.writeErr == nil {
-				s.log.Warn("Error writing to the AOF file: " + err.Error())
-			}
-			a.writeErr = err
-			a.feed.Buf = append(a.feed.Buf[:0], a.feed.Buf[n:]...) // retried on the next flush
+			s.aofWriteFailed(n, err)
 			return
 		}
+		a.currentSize += int64(n)
 		if a.writeErr != nil {
 			s.log.Warn("AOF write error looks solved, Redis can write again.")
 			a.writeErr = nil
+			a.failing.Store(a.fsyncErr != nil)
 		}
 		a.unsynced = true
 		if cap(a.feed.Buf) > 4<<20 {
@@ -372,12 +532,82 @@ func (s *Server) aofWriteLocked(sync bool) {
 	}
 	if sync && a.unsynced {
 		if err := a.file.Sync(); err != nil {
-			s.log.Warn("Fail to fsync the AOF file: " + err.Error())
-			a.writeErr = err
+			s.aofFsyncFailed(err)
 			return
 		}
+		s.aofFsynced()
 		a.unsynced = false
 	}
+}
+
+// aofWriteFailed handles a write of the feed that wrote n bytes and failed.
+func (s *Server) aofWriteFailed(n int, err error) {
+	a := &s.aof
+	if n > 0 {
+		err = syscall.ENOSPC // as Redis, whatever cut the write short
+		s.log.Warn(fmt.Sprintf("Short write while writing to the AOF file: (nwritten=%d, expected=%d)", n, len(a.feed.Buf)))
+		if st, serr := a.file.Stat(); serr == nil {
+			if terr := a.file.Truncate(st.Size() - int64(n)); terr == nil {
+				n = 0
+			} else {
+				s.log.Warn("Could not remove short write from the append-only file.  Redis may refuse to load the AOF the next time it starts.  ftruncate: " + errnoText(terr))
+			}
+		}
+	} else if a.writeErr == nil {
+		s.log.Warn("Error writing to the AOF file: " + errnoText(err))
+	}
+	if a.policy.Load() == fsyncAlways {
+		s.log.Warn("Can't recover from AOF write error when the AOF fsync policy is 'always'. Exiting...")
+		a.exit(1)
+	}
+	a.writeErr = err
+	a.failing.Store(true)
+	a.currentSize += int64(n)
+	a.feed.Buf = append(a.feed.Buf[:0], a.feed.Buf[n:]...) // the rest is written on the next attempt
+}
+
+// aofFsyncFailed records a failed fsync; a.mu is held. Under always the
+// process exits, as Redis's.
+func (s *Server) aofFsyncFailed(err error) {
+	a := &s.aof
+	if a.policy.Load() == fsyncAlways {
+		s.log.Warn(fmt.Sprintf("Can't persist AOF for fsync error when the AOF fsync policy is 'always': %s. Exiting...", errnoText(err)))
+		a.exit(1)
+	}
+	if a.fsyncErr == nil {
+		s.log.Warn("Fail to fsync the AOF file: " + errnoText(err))
+	}
+	a.fsyncErr = err
+	a.failing.Store(true)
+}
+
+// aofFsynced clears an fsync error once an fsync succeeds; a.mu is held.
+func (s *Server) aofFsynced() {
+	a := &s.aof
+	if a.fsyncErr != nil {
+		a.fsyncErr = nil
+		a.failing.Store(a.writeErr != nil)
+	}
+}
+
+// aofError is the MISCONF error write commands get while the AOF cannot
+// be written or fsynced (Redis's writeCommandsGetDiskErrorMessage), or ""
+// when it can.
+func (s *Server) aofError() string {
+	a := &s.aof
+	if !a.failing.Load() || !a.on.Load() {
+		return ""
+	}
+	a.mu.Lock()
+	err := a.writeErr
+	if err == nil {
+		err = a.fsyncErr
+	}
+	a.mu.Unlock()
+	if err == nil {
+		return ""
+	}
+	return "MISCONF Errors writing to the AOF file: " + errnoText(err)
 }
 
 // aofCron runs every second while the AOF is on: it writes the feed (for
@@ -405,12 +635,22 @@ func (s *Server) aofCron() {
 		}
 		a.mu.Unlock()
 		if f != nil && policy == fsyncEverysec && unsynced {
-			if err := f.Sync(); err != nil && !errors.Is(err, os.ErrClosed) {
-				s.log.Warn("Fail to fsync the AOF file: " + err.Error())
+			// As Redis's background fsync: a failure refuses writes until
+			// an fsync succeeds.
+			err := f.Sync()
+			a.mu.Lock()
+			switch {
+			case err == nil:
+				s.aofFsynced()
+			case !errors.Is(err, os.ErrClosed):
+				a.unsynced = true
+				s.aofFsyncFailed(err)
 			}
+			a.mu.Unlock()
 		}
 		s.lock <- struct{}{}
 		s.store.Refresh()
+		s.startScheduledRewrite()
 		s.maybeAutoRewrite()
 		<-s.lock
 	}
@@ -421,7 +661,7 @@ func (s *Server) aofCron() {
 // at least auto-aof-rewrite-min-size), as Redis's serverCron.
 func (s *Server) maybeAutoRewrite() {
 	a := &s.aof
-	if !a.on.Load() || a.rewriting || a.cfg.RewritePercentage <= 0 {
+	if !a.on.Load() || a.rewriting || s.persist.bgsave != nil || a.cfg.RewritePercentage <= 0 {
 		return
 	}
 	a.mu.Lock()
@@ -510,6 +750,7 @@ func (s *Server) initAOF() {
 	a := &s.aof
 	a.cfg = s.cfg.AOF
 	a.policy.Store(fsyncPolicies[a.cfg.Fsync])
+	a.exit = os.Exit
 	a.lastRewriteSec = -1
 	a.lastRewriteOK = true
 }
@@ -541,11 +782,15 @@ func (s *Server) startAOF() error {
 	}
 	m = a.manifest
 	if m.Base == nil && len(m.Incrs) == 0 {
-		snap := s.snapshot()
-		rdbBase := s.rdbPreamble() && rdbEncodes(snap)
-		name := m.NewBase(a.cfg.Filename, rdbBase)
-		tmp := s.aofPath(fmt.Sprintf("temp-rewriteaof-%d.aof", os.Getpid()))
-		size, err := s.writeBase(tmp, snap, rdbBase)
+		s.lock <- struct{}{}
+		job := s.newRewriteJob(fmt.Sprintf("temp-rewriteaof-%d.aof", os.Getpid()))
+		<-s.lock
+		name := m.NewBase(a.cfg.Filename, job.rdbBase)
+		size, err := job.write()
+		s.lock <- struct{}{}
+		job.sn.End()
+		<-s.lock
+		tmp := job.tmp
 		if err == nil {
 			err = os.Rename(tmp, s.aofPath(name))
 		}
@@ -790,303 +1035,13 @@ func (s *Server) replay(c *Client, args [][]byte) bool {
 	return true
 }
 
-// snapshot copies the keyspace for a rewrite: the live keys with deep
-// copies of their values, so the rewrite can write them while clients go
-// on changing the originals. It runs under the execution lock.
-func (s *Server) snapshot() []aof.DB {
-	dbs := make([]aof.DB, 0, s.store.Databases())
-	for i := range s.store.Databases() {
-		db := s.store.DB(i)
-		if db.Len() == 0 {
-			continue
-		}
-		snap := aof.DB{Index: i, Entries: make([]aof.Entry, 0, db.Len())}
-		db.Each(func(e *store.Entry) {
-			snap.Entries = append(snap.Entries, aof.Entry{Key: e.Key, Value: e.Value.Clone(), ExpireAt: e.ExpireAt()})
-		})
-		dbs = append(dbs, snap)
-	}
-	return dbs
-}
-
-// writeBase writes a base file at tmp, fsynced, for the caller to rename
-// into place, and returns its size.
-func (s *Server) writeBase(tmp string, dbs []aof.DB, rdbBase bool) (int64, error) {
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		s.log.Warn("Opening the temp file for AOF rewrite in rewriteAppendOnlyFile(): " + err.Error())
-		return 0, err
-	}
-	var n int64
-	if rdbBase {
-		n, err = s.writeRDBBase(f, dbs)
-	} else {
-		n, err = aof.WriteCommands(f, dbs)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp)
-		s.log.Warn("Write error writing append only file on disk: " + err.Error())
-		return 0, err
-	}
-	return n, nil
-}
-
-// rdbEncodes reports whether package rdb can write every value of snap:
-// it has no list encoding yet, so a keyspace with lists gets a base of
-// commands whatever aof-use-rdb-preamble says.
-func rdbEncodes(snap []aof.DB) bool {
-	for _, db := range snap {
-		for _, e := range db.Entries {
-			if _, isList := e.Value.(*store.List); isList {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// writeRDBBase writes dbs as an RDB with Redis's aux fields, aof-base 1
-// as Redis marks an AOF's base, and returns its size.
-func (s *Server) writeRDBBase(f *os.File, dbs []aof.DB) (int64, error) {
-	opts := s.rdbOptions()
-	for i := range opts.Aux {
-		if opts.Aux[i].Key == "aof-base" {
-			opts.Aux[i].Value = "1"
-		}
-	}
-	w := rdb.NewWriter(f, opts)
-	for _, db := range dbs {
-		expires := 0
-		for _, e := range db.Entries {
-			if e.ExpireAt != 0 {
-				expires++
-			}
-		}
-		w.SelectDB(db.Index, len(db.Entries), expires)
-		for _, e := range db.Entries {
-			if err := w.Key(e.Key, e.Value, e.ExpireAt); err != nil {
-				return 0, err
-			}
-		}
-	}
-	if err := w.Close(); err != nil {
-		return 0, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		return 0, err
-	}
-	return st.Size(), nil
-}
-
-// startRewrite begins a background rewrite, under the execution lock: it
-// takes a snapshot and, with the AOF on, opens a new incr file for the
-// commands that follow (Redis 7.0 does the same, so no rewrite buffer is
-// needed), then writes the base on another goroutine.
-func (s *Server) startRewrite() error { return s.rewrite(s.aof.on.Load()) }
-
-// rewrite is startRewrite, opening a new incr file or not (turning the AOF
-// on has opened one already).
-func (s *Server) rewrite(newIncr bool) error {
-	a := &s.aof
-	if a.rewriting {
-		return errors.New(errRewriteInProgress)
-	}
-	if err := os.MkdirAll(s.aofDir(), 0o755); err != nil {
-		s.log.Warn(fmt.Sprintf("Can't open or create append-only dir %s: %v", s.aofDir(), err))
-		return err
-	}
-	if newIncr {
-		if err := s.openNewIncr(); err != nil {
-			return err
-		}
-	}
-	snap := s.snapshot()
-	rdbBase := s.rdbPreamble() && rdbEncodes(snap)
-	a.rewriting = true
-	a.rewriteStarted = time.Now()
-	gen := a.rewriteGen
-	s.log.Info("Background append only file rewriting started")
-	s.stopped.Add(1)
-	go func() {
-		defer s.stopped.Done()
-		tmp := s.aofPath(fmt.Sprintf("temp-rewriteaof-bg-%d.aof", os.Getpid()))
-		size, err := s.writeBase(tmp, snap, rdbBase)
-		s.lock <- struct{}{}
-		s.finishRewrite(gen, tmp, size, rdbBase, err)
-		<-s.lock
-	}()
-	return nil
-}
-
-// openNewIncr switches logging to a new incr file: the feed so far goes
-// to the old one, which is fsynced and closed.
-func (s *Server) openNewIncr() error {
-	a := &s.aof
-	m := a.manifest.Clone()
-	name := m.NewIncr(a.cfg.Filename)
-	f, err := os.OpenFile(s.aofPath(name), os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		s.log.Warn(fmt.Sprintf("Can't open the append-only file %s: %v", name, err))
-		return err
-	}
-	if a.file != nil { // not when AOF is being turned on: the manifest waits for the base
-		if err := s.persistManifest(m); err != nil {
-			f.Close()
-			return err
-		}
-	}
-	a.mu.Lock()
-	old := a.file
-	if old != nil {
-		s.aofWriteLocked(true)
-		old.Close()
-	}
-	a.file = f
-	a.feed.Reselect()
-	a.mu.Unlock()
-	a.manifest = m
-	s.log.Info("Creating AOF incr file " + name + " on background rewrite")
-	return nil
-}
-
-// finishRewrite adopts a written base, under the execution lock, as
-// Redis's backgroundRewriteDoneHandler: the base takes the next base name,
-// the incr files it covers become history, the manifest is persisted and
-// the history deleted.
-func (s *Server) finishRewrite(gen int, tmp string, size int64, rdbBase bool, err error) {
-	a := &s.aof
-	a.rewriting = false
-	elapsed := time.Since(a.rewriteStarted)
-	a.lastRewriteSec = int64(elapsed / time.Second)
-	if err == nil && gen != a.rewriteGen {
-		err = errors.New("AOF turned off during the rewrite")
-	}
-	if err == nil {
-		m := a.manifest.Clone()
-		name := m.NewBase(a.cfg.Filename, rdbBase)
-		if err = os.Rename(tmp, s.aofPath(name)); err == nil {
-			if a.on.Load() {
-				m.RewrittenIncrsToHistory()
-			} else {
-				for _, fi := range m.Incrs {
-					fi.Type = aof.TypeHistory
-					m.History = append(m.History, fi)
-				}
-				m.Incrs = nil
-			}
-			err = s.persistManifest(m)
-		}
-		if err == nil {
-			a.manifest = m
-			for _, h := range m.History {
-				s.log.Info("Removing the history file " + h.Name + " in the background")
-				os.Remove(s.aofPath(h.Name))
-			}
-			m.History = nil
-			s.persistManifest(m)
-			a.mu.Lock()
-			var incr int64
-			if a.file != nil {
-				if st, err := a.file.Stat(); err == nil {
-					incr = st.Size()
-				}
-			}
-			a.currentSize = size + incr
-			a.baseSize = a.currentSize
-			a.mu.Unlock()
-		}
-	}
-	if err != nil {
-		os.Remove(tmp)
-		a.lastRewriteOK = false
-		a.rewriteFails++
-		s.log.Warn("Background AOF rewrite failed: " + err.Error())
-		return
-	}
-	a.lastRewriteOK = true
-	a.rewrites++
-	a.rewriteFails = 0
-	s.log.Info("Background AOF rewrite terminated with success")
-	s.log.Info("Background AOF rewrite finished successfully")
-}
-
-// setAppendOnly turns the AOF on or off at run time (CONFIG SET
-// appendonly), under the execution lock. Turning it on logs from now into
-// a new incr file and starts a rewrite for the base, as Redis's
-// startAppendOnly; the manifest lists them once the base is written.
-func (s *Server) setAppendOnly(on bool) error {
-	a := &s.aof
-	if on == a.on.Load() {
-		return nil
-	}
-	if !on {
-		a.mu.Lock()
-		s.aofWriteLocked(true)
-		if a.file != nil {
-			a.file.Close()
-			a.file = nil
-		}
-		a.on.Store(false)
-		a.mu.Unlock()
-		a.rewriteGen++
-		a.cfg.Enabled = false
-		return nil
-	}
-	if a.rewriting {
-		return errors.New(errRewriteInProgress)
-	}
-	if err := os.MkdirAll(s.aofDir(), 0o755); err != nil {
-		s.log.Warn(fmt.Sprintf("Can't open or create append-only dir %s: %v", s.aofDir(), err))
-		return err
-	}
-	if err := s.openNewIncr(); err != nil {
-		return err
-	}
-	a.on.Store(true)
-	a.cfg.Enabled = true
-	s.startAOFCron()
-	return s.rewrite(false)
-}
-
-// closeAOF writes and fsyncs what is left, at shutdown.
-func (s *Server) closeAOF() {
-	a := &s.aof
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.file != nil {
-		s.aofWriteLocked(true)
-		a.file.Close()
-		a.file = nil
-	}
-}
-
-// cmdBGRewriteAOF starts a background rewrite.
-func cmdBGRewriteAOF(c *Client, args [][]byte) {
-	if err := c.srv.startRewrite(); err != nil {
-		msg := err.Error()
-		if msg != errRewriteInProgress {
-			msg = "ERR Can't execute an AOF background rewriting. Please check the server logs for more information."
-		}
-		c.w.Error(msg)
-		return
-	}
-	c.w.Status(msgRewriteStarted)
-}
-
 // infoAOF writes the AOF fields of INFO persistence, as Redis 7.0.
 func (s *Server) infoAOF(b *infoBuilder) {
 	a := &s.aof
 	on := a.on.Load()
 	b.int("aof_enabled", boolInt(on))
 	b.int("aof_rewrite_in_progress", boolInt(a.rewriting))
-	b.int("aof_rewrite_scheduled", 0)
+	b.int("aof_rewrite_scheduled", boolInt(a.rewriteScheduled))
 	b.int("aof_last_rewrite_time_sec", a.lastRewriteSec)
 	cur := int64(-1)
 	if a.rewriting {
@@ -1097,7 +1052,7 @@ func (s *Server) infoAOF(b *infoBuilder) {
 	b.int("aof_rewrites", a.rewrites)
 	b.int("aof_rewrites_consecutive_failures", a.rewriteFails)
 	a.mu.Lock()
-	writeOK := a.writeErr == nil
+	writeOK := a.writeErr == nil && a.fsyncErr == nil
 	size, buffered := a.currentSize, len(a.feed.Buf)
 	a.mu.Unlock()
 	b.str("aof_last_write_status", okErr(writeOK))
@@ -1126,4 +1081,37 @@ func okErr(ok bool) string {
 		return "ok"
 	}
 	return "err"
+}
+
+// diskError is the MISCONF error write commands get when the last
+// background save failed or the AOF cannot be written, or "" (Redis's
+// writeCommandsDeniedByDiskError and writeCommandsGetDiskErrorMessage).
+func (s *Server) diskError() string {
+	if s.writesRefused() {
+		return errMisconf
+	}
+	return s.aofError()
+}
+
+// isWrite reports whether a command counts as a write for MISCONF, as
+// processCommand's is_write_command: flagged write, or EXEC of a
+// transaction holding one, or EVAL/EVALSHA of a script whose shebang does
+// not say no-writes (a script without one is judged per redis.call).
+func isWrite(c *Client, cmd *Command, args [][]byte) bool {
+	switch cmd.Name {
+	case "exec":
+		if c.multi == nil {
+			return false
+		}
+		for _, q := range c.multi.cmds {
+			if q.Flags.Has(FlagWrite) {
+				return true
+			}
+		}
+		return false
+	case "eval", "evalsha":
+		flags := scriptFlags(c, cmd, args)
+		return flags&luaengine.FlagShebang != 0 && flags&luaengine.FlagNoWrites == 0
+	}
+	return cmd.Flags.Has(FlagWrite)
 }

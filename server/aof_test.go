@@ -3,8 +3,12 @@ package server
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -133,30 +137,60 @@ func TestAOFTurnedOnAtRunTime(t *testing.T) {
 	}
 }
 
-// TestBGRewriteAOFInProgress: a second BGREWRITEAOF while one runs gets
-// Redis's error (inside one EXEC the first cannot have finished).
-func TestBGRewriteAOFInProgress(t *testing.T) {
+// TestBGRewriteAOFInExec: inside EXEC a BGREWRITEAOF is scheduled, as
+// Redis's bgrewriteaofCommand (server.in_exec), and the cron starts it.
+func TestBGRewriteAOFInExec(t *testing.T) {
 	srv := startServer(t, Config{Dir: t.TempDir(), AOF: AOFConfig{Enabled: true}})
 	conn := dialConn(t, srv)
 	conn.Write([]byte("MULTI\r\nBGREWRITEAOF\r\nBGREWRITEAOF\r\nEXEC\r\n"))
-	want := "+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n+Background append only file rewriting started\r\n-ERR Background append only file rewriting already in progress\r\n"
-	got := make([]byte, 0, len(want))
-	buf := make([]byte, 512)
-	for len(got) < len(want) {
-		n, err := conn.Read(buf)
-		if err != nil {
-			t.Fatalf("read: %v (got %q)", err, got)
-		}
-		got = append(got, buf[:n]...)
-	}
-	if string(got) != want {
+	want := "+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n+Background append only file rewriting scheduled\r\n+Background append only file rewriting scheduled\r\n"
+	if got := readN(t, conn, len(want)); got != want {
 		t.Fatalf("got %q\nwant %q", got, want)
 	}
+	c := newRedisClient(t, srv)
+	waitFor(t, "the scheduled rewrite", func() bool {
+		info := c.Info(context.Background(), "persistence").Val()
+		return strings.Contains(info, "aof_rewrites:1") && strings.Contains(info, "aof_rewrite_scheduled:0")
+	})
+}
+
+// TestBGRewriteAOFAndBGSAVE: the rewrite and BGSAVE share the one
+// snapshot, as Redis's share the one child: a second rewrite is refused
+// while one runs, BGSAVE is refused (or scheduled) during a rewrite, and a
+// rewrite asked for during a BGSAVE is scheduled and runs after it.
+func TestBGRewriteAOFAndBGSAVE(t *testing.T) {
+	srv := startServer(t, Config{Dir: t.TempDir(), AOF: AOFConfig{Enabled: true}})
+	c := newRedisClient(t, srv)
+	ctx := context.Background()
+	c.Set(ctx, "k", "v", 0)
+	info := func() string { return c.Info(ctx, "persistence").Val() }
+
+	srv.lock <- struct{}{}
+	err1, err2 := srv.startRewrite(), srv.startRewrite()
+	errSave := srv.startBgsave()
+	<-srv.lock
+	if err1 != nil || err2 == nil || err2.Error() != errRewriteInProgress || errSave != errChildActive {
+		t.Fatalf("rewrite, rewrite, bgsave = %v, %v, %v", err1, err2, errSave)
+	}
+	waitFor(t, "the rewrite", func() bool { return strings.Contains(info(), "aof_rewrites:1") })
+
+	srv.lock <- struct{}{}
+	errSave = srv.startBgsave()
+	err1 = srv.startRewrite()
+	<-srv.lock
+	if errSave != nil || err1 != errRewriteScheduled {
+		t.Fatalf("bgsave, rewrite = %v, %v", errSave, err1)
+	}
+	waitFor(t, "the scheduled rewrite after the BGSAVE", func() bool {
+		i := info()
+		return strings.Contains(i, "aof_rewrites:2") && strings.Contains(i, "aof_rewrite_scheduled:0") && strings.Contains(i, "rdb_saves:1")
+	})
 }
 
 // TestAOFServedBlockedPop: a pop served to a client blocked in BLPOP is
-// logged as the list's state after it (the BLPOP itself changed nothing
-// when it blocked); a BLPOP served at once is logged as it came.
+// logged as the LPOP it did, after the push that served it (the BLPOP
+// itself changed nothing when it blocked); a BLPOP served at once is
+// logged as an LPOP too, as Redis 7.0 does.
 func TestAOFServedBlockedPop(t *testing.T) {
 	dir := t.TempDir()
 	srv := startServer(t, Config{Dir: dir, AOF: AOFConfig{Enabled: true}})
@@ -173,8 +207,208 @@ func TestAOFServedBlockedPop(t *testing.T) {
 	}
 	pusher.BLPop(ctx, 0, "l")
 	srv.Close()
-	want := []string{"SELECT 0", "rpush l a b c", "DEL l", "RPUSH l b c", "blpop l 0"}
+	want := []string{"SELECT 0", "rpush l a b c", "LPOP l", "LPOP l"}
 	if got := loggedCommands(t, dir); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("logged:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestAOFTimestamps: with aof-timestamp-enabled yes a "#TS:<unix>"
+// annotation goes before the first command of each new second (none
+// within one), a base of commands starts with one, and a restart loads
+// the files, skipping them.
+func TestAOFTimestamps(t *testing.T) {
+	dir := t.TempDir()
+	clock := store.NewManualClock(time.UnixMilli(1700000000000))
+	srv := startServer(t, Config{Dir: dir, Clock: clock, AOF: AOFConfig{Enabled: true, Fsync: "always", Timestamps: true, NoRDBPreamble: true}})
+	c := newRedisClient(t, srv)
+	ctx := context.Background()
+	if v := c.ConfigGet(ctx, "aof-timestamp-enabled").Val(); v["aof-timestamp-enabled"] != "yes" {
+		t.Fatalf("CONFIG GET = %v", v)
+	}
+	c.Set(ctx, "a", "1", 0)
+	c.Incr(ctx, "a")
+	clock.Add(1500 * time.Millisecond)
+	c.Incr(ctx, "a")
+	incr, _ := os.ReadFile(filepath.Join(dir, "appendonlydir", "appendonly.aof.1.incr.aof"))
+	want := "#TS:1700000000\r\n*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n*3\r\n$3\r\nset\r\n$1\r\na\r\n$1\r\n1\r\n*2\r\n$4\r\nincr\r\n$1\r\na\r\n" +
+		"#TS:1700000001\r\n*2\r\n$4\r\nincr\r\n$1\r\na\r\n"
+	if string(incr) != want {
+		t.Fatalf("incr file %q, want %q", incr, want)
+	}
+	c.Do(ctx, "bgrewriteaof")
+	waitFor(t, "the rewrite", func() bool { return strings.Contains(c.Info(ctx, "persistence").Val(), "aof_rewrites:1") })
+	base, _ := os.ReadFile(filepath.Join(dir, "appendonlydir", "appendonly.aof.2.base.aof"))
+	if !bytes.HasPrefix(base, []byte("#TS:")) {
+		t.Fatalf("base %q does not start with #TS", base)
+	}
+	c.Set(ctx, "b", "2", 0)
+	srv.Close()
+	srv2 := startServer(t, Config{Dir: dir, AOF: AOFConfig{Enabled: true}})
+	if got := newRedisClient(t, srv2).MGet(ctx, "a", "b").Val(); got[0] != "3" || got[1] != "2" {
+		t.Fatalf("after a restart MGET a b = %v", got)
+	}
+}
+
+// TestRewriteUnderWrites: a BGREWRITEAOF of a keyspace that clients keep
+// changing while its snapshot is walked (in place, by replacement, by
+// deletion, with TTLs) leaves a base and an incr file that load into what
+// the server held at shutdown.
+func TestRewriteUnderWrites(t *testing.T) {
+	for _, preamble := range []bool{true, false} {
+		t.Run(fmt.Sprintf("rdb preamble %v", preamble), func(t *testing.T) {
+			dir := t.TempDir()
+			srv := startServer(t, Config{Dir: dir, AOF: AOFConfig{Enabled: true, NoRDBPreamble: !preamble}})
+			c := newRedisClient(t, srv)
+			ctx := context.Background()
+			const n = 5000
+			pipe := c.Pipeline()
+			for i := range n {
+				pipe.Set(ctx, fmt.Sprint("s", i), i, 0)
+				pipe.SAdd(ctx, fmt.Sprint("set", i%50), i)
+				pipe.RPush(ctx, fmt.Sprint("l", i%50), i)
+				pipe.HSet(ctx, fmt.Sprint("h", i%50), fmt.Sprint("f", i), i)
+				pipe.ZAdd(ctx, fmt.Sprint("z", i%50), redis.Z{Score: float64(i), Member: fmt.Sprint("m", i)})
+			}
+			if _, err := pipe.Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+			// Writes before the snapshot's first step, for certain: the
+			// rewrite starts under the lock the test holds.
+			srv.lock <- struct{}{}
+			if err := srv.startRewrite(); err != nil {
+				t.Fatal(err)
+			}
+			rc := srv.replayClient()
+			for i := range 500 {
+				for _, args := range [][]string{{"incr", fmt.Sprint("s", i)}, {"del", fmt.Sprint("s", n-1-i)}, {"sadd", fmt.Sprint("set", i%50), "early"},
+					{"rpop", fmt.Sprint("l", i%50)}, {"hdel", fmt.Sprint("h", i%50), fmt.Sprint("f", i)}, {"zrem", fmt.Sprint("z", i%50), fmt.Sprint("m", i)},
+					{"pexpire", fmt.Sprint("s", i+1000), "3600000"}} {
+					srv.replay(rc, byteArgs(args))
+				}
+			}
+			<-srv.lock
+			// Then write until the rewrite is over, and at least one round.
+			rounds := 0
+			for ; rounds == 0 || strings.Contains(c.Info(ctx, "persistence").Val(), "aof_rewrite_in_progress:1"); rounds++ {
+				round := rounds
+				pipe := c.Pipeline()
+				for i := range 200 {
+					k := (round*200 + i) * 7 % n
+					pipe.Incr(ctx, fmt.Sprint("s", k))
+					pipe.SAdd(ctx, fmt.Sprint("set", k%50), "new", round)
+					pipe.LPop(ctx, fmt.Sprint("l", k%50))
+					pipe.HIncrBy(ctx, fmt.Sprint("h", k%50), "f0", 1)
+					pipe.ZIncrBy(ctx, fmt.Sprint("z", k%50), 1, "m0")
+					pipe.Del(ctx, fmt.Sprint("s", (k+1)%n))
+					pipe.Expire(ctx, fmt.Sprint("s", (k+2)%n), time.Hour)
+					pipe.Set(ctx, fmt.Sprint("s", (k+3)%n), "replaced", 0)
+				}
+				if _, err := pipe.Exec(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			t.Logf("%d rounds of writes during the rewrite", rounds)
+			if !strings.Contains(c.Info(ctx, "persistence").Val(), "aof_last_bgrewrite_status:ok") {
+				t.Fatal("the rewrite failed")
+			}
+			want := dumpKeyspace(t, c)
+			srv.Close()
+			srv2 := startServer(t, Config{Dir: dir, AOF: AOFConfig{Enabled: true}})
+			got := dumpKeyspace(t, newRedisClient(t, srv2))
+			if len(got) != len(want) {
+				t.Fatalf("%d keys after a restart, want %d", len(got), len(want))
+			}
+			for k, v := range want {
+				if got[k] != v {
+					t.Fatalf("key %s = %q after a restart, want %q", k, got[k], v)
+				}
+			}
+		})
+	}
+}
+
+// dumpKeyspace describes every key of database 0: its value, in an order
+// that does not depend on the encoding, and its expiry time.
+func dumpKeyspace(t *testing.T, c *redis.Client) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	out := map[string]string{}
+	for _, k := range c.Keys(ctx, "*").Val() {
+		var v string
+		switch typ := c.Type(ctx, k).Val(); typ {
+		case "string":
+			v = c.Get(ctx, k).Val()
+		case "list":
+			v = strings.Join(c.LRange(ctx, k, 0, -1).Val(), ",")
+		case "set":
+			m := c.SMembers(ctx, k).Val()
+			sort.Strings(m)
+			v = strings.Join(m, ",")
+		case "hash":
+			h := c.HGetAll(ctx, k).Val()
+			fs := make([]string, 0, len(h))
+			for f, x := range h {
+				fs = append(fs, f+"="+x)
+			}
+			sort.Strings(fs)
+			v = strings.Join(fs, ",")
+		case "zset":
+			v = fmt.Sprint(c.ZRangeWithScores(ctx, k, 0, -1).Val())
+		default:
+			t.Fatalf("key %s of type %s", k, typ)
+		}
+		out[k] = fmt.Sprintf("%s expire=%d", v, c.PExpireTime(ctx, k).Val())
+	}
+	return out
+}
+
+func byteArgs(args []string) [][]byte {
+	out := make([][]byte, len(args))
+	for i, a := range args {
+		out[i] = []byte(a)
+	}
+	return out
+}
+
+// TestAOFEvictedKeys: keys maxmemory evicts are logged as DEL, one by one
+// (Redis's performEvictions with propagate_no_multi), so a restart does
+// not bring them back.
+func TestAOFEvictedKeys(t *testing.T) {
+	dir := t.TempDir()
+	srv := startServer(t, Config{Dir: dir, AOF: AOFConfig{Enabled: true, Fsync: "always"}})
+	c := newRedisClient(t, srv)
+	ctx := context.Background()
+	value := strings.Repeat("v", 1000)
+	for i := range 2000 {
+		c.Set(ctx, fmt.Sprint("k", i), value, 0)
+	}
+	used, _ := strconv.ParseInt(regexp.MustCompile(`used_memory:(\d+)`).FindStringSubmatch(c.Info(ctx, "memory").Val())[1], 10, 64)
+	c.ConfigSet(ctx, "maxmemory-policy", "allkeys-random")
+	c.ConfigSet(ctx, "maxmemory", strconv.FormatInt(used*3/4, 10))
+	c.Set(ctx, "trigger", "1", 0)
+	c.ConfigSet(ctx, "maxmemory", "0")
+	evicted, _ := strconv.Atoi(regexp.MustCompile(`evicted_keys:(\d+)`).FindStringSubmatch(c.Info(ctx, "stats").Val())[1])
+	if evicted == 0 {
+		t.Fatal("nothing was evicted")
+	}
+	size := c.DBSize(ctx).Val()
+	srv.Close()
+	dels := 0
+	for _, cmd := range loggedCommands(t, dir) {
+		if strings.HasPrefix(cmd, "DEL k") {
+			dels++
+		}
+	}
+	if dels != evicted {
+		t.Errorf("%d DELs logged for %d keys evicted", dels, evicted)
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, "appendonlydir", "appendonly.aof.1.incr.aof"))
+	if bytes.Contains(raw, []byte("MULTI")) {
+		t.Errorf("evictions logged in MULTI/EXEC")
+	}
+	srv2 := startServer(t, Config{Dir: dir, AOF: AOFConfig{Enabled: true}})
+	if got := newRedisClient(t, srv2).DBSize(ctx).Val(); got != size {
+		t.Errorf("DBSIZE %d after a restart, want %d", got, size)
 	}
 }

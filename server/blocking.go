@@ -342,20 +342,19 @@ func (s *Server) serveReady() {
 	}
 }
 
-// serveLogged serves a waiter and, with the AOF on, logs the state of the
-// keys its pop changed (the list and a BLMOVE's destination): the command
-// that blocked was logged as nothing, having changed nothing then.
+// serveLogged serves a waiter and, with the AOF on, logs the pop it did as
+// its serve function named it (LPOP, LMOVE, ZPOPMIN ...), on its own, as
+// Redis's serveClientBlockedOnList and afterCommand: the command that
+// blocked was logged as nothing, having changed nothing then.
 func (s *Server) serveLogged(w *waiter, key []byte) {
-	if !s.aof.on.Load() {
-		s.unblock(w, func(c *Client) { w.serve(c, key) })
-		return
-	}
-	st := s.store
-	st.TrackTouched, st.Touched = true, st.Touched[:0]
+	c := w.c
+	c.propArgs, c.propNone = nil, false
 	s.unblock(w, func(c *Client) { w.serve(c, key) })
-	st.TrackTouched = false
-	s.propagateTouched(st.Touched)
-	s.propagatePending(true)
+	if c.propArgs != nil {
+		s.propagate(w.db, c.propArgs...)
+		c.propArgs = nil
+		s.propagatePending(true)
+	}
 }
 
 // timedOut answers a waiter whose time is up: a null array, whatever the

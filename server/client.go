@@ -42,6 +42,17 @@ type Client struct {
 	// blockedOn is the client's wait in a blocking command (blocking.go);
 	// guarded by the execution lock.
 	blockedOn *waiter
+
+	// propArgs, when set, is what the running command is logged as
+	// instead of its arguments, and propNone says it is not logged at all
+	// (what it changed went out through alsoPropagate): Redis's
+	// rewriteClientCommandVector and preventCommandPropagation; propForce
+	// logs it even if it changed nothing (forceCommandPropagation: FLUSHALL
+	// of an empty keyspace). Set only while the AOF is on; reset around
+	// every command (invoke).
+	propArgs  [][]byte
+	propNone  bool
+	propForce bool
 }
 
 // multiState is a MULTI block being queued.

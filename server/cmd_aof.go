@@ -41,8 +41,9 @@ var aofParams = map[string]floodgateParam{
 	"auto-aof-rewrite-min-size": aofParam(func(s *Server) string { return strconv.FormatInt(s.aof.cfg.RewriteMinSize, 10) }, func(c *AOFConfig, v string) {
 		c.RewriteMinSize, _ = strconv.ParseInt(v, 10, 64)
 	}),
-	"aof-load-truncated":   aofParam(func(s *Server) string { return yesNo(!s.aof.cfg.RefuseTruncated) }, func(c *AOFConfig, v string) { c.RefuseTruncated = v == "no" }),
-	"aof-use-rdb-preamble": aofParam(func(s *Server) string { return yesNo(!s.aof.cfg.NoRDBPreamble) }, func(c *AOFConfig, v string) { c.NoRDBPreamble = v == "no" }),
+	"aof-load-truncated":    aofParam(func(s *Server) string { return yesNo(!s.aof.cfg.RefuseTruncated) }, func(c *AOFConfig, v string) { c.RefuseTruncated = v == "no" }),
+	"aof-timestamp-enabled": aofParam(func(s *Server) string { return yesNo(s.aof.cfg.Timestamps) }, func(c *AOFConfig, v string) { c.Timestamps = v == "yes" }),
+	"aof-use-rdb-preamble":  aofParam(func(s *Server) string { return yesNo(!s.aof.cfg.NoRDBPreamble) }, func(c *AOFConfig, v string) { c.NoRDBPreamble = v == "no" }),
 }
 
 // aofParam is an applied AOF parameter: put sets its field of an AOFConfig,

@@ -162,6 +162,14 @@ options:
 		}
 		members[j] = store.ScoredMember{Score: store.GeoEncode(lon, lat), Member: args[at+2]}
 	}
+	if c.srv.aof.on.Load() {
+		// Logged as the ZADD it is, as Redis's geoaddCommand rewrites itself.
+		logged := append([][]byte{[]byte("zadd")}, args[1:i]...)
+		for _, m := range members {
+			logged = append(logged, strconv.AppendInt(nil, int64(m.Score), 10), m.Member)
+		}
+		c.logAs(logged...)
+	}
 	zadd(c, args[1], f, members)
 }
 

@@ -131,6 +131,7 @@ func popRange(c *Client, key []byte, l *store.List, front bool, count int64) {
 
 // popRangeWithKey answers [key, [elements...]] (LMPOP, BLMPOP).
 func popRangeWithKey(c *Client, key []byte, l *store.List, front bool, count int64) {
+	c.logAsPop(popName(front), key, min(count, int64(l.Len())))
 	c.w.Array(2)
 	c.w.Bulk(key)
 	popRange(c, key, l, front, count)
@@ -376,6 +377,15 @@ func cmdLMove(c *Client, args [][]byte) {
 	}
 }
 
+// popName is the pop from one end of a list, as blocking and multi-key
+// pops are logged.
+func popName(front bool) []byte {
+	if front {
+		return cmdLPOP
+	}
+	return cmdRPOP
+}
+
 // moveWheres parses LMOVE's and BLMOVE's wherefrom and whereto.
 func moveWheres(c *Client, args [][]byte) (from, to, ok bool) {
 	if from, ok = whereArg(c, args[3]); !ok {
@@ -388,8 +398,8 @@ func moveWheres(c *Client, args [][]byte) (from, to, ok bool) {
 func cmdRPopLPush(c *Client, args [][]byte) { lmove(c, args[1], args[2], false, true) }
 
 // lmove is Redis's lmoveGenericCommand: pop from src, push onto dst (which
-// may be src), answer the element.
-func lmove(c *Client, src, dst []byte, from, to bool) {
+// may be src), answer the element; it reports whether it moved one.
+func lmove(c *Client, src, dst []byte, from, to bool) bool {
 	v, err := c.db.LMove(src, dst, from, to)
 	switch {
 	case err != nil:
@@ -398,7 +408,9 @@ func lmove(c *Client, src, dst []byte, from, to bool) {
 		c.w.Null()
 	default:
 		c.w.Bulk(v)
+		return true
 	}
+	return false
 }
 
 // mpopArgs parses the numkeys, keys, LEFT|RIGHT and COUNT of LMPOP and
@@ -477,36 +489,54 @@ func popWithKey(c *Client, key []byte, l *store.List, front bool) {
 	c.w.Array(2)
 	c.w.Bulk(key)
 	c.w.Bulk(c.db.PopList(key, l, front, 1)[0])
+	c.logAsPop(popName(front), key, -1)
 }
 
 func cmdBLMove(c *Client, args [][]byte) {
 	if from, to, ok := moveWheres(c, args); ok {
-		blmove(c, args[1], args[2], from, to, args[5])
+		blmove(c, args[1], args[2], from, to, args[5], args[3:5])
 	}
 }
 
 func cmdBRPopLPush(c *Client, args [][]byte) {
-	blmove(c, args[1], args[2], false, true, args[3])
+	blmove(c, args[1], args[2], false, true, args[3], nil)
 }
 
 // blmove is Redis's blmoveGenericCommand: LMOVE, or wait for src. Served
 // later, it answers WRONGTYPE if dst has become another type meanwhile.
-func blmove(c *Client, src, dst []byte, from, to bool, timeoutArgument []byte) {
+// It is logged as the LMOVE it did with BLMOVE's wheres (the words as
+// given, or as Redis spells them when served later), or as RPOPLPUSH for
+// BRPOPLPUSH (wheres nil).
+func blmove(c *Client, src, dst []byte, from, to bool, timeoutArgument []byte, wheres [][]byte) {
 	timeout, ok := timeoutArg(c, timeoutArgument)
 	if !ok {
 		return
+	}
+	logged := func(c *Client, src, dst []byte, wheres [][]byte) {
+		if wheres == nil {
+			c.logAs(cmdRPOPLPUSH, src, dst)
+		} else {
+			c.logAs(cmdLMOVE, src, dst, wheres[0], wheres[1])
+		}
 	}
 	sl, ok := valueAs[*store.List](c, src)
 	switch {
 	case !ok:
 	case sl != nil:
-		lmove(c, src, dst, from, to)
+		if lmove(c, src, dst, from, to) {
+			logged(c, src, dst, wheres)
+		}
 	case !c.mayBlock():
 		c.w.Null()
 	default:
 		dst := append(make([]byte, 0, len(dst)), dst...) // args do not outlive the command; never nil
+		if wheres != nil {
+			wheres = [][]byte{listEnd(from), listEnd(to)}
+		}
 		c.srv.block(c, [][]byte{src}, store.KindList, timeout, func(c *Client, key []byte) {
-			lmove(c, key, dst, from, to)
+			if lmove(c, key, dst, from, to) {
+				logged(c, key, dst, wheres)
+			}
 		})
 	}
 }

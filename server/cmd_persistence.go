@@ -96,13 +96,17 @@ func cmdBgsave(c *Client, args [][]byte) {
 		schedule = true
 	}
 	s := c.srv
-	if s.persist.bgsave != nil {
+	if s.persist.bgsave != nil || s.aof.rewriting {
 		if schedule {
 			s.persist.scheduled = true
 			c.w.Status("Background saving scheduled")
 			return
 		}
-		c.w.Error(errBgsaveInProgress.Error())
+		if s.persist.bgsave != nil {
+			c.w.Error(errBgsaveInProgress.Error())
+		} else {
+			c.w.Error(errChildActive.Error())
+		}
 		return
 	}
 	if err := s.startBgsave(); err != nil {

@@ -238,6 +238,13 @@ func (sc *scriptCaller) Call(args [][]byte, w luaengine.ReplyWriter) {
 	case sc.scriptOOM(cmd):
 		w.Error(errOOM)
 		return
+	case cmd.Flags.Has(FlagWrite) && !sc.srv.scripting.current().Written():
+		// Once a script has written, refusing a later write would break
+		// its atomicity (Redis's scriptVerifyWriteCommandAllow).
+		if msg := sc.srv.diskError(); msg != "" {
+			w.Error(msg)
+			return
+		}
 	}
 	if cmd.Flags.Has(FlagWrite) {
 		sc.srv.scripting.current().MarkWritten()

@@ -155,18 +155,25 @@ func cmdSPop(c *Client, args [][]byte) {
 		c.w.Set(0)
 		return
 	case count < 0:
-		c.w.BulkString(s.Pop())
+		m := s.Pop()
+		c.w.BulkString(m)
+		c.logAs(cmdSREM, args[1], []byte(m))
 	case count >= int64(s.Len()):
 		// Redis answers through SUNION of the one set: an intset's order,
 		// also for a hashtable whose members would now fit one.
 		writeMembers(c, setAlgebra(opUnion, []*store.Set{s}, 0, c.db.Encodings()).Members())
 		c.db.Delete(args[1])
+		c.logAs(cmdDEL, args[1])
 		return
 	default:
 		remaining := int64(s.Len()) - count
+		// Logged as one SREM a member, as Redis 7.0's spopWithCountCommand
+		// (in MULTI/EXEC, as any command logged as several).
 		c.w.Set(int(count))
 		for range count {
-			c.w.BulkString(s.Pop())
+			m := s.Pop()
+			c.w.BulkString(m)
+			c.alsoLog(cmdSREM, args[1], []byte(m))
 		}
 		// Popping most of a set, Redis builds what remains as a new set
 		// (SPOP_MOVE_STRATEGY_MUL): an intset again if its members allow.

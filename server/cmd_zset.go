@@ -1238,6 +1238,15 @@ func cmdZMPop(c *Client, args [][]byte) {
 	c.w.NullArray()
 }
 
+// zpopName is the pop from one end of a sorted set, as ZMPOP and the
+// blocking pops are logged.
+func zpopName(fromTop bool) []byte {
+	if fromTop {
+		return cmdZPOPMAX
+	}
+	return cmdZPOPMIN
+}
+
 // zminMaxArg parses ZMPOP's and BZMPOP's MIN or MAX (true for MAX, the
 // high end).
 func zminMaxArg(c *Client, b []byte) (fromTop, ok bool) {
@@ -1256,6 +1265,7 @@ func zminMaxArg(c *Client, b []byte) (fromTop, ok bool) {
 // on both protocols, as ZMPOP and BZMPOP do.
 func zmpopReply(c *Client, key []byte, z *store.ZSet, fromTop bool, count int64) {
 	n := int(min(count, int64(z.Len())))
+	c.logAsPop(zpopName(fromTop), key, int64(n))
 	lo, hi := 0, n
 	if fromTop {
 		lo, hi = z.Len()-n, z.Len()

@@ -27,6 +27,7 @@ func zpopWithKey(c *Client, key []byte, z *store.ZSet, fromTop bool) {
 		rank = z.Len() - 1
 	}
 	m, score := z.At(rank)
+	c.logAsPop(zpopName(fromTop), key, -1)
 	c.w.Array(3)
 	c.w.Bulk(key)
 	c.w.Bulk(m)

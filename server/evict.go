@@ -54,7 +54,12 @@ func (s *Server) performEvictions() (outOfMemory bool) {
 	if limit, ok := store.EvictionTimeLimit(s.memory.tenacity); ok {
 		deadline = time.Now().Add(limit)
 	}
-	res := s.store.Evict(over, deadline, nil)
+	var onEvict func(db int, key string)
+	if s.aof.on.Load() {
+		onEvict = s.evictedKey
+	}
+	res := s.store.Evict(over, deadline, onEvict)
+	s.propagatePending(false) // Redis's propagate_no_multi: each DEL on its own
 	s.memory.evicted += int64(res.Evicted)
 	if res.Evicted > 0 {
 		s.shrinkAfterEviction()
@@ -109,20 +114,27 @@ func denyOOM(c *Client, cmd *Command, args [][]byte) bool {
 		}
 		return false
 	case "eval", "eval_ro", "evalsha", "evalsha_ro":
-		if len(args) < 2 {
-			return false
-		}
-		var flags luaengine.Flags
-		if cmd.Name == "eval" || cmd.Name == "eval_ro" {
-			flags = luaengine.ShebangFlags(args[1])
-		} else if e := c.srv.scripting.current(); e != nil {
-			if sc := e.Lookup(string(args[1])); sc != nil {
-				flags = sc.Flags
-			}
-		}
+		flags := scriptFlags(c, cmd, args)
 		return flags&luaengine.FlagShebang != 0 && flags&(luaengine.FlagNoWrites|luaengine.FlagAllowOOM) == 0
 	}
 	return cmd.Flags.Has(FlagDenyOOM)
+}
+
+// scriptFlags are the shebang flags of the script an EVAL or EVALSHA (or
+// its _RO form) runs: none when it has no shebang or is not cached.
+func scriptFlags(c *Client, cmd *Command, args [][]byte) luaengine.Flags {
+	if len(args) < 2 {
+		return 0
+	}
+	if cmd.Name == "eval" || cmd.Name == "eval_ro" {
+		return luaengine.ShebangFlags(args[1])
+	}
+	if e := c.srv.scripting.current(); e != nil {
+		if sc := e.Lookup(string(args[1])); sc != nil {
+			return sc.Flags
+		}
+	}
+	return 0
 }
 
 // scriptOOM reports whether redis.call of cmd must fail with the OOM error

@@ -250,6 +250,9 @@ func (s *Server) startBgsave() error {
 	if s.persist.bgsave != nil {
 		return errBgsaveInProgress
 	}
+	if s.aof.rewriting { // the AOF rewrite holds the one snapshot
+		return errChildActive
+	}
 	b := &bgsave{started: time.Now(), dirty: s.store.Dirty()}
 	for i := range s.store.Databases() {
 		b.total += int64(s.store.DB(i).Len())
@@ -268,6 +271,7 @@ func (s *Server) startBgsave() error {
 
 var (
 	errBgsaveInProgress = errors.New("ERR Background save already in progress")
+	errChildActive      = errors.New("ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.")
 )
 
 func (s *Server) runBgsave(b *bgsave, sn *store.Snapshot, opts rdb.Options) {
@@ -340,7 +344,7 @@ func saverProcs() (restore func()) {
 func (s *Server) saveCron() {
 	s.lock <- struct{}{}
 	defer func() { <-s.lock }()
-	if s.persist.bgsave == nil && (s.persist.scheduled || s.savePointReached(time.Now())) {
+	if s.persist.bgsave == nil && !s.aof.rewriting && (s.persist.scheduled || s.savePointReached(time.Now())) {
 		s.persist.scheduled = false
 		s.store.Refresh()
 		s.startBgsave()

@@ -534,9 +534,10 @@ func (s *Server) dispatch(c *Client, args [][]byte) {
 		return
 	}
 	// After the OOM check, as in processCommand: MISCONF once a background
-	// save has failed (stop-writes-on-bgsave-error).
-	if (cmd.Flags.Has(FlagWrite) || cmd.Name == "ping") && s.writesRefused() {
-		s.refuse(c, &refusal{cmd: cmd, msg: errMisconf, viaReject: true})
+	// save has failed (stop-writes-on-bgsave-error) or while the AOF
+	// cannot be written.
+	if msg := s.diskError(); msg != "" && (cmd.Name == "ping" || isWrite(c, cmd, args)) {
+		s.refuse(c, &refusal{cmd: cmd, msg: msg, viaReject: true})
 		return
 	}
 	if c.multi != nil && !queuesImmediately(cmd) {
@@ -615,9 +616,13 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 	// to the feed once everything it ran is done.
 	logging := s.aof.on.Load()
 	var dirty int64
+	var outerArgs [][]byte
+	var outerNone, outerForce bool
 	if logging {
 		s.aof.prop.depth++
 		dirty = s.store.Dirty()
+		outerArgs, outerNone, outerForce = c.propArgs, c.propNone, c.propForce // a script's redis.call may run as c
+		c.propArgs, c.propNone, c.propForce = nil, false, false
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -644,9 +649,10 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 		s.processed++
 		if logging {
 			s.aof.prop.depth--
-			if s.store.Dirty() != dirty {
+			if s.store.Dirty() != dirty || c.propForce {
 				s.propagated(c, cmd, args)
 			}
+			c.propArgs, c.propNone, c.propForce = outerArgs, outerNone, outerForce
 			if s.aof.prop.depth == 0 {
 				s.propagatePending(true)
 			}

@@ -1,0 +1,137 @@
+package server
+
+import (
+	"context"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/floodgate/floodgate/internal/redistest"
+	"github.com/redis/go-redis/v9"
+)
+
+// BenchmarkRewrite1M measures what a BGREWRITEAOF of 1,000,000 keys costs
+// a client sending INCRs back to back meanwhile: the longest wait and the
+// p99, floodgate beside redis-server (whose pause is its fork; it reports
+// the fork time too), and how long BGREWRITEAOF takes to answer. Run with
+// -benchtime=1x; numbers in BENCHMARKS.md.
+//
+//	go test ./server -run '^$' -bench Rewrite1M -benchtime=1x
+func BenchmarkRewrite1M(b *testing.B) {
+	keys := 1_000_000
+	if v, err := strconv.Atoi(os.Getenv("PERSIST_KEYS")); err == nil {
+		keys = v
+	}
+	for _, preamble := range []string{"yes", "no"} {
+		b.Run("floodgate/preamble="+preamble, func(b *testing.B) {
+			srv := New(Config{Addr: "127.0.0.1:0", Dir: b.TempDir(), AOF: AOFConfig{Enabled: true, NoRDBPreamble: preamble == "no"}})
+			if err := srv.Start(); err != nil {
+				b.Fatal(err)
+			}
+			defer srv.Close()
+			rewriteBench(b, srv.Addr(), keys)
+		})
+		b.Run("redis/preamble="+preamble, func(b *testing.B) {
+			srv, err := redistest.Launch(b.TempDir(), func(int, string) []string {
+				return []string{"--appendonly", "yes", "--aof-use-rdb-preamble", preamble}
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer srv.Stop()
+			rewriteBench(b, srv.Addr, keys)
+		})
+	}
+}
+
+func rewriteBench(b *testing.B, addr string, keys int) {
+	ctx := context.Background()
+	c := redis.NewClient(patient(&redis.Options{Addr: addr, Protocol: 2}))
+	defer c.Close()
+	for i := 0; i < keys; i += 10000 {
+		pipe := c.Pipeline()
+		for j := i; j < min(i+10000, keys); j++ {
+			if j%2 == 0 {
+				pipe.Set(ctx, "counter:"+strconv.Itoa(j), j, 0)
+			} else {
+				pipe.Set(ctx, "counter:"+strconv.Itoa(j), j, time.Hour)
+			}
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	rewriting := func() bool {
+		return strings.Contains(c.Info(ctx, "persistence").Val(), "aof_rewrite_in_progress:1")
+	}
+	for rewriting() { // the rewrite the AOF's growth may have started
+		time.Sleep(5 * time.Millisecond)
+	}
+	b.ResetTimer()
+
+	loader := redis.NewClient(patient(&redis.Options{Addr: addr, Protocol: 2}))
+	defer loader.Close()
+	var stop atomic.Bool
+	type sample struct {
+		at  time.Time
+		lat time.Duration
+	}
+	samples := make([]sample, 0, 1<<20)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; !stop.Load(); i++ {
+			start := time.Now()
+			loader.Incr(ctx, "counter:"+strconv.Itoa(i*7919%keys))
+			samples = append(samples, sample{start, time.Since(start)})
+		}
+	}()
+	time.Sleep(300 * time.Millisecond) // a baseline before the rewrite
+	rewriteStart := time.Now()
+	if err := c.BgRewriteAOF(ctx).Err(); err != nil {
+		b.Fatal(err)
+	}
+	// The reply comes once the rewrite has started: the pause it costs
+	// everyone (a deep copy, a snapshot's begin, a fork) plus a round trip.
+	b.ReportMetric(float64(time.Since(rewriteStart).Microseconds())/1000, "start-reply-ms")
+	for rewriting() {
+		time.Sleep(5 * time.Millisecond)
+	}
+	rewriteEnd := time.Now()
+	time.Sleep(100 * time.Millisecond)
+	stop.Store(true)
+	<-done
+
+	var during, before []time.Duration
+	for _, s := range samples {
+		switch {
+		case s.at.Before(rewriteStart):
+			before = append(before, s.lat)
+		case s.at.Before(rewriteEnd):
+			during = append(during, s.lat)
+		}
+	}
+	slices.Sort(during)
+	slices.Sort(before)
+	pct := func(l []time.Duration, p float64) float64 {
+		if len(l) == 0 {
+			return 0
+		}
+		return float64(l[int(float64(len(l)-1)*p)].Microseconds())
+	}
+	b.ReportMetric(float64(rewriteEnd.Sub(rewriteStart).Milliseconds()), "rewrite-ms")
+	b.ReportMetric(pct(during, 1)/1000, "max-pause-ms")
+	b.ReportMetric(pct(during, 0.99), "p99-us")
+	b.ReportMetric(pct(during, 0.5), "p50-us")
+	b.ReportMetric(pct(before, 0.99), "p99-before-us")
+	b.ReportMetric(float64(len(during)), "incrs-during")
+	if m := regexp.MustCompile(`latest_fork_usec:(\d+)`).FindStringSubmatch(c.Info(ctx, "stats").Val()); m != nil {
+		fork, _ := strconv.ParseFloat(m[1], 64)
+		b.ReportMetric(fork, "fork-us")
+	}
+}
