@@ -161,3 +161,16 @@ func TestReplicationAdmin(t *testing.T) {
 		}},
 	})
 }
+
+// TestClusterDisabled compares the cluster commands of a server with
+// cluster support off.
+func TestClusterDisabled(t *testing.T) {
+	runCases(t, []tcase{
+		{"cluster", []string{
+			"CLUSTER", "CLUSTER INFO", "CLUSTER HELP", "CLUSTER foo", "CLUSTER KEYSLOT", "CLUSTER KEYSLOT a",
+			"CLUSTER SLOTS", "CLUSTER NODES x", "CLUSTER SETSLOT 1", "CLUSTER RESET HARD", "CLUSTER SHARDS",
+			"READONLY", "READONLY x", "READWRITE", "ASKING", "MULTI", "ASKING", "CLUSTER INFO", "EXEC",
+			"EVAL \"return redis.call('CLUSTER', 'INFO')\" 0", "EVAL \"return redis.call('READONLY')\" 0",
+		}},
+	})
+}
