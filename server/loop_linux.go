@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -55,8 +56,9 @@ type eventLoop struct {
 	epfile *os.File
 
 	// Touched by the loop's goroutine only.
-	conns   map[int32]*loopConn
+	conns   []*loopConn // by descriptor: a slice, as an fd indexes it densely
 	events  []unix.EpollEvent
+	now     int64       // the round's time (unix ns), for the clients' lastIO
 	rbuf    []byte      // shared read buffer
 	pbuf    []byte      // read buffer while pollBusy runs (rbuf backs the running batch)
 	pending []*loopConn // with replies to write at the end of the round
@@ -142,7 +144,6 @@ func (s *Server) newLoop() (*eventLoop, error) {
 		srv:    s,
 		epfd:   epfd,
 		wakefd: wakefd,
-		conns:  make(map[int32]*loopConn),
 		events: make([]unix.EpollEvent, loopEvents),
 		rbuf:   make([]byte, loopReadSize),
 	}
@@ -228,6 +229,7 @@ func (l *eventLoop) run() {
 			s.log.Error("epoll_wait failed", "err", err)
 			break
 		}
+		l.now = time.Now().UnixNano()
 		for i := 0; i < n; i++ {
 			ev := l.events[i]
 			if int(ev.Fd) == l.wakefd {
@@ -235,7 +237,7 @@ func (l *eventLoop) run() {
 				l.takeWoken()
 				continue
 			}
-			if lc := l.conns[ev.Fd]; lc != nil {
+			if lc := l.conn(ev.Fd); lc != nil {
 				l.serve(lc, ev.Events, l.rbuf)
 			}
 		}
@@ -267,8 +269,19 @@ func (l *eventLoop) takeIncoming() {
 			l.release(lc, err)
 			continue
 		}
-		l.conns[int32(lc.fd)] = lc
+		if lc.fd >= len(l.conns) {
+			l.conns = append(l.conns, make([]*loopConn, lc.fd+1-len(l.conns))...)
+		}
+		l.conns[lc.fd] = lc
 	}
+}
+
+// conn returns the connection of descriptor fd, nil if none.
+func (l *eventLoop) conn(fd int32) *loopConn {
+	if int(fd) < len(l.conns) {
+		return l.conns[fd]
+	}
+	return nil
 }
 
 // woke is the connection's part of conn.wake: the loop's goroutine, which
@@ -370,6 +383,7 @@ func (l *eventLoop) read(lc *loopConn, scratch []byte) bool {
 		l.close(lc, err)
 		return false
 	}
+	lc.movedBytes(l.now)
 	if !lc.received(buf, n, l.polling) {
 		l.flush(lc)
 		l.close(lc, nil)
@@ -405,6 +419,9 @@ func (l *eventLoop) flush(lc *loopConn) {
 		if err != nil {
 			l.close(lc, err)
 			return
+		}
+		if n > 0 {
+			lc.movedBytes(l.now)
 		}
 		lc.flushed(n)
 	}
@@ -445,7 +462,7 @@ func (l *eventLoop) close(lc *loopConn, err error) {
 func (l *eventLoop) release(lc *loopConn, err error) {
 	lc.closed = true
 	unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, lc.fd, nil)
-	delete(l.conns, int32(lc.fd))
+	l.conns[lc.fd] = nil
 	lc.mu.Lock()
 	unix.Close(lc.fd)
 	lc.fd = -1
@@ -473,6 +490,9 @@ func (l *eventLoop) shutdown() {
 	l.flushPending(nil)
 	l.releaseDead()
 	for _, lc := range l.conns {
+		if lc == nil {
+			continue
+		}
 		for _, b := range lc.buffers(nil) {
 			if _, err := unix.Write(lc.fd, b); err != nil {
 				break
@@ -523,6 +543,7 @@ func (l *eventLoop) pollBusy(current *conn) {
 	if err != nil {
 		return
 	}
+	l.now = time.Now().UnixNano()
 	for i := 0; i < n; i++ {
 		ev := events[i]
 		if int(ev.Fd) == l.wakefd {
@@ -530,7 +551,7 @@ func (l *eventLoop) pollBusy(current *conn) {
 			l.takeWoken()
 			continue
 		}
-		if lc := l.conns[ev.Fd]; lc != nil && &lc.conn != current && !lc.closed {
+		if lc := l.conn(ev.Fd); lc != nil && &lc.conn != current && !lc.closed {
 			l.serve(lc, ev.Events, l.pbuf) // the script's own client is not read, as in Redis
 		}
 	}
