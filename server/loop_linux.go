@@ -462,7 +462,9 @@ func (l *eventLoop) close(lc *loopConn, err error) {
 func (l *eventLoop) release(lc *loopConn, err error) {
 	lc.closed = true
 	unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, lc.fd, nil)
-	l.conns[lc.fd] = nil
+	if lc.fd < len(l.conns) && l.conns[lc.fd] == lc { // not registered if epoll refused it
+		l.conns[lc.fd] = nil
+	}
 	lc.mu.Lock()
 	unix.Close(lc.fd)
 	lc.fd = -1
