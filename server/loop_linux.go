@@ -58,7 +58,7 @@ type eventLoop struct {
 	// Touched by the loop's goroutine only.
 	conns   []*loopConn // by descriptor: a slice, as an fd indexes it densely
 	events  []unix.EpollEvent
-	now     int64       // the round's time (unix ns), for the clients' lastIO
+	now     int64       // the time read once per round and phase (unix ns), for lastIO
 	rbuf    []byte      // shared read buffer
 	pbuf    []byte      // read buffer while pollBusy runs (rbuf backs the running batch)
 	pending []*loopConn // with replies to write at the end of the round
@@ -241,6 +241,10 @@ func (l *eventLoop) run() {
 				l.serve(lc, ev.Events, l.rbuf)
 			}
 		}
+		// The replies are stamped with the time they leave, after the
+		// round's commands (a script among them may have run for seconds),
+		// so that timeout never counts a long command as idleness.
+		l.now = time.Now().UnixNano()
 		l.flushPending(nil)
 		l.releaseDead()
 		if s.closed.Load() {
@@ -535,6 +539,7 @@ func (l *eventLoop) pollBusy(current *conn) {
 	if l.pbuf == nil {
 		l.pbuf = make([]byte, 16<<10)
 	}
+	l.now = time.Now().UnixNano()
 	// The round's replies so far go out now, as Redis's beforeSleep runs
 	// from processEventsWhileBlocked: a client served earlier in the round
 	// would otherwise wait for the script to end. The running batch's own
@@ -545,7 +550,6 @@ func (l *eventLoop) pollBusy(current *conn) {
 	if err != nil {
 		return
 	}
-	l.now = time.Now().UnixNano()
 	for i := 0; i < n; i++ {
 		ev := events[i]
 		if int(ev.Fd) == l.wakefd {
