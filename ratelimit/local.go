@@ -2,7 +2,6 @@ package ratelimit
 
 import (
 	"context"
-	"math"
 	"sort"
 	"sync"
 	"time"
@@ -27,7 +26,7 @@ type localState struct {
 	n, e    int64   // fixed windows: count, window end
 	w, c, p int64   // sliding window: window index, current and previous counts
 	t, ts   int64   // token bucket: tokens × period, last update
-	tat     float64 // GCRA: theoretical arrival time
+	tat     int64   // GCRA: theoretical arrival time, in nanoseconds
 	log     []int64 // sliding log: admitted request times, oldest first
 	expires int64   // when the state is empty again and may be dropped
 }
@@ -247,26 +246,27 @@ func (s *localState) tokenBucket(a args) reply {
 }
 
 func (s *localState) gcra(a args) reply {
-	interval := float64(a.period) / float64(a.rate)
-	tolerance := interval * float64(a.burst)
-	now := float64(a.now)
-	tat := now
+	// In integer nanoseconds, as gcra.lua and CL.THROTTLE compute.
+	q := a.period / a.rate
+	interval := max(q*1000+(a.period-q*a.rate)*1000/a.rate, 1)
+	tolerance := interval * a.burst
+	now := a.now * 1000
+	var backlog int64
 	if s.expires > a.now {
-		tat = max(s.tat, now)
+		backlog = max(0, s.tat-now)
 	}
-	whole := func(x float64) int64 { return int64(max(0, math.Floor(x/interval+1e-9))) }
-	newTAT := tat + interval*float64(a.cost)
-	diff := now - (newTAT - tolerance)
-	if diff < 0 {
+	whole := func(ns int64) int64 { return max(0, ns) / interval }
+	ahead := backlog + interval*a.cost
+	if ahead > tolerance {
 		retry := int64(-1)
 		if a.cost <= a.burst {
-			retry = int64(math.Ceil(-diff))
+			retry = ceilDiv(ahead-tolerance, 1000)
 		}
-		return reply{0, a.burst, whole(tolerance - (tat - now)), retry, int64(math.Ceil(tat - now))}
+		return reply{0, a.burst, whole(tolerance - backlog), retry, ceilDiv(backlog, 1000)}
 	}
 	if a.cost > 0 {
-		s.tat = newTAT
-		s.expires = int64(math.Ceil(newTAT))
+		s.tat = now + ahead
+		s.expires = ceilDiv(s.tat, 1000)
 	}
-	return reply{1, a.burst, whole(tolerance - (newTAT - now)), -1, int64(math.Ceil(newTAT - now))}
+	return reply{1, a.burst, whole(tolerance - ahead), -1, ceilDiv(ahead, 1000)}
 }

@@ -20,8 +20,9 @@ import (
 // redis-cell stores it), so the two paths never misread each other's.
 //
 // The native path is not used with WithClock (CL.THROTTLE reads the store's
-// clock only), nor for a Limit whose emission interval Period/Rate is not a
-// whole number of microseconds (see throttleArgs), nor with WithScriptOnly.
+// clock only), nor for a Limit whose Period is not a whole number of
+// microseconds (the script's unit; see throttleArgs), nor with
+// WithScriptOnly.
 
 // Native-detection states of a Limiter.
 const (
@@ -66,14 +67,13 @@ func (l *Limiter) Native(ctx context.Context) bool {
 // 3 per 1500ms becomes 6 per 3 seconds. ok is false when that needs more
 // than CL.THROTTLE accepts.
 //
-// Only a whole number of microseconds per request qualifies: then gcra.lua's
-// doubles are exact too and the two paths answer alike for any schedule.
-// With a fractional interval (7 per second: 142857.142857µs) the script's
-// TAT, about 1.8e15µs as a double, keeps only a quarter of a microsecond,
-// and its Remaining can come out one lower than CL.THROTTLE's exact count;
-// such a limit stays on the script, whatever the store.
+// CL.THROTTLE's interval is Period/Rate in nanoseconds rounded down, and
+// gcra.lua computes with that same interval in integer nanoseconds, so the
+// two paths answer alike for any interval, 7 per second (142857142ns) as
+// well as 4. A Period that is not a whole number of microseconds stays on
+// the script, which takes its Period in microseconds.
 func throttleArgs(limit Limit) (maxBurst, count, period int64, ok bool) {
-	if limit.Period%time.Microsecond != 0 || limit.Period.Microseconds()%int64(limit.Rate) != 0 {
+	if limit.Period%time.Microsecond != 0 {
 		return 0, 0, 0, false
 	}
 	p := int64(limit.Period)

@@ -26,9 +26,17 @@ func cellSeconds(d time.Duration) time.Duration {
 }
 
 // TestNativeAndScriptAgree replays one schedule of requests through a
-// Limiter on CL.THROTTLE and one on gcra.lua, both on floodgate's manual
-// clock (the script reads the same clock through TIME): every answer
-// agrees, durations compared in CL.THROTTLE's whole seconds.
+// Limiter on CL.THROTTLE and through gcra.lua on floodgate, both on
+// floodgate's manual clock (the script reads the same clock through TIME),
+// and through Local: every answer agrees, durations compared in
+// CL.THROTTLE's whole seconds. Most limits have an emission interval that is
+// not a whole number of microseconds, where the script once kept its TAT in
+// µs doubles and answered one less Remaining than the command.
+//
+// gcra.lua on real Redis takes the schedule's times as the caller's clock,
+// but its keys expire on Redis's own clock: it replays the schedule in
+// minutes, against limits whose every key lives 100 seconds or more, so
+// that no key expires while the test runs.
 func TestNativeAndScriptAgree(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	limits := []Limit{
@@ -37,20 +45,26 @@ func TestNativeAndScriptAgree(t *testing.T) {
 		{Rate: 3, Period: 1500 * time.Millisecond, Burst: 2},
 		{Rate: 1000, Period: time.Second, Burst: 10},
 		{Rate: 1, Period: time.Hour, Burst: 1},
-		// 142857.142857µs: not native (throttleArgs), so this one is
-		// script against script; the others are native against script.
-		{Rate: 7, Period: time.Second, Burst: 3},
 		{Rate: 125, Period: 100 * time.Millisecond, Burst: 50}, // 800µs
+		// Fractional intervals in µs: 142857142.86ns, 333333333.33ns, ...
+		{Rate: 7, Period: time.Second, Burst: 3},
+		{Rate: 7, Period: time.Second, Burst: 20},
+		{Rate: 3, Period: time.Second, Burst: 9},
+		{Rate: 9, Period: time.Minute, Burst: 4},
+		{Rate: 6, Period: 100 * time.Millisecond, Burst: 12},
+		{Rate: 30, Period: 7 * time.Second, Burst: 60},
+		{Rate: 999, Period: time.Second, Burst: 1000},
+		{Rate: 5, Period: time.Microsecond, Burst: 3},            // 200ns
+		{Rate: 11, Period: 1234567 * time.Microsecond, Burst: 5}, // 112233363.63ns
 	}
-	// Offsets in milliseconds and costs, the same for every limit: bursts,
-	// a request larger than any burst, peeks, refills.
-	schedule := []struct {
-		at   time.Duration
-		cost int
-	}{
-		{0, 1}, {0, 1}, {0, 2}, {0, 0}, {0, 50}, {0, 1}, {1, 1}, {2, 1}, {100, 1}, {250, 1}, {250, 3},
-		{500, 1}, {500, 0}, {999, 1}, {1000, 1}, {1500, 2}, {3000, 1}, {3000, 1}, {3001, 4}, {60000, 0},
-		{60000, 17}, {61000, 16}, {7200000, 1}, {7200000, 1},
+	slowLimits := []Limit{ // intervals of 100 seconds or more
+		{Rate: 7, Period: 20 * time.Minute, Burst: 3}, // 171428571428.57ns
+		{Rate: 7, Period: 20 * time.Minute, Burst: 20},
+		{Rate: 7, Period: 13 * time.Minute, Burst: 5},
+		{Rate: 13, Period: 40 * time.Minute, Burst: 9},
+		{Rate: 11, Period: 30 * time.Minute, Burst: 5},
+		{Rate: 9, Period: 30 * time.Minute, Burst: 4}, // 200s: whole
+		{Rate: 1, Period: 24 * time.Hour, Burst: 2},
 	}
 	s := servertest.RunT(t, servertest.WithManualClock(t0))
 	newClient := clientsOf(t, s.Addr())
@@ -60,26 +74,60 @@ func TestNativeAndScriptAgree(t *testing.T) {
 	if !native.Native(ctx) || script.Native(ctx) {
 		t.Fatalf("Native: %v and %v, want true and false", native.Native(ctx), script.Native(ctx))
 	}
-	for i, limit := range limits {
-		_, _, _, onNative := throttleArgs(limit)
-		for j, req := range schedule {
-			s.SetTime(t0.Add(req.at * time.Millisecond))
-			got, err := native.AllowN(ctx, fmt.Sprintf("rate:agree:%d:a", i), limit, req.cost)
-			if err != nil {
-				t.Fatal(err)
+	var now time.Time
+	clock := func() time.Time { return now }
+	onRedis := storeLimiter(t, clientsOf(t, redistest.Start(t).Addr)(), WithClock(clock))
+
+	type other struct {
+		name string
+		l    Allower
+	}
+	for _, run := range []struct {
+		unit   time.Duration
+		limits []Limit
+		others []other
+	}{
+		{time.Millisecond, limits, []other{{"floodgate's script", script}, {"Local", NewLocal(GCRA, clock)}}},
+		{time.Minute, slowLimits, []other{{"floodgate's script", script}, {"Redis's script", onRedis}, {"Local", NewLocal(GCRA, clock)}}},
+	} {
+		for i, limit := range run.limits {
+			if _, _, _, ok := throttleArgs(limit); !ok {
+				t.Fatalf("%v: not on the native path", limit)
 			}
-			want, err := script.AllowN(ctx, fmt.Sprintf("rate:agree:%d:b", i), limit, req.cost)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if onNative {
-				want.RetryAfter, want.ResetAfter = cellSeconds(want.RetryAfter), cellSeconds(want.ResetAfter)
-			}
-			if got != want {
-				t.Errorf("%v, request %d (at %vms, cost %d):\n native %+v\n script %+v", limit, j, req.at, req.cost, got, want)
+			key := fmt.Sprintf("rate:agree:%v:%d", run.unit, i)
+			for j, req := range agreeSchedule {
+				now = t0.Add(req.at * run.unit)
+				s.SetTime(now)
+				got, err := native.AllowN(ctx, key+":native", limit, req.cost)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, o := range run.others {
+					want, err := o.l.AllowN(ctx, key+":script", limit, req.cost)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want.RetryAfter, want.ResetAfter = cellSeconds(want.RetryAfter), cellSeconds(want.ResetAfter)
+					if got != want {
+						t.Errorf("%v, request %d (at %d × %v, cost %d):\n native %+v\n %s %+v", limit, j, int64(req.at), run.unit, req.cost, got, o.name, want)
+					}
+				}
 			}
 		}
 	}
+}
+
+// agreeSchedule is TestNativeAndScriptAgree's requests: offsets (in the
+// run's unit) and costs. Bursts, a request larger than any burst, peeks,
+// refills, and times near multiples of 1/3 and 1/7 of a thousand units.
+var agreeSchedule = []struct {
+	at   time.Duration
+	cost int
+}{
+	{0, 1}, {0, 1}, {0, 2}, {0, 0}, {0, 50}, {0, 1}, {1, 1}, {2, 1}, {100, 1}, {250, 1}, {250, 3},
+	{333, 1}, {334, 1}, {429, 1}, {500, 1}, {500, 0}, {571, 2}, {999, 1}, {1000, 1}, {1000, 0},
+	{1500, 2}, {2000, 7}, {2143, 1}, {3000, 1}, {3000, 1}, {3001, 4}, {6667, 1}, {6667, 0},
+	{60000, 0}, {60000, 17}, {61000, 16}, {61050, 0}, {7200000, 1}, {7200000, 1},
 }
 
 // TestNativeDetection: floodgate has CL.THROTTLE, Redis does not; a Limiter
@@ -126,9 +174,9 @@ func TestThrottleArgs(t *testing.T) {
 		{Limit{Rate: 1, Period: time.Millisecond}, 0, 1000, 1, true},
 		{Limit{Rate: 1000, Period: time.Second, Burst: 10}, 9, 1000, 1, true},
 		{Limit{Rate: 1, Period: 2500 * time.Microsecond}, 0, 400, 1, true},
-		{Limit{Rate: 3, Period: time.Second}, 0, 0, 0, false},            // 333333.33µs
-		{Limit{Rate: 5, Period: time.Microsecond}, 0, 0, 0, false},       // 0.2µs
-		{Limit{Rate: 1, Period: 1500 * time.Nanosecond}, 0, 0, 0, false}, // 1.5µs
+		{Limit{Rate: 3, Period: time.Second}, 2, 3, 1, true},             // 333333.33µs
+		{Limit{Rate: 5, Period: time.Microsecond}, 4, 5000000, 1, true},  // 0.2µs
+		{Limit{Rate: 1, Period: 1500 * time.Nanosecond}, 0, 0, 0, false}, // the script takes whole µs
 		{Limit{Rate: 1 << 20, Period: (1 << 20) * time.Hour, Burst: 1}, 0, 1 << 20, 3600 << 20, true},
 	} {
 		b, c, p, ok := throttleArgs(tc.limit)

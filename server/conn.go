@@ -109,6 +109,12 @@ func (cn *conn) readBuf(scratch []byte) []byte {
 	return cn.in[len(cn.in):cap(cn.in)]
 }
 
+// movedBytes records that the client sent or was sent bytes at now (unix
+// nanoseconds; Redis's lastinteraction counts writes too). The transport
+// passes the time: the event loop reads the clock once per round, not
+// twice per request.
+func (cn *conn) movedBytes(now int64) { cn.lastIO.Store(now) }
+
 // received runs the complete requests among the n bytes read into buf (as
 // returned by readBuf) and keeps a partial request in the input buffer.
 // inHook is set when the script's hook calls it on the goroutine that holds
@@ -118,7 +124,6 @@ func (cn *conn) readBuf(scratch []byte) []byte {
 func (cn *conn) received(buf []byte, n int, inHook bool) bool {
 	var data []byte
 	if n > 0 {
-		cn.lastIO.Store(time.Now().UnixNano())
 		cn.srv.net.in.Add(int64(n))
 		cn.srv.net.reads.Add(1)
 	}
@@ -383,7 +388,6 @@ func (s *Server) returnMemory() {
 // replies unless it grew large.
 func (cn *conn) flushed(written int) {
 	if written > 0 {
-		cn.lastIO.Store(time.Now().UnixNano()) // Redis's lastinteraction counts writes
 		cn.srv.net.out.Add(int64(written))
 		cn.srv.net.writes.Add(1)
 	}

@@ -77,6 +77,7 @@ func (s *Server) serveConn(cn *conn, nc net.Conn) {
 		}
 		keep := true
 		if n > 0 {
+			cn.movedBytes(time.Now().UnixNano())
 			keep = cn.received(buf, n, false)
 		}
 		if cn.blocked && keep {
@@ -94,6 +95,9 @@ func (s *Server) serveConn(cn *conn, nc net.Conn) {
 			bufs = net.Buffers(cn.buffers(bufs[:0]))
 			written, werr := bufs.WriteTo(nc)
 			clear(bufs)
+			if written > 0 {
+				cn.movedBytes(time.Now().UnixNano())
+			}
 			cn.flushed(int(written))
 			if werr != nil {
 				return

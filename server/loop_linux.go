@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -55,8 +56,9 @@ type eventLoop struct {
 	epfile *os.File
 
 	// Touched by the loop's goroutine only.
-	conns   map[int32]*loopConn
+	conns   []*loopConn // by descriptor: a slice, as an fd indexes it densely
 	events  []unix.EpollEvent
+	now     int64       // the time read once per round and phase (unix ns), for lastIO
 	rbuf    []byte      // shared read buffer
 	pbuf    []byte      // read buffer while pollBusy runs (rbuf backs the running batch)
 	pending []*loopConn // with replies to write at the end of the round
@@ -142,7 +144,6 @@ func (s *Server) newLoop() (*eventLoop, error) {
 		srv:    s,
 		epfd:   epfd,
 		wakefd: wakefd,
-		conns:  make(map[int32]*loopConn),
 		events: make([]unix.EpollEvent, loopEvents),
 		rbuf:   make([]byte, loopReadSize),
 	}
@@ -228,6 +229,7 @@ func (l *eventLoop) run() {
 			s.log.Error("epoll_wait failed", "err", err)
 			break
 		}
+		l.now = time.Now().UnixNano()
 		for i := 0; i < n; i++ {
 			ev := l.events[i]
 			if int(ev.Fd) == l.wakefd {
@@ -235,10 +237,14 @@ func (l *eventLoop) run() {
 				l.takeWoken()
 				continue
 			}
-			if lc := l.conns[ev.Fd]; lc != nil {
+			if lc := l.conn(ev.Fd); lc != nil {
 				l.serve(lc, ev.Events, l.rbuf)
 			}
 		}
+		// The replies are stamped with the time they leave, after the
+		// round's commands (a script among them may have run for seconds),
+		// so that timeout never counts a long command as idleness.
+		l.now = time.Now().UnixNano()
 		l.flushPending(nil)
 		l.releaseDead()
 		if s.closed.Load() {
@@ -267,8 +273,19 @@ func (l *eventLoop) takeIncoming() {
 			l.release(lc, err)
 			continue
 		}
-		l.conns[int32(lc.fd)] = lc
+		if lc.fd >= len(l.conns) {
+			l.conns = append(l.conns, make([]*loopConn, lc.fd+1-len(l.conns))...)
+		}
+		l.conns[lc.fd] = lc
 	}
+}
+
+// conn returns the connection of descriptor fd, nil if none.
+func (l *eventLoop) conn(fd int32) *loopConn {
+	if int(fd) < len(l.conns) {
+		return l.conns[fd]
+	}
+	return nil
 }
 
 // woke is the connection's part of conn.wake: the loop's goroutine, which
@@ -370,6 +387,7 @@ func (l *eventLoop) read(lc *loopConn, scratch []byte) bool {
 		l.close(lc, err)
 		return false
 	}
+	lc.movedBytes(l.now)
 	if !lc.received(buf, n, l.polling) {
 		l.flush(lc)
 		l.close(lc, nil)
@@ -405,6 +423,9 @@ func (l *eventLoop) flush(lc *loopConn) {
 		if err != nil {
 			l.close(lc, err)
 			return
+		}
+		if n > 0 {
+			lc.movedBytes(l.now)
 		}
 		lc.flushed(n)
 	}
@@ -445,7 +466,9 @@ func (l *eventLoop) close(lc *loopConn, err error) {
 func (l *eventLoop) release(lc *loopConn, err error) {
 	lc.closed = true
 	unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, lc.fd, nil)
-	delete(l.conns, int32(lc.fd))
+	if lc.fd < len(l.conns) && l.conns[lc.fd] == lc { // not registered if epoll refused it
+		l.conns[lc.fd] = nil
+	}
 	lc.mu.Lock()
 	unix.Close(lc.fd)
 	lc.fd = -1
@@ -473,6 +496,9 @@ func (l *eventLoop) shutdown() {
 	l.flushPending(nil)
 	l.releaseDead()
 	for _, lc := range l.conns {
+		if lc == nil {
+			continue
+		}
 		for _, b := range lc.buffers(nil) {
 			if _, err := unix.Write(lc.fd, b); err != nil {
 				break
@@ -513,6 +539,7 @@ func (l *eventLoop) pollBusy(current *conn) {
 	if l.pbuf == nil {
 		l.pbuf = make([]byte, 16<<10)
 	}
+	l.now = time.Now().UnixNano()
 	// The round's replies so far go out now, as Redis's beforeSleep runs
 	// from processEventsWhileBlocked: a client served earlier in the round
 	// would otherwise wait for the script to end. The running batch's own
@@ -530,7 +557,7 @@ func (l *eventLoop) pollBusy(current *conn) {
 			l.takeWoken()
 			continue
 		}
-		if lc := l.conns[ev.Fd]; lc != nil && &lc.conn != current && !lc.closed {
+		if lc := l.conn(ev.Fd); lc != nil && &lc.conn != current && !lc.closed {
 			l.serve(lc, ev.Events, l.pbuf) // the script's own client is not read, as in Redis
 		}
 	}

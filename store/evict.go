@@ -188,7 +188,7 @@ func (s *Store) Evict(need int64, deadline time.Time, onEvict func(db int, key s
 					break
 				}
 				if p == VolatileRandom && len(d.expiries) > 0 {
-					victim, vdb = d.expiries[s.rng.IntN(len(d.expiries))], d
+					victim, vdb = d.expiries[s.rng.IntN(len(d.expiries))].e, d
 					break
 				}
 			}
@@ -260,7 +260,7 @@ func (s *Store) populatePool(d *DB, volatile bool) {
 	for range min(max(s.evict.Samples, 1), n) {
 		var e *Entry
 		if volatile {
-			e = d.expiries[s.rng.IntN(len(d.expiries))]
+			e = d.expiries[s.rng.IntN(len(d.expiries))].e
 		} else {
 			e = d.order[s.rng.IntN(len(d.order))]
 		}

@@ -14,7 +14,7 @@ package store
 // in the order slice.
 const (
 	entryCost  = 64 + 48 + 12
-	expiryCost = 12 // a slot of the expiry heap, growth included
+	expiryCost = 24 // a 16-byte slot of the expiry heap, growth included
 )
 
 // Used returns the accounted memory of every database's keys, in bytes.

@@ -175,12 +175,13 @@ func (s *Store) ActiveExpire(limit int) int {
 	s.Refresh()
 	deleted := 0
 	for _, d := range s.dbs {
-		for len(d.expiries) > 0 && d.expiries[0].expireAt < s.now {
+		for len(d.expiries) > 0 && d.expiries[0].at < s.now {
 			if limit > 0 && deleted >= limit {
 				return deleted
 			}
-			s.expiredBytes += int64(d.expiries[0].size)
-			d.expire(d.expiries[0])
+			e := d.expiries[0].e
+			s.expiredBytes += int64(e.size)
+			d.expire(e)
 			deleted++
 		}
 		d.shrink()
@@ -224,8 +225,8 @@ func (s *Store) Shrink() {
 func (s *Store) NextExpiry() int64 {
 	var next int64
 	for _, d := range s.dbs {
-		if len(d.expiries) > 0 && (next == 0 || d.expiries[0].expireAt < next) {
-			next = d.expiries[0].expireAt
+		if len(d.expiries) > 0 && (next == 0 || d.expiries[0].at < next) {
+			next = d.expiries[0].at
 		}
 	}
 	return next
@@ -398,7 +399,7 @@ func (db *DB) setExpire(e *Entry, at int64) {
 	case at != 0 && e.heapIdx < 0:
 		db.expiries.push(e)
 	case at != 0:
-		db.expiries.fix(int(e.heapIdx))
+		db.expiries.update(int(e.heapIdx))
 	}
 	db.account(e)
 }

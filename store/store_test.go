@@ -114,11 +114,15 @@ func checkModel(t *testing.T, db *DB, model map[string]int64) {
 	if db.Expires() != withTTL {
 		t.Fatalf("heap holds %d entries, %d keys have a TTL", db.Expires(), withTTL)
 	}
-	for i, e := range db.expiries {
+	for i, slot := range db.expiries {
+		e := slot.e
 		if int(e.heapIdx) != i {
 			t.Fatalf("entry %s records heap index %d, is at %d", e.Key, e.heapIdx, i)
 		}
-		if i > 0 && db.expiries[(i-1)/2].expireAt > e.expireAt {
+		if slot.at != e.expireAt {
+			t.Fatalf("entry %s expires at %d, its heap slot says %d", e.Key, e.expireAt, slot.at)
+		}
+		if i > 0 && db.expiries[(i-1)/expiryArity].at > slot.at {
 			t.Fatalf("heap order broken at %d", i)
 		}
 	}
