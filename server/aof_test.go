@@ -302,7 +302,7 @@ func TestRewriteUnderWrites(t *testing.T) {
 					pipe.ZIncrBy(ctx, fmt.Sprint("z", k%50), 1, "m0")
 					pipe.Del(ctx, fmt.Sprint("s", (k+1)%n))
 					pipe.Expire(ctx, fmt.Sprint("s", (k+2)%n), time.Hour)
-					pipe.Set(ctx, fmt.Sprint("s", (k+3)%n), "replaced", 0)
+					pipe.Set(ctx, fmt.Sprint("s", (k+3)%n), 1_000_000+round, 0) // a number: a later round may INCR it
 				}
 				if _, err := pipe.Exec(ctx); err != nil {
 					t.Fatal(err)
