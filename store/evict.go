@@ -183,8 +183,8 @@ func (s *Store) Evict(need int64, deadline time.Time, onEvict func(db int, key s
 			for range s.dbs {
 				s.nextDB = (s.nextDB + 1) % len(s.dbs)
 				d := s.dbs[s.nextDB]
-				if p == AllKeysRandom && len(d.order) > 0 {
-					victim, vdb = d.order[s.rng.IntN(len(d.order))], d
+				if p == AllKeysRandom && d.keys.len() > 0 {
+					victim, vdb = d.keys.random(s.rng), d
 					break
 				}
 				if p == VolatileRandom && len(d.expiries) > 0 {
@@ -221,7 +221,7 @@ func (s *Store) bestCandidate() (*Entry, *DB) {
 	for {
 		total := 0
 		for _, d := range s.dbs {
-			n := len(d.order)
+			n := d.keys.len()
 			if volatile {
 				n = len(d.expiries)
 			}
@@ -239,7 +239,7 @@ func (s *Store) bestCandidate() (*Entry, *DB) {
 				continue
 			}
 			d := s.dbs[c.db]
-			e := d.keys[c.key]
+			e := d.keys.find(c.key)
 			*c = evictCandidate{}
 			if e != nil && (!volatile || e.expireAt != 0) {
 				return e, d
@@ -253,17 +253,16 @@ func (s *Store) bestCandidate() (*Entry, *DB) {
 // sorted by ascending score.
 func (s *Store) populatePool(d *DB, volatile bool) {
 	pool := &s.pool
-	n := len(d.order)
+	samples := max(s.evict.Samples, 1)
+	s.samples = s.samples[:0]
 	if volatile {
-		n = len(d.expiries)
-	}
-	for range min(max(s.evict.Samples, 1), n) {
-		var e *Entry
-		if volatile {
-			e = d.expiries[s.rng.IntN(len(d.expiries))]
-		} else {
-			e = d.order[s.rng.IntN(len(d.order))]
+		for range min(samples, len(d.expiries)) {
+			s.samples = append(s.samples, d.expiries[s.rng.IntN(len(d.expiries))])
 		}
+	} else {
+		s.samples = d.keys.sample(s.rng, samples, s.samples)
+	}
+	for _, e := range s.samples {
 		var score uint64
 		switch s.evict.Policy {
 		case AllKeysLRU, VolatileLRU:

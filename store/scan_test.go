@@ -71,3 +71,36 @@ func TestIncrByRawInteger(t *testing.T) {
 		}
 	}
 }
+
+// TestScanAcrossResizes checks SCAN's guarantee while the key table doubles
+// and then shrinks to a fraction between calls (rehashing as it goes).
+func TestScanAcrossResizes(t *testing.T) {
+	s, _ := newTestStore(time.UnixMilli(0))
+	db := s.DB(0)
+	for i := 0; i < 500; i++ {
+		db.Set([]byte(fmt.Sprintf("stable%d", i)), NewInt(1), 0)
+	}
+	seen := map[string]bool{}
+	var cursor uint64
+	for call := 0; ; call++ {
+		cursor = db.Scan(cursor, 5, func(e *Entry) { seen[e.Key] = true })
+		switch {
+		case call < 20: // grow: 8,000 more keys
+			for j := 0; j < 400; j++ {
+				db.Set([]byte(fmt.Sprintf("grow%d-%d", call, j)), NewInt(1), 0)
+			}
+		case call < 40: // shrink: delete them again
+			for j := 0; j < 400; j++ {
+				db.Delete([]byte(fmt.Sprintf("grow%d-%d", call-20, j)))
+			}
+		}
+		if cursor == 0 {
+			break
+		}
+	}
+	for i := 0; i < 500; i++ {
+		if k := fmt.Sprintf("stable%d", i); !seen[k] {
+			t.Fatalf("SCAN missed %s, present throughout", k)
+		}
+	}
+}

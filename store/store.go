@@ -48,9 +48,9 @@ type Value interface {
 type Entry struct {
 	Key      string
 	Value    Value
+	next     *Entry // in its keyTable bucket
 	expireAt int64  // unix ms; 0 = persistent
 	heapIdx  int32  // position in DB.expiries, -1 when persistent
-	slot     int32  // position in DB.order
 	access   uint32 // LRU clock or LFU counter of the last access, see touch
 	size     uint32 // bytes charged to Store.Used, see account
 	snap     uint32 // the epoch of the last Snapshot that saved or kept it
@@ -95,7 +95,8 @@ type Store struct {
 	expiredBytes int64
 	evict        EvictionConfig
 	pool         [evictPoolSize]evictCandidate
-	nextDB       int // the random policies' round-robin over databases
+	samples      []*Entry // populatePool's, reused
+	nextDB       int      // the random policies' round-robin over databases
 }
 
 // New returns a store with n databases reading time from clock (RealClock if nil).
@@ -155,7 +156,6 @@ func (s *Store) SwapDB(a, b int) {
 	da.touchExisting(db)
 	db.touchExisting(da)
 	da.keys, db.keys = db.keys, da.keys
-	da.order, db.order = db.order, da.order
 	da.expiries, db.expiries = db.expiries, da.expiries
 }
 
@@ -182,7 +182,7 @@ func (s *Store) ActiveExpire(limit int) int {
 			d.expire(d.expiries[0])
 			deleted++
 		}
-		d.shrink()
+		d.keys.rehashSome(cronRehash)
 	}
 	// The Go runtime returns freed pages to the system only slowly (its
 	// scavenger keeps 10% over the heap goal): a limiter that just shed a
@@ -195,29 +195,18 @@ func (s *Store) ActiveExpire(limit int) int {
 	return deleted
 }
 
-// shrink rebuilds the indexes once most keys are gone: Go maps and slices
-// never give memory back on delete, and a limiter store that once held a
-// million per-IP counters must not keep their buckets forever.
-func (db *DB) shrink() {
-	if db.peak < 4096 || len(db.keys) > db.peak/4 {
-		return
-	}
-	keys := make(map[string]*Entry, len(db.keys))
-	for k, e := range db.keys {
-		keys[k] = e
-	}
-	db.keys = keys
-	db.order = append([]*Entry(nil), db.order...)
-	db.peak = len(keys)
-}
-
-// Shrink rebuilds the indexes of databases that deletions left mostly
-// empty (eviction calls it; active expiry does on its own).
+// Shrink goes on shrinking the key tables of databases that deletions
+// left mostly empty, so their old bucket arrays are freed (eviction calls
+// it; active expiry does on its own).
 func (s *Store) Shrink() {
 	for _, d := range s.dbs {
-		d.shrink()
+		d.keys.rehashSome(cronRehash)
 	}
 }
+
+// cronRehash is how many buckets of a resize ActiveExpire and Shrink move
+// per database per call: about a millisecond's work, as Redis's cron.
+const cronRehash = 10000
 
 // NextExpiry returns the earliest expiry time among all keys (unix ms), or 0.
 func (s *Store) NextExpiry() int64 {
@@ -234,15 +223,13 @@ func (s *Store) NextExpiry() int64 {
 type DB struct {
 	store    *Store
 	index    int
-	keys     map[string]*Entry
-	order    []*Entry // dense, for SCAN and RANDOMKEY; see Scan
+	keys     keyTable
 	expiries expiryHeap
 	watched  map[string][]*watcher
-	peak     int // largest len(keys) since the map was last rebuilt
 }
 
 func newDB(s *Store, i int) *DB {
-	return &DB{store: s, index: i, keys: make(map[string]*Entry)}
+	return &DB{store: s, index: i, keys: newKeyTable()}
 }
 
 // Index returns the database number.
@@ -253,7 +240,7 @@ func (db *DB) Store() *Store { return db.store }
 
 // Len returns the number of keys, expired ones not yet reclaimed included
 // (as Redis's DBSIZE).
-func (db *DB) Len() int { return len(db.keys) }
+func (db *DB) Len() int { return db.keys.len() }
 
 // Expires returns how many keys have a TTL.
 func (db *DB) Expires() int { return len(db.expiries) }
@@ -276,7 +263,7 @@ func (db *DB) Get(key []byte) *Entry {
 // Peek is Get without recording an access, for the commands Redis looks
 // keys up for with LOOKUP_NOTOUCH (TYPE, TTL, EXISTS, OBJECT).
 func (db *DB) Peek(key []byte) *Entry {
-	e := db.keys[string(key)]
+	e := db.keys.findBytes(key)
 	if e == nil {
 		return nil
 	}
@@ -289,7 +276,7 @@ func (db *DB) Peek(key []byte) *Entry {
 
 // GetString is Get for a string key.
 func (db *DB) GetString(key string) *Entry {
-	e := db.keys[key]
+	e := db.keys.find(key)
 	if e == nil {
 		return nil
 	}
@@ -302,13 +289,8 @@ func (db *DB) GetString(key string) *Entry {
 }
 
 // Reserve makes room for n keys in an empty database, as Redis's loader
-// expands its dict on RESIZEDB: a million-key load then grows no map.
-func (db *DB) Reserve(n int) {
-	if len(db.keys) == 0 && n > 0 {
-		db.keys = make(map[string]*Entry, n)
-		db.order = make([]*Entry, 0, n)
-	}
-}
+// expands its dict on RESIZEDB: a million-key load then never resizes.
+func (db *DB) Reserve(n int) { db.keys.reserve(n) }
 
 // Exists reports whether key is live.
 func (db *DB) Exists(key []byte) bool { return db.Peek(key) != nil }
@@ -316,12 +298,10 @@ func (db *DB) Exists(key []byte) bool { return db.Peek(key) != nil }
 // Set stores v at key, replacing any value, and sets its expiry (0: none).
 // It returns the entry.
 func (db *DB) Set(key []byte, v Value, expireAt int64) *Entry {
-	e := db.keys[string(key)]
+	e := db.keys.findBytes(key)
 	if e == nil {
-		k := string(key)
-		e = &Entry{Key: k, heapIdx: -1, slot: int32(len(db.order)), access: db.store.newAccess(), snap: db.store.epochIfOpen()}
-		db.keys[k] = e
-		db.order = append(db.order, e)
+		e = &Entry{Key: string(key), heapIdx: -1, access: db.store.newAccess(), snap: db.store.epochIfOpen()}
+		db.keys.insert(e)
 	} else {
 		if sn := db.store.snap; sn != nil {
 			sn.keep(e, db.index, false)
@@ -414,25 +394,19 @@ func (db *DB) expire(e *Entry) {
 // it or recording an access: what the server reads after a command to log
 // its effect (the absolute expiry a relative EXPIRE set), where a lazy
 // deletion would log a DEL of its own.
-func (db *DB) Entry(key []byte) *Entry { return db.keys[string(key)] }
+func (db *DB) Entry(key []byte) *Entry { return db.keys.findBytes(key) }
 
 // remove unlinks e from every index.
 func (db *DB) remove(e *Entry) {
 	if sn := db.store.snap; sn != nil {
 		sn.keep(e, db.index, false)
 	}
-	delete(db.keys, e.Key)
+	db.keys.remove(e)
 	db.store.used -= int64(e.size)
 	e.size = 0
 	if e.heapIdx >= 0 {
 		db.expiries.remove(int(e.heapIdx))
 	}
-	last := db.order[len(db.order)-1]
-	db.order[e.slot] = last
-	last.slot = e.slot
-	db.order[len(db.order)-1] = nil
-	db.order = db.order[:len(db.order)-1]
-	db.peak = max(db.peak, len(db.keys)+1)
 	if len(db.watched) > 0 {
 		db.touch(e.Key)
 	}
@@ -441,73 +415,64 @@ func (db *DB) remove(e *Entry) {
 // Flush deletes every key.
 func (db *DB) Flush() {
 	db.snapshotFlush()
-	db.store.dirty += int64(len(db.keys))
+	db.store.dirty += int64(db.keys.len())
 	db.touchExisting(nil)
-	for _, e := range db.order {
-		db.store.used -= int64(e.size)
-	}
-	db.keys = make(map[string]*Entry)
-	db.order = nil
+	db.keys.each(func(e *Entry) { db.store.used -= int64(e.size) })
+	db.keys = newKeyTable()
 	db.expiries = nil
-	db.peak = 0
 }
 
 // RandomKey returns a random live key, or "", false.
 func (db *DB) RandomKey() (string, bool) {
-	for len(db.order) > 0 {
-		e := db.order[db.store.rng.IntN(len(db.order))]
+	for {
+		e := db.keys.random(db.store.rng)
+		if e == nil {
+			return "", false
+		}
 		if !db.expired(e) {
 			return e.Key, true
 		}
 		db.expire(e)
 	}
-	return "", false
 }
 
-// Scan visits up to count entries starting at cursor and returns the cursor
-// to continue from (0 when done). Entries are kept in a dense slice with
-// swap-removal, and Scan walks it from the end: a removal moves the last
-// entry, which a scan has already visited, into the hole, so a key that
-// lives through the whole scan is always returned (possibly twice), as
-// Redis's SCAN guarantees.
+// Scan visits the entries of buckets from cursor on, until it has met
+// count entries or walked ten times count buckets (Redis's SCAN), and
+// returns the cursor to continue from (0 when done). A key present
+// throughout a scan is returned at least once, however the table resizes
+// in between (see keyTable.scan).
 func (db *DB) Scan(cursor uint64, count int, visit func(e *Entry)) uint64 {
-	if count < 1 {
-		count = 1
+	count = max(count, 1)
+	var batch []*Entry
+	for steps := count * 10; ; {
+		cursor = db.keys.scan(cursor, func(e *Entry) { batch = append(batch, e) })
+		if steps--; cursor == 0 || steps <= 0 || len(batch) >= count {
+			break
+		}
 	}
-	i := len(db.order) - 1
-	if cursor > 0 && cursor-1 < uint64(len(db.order)) {
-		i = int(cursor - 1)
-	}
+	// Like Redis's SCAN, delete the expired keys met on the way (DBSIZE
+	// shows it), after the walk, which a deletion's rehash step would upset.
 	var expired []*Entry
-	for ; i >= 0 && count > 0; i-- {
-		e := db.order[i]
-		count--
+	for _, e := range batch {
 		if db.expired(e) {
 			expired = append(expired, e)
 			continue
 		}
 		visit(e)
 	}
-	// Like Redis's SCAN, delete the expired keys met on the way (DBSIZE
-	// shows it), but only after the walk: a removal moves the last entry
-	// into the hole, which is harmless now, as the hole and the last entry
-	// both lie in the part already visited.
 	for _, e := range expired {
 		db.expire(e)
 	}
-	if i < 0 {
-		return 0
-	}
-	return uint64(i) + 1
+	return cursor
 }
 
-// Each calls visit for every live key.
+// Each calls visit for every live key; visit must not add or delete keys.
 func (db *DB) Each(visit func(e *Entry)) {
-	for _, e := range db.order {
+	db.keys.each(func(e *Entry) {
 		if !db.expired(e) {
 			visit(e)
 		}
-	}
+	})
 }
 
 // TTL returns the remaining time to live of a live entry, or -1 if it has none.
@@ -533,7 +498,7 @@ func (db *DB) Watch(key string, dirty *bool) {
 	if db.watched == nil {
 		db.watched = make(map[string][]*watcher)
 	}
-	e := db.keys[key]
+	e := db.keys.find(key)
 	db.watched[key] = append(db.watched[key], &watcher{dirty: dirty, expired: e != nil && db.expired(e)})
 }
 
@@ -541,7 +506,7 @@ func (db *DB) Watch(key string, dirty *bool) {
 // was watched and has expired since: Redis 7.0 then fails the EXEC as if
 // the key had been modified, even though nothing has deleted it yet.
 func (db *DB) WatchExpired(key string, dirty *bool) bool {
-	e := db.keys[key]
+	e := db.keys.find(key)
 	if e == nil || !db.expired(e) {
 		return false
 	}
@@ -572,7 +537,7 @@ func (db *DB) Unwatch(key string, dirty *bool) {
 // Modified signals that key changed (Redis's signalModifiedKey). Mutations
 // made in place on an Entry's Value must call it.
 func (db *DB) Modified(key []byte) {
-	if e := db.keys[string(key)]; e != nil {
+	if e := db.keys.findBytes(key); e != nil {
 		db.account(e)
 	}
 	db.notifyWatchers(key)
@@ -591,13 +556,13 @@ func (db *DB) notifyWatchers(key []byte) {
 		return
 	}
 	if ws := db.watched[string(key)]; len(ws) > 0 {
-		notify(ws, db.keys[string(key)] != nil)
+		notify(ws, db.keys.findBytes(key) != nil)
 	}
 }
 
 func (db *DB) touch(key string) {
 	if ws := db.watched[key]; len(ws) > 0 {
-		notify(ws, db.keys[key] != nil)
+		notify(ws, db.keys.find(key) != nil)
 	}
 }
 
@@ -619,10 +584,10 @@ func notify(ws []*watcher, present bool) {
 // in neither is no change, and an expired key counts as absent.
 func (db *DB) touchExisting(other *DB) {
 	for key, ws := range db.watched {
-		e := db.keys[key]
+		e := db.keys.find(key)
 		var o *Entry
 		if other != nil {
-			o = other.keys[key]
+			o = other.keys.find(key)
 		}
 		if e == nil && o == nil {
 			continue
