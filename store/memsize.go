@@ -89,7 +89,12 @@ func sampleLen(n int, at func(i int) int) int {
 }
 
 // MemSize implements MemSizer.
-func (s *String) MemSize() int { return 32 + allocSize(cap(s.b)) }
+func (s *String) MemSize() int {
+	if s.isShared() {
+		return 0
+	}
+	return 32 + allocSize(cap(s.b))
+}
 
 // MemSize implements MemSizer.
 func (s *Set) MemSize() int {

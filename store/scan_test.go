@@ -60,7 +60,7 @@ func TestIncrByRawInteger(t *testing.T) {
 		{"922337203685477580", "7", 1, 0, ErrOverflow},
 	}
 	for _, tt := range tests {
-		s := NewString([]byte(tt.in))
+		s := NewString([]byte(tt.in)).Clone().(*String) // its own, not a shared integer
 		s.Append([]byte(tt.append))
 		got, err := s.IncrBy(tt.delta)
 		if err != tt.wantErr || (err == nil && got != tt.want) {

@@ -71,7 +71,7 @@ func TestSnapshotIsPointInTime(t *testing.T) {
 					db.PreWrite(k)
 					if e := db.Get(k); e != nil {
 						if str, ok := e.Value.(*String); ok && str.IsInt() {
-							str.IncrBy(1)
+							db.UnshareString(k, str).IncrBy(1)
 							db.Modified(k)
 						}
 					}

@@ -266,6 +266,8 @@ func TestStringEncodings(t *testing.T) {
 	for _, tt := range tests {
 		s := NewString([]byte(tt.in))
 		if tt.mut != nil {
+			own := *s // not the shared integer
+			s = &own
 			tt.mut(s)
 		}
 		if got := s.Encoding(); got != tt.want {
@@ -292,5 +294,44 @@ func TestRandomKeySkipsExpired(t *testing.T) {
 	sort.Strings(keys)
 	if len(keys) != 1 {
 		t.Fatalf("Each visited %v", keys)
+	}
+}
+
+// TestSharedIntegers checks that keys holding the same small integer share
+// one value, that INCR on one of them leaves the others alone, and that the
+// accounting charges nothing for a shared value.
+func TestSharedIntegers(t *testing.T) {
+	s, _ := newTestStore(time.UnixMilli(0))
+	db := s.DB(0)
+	for _, k := range []string{"a", "b", "c"} {
+		if _, err := db.IncrBy([]byte(k), 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if db.Get([]byte("a")).Value != db.Get([]byte("b")).Value {
+		t.Fatal("two keys at 1 do not share their value")
+	}
+	for _, tc := range []struct {
+		delta int64
+		want  int64
+	}{{1, 2}, {9997, 9999}, {1, 10000}, {1, 10001}, {-10001, 0}, {-1, -1}} {
+		n, err := db.IncrBy([]byte("a"), tc.delta)
+		if err != nil || n != tc.want {
+			t.Fatalf("IncrBy(a, %d) = %d, %v; want %d", tc.delta, n, err, tc.want)
+		}
+		for _, k := range []string{"b", "c"} {
+			if got, _ := db.Get([]byte(k)).Value.(*String).Int(); got != 1 {
+				t.Fatalf("after IncrBy(a, %d): %s = %d, want 1", tc.delta, k, got)
+			}
+		}
+	}
+	before := s.Used()
+	db.IncrBy([]byte("b"), 1) // 1 -> 2: both shared, no charge
+	if s.Used() != before {
+		t.Fatalf("used %d -> %d for a shared integer's change", before, s.Used())
+	}
+	db.IncrBy([]byte("b"), 20000)
+	if s.Used() != before+32 {
+		t.Fatalf("used %d -> %d, want +32 for a value of its own", before, s.Used())
 	}
 }
