@@ -305,7 +305,7 @@ func (s *Server) propagateState(sdb *store.DB, key []byte) {
 	}
 	s.propagate(db, cmdDEL, key)
 	p := &s.aof.prop
-	p.buf = aof.AppendValue(p.buf, e.Key, e.Value, e.ExpireAt())
+	p.buf = aof.AppendValue(p.buf, e.Key(), e.Value, e.ExpireAt())
 	p.ops = append(p.ops, propOp{db: db, end: len(p.buf)})
 }
 
@@ -802,7 +802,7 @@ func (s *Server) snapshot() []aof.DB {
 		}
 		snap := aof.DB{Index: i, Entries: make([]aof.Entry, 0, db.Len())}
 		db.Each(func(e *store.Entry) {
-			snap.Entries = append(snap.Entries, aof.Entry{Key: e.Key, Value: e.Value.Clone(), ExpireAt: e.ExpireAt()})
+			snap.Entries = append(snap.Entries, aof.Entry{Key: e.Key(), Value: e.Value.Clone(), ExpireAt: e.ExpireAt()})
 		})
 		dbs = append(dbs, snap)
 	}

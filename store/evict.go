@@ -199,7 +199,7 @@ func (s *Store) Evict(need int64, deadline time.Time, onEvict func(db int, key s
 			res.OutOfMemory = true
 			return res
 		}
-		key := victim.Key
+		key := victim.Key()
 		res.Freed += int64(victim.size)
 		vdb.remove(victim)
 		res.Evicted++
@@ -287,7 +287,7 @@ func (s *Store) populatePool(d *DB, volatile bool) {
 			k-- // full: drop the worst candidate, on the left
 			copy(pool[:k], pool[1:k+1])
 		}
-		pool[k] = evictCandidate{score: score, key: e.Key, db: d.index}
+		pool[k] = evictCandidate{score: score, key: e.Key(), db: d.index}
 	}
 }
 

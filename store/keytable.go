@@ -52,7 +52,7 @@ func (t *keyTable) find(key string) *Entry {
 	for i := range 2 {
 		tb := t.ht[i]
 		for e := tb[h&uint64(len(tb)-1)]; e != nil; e = e.next {
-			if e.Key == key {
+			if e.Key() == key {
 				return e
 			}
 		}
@@ -84,7 +84,7 @@ func (t *keyTable) insert(e *Entry) {
 		i = 1 // entries of a table being resized go to the new array
 	}
 	tb := t.ht[i]
-	b := t.hash(e.Key) & uint64(len(tb)-1)
+	b := t.hash(e.Key()) & uint64(len(tb)-1)
 	e.next = tb[b]
 	tb[b] = e
 	t.used[i]++
@@ -92,7 +92,7 @@ func (t *keyTable) insert(e *Entry) {
 
 // remove unlinks e, which the table holds.
 func (t *keyTable) remove(e *Entry) {
-	h := t.hash(e.Key)
+	h := t.hash(e.Key())
 	for i := range 2 {
 		tb := t.ht[i]
 		for p := &tb[h&uint64(len(tb)-1)]; *p != nil; p = &(*p).next {
@@ -147,7 +147,7 @@ func (t *keyTable) rehashStep(n int) {
 		}
 		for e := old[t.rehash]; e != nil; {
 			next := e.next
-			b := t.hash(e.Key) & mask
+			b := t.hash(e.Key()) & mask
 			e.next = tb[b]
 			tb[b] = e
 			t.used[0]--

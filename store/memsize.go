@@ -9,11 +9,11 @@ package store
 // the Go allocator gives it: its Entry, its share of the key table's
 // buckets and its slot in the expiry heap, the key's bytes and the value's.
 
-// entryCost is an Entry's allocation (64 bytes) plus its share of the key
-// table's buckets (8-byte pointers, the table between half and wholly
-// full).
+// entryCost is an entry's share of the key table's buckets (8-byte
+// pointers, the table between half and wholly full); its allocation, key
+// included, is Entry.allocated.
 const (
-	entryCost  = 64 + 10
+	entryCost  = 10
 	expiryCost = 12 // a slot of the expiry heap, growth included
 )
 
@@ -30,7 +30,7 @@ const defaultValueCost = 64
 
 // entrySize is what the accounting charges for e.
 func entrySize(e *Entry) uint32 {
-	n := entryCost + allocSize(len(e.Key))
+	n := entryCost + e.allocated()
 	if e.expireAt != 0 {
 		n += expiryCost
 	}

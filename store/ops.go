@@ -173,7 +173,7 @@ func (db *DB) HSet(key []byte, fieldValues [][]byte) (added int, err error) {
 // the future deletes the key at once.
 func (db *DB) Expire(e *Entry, at int64) {
 	if at <= db.store.Now() {
-		db.Delete([]byte(e.Key))
+		db.Delete([]byte(e.Key()))
 		return
 	}
 	db.SetExpire(e, at)

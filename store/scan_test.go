@@ -22,9 +22,9 @@ func TestScanReclaimsExpired(t *testing.T) {
 	for {
 		cursor = db.Scan(cursor, 20, func(e *Entry) {
 			if e.ExpireAt() != 0 && e.ExpireAt() < s.Now() {
-				t.Fatalf("SCAN returned expired key %s", e.Key)
+				t.Fatalf("SCAN returned expired key %s", e.Key())
 			}
-			seen[e.Key] = true
+			seen[e.Key()] = true
 		})
 		if cursor == 0 {
 			break
@@ -83,7 +83,7 @@ func TestScanAcrossResizes(t *testing.T) {
 	seen := map[string]bool{}
 	var cursor uint64
 	for call := 0; ; call++ {
-		cursor = db.Scan(cursor, 5, func(e *Entry) { seen[e.Key] = true })
+		cursor = db.Scan(cursor, 5, func(e *Entry) { seen[e.Key()] = true })
 		switch {
 		case call < 20: // grow: 8,000 more keys
 			for j := 0; j < 400; j++ {

@@ -102,7 +102,7 @@ func (sn *Snapshot) Next(n int, visit func(db int, key string, v Value, expireAt
 			sn.keptOrder[sn.db] = kept[:len(kept)-1]
 			if k, ok := sn.kept[e]; ok { // not met by the walk
 				delete(sn.kept, e)
-				sn.emit(sn.db, e.Key, k.value, k.expireAt, visit)
+				sn.emit(sn.db, e.Key(), k.value, k.expireAt, visit)
 			}
 			continue
 		}
@@ -114,10 +114,10 @@ func (sn *Snapshot) Next(n int, visit func(db int, key string, v Value, expireAt
 func (sn *Snapshot) visit(e *Entry, visit func(int, string, Value, int64)) {
 	if e.snap != sn.epoch {
 		e.snap = sn.epoch
-		sn.emit(sn.db, e.Key, e.Value, e.expireAt, visit)
+		sn.emit(sn.db, e.Key(), e.Value, e.expireAt, visit)
 	} else if k, ok := sn.kept[e]; ok {
 		delete(sn.kept, e)
-		sn.emit(sn.db, e.Key, k.value, k.expireAt, visit)
+		sn.emit(sn.db, e.Key(), k.value, k.expireAt, visit)
 	}
 }
 

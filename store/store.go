@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"runtime/debug"
 	"time"
+	"unsafe"
 )
 
 // Kind is the type of a value, as TYPE reports it.
@@ -45,8 +46,13 @@ type Value interface {
 // Entry is one key of a database. Callers may change Value in place
 // (and must then call DB.Modified); expiry is changed only through the DB so
 // that the expiry index stays right.
+//
+// The key's bytes live in the same allocation, from kbuf on (newEntry
+// allocates one of the entryN types, whose tail holds the rest of them):
+// a key of up to 14 bytes, a rate-limit counter's, makes a 64-byte entry
+// with no string header and no allocation of its own. Longer keys than
+// the largest class go in entryLong's string.
 type Entry struct {
-	Key      string
 	Value    Value
 	next     *Entry // in its keyTable bucket
 	expireAt int64  // unix ms; 0 = persistent
@@ -54,6 +60,85 @@ type Entry struct {
 	access   uint32 // LRU clock or LFU counter of the last access, see touch
 	size     uint32 // bytes charged to Store.Used, see account
 	snap     uint32 // the epoch of the last Snapshot that saved or kept it
+	klen     uint16 // the key's length, or longKey
+	kbuf     [6]byte
+}
+
+// The entry classes: an Entry with room for a longer key after it, each
+// filling a Go size class.
+type (
+	entry64 struct {
+		Entry
+		_ [8]byte
+	}
+	entry80 struct {
+		Entry
+		_ [24]byte
+	}
+	entry96 struct {
+		Entry
+		_ [40]byte
+	}
+	entry112 struct {
+		Entry
+		_ [56]byte
+	}
+	entry128 struct {
+		Entry
+		_ [72]byte
+	}
+	entryLong struct {
+		Entry
+		key string
+	}
+)
+
+const (
+	entryHeader = unsafe.Offsetof(Entry{}.kbuf)
+	longKey     = 1<<16 - 1
+)
+
+// newEntry returns an entry for key, its bytes copied in.
+func newEntry(key []byte) *Entry {
+	var e *Entry
+	switch n := uintptr(len(key)); {
+	case n <= unsafe.Sizeof(Entry{})-entryHeader:
+		e = new(Entry)
+	case n <= unsafe.Sizeof(entry64{})-entryHeader:
+		e = &new(entry64).Entry
+	case n <= unsafe.Sizeof(entry80{})-entryHeader:
+		e = &new(entry80).Entry
+	case n <= unsafe.Sizeof(entry96{})-entryHeader:
+		e = &new(entry96).Entry
+	case n <= unsafe.Sizeof(entry112{})-entryHeader:
+		e = &new(entry112).Entry
+	case n <= unsafe.Sizeof(entry128{})-entryHeader:
+		e = &new(entry128).Entry
+	default:
+		l := &entryLong{key: string(key)}
+		l.klen = longKey
+		return &l.Entry
+	}
+	e.klen = uint16(len(key))
+	copy(unsafe.Slice(&e.kbuf[0], len(key)), key)
+	return e
+}
+
+// Key returns the key's name. The string shares the entry's memory.
+func (e *Entry) Key() string {
+	if e.klen == longKey {
+		return (*entryLong)(unsafe.Pointer(e)).key
+	}
+	return unsafe.String(&e.kbuf[0], e.klen)
+}
+
+// allocated is the size of e's allocation, key included, for the
+// accounting.
+func (e *Entry) allocated() int {
+	if e.klen == longKey {
+		return allocSize(int(unsafe.Sizeof(entryLong{}))) + allocSize(len((*entryLong)(unsafe.Pointer(e)).key))
+	}
+	return allocSize(int(entryHeader) + int(e.klen))
 }
 
 // ExpireAt returns the key's expiry in unix milliseconds, or 0 if it has none.
@@ -300,7 +385,8 @@ func (db *DB) Exists(key []byte) bool { return db.Peek(key) != nil }
 func (db *DB) Set(key []byte, v Value, expireAt int64) *Entry {
 	e := db.keys.findBytes(key)
 	if e == nil {
-		e = &Entry{Key: string(key), heapIdx: -1, access: db.store.newAccess(), snap: db.store.epochIfOpen()}
+		e = newEntry(key)
+		e.heapIdx, e.access, e.snap = -1, db.store.newAccess(), db.store.epochIfOpen()
 		db.keys.insert(e)
 	} else {
 		if sn := db.store.snap; sn != nil {
@@ -318,7 +404,7 @@ func (db *DB) Set(key []byte, v Value, expireAt int64) *Entry {
 	db.notifyWatchers(key)
 	if db.store.OnReady != nil {
 		if k := v.Kind(); k == KindList || k == KindZSet {
-			db.store.OnReady(db, e.Key)
+			db.store.OnReady(db, e.Key())
 		}
 	}
 	return e
@@ -359,11 +445,11 @@ func (db *DB) Delete(key []byte) bool {
 func (db *DB) SetExpire(e *Entry, expireAt int64) {
 	if expireAt != 0 && expireAt <= db.store.now {
 		db.remove(e)
-		db.notifyWatchers([]byte(e.Key))
+		db.notifyWatchers([]byte(e.Key()))
 		return
 	}
 	db.setExpire(e, expireAt)
-	db.notifyWatchers([]byte(e.Key))
+	db.notifyWatchers([]byte(e.Key()))
 }
 
 func (db *DB) setExpire(e *Entry, at int64) {
@@ -386,7 +472,7 @@ func (db *DB) setExpire(e *Entry, at int64) {
 func (db *DB) expire(e *Entry) {
 	db.remove(e)
 	if db.store.OnExpire != nil {
-		db.store.OnExpire(db.index, e.Key)
+		db.store.OnExpire(db.index, e.Key())
 	}
 }
 
@@ -408,7 +494,7 @@ func (db *DB) remove(e *Entry) {
 		db.expiries.remove(int(e.heapIdx))
 	}
 	if len(db.watched) > 0 {
-		db.touch(e.Key)
+		db.touch(e.Key())
 	}
 }
 
@@ -430,7 +516,7 @@ func (db *DB) RandomKey() (string, bool) {
 			return "", false
 		}
 		if !db.expired(e) {
-			return e.Key, true
+			return e.Key(), true
 		}
 		db.expire(e)
 	}

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 func newTestStore(t0 time.Time) (*Store, *ManualClock) {
@@ -116,7 +118,7 @@ func checkModel(t *testing.T, db *DB, model map[string]int64) {
 	}
 	for i, e := range db.expiries {
 		if int(e.heapIdx) != i {
-			t.Fatalf("entry %s records heap index %d, is at %d", e.Key, e.heapIdx, i)
+			t.Fatalf("entry %s records heap index %d, is at %d", e.Key(), e.heapIdx, i)
 		}
 		if i > 0 && db.expiries[(i-1)/2].expireAt > e.expireAt {
 			t.Fatalf("heap order broken at %d", i)
@@ -126,8 +128,8 @@ func checkModel(t *testing.T, db *DB, model map[string]int64) {
 	for i, tb := range db.keys.ht {
 		for b, e := range tb {
 			for ; e != nil; e = e.next {
-				if db.keys.hash(e.Key)&uint64(len(tb)-1) != uint64(b) {
-					t.Fatalf("entry %s in bucket %d of table %d, hashes elsewhere", e.Key, b, i)
+				if db.keys.hash(e.Key())&uint64(len(tb)-1) != uint64(b) {
+					t.Fatalf("entry %s in bucket %d of table %d, hashes elsewhere", e.Key(), b, i)
 				}
 				n++
 			}
@@ -205,7 +207,7 @@ func TestScanGuarantee(t *testing.T) {
 	var cursor uint64
 	next := 0
 	for {
-		cursor = db.Scan(cursor, 10, func(e *Entry) { seen[e.Key] = true })
+		cursor = db.Scan(cursor, 10, func(e *Entry) { seen[e.Key()] = true })
 		for j := 0; j < 5; j++ { // churn between calls
 			db.Delete([]byte(fmt.Sprintf("churn%d", rng.IntN(2000))))
 			db.Set([]byte(fmt.Sprintf("new%d", next)), NewInt(1), 0)
@@ -290,7 +292,7 @@ func TestRandomKeySkipsExpired(t *testing.T) {
 		t.Fatalf("RandomKey = %q, %v; want live", k, ok)
 	}
 	keys := []string{}
-	db.Each(func(e *Entry) { keys = append(keys, e.Key) })
+	db.Each(func(e *Entry) { keys = append(keys, e.Key()) })
 	sort.Strings(keys)
 	if len(keys) != 1 {
 		t.Fatalf("Each visited %v", keys)
@@ -333,5 +335,46 @@ func TestSharedIntegers(t *testing.T) {
 	db.IncrBy([]byte("b"), 20000)
 	if s.Used() != before+32 {
 		t.Fatalf("used %d -> %d, want +32 for a value of its own", before, s.Used())
+	}
+}
+
+// TestInlineKeys checks keys of every length, inline in each entry class
+// and in entryLong, and that each class fills a Go size class.
+func TestInlineKeys(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		size, fit uintptr
+	}{
+		{"Entry", unsafe.Sizeof(Entry{}), 56},
+		{"entry64", unsafe.Sizeof(entry64{}), 64},
+		{"entry80", unsafe.Sizeof(entry80{}), 80},
+		{"entry96", unsafe.Sizeof(entry96{}), 96},
+		{"entry112", unsafe.Sizeof(entry112{}), 112},
+		{"entry128", unsafe.Sizeof(entry128{}), 128},
+	} {
+		if c.size != c.fit {
+			t.Errorf("%s is %d bytes, want %d", c.name, c.size, c.fit)
+		}
+	}
+	s, _ := newTestStore(time.UnixMilli(0))
+	db := s.DB(0)
+	key := func(n int) []byte { return []byte(strings.Repeat("k", n)) }
+	for n := 0; n < 300; n++ {
+		db.Set(key(n), NewInt(int64(n)), 0)
+	}
+	for n := 0; n < 300; n++ {
+		e := db.Get(key(n))
+		if e == nil || e.Key() != string(key(n)) {
+			t.Fatalf("key of length %d lost", len(key(n)))
+		}
+		if got, _ := e.Value.(*String).Int(); got != int64(n) {
+			t.Fatalf("key of length %d holds %d", len(key(n)), got)
+		}
+	}
+	for n := 0; n < 300; n += 2 {
+		db.Delete(key(n))
+	}
+	if db.Len() != 150 {
+		t.Fatalf("%d keys left, want 150", db.Len())
 	}
 }
