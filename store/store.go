@@ -49,7 +49,7 @@ type Value interface {
 //
 // The key's bytes live in the same allocation, from kbuf on (newEntry
 // allocates one of the entryN types, whose tail holds the rest of them):
-// a key of up to 14 bytes, a rate-limit counter's, makes a 64-byte entry
+// a key of up to 15 bytes, a rate-limit counter's, makes a 64-byte entry
 // with no string header and no allocation of its own. Longer keys than
 // the largest class go in entryLong's string.
 type Entry struct {
@@ -60,8 +60,8 @@ type Entry struct {
 	access   uint32 // LRU clock or LFU counter of the last access, see touch
 	size     uint32 // bytes charged to Store.Used, see account
 	snap     uint32 // the epoch of the last Snapshot that saved or kept it
-	klen     uint16 // the key's length, or longKey
-	kbuf     [6]byte
+	klen     uint8  // the key's length, or longKey
+	kbuf     [7]byte
 }
 
 // The entry classes: an Entry with room for a longer key after it, each
@@ -95,7 +95,7 @@ type (
 
 const (
 	entryHeader = unsafe.Offsetof(Entry{}.kbuf)
-	longKey     = 1<<16 - 1
+	longKey     = 1<<8 - 1
 )
 
 // newEntry returns an entry for key, its bytes copied in.
@@ -119,7 +119,7 @@ func newEntry(key []byte) *Entry {
 		l.klen = longKey
 		return &l.Entry
 	}
-	e.klen = uint16(len(key))
+	e.klen = uint8(len(key))
 	copy(unsafe.Slice(&e.kbuf[0], len(key)), key)
 	return e
 }
