@@ -62,9 +62,9 @@ func (s *Server) performEvictions() (outOfMemory bool) {
 	return res.OutOfMemory
 }
 
-// shrinkAfterEviction gives a mass eviction's memory back: without it the
-// Go heap keeps the freed entries until the next GC cycle, and maps their
-// buckets for ever (see store's shrink).
+// shrinkAfterEviction gives a mass eviction's memory back: it moves on the
+// shrink of key tables that deletions left sparse, so their old bucket
+// arrays are freed (see store's Shrink).
 func (s *Server) shrinkAfterEviction() {
 	s.store.Shrink()
 }
