@@ -145,6 +145,9 @@ func (sc *scriptCaller) scriptOOM(cmd *Command) bool {
 // stays in force.
 func (s *Server) setMaxMemory(n int64) {
 	s.memory.max = n
+	if s.store != nil {
+		s.store.SetBounded(n > 0)
+	}
 	limit := startMemoryLimit
 	if n >= 16<<20 && n < 1<<60 { // larger: no bound worth telling the GC
 		limit = min(limit, n+n/4+32<<20)

@@ -58,6 +58,20 @@ var DefaultEviction = EvictionConfig{Policy: NoEviction, Samples: 5, LFULogFacto
 // take a while to mean something under the new policy.
 func (s *Store) SetEviction(c EvictionConfig) { s.evict = c }
 
+// SetBounded tells the store whether maxmemory is set: Redis then shares
+// no integers under an LRU or LFU policy (MAXMEMORY_FLAG_NO_SHARED_INTEGERS),
+// which OBJECT REFCOUNT shows.
+func (s *Store) SetBounded(on bool) { s.bounded = on }
+
+// sharing reports whether new small integers are shared values.
+func (s *Store) sharing() bool {
+	switch s.evict.Policy {
+	case AllKeysLRU, VolatileLRU, AllKeysLFU, VolatileLFU:
+		return !s.bounded
+	}
+	return true
+}
+
 // Eviction returns the eviction configuration.
 func (s *Store) Eviction() EvictionConfig { return s.evict }
 

@@ -43,6 +43,16 @@ func (db *DB) IncrBy(key []byte, delta int64) (int64, error) {
 	// integer, another one is written in place unless the old value is
 	// shared.
 	switch {
+	case !db.store.sharing():
+		// Redis makes a new object unless the old one is an integer of
+		// its own and the result is no small integer; either way one of
+		// its own.
+		if s.isShared() {
+			e.Value = ownInt(n)
+		} else {
+			*s = *ownInt(n)
+		}
+		db.account(e)
 	case n >= 0 && n < sharedIntCount, s.isShared():
 		e.Value = intString(n)
 		db.account(e)

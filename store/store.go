@@ -182,6 +182,7 @@ type Store struct {
 	pool         [evictPoolSize]evictCandidate
 	samples      []*Entry // populatePool's, reused
 	nextDB       int      // the random policies' round-robin over databases
+	bounded      bool     // maxmemory is set, see SetBounded
 }
 
 // New returns a store with n databases reading time from clock (RealClock if nil).
@@ -383,6 +384,13 @@ func (db *DB) Exists(key []byte) bool { return db.Peek(key) != nil }
 // Set stores v at key, replacing any value, and sets its expiry (0: none).
 // It returns the entry.
 func (db *DB) Set(key []byte, v Value, expireAt int64) *Entry {
+	if s, ok := v.(*String); ok && s.isShared() && !db.store.sharing() {
+		v = ownInt(s.n)
+	}
+	return db.set(key, v, expireAt)
+}
+
+func (db *DB) set(key []byte, v Value, expireAt int64) *Entry {
 	e := db.keys.findBytes(key)
 	if e == nil {
 		e = newEntry(key)
@@ -415,7 +423,7 @@ func (db *DB) Set(key []byte, v Value, expireAt int64) *Entry {
 // (OBJECT FREQ, IDLETIME).
 func (db *DB) SetMoved(key []byte, v Value, expireAt int64, from *Entry) *Entry {
 	access := from.access
-	e := db.Set(key, v, expireAt)
+	e := db.set(key, v, expireAt) // the object itself: a shared one stays shared
 	e.access = access
 	return e
 }

@@ -84,6 +84,10 @@ var sharedInts = func() *[sharedIntCount]String {
 	return &a
 }()
 
+// ownInt returns a String holding n that is an object of its own even for
+// 0..9999, as Redis makes when it shares no integers (OBJECT REFCOUNT 1).
+func ownInt(n int64) *String { return &String{n: n, b: copiedInt[:0:1]} }
+
 // intString returns a String holding n: a shared one for 0..9999.
 func intString(n int64) *String {
 	if n >= 0 && n < sharedIntCount {
