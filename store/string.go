@@ -73,9 +73,9 @@ const sharedIntCount = 10000
 // Redis's shared.integers: a million counters at 1 then cost no value of
 // their own. Nothing may change one in place: the mutators check
 // (mustOwn), and the DB's writers replace a shared value instead
-// (UnshareString, IncrBy). Unlike Redis, floodgate shares them under any
-// maxmemory-policy, as the LRU/LFU data lives in the Entry, not the value;
-// OBJECT REFCOUNT still answers as Redis does (Shared).
+// (UnshareString, IncrBy). As Redis, the store makes integers of their own
+// instead (ownInt) when maxmemory is set under an LRU or LFU policy, which
+// OBJECT REFCOUNT shows (Store.sharing).
 var sharedInts = func() *[sharedIntCount]String {
 	var a [sharedIntCount]String
 	for i := range a {
