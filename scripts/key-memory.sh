@@ -11,7 +11,7 @@ dir=$(mktemp -d)
 go build -o "$dir/floodgate" ./cmd/floodgate
 redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$dir" --daemonize yes \
 	--pidfile "$dir/redis.pid" --logfile "$dir/redis.log" >/dev/null
-"$dir/floodgate" --port $((port + 1)) --save '' >"$dir/floodgate.log" 2>&1 &
+"$dir/floodgate" --port $((port + 1)) --save '' --dir "$dir" >"$dir/floodgate.log" 2>&1 &
 echo $! >"$dir/floodgate.pid"
 trap 'kill "$(cat "$dir/redis.pid")" "$(cat "$dir/floodgate.pid")" 2>/dev/null; sleep 0.5; rm -rf "$dir"' EXIT
 for p in "$port" $((port + 1)); do
