@@ -274,7 +274,7 @@ func (s *Store) ActiveExpire(limit int) int {
 	// scavenger keeps 10% over the heap goal): a limiter that just shed a
 	// million expired counters gives their memory back now, once more
 	// has expired than is left. In the background: it runs a GC.
-	if s.expiredBytes >= 32<<20 && s.expiredBytes > s.used {
+	if s.expiredBytes >= 4<<20 && s.expiredBytes > s.used {
 		s.expiredBytes = 0
 		go debug.FreeOSMemory()
 	}
