@@ -113,6 +113,29 @@ func TestDifferentialFindings(t *testing.T) {
 			zaddMany("big", 130, 1), "ZADD big 500000000000000000 a -0 c 1e17 d",
 			"ZSCORE big c", "ZMSCORE big c", "ZRANGEBYSCORE big -1 0 WITHSCORES",
 		}},
+		// Keys holding the same small integer share one value in both
+		// servers: an in-place write to one must leave the others alone.
+		{"shared integers and in-place writes", []string{
+			"SET a 5", "SET b 5", "INCR a", "GET b", "OBJECT REFCOUNT a", "OBJECT REFCOUNT b",
+			"INCRBY a 20000", "OBJECT REFCOUNT a", "OBJECT ENCODING a", "DECRBY a 20001", "OBJECT REFCOUNT a",
+			"SET a 5", "APPEND a 1", "GET b", "OBJECT ENCODING a", "OBJECT REFCOUNT b",
+			"SET a 5", "SETRANGE a 0 7", "GET b", "SET a 5", "SETBIT a 7 0", "GET a", "GET b",
+			"SET a 5", "BITFIELD a SET u8 0 55", "GET b", "SET a 5", "INCRBYFLOAT a 1", "GET b", "OBJECT REFCOUNT b",
+			"SET c 7", "APPEND c 0", "INCR c", "OBJECT ENCODING c", "OBJECT REFCOUNT c", "GET c",
+			"MSET x 1 y 1", "INCR x", "GET y", "RENAME y z", "INCR z", "GET x", "COPY x w", "INCR w", "GET x",
+		}},
+		// With maxmemory set, an LRU or LFU policy shares no integers:
+		// values made then stay objects of their own.
+		{"no shared integers under lru and lfu", []string{
+			"CONFIG SET maxmemory 1gb", "CONFIG SET maxmemory-policy allkeys-lru",
+			"SET a 5", "OBJECT REFCOUNT a", "INCR a", "OBJECT REFCOUNT a", "INCRBY a 20000", "DECRBY a 20000",
+			"OBJECT REFCOUNT a", "OBJECT ENCODING a", "SET c 5", "APPEND c 1", "INCR c", "OBJECT REFCOUNT c",
+			"CONFIG SET maxmemory-policy volatile-lfu", "SET d 7", "OBJECT REFCOUNT d",
+			"CONFIG SET maxmemory-policy noeviction", "OBJECT REFCOUNT a", "SET b 5", "OBJECT REFCOUNT b",
+			"CONFIG SET maxmemory-policy allkeys-lru", "RENAME b b2", "OBJECT REFCOUNT b2",
+			"CONFIG SET maxmemory 0", "SET e 5", "OBJECT REFCOUNT e", "INCR a", "OBJECT REFCOUNT a",
+			"CONFIG SET maxmemory-policy noeviction",
+		}},
 		{"object refcount after copy", []string{
 			"SET n 123", "COPY n m", "OBJECT REFCOUNT n", "OBJECT REFCOUNT m", "INCR m", "OBJECT REFCOUNT m",
 			"SET big 123456789012", "COPY big big2", "OBJECT REFCOUNT big2",

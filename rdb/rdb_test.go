@@ -130,7 +130,7 @@ func describe(s *store.Store) map[string]string {
 	out := map[string]string{}
 	for i := range s.Databases() {
 		s.DB(i).Each(func(e *store.Entry) {
-			out[fmt.Sprint(i, ":", e.Key)] = fmt.Sprint(e.ExpireAt(), " ", encoding(e.Value), " ", describeValue(e.Value))
+			out[fmt.Sprint(i, ":", e.Key())] = fmt.Sprint(e.ExpireAt(), " ", encoding(e.Value), " ", describeValue(e.Value))
 		})
 	}
 	return out
@@ -296,14 +296,14 @@ func TestDumpRestore(t *testing.T) {
 		}
 		v, err := Restore(p, false, &store.DefaultEncodings)
 		if err != nil {
-			t.Fatalf("%s: %v", e.Key, err)
+			t.Fatalf("%s: %v", e.Key(), err)
 		}
 		if describeValue(v) != describeValue(e.Value) || encoding(v) != encoding(e.Value) {
-			t.Fatalf("%s: restored %s", e.Key, v.Encoding())
+			t.Fatalf("%s: restored %s", e.Key(), v.Encoding())
 		}
 		p[0] ^= 0x40
 		if _, err := Restore(p, false, &store.DefaultEncodings); err != ErrPayload {
-			t.Fatalf("%s: corrupted payload: %v", e.Key, err)
+			t.Fatalf("%s: corrupted payload: %v", e.Key(), err)
 		}
 	})
 	for _, p := range []string{"", "\x00", "\x00\x03abc\x0b\x00", "\x00\x03abc\x0a\x00\x00\x00\x00\x00\x00\x00\x00\x00"} {

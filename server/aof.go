@@ -458,7 +458,7 @@ func (s *Server) propagateState(sdb *store.DB, key []byte) {
 	}
 	s.propagate(db, cmdDEL, key)
 	p := &s.aof.prop
-	p.buf = aof.AppendValue(p.buf, e.Key, e.Value, e.ExpireAt())
+	p.buf = aof.AppendValue(p.buf, e.Key(), e.Value, e.ExpireAt())
 	p.ops = append(p.ops, propOp{db: db, end: len(p.buf)})
 }
 

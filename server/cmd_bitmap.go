@@ -57,6 +57,9 @@ func bitString(c *Client, key []byte, maxBit uint64) (s *store.String, grew bool
 		return nil, false
 	}
 	size := int(maxBit>>3) + 1
+	if s != nil {
+		s = c.db.UnshareString(key, s)
+	}
 	if s == nil {
 		s = store.NewRawString(make([]byte, size))
 		c.db.Set(key, s, 0)

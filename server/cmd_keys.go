@@ -82,7 +82,7 @@ func cmdType(c *Client, args [][]byte) {
 func cmdKeys(c *Client, args [][]byte) {
 	pattern := args[1]
 	all := len(pattern) == 1 && pattern[0] == '*' // matches "" too, unlike the glob
-	match := func(e *store.Entry) bool { return all || store.Match(pattern, []byte(e.Key), false) }
+	match := func(e *store.Entry) bool { return all || store.Match(pattern, []byte(e.Key()), false) }
 	// Two passes, counting then writing, so the reply streams into the
 	// connection's blocks instead of collecting millions of keys first
 	// (the keyspace cannot change in between: the lock is held).
@@ -95,7 +95,7 @@ func cmdKeys(c *Client, args [][]byte) {
 	c.w.Array(n)
 	c.db.Each(func(e *store.Entry) {
 		if match(e) {
-			c.w.BulkString(e.Key)
+			c.w.BulkString(e.Key())
 		}
 	})
 }
@@ -180,14 +180,14 @@ func cmdScan(c *Client, args [][]byte) {
 	}
 	var keys []string
 	next := c.db.Scan(cursor, int(min(o.count, math.MaxInt32)), func(e *store.Entry) {
-		if o.pattern != nil && !store.Match(o.pattern, []byte(e.Key), false) {
+		if o.pattern != nil && !store.Match(o.pattern, []byte(e.Key()), false) {
 			return
 		}
 		// An unknown type name is no error: it matches nothing.
 		if o.typeName != nil && !strings.EqualFold(string(o.typeName), e.Value.Kind().String()) {
 			return
 		}
-		keys = append(keys, e.Key)
+		keys = append(keys, e.Key())
 	})
 	c.w.Array(2)
 	c.w.BulkString(strconv.FormatUint(next, 10))

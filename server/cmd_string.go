@@ -402,7 +402,7 @@ func cmdAppend(c *Client, args [][]byte) {
 	if !checkStringLength(c, int64(s.Len()), int64(len(args[2]))) {
 		return
 	}
-	n := s.Append(args[2])
+	n := c.db.UnshareString(args[1], s).Append(args[2])
 	c.db.Modified(args[1])
 	c.w.Int(int64(n))
 }
@@ -485,7 +485,7 @@ func cmdSetRange(c *Client, args [][]byte) {
 		s = store.NewRawString(nil)
 		c.db.Set(args[1], s, 0)
 	}
-	n := s.SetRange(int(offset), value)
+	n := c.db.UnshareString(args[1], s).SetRange(int(offset), value)
 	c.db.Modified(args[1])
 	c.w.Int(int64(n))
 }

@@ -67,9 +67,9 @@ func (s *Server) performEvictions() (outOfMemory bool) {
 	return res.OutOfMemory
 }
 
-// shrinkAfterEviction gives a mass eviction's memory back: without it the
-// Go heap keeps the freed entries until the next GC cycle, and maps their
-// buckets for ever (see store's shrink).
+// shrinkAfterEviction gives a mass eviction's memory back: it moves on the
+// shrink of key tables that deletions left sparse, so their old bucket
+// arrays are freed (see store's Shrink).
 func (s *Server) shrinkAfterEviction() {
 	s.store.Shrink()
 }
@@ -157,6 +157,9 @@ func (sc *scriptCaller) scriptOOM(cmd *Command) bool {
 // stays in force.
 func (s *Server) setMaxMemory(n int64) {
 	s.memory.max = n
+	if s.store != nil {
+		s.store.SetBounded(n > 0)
+	}
 	limit := startMemoryLimit
 	if n >= 16<<20 && n < 1<<60 { // larger: no bound worth telling the GC
 		limit = min(limit, n+n/4+32<<20)

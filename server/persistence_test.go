@@ -317,7 +317,7 @@ func TestBGSAVEUnderConcurrentWrites(t *testing.T) {
 				if err != nil {
 					t.Error(err)
 				}
-				want[fmt.Sprint(d, "/", e.Key, "/", e.ExpireAt())] = string(b)
+				want[fmt.Sprint(d, "/", e.Key(), "/", e.ExpireAt())] = string(b)
 			})
 		}
 		if err := srv.startBgsave(); err != nil {
@@ -387,7 +387,7 @@ func TestBGSAVEUnderConcurrentWrites(t *testing.T) {
 	for d := range 2 {
 		s.DB(d).Each(func(e *store.Entry) {
 			got++
-			id := fmt.Sprint(d, "/", e.Key, "/", e.ExpireAt())
+			id := fmt.Sprint(d, "/", e.Key(), "/", e.ExpireAt())
 			b, _ := rdb.Dump(e.Value, false)
 			if w, ok := want[id]; !ok {
 				t.Errorf("%s in the file, not in the keyspace at BGSAVE", id)

@@ -166,6 +166,7 @@ type Server struct {
 	idleTimeout     atomic.Int64 // timeout, seconds; enforced by clientsCron
 	tcpKeepalive    atomic.Int64 // tcp-keepalive, seconds; set on accepted sockets
 	returningMemory atomic.Bool  // returnMemory is running
+	gcPercent       int          // the GC percent tuneGC set last (gctune.go)
 	hz              atomic.Int32
 	outputLimits    atomic.Pointer[[3]OutputLimit]
 	rejectedConns   atomic.Int64
@@ -747,6 +748,7 @@ func (s *Server) expiryLoop() {
 				first = false
 			}
 			s.usedMemory() // INFO's used_memory_peak, as Redis's cron samples it
+			s.tuneGC()
 			s.propagatePending(false)
 			<-s.lock
 			if n < chunk {

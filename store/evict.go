@@ -58,6 +58,20 @@ var DefaultEviction = EvictionConfig{Policy: NoEviction, Samples: 5, LFULogFacto
 // take a while to mean something under the new policy.
 func (s *Store) SetEviction(c EvictionConfig) { s.evict = c }
 
+// SetBounded tells the store whether maxmemory is set: Redis then shares
+// no integers under an LRU or LFU policy (MAXMEMORY_FLAG_NO_SHARED_INTEGERS),
+// which OBJECT REFCOUNT shows.
+func (s *Store) SetBounded(on bool) { s.bounded = on }
+
+// sharing reports whether new small integers are shared values.
+func (s *Store) sharing() bool {
+	switch s.evict.Policy {
+	case AllKeysLRU, VolatileLRU, AllKeysLFU, VolatileLFU:
+		return !s.bounded
+	}
+	return true
+}
+
 // Eviction returns the eviction configuration.
 func (s *Store) Eviction() EvictionConfig { return s.evict }
 
@@ -183,8 +197,8 @@ func (s *Store) Evict(need int64, deadline time.Time, onEvict func(db int, key s
 			for range s.dbs {
 				s.nextDB = (s.nextDB + 1) % len(s.dbs)
 				d := s.dbs[s.nextDB]
-				if p == AllKeysRandom && len(d.order) > 0 {
-					victim, vdb = d.order[s.rng.IntN(len(d.order))], d
+				if p == AllKeysRandom && d.keys.len() > 0 {
+					victim, vdb = d.keys.random(s.rng), d
 					break
 				}
 				if p == VolatileRandom && len(d.expiries) > 0 {
@@ -199,7 +213,7 @@ func (s *Store) Evict(need int64, deadline time.Time, onEvict func(db int, key s
 			res.OutOfMemory = true
 			return res
 		}
-		key := victim.Key
+		key := victim.Key()
 		res.Freed += int64(victim.size)
 		vdb.remove(victim)
 		res.Evicted++
@@ -221,7 +235,7 @@ func (s *Store) bestCandidate() (*Entry, *DB) {
 	for {
 		total := 0
 		for _, d := range s.dbs {
-			n := len(d.order)
+			n := d.keys.len()
 			if volatile {
 				n = len(d.expiries)
 			}
@@ -239,7 +253,7 @@ func (s *Store) bestCandidate() (*Entry, *DB) {
 				continue
 			}
 			d := s.dbs[c.db]
-			e := d.keys[c.key]
+			e := d.keys.find(c.key)
 			*c = evictCandidate{}
 			if e != nil && (!volatile || e.expireAt != 0) {
 				return e, d
@@ -253,17 +267,16 @@ func (s *Store) bestCandidate() (*Entry, *DB) {
 // sorted by ascending score.
 func (s *Store) populatePool(d *DB, volatile bool) {
 	pool := &s.pool
-	n := len(d.order)
+	samples := max(s.evict.Samples, 1)
+	s.samples = s.samples[:0]
 	if volatile {
-		n = len(d.expiries)
-	}
-	for range min(max(s.evict.Samples, 1), n) {
-		var e *Entry
-		if volatile {
-			e = d.expiries[s.rng.IntN(len(d.expiries))].e
-		} else {
-			e = d.order[s.rng.IntN(len(d.order))]
+		for range min(samples, len(d.expiries)) {
+			s.samples = append(s.samples, d.expiries[s.rng.IntN(len(d.expiries))].e)
 		}
+	} else {
+		s.samples = d.keys.sample(s.rng, samples, s.samples)
+	}
+	for _, e := range s.samples {
 		var score uint64
 		switch s.evict.Policy {
 		case AllKeysLRU, VolatileLRU:
@@ -288,7 +301,7 @@ func (s *Store) populatePool(d *DB, volatile bool) {
 			k-- // full: drop the worst candidate, on the left
 			copy(pool[:k], pool[1:k+1])
 		}
-		pool[k] = evictCandidate{score: score, key: e.Key, db: d.index}
+		pool[k] = evictCandidate{score: score, key: e.Key(), db: d.index}
 	}
 }
 

@@ -82,7 +82,11 @@ func (db *DB) Throttle(key []byte, g GCRA) (GCRAResult, error) {
 		expireAt++
 	}
 	if s != nil {
-		s.SetInt(tat)
+		if s.isShared() {
+			e.Value = intString(tat)
+		} else {
+			s.SetInt(tat)
+		}
 		db.setExpire(e, expireAt) // accounts for the new value too
 		db.notifyWatchers(key)
 	} else {

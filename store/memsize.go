@@ -6,14 +6,14 @@ package store
 // reading the Go heap (runtime.MemStats lags a GC cycle behind and counts
 // garbage not yet collected, so a server filling up would overshoot, and
 // one that just evicted would go on evicting). Each entry is charged what
-// the Go allocator gives it: its Entry, its slot in the keys map and in
-// the order and expiry slices, the key's bytes and the value's.
+// the Go allocator gives it: its Entry, its share of the key table's
+// buckets and its slot in the expiry heap, the key's bytes and the value's.
 
-// entryCost is an Entry's allocation (64 bytes) plus its amortized slot in
-// the keys map (a 24-byte slot at most 7/8 full, and growth by doubling) and
-// in the order slice.
+// entryCost is an entry's share of the key table's buckets (8-byte
+// pointers, the table between half and wholly full); its allocation, key
+// included, is Entry.allocated.
 const (
-	entryCost  = 64 + 48 + 12
+	entryCost  = 10
 	expiryCost = 24 // a 16-byte slot of the expiry heap, growth included
 )
 
@@ -30,7 +30,7 @@ const defaultValueCost = 64
 
 // entrySize is what the accounting charges for e.
 func entrySize(e *Entry) uint32 {
-	n := entryCost + allocSize(len(e.Key))
+	n := entryCost + e.allocated()
 	if e.expireAt != 0 {
 		n += expiryCost
 	}
@@ -89,7 +89,12 @@ func sampleLen(n int, at func(i int) int) int {
 }
 
 // MemSize implements MemSizer.
-func (s *String) MemSize() int { return 32 + allocSize(cap(s.b)) }
+func (s *String) MemSize() int {
+	if s.isShared() {
+		return 0
+	}
+	return 32 + allocSize(cap(s.b))
+}
 
 // MemSize implements MemSizer.
 func (s *Set) MemSize() int {

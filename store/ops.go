@@ -26,25 +26,59 @@ func ValueAt[V Value](db *DB, key []byte) (V, error) {
 // key keeps its TTL, as with Redis's dbOverwrite.
 func (db *DB) IncrBy(key []byte, delta int64) (int64, error) {
 	db.PreWrite(key) // these change values in place; callers other than commands (the test double) skip invoke's hook
-	s, err := ValueAt[*String](db, key)
-	if err != nil {
-		return 0, err
-	}
-	if s == nil {
+	e := db.Get(key)
+	if e == nil {
 		db.Set(key, NewInt(delta), 0)
 		return delta, nil
 	}
-	wasInt := s.IsInt()
-	n, err := s.IncrBy(delta)
+	s, ok := e.Value.(*String)
+	if !ok {
+		return 0, ErrWrongType
+	}
+	n, err := s.plus(delta)
 	if err != nil {
 		return 0, err
 	}
-	if wasInt {
-		db.notifyWatchers(key) // an integer's size does not change
-	} else {
-		db.Modified(key)
+	// As Redis's incrDecrCommand: a result of 0..9999 becomes the shared
+	// integer, another one is written in place unless the old value is
+	// shared.
+	switch {
+	case !db.store.sharing():
+		// Redis makes a new object unless the old one is an integer of
+		// its own and the result is no small integer; either way one of
+		// its own.
+		if s.isShared() {
+			e.Value = ownInt(n)
+		} else {
+			*s = *ownInt(n)
+		}
+		db.account(e)
+	case n >= 0 && n < sharedIntCount, s.isShared():
+		e.Value = intString(n)
+		db.account(e)
+	case s.isInt():
+		s.SetInt(n) // an integer's size does not change
+	default:
+		s.SetInt(n)
+		db.account(e)
 	}
+	db.notifyWatchers(key)
 	return n, nil
+}
+
+// UnshareString returns the string at key ready to be changed in place,
+// s being its value: a shared integer is first replaced by a copy of its
+// own (Redis's dbUnshareStringValue).
+func (db *DB) UnshareString(key []byte, s *String) *String {
+	if !s.isShared() {
+		return s
+	}
+	c := &String{n: s.n}
+	if e := db.keys.findBytes(key); e != nil && e.Value == Value(s) {
+		e.Value = c
+		db.account(e)
+	}
+	return c
 }
 
 // ZAddFlags are ZADD's options.
@@ -149,7 +183,7 @@ func (db *DB) HSet(key []byte, fieldValues [][]byte) (added int, err error) {
 // the future deletes the key at once.
 func (db *DB) Expire(e *Entry, at int64) {
 	if at <= db.store.Now() {
-		db.Delete([]byte(e.Key))
+		db.Delete([]byte(e.Key()))
 		return
 	}
 	db.SetExpire(e, at)

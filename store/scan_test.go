@@ -22,9 +22,9 @@ func TestScanReclaimsExpired(t *testing.T) {
 	for {
 		cursor = db.Scan(cursor, 20, func(e *Entry) {
 			if e.ExpireAt() != 0 && e.ExpireAt() < s.Now() {
-				t.Fatalf("SCAN returned expired key %s", e.Key)
+				t.Fatalf("SCAN returned expired key %s", e.Key())
 			}
-			seen[e.Key] = true
+			seen[e.Key()] = true
 		})
 		if cursor == 0 {
 			break
@@ -60,7 +60,7 @@ func TestIncrByRawInteger(t *testing.T) {
 		{"922337203685477580", "7", 1, 0, ErrOverflow},
 	}
 	for _, tt := range tests {
-		s := NewString([]byte(tt.in))
+		s := NewString([]byte(tt.in)).Clone().(*String) // its own, not a shared integer
 		s.Append([]byte(tt.append))
 		got, err := s.IncrBy(tt.delta)
 		if err != tt.wantErr || (err == nil && got != tt.want) {
@@ -68,6 +68,39 @@ func TestIncrByRawInteger(t *testing.T) {
 		}
 		if err == nil && s.Encoding() != "int" {
 			t.Errorf("%q+%q: encoding %s after INCRBY, want int", tt.in, tt.append, s.Encoding())
+		}
+	}
+}
+
+// TestScanAcrossResizes checks SCAN's guarantee while the key table doubles
+// and then shrinks to a fraction between calls (rehashing as it goes).
+func TestScanAcrossResizes(t *testing.T) {
+	s, _ := newTestStore(time.UnixMilli(0))
+	db := s.DB(0)
+	for i := 0; i < 500; i++ {
+		db.Set([]byte(fmt.Sprintf("stable%d", i)), NewInt(1), 0)
+	}
+	seen := map[string]bool{}
+	var cursor uint64
+	for call := 0; ; call++ {
+		cursor = db.Scan(cursor, 5, func(e *Entry) { seen[e.Key()] = true })
+		switch {
+		case call < 20: // grow: 8,000 more keys
+			for j := 0; j < 400; j++ {
+				db.Set([]byte(fmt.Sprintf("grow%d-%d", call, j)), NewInt(1), 0)
+			}
+		case call < 40: // shrink: delete them again
+			for j := 0; j < 400; j++ {
+				db.Delete([]byte(fmt.Sprintf("grow%d-%d", call-20, j)))
+			}
+		}
+		if cursor == 0 {
+			break
+		}
+	}
+	for i := 0; i < 500; i++ {
+		if k := fmt.Sprintf("stable%d", i); !seen[k] {
+			t.Fatalf("SCAN missed %s, present throughout", k)
 		}
 	}
 }

@@ -13,12 +13,11 @@ package store
 //   - a value about to be changed in place: DB.PreWrite, which the server
 //     calls with the keys of every write command, keeps a deep copy.
 //
-// The saver walks each database's dense order slice from the end, as Scan
-// does: a removal moves the last entry into the hole, so an entry that
-// existed at the start and has not been walked never moves past the
-// cursor, and each one is met at least once (entries already handled are
-// marked and skipped). Entries created after the start are born marked,
-// so they are never saved or kept.
+// The saver walks each database's key table with SCAN's cursor, which
+// meets every entry present throughout the walk at least once, whatever
+// resizes happen meanwhile (entries already handled are marked and
+// skipped; the others were kept when deleted). Entries created after the
+// start are born marked, so they are never saved or kept.
 //
 // The saver reads the values Next hands it outside the store's lock (it
 // encodes them while commands run): until the next call of Next, those
@@ -32,18 +31,24 @@ type Snapshot struct {
 	epoch, batch uint32
 	start        int64 // the store's time at the start: keys expired then are left out
 	sizes        [][2]int
-	// cursor[d]: the entries of database d's order below it are not walked
-	// yet. Databases are numbered as at the start: SWAPDB moves their
-	// contents, and perm[live] / inv[start] follow them.
-	cursor    []int
+	// cursor[d]: the SCAN cursor of the walk of database d's key table,
+	// done[d] once it is walked. Databases are numbered as at the start:
+	// SWAPDB moves their contents, and perm[live] / inv[start] follow them.
+	cursor    []uint64
+	done      []bool
 	perm, inv []int
-	// detached[d]: slices of entries taken out of database d's live
-	// structures (FLUSHDB, SWAPDB) before the saver walked them.
-	detached [][][]*Entry
+	// detached[d]: key tables taken out of database d (FLUSHDB) before the
+	// saver finished walking them, and where their walk stands.
+	detached [][]detachedTable
 	kept     map[*Entry]kept
 	// keptOrder[d]: the entries kept for database d, in the order kept.
 	keptOrder [][]*Entry
 	db        int // the database being walked
+}
+
+type detachedTable struct {
+	keys   keyTable
+	cursor uint64
 }
 
 type kept struct {
@@ -61,10 +66,10 @@ func (s *Store) BeginSnapshot() *Snapshot {
 	}
 	s.epoch++
 	sn := &Snapshot{s: s, epoch: s.epoch, batch: s.epoch, start: s.now, kept: make(map[*Entry]kept),
-		sizes: make([][2]int, len(s.dbs)), cursor: make([]int, len(s.dbs)), detached: make([][][]*Entry, len(s.dbs)), keptOrder: make([][]*Entry, len(s.dbs))}
+		sizes: make([][2]int, len(s.dbs)), cursor: make([]uint64, len(s.dbs)), done: make([]bool, len(s.dbs)),
+		detached: make([][]detachedTable, len(s.dbs)), keptOrder: make([][]*Entry, len(s.dbs))}
 	for i, d := range s.dbs {
-		sn.sizes[i] = [2]int{len(d.keys), len(d.expiries)}
-		sn.cursor[i] = len(d.order)
+		sn.sizes[i] = [2]int{d.keys.len(), len(d.expiries)}
 		sn.perm, sn.inv = append(sn.perm, i), append(sn.inv, i)
 	}
 	s.snap = sn
@@ -78,27 +83,25 @@ func (s *Store) Snapshotting() bool { return s.snap != nil }
 // the snapshot started (RESIZEDB's hints).
 func (sn *Snapshot) Sizes(db int) (keys, expires int) { return sn.sizes[db][0], sn.sizes[db][1] }
 
-// Next visits up to n more entries of the snapshot in database order and
+// Next visits up to n more buckets of the snapshot in database order and
 // reports whether any remain. visit gets the key as it was at the start;
 // its value stays so, and may be read without the lock, until the next
 // call of Next or End.
 func (sn *Snapshot) Next(n int, visit func(db int, key string, v Value, expireAt int64)) bool {
 	sn.batch++
+	step := func(e *Entry) { sn.visit(e, visit) }
 	for ; n > 0 && sn.db < len(sn.s.dbs); n-- {
-		if lists := sn.detached[sn.db]; len(lists) > 0 {
-			last := lists[len(lists)-1]
-			if len(last) == 0 {
-				sn.detached[sn.db] = lists[:len(lists)-1]
-				continue
+		if tables := sn.detached[sn.db]; len(tables) > 0 {
+			t := &tables[len(tables)-1]
+			if t.cursor = t.keys.scan(t.cursor, step); t.cursor == 0 {
+				sn.detached[sn.db] = tables[:len(tables)-1]
 			}
-			sn.detached[sn.db][len(lists)-1] = last[:len(last)-1]
-			sn.visit(last[len(last)-1], visit)
 			continue
 		}
-		order := sn.s.dbs[sn.inv[sn.db]].order
-		if i := min(sn.cursor[sn.db], len(order)); i > 0 {
-			sn.cursor[sn.db] = i - 1
-			sn.visit(order[i-1], visit)
+		if !sn.done[sn.db] {
+			keys := &sn.s.dbs[sn.inv[sn.db]].keys
+			sn.cursor[sn.db] = keys.scan(sn.cursor[sn.db], step)
+			sn.done[sn.db] = sn.cursor[sn.db] == 0
 			continue
 		}
 		// The database is walked: what was kept of its deleted keys goes now,
@@ -109,7 +112,7 @@ func (sn *Snapshot) Next(n int, visit func(db int, key string, v Value, expireAt
 			sn.keptOrder[sn.db] = kept[:len(kept)-1]
 			if k, ok := sn.kept[e]; ok { // not met by the walk
 				delete(sn.kept, e)
-				sn.emit(sn.db, e.Key, k.value, k.expireAt, visit)
+				sn.emit(sn.db, e.Key(), k.value, k.expireAt, visit)
 			}
 			continue
 		}
@@ -124,10 +127,10 @@ func (sn *Snapshot) handled(e *Entry) bool { return e.snap-sn.epoch <= sn.batch-
 func (sn *Snapshot) visit(e *Entry, visit func(int, string, Value, int64)) {
 	if !sn.handled(e) {
 		e.snap = sn.batch
-		sn.emit(sn.db, e.Key, e.Value, e.expireAt, visit)
+		sn.emit(sn.db, e.Key(), e.Value, e.expireAt, visit)
 	} else if k, ok := sn.kept[e]; ok {
 		delete(sn.kept, e)
-		sn.emit(sn.db, e.Key, k.value, k.expireAt, visit)
+		sn.emit(sn.db, e.Key(), k.value, k.expireAt, visit)
 	}
 }
 
@@ -167,14 +170,14 @@ func (sn *Snapshot) keep(e *Entry, db int, deep bool) {
 	sn.keptOrder[db] = append(sn.keptOrder[db], e)
 }
 
-// detach hands the saver the entries of (start-time) database db it has not
-// walked, before they leave the live structures. The slice must not change
-// later.
-func (sn *Snapshot) detach(db int, entries []*Entry) {
-	if len(entries) > 0 {
-		sn.detached[db] = append(sn.detached[db], entries)
+// detach hands the saver the key table of (start-time) database db, which
+// it has not finished walking, as FLUSHDB drops it. Nothing changes the
+// table afterwards.
+func (sn *Snapshot) detach(db int, keys keyTable) {
+	if !sn.done[db] {
+		sn.detached[db] = append(sn.detached[db], detachedTable{keys: keys, cursor: sn.cursor[db]})
+		sn.done[db] = true
 	}
-	sn.cursor[db] = 0
 }
 
 // PreWrite must be called before key's value is changed in place while a
@@ -182,7 +185,7 @@ func (sn *Snapshot) detach(db int, entries []*Entry) {
 // was. The server calls it with the keys of every write command.
 func (db *DB) PreWrite(key []byte) {
 	if sn := db.store.snap; sn != nil {
-		if e := db.keys[string(key)]; e != nil {
+		if e := db.keys.findBytes(key); e != nil {
 			if e.snap == sn.batch && sn.batch != sn.epoch {
 				// The saver may be encoding this value right now, outside
 				// the lock: the key takes a copy and the saver keeps its own.
@@ -195,13 +198,12 @@ func (db *DB) PreWrite(key []byte) {
 	}
 }
 
-// snapshotFlush is Flush's part while a snapshot is open: the entries not
-// walked yet go to the saver (the old order slice is dropped, so it is
-// theirs to read).
+// snapshotFlush is Flush's part while a snapshot is open: the key table,
+// if not walked yet, goes to the saver (Flush drops it, so it is theirs
+// to read).
 func (db *DB) snapshotFlush() {
 	if sn := db.store.snap; sn != nil {
-		i := sn.perm[db.index]
-		sn.detach(i, db.order[:min(sn.cursor[i], len(db.order))])
+		sn.detach(sn.perm[db.index], db.keys)
 	}
 }
 
@@ -219,6 +221,9 @@ func (s *Store) snapshotSwap(a, b int) {
 // stays one of Redis's shared integers (OBJECT REFCOUNT) where Clone, which
 // is COPY's, makes it an object of its own.
 func liveCopy(v Value) Value {
+	if s, ok := v.(*String); ok && s.isShared() {
+		return v // never changed in place: writers replace it
+	}
 	if s, ok := v.(*String); ok && s.b == nil {
 		c := *s
 		return &c

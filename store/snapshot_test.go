@@ -35,7 +35,7 @@ func TestSnapshotIsPointInTime(t *testing.T) {
 		s.DB(1).Set([]byte("gone"), NewInt(1), 999_000) // expired at the start
 		want := map[string]string{}
 		for i := range 4 {
-			s.DB(i).Each(func(e *Entry) { want[fmt.Sprint(i, "/", e.Key, "/", e.ExpireAt())] = render(e.Value) })
+			s.DB(i).Each(func(e *Entry) { want[fmt.Sprint(i, "/", e.Key(), "/", e.ExpireAt())] = render(e.Value) })
 		}
 		sn := s.BeginSnapshot()
 		got := map[string]string{}
@@ -79,7 +79,7 @@ func TestSnapshotIsPointInTime(t *testing.T) {
 					db.PreWrite(k)
 					if e := db.Get(k); e != nil {
 						if str, ok := e.Value.(*String); ok && str.IsInt() {
-							str.IncrBy(1)
+							db.UnshareString(k, str).IncrBy(1)
 							db.Modified(k)
 						}
 					}

@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"runtime/debug"
 	"time"
+	"unsafe"
 )
 
 // Kind is the type of a value, as TYPE reports it.
@@ -45,15 +46,99 @@ type Value interface {
 // Entry is one key of a database. Callers may change Value in place
 // (and must then call DB.Modified); expiry is changed only through the DB so
 // that the expiry index stays right.
+//
+// The key's bytes live in the same allocation, from kbuf on (newEntry
+// allocates one of the entryN types, whose tail holds the rest of them):
+// a key of up to 15 bytes, a rate-limit counter's, makes a 64-byte entry
+// with no string header and no allocation of its own. Longer keys than
+// the largest class go in entryLong's string.
 type Entry struct {
-	Key      string
 	Value    Value
+	next     *Entry // in its keyTable bucket
 	expireAt int64  // unix ms; 0 = persistent
 	heapIdx  int32  // position in DB.expiries, -1 when persistent
-	slot     int32  // position in DB.order
 	access   uint32 // LRU clock or LFU counter of the last access, see touch
 	size     uint32 // bytes charged to Store.Used, see account
 	snap     uint32 // the epoch of the last Snapshot that saved or kept it
+	klen     uint8  // the key's length, or longKey
+	kbuf     [7]byte
+}
+
+// The entry classes: an Entry with room for a longer key after it, each
+// filling a Go size class.
+type (
+	entry64 struct {
+		Entry
+		_ [8]byte
+	}
+	entry80 struct {
+		Entry
+		_ [24]byte
+	}
+	entry96 struct {
+		Entry
+		_ [40]byte
+	}
+	entry112 struct {
+		Entry
+		_ [56]byte
+	}
+	entry128 struct {
+		Entry
+		_ [72]byte
+	}
+	entryLong struct {
+		Entry
+		key string
+	}
+)
+
+const (
+	entryHeader = unsafe.Offsetof(Entry{}.kbuf)
+	longKey     = 1<<8 - 1
+)
+
+// newEntry returns an entry for key, its bytes copied in.
+func newEntry(key []byte) *Entry {
+	var e *Entry
+	switch n := uintptr(len(key)); {
+	case n <= unsafe.Sizeof(Entry{})-entryHeader:
+		e = new(Entry)
+	case n <= unsafe.Sizeof(entry64{})-entryHeader:
+		e = &new(entry64).Entry
+	case n <= unsafe.Sizeof(entry80{})-entryHeader:
+		e = &new(entry80).Entry
+	case n <= unsafe.Sizeof(entry96{})-entryHeader:
+		e = &new(entry96).Entry
+	case n <= unsafe.Sizeof(entry112{})-entryHeader:
+		e = &new(entry112).Entry
+	case n <= unsafe.Sizeof(entry128{})-entryHeader:
+		e = &new(entry128).Entry
+	default:
+		l := &entryLong{key: string(key)}
+		l.klen = longKey
+		return &l.Entry
+	}
+	e.klen = uint8(len(key))
+	copy(unsafe.Slice(&e.kbuf[0], len(key)), key)
+	return e
+}
+
+// Key returns the key's name. The string shares the entry's memory.
+func (e *Entry) Key() string {
+	if e.klen == longKey {
+		return (*entryLong)(unsafe.Pointer(e)).key
+	}
+	return unsafe.String(&e.kbuf[0], e.klen)
+}
+
+// allocated is the size of e's allocation, key included, for the
+// accounting.
+func (e *Entry) allocated() int {
+	if e.klen == longKey {
+		return allocSize(int(unsafe.Sizeof(entryLong{}))) + allocSize(len((*entryLong)(unsafe.Pointer(e)).key))
+	}
+	return allocSize(int(entryHeader) + int(e.klen))
 }
 
 // ExpireAt returns the key's expiry in unix milliseconds, or 0 if it has none.
@@ -96,7 +181,9 @@ type Store struct {
 	evict        EvictionConfig
 	enc          Encodings // see encodings.go
 	pool         [evictPoolSize]evictCandidate
-	nextDB       int // the random policies' round-robin over databases
+	samples      []*Entry // populatePool's, reused
+	nextDB       int      // the random policies' round-robin over databases
+	bounded      bool     // maxmemory is set, see SetBounded
 }
 
 // New returns a store with n databases reading time from clock (RealClock if nil).
@@ -156,7 +243,6 @@ func (s *Store) SwapDB(a, b int) {
 	da.touchExisting(db)
 	db.touchExisting(da)
 	da.keys, db.keys = db.keys, da.keys
-	da.order, db.order = db.order, da.order
 	da.expiries, db.expiries = db.expiries, da.expiries
 }
 
@@ -184,42 +270,31 @@ func (s *Store) ActiveExpire(limit int) int {
 			d.expire(e)
 			deleted++
 		}
-		d.shrink()
+		d.keys.rehashSome(cronRehash)
 	}
 	// The Go runtime returns freed pages to the system only slowly (its
 	// scavenger keeps 10% over the heap goal): a limiter that just shed a
 	// million expired counters gives their memory back now, once more
 	// has expired than is left. In the background: it runs a GC.
-	if s.expiredBytes >= 32<<20 && s.expiredBytes > s.used {
+	if s.expiredBytes >= 4<<20 && s.expiredBytes > s.used {
 		s.expiredBytes = 0
 		go debug.FreeOSMemory()
 	}
 	return deleted
 }
 
-// shrink rebuilds the indexes once most keys are gone: Go maps and slices
-// never give memory back on delete, and a limiter store that once held a
-// million per-IP counters must not keep their buckets forever.
-func (db *DB) shrink() {
-	if db.peak < 4096 || len(db.keys) > db.peak/4 {
-		return
-	}
-	keys := make(map[string]*Entry, len(db.keys))
-	for k, e := range db.keys {
-		keys[k] = e
-	}
-	db.keys = keys
-	db.order = append([]*Entry(nil), db.order...)
-	db.peak = len(keys)
-}
-
-// Shrink rebuilds the indexes of databases that deletions left mostly
-// empty (eviction calls it; active expiry does on its own).
+// Shrink goes on shrinking the key tables of databases that deletions
+// left mostly empty, so their old bucket arrays are freed (eviction calls
+// it; active expiry does on its own).
 func (s *Store) Shrink() {
 	for _, d := range s.dbs {
-		d.shrink()
+		d.keys.rehashSome(cronRehash)
 	}
 }
+
+// cronRehash is how many buckets of a resize ActiveExpire and Shrink move
+// per database per call: about a millisecond's work, as Redis's cron.
+const cronRehash = 10000
 
 // NextExpiry returns the earliest expiry time among all keys (unix ms), or 0.
 func (s *Store) NextExpiry() int64 {
@@ -236,15 +311,13 @@ func (s *Store) NextExpiry() int64 {
 type DB struct {
 	store    *Store
 	index    int
-	keys     map[string]*Entry
-	order    []*Entry // dense, for SCAN and RANDOMKEY; see Scan
+	keys     keyTable
 	expiries expiryHeap
 	watched  map[string][]*watcher
-	peak     int // largest len(keys) since the map was last rebuilt
 }
 
 func newDB(s *Store, i int) *DB {
-	return &DB{store: s, index: i, keys: make(map[string]*Entry)}
+	return &DB{store: s, index: i, keys: newKeyTable()}
 }
 
 // Index returns the database number.
@@ -255,7 +328,7 @@ func (db *DB) Store() *Store { return db.store }
 
 // Len returns the number of keys, expired ones not yet reclaimed included
 // (as Redis's DBSIZE).
-func (db *DB) Len() int { return len(db.keys) }
+func (db *DB) Len() int { return db.keys.len() }
 
 // Expires returns how many keys have a TTL.
 func (db *DB) Expires() int { return len(db.expiries) }
@@ -278,7 +351,7 @@ func (db *DB) Get(key []byte) *Entry {
 // Peek is Get without recording an access, for the commands Redis looks
 // keys up for with LOOKUP_NOTOUCH (TYPE, TTL, EXISTS, OBJECT).
 func (db *DB) Peek(key []byte) *Entry {
-	e := db.keys[string(key)]
+	e := db.keys.findBytes(key)
 	if e == nil {
 		return nil
 	}
@@ -291,7 +364,7 @@ func (db *DB) Peek(key []byte) *Entry {
 
 // GetString is Get for a string key.
 func (db *DB) GetString(key string) *Entry {
-	e := db.keys[key]
+	e := db.keys.find(key)
 	if e == nil {
 		return nil
 	}
@@ -304,13 +377,8 @@ func (db *DB) GetString(key string) *Entry {
 }
 
 // Reserve makes room for n keys in an empty database, as Redis's loader
-// expands its dict on RESIZEDB: a million-key load then grows no map.
-func (db *DB) Reserve(n int) {
-	if len(db.keys) == 0 && n > 0 {
-		db.keys = make(map[string]*Entry, n)
-		db.order = make([]*Entry, 0, n)
-	}
-}
+// expands its dict on RESIZEDB: a million-key load then never resizes.
+func (db *DB) Reserve(n int) { db.keys.reserve(n) }
 
 // Exists reports whether key is live.
 func (db *DB) Exists(key []byte) bool { return db.Peek(key) != nil }
@@ -318,12 +386,18 @@ func (db *DB) Exists(key []byte) bool { return db.Peek(key) != nil }
 // Set stores v at key, replacing any value, and sets its expiry (0: none).
 // It returns the entry.
 func (db *DB) Set(key []byte, v Value, expireAt int64) *Entry {
-	e := db.keys[string(key)]
+	if s, ok := v.(*String); ok && s.isShared() && !db.store.sharing() {
+		v = ownInt(s.n)
+	}
+	return db.set(key, v, expireAt)
+}
+
+func (db *DB) set(key []byte, v Value, expireAt int64) *Entry {
+	e := db.keys.findBytes(key)
 	if e == nil {
-		k := string(key)
-		e = &Entry{Key: k, heapIdx: -1, slot: int32(len(db.order)), access: db.store.newAccess(), snap: db.store.epochIfOpen()}
-		db.keys[k] = e
-		db.order = append(db.order, e)
+		e = newEntry(key)
+		e.heapIdx, e.access, e.snap = -1, db.store.newAccess(), db.store.epochIfOpen()
+		db.keys.insert(e)
 	} else {
 		if sn := db.store.snap; sn != nil {
 			sn.keep(e, db.index, false)
@@ -340,7 +414,7 @@ func (db *DB) Set(key []byte, v Value, expireAt int64) *Entry {
 	db.notifyWatchers(key)
 	if db.store.OnReady != nil {
 		if k := v.Kind(); k == KindList || k == KindZSet {
-			db.store.OnReady(db, e.Key)
+			db.store.OnReady(db, e.Key())
 		}
 	}
 	return e
@@ -351,7 +425,7 @@ func (db *DB) Set(key []byte, v Value, expireAt int64) *Entry {
 // (OBJECT FREQ, IDLETIME).
 func (db *DB) SetMoved(key []byte, v Value, expireAt int64, from *Entry) *Entry {
 	access := from.access
-	e := db.Set(key, v, expireAt)
+	e := db.set(key, v, expireAt) // the object itself: a shared one stays shared
 	e.access = access
 	return e
 }
@@ -381,11 +455,11 @@ func (db *DB) Delete(key []byte) bool {
 func (db *DB) SetExpire(e *Entry, expireAt int64) {
 	if expireAt != 0 && expireAt <= db.store.now {
 		db.remove(e)
-		db.notifyWatchers([]byte(e.Key))
+		db.notifyWatchers([]byte(e.Key()))
 		return
 	}
 	db.setExpire(e, expireAt)
-	db.notifyWatchers([]byte(e.Key))
+	db.notifyWatchers([]byte(e.Key()))
 }
 
 func (db *DB) setExpire(e *Entry, at int64) {
@@ -408,7 +482,7 @@ func (db *DB) setExpire(e *Entry, at int64) {
 func (db *DB) expire(e *Entry) {
 	db.remove(e)
 	if db.store.OnExpire != nil {
-		db.store.OnExpire(db.index, e.Key)
+		db.store.OnExpire(db.index, e.Key())
 	}
 }
 
@@ -416,100 +490,85 @@ func (db *DB) expire(e *Entry) {
 // it or recording an access: what the server reads after a command to log
 // its effect (the absolute expiry a relative EXPIRE set), where a lazy
 // deletion would log a DEL of its own.
-func (db *DB) Entry(key []byte) *Entry { return db.keys[string(key)] }
+func (db *DB) Entry(key []byte) *Entry { return db.keys.findBytes(key) }
 
 // remove unlinks e from every index.
 func (db *DB) remove(e *Entry) {
 	if sn := db.store.snap; sn != nil {
 		sn.keep(e, db.index, false)
 	}
-	delete(db.keys, e.Key)
+	db.keys.remove(e)
 	db.store.used -= int64(e.size)
 	e.size = 0
 	if e.heapIdx >= 0 {
 		db.expiries.remove(int(e.heapIdx))
 	}
-	last := db.order[len(db.order)-1]
-	db.order[e.slot] = last
-	last.slot = e.slot
-	db.order[len(db.order)-1] = nil
-	db.order = db.order[:len(db.order)-1]
-	db.peak = max(db.peak, len(db.keys)+1)
 	if len(db.watched) > 0 {
-		db.touch(e.Key)
+		db.touch(e.Key())
 	}
 }
 
 // Flush deletes every key.
 func (db *DB) Flush() {
 	db.snapshotFlush()
-	db.store.dirty += int64(len(db.keys))
+	db.store.dirty += int64(db.keys.len())
 	db.touchExisting(nil)
-	for _, e := range db.order {
-		db.store.used -= int64(e.size)
-	}
-	db.keys = make(map[string]*Entry)
-	db.order = nil
+	db.keys.each(func(e *Entry) { db.store.used -= int64(e.size) })
+	db.keys = newKeyTable()
 	db.expiries = nil
-	db.peak = 0
 }
 
 // RandomKey returns a random live key, or "", false.
 func (db *DB) RandomKey() (string, bool) {
-	for len(db.order) > 0 {
-		e := db.order[db.store.rng.IntN(len(db.order))]
+	for {
+		e := db.keys.random(db.store.rng)
+		if e == nil {
+			return "", false
+		}
 		if !db.expired(e) {
-			return e.Key, true
+			return e.Key(), true
 		}
 		db.expire(e)
 	}
-	return "", false
 }
 
-// Scan visits up to count entries starting at cursor and returns the cursor
-// to continue from (0 when done). Entries are kept in a dense slice with
-// swap-removal, and Scan walks it from the end: a removal moves the last
-// entry, which a scan has already visited, into the hole, so a key that
-// lives through the whole scan is always returned (possibly twice), as
-// Redis's SCAN guarantees.
+// Scan visits the entries of buckets from cursor on, until it has met
+// count entries or walked ten times count buckets (Redis's SCAN), and
+// returns the cursor to continue from (0 when done). A key present
+// throughout a scan is returned at least once, however the table resizes
+// in between (see keyTable.scan).
 func (db *DB) Scan(cursor uint64, count int, visit func(e *Entry)) uint64 {
-	if count < 1 {
-		count = 1
+	count = max(count, 1)
+	var batch []*Entry
+	for steps := count * 10; ; {
+		cursor = db.keys.scan(cursor, func(e *Entry) { batch = append(batch, e) })
+		if steps--; cursor == 0 || steps <= 0 || len(batch) >= count {
+			break
+		}
 	}
-	i := len(db.order) - 1
-	if cursor > 0 && cursor-1 < uint64(len(db.order)) {
-		i = int(cursor - 1)
-	}
+	// Like Redis's SCAN, delete the expired keys met on the way (DBSIZE
+	// shows it), after the walk, which a deletion's rehash step would upset.
 	var expired []*Entry
-	for ; i >= 0 && count > 0; i-- {
-		e := db.order[i]
-		count--
+	for _, e := range batch {
 		if db.expired(e) {
 			expired = append(expired, e)
 			continue
 		}
 		visit(e)
 	}
-	// Like Redis's SCAN, delete the expired keys met on the way (DBSIZE
-	// shows it), but only after the walk: a removal moves the last entry
-	// into the hole, which is harmless now, as the hole and the last entry
-	// both lie in the part already visited.
 	for _, e := range expired {
 		db.expire(e)
 	}
-	if i < 0 {
-		return 0
-	}
-	return uint64(i) + 1
+	return cursor
 }
 
-// Each calls visit for every live key.
+// Each calls visit for every live key; visit must not add or delete keys.
 func (db *DB) Each(visit func(e *Entry)) {
-	for _, e := range db.order {
+	db.keys.each(func(e *Entry) {
 		if !db.expired(e) {
 			visit(e)
 		}
-	}
+	})
 }
 
 // TTL returns the remaining time to live of a live entry, or -1 if it has none.
@@ -535,7 +594,7 @@ func (db *DB) Watch(key string, dirty *bool) {
 	if db.watched == nil {
 		db.watched = make(map[string][]*watcher)
 	}
-	e := db.keys[key]
+	e := db.keys.find(key)
 	db.watched[key] = append(db.watched[key], &watcher{dirty: dirty, expired: e != nil && db.expired(e)})
 }
 
@@ -543,7 +602,7 @@ func (db *DB) Watch(key string, dirty *bool) {
 // was watched and has expired since: Redis 7.0 then fails the EXEC as if
 // the key had been modified, even though nothing has deleted it yet.
 func (db *DB) WatchExpired(key string, dirty *bool) bool {
-	e := db.keys[key]
+	e := db.keys.find(key)
 	if e == nil || !db.expired(e) {
 		return false
 	}
@@ -574,7 +633,7 @@ func (db *DB) Unwatch(key string, dirty *bool) {
 // Modified signals that key changed (Redis's signalModifiedKey). Mutations
 // made in place on an Entry's Value must call it.
 func (db *DB) Modified(key []byte) {
-	if e := db.keys[string(key)]; e != nil {
+	if e := db.keys.findBytes(key); e != nil {
 		db.account(e)
 	}
 	db.notifyWatchers(key)
@@ -593,13 +652,13 @@ func (db *DB) notifyWatchers(key []byte) {
 		return
 	}
 	if ws := db.watched[string(key)]; len(ws) > 0 {
-		notify(ws, db.keys[string(key)] != nil)
+		notify(ws, db.keys.findBytes(key) != nil)
 	}
 }
 
 func (db *DB) touch(key string) {
 	if ws := db.watched[key]; len(ws) > 0 {
-		notify(ws, db.keys[key] != nil)
+		notify(ws, db.keys.find(key) != nil)
 	}
 }
 
@@ -621,10 +680,10 @@ func notify(ws []*watcher, present bool) {
 // in neither is no change, and an expired key counts as absent.
 func (db *DB) touchExisting(other *DB) {
 	for key, ws := range db.watched {
-		e := db.keys[key]
+		e := db.keys.find(key)
 		var o *Entry
 		if other != nil {
-			o = other.keys[key]
+			o = other.keys.find(key)
 		}
 		if e == nil && o == nil {
 			continue

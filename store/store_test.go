@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 func newTestStore(t0 time.Time) (*Store, *ManualClock) {
@@ -103,7 +105,7 @@ func checkModel(t *testing.T, db *DB, model map[string]int64) {
 	}
 	withTTL := 0
 	for k, at := range model {
-		e := db.keys[k]
+		e := db.keys.find(k)
 		if e == nil || e.expireAt != at {
 			t.Fatalf("key %s: store %+v, model expireAt %d", k, e, at)
 		}
@@ -117,19 +119,28 @@ func checkModel(t *testing.T, db *DB, model map[string]int64) {
 	for i, slot := range db.expiries {
 		e := slot.e
 		if int(e.heapIdx) != i {
-			t.Fatalf("entry %s records heap index %d, is at %d", e.Key, e.heapIdx, i)
+			t.Fatalf("entry %s records heap index %d, is at %d", e.Key(), e.heapIdx, i)
 		}
 		if slot.at != e.expireAt {
-			t.Fatalf("entry %s expires at %d, its heap slot says %d", e.Key, e.expireAt, slot.at)
+			t.Fatalf("entry %s expires at %d, its heap slot says %d", e.Key(), e.expireAt, slot.at)
 		}
 		if i > 0 && db.expiries[(i-1)/expiryArity].at > slot.at {
 			t.Fatalf("heap order broken at %d", i)
 		}
 	}
-	for i, e := range db.order {
-		if int(e.slot) != i {
-			t.Fatalf("entry %s records slot %d, is at %d", e.Key, e.slot, i)
+	n := 0
+	for i, tb := range db.keys.ht {
+		for b, e := range tb {
+			for ; e != nil; e = e.next {
+				if db.keys.hash(e.Key())&uint64(len(tb)-1) != uint64(b) {
+					t.Fatalf("entry %s in bucket %d of table %d, hashes elsewhere", e.Key(), b, i)
+				}
+				n++
+			}
 		}
+	}
+	if n != db.keys.len() {
+		t.Fatalf("table holds %d entries, counts %d", n, db.keys.len())
 	}
 }
 
@@ -175,8 +186,11 @@ func TestShrinkAfterMassExpiry(t *testing.T) {
 	db.Set([]byte("survivor"), NewInt(7), 0)
 	clock.Add(2 * time.Second)
 	s.ActiveExpire(0)
-	if db.Len() != 1 || cap(db.order) > 1024 || cap(db.expiries) > 1024 {
-		t.Fatalf("after mass expiry: len %d, cap(order) %d, cap(expiries) %d", db.Len(), cap(db.order), cap(db.expiries))
+	for range 100 { // the cron's share of the rehash, as the server calls it
+		s.Shrink()
+	}
+	if db.Len() != 1 || len(db.keys.ht[0])+len(db.keys.ht[1]) > 8 || cap(db.expiries) > 1024 {
+		t.Fatalf("after mass expiry: len %d, buckets %d+%d, cap(expiries) %d", db.Len(), len(db.keys.ht[0]), len(db.keys.ht[1]), cap(db.expiries))
 	}
 	if e := db.Get([]byte("survivor")); e == nil {
 		t.Fatal("survivor lost in shrink")
@@ -197,7 +211,7 @@ func TestScanGuarantee(t *testing.T) {
 	var cursor uint64
 	next := 0
 	for {
-		cursor = db.Scan(cursor, 10, func(e *Entry) { seen[e.Key] = true })
+		cursor = db.Scan(cursor, 10, func(e *Entry) { seen[e.Key()] = true })
 		for j := 0; j < 5; j++ { // churn between calls
 			db.Delete([]byte(fmt.Sprintf("churn%d", rng.IntN(2000))))
 			db.Set([]byte(fmt.Sprintf("new%d", next)), NewInt(1), 0)
@@ -258,6 +272,8 @@ func TestStringEncodings(t *testing.T) {
 	for _, tt := range tests {
 		s := NewString([]byte(tt.in))
 		if tt.mut != nil {
+			own := *s // not the shared integer
+			s = &own
 			tt.mut(s)
 		}
 		if got := s.Encoding(); got != tt.want {
@@ -280,9 +296,89 @@ func TestRandomKeySkipsExpired(t *testing.T) {
 		t.Fatalf("RandomKey = %q, %v; want live", k, ok)
 	}
 	keys := []string{}
-	db.Each(func(e *Entry) { keys = append(keys, e.Key) })
+	db.Each(func(e *Entry) { keys = append(keys, e.Key()) })
 	sort.Strings(keys)
 	if len(keys) != 1 {
 		t.Fatalf("Each visited %v", keys)
+	}
+}
+
+// TestSharedIntegers checks that keys holding the same small integer share
+// one value, that INCR on one of them leaves the others alone, and that the
+// accounting charges nothing for a shared value.
+func TestSharedIntegers(t *testing.T) {
+	s, _ := newTestStore(time.UnixMilli(0))
+	db := s.DB(0)
+	for _, k := range []string{"a", "b", "c"} {
+		if _, err := db.IncrBy([]byte(k), 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if db.Get([]byte("a")).Value != db.Get([]byte("b")).Value {
+		t.Fatal("two keys at 1 do not share their value")
+	}
+	for _, tc := range []struct {
+		delta int64
+		want  int64
+	}{{1, 2}, {9997, 9999}, {1, 10000}, {1, 10001}, {-10001, 0}, {-1, -1}} {
+		n, err := db.IncrBy([]byte("a"), tc.delta)
+		if err != nil || n != tc.want {
+			t.Fatalf("IncrBy(a, %d) = %d, %v; want %d", tc.delta, n, err, tc.want)
+		}
+		for _, k := range []string{"b", "c"} {
+			if got, _ := db.Get([]byte(k)).Value.(*String).Int(); got != 1 {
+				t.Fatalf("after IncrBy(a, %d): %s = %d, want 1", tc.delta, k, got)
+			}
+		}
+	}
+	before := s.Used()
+	db.IncrBy([]byte("b"), 1) // 1 -> 2: both shared, no charge
+	if s.Used() != before {
+		t.Fatalf("used %d -> %d for a shared integer's change", before, s.Used())
+	}
+	db.IncrBy([]byte("b"), 20000)
+	if s.Used() != before+32 {
+		t.Fatalf("used %d -> %d, want +32 for a value of its own", before, s.Used())
+	}
+}
+
+// TestInlineKeys checks keys of every length, inline in each entry class
+// and in entryLong, and that each class fills a Go size class.
+func TestInlineKeys(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		size, fit uintptr
+	}{
+		{"Entry", unsafe.Sizeof(Entry{}), 56},
+		{"entry64", unsafe.Sizeof(entry64{}), 64},
+		{"entry80", unsafe.Sizeof(entry80{}), 80},
+		{"entry96", unsafe.Sizeof(entry96{}), 96},
+		{"entry112", unsafe.Sizeof(entry112{}), 112},
+		{"entry128", unsafe.Sizeof(entry128{}), 128},
+	} {
+		if c.size != c.fit {
+			t.Errorf("%s is %d bytes, want %d", c.name, c.size, c.fit)
+		}
+	}
+	s, _ := newTestStore(time.UnixMilli(0))
+	db := s.DB(0)
+	key := func(n int) []byte { return []byte(strings.Repeat("k", n)) }
+	for n := 0; n < 300; n++ {
+		db.Set(key(n), NewInt(int64(n)), 0)
+	}
+	for n := 0; n < 300; n++ {
+		e := db.Get(key(n))
+		if e == nil || e.Key() != string(key(n)) {
+			t.Fatalf("key of length %d lost", len(key(n)))
+		}
+		if got, _ := e.Value.(*String).Int(); got != int64(n) {
+			t.Fatalf("key of length %d holds %d", len(key(n)), got)
+		}
+	}
+	for n := 0; n < 300; n += 2 {
+		db.Delete(key(n))
+	}
+	if db.Len() != 150 {
+		t.Fatalf("%d keys left, want 150", db.Len())
 	}
 }

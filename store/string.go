@@ -64,7 +64,51 @@ func (s *String) Clone() Value {
 
 // Shared reports whether Redis would hold the value as one of its shared
 // integer objects (0..9999, OBJECT REFCOUNT 2147483647).
-func (s *String) Shared() bool { return s.b == nil && s.n >= 0 && s.n < 10000 }
+func (s *String) Shared() bool { return s.b == nil && s.n >= 0 && s.n < sharedIntCount }
+
+// sharedIntCount is Redis's OBJ_SHARED_INTEGERS.
+const sharedIntCount = 10000
+
+// sharedInts are the values of every key holding an integer 0..9999, as
+// Redis's shared.integers: a million counters at 1 then cost no value of
+// their own. Nothing may change one in place: the mutators check
+// (mustOwn), and the DB's writers replace a shared value instead
+// (UnshareString, IncrBy). As Redis, the store makes integers of their own
+// instead (ownInt) when maxmemory is set under an LRU or LFU policy, which
+// OBJECT REFCOUNT shows (Store.sharing).
+var sharedInts = func() *[sharedIntCount]String {
+	var a [sharedIntCount]String
+	for i := range a {
+		a[i].n = int64(i)
+	}
+	return &a
+}()
+
+// ownInt returns a String holding n that is an object of its own even for
+// 0..9999, as Redis makes when it shares no integers (OBJECT REFCOUNT 1).
+func ownInt(n int64) *String { return &String{n: n, b: copiedInt[:0:1]} }
+
+// intString returns a String holding n: a shared one for 0..9999.
+func intString(n int64) *String {
+	if n >= 0 && n < sharedIntCount {
+		return &sharedInts[n]
+	}
+	return &String{n: n}
+}
+
+// isShared reports whether s is one of the shared integers.
+func (s *String) isShared() bool {
+	off := uintptr(unsafe.Pointer(s)) - uintptr(unsafe.Pointer(&sharedInts[0]))
+	return off < unsafe.Sizeof(*sharedInts)
+}
+
+// mustOwn panics before an in-place change of a shared integer, which
+// would change every key holding it.
+func (s *String) mustOwn() {
+	if s.isShared() {
+		panic("store: changing a shared integer in place")
+	}
+}
 
 // Encoding returns "int", "embstr" (up to 44 bytes) or "raw", as Redis does.
 func (s *String) Encoding() string {
@@ -80,13 +124,13 @@ func (s *String) Encoding() string {
 // NewString returns a String holding a copy of b.
 func NewString(b []byte) *String {
 	if n, ok := number.ParseInt(b); ok {
-		return &String{n: n}
+		return intString(n)
 	}
 	return byteString(append([]byte{}, b...), false)
 }
 
 // NewInt returns a String holding n.
-func NewInt(n int64) *String { return &String{n: n} }
+func NewInt(n int64) *String { return intString(n) }
 
 // IsInt reports whether the value is held as an integer (OBJECT ENCODING "int").
 func (s *String) IsInt() bool { return s.isInt() }
@@ -121,14 +165,19 @@ func (s *String) Len() int {
 
 // SetBytes replaces the value with a copy of b.
 func (s *String) SetBytes(b []byte) {
+	s.mustOwn()
 	*s = *NewString(b)
 }
 
 // SetInt replaces the value with n.
-func (s *String) SetInt(n int64) { *s = String{n: n} }
+func (s *String) SetInt(n int64) {
+	s.mustOwn()
+	*s = String{n: n}
+}
 
-// raw makes the value a byte string that may be modified in place.
+// mutable makes the value a byte string that may be modified in place.
 func (s *String) mutable() []byte {
+	s.mustOwn()
 	if s.isInt() {
 		s.b = strconv.AppendInt(nil, s.n, 10)
 	}
@@ -156,8 +205,19 @@ func (s *String) SetRange(offset int, b []byte) int {
 
 // IncrBy adds delta to an integer value (INCRBY); the value must hold a
 // canonical integer. A byte string that spells one (after APPEND or
-// SETRANGE) counts too, and becomes int-encoded again, as in Redis.
+// SETRANGE) counts too, and becomes int-encoded again, as in Redis. It
+// changes s in place, which must not be shared (see DB.IncrBy).
 func (s *String) IncrBy(delta int64) (int64, error) {
+	n, err := s.plus(delta)
+	if err != nil {
+		return 0, err
+	}
+	s.SetInt(n)
+	return n, nil
+}
+
+// plus returns the value plus delta, for IncrBy.
+func (s *String) plus(delta int64) (int64, error) {
 	n, ok := s.n, s.isInt()
 	if !ok {
 		n, ok = number.ParseInt(s.b)
@@ -168,6 +228,5 @@ func (s *String) IncrBy(delta int64) (int64, error) {
 	if (delta > 0 && n > math.MaxInt64-delta) || (delta < 0 && n < math.MinInt64-delta) {
 		return 0, ErrOverflow
 	}
-	s.SetInt(n + delta)
-	return s.n, nil
+	return n + delta, nil
 }

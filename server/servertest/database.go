@@ -118,7 +118,7 @@ func (d *Database) Del(key string) (ok bool) {
 func (d *Database) Keys() []string {
 	var keys []string
 	d.do(func(db *store.DB) {
-		db.Each(func(e *store.Entry) { keys = append(keys, e.Key) })
+		db.Each(func(e *store.Entry) { keys = append(keys, e.Key()) })
 	})
 	sort.Strings(keys)
 	return keys
@@ -265,11 +265,11 @@ func (d *Database) Dump() string {
 		if len(entries) == 0 {
 			return
 		}
-		sort.Slice(entries, func(i, j int) bool { return entries[i].Key < entries[j].Key })
+		sort.Slice(entries, func(i, j int) bool { return entries[i].Key() < entries[j].Key() })
 		fmt.Fprintf(&b, "db %d\n", d.index)
 		for _, e := range entries {
 			summary, members := dumpValue(e.Value)
-			fmt.Fprintf(&b, "  %s %s", strconv.Quote(e.Key), summary)
+			fmt.Fprintf(&b, "  %s %s", strconv.Quote(e.Key()), summary)
 			if e.ExpireAt() != 0 {
 				fmt.Fprintf(&b, " ttl %v", db.TTL(e))
 			}
