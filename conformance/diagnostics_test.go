@@ -174,3 +174,49 @@ func TestClusterDisabled(t *testing.T) {
 		}},
 	})
 }
+
+// TestKeyspaceHits compares INFO's keyspace_hits and keyspace_misses after
+// the same commands: read lookups count (expired keys as misses), writes'
+// lookups do not, and the sources of the STORE commands do.
+func TestKeyspaceHits(t *testing.T) {
+	script := [][]string{
+		{"FLUSHALL"}, {"SET", "a", "1"}, {"SET", "e", "1", "PX", "1"}, {"GET", "a"}, {"GET", "nosuch"}, {"MGET", "a", "b", "a"},
+		{"EXISTS", "a", "nosuch"}, {"TYPE", "a"}, {"TTL", "nosuch"}, {"INCR", "a"}, {"DEL", "a"}, {"GET", "a"},
+		{"SADD", "s", "1", "2"}, {"SADD", "t", "2"}, {"SMEMBERS", "s"}, {"SINTERSTORE", "d", "s", "t", "nosuch"},
+		{"SINTER", "s", "t"}, {"HSET", "h", "f", "v"}, {"HGET", "h", "f"}, {"HGET", "nosuch", "f"},
+		{"EVAL", "return redis.call('GET', KEYS[1])", "1", "h2"}, {"MULTI"}, {"GET", "s"}, {"LLEN", "l"}, {"EXEC"},
+		{"GETDEL", "t"}, {"OBJECT", "ENCODING", "s"}, {"DUMP", "nosuch"}, {"STRLEN", "z"},
+	}
+	counts := func(addr string) string {
+		c, err := dialRaw(addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.close()
+		for _, cmd := range script[:3] {
+			c.do(cmd...)
+		}
+		// The key set with PX 1 has expired once TTL says so.
+		for {
+			b, _ := c.do("PTTL", "e")
+			if string(b) == ":-2\r\n" {
+				break
+			}
+		}
+		c.do("CONFIG", "RESETSTAT")
+		c.do("GET", "e") // an expired key is a miss
+		for _, cmd := range script[3:] {
+			if _, err := c.do(cmd...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r := infoOf(t, addr, "INFO", "stats")
+		return "hits=" + r.values["keyspace_hits"] + " misses=" + r.values["keyspace_misses"]
+	}
+	want := counts(redisAddr)
+	for _, addr := range floodgates() {
+		if got := counts(addr); got != want {
+			t.Errorf("%s: %s, redis: %s", transportName(addr), got, want)
+		}
+	}
+}

@@ -150,6 +150,7 @@ func cmdConfigResetStat(c *Client, args [][]byte) {
 		s.stats[i] = cmdStat{}
 	}
 	s.processed = 0
+	s.store.ResetLookups()
 	s.expired = 0
 	s.memory.evicted = 0
 	s.totalConns.Store(0)

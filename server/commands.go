@@ -82,8 +82,11 @@ type Command struct {
 	// OBJECT): the dispatcher picks one by args[1] and checks its arity.
 	Subcommands []*Command
 
-	id     int      // index into per-server statistics
-	parent *Command // for subcommands
+	id int // index into per-server statistics
+	// readsKeys: its lookups count as keyspace hits and misses (read-only
+	// commands, and the writes Redis looks their sources up for reading).
+	readsKeys bool
+	parent    *Command // for subcommands
 	// categories are the ACL categories COMMAND INFO reports: ACL and
 	// those the flags imply, in Redis's order.
 	categories []string
@@ -127,6 +130,7 @@ func buildTable(families ...[]*Command) *table {
 			cmd.id = t.count
 			t.count++
 			cmd.setACLCategories()
+			cmd.readsKeys = cmd.Flags.Has(FlagReadonly) || readingWrites[cmd.Name]
 			t.byName[cmd.Name] = cmd
 			t.all = append(t.all, cmd)
 			for _, sub := range cmd.Subcommands {
@@ -137,11 +141,22 @@ func buildTable(families ...[]*Command) *table {
 				sub.id = t.count
 				t.count++
 				sub.setACLCategories()
+				sub.readsKeys = sub.Flags.Has(FlagReadonly)
 			}
 		}
 	}
 	sort.Slice(t.all, func(i, j int) bool { return t.all[i].Name < t.all[j].Name })
 	return t
+}
+
+// readingWrites are the write commands whose source keys Redis looks up
+// for reading (lookupKeyRead), so that they count as keyspace hits and
+// misses.
+var readingWrites = map[string]bool{
+	"getdel": true, "getex": true, "sort": true, "copy": true, "bitop": true,
+	"sunionstore": true, "sinterstore": true, "sdiffstore": true,
+	"zunionstore": true, "zinterstore": true, "zdiffstore": true, "zrangestore": true,
+	"georadius": true, "georadiusbymember": true, "geosearchstore": true,
 }
 
 // aclCategories are Redis 7.0's ACL categories, in the order COMMAND INFO

@@ -661,6 +661,8 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 	}()
 	c.lastCmd = cmd.Name
 	c.cmd = cmd
+	counting := s.store.CountLookups(cmd.readsKeys)
+	defer s.store.CountLookups(counting)
 	if cmd.Flags&(FlagWrite|FlagMayReplicate) != 0 && s.store.Snapshotting() {
 		preWrite(c, cmd, args)
 	}

@@ -152,14 +152,15 @@ type TouchedKey struct {
 
 // Store is a set of numbered databases sharing one clock.
 type Store struct {
-	clock Clock
-	dbs   []*DB
-	now   int64 // unix ms snapshot, see Refresh
-	nanos int64 // the same snapshot in unix ns, for CL.THROTTLE's GCRA
-	rng   *rand.Rand
-	snap  *Snapshot // the open snapshot, if any (snapshot.go)
-	epoch uint32    // of the last snapshot begun
-	dirty int64     // changes so far, for save points (Dirty)
+	lookupStats // keyspace hits and misses, lookups.go
+	clock       Clock
+	dbs         []*DB
+	now         int64 // unix ms snapshot, see Refresh
+	nanos       int64 // the same snapshot in unix ns, for CL.THROTTLE's GCRA
+	rng         *rand.Rand
+	snap        *Snapshot // the open snapshot, if any (snapshot.go)
+	epoch       uint32    // of the last snapshot begun
+	dirty       int64     // changes so far, for save points (Dirty)
 
 	// OnExpire, when set, is told of every key deleted because its time
 	// had passed, lazily or by ActiveExpire, so the server can log a DEL
@@ -351,13 +352,20 @@ func (db *DB) Get(key []byte) *Entry {
 // Peek is Get without recording an access, for the commands Redis looks
 // keys up for with LOOKUP_NOTOUCH (TYPE, TTL, EXISTS, OBJECT).
 func (db *DB) Peek(key []byte) *Entry {
-	e := db.keys.findBytes(key)
-	if e == nil {
-		return nil
+	e := db.live(key)
+	if db.store.countLookups {
+		db.store.countLookup(e != nil)
 	}
-	if db.expired(e) {
+	return e
+}
+
+// live is Peek for the store's own write paths, whose lookups are not
+// keyspace hits or misses (Redis's lookupKeyWrite).
+func (db *DB) live(key []byte) *Entry {
+	e := db.keys.findBytes(key)
+	if e != nil && db.expired(e) {
 		db.expire(e)
-		return nil
+		e = nil
 	}
 	return e
 }
@@ -365,14 +373,16 @@ func (db *DB) Peek(key []byte) *Entry {
 // GetString is Get for a string key.
 func (db *DB) GetString(key string) *Entry {
 	e := db.keys.find(key)
-	if e == nil {
-		return nil
-	}
-	if db.expired(e) {
+	if e != nil && db.expired(e) {
 		db.expire(e)
-		return nil
+		e = nil
 	}
-	db.store.touch(e)
+	if db.store.countLookups {
+		db.store.countLookup(e != nil)
+	}
+	if e != nil {
+		db.store.touch(e)
+	}
 	return e
 }
 
@@ -433,7 +443,7 @@ func (db *DB) SetMoved(key []byte, v Value, expireAt int64, from *Entry) *Entry 
 // SetKeepTTL stores v at key keeping the existing TTL of a live key.
 func (db *DB) SetKeepTTL(key []byte, v Value) *Entry {
 	var at int64
-	if e := db.Peek(key); e != nil { // the caller's lookup was the access
+	if e := db.live(key); e != nil { // the caller's lookup was the access
 		at = e.expireAt
 	}
 	return db.Set(key, v, at)
@@ -441,7 +451,7 @@ func (db *DB) SetKeepTTL(key []byte, v Value) *Entry {
 
 // Delete removes key and reports whether it was live.
 func (db *DB) Delete(key []byte) bool {
-	e := db.Peek(key) // a deletion is no access
+	e := db.live(key) // a deletion is no access, and no keyspace hit
 	if e == nil {
 		return false
 	}
