@@ -202,7 +202,7 @@ func (s *Store) Evict(need int64, deadline time.Time, onEvict func(db int, key s
 					break
 				}
 				if p == VolatileRandom && len(d.expiries) > 0 {
-					victim, vdb = d.expiries[s.rng.IntN(len(d.expiries))].e, d
+					victim, vdb = d.expiries[s.rng.IntN(len(d.expiries))], d
 					break
 				}
 			}
@@ -271,7 +271,7 @@ func (s *Store) populatePool(d *DB, volatile bool) {
 	s.samples = s.samples[:0]
 	if volatile {
 		for range min(samples, len(d.expiries)) {
-			s.samples = append(s.samples, d.expiries[s.rng.IntN(len(d.expiries))].e)
+			s.samples = append(s.samples, d.expiries[s.rng.IntN(len(d.expiries))])
 		}
 	} else {
 		s.samples = d.keys.sample(s.rng, samples, s.samples)

@@ -14,7 +14,7 @@ package store
 // included, is Entry.allocated.
 const (
 	entryCost  = 10
-	expiryCost = 24 // a 16-byte slot of the expiry heap, growth included
+	expiryCost = 12 // a slot of the expiry heap, growth included
 )
 
 // Used returns the accounted memory of every database's keys, in bytes.

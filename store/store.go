@@ -262,11 +262,11 @@ func (s *Store) ActiveExpire(limit int) int {
 	s.Refresh()
 	deleted := 0
 	for _, d := range s.dbs {
-		for len(d.expiries) > 0 && d.expiries[0].at < s.now {
+		for len(d.expiries) > 0 && d.expiries[0].expireAt < s.now {
 			if limit > 0 && deleted >= limit {
 				return deleted
 			}
-			e := d.expiries[0].e
+			e := d.expiries[0]
 			s.expiredBytes += int64(e.size)
 			d.expire(e)
 			deleted++
@@ -301,8 +301,8 @@ const cronRehash = 10000
 func (s *Store) NextExpiry() int64 {
 	var next int64
 	for _, d := range s.dbs {
-		if len(d.expiries) > 0 && (next == 0 || d.expiries[0].at < next) {
-			next = d.expiries[0].at
+		if len(d.expiries) > 0 && (next == 0 || d.expiries[0].expireAt < next) {
+			next = d.expiries[0].expireAt
 		}
 	}
 	return next
