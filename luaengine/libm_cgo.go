@@ -8,6 +8,8 @@ package luaengine
 */
 import "C"
 
+import "math"
+
 // libm is the C library's math, which Redis's Lua 5.1 calls (lmathlib.c,
 // luai_numpow): results and NaNs bit for bit, as store's geo distances do.
 // libm_purego.go stands in for it without cgo.
@@ -25,8 +27,11 @@ var libm = libmFuncs{
 	log:   func(x float64) float64 { return float64(C.log(C.double(x))) },
 	log10: func(x float64) float64 { return float64(C.log10(C.double(x))) },
 	sqrt:  func(x float64) float64 { return float64(C.sqrt(C.double(x))) },
-	floor: func(x float64) float64 { return float64(C.floor(C.double(x))) },
-	ceil:  func(x float64) float64 { return float64(C.ceil(C.double(x))) },
+	// floor and ceil are exact, so Go's give glibc's results (NaNs
+	// included: both return the argument) without a cgo call, which costs
+	// more than the rest of a limiter script's arithmetic.
+	floor: math.Floor,
+	ceil:  math.Ceil,
 	fmod:  func(x, y float64) float64 { return float64(C.fmod(C.double(x), C.double(y))) },
 	pow:   func(x, y float64) float64 { return float64(C.pow(C.double(x), C.double(y))) },
 	atan2: func(y, x float64) float64 { return float64(C.atan2(C.double(y), C.double(x))) },
