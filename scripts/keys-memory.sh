@@ -5,7 +5,7 @@ set -u
 fg=$1
 awk 'BEGIN{for(i=0;i<5000000;i++) printf "*3\r\n$3\r\nSET\r\n$%d\r\nkey:%d\r\n$1\r\n1\r\n", length("key:" i), i}' > "${TMPDIR:-/tmp}/keys-load.resp"
 for which in ${WHICH:-redis floodgate}; do
-  if [ $which = redis ]; then redis-server --port 7471 --save '' --appendonly no >/dev/null & else $fg --port 7471 >/dev/null & fi
+  if [ $which = redis ]; then redis-server --port 7471 --save '' --appendonly no >/dev/null & else $fg --port 7471 --save "" --dir "${TMPDIR:-/tmp}" >/dev/null & fi
   pid=$!
   for _ in $(seq 50); do redis-cli -p 7471 ping >/dev/null 2>&1 && break; sleep 0.1; done
   redis-cli -p 7471 --pipe < "${TMPDIR:-/tmp}/keys-load.resp" >/dev/null
