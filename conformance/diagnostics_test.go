@@ -220,3 +220,32 @@ func TestKeyspaceHits(t *testing.T) {
 		}
 	}
 }
+
+// TestClientPause compares CLIENT PAUSE and UNPAUSE: what a pause holds
+// back (under WRITE, writes, a transaction with one, a script that may
+// write; commands sent inside MULTI too, as Redis checks the pause before
+// queueing) and that it runs once the pause ends. The pauses last 5 s, so
+// that a case that fails cannot leave a server paused for the next ones;
+// whether UNPAUSE or the timeout releases a client, its reply is the same.
+func TestClientPause(t *testing.T) {
+	runCases(t, []tcase{
+		{"client-pause-errors", []string{
+			"CLIENT PAUSE", "CLIENT PAUSE x", "CLIENT PAUSE -1", "CLIENT PAUSE 1.5", "CLIENT PAUSE 10 foo", "CLIENT PAUSE 10 WRITE x",
+			"CLIENT UNPAUSE x", "CLIENT UNPAUSE", "EVAL \"return redis.call('CLIENT', 'PAUSE', 10)\" 0",
+		}},
+		{"client-pause-write", []string{
+			"SET k 1", "CLIENT PAUSE 5000 WRITE", "@2 GET k", "@2 !send INCR k", "!blocked=1", "GET k", "CLIENT UNPAUSE",
+			"@2 !recv INCR", "!blocked=0", "@2 GET k",
+			"@2 MULTI", "@2 INCR k", "@2 GET k", "CLIENT PAUSE 5000 write", "@2 !send EXEC", "!blocked=1", "CLIENT UNPAUSE", "@2 !recv EXEC",
+			"CLIENT PAUSE 5000 WRITE", "@2 MULTI", "@2 GET k", "@2 EXEC", "@2 !send INCR k", "!blocked=1", "CLIENT UNPAUSE", "@2 !recv INCR",
+			"CLIENT PAUSE 5000 WRITE", "@2 !send EVAL \"return redis.call('INCR', 'k')\" 0", "!blocked=1", "CLIENT UNPAUSE", "@2 !recv EVAL",
+			"CLIENT PAUSE 5000 WRITE", "@2 EVAL \"#!lua flags=no-writes\nreturn redis.call('GET', 'k')\" 0", "CLIENT UNPAUSE", "GET k",
+		}},
+		{"client-pause-all", []string{
+			// ALL outranks the WRITE pause, which keeps its longer end: reads
+			// are held back until then (UNPAUSE would be held back too).
+			"SET k 1", "CLIENT PAUSE 5000 WRITE", "CLIENT PAUSE 50 ALL", "@2 !send GET k", "@2 !recv GET",
+			"CLIENT UNPAUSE", "@2 INCR k",
+		}},
+	})
+}

@@ -42,6 +42,9 @@ type Client struct {
 	// blockedOn is the client's wait in a blocking command (blocking.go);
 	// guarded by the execution lock.
 	blockedOn *waiter
+	// postponed: the command just dispatched waits for a CLIENT PAUSE to
+	// end (pause.go); the connection keeps it unread until then.
+	postponed bool
 
 	// propArgs, when set, is what the running command is logged as
 	// instead of its arguments, and propNone says it is not logged at all

@@ -28,6 +28,8 @@ var connectionCommands = []*Command{
 		{Name: "list", Arity: -2, Flags: FlagAdmin | clientFlags, ACL: clientACL, Group: "connection", Summary: "Get the list of client connections", Since: "2.4.0", Tips: []string{"nondeterministic_output"}, Handler: cmdClientList},
 		{Name: "no-evict", Arity: 3, Flags: FlagAdmin | clientFlags, ACL: clientACL, Group: "connection", Summary: "Set client eviction mode for the current connection", Since: "7.0.0", Handler: cmdClientNoEvict},
 		{Name: "kill", Arity: -3, Flags: FlagAdmin | clientFlags, ACL: clientACL, Group: "connection", Summary: "Kill the connection of a client", Since: "2.4.0", Handler: cmdClientKill},
+		{Name: "pause", Arity: -3, Flags: FlagAdmin | clientFlags, ACL: clientACL, Group: "connection", Summary: "Stop processing commands from clients for some time", Since: "2.9.50", Handler: cmdClientPause},
+		{Name: "unpause", Arity: 2, Flags: FlagAdmin | clientFlags, ACL: clientACL, Group: "connection", Summary: "Resume processing of clients that were paused", Since: "6.2.0", Handler: cmdClientUnpause},
 		{Name: "unblock", Arity: -3, Flags: FlagAdmin | clientFlags, ACL: clientACL, Group: "connection", Summary: "Unblock a client blocked in a blocking command from a different connection", Since: "5.0.0", Handler: cmdClientUnblock},
 		{Name: "getredir", Arity: 2, Flags: clientFlags, ACL: clientACL, Group: "connection", Summary: "Get tracking notifications redirection client ID if any", Since: "6.0.0", Handler: cmdClientGetRedir},
 		{Name: "help", Arity: 2, Flags: FlagLoading | FlagStale, ACL: clientACL, Group: "connection", Summary: "Show helpful text about the different subcommands", Since: "5.0.0", Handler: helpHandler(clientHelp)},

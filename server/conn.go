@@ -200,6 +200,12 @@ func (cn *conn) process(data []byte, inHook bool) int {
 		if h == holdLock {
 			s.execute(c, args)
 			cn.blocked = c.isBlocked()
+			if c.postponed {
+				// Held back by CLIENT PAUSE: the request stays unread and
+				// runs again when the pause ends.
+				c.postponed = false
+				off -= used
+			}
 		} else {
 			s.answerBusy(c, args)
 		}

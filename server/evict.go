@@ -46,6 +46,9 @@ func (s *Server) usedMemory() int64 {
 // over the limit with nothing left to evict (EVICT_FAIL). A round that
 // runs out of its tenacity's time leaves the rest to the next command.
 func (s *Server) performEvictions() (outOfMemory bool) {
+	if s.paused() != pauseNone { // as Redis's PAUSE_ACTION_EVICT: no eviction, no OOM
+		return false
+	}
 	over := s.usedMemory() - s.memory.max
 	if over <= 0 {
 		return false

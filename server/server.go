@@ -150,6 +150,7 @@ type Server struct {
 	processed int64           // guarded by lock
 	slowlog   slowlog         // guarded by lock (cmd_slowlog.go)
 	latency   latencyTracking // guarded by lock (latency.go)
+	pause     clientPause     // guarded by lock (pause.go)
 	inst      instStats       // guarded by lock (stats.go)
 	// expireCycle is the time active expiry has taken; guarded by lock.
 	expireCycle time.Duration
@@ -541,6 +542,12 @@ func (s *Server) dispatch(c *Client, args [][]byte) {
 		s.refuse(c, &refusal{cmd: cmd, msg: msg, viaReject: true})
 		return
 	}
+	// Last before running or queueing, as in processCommand: a client
+	// that can wait (not a script's, not in-process) waits for the pause.
+	if s.pause.mode != pauseNone && c.conn != nil && s.postpones(c, cmd, args) {
+		s.postpone(c)
+		return
+	}
 	if c.multi != nil && !queuesImmediately(cmd) {
 		c.queue(cmd, args)
 		return
@@ -742,7 +749,10 @@ func (s *Server) expiryLoop() {
 			const chunk = 10000
 			s.lock <- struct{}{}
 			began := time.Now()
-			n := s.store.ActiveExpire(chunk)
+			n := 0
+			if s.paused() == pauseNone { // CLIENT PAUSE pauses expiry too
+				n = s.store.ActiveExpire(chunk)
+			}
 			s.expireCycle += time.Since(began)
 			s.expired += int64(n)
 			if first {

@@ -1,0 +1,141 @@
+package server
+
+import (
+	"strings"
+	"time"
+
+	"github.com/floodgate/floodgate/internal/number"
+	"github.com/floodgate/floodgate/luaengine"
+)
+
+// CLIENT PAUSE and UNPAUSE, as Redis 7.0's pauseClients: until the pause
+// ends, a client's command that the pause covers (every command under
+// ALL; under WRITE, those that may write: write and may-replicate commands,
+// EXEC of a transaction with one, a script not declared no-writes) is
+// postponed, with everything the client sent after it, and runs once the
+// pause is over. A postponed client waits as a blocked client does
+// (blocking.go), with no key to wait on and the pause's end as deadline.
+// While paused, active expiry and eviction stop too, as in Redis.
+
+const (
+	pauseNone = iota
+	pauseWrite
+	pauseAll
+)
+
+// clientPause is the server's pause; guarded by the execution lock.
+type clientPause struct {
+	mode    int
+	until   int64 // unix ms of the server's clock
+	waiters map[*waiter]struct{}
+}
+
+const (
+	errPauseMode    = "ERR CLIENT PAUSE mode must be WRITE or ALL"
+	errPauseTimeout = "ERR timeout is not an integer or out of range"
+)
+
+// paused reports the pause in effect now.
+func (s *Server) paused() int {
+	if s.pause.mode != pauseNone && s.store.Now() >= s.pause.until {
+		s.pause.mode = pauseNone
+	}
+	return s.pause.mode
+}
+
+// postpones reports whether the pause holds cmd back.
+func (s *Server) postpones(c *Client, cmd *Command, args [][]byte) bool {
+	switch s.paused() {
+	case pauseAll:
+		return true
+	case pauseWrite:
+		return mayReplicate(c, cmd, args)
+	}
+	return false
+}
+
+// mayReplicate is Redis's is_may_replicate_command.
+func mayReplicate(c *Client, cmd *Command, args [][]byte) bool {
+	switch cmd.Name {
+	case "exec":
+		if c.multi == nil {
+			return false
+		}
+		for _, q := range c.multi.cmds {
+			if q.Flags&(FlagWrite|FlagMayReplicate) != 0 {
+				return true
+			}
+		}
+		return false
+	case "eval", "evalsha":
+		flags := scriptFlags(c, cmd, args)
+		return flags&luaengine.FlagShebang == 0 || flags&luaengine.FlagNoWrites == 0
+	}
+	return cmd.Flags&(FlagWrite|FlagMayReplicate) != 0
+}
+
+// postpone makes c wait for the pause's end; its command runs again then.
+func (s *Server) postpone(c *Client) {
+	s.block(c, nil, 0, time.Duration(max(s.pause.until-s.store.Now(), 1))*time.Millisecond, nil)
+	w := c.blockedOn
+	w.onTimeout = func(*Client) {} // nothing to answer: the command runs now
+	if s.pause.waiters == nil {
+		s.pause.waiters = make(map[*waiter]struct{})
+	}
+	s.pause.waiters[w] = struct{}{}
+	c.postponed = true
+}
+
+// unpause ends the pause and lets every postponed client run.
+func (s *Server) unpause() {
+	s.pause.mode = pauseNone
+	for w := range s.pause.waiters {
+		if w.c.blockedOn == w {
+			s.unblock(w, w.onTimeout)
+		}
+	}
+	clear(s.pause.waiters)
+}
+
+// cmdClientPause is CLIENT PAUSE timeout [WRITE|ALL]: a pause already in
+// effect is extended, and ALL outranks WRITE.
+func cmdClientPause(c *Client, args [][]byte) {
+	ms, ok := number.ParseInt(args[2])
+	if !ok {
+		c.w.Error(errPauseTimeout)
+		return
+	}
+	if ms < 0 {
+		c.w.Error(errTimeoutNegative)
+		return
+	}
+	if len(args) > 4 {
+		c.errorf("ERR unknown subcommand or wrong number of arguments for '%s'. Try CLIENT HELP.", sanitizeError(string(args[1])))
+		return
+	}
+	mode := pauseAll
+	if len(args) == 4 {
+		switch {
+		case strings.EqualFold(string(args[3]), "write"):
+			mode = pauseWrite
+		case strings.EqualFold(string(args[3]), "all"):
+		default:
+			c.w.Error(errPauseMode)
+			return
+		}
+	}
+	s := c.srv
+	until := s.store.Now() + min(ms, 1<<50)
+	if s.paused() == pauseNone {
+		s.pause.until = until
+	} else {
+		s.pause.until = max(s.pause.until, until)
+	}
+	s.pause.mode = max(s.pause.mode, mode)
+	c.w.Status("OK")
+}
+
+func cmdClientUnpause(c *Client, _ [][]byte) {
+	c.srv.unpause()
+	c.w.Status("OK")
+}
