@@ -96,17 +96,19 @@ func cmdBgsave(c *Client, args [][]byte) {
 		schedule = true
 	}
 	s := c.srv
-	if s.persist.bgsave != nil || s.aof.rewriting {
-		if schedule {
+	// In bgsaveCommand's order: a save already running refuses even
+	// SCHEDULE; a rewrite, or EXEC (which cannot start one), schedules it.
+	switch {
+	case s.persist.bgsave != nil:
+		c.w.Error(errBgsaveInProgress.Error())
+		return
+	case s.aof.rewriting || c.inExec:
+		if schedule || c.inExec {
 			s.persist.scheduled = true
 			c.w.Status("Background saving scheduled")
 			return
 		}
-		if s.persist.bgsave != nil {
-			c.w.Error(errBgsaveInProgress.Error())
-		} else {
-			c.w.Error(errChildActive.Error())
-		}
+		c.w.Error(errChildActive.Error())
 		return
 	}
 	if err := s.startBgsave(); err != nil {

@@ -422,3 +422,24 @@ func TestShutdownWhenTheSaveFails(t *testing.T) {
 		<-srv.Done()
 	}
 }
+
+// TestBGSAVEInExec: BGSAVE inside a transaction cannot start a save there,
+// so it is scheduled, as Redis's bgsaveCommand does with server.in_exec,
+// and the save then runs from the cron.
+func TestBGSAVEInExec(t *testing.T) {
+	srv := startServer(t, Config{Dir: t.TempDir()})
+	c := newRedisClient(t, srv)
+	ctx := context.Background()
+	c.Set(ctx, "k", "v", 0)
+	cmds, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.BgSave(ctx)
+		return nil
+	})
+	if err != nil || cmds[0].(*redis.StatusCmd).Val() != "Background saving scheduled" {
+		t.Fatalf("BGSAVE in EXEC: %v %v", cmds, err)
+	}
+	waitFor(t, "the scheduled save", func() bool {
+		info := c.Info(ctx, "persistence").Val()
+		return strings.Contains(info, "rdb_bgsave_in_progress:0") && strings.Contains(info, "rdb_changes_since_last_save:0")
+	})
+}
