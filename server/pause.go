@@ -38,7 +38,10 @@ const (
 // paused reports the pause in effect now.
 func (s *Server) paused() int {
 	if s.pause.mode != pauseNone && s.store.Now() >= s.pause.until {
+		// Over by its deadline: the block timer releases the clients
+		// still waiting (theirs is the same deadline).
 		s.pause.mode = pauseNone
+		clear(s.pause.waiters)
 	}
 	return s.pause.mode
 }
