@@ -161,6 +161,10 @@ func TestDifferentialFindings(t *testing.T) {
 			`EVAL "return cjson.encode((1 and string.byte('inf', (1/0), -2.5)))" 0`,
 			`EVAL "return {1 and string.byte('abc', 1, 3)}" 0`,
 			`EVAL "local function f(...) return {0 and ...} end return f(1, 2, 3)" 0`,
+			// Nor is a division by -inf that a folded 1/0 would make: its -0
+			// would become the function's zero (seed 20261205, segment 3584).
+			`EVAL "return tostring(((5. / (-1/0)) < -1e20 and 1 or 0))" 0`,
+			`EVAL "return {tostring(5 % 0), tostring(2^1024 - 2^1024), tostring(0), tostring(1 / (0 * -1))}" 0`,
 		}},
 		// Names through and/or: a jump or test between a register's load
 		// and its use does not hide the load (field '?' of ARGV[2]).

@@ -1273,22 +1273,38 @@ func constFold(exp ast.Expr) ast.Expr { // {{{
 		lvalue, lisconst := lnumberValue(constFold(expr.Lhs))
 		rvalue, risconst := lnumberValue(constFold(expr.Rhs))
 		if lisconst && risconst {
+			// floodgate: as Lua 5.1's constfolding, never fold a division or
+			// modulo by zero, nor a result that is NaN: the operation runs
+			// then, with the function's shared zero constant (whose sign
+			// luaengine sets as Lua 5.1 would), and a folded -0 would take
+			// that constant's place.
+			var r LNumber
 			switch expr.Operator {
 			case "+":
-				return &constLValueExpr{Value: lvalue + rvalue}
+				r = lvalue + rvalue
 			case "-":
-				return &constLValueExpr{Value: lvalue - rvalue}
+				r = lvalue - rvalue
 			case "*":
-				return &constLValueExpr{Value: lvalue * rvalue}
+				r = lvalue * rvalue
 			case "/":
-				return &constLValueExpr{Value: lvalue / rvalue}
+				if rvalue == 0 {
+					return expr
+				}
+				r = lvalue / rvalue
 			case "%":
-				return &constLValueExpr{Value: luaModulo(lvalue, rvalue)}
+				if rvalue == 0 {
+					return expr
+				}
+				r = luaModulo(lvalue, rvalue)
 			case "^":
-				return &constLValueExpr{Value: LNumber(Pow(float64(lvalue), float64(rvalue)))}
+				r = LNumber(Pow(float64(lvalue), float64(rvalue)))
 			default:
 				panic(fmt.Sprintf("unknown binop: %v", expr.Operator))
 			}
+			if r != r {
+				return expr
+			}
+			return &constLValueExpr{Value: r}
 		} else {
 			return expr
 		}
