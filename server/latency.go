@@ -268,7 +268,7 @@ func cmdLatencyHistogram(c *Client, args [][]byte) {
 		// A container names itself and its subcommands, as Redis's
 		// latencySpecificCommandsFillCDF.
 		for _, a := range args[2:] {
-			cmd := lookupFullName(string(a))
+			cmd := lookupCommandName(a)
 			if cmd == nil {
 				continue
 			}
@@ -295,21 +295,4 @@ func cmdLatencyHistogram(c *Client, args [][]byte) {
 			c.w.Int(p[1])
 		}
 	}
-}
-
-// lookupFullName finds a command or a subcommand by its full name
-// ("get", "config|get"), any case, as Redis's lookupCommandBySds.
-func lookupFullName(name string) *Command {
-	name = strings.ToLower(name)
-	parent, sub, ok := strings.Cut(name, "|")
-	cmd := commandTable.byName[parent]
-	if cmd == nil || !ok {
-		return cmd
-	}
-	for _, sc := range cmd.Subcommands {
-		if sc.Name == parent+"|"+sub {
-			return sc
-		}
-	}
-	return nil
 }
