@@ -6,13 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/floodgate/floodgate/internal/redistest"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -90,21 +89,7 @@ func rdbBench(b *testing.B, p *proc, keys int) {
 	// One client sends INCRs back to back and records every latency.
 	loader := redis.NewClient(&redis.Options{Addr: p.addr, MaxRetries: -1, ReadTimeout: time.Minute})
 	defer loader.Close()
-	var stop atomic.Bool
-	type sample struct {
-		at  time.Time
-		lat time.Duration
-	}
-	samples := make([]sample, 0, 1<<20)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for i := 0; !stop.Load(); i++ {
-			start := time.Now()
-			loader.Incr(ctx, "counter:"+strconv.Itoa(i*7919%keys))
-			samples = append(samples, sample{start, time.Since(start)})
-		}
-	}()
+	probe := redistest.StartLatencyProbe(func(i int) { loader.Incr(ctx, "counter:"+strconv.Itoa(i*7919%keys)) })
 	time.Sleep(300 * time.Millisecond) // a baseline before the save
 	saveStart := time.Now()
 	if err := c.BgSave(ctx).Err(); err != nil {
@@ -115,26 +100,9 @@ func rdbBench(b *testing.B, p *proc, keys int) {
 	}
 	saveEnd := time.Now()
 	time.Sleep(100 * time.Millisecond)
-	stop.Store(true)
-	<-done
-
-	var during, before []time.Duration
-	for _, s := range samples {
-		switch {
-		case s.at.Before(saveStart):
-			before = append(before, s.lat)
-		case s.at.Before(saveEnd):
-			during = append(during, s.lat)
-		}
-	}
-	slices.Sort(during)
-	slices.Sort(before)
-	pct := func(l []time.Duration, p float64) float64 {
-		if len(l) == 0 {
-			return 0
-		}
-		return float64(l[int(float64(len(l)-1)*p)].Microseconds())
-	}
+	probe.Stop()
+	before, during := probe.Split(saveStart, saveEnd)
+	pct := redistest.Percentile
 	b.ReportMetric(float64(saveEnd.Sub(saveStart).Milliseconds()), "bgsave-ms")
 	b.ReportMetric(pct(during, 1), "max-us")
 	b.ReportMetric(pct(during, 0.999), "p999-us")

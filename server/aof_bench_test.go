@@ -4,10 +4,8 @@ import (
 	"context"
 	"os"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -76,21 +74,7 @@ func rewriteBench(b *testing.B, addr string, keys int) {
 
 	loader := redis.NewClient(patient(&redis.Options{Addr: addr, Protocol: 2}))
 	defer loader.Close()
-	var stop atomic.Bool
-	type sample struct {
-		at  time.Time
-		lat time.Duration
-	}
-	samples := make([]sample, 0, 1<<20)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for i := 0; !stop.Load(); i++ {
-			start := time.Now()
-			loader.Incr(ctx, "counter:"+strconv.Itoa(i*7919%keys))
-			samples = append(samples, sample{start, time.Since(start)})
-		}
-	}()
+	probe := redistest.StartLatencyProbe(func(i int) { loader.Incr(ctx, "counter:"+strconv.Itoa(i*7919%keys)) })
 	time.Sleep(300 * time.Millisecond) // a baseline before the rewrite
 	rewriteStart := time.Now()
 	if err := c.BgRewriteAOF(ctx).Err(); err != nil {
@@ -104,26 +88,9 @@ func rewriteBench(b *testing.B, addr string, keys int) {
 	}
 	rewriteEnd := time.Now()
 	time.Sleep(100 * time.Millisecond)
-	stop.Store(true)
-	<-done
-
-	var during, before []time.Duration
-	for _, s := range samples {
-		switch {
-		case s.at.Before(rewriteStart):
-			before = append(before, s.lat)
-		case s.at.Before(rewriteEnd):
-			during = append(during, s.lat)
-		}
-	}
-	slices.Sort(during)
-	slices.Sort(before)
-	pct := func(l []time.Duration, p float64) float64 {
-		if len(l) == 0 {
-			return 0
-		}
-		return float64(l[int(float64(len(l)-1)*p)].Microseconds())
-	}
+	probe.Stop()
+	before, during := probe.Split(rewriteStart, rewriteEnd)
+	pct := redistest.Percentile
 	b.ReportMetric(float64(rewriteEnd.Sub(rewriteStart).Milliseconds()), "rewrite-ms")
 	b.ReportMetric(pct(during, 1)/1000, "max-pause-ms")
 	b.ReportMetric(pct(during, 0.99), "p99-us")
