@@ -393,7 +393,7 @@ func Save(out io.Writer, s *store.Store, opts Options) error {
 		var err error
 		db.Each(func(e *store.Entry) {
 			if err == nil && (e.ExpireAt() == 0 || e.ExpireAt() >= now) {
-				err = w.Key(e.Key(), e.Value, e.ExpireAt())
+				err = w.Key(e.Key(), e.Value(), e.ExpireAt())
 			}
 		})
 		if err != nil {

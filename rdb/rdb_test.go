@@ -130,7 +130,7 @@ func describe(s *store.Store) map[string]string {
 	out := map[string]string{}
 	for i := range s.Databases() {
 		s.DB(i).Each(func(e *store.Entry) {
-			out[fmt.Sprint(i, ":", e.Key())] = fmt.Sprint(e.ExpireAt(), " ", encoding(e.Value), " ", describeValue(e.Value))
+			out[fmt.Sprint(i, ":", e.Key())] = fmt.Sprint(e.ExpireAt(), " ", encoding(e.Value()), " ", describeValue(e.Value()))
 		})
 	}
 	return out
@@ -290,7 +290,7 @@ func TestDumpRestore(t *testing.T) {
 	s := store.New(16, nil)
 	fill(s, 0)
 	s.DB(0).Each(func(e *store.Entry) {
-		p, err := Dump(e.Value, true)
+		p, err := Dump(e.Value(), true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -298,7 +298,7 @@ func TestDumpRestore(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", e.Key(), err)
 		}
-		if describeValue(v) != describeValue(e.Value) || encoding(v) != encoding(e.Value) {
+		if describeValue(v) != describeValue(e.Value()) || encoding(v) != encoding(e.Value()) {
 			t.Fatalf("%s: restored %s", e.Key(), v.Encoding())
 		}
 		p[0] ^= 0x40

@@ -448,7 +448,7 @@ func (s *Server) propagateState(sdb *store.DB, key []byte) {
 		s.propagate(db, cmdDEL, key)
 		return
 	}
-	if str, ok := e.Value.(*store.String); ok {
+	if str, ok := e.Value().(*store.String); ok {
 		if e.ExpireAt() != 0 {
 			s.propagate(db, cmdSET, key, str.Bytes(), argPXAT, strconv.AppendInt(nil, e.ExpireAt(), 10))
 		} else {
@@ -458,7 +458,7 @@ func (s *Server) propagateState(sdb *store.DB, key []byte) {
 	}
 	s.propagate(db, cmdDEL, key)
 	p := &s.aof.prop
-	p.buf = aof.AppendValue(p.buf, e.Key(), e.Value, e.ExpireAt())
+	p.buf = aof.AppendValue(p.buf, e.Key(), e.Value(), e.ExpireAt())
 	p.ops = append(p.ops, propOp{db: db, end: len(p.buf)})
 }
 
@@ -467,7 +467,7 @@ func valueOf[T store.Value](e *store.Entry) (T, bool) {
 	if e == nil {
 		return zero, false
 	}
-	v, ok := e.Value.(T)
+	v, ok := e.Value().(T)
 	return v, ok
 }
 

@@ -302,7 +302,7 @@ func (s *Server) keysReadyIn(i int) {
 			continue
 		}
 		if e := db.GetString(bk.key); e != nil {
-			if k := e.Value.Kind(); k == store.KindList || k == store.KindZSet {
+			if k := e.Kind(); k == store.KindList || k == store.KindZSet {
 				s.keyReady(db, bk.key)
 			}
 		}
@@ -327,7 +327,7 @@ func (s *Server) serveReady() {
 				}
 				var next *waiter
 				for _, w := range b.waiting[bk] {
-					if w.kind == e.Value.Kind() {
+					if w.kind == e.Kind() {
 						next = w
 						break
 					}

@@ -38,7 +38,7 @@ func hllAt(c *Client, key []byte) (*store.HLLValue, error) {
 	if e == nil {
 		return nil, nil
 	}
-	s, ok := e.Value.(*store.String)
+	s, ok := e.Value().(*store.String)
 	if !ok {
 		return nil, store.ErrWrongType
 	}

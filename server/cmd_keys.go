@@ -76,7 +76,7 @@ func cmdType(c *Client, args [][]byte) {
 		c.w.Status("none")
 		return
 	}
-	c.w.Status(e.Value.Kind().String())
+	c.w.Status(e.Kind().String())
 }
 
 func cmdKeys(c *Client, args [][]byte) {
@@ -160,7 +160,7 @@ func scanTarget[V store.Value](c *Client, args [][]byte) (v V, cursor uint64, o 
 		c.w.Array(0)
 		return v, 0, o, false
 	}
-	if v, ok = e.Value.(V); !ok {
+	if v, ok = e.Value().(V); !ok {
 		c.w.Error(errWrongType)
 		return v, 0, o, false
 	}
@@ -184,7 +184,7 @@ func cmdScan(c *Client, args [][]byte) {
 			return
 		}
 		// An unknown type name is no error: it matches nothing.
-		if o.typeName != nil && !strings.EqualFold(string(o.typeName), e.Value.Kind().String()) {
+		if o.typeName != nil && !strings.EqualFold(string(o.typeName), e.Kind().String()) {
 			return
 		}
 		keys = append(keys, e.Key())
@@ -236,7 +236,7 @@ func rename(c *Client, from, to []byte, nx bool) {
 		reply(false)
 		return
 	}
-	v, at := e.Value, e.ExpireAt()
+	v, at := e.Value(), e.ExpireAt()
 	c.db.Delete(from)
 	c.db.SetMoved(to, v, at, e)
 	reply(true)
@@ -273,7 +273,7 @@ func cmdCopy(c *Client, args [][]byte) {
 		c.w.Int(0)
 		return
 	}
-	dst.Set(args[2], e.Value.Clone(), e.ExpireAt())
+	dst.Set(args[2], e.Value().Clone(), e.ExpireAt())
 	c.w.Int(1)
 }
 
@@ -312,7 +312,7 @@ func cmdMove(c *Client, args [][]byte) {
 		c.w.Int(0)
 		return
 	}
-	v, at := e.Value, e.ExpireAt()
+	v, at := e.Value(), e.ExpireAt()
 	c.db.Delete(args[1])
 	dst.SetMoved(args[1], v, at, e)
 	c.w.Int(1)

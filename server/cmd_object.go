@@ -59,7 +59,7 @@ func objectEntry(c *Client, args [][]byte) *store.Entry {
 
 func objectValue(c *Client, args [][]byte) store.Value {
 	if e := objectEntry(c, args); e != nil {
-		return e.Value
+		return e.Value()
 	}
 	return nil
 }

@@ -126,7 +126,7 @@ func cmdDump(c *Client, args [][]byte) {
 		c.w.Null()
 		return
 	}
-	payload, err := rdb.Dump(e.Value, c.srv.persist.compression)
+	payload, err := rdb.Dump(e.Value(), c.srv.persist.compression)
 	if err != nil {
 		c.w.Error("ERR " + err.Error())
 		return

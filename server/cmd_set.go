@@ -251,7 +251,7 @@ func cmdSMove(c *Client, args [][]byte) {
 		c.w.Int(0)
 		return
 	}
-	from, ok := srcEntry.Value.(*store.Set)
+	from, ok := srcEntry.Value().(*store.Set)
 	if !ok {
 		c.w.Error(errWrongType)
 		return

@@ -79,7 +79,7 @@ func cmdSort(c *Client, args [][]byte) {
 	var elems [][]byte
 	var v store.Value
 	if e := c.db.Get(args[1]); e != nil {
-		v = e.Value
+		v = e.Value()
 	}
 	switch v.(type) {
 	case nil, *store.Set, *store.ZSet, *store.List:
@@ -353,7 +353,7 @@ func lookupByPattern(c *Client, pattern, elem []byte) (val []byte, intEncoded, f
 		return nil, false, false
 	}
 	if field != nil {
-		h, ok := e.Value.(*store.Hash)
+		h, ok := e.Value().(*store.Hash)
 		if !ok {
 			return nil, false, false
 		}
@@ -361,7 +361,7 @@ func lookupByPattern(c *Client, pattern, elem []byte) (val []byte, intEncoded, f
 		_, isInt := number.ParseInt(v)
 		return []byte(v), isInt && h.Encoding() == "listpack", found
 	}
-	s, ok := e.Value.(*store.String)
+	s, ok := e.Value().(*store.String)
 	if !ok {
 		return nil, false, false
 	}

@@ -66,7 +66,7 @@ func TestSortStore(t *testing.T) {
 		var got []string
 		srv.Do(func() {
 			if e := srv.Store().DB(0).Get([]byte(tt.key)); e != nil {
-				l := e.Value.(*store.List)
+				l := e.Value().(*store.List)
 				l.Range(0, l.Len()-1, func(v []byte) bool {
 					got = append(got, string(v))
 					return true

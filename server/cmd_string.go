@@ -239,7 +239,7 @@ func cmdGetEX(c *Client, args [][]byte) {
 		c.w.Null()
 		return
 	}
-	s, isString := e.Value.(*store.String)
+	s, isString := e.Value().(*store.String)
 	if !isString {
 		c.w.Error(errWrongType)
 		return
@@ -266,7 +266,7 @@ func cmdMGet(c *Client, args [][]byte) {
 	for _, key := range args[1:] {
 		var s *store.String
 		if e := c.db.Get(key); e != nil {
-			s, _ = e.Value.(*store.String) // another type answers null
+			s, _ = e.Value().(*store.String) // another type answers null
 		}
 		replyString(c, s)
 	}
@@ -510,7 +510,7 @@ func cmdLCS(c *Client, args [][]byte) {
 	var vals [2][]byte
 	for i, key := range args[1:3] {
 		if e := c.db.Get(key); e != nil {
-			s, ok := e.Value.(*store.String)
+			s, ok := e.Value().(*store.String)
 			if !ok {
 				c.w.Error(errLCSNotString)
 				return

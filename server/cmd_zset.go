@@ -1030,7 +1030,7 @@ func zsetOpCommand(c *Client, args [][]byte, op setOp, numkeysAt int, dst []byte
 		if e == nil {
 			continue
 		}
-		switch v := e.Value.(type) {
+		switch v := e.Value().(type) {
 		case *store.ZSet:
 			srcs[i].z = v
 		case *store.Set:

@@ -96,9 +96,9 @@ func TestBGSAVEIsPointInTime(t *testing.T) {
 	if total != n+2 {
 		t.Fatalf("file holds %d keys, want %d", total, n+2)
 	}
-	if l := s.DB(0).GetString("list"); l == nil || l.Value.(*store.List).Len() != 100 {
+	if l := s.DB(0).GetString("list"); l == nil || l.Value().(*store.List).Len() != 100 {
 		t.Fatal("list missing or changed")
-	} else if first, _ := l.Value.(*store.List).Index(0); string(first) != "0" {
+	} else if first, _ := l.Value().(*store.List).Index(0); string(first) != "0" {
 		t.Fatalf("list starts with %q", first)
 	}
 	for i := range n {
@@ -106,13 +106,13 @@ func TestBGSAVEIsPointInTime(t *testing.T) {
 		if e == nil || e.ExpireAt() != 0 {
 			t.Fatalf("k%d missing or with a TTL", i)
 		}
-		if v, _ := e.Value.(*store.String).Int(); v != int64(i) {
+		if v, _ := e.Value().(*store.String).Int(); v != int64(i) {
 			t.Fatalf("k%d = %d in the file", i, v)
 		}
 	}
 	if h := s.DB(0).GetString("hash"); h == nil {
 		t.Fatal("hash missing")
-	} else if v, _ := h.Value.(*store.Hash).Get([]byte("f")); v != "v" {
+	} else if v, _ := h.Value().(*store.Hash).Get([]byte("f")); v != "v" {
 		t.Fatalf("hash field = %q", v)
 	}
 	info := c.Info(ctx, "persistence").Val()
@@ -313,7 +313,7 @@ func TestBGSAVEUnderConcurrentWrites(t *testing.T) {
 	srv.Do(func() {
 		for d := range 2 {
 			srv.store.DB(d).Each(func(e *store.Entry) {
-				b, err := rdb.Dump(e.Value, false)
+				b, err := rdb.Dump(e.Value(), false)
 				if err != nil {
 					t.Error(err)
 				}
@@ -388,7 +388,7 @@ func TestBGSAVEUnderConcurrentWrites(t *testing.T) {
 		s.DB(d).Each(func(e *store.Entry) {
 			got++
 			id := fmt.Sprint(d, "/", e.Key(), "/", e.ExpireAt())
-			b, _ := rdb.Dump(e.Value, false)
+			b, _ := rdb.Dump(e.Value(), false)
 			if w, ok := want[id]; !ok {
 				t.Errorf("%s in the file, not in the keyspace at BGSAVE", id)
 			} else if w != string(b) {

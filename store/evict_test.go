@@ -27,7 +27,7 @@ func TestUsedReturnsToZero(t *testing.T) {
 	if s.Used() <= 0 {
 		t.Fatal("nothing accounted")
 	}
-	db.UnshareString([]byte("k:1"), db.Get([]byte("k:1")).Value.(*String)).SetBytes([]byte("a longer value than an integer, one that needs its own bytes"))
+	db.UnshareString([]byte("k:1"), db.Get([]byte("k:1")).Value().(*String)).SetBytes([]byte("a longer value than an integer, one that needs its own bytes"))
 	db.Modified([]byte("k:1"))
 	if _, err := db.SAdd([]byte("set"), [][]byte{[]byte("a"), []byte("b")}); err != nil {
 		t.Fatal(err)

@@ -50,7 +50,7 @@ func (db *DB) Throttle(key []byte, g GCRA) (GCRAResult, error) {
 	e := db.Get(key)
 	if e != nil {
 		var ok bool
-		if s, ok = e.Value.(*String); !ok {
+		if s, ok = e.str(); !ok {
 			return GCRAResult{}, ErrWrongType
 		}
 		tat, err := s.tat()
@@ -83,7 +83,7 @@ func (db *DB) Throttle(key []byte, g GCRA) (GCRAResult, error) {
 	}
 	if s != nil {
 		if s.isShared() {
-			e.Value = intString(tat)
+			e.setStr(intString(tat))
 		} else {
 			s.SetInt(tat)
 		}

@@ -74,7 +74,7 @@ func TestThrottleSaturates(t *testing.T) {
 	if r, _ := db.Throttle([]byte("k"), huge); r.Limited || r.ResetAfter != math.MaxInt64 {
 		t.Fatalf("first: %+v", r)
 	}
-	if n, _ := db.Get([]byte("k")).Value.(*String).Int(); n != math.MaxInt64 {
+	if n, _ := db.Get([]byte("k")).Value().(*String).Int(); n != math.MaxInt64 {
 		t.Fatalf("TAT %d, want the int64 maximum", n)
 	}
 	r, _ := db.Throttle([]byte("k"), huge)

@@ -34,9 +34,9 @@ func entrySize(e *Entry) uint32 {
 	if e.expireAt != 0 {
 		n += expiryCost
 	}
-	if s, ok := e.Value.(*String); ok { // most keys: no interface lookup
+	if s, ok := e.str(); ok { // most keys: no interface lookup
 		n += s.MemSize()
-	} else if m, ok := e.Value.(MemSizer); ok {
+	} else if m, ok := e.Value().(MemSizer); ok {
 		n += m.MemSize()
 	} else {
 		n += defaultValueCost

@@ -1,6 +1,9 @@
 package store
 
-import "math"
+import (
+	"math"
+	"unsafe"
+)
 
 // Keyspace operations: what a command does to the keyspace, without its
 // argument parsing or its reply. The server's command handlers and the test
@@ -15,7 +18,7 @@ func ValueAt[V Value](db *DB, key []byte) (V, error) {
 	if e == nil {
 		return v, nil
 	}
-	v, ok := e.Value.(V)
+	v, ok := e.Value().(V)
 	if !ok {
 		return v, ErrWrongType
 	}
@@ -31,7 +34,7 @@ func (db *DB) IncrBy(key []byte, delta int64) (int64, error) {
 		db.Set(key, NewInt(delta), 0)
 		return delta, nil
 	}
-	s, ok := e.Value.(*String)
+	s, ok := e.str()
 	if !ok {
 		return 0, ErrWrongType
 	}
@@ -48,13 +51,13 @@ func (db *DB) IncrBy(key []byte, delta int64) (int64, error) {
 		// its own and the result is no small integer; either way one of
 		// its own.
 		if s.isShared() {
-			e.Value = ownInt(n)
+			e.setStr(ownInt(n))
 		} else {
 			*s = *ownInt(n)
 		}
 		db.account(e)
 	case n >= 0 && n < sharedIntCount, s.isShared():
-		e.Value = intString(n)
+		e.setStr(intString(n))
 		db.account(e)
 	case s.isInt():
 		s.SetInt(n) // an integer's size does not change
@@ -74,8 +77,8 @@ func (db *DB) UnshareString(key []byte, s *String) *String {
 		return s
 	}
 	c := &String{n: s.n}
-	if e := db.keys.findBytes(key); e != nil && e.Value == Value(s) {
-		e.Value = c
+	if e := db.keys.findBytes(key); e != nil && e.val == unsafe.Pointer(s) {
+		e.setStr(c)
 		db.account(e)
 	}
 	return c
@@ -197,7 +200,7 @@ func (db *DB) SAdd(key []byte, members [][]byte) (int64, error) {
 	var s *Set
 	if e := db.Get(key); e != nil {
 		var ok bool
-		if s, ok = e.Value.(*Set); !ok {
+		if s, ok = e.Value().(*Set); !ok {
 			return 0, ErrWrongType
 		}
 	}
@@ -229,7 +232,7 @@ func (db *DB) SRem(key []byte, members [][]byte) (int64, error) {
 	if e == nil {
 		return 0, nil
 	}
-	s, ok := e.Value.(*Set)
+	s, ok := e.Value().(*Set)
 	if !ok {
 		return 0, ErrWrongType
 	}

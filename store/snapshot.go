@@ -127,7 +127,7 @@ func (sn *Snapshot) handled(e *Entry) bool { return e.snap-sn.epoch <= sn.batch-
 func (sn *Snapshot) visit(e *Entry, visit func(int, string, Value, int64)) {
 	if !sn.handled(e) {
 		e.snap = sn.batch
-		sn.emit(sn.db, e.Key(), e.Value, e.expireAt, visit)
+		sn.emit(sn.db, e.Key(), e.Value(), e.expireAt, visit)
 	} else if k, ok := sn.kept[e]; ok {
 		delete(sn.kept, e)
 		sn.emit(sn.db, e.Key(), k.value, k.expireAt, visit)
@@ -162,7 +162,7 @@ func (sn *Snapshot) keep(e *Entry, db int, deep bool) {
 	}
 	db = sn.perm[db]
 	e.snap = sn.epoch
-	v := e.Value
+	v := e.Value()
 	if deep {
 		v = v.Clone()
 	}
@@ -189,7 +189,7 @@ func (db *DB) PreWrite(key []byte) {
 			if e.snap == sn.batch && sn.batch != sn.epoch {
 				// The saver may be encoding this value right now, outside
 				// the lock: the key takes a copy and the saver keeps its own.
-				e.Value = liveCopy(e.Value)
+				e.SetValue(liveCopy(e.Value()))
 				e.snap = sn.epoch
 				return
 			}

@@ -35,7 +35,7 @@ func TestSnapshotIsPointInTime(t *testing.T) {
 		s.DB(1).Set([]byte("gone"), NewInt(1), 999_000) // expired at the start
 		want := map[string]string{}
 		for i := range 4 {
-			s.DB(i).Each(func(e *Entry) { want[fmt.Sprint(i, "/", e.Key(), "/", e.ExpireAt())] = render(e.Value) })
+			s.DB(i).Each(func(e *Entry) { want[fmt.Sprint(i, "/", e.Key(), "/", e.ExpireAt())] = render(e.Value()) })
 		}
 		sn := s.BeginSnapshot()
 		got := map[string]string{}
@@ -78,7 +78,7 @@ func TestSnapshotIsPointInTime(t *testing.T) {
 				default: // in place, as INCR does
 					db.PreWrite(k)
 					if e := db.Get(k); e != nil {
-						if str, ok := e.Value.(*String); ok && str.IsInt() {
+						if str, ok := e.Value().(*String); ok && str.IsInt() {
 							db.UnshareString(k, str).IncrBy(1)
 							db.Modified(k)
 						}
@@ -116,7 +116,7 @@ func TestSnapshotHandedValueStays(t *testing.T) {
 	handed := map[string]Value{}
 	sn.Next(10, func(_ int, k string, v Value, _ int64) { handed[k] = v })
 	db.PreWrite([]byte("n")) // a write command that leaves the value as it is (EXPIRE)
-	if live := db.Get([]byte("n")).Value.(*String); !live.Shared() {
+	if live := db.Get([]byte("n")).Value().(*String); !live.Shared() {
 		t.Fatal("n is no longer a shared integer after PreWrite")
 	}
 	if _, err := db.IncrBy([]byte("n"), 1); err != nil {
@@ -124,7 +124,7 @@ func TestSnapshotHandedValueStays(t *testing.T) {
 	}
 	db.PreWrite([]byte("s"))
 	if e := db.Get([]byte("s")); e != nil {
-		e.Value = NewString([]byte("changed"))
+		e.SetValue(NewString([]byte("changed")))
 	}
 	sn.End()
 	if got := render(handed["n"]); got != "s:5" {
@@ -133,7 +133,7 @@ func TestSnapshotHandedValueStays(t *testing.T) {
 	if got := render(handed["s"]); got != "s:abc" {
 		t.Fatalf("the saver's s = %s, want s:abc", got)
 	}
-	live := db.Get([]byte("n")).Value.(*String)
+	live := db.Get([]byte("n")).Value().(*String)
 	if n, _ := live.Int(); n != 6 || !live.Shared() || live.Encoding() != "int" {
 		t.Fatalf("live n = %d shared %v %s, want 6, shared, int", n, live.Shared(), live.Encoding())
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -310,7 +311,7 @@ func TestSharedIntegers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if db.Get([]byte("a")).Value != db.Get([]byte("b")).Value {
+	if db.Get([]byte("a")).Value() != db.Get([]byte("b")).Value() {
 		t.Fatal("two keys at 1 do not share their value")
 	}
 	for _, tc := range []struct {
@@ -322,7 +323,7 @@ func TestSharedIntegers(t *testing.T) {
 			t.Fatalf("IncrBy(a, %d) = %d, %v; want %d", tc.delta, n, err, tc.want)
 		}
 		for _, k := range []string{"b", "c"} {
-			if got, _ := db.Get([]byte(k)).Value.(*String).Int(); got != 1 {
+			if got, _ := db.Get([]byte(k)).Value().(*String).Int(); got != 1 {
 				t.Fatalf("after IncrBy(a, %d): %s = %d, want 1", tc.delta, k, got)
 			}
 		}
@@ -338,6 +339,21 @@ func TestSharedIntegers(t *testing.T) {
 	}
 }
 
+// heapPerEntry is what the allocator hands out for an entry of key (its
+// size class), measured over many entries.
+func heapPerEntry(key []byte) uint64 {
+	const n = 1000
+	entries := make([]*Entry, n)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i := range entries {
+		entries[i] = newEntry(key)
+	}
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(entries)
+	return (after.TotalAlloc - before.TotalAlloc) / n
+}
+
 // TestInlineKeys checks keys of every length, inline in each entry class
 // and in entryLong, and that each class fills a Go size class.
 func TestInlineKeys(t *testing.T) {
@@ -345,7 +361,7 @@ func TestInlineKeys(t *testing.T) {
 		name      string
 		size, fit uintptr
 	}{
-		{"Entry", unsafe.Sizeof(Entry{}), 56},
+		{"Entry", unsafe.Sizeof(Entry{}), 48},
 		{"entry64", unsafe.Sizeof(entry64{}), 64},
 		{"entry80", unsafe.Sizeof(entry80{}), 80},
 		{"entry96", unsafe.Sizeof(entry96{}), 96},
@@ -355,6 +371,30 @@ func TestInlineKeys(t *testing.T) {
 		if c.size != c.fit {
 			t.Errorf("%s is %d bytes, want %d", c.name, c.size, c.fit)
 		}
+	}
+	// The header packs to 42 bytes, so a short key ("k1234") fits the
+	// 48-byte class and a rate-limit counter's ("rate:ip:1234567") the
+	// 64-byte one; each key length gets the smallest class it fits.
+	if entryHeader != 42 {
+		t.Errorf("Entry's header is %d bytes, want 42", entryHeader)
+	}
+	for _, c := range []struct{ keyLen, alloc int }{
+		{0, 48}, {5, 48}, {6, 48}, {7, 64}, {15, 64}, {22, 64}, {23, 80},
+		{38, 80}, {39, 96}, {54, 96}, {55, 112}, {70, 112}, {71, 128}, {86, 128},
+	} {
+		e := newEntry(make([]byte, c.keyLen))
+		if got := e.allocated(); got != c.alloc {
+			t.Errorf("a %d-byte key: allocated() = %d, want %d", c.keyLen, got, c.alloc)
+		}
+		if e.klen == longKey {
+			t.Errorf("a %d-byte key is not inline", c.keyLen)
+		}
+		if got := heapPerEntry(make([]byte, c.keyLen)); got != uint64(c.alloc) {
+			t.Errorf("a %d-byte key: the heap grows by %d bytes an entry, want %d", c.keyLen, got, c.alloc)
+		}
+	}
+	if e := newEntry(make([]byte, 87)); e.klen != longKey {
+		t.Error("an 87-byte key is inline, past the largest class")
 	}
 	s, _ := newTestStore(time.UnixMilli(0))
 	db := s.DB(0)
@@ -367,7 +407,7 @@ func TestInlineKeys(t *testing.T) {
 		if e == nil || e.Key() != string(key(n)) {
 			t.Fatalf("key of length %d lost", len(key(n)))
 		}
-		if got, _ := e.Value.(*String).Int(); got != int64(n) {
+		if got, _ := e.Value().(*String).Int(); got != int64(n) {
 			t.Fatalf("key of length %d holds %d", len(key(n)), got)
 		}
 	}

@@ -48,7 +48,7 @@ func BenchmarkZSetSlidingWindow(b *testing.B) {
 			b.ResetTimer()
 			for i := range b.N {
 				now := int64(windowEpoch + size + i)
-				z := db.Get(key).Value.(*ZSet)
+				z := db.Get(key).Value().(*ZSet)
 				z.RemoveRange(0, z.ScoreBound(float64(now-int64(size)), true))
 				if z.Len() != size-1 {
 					b.Fatalf("window holds %d", z.Len())

@@ -133,7 +133,7 @@ func (d *Database) Type(key string) (kind string) {
 	d.do(func(db *store.DB) {
 		kind = store.KindNone.String()
 		if e := db.GetString(key); e != nil {
-			kind = e.Value.Kind().String()
+			kind = e.Kind().String()
 		}
 	})
 	return kind
@@ -268,7 +268,7 @@ func (d *Database) Dump() string {
 		sort.Slice(entries, func(i, j int) bool { return entries[i].Key() < entries[j].Key() })
 		fmt.Fprintf(&b, "db %d\n", d.index)
 		for _, e := range entries {
-			summary, members := dumpValue(e.Value)
+			summary, members := dumpValue(e.Value())
 			fmt.Fprintf(&b, "  %s %s", strconv.Quote(e.Key()), summary)
 			if e.ExpireAt() != 0 {
 				fmt.Fprintf(&b, " ttl %v", db.TTL(e))
