@@ -89,9 +89,13 @@ func next(buf []byte, off int) ([]byte, int) {
 }
 
 // sizeClass rounds n up to Go's allocation size class (runtime/sizeclasses.go,
-// up to 8 KB; past it n itself): a buffer of that capacity costs the same
-// memory as one of n bytes.
+// up to 32 KB; past it whole 8 KB pages): a buffer of that capacity costs
+// the same memory as one of n bytes. It never rounds below the runtime's
+// classes (TestSizeClass), which the intset's in-place growth relies on.
 func sizeClass(n int) int {
+	if n > sizeClasses[len(sizeClasses)-1] {
+		return (n + 8191) &^ 8191
+	}
 	for _, c := range sizeClasses {
 		if n <= c {
 			return c
@@ -100,7 +104,8 @@ func sizeClass(n int) int {
 	return n
 }
 
-var sizeClasses = [...]int{8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 256, 288, 320, 352, 384, 416, 448, 480, 512, 576, 640, 704, 768, 896, 1024, 1152, 1280, 1408, 1536, 1792, 2048, 2304, 2688, 3072, 3200, 3456, 4096, 4864, 5376, 6144, 6528, 6784, 6912, 8192}
+var sizeClasses = [...]int{8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 256, 288, 320, 352, 384, 416, 448, 480, 512, 576, 640, 704, 768, 896, 1024, 1152, 1280, 1408, 1536, 1792, 2048, 2304, 2688, 3072, 3200, 3456, 4096, 4864, 5376, 6144, 6528, 6784, 6912, 8192,
+	9472, 9728, 10240, 10880, 12288, 13568, 14336, 16384, 18432, 19072, 20480, 21760, 24576, 27264, 28672, 32768}
 
 // PushBack appends vals at the tail, in order.
 func (l *List) PushBack(vals ...[]byte) {

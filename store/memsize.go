@@ -98,13 +98,16 @@ func (s *String) MemSize() int {
 
 // MemSize implements MemSizer.
 func (s *Set) MemSize() int {
-	if s.table == nil {
-		return 32 + allocSize(cap(s.ints.data))
+	t := s.table()
+	if t == nil {
+		if is := s.ints(); len(is) > 0 {
+			return 8 + sizeClass(len(is))
+		}
+		return 8
 	}
-	t := s.table
 	n := len(t.entries)
 	avg := sampleLen(n, func(i int) int { return len(t.entries[i]) })
-	return 32 + 48 + allocSize(cap(t.entries)*16) + allocSize(cap(t.index)*4) + n*allocSize(avg)
+	return 8 + 64 + allocSize(cap(t.entries)*16) + allocSize(cap(t.index)*4) + n*allocSize(avg)
 }
 
 // MemSize implements MemSizer.

@@ -4,8 +4,8 @@ import (
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"strconv"
+	"unsafe"
 
 	"github.com/floodgate/floodgate/internal/number"
 )
@@ -24,9 +24,38 @@ import (
 //   - a hashtable (setTable, see denseTable): the members in a dense slice,
 //     found through an open-addressing index of 4-byte positions.
 type Set struct {
-	ints  intset
-	table *setTable // the hashtable encoding; ints is empty once this is set
+	// p is nil while the set is empty, else an intset's block or a
+	// *setTable, told apart by their first byte: the intset's width (2, 4
+	// or 8) or the table's form (0). One pointer keeps the header at 8
+	// bytes: many small sets pay it once per key.
+	p unsafe.Pointer
 }
+
+// setTable is a set's hashtable encoding. Its leading zero byte is what
+// tells it from an intset (Set.p); that makes it a 64-byte object rather
+// than 48, paid once per hashtable set, against 24 bytes saved per set.
+type setTable struct {
+	form uint8 // always 0, where an intset has its width
+	denseTable[wholeKey]
+}
+
+// table returns the hashtable encoding, or nil while an intset.
+func (s *Set) table() *setTable {
+	if s.p == nil || *(*uint8)(s.p) != 0 {
+		return nil
+	}
+	return (*setTable)(s.p)
+}
+
+// ints returns the intset (empty once a hashtable).
+func (s *Set) ints() intset {
+	if s.p == nil || *(*uint8)(s.p) == 0 {
+		return nil
+	}
+	return intsetAt(s.p)
+}
+
+func (s *Set) setInts(is intset) { s.p = unsafe.Pointer(unsafe.SliceData(is)) }
 
 // NewSet returns an empty set (an intset).
 func NewSet() *Set { return &Set{} }
@@ -36,7 +65,7 @@ func (*Set) Kind() Kind { return KindSet }
 
 // Encoding returns "intset" or "hashtable", as OBJECT ENCODING does in 7.0.
 func (s *Set) Encoding() string {
-	if s.table != nil {
+	if s.table() != nil {
 		return "hashtable"
 	}
 	return "intset"
@@ -44,59 +73,64 @@ func (s *Set) Encoding() string {
 
 // Clone returns a copy.
 func (s *Set) Clone() Value {
-	c := &Set{ints: intset{data: slices.Clone(s.ints.data)}}
-	if s.table != nil {
-		c.table = s.table.clone()
+	if t := s.table(); t != nil {
+		return &Set{p: unsafe.Pointer(&setTable{denseTable: *t.clone()})}
+	}
+	c := &Set{}
+	if is := s.ints(); len(is) > 0 {
+		c.setInts(append(make(intset, 0, sizeClass(len(is))), is...))
 	}
 	return c
 }
 
 // Len returns the number of members.
 func (s *Set) Len() int {
-	if s.table != nil {
-		return len(s.table.entries)
+	if t := s.table(); t != nil {
+		return len(t.entries)
 	}
-	return s.ints.len()
+	return s.ints().len()
 }
 
 // Has reports whether m is a member.
 func (s *Set) Has(m []byte) bool {
-	if s.table != nil {
-		_, ok := s.table.find(m)
+	if t := s.table(); t != nil {
+		_, ok := t.find(m)
 		return ok
 	}
 	n, ok := number.ParseInt(m)
 	if !ok {
 		return false // an intset holds only canonical integers
 	}
-	_, found := s.ints.search(n)
+	_, found := s.ints().search(n)
 	return found
 }
 
 // Add adds m and reports whether it is new. An intset converts when m is
 // not an integer or it would pass enc's set-max-intset-entries.
 func (s *Set) Add(m []byte, enc *Encodings) bool {
-	if s.table == nil {
+	if s.table() == nil {
 		if n, ok := number.ParseInt(m); ok {
-			i, found := s.ints.search(n)
+			is := s.ints()
+			i, found := is.search(n)
 			if found {
 				return false
 			}
-			s.ints.insert(i, n)
-			if s.ints.len() > enc.intsetMax() {
+			is = is.insert(i, n)
+			s.setInts(is)
+			if is.len() > enc.intsetMax() {
 				s.convert()
 			}
 			return true
 		}
 		s.convert()
 	}
-	return addMember(s.table, m)
+	return addMember(s.table(), m)
 }
 
 // Unpack makes an intset a hashtable for good, as RDB loading does to a
 // set with more members than set-max-intset-entries.
 func (s *Set) Unpack() {
-	if s.table == nil {
+	if s.table() == nil {
 		s.convert()
 	}
 }
@@ -108,49 +142,53 @@ func (s *Set) Unpack() {
 // narrowest width its members allow.
 func (s *Set) Rebuild(enc *Encodings) {
 	var ints intset
-	if s.table == nil {
-		for i := range s.ints.len() {
-			ints.insert(i, s.ints.at(i))
+	t := s.table()
+	if t == nil {
+		old := s.ints()
+		for i := range old.len() {
+			ints = ints.insert(i, old.at(i))
 		}
-		s.ints = ints
+		s.setInts(ints)
 		return
 	}
-	if len(s.table.entries) > enc.intsetMax() {
+	if len(t.entries) > enc.intsetMax() {
 		return
 	}
-	for _, m := range s.table.entries {
+	for _, m := range t.entries {
 		n, ok := number.ParseInt([]byte(m))
 		if !ok {
 			return
 		}
 		i, _ := ints.search(n)
-		ints.insert(i, n)
+		ints = ints.insert(i, n)
 	}
-	s.table, s.ints = nil, ints
+	s.setInts(ints)
 }
 
 // convert moves an intset to the hashtable encoding.
 func (s *Set) convert() {
+	is := s.ints()
 	t := &setTable{}
-	t.grow(s.ints.len() + 1)
-	for i := range s.ints.len() {
-		addMember(t, strconv.AppendInt(nil, s.ints.at(i), 10))
+	t.grow(is.len() + 1)
+	for i := range is.len() {
+		addMember(t, strconv.AppendInt(nil, is.at(i), 10))
 	}
-	s.table, s.ints = t, intset{}
+	s.p = unsafe.Pointer(t)
 }
 
 // Remove removes m and reports whether it was a member.
 func (s *Set) Remove(m []byte) bool {
-	if s.table != nil {
-		return s.table.remove(m)
+	if t := s.table(); t != nil {
+		return t.remove(m)
 	}
 	n, ok := number.ParseInt(m)
 	if !ok {
 		return false
 	}
-	i, found := s.ints.search(n)
+	is := s.ints()
+	i, found := is.search(n)
 	if found {
-		s.ints.remove(i)
+		s.setInts(is.remove(i))
 	}
 	return found
 }
@@ -158,10 +196,10 @@ func (s *Set) Remove(m []byte) bool {
 // Member returns the member at position i (0 <= i < Len): numeric order
 // for an intset, the dense slice's order for a hashtable.
 func (s *Set) Member(i int) string {
-	if s.table != nil {
-		return s.table.entries[i]
+	if t := s.table(); t != nil {
+		return t.entries[i]
 	}
-	return strconv.FormatInt(s.ints.at(i), 10)
+	return strconv.FormatInt(s.ints().at(i), 10)
 }
 
 // Members returns every member: in numeric order for an intset, in no
@@ -205,10 +243,10 @@ func (s *Set) Random(count int, distinct bool) []string {
 func (s *Set) Pop() string {
 	i := rand.IntN(s.Len())
 	m := s.Member(i)
-	if s.table != nil {
-		s.table.removeAt(i)
+	if t := s.table(); t != nil {
+		t.removeAt(i)
 	} else {
-		s.ints.remove(i)
+		s.setInts(s.ints().remove(i))
 	}
 	return m
 }
@@ -219,59 +257,72 @@ func (s *Set) Pop() string {
 // Hash.Scan: a removal moves the last member, already visited, into the
 // hole, so a member that lives through the whole scan is always returned.
 func (s *Set) Scan(cursor uint64, count int, visit func(m string)) uint64 {
-	if s.table == nil {
-		for i := range s.ints.len() {
-			visit(strconv.FormatInt(s.ints.at(i), 10))
+	t := s.table()
+	if t == nil {
+		is := s.ints()
+		for i := range is.len() {
+			visit(strconv.FormatInt(is.at(i), 10))
 		}
 		return 0
 	}
-	return scanDense(s.table.entries, cursor, count, visit)
+	return scanDense(t.entries, cursor, count, visit)
 }
 
 // intset is Redis's intset: sorted integers stored little-endian in the
-// narrowest width (2, 4 or 8 bytes) that holds every one of them. The width
-// is the first byte (nil: empty, never used), so a Set header stays 32 bytes.
-type intset struct {
-	data []byte
+// narrowest width (2, 4 or 8 bytes) that holds every one of them, after a
+// header of the width (one byte) and the count (a uint32). An intset is
+// the view of its block's used bytes (nil: empty). The block is
+// sizeClass(len) bytes, what is needed rounded only by Go's size class (as
+// Redis's intsetResize reallocates on every change), so no capacity need
+// be kept: it grows or shrinks in place within its class and moves when it
+// crosses to another one.
+type intset []byte
+
+const intsetHeader = 5
+
+// intsetAt returns the intset whose block starts at p.
+func intsetAt(p unsafe.Pointer) intset {
+	hdr := intset(unsafe.Slice((*byte)(p), intsetHeader))
+	return unsafe.Slice((*byte)(p), intsetHeader+hdr.len()*hdr.width())
 }
 
-func (is *intset) width() int {
-	if len(is.data) == 0 {
+func (is intset) width() int {
+	if len(is) == 0 {
 		return 0
 	}
-	return int(is.data[0])
+	return int(is[0])
 }
 
-func (is *intset) len() int {
-	if len(is.data) == 0 {
+func (is intset) len() int {
+	if len(is) == 0 {
 		return 0
 	}
-	return (len(is.data) - 1) / is.width()
+	return int(binary.LittleEndian.Uint32(is[1:]))
 }
 
-func (is *intset) at(i int) int64 {
-	switch w := is.width(); w {
+func (is intset) at(i int) int64 {
+	switch is.width() {
 	case 2:
-		return int64(int16(binary.LittleEndian.Uint16(is.data[1+2*i:])))
+		return int64(int16(binary.LittleEndian.Uint16(is[intsetHeader+2*i:])))
 	case 4:
-		return int64(int32(binary.LittleEndian.Uint32(is.data[1+4*i:])))
+		return int64(int32(binary.LittleEndian.Uint32(is[intsetHeader+4*i:])))
 	}
-	return int64(binary.LittleEndian.Uint64(is.data[1+8*i:]))
+	return int64(binary.LittleEndian.Uint64(is[intsetHeader+8*i:]))
 }
 
-func (is *intset) put(i int, n int64) {
-	switch w := is.width(); w {
+func (is intset) put(i int, n int64) {
+	switch is.width() {
 	case 2:
-		binary.LittleEndian.PutUint16(is.data[1+2*i:], uint16(n))
+		binary.LittleEndian.PutUint16(is[intsetHeader+2*i:], uint16(n))
 	case 4:
-		binary.LittleEndian.PutUint32(is.data[1+4*i:], uint32(n))
+		binary.LittleEndian.PutUint32(is[intsetHeader+4*i:], uint32(n))
 	default:
-		binary.LittleEndian.PutUint64(is.data[1+8*i:], uint64(n))
+		binary.LittleEndian.PutUint64(is[intsetHeader+8*i:], uint64(n))
 	}
 }
 
 // search returns n's position, or where it belongs, and whether it is there.
-func (is *intset) search(n int64) (int, bool) {
+func (is intset) search(n int64) (int, bool) {
 	lo, hi := 0, is.len()
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
@@ -294,46 +345,58 @@ func widthOf(n int64) int {
 	return 8
 }
 
-// insert puts n, which is not a member, at position i.
-func (is *intset) insert(i int, n int64) {
+// resized returns the intset's bytes at length size, the block reused while
+// size stays in its size class, else copied into a new block.
+func (is intset) resized(size int) intset {
+	if len(is) > 0 && sizeClass(size) == sizeClass(len(is)) {
+		return unsafe.Slice(unsafe.SliceData(is), size)
+	}
+	b := make([]byte, size, sizeClass(size))
+	copy(b, is)
+	return b
+}
+
+// insert puts n, which is not a member, at position i, and returns the
+// intset (its block may have moved).
+func (is intset) insert(i int, n int64) intset {
+	count := is.len()
 	if w := widthOf(n); w > is.width() {
-		is.widen(w)
+		is = is.widened(w, count+1)
+	} else {
+		is = is.resized(intsetHeader + (count+1)*is.width())
 	}
 	w := is.width()
-	size := len(is.data) + w
-	if size > cap(is.data) {
-		// Exactly what is needed, rounded up to the allocator's size class:
-		// many small sets must not each keep spare room for good.
-		grown := slices.Grow([]byte(nil), size)[:len(is.data)]
-		copy(grown, is.data)
-		is.data = grown
-	}
-	is.data = is.data[:size]
-	copy(is.data[1+(i+1)*w:], is.data[1+i*w:])
+	copy(is[intsetHeader+(i+1)*w:], is[intsetHeader+i*w:])
 	is.put(i, n)
+	binary.LittleEndian.PutUint32(is[1:], uint32(count+1))
+	return is
 }
 
-// widen re-encodes every member at width w (Redis's intsetUpgradeAndAdd).
-func (is *intset) widen(w int) {
-	old := *is
-	n := old.len()
-	is.data = make([]byte, 1+n*w, 1+(n+1)*w)
-	is.data[0] = byte(w)
-	for i := range n {
-		is.put(i, old.at(i))
+// widened returns a new block of width w with room for size members, the
+// members re-encoded (Redis's intsetUpgradeAndAdd).
+func (is intset) widened(w, size int) intset {
+	count := is.len()
+	b := make(intset, intsetHeader+size*w, sizeClass(intsetHeader+size*w))
+	b[0] = byte(w)
+	for i := range count {
+		b.put(i, is.at(i))
 	}
+	binary.LittleEndian.PutUint32(b[1:], uint32(count))
+	return b
 }
 
-func (is *intset) remove(i int) {
-	w := is.width()
-	is.data = append(is.data[:1+i*w], is.data[1+(i+1)*w:]...)
-	if cap(is.data) > 64 && len(is.data) < cap(is.data)/2 {
-		is.data = append([]byte(nil), is.data...)
+// remove deletes the member at position i and returns the intset (nil
+// once empty; its block may have moved).
+func (is intset) remove(i int) intset {
+	w, count := is.width(), is.len()
+	if count == 1 {
+		return nil
 	}
+	copy(is[intsetHeader+i*w:], is[intsetHeader+(i+1)*w:])
+	is = is.resized(intsetHeader + (count-1)*w)
+	binary.LittleEndian.PutUint32(is[1:], uint32(count-1))
+	return is
 }
-
-// setTable is a set's hashtable encoding.
-type setTable = denseTable[wholeKey]
 
 // addMember adds m to t and reports whether it is new.
 func addMember(t *setTable, m []byte) bool {
@@ -347,8 +410,5 @@ func addMember(t *setTable, m []byte) bool {
 // IntsetWidth returns the byte width of an intset's integers (2, 4 or 8;
 // like Redis's, it only grows), or 0 for a hashtable.
 func (s *Set) IntsetWidth() int {
-	if s.table != nil {
-		return 0
-	}
-	return s.ints.width()
+	return s.ints().width()
 }

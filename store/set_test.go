@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func TestSetIntsetOrderAndConversion(t *testing.T) {
@@ -252,5 +253,45 @@ func TestSetRebuild(t *testing.T) {
 	s.Rebuild(&DefaultEncodings)
 	if s.Encoding() != "hashtable" {
 		t.Fatal("a string member in an intset")
+	}
+}
+
+// TestSetLayout pins what a small set costs: an 8-byte Set and an intset
+// block of exactly its size class (10 four-byte members and the 5-byte
+// header: 45 bytes, so 48), grown and shrunk through each class in place
+// or by a move, and an empty set holding nothing.
+func TestSetLayout(t *testing.T) {
+	if size := unsafe.Sizeof(Set{}); size != 8 {
+		t.Fatalf("Set is %d bytes, want 8", size)
+	}
+	s := NewSet()
+	for i := range 10 {
+		s.Add(strconv.AppendInt(nil, int64(1000000+7*i), 10), &DefaultEncodings)
+		if is := s.ints(); len(is) != intsetHeader+4*(i+1) || is.len() != i+1 || is.width() != 4 {
+			t.Fatalf("after %d adds: %d bytes, %d members of width %d", i+1, len(is), is.len(), is.width())
+		}
+	}
+	if got := s.MemSize(); got != 8+48 {
+		t.Fatalf("MemSize = %d, want 56", got)
+	}
+	for s.Len() > 0 {
+		s.Pop()
+	}
+	if s.p != nil || s.MemSize() != 8 || s.Encoding() != "intset" {
+		t.Fatalf("drained: %p, MemSize %d, %s", s.p, s.MemSize(), s.Encoding())
+	}
+	if c := s.Clone().(*Set); c.p != nil || c.Len() != 0 {
+		t.Fatal("a clone of an empty set holds a block")
+	}
+}
+
+// TestSizeClass holds sizeClass to the runtime's own rounding (a slice
+// grown from nil gets its size class as capacity): the intset grows in
+// place up to sizeClass of its length, so it must never be below it.
+func TestSizeClass(t *testing.T) {
+	for n := 1; n <= 40000; n++ {
+		if got, want := sizeClass(n), cap(slices.Grow([]byte(nil), n)); got != want {
+			t.Fatalf("sizeClass(%d) = %d, the runtime gives %d", n, got, want)
+		}
 	}
 }
