@@ -57,7 +57,7 @@ func collectionMemory(b *testing.B, build func(elems [][]byte) Value) {
 				for k := range keys {
 					s.DB(0).Set([]byte("k"+strconv.Itoa(k)), build(elems), 0)
 				}
-				after := heapInUse()
+				after := settledHeap(s)
 				b.ReportMetric(float64(after-before)/float64(keys*size), "B/element")
 				runtime.KeepAlive(s)
 			}
