@@ -295,3 +295,54 @@ func TestSizeClass(t *testing.T) {
 		}
 	}
 }
+
+// TestIntsetGrowAndShrink takes an intset through every size class and
+// past 32 KB (6,000 eight-byte members, as a raised set-max-intset-entries
+// allows), in place or moved at each class boundary, then back down to
+// empty, checking its members against a sorted model throughout.
+func TestIntsetGrowAndShrink(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	s := NewSet()
+	var model []int64
+	check := func(step string) {
+		t.Helper()
+		is := s.ints()
+		if s.Encoding() != "intset" || is.len() != len(model) || len(is) != intsetHeader*min(len(model), 1)+len(model)*is.width() {
+			t.Fatalf("%s: %s of %d members in %d bytes, want %d members", step, s.Encoding(), is.len(), len(is), len(model))
+		}
+		for i, n := range model {
+			if is.at(i) != n {
+				t.Fatalf("%s: member %d is %d, want %d", step, i, is.at(i), n)
+			}
+		}
+	}
+	for len(model) < 6000 {
+		n := rng.Int64N(1<<20) - 1<<19
+		if len(model) > 3000 {
+			n <<= 40 // widen to 8 bytes halfway
+		}
+		i, found := slices.BinarySearch(model, n)
+		if s.Add(strconv.AppendInt(nil, n, 10), &Loose) == found {
+			t.Fatalf("Add(%d) disagrees", n)
+		}
+		if !found {
+			model = slices.Insert(model, i, n)
+		}
+		if len(model)%500 == 0 {
+			check(fmt.Sprint("growing, ", len(model)))
+		}
+	}
+	for len(model) > 0 {
+		i := rng.IntN(len(model))
+		if !s.Remove(strconv.AppendInt(nil, model[i], 10)) {
+			t.Fatalf("Remove(%d) = false", model[i])
+		}
+		model = slices.Delete(model, i, i+1)
+		if len(model)%500 == 0 {
+			check(fmt.Sprint("shrinking, ", len(model)))
+		}
+	}
+	if s.p != nil {
+		t.Fatal("an emptied intset keeps its block")
+	}
+}
