@@ -322,17 +322,32 @@ func (is intset) put(i int, n int64) {
 }
 
 // search returns n's position, or where it belongs, and whether it is there.
+// The width is read once, as SISMEMBER and SADD both come through here.
 func (is intset) search(n int64) (int, bool) {
 	lo, hi := 0, is.len()
+	if hi == 0 {
+		return 0, false
+	}
+	w, members := int(is[0]), is[intsetHeader:]
+	at := func(i int) int64 {
+		switch w {
+		case 2:
+			return int64(int16(binary.LittleEndian.Uint16(members[2*i:])))
+		case 4:
+			return int64(int32(binary.LittleEndian.Uint32(members[4*i:])))
+		}
+		return int64(binary.LittleEndian.Uint64(members[8*i:]))
+	}
+	count := hi
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
-		if is.at(mid) < n {
+		if at(mid) < n {
 			lo = mid + 1
 		} else {
 			hi = mid
 		}
 	}
-	return lo, lo < is.len() && is.at(lo) == n
+	return lo, lo < count && at(lo) == n
 }
 
 func widthOf(n int64) int {
