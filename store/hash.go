@@ -108,7 +108,7 @@ func (h *Hash) Size() int {
 	if t := h.table(); t != nil {
 		// Sampled, as this runs after every change (see sampleLen).
 		avg := sampleLen(len(t.entries), func(i int) int { return allocSize(len(t.entries[i])) })
-		n += 48 + allocSize(16*cap(t.entries)) + allocSize(4*cap(t.index)) + len(t.entries)*avg
+		n += 48 + allocSizeScan(16*cap(t.entries)) + allocSize(4*cap(t.index)) + len(t.entries)*avg
 	}
 	return n
 }

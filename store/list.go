@@ -88,19 +88,15 @@ func next(buf []byte, off int) ([]byte, int) {
 	return buf[start:end:end], end
 }
 
-// sizeClass rounds n up to Go's allocation size class (runtime/sizeclasses.go,
-// up to 8 KB; past it n itself): a buffer of that capacity costs the same
-// memory as one of n bytes.
+// sizeClass rounds n up to Go's allocation size class up to 8 KB (past
+// it, n itself): a buffer of that capacity costs the same memory as one of
+// n bytes.
 func sizeClass(n int) int {
-	for _, c := range sizeClasses {
-		if n <= c {
-			return c
-		}
+	if n > 8192 {
+		return n
 	}
-	return n
+	return allocSize(n)
 }
-
-var sizeClasses = [...]int{8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 256, 288, 320, 352, 384, 416, 448, 480, 512, 576, 640, 704, 768, 896, 1024, 1152, 1280, 1408, 1536, 1792, 2048, 2304, 2688, 3072, 3200, 3456, 4096, 4864, 5376, 6144, 6528, 6784, 6912, 8192}
 
 // PushBack appends vals at the tail, in order.
 func (l *List) PushBack(vals ...[]byte) {
