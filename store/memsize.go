@@ -135,20 +135,37 @@ func (s *Set) MemSize() int {
 	return 32 + 48 + allocSizeScan(cap(t.entries)*16) + allocSize(cap(t.index)*4) + n*allocSize(avg)
 }
 
-// MemSize implements MemSizer.
+// MemSize implements MemSizer. A large sorted set is its map (as its
+// largest size since it was built made it grow), its tree and the member
+// strings, which both share.
 func (z *ZSet) MemSize() int {
 	if z.big == nil {
 		return 32 + allocSize(cap(z.packed))
 	}
-	n := len(z.big.scores)
+	b := z.big
+	n := len(b.scores)
 	var avg int
-	for m := range z.big.scores { // map order is random: a fair sample
+	for m := range b.scores { // map order is random: a fair sample
 		avg += len(m)
 		break
 	}
-	// A map slot (string and float64, 7/8 full, doubling) and a tree item
-	// (24 bytes in leaves about 3/4 full).
-	return 32 + 64 + n*(40+32+allocSize(avg))
+	return 32 + 32 + mapSize(b.peak, 16+8) + b.tree.memSize() + n*allocSize(avg)
+}
+
+// mapSize estimates the heap of a Go map (Swiss tables) that has held up to
+// peak entries of slot bytes each: groups of 8 slots and 8 control bytes,
+// grown by doubling at 7/8 full, in tables of at most 1024 slots.
+func mapSize(peak, slot int) int {
+	slots := 8
+	for slots*7/8 < peak {
+		slots *= 2
+	}
+	group := 8 + 8*slot
+	if slots <= 1024 {
+		return 48 + allocSizeScan(slots/8*group)
+	}
+	tables := slots / 1024
+	return tables*(48+allocSizeScan(128*group)) + allocSizeScan(8*tables)
 }
 
 // MemSize implements MemSizer.

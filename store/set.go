@@ -133,8 +133,12 @@ func (s *Set) Rebuild(enc *Encodings) {
 func (s *Set) convert() {
 	t := &setTable{}
 	t.grow(s.ints.len() + 1)
+	// The digits go through one buffer: a fresh one per member would be
+	// allocated between the member strings and keep half of each 16-byte
+	// block they share alive.
+	var buf [20]byte
 	for i := range s.ints.len() {
-		addMember(t, strconv.AppendInt(nil, s.ints.at(i), 10))
+		addMember(t, strconv.AppendInt(buf[:0], s.ints.at(i), 10))
 	}
 	s.table, s.ints = t, intset{}
 }
