@@ -145,4 +145,26 @@ func TestLimiterStatsBounded(t *testing.T) {
 	if c := l.prefixes["tenant0"]; c.allowed != 0 || c.limited != 2 {
 		t.Fatalf("tenant0: %+v", *c)
 	}
+	// Every one does: the filter in front of the map never hides one.
+	for i := range limiterMaxPrefixes {
+		l.count(fmt.Appendf(nil, "tenant%d:x", i), false)
+	}
+	for p, c := range l.prefixes {
+		want := int64(2) // one from the first round, one now
+		if p == "tenant0" {
+			want = 3
+		}
+		if c.allowed+c.limited != want {
+			t.Fatalf("%s: %+v, want %d decisions", p, *c, want)
+		}
+	}
+	if got := l.other.allowed + l.other.limited; got != 4*limiterMaxPrefixes {
+		t.Fatalf("other counted %d after tracked prefixes, want %d", got, 4*limiterMaxPrefixes)
+	}
+	// RESETSTAT forgets them, filter included: new prefixes are tracked.
+	l.reset()
+	l.count([]byte("fresh:user"), false)
+	if c := l.prefixes["fresh"]; c == nil || c.allowed != 1 || len(l.prefixes) != 1 {
+		t.Fatalf("after reset: %v", l.prefixes)
+	}
 }

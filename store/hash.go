@@ -108,7 +108,7 @@ func (h *Hash) Size() int {
 	if t := h.table(); t != nil {
 		// Sampled, as this runs after every change (see sampleLen).
 		avg := sampleLen(len(t.entries), func(i int) int { return allocSize(len(t.entries[i])) })
-		n += 48 + allocSize(16*cap(t.entries)) + allocSize(4*cap(t.index)) + len(t.entries)*avg
+		n += 48 + allocSizeScan(16*cap(t.entries)) + allocSize(4*cap(t.index)) + len(t.entries)*avg
 	}
 	return n
 }
@@ -544,8 +544,13 @@ func (h *Hash) lpReplace(from, to int, b []byte) {
 // A hashTable entry holds a field's name and value in one string: the
 // name's length as a uvarint, the name, the value.
 func makeHashEntry[T ~string | ~[]byte](name, value T) string {
-	b := make([]byte, 0, binary.MaxVarintLen32+len(name)+len(value))
-	b = binary.AppendUvarint(b, uint64(len(name)))
+	// Exactly the bytes needed (the accounting charges the length's size
+	// class): room for a longest varint would put a 21-byte entry in the
+	// 32-byte class.
+	var hdr [binary.MaxVarintLen64]byte
+	h := binary.PutUvarint(hdr[:], uint64(len(name)))
+	b := make([]byte, 0, h+len(name)+len(value))
+	b = append(b, hdr[:h]...)
 	b = append(append(b, name...), value...)
 	return unsafe.String(unsafe.SliceData(b), len(b)) // b is never written again
 }

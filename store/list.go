@@ -88,48 +88,12 @@ func next(buf []byte, off int) ([]byte, int) {
 	return buf[start:end:end], end
 }
 
-// sizeClass rounds n up to Go's allocation size class (runtime/sizeclasses.go,
-// up to 32 KB; past it whole 8 KB pages): a buffer of that capacity costs
-// the same memory as one of n bytes. It never rounds below the runtime's
-// classes (TestSizeClass), which the intset's in-place growth relies on.
-// The intset asks on every insert and removal, so it looks the class up as
-// the runtime does (size_to_class8, size_to_class128) rather than search.
-func sizeClass(n int) int {
-	switch {
-	case n <= 8:
-		return 8
-	case n <= 1024:
-		return sizeClasses[sizeClassBy8[(n+7)>>3]]
-	case n <= 32768:
-		return sizeClasses[sizeClassBy128[(n-1024+127)>>7]]
-	}
-	return (n + 8191) &^ 8191
-}
-
-// sizeClassBy8 and sizeClassBy128 are the index in sizeClasses of the
-// class of a size rounded up to 8 bytes (up to 1 KB) or past 1 KB to 128:
-// every class up to 1 KB is a multiple of 8, and past it of 128.
-var sizeClassBy8, sizeClassBy128 = sizeClassIndexes()
-
-func sizeClassIndexes() (by8 [1024/8 + 1]uint8, by128 [(32768-1024)/128 + 1]uint8) {
-	c := 0
-	for i := range by8 {
-		for sizeClasses[c] < i*8 {
-			c++
-		}
-		by8[i] = uint8(c)
-	}
-	for i := range by128 {
-		for sizeClasses[c] < 1024+i*128 {
-			c++
-		}
-		by128[i] = uint8(c)
-	}
-	return by8, by128
-}
-
-var sizeClasses = [...]int{8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 256, 288, 320, 352, 384, 416, 448, 480, 512, 576, 640, 704, 768, 896, 1024, 1152, 1280, 1408, 1536, 1792, 2048, 2304, 2688, 3072, 3200, 3456, 4096, 4864, 5376, 6144, 6528, 6784, 6912, 8192,
-	9472, 9728, 10240, 10880, 12288, 13568, 14336, 16384, 18432, 19072, 20480, 21760, 24576, 27264, 28672, 32768}
+// sizeClass rounds n up to Go's allocation size class (allocSize), and a
+// request for nothing up to the smallest class: a buffer of that capacity
+// costs the same memory as one of n bytes. It never rounds below the
+// runtime's classes (TestAllocSize), which the intset's in-place growth
+// relies on.
+func sizeClass(n int) int { return allocSize(max(n, 1)) }
 
 // PushBack appends vals at the tail, in order.
 func (l *List) PushBack(vals ...[]byte) {

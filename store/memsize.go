@@ -9,16 +9,25 @@ package store
 // the Go allocator gives it: its Entry, its share of the key table's
 // buckets and its slot in the expiry heap, the key's bytes and the value's.
 
-// entryCost is an entry's share of the key table's buckets (8-byte
-// pointers, the table between half and wholly full); its allocation, key
-// included, is Entry.allocated.
+// entryCost and expiryCost are a key's share of the key table's buckets
+// (8-byte pointers, the table between half and wholly full) and of the
+// expiry heap, for MEMORY USAGE; the accounting charges the tables
+// themselves (indexBytes).
 const (
 	entryCost  = 10
-	expiryCost = 12 // a slot of the expiry heap, growth included
+	expiryCost = 12
 )
 
-// Used returns the accounted memory of every database's keys, in bytes.
-func (s *Store) Used() int64 { return s.used }
+// Used returns the accounted memory of every database's keys and indexes,
+// in bytes.
+func (s *Store) Used() int64 {
+	n := s.used
+	for _, d := range s.dbs {
+		main, expires := d.Overhead()
+		n += main + expires
+	}
+	return n
+}
 
 // MemSizer is implemented by values that know their memory cost; a value
 // that does not is charged defaultValueCost.
@@ -30,10 +39,7 @@ const defaultValueCost = 64
 
 // entrySize is what the accounting charges for e.
 func entrySize(e *Entry) uint32 {
-	n := entryCost + e.allocated()
-	if e.expireAt != 0 {
-		n += expiryCost
-	}
+	n := e.allocated()
 	if s, ok := e.str(); ok { // most keys: no interface lookup
 		n += s.MemSize()
 	} else if m, ok := e.Value().(MemSizer); ok {
@@ -51,27 +57,49 @@ func (db *DB) account(e *Entry) {
 	e.size = n
 }
 
-// allocSize rounds n up to the Go allocator's size class (small objects)
-// or to whole pages (large ones).
+// allocSize is what the Go allocator gives an allocation of n bytes that
+// holds no pointers: n rounded up to its size class, or to whole pages
+// for a large object.
 func allocSize(n int) int {
 	switch {
 	case n <= 0:
 		return 0
-	case n <= 8:
-		return 8
-	case n <= 16:
-		return 16
-	case n <= 32:
-		return (n + 7) &^ 7 // 24, 32
-	case n <= 128:
-		return (n + 15) &^ 15
-	case n <= 1024:
-		return (n + 63) &^ 63
-	case n <= 32768:
-		return (n + 511) &^ 511
+	case n <= smallSizeMax:
+		return int(sizeClasses[classOf[(n+7)/8]])
 	}
 	return (n + 8191) &^ 8191
 }
+
+// allocSizeScan is allocSize for an allocation that holds pointers: a
+// small object past 512 bytes carries the allocator's 8-byte header.
+func allocSizeScan(n int) int {
+	if n > 512 && n <= smallSizeMax-8 {
+		n += 8
+	}
+	return allocSize(n)
+}
+
+// sizeClasses are the Go allocator's small-object size classes
+// (internal/runtime/gc/sizeclasses.go; TestAllocSize checks them against
+// the running allocator), and classOf the smallest class of each 8 bytes
+// of request.
+const smallSizeMax = 32768
+
+var sizeClasses = [...]uint16{8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 256,
+	288, 320, 352, 384, 416, 448, 480, 512, 576, 640, 704, 768, 896, 1024, 1152, 1280, 1408, 1536, 1792,
+	2048, 2304, 2688, 3072, 3200, 3456, 4096, 4864, 5376, 6144, 6528, 6784, 6912, 8192, 9472, 9728, 10240,
+	10880, 12288, 13568, 14336, 16384, 18432, 19072, 20480, 21760, 24576, 27264, 28672, 32768}
+
+var classOf = func() (t [smallSizeMax/8 + 1]uint8) {
+	c := 0
+	for i := range t {
+		for int(sizeClasses[c]) < i*8 {
+			c++
+		}
+		t[i] = uint8(c)
+	}
+	return t
+}()
 
 // sampleLen is the mean length of up to five of a collection's elements,
 // as Redis's MEMORY USAGE samples five by default: recomputing a large
@@ -101,29 +129,46 @@ func (s *Set) MemSize() int {
 	t := s.table()
 	if t == nil {
 		if is := s.ints(); len(is) > 0 {
-			return 8 + sizeClass(len(is))
+			return 8 + allocSize(len(is))
 		}
 		return 8
 	}
 	n := len(t.entries)
 	avg := sampleLen(n, func(i int) int { return len(t.entries[i]) })
-	return 8 + 64 + allocSize(cap(t.entries)*16) + allocSize(cap(t.index)*4) + n*allocSize(avg)
+	return 8 + 64 + allocSizeScan(cap(t.entries)*16) + allocSize(cap(t.index)*4) + n*allocSize(avg)
 }
 
-// MemSize implements MemSizer.
+// MemSize implements MemSizer. A large sorted set is its map (as its
+// largest size since it was built made it grow), its tree and the member
+// strings, which both share.
 func (z *ZSet) MemSize() int {
 	if z.big == nil {
 		return 32 + allocSize(cap(z.packed))
 	}
-	n := len(z.big.scores)
+	b := z.big
+	n := len(b.scores)
 	var avg int
-	for m := range z.big.scores { // map order is random: a fair sample
+	for m := range b.scores { // map order is random: a fair sample
 		avg += len(m)
 		break
 	}
-	// A map slot (string and float64, 7/8 full, doubling) and a tree item
-	// (24 bytes in leaves about 3/4 full).
-	return 32 + 64 + n*(40+32+allocSize(avg))
+	return 32 + 32 + mapSize(b.peak, 16+8) + b.tree.memSize() + n*allocSize(avg)
+}
+
+// mapSize estimates the heap of a Go map (Swiss tables) that has held up to
+// peak entries of slot bytes each: groups of 8 slots and 8 control bytes,
+// grown by doubling at 7/8 full, in tables of at most 1024 slots.
+func mapSize(peak, slot int) int {
+	slots := 8
+	for slots*7/8 < peak {
+		slots *= 2
+	}
+	group := 8 + 8*slot
+	if slots <= 1024 {
+		return 48 + allocSizeScan(slots/8*group)
+	}
+	tables := slots / 1024
+	return tables*(48+allocSizeScan(128*group)) + allocSizeScan(8*tables)
 }
 
 // MemSize implements MemSizer.
@@ -135,5 +180,5 @@ func (h *Hash) MemSize() int { return h.Size() }
 func (l *List) MemSize() int {
 	chunks := l.hi - l.lo
 	avg := sampleLen(chunks, func(i int) int { return allocSize(cap(l.ring[l.lo+i].buf)) })
-	return 48 + allocSize(cap(l.ring)*32) + chunks*avg
+	return 48 + allocSizeScan(cap(l.ring)*32) + chunks*avg
 }

@@ -2,11 +2,21 @@ package store
 
 // MemoryUsage is what the accounting charges a live entry: its key, value
 // and share of the keyspace's indexes (MEMORY USAGE).
-func (db *DB) MemoryUsage(e *Entry) int64 { return int64(entrySize(e)) }
+func (db *DB) MemoryUsage(e *Entry) int64 {
+	n := int64(entrySize(e)) + entryCost
+	if e.expireAt != 0 {
+		n += expiryCost
+	}
+	return n
+}
 
 // Overhead is the part of the database's accounted memory that its
 // indexes cost rather than its keys and values (MEMORY STATS's
-// overhead.hashtable.main and .expires).
+// overhead.hashtable.main and .expires): the key table's bucket arrays and
+// the expiry heap's array, as allocated.
 func (db *DB) Overhead() (main, expires int64) {
-	return int64(db.Len()) * entryCost, int64(db.Expires()) * expiryCost
+	for _, b := range db.keys.ht {
+		main += int64(allocSizeScan(8 * len(b)))
+	}
+	return main, int64(allocSizeScan(8 * cap(db.expiries)))
 }

@@ -170,8 +170,12 @@ func (s *Set) convert() {
 	is := s.ints()
 	t := &setTable{}
 	t.grow(is.len() + 1)
+	// The digits go through one buffer: a fresh one per member would be
+	// allocated between the member strings and keep half of each 16-byte
+	// block they share alive.
+	var buf [20]byte
 	for i := range is.len() {
-		addMember(t, strconv.AppendInt(nil, is.at(i), 10))
+		addMember(t, strconv.AppendInt(buf[:0], is.at(i), 10))
 	}
 	s.p = unsafe.Pointer(t)
 }

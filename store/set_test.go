@@ -285,17 +285,6 @@ func TestSetLayout(t *testing.T) {
 	}
 }
 
-// TestSizeClass holds sizeClass to the runtime's own rounding (a slice
-// grown from nil gets its size class as capacity): the intset grows in
-// place up to sizeClass of its length, so it must never be below it.
-func TestSizeClass(t *testing.T) {
-	for n := 1; n <= 40000; n++ {
-		if got, want := sizeClass(n), cap(slices.Grow([]byte(nil), n)); got != want {
-			t.Fatalf("sizeClass(%d) = %d, the runtime gives %d", n, got, want)
-		}
-	}
-}
-
 // TestIntsetGrowAndShrink takes an intset through every size class and
 // past 32 KB (6,000 eight-byte members, as a raised set-max-intset-entries
 // allows), in place or moved at each class boundary, then back down to

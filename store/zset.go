@@ -335,6 +335,7 @@ func (z *ZSet) convert() {
 
 func (b *zbig) insert(member string, score float64) {
 	b.scores[member] = score
+	b.peak = max(b.peak, len(b.scores))
 	b.tree.insert(zitem{member: member, score: score})
 }
 

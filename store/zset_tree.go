@@ -18,6 +18,10 @@ const (
 	zinnerMax = 64 // children per inner node
 )
 
+// A leaf's items array has room for one more than zleafMax, as an inner
+// node's arrays do: the item that overflows it goes in before the split,
+// which would otherwise reallocate the array at twice the size and leave
+// the left half holding it (56 bytes an item instead of 28).
 type znode struct {
 	items    []zitem  // leaf only
 	children []*znode // inner only
@@ -53,7 +57,7 @@ func (t *ztree) len() int {
 
 func (t *ztree) insert(it zitem) {
 	if t.root == nil {
-		t.root = &znode{items: make([]zitem, 0, zleafMax)}
+		t.root = &znode{items: make([]zitem, 0, zleafMax+1)}
 	}
 	right, sep := t.root.insert(it)
 	if right != nil {
@@ -82,7 +86,7 @@ func (n *znode) insert(it zitem) (*znode, zitem) {
 			return nil, zitem{}
 		}
 		mid := splitPoint(len(n.items), i)
-		right := &znode{items: append(make([]zitem, 0, zleafMax), n.items[mid:]...)}
+		right := &znode{items: append(make([]zitem, 0, zleafMax+1), n.items[mid:]...)}
 		clear(n.items[mid:])
 		n.items = n.items[:mid]
 		right.size = len(right.items)
@@ -314,3 +318,34 @@ func (n *znode) removeChild(ci int) {
 	n.seps[len(n.seps)-1] = zitem{}
 	n.seps = n.seps[:len(n.seps)-1]
 }
+
+// memSize is what the tree's nodes and their arrays take on the heap, not
+// counting the member strings. It walks the inner nodes only: every leaf
+// has the same arrays (see znode).
+func (t *ztree) memSize() int {
+	if t.root == nil {
+		return 0
+	}
+	leaf := znodeSize + allocSizeScan((zleafMax+1)*zitemSize)
+	inner := znodeSize + allocSizeScan((zinnerMax+1)*8) + allocSizeScan((zinnerMax+1)*zitemSize)
+	var walk func(n *znode) int
+	walk = func(n *znode) int {
+		if n.leaf() {
+			return leaf
+		}
+		total := inner
+		if n.children[0].leaf() {
+			return total + len(n.children)*leaf
+		}
+		for _, c := range n.children {
+			total += walk(c)
+		}
+		return total
+	}
+	return walk(t.root)
+}
+
+const (
+	znodeSize = 80 // three slice headers and the size, in its size class
+	zitemSize = 24
+)
