@@ -28,6 +28,10 @@ type Client struct {
 	cmd        *Command // the command running now
 	authed     bool
 	noEvict    bool
+	// CLIENT REPLY: replyOff drops every reply until ON; replySkipNext,
+	// set by SKIP, becomes replySkip for the next command, whose reply is
+	// dropped (Redis's CLIENT_REPLY_OFF, _SKIP_NEXT and _SKIP).
+	replyOff, replySkipNext, replySkip bool
 	closing    bool // QUIT: close once the reply is out
 
 	multi *multiState // non-nil between MULTI and EXEC/DISCARD
@@ -161,4 +165,22 @@ func (c *Client) unwatchAll() {
 	}
 	c.watch.keys = nil
 	c.watch.dirty = false
+}
+
+// replied moves CLIENT REPLY SKIP on once a command's reply is done (or
+// dropped), as Redis's resetClient does: the skip ends, and a SKIP just
+// given takes effect for the next command.
+func (c *Client) replied() {
+	if !c.replySkip && !c.replySkipNext {
+		return
+	}
+	c.replySkip, c.replySkipNext = c.replySkipNext, false
+	c.syncMute()
+}
+
+// syncMute tells the connection whether its replies are dropped.
+func (c *Client) syncMute() {
+	if c.conn != nil {
+		c.conn.muted = c.replyOff || c.replySkip
+	}
 }

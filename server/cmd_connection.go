@@ -31,6 +31,7 @@ var connectionCommands = []*Command{
 		{Name: "pause", Arity: -3, Flags: FlagAdmin | clientFlags, ACL: clientACL, Group: "connection", Summary: "Stop processing commands from clients for some time", Since: "2.9.50", Handler: cmdClientPause},
 		{Name: "unpause", Arity: 2, Flags: FlagAdmin | clientFlags, ACL: clientACL, Group: "connection", Summary: "Resume processing of clients that were paused", Since: "6.2.0", Handler: cmdClientUnpause},
 		{Name: "unblock", Arity: -3, Flags: FlagAdmin | clientFlags, ACL: clientACL, Group: "connection", Summary: "Unblock a client blocked in a blocking command from a different connection", Since: "5.0.0", Handler: cmdClientUnblock},
+		{Name: "reply", Arity: 3, Flags: clientFlags, ACL: clientACL, Group: "connection", Summary: "Instruct the server whether to reply to commands", Since: "3.2.0", Handler: cmdClientReply},
 		{Name: "getredir", Arity: 2, Flags: clientFlags, ACL: clientACL, Group: "connection", Summary: "Get tracking notifications redirection client ID if any", Since: "6.0.0", Handler: cmdClientGetRedir},
 		{Name: "help", Arity: 2, Flags: FlagLoading | FlagStale, ACL: clientACL, Group: "connection", Summary: "Show helpful text about the different subcommands", Since: "5.0.0", Handler: helpHandler(clientHelp)},
 	}},
@@ -191,6 +192,10 @@ func cmdHello(c *Client, args [][]byte) {
 // out of MULTI, nothing watched, database 0, no name, not authenticated
 // (when a password is required).
 func cmdReset(c *Client, args [][]byte) {
+	// As clearClientConnectionState: a SKIP already in effect still drops
+	// RESET's own reply.
+	c.replyOff, c.replySkipNext = false, false
+	c.syncMute()
 	c.setProto(2)
 	c.multi = nil
 	c.unwatchAll()
@@ -213,6 +218,27 @@ func validName(b []byte) bool {
 }
 
 func cmdClientID(c *Client, args [][]byte) { c.w.Int(c.id) }
+
+// cmdClientReply is CLIENT REPLY ON|OFF|SKIP. OFF and SKIP answer nothing:
+// OFF mutes at once, SKIP mutes the next command only (and does nothing
+// under OFF).
+func cmdClientReply(c *Client, args [][]byte) {
+	switch strings.ToLower(string(args[2])) {
+	case "on":
+		c.replyOff, c.replySkip = false, false
+		c.syncMute()
+		c.w.Status("OK")
+	case "off":
+		c.replyOff = true
+		c.syncMute()
+	case "skip":
+		if !c.replyOff {
+			c.replySkipNext = true
+		}
+	default:
+		c.w.Error(errSyntax)
+	}
+}
 
 func cmdClientSetName(c *Client, args [][]byte) {
 	if !validName(args[2]) {

@@ -36,6 +36,10 @@ type conn struct {
 	// is closed without its replies, and new ones are dropped (Redis's
 	// CLIENT_CLOSE_ASAP).
 	outLimited bool
+	// muted drops every reply while CLIENT REPLY OFF or SKIP is in effect
+	// (Redis's prepareClientToWrite refusing); Client.replyOff and
+	// replySkip say which.
+	muted     bool
 	softSince  atomic.Int64 // unix seconds since which the soft limit is passed; 0: under it
 	// lastIO is when the client last sent or was sent bytes (unix nanoseconds), for
 	// timeout and CLIENT LIST idle.
@@ -185,8 +189,10 @@ func (cn *conn) process(data []byte, inHook bool) int {
 		case parseSkip:
 			continue
 		case parseError:
-			cn.reserve(len(msg) + 8)
-			cn.out = redcon.AppendError(cn.out, msg)
+			if !cn.muted {
+				cn.reserve(len(msg) + 8)
+				cn.out = redcon.AppendError(cn.out, msg)
+			}
 			c.closing = true
 			s.log.Info("protocol error", "addr", c.addr, "err", msg)
 			continue
@@ -205,9 +211,13 @@ func (cn *conn) process(data []byte, inHook bool) int {
 				// runs again when the pause ends.
 				c.postponed = false
 				off -= used
+				continue
 			}
 		} else {
 			s.answerBusy(c, args)
+		}
+		if !cn.blocked {
+			c.replied()
 		}
 	}
 	if h == holdLock {
@@ -239,7 +249,10 @@ func (cn *conn) resume(inHook bool) (woken, keep bool) {
 	if !woken {
 		return false, true
 	}
-	cn.raw(reply)
+	if !cn.muted {
+		cn.raw(reply)
+	}
+	cn.client.replied()
 	cn.blocked = false
 	return true, cn.received(nil, 0, inHook)
 }

@@ -27,33 +27,63 @@ type respWriter struct {
 // Each append first reserves room for it (conn.reserve), so a reply
 // never grows a block by copying: headers take at most 32 bytes.
 func (w *respWriter) Status(s string) {
+	if w.cn.muted {
+		return
+	}
 	w.cn.reserve(len(s) + 3)
 	w.cn.out = redcon.AppendString(w.cn.out, s)
 }
 func (w *respWriter) Error(msg string) {
-	w.errors++
+	w.errors++ // counted even when CLIENT REPLY drops it, as Redis counts it
+	if w.cn.muted {
+		return
+	}
 	w.cn.reserve(len(msg) + 8)
 	w.cn.out = redcon.AppendError(w.cn.out, msg)
 }
-func (w *respWriter) Int(n int64) { w.cn.reserve(32); w.cn.out = redcon.AppendInt(w.cn.out, n) }
+func (w *respWriter) Int(n int64) {
+	if w.cn.muted {
+		return
+	}
+	w.cn.reserve(32)
+	w.cn.out = redcon.AppendInt(w.cn.out, n)
+}
 func (w *respWriter) Bulk(b []byte) {
+	if w.cn.muted {
+		return
+	}
 	w.cn.reserve(len(b) + 32)
 	w.cn.out = redcon.AppendBulk(w.cn.out, b)
 }
 func (w *respWriter) BulkString(s string) {
+	if w.cn.muted {
+		return
+	}
 	w.cn.reserve(len(s) + 32)
 	w.cn.out = redcon.AppendBulkString(w.cn.out, s)
 }
-func (w *respWriter) Array(n int)  { w.cn.reserve(32); w.cn.out = redcon.AppendArray(w.cn.out, n) }
-func (w *respWriter) Proto() int   { return w.proto }
-func (w *respWriter) raw(b []byte) { w.cn.raw(b) }
+func (w *respWriter) Array(n int) {
+	if w.cn.muted {
+		return
+	}
+	w.cn.reserve(32)
+	w.cn.out = redcon.AppendArray(w.cn.out, n)
+}
+func (w *respWriter) Proto() int { return w.proto }
+
+// raw appends protocol bytes, unless CLIENT REPLY has muted the client.
+func (w *respWriter) raw(b []byte) {
+	if !w.cn.muted {
+		w.cn.raw(b)
+	}
+}
 
 func (w *respWriter) Null() {
 	if w.proto == 3 {
 		w.raw(resp3Null)
 		return
 	}
-	w.cn.raw(nullBulk)
+	w.raw(nullBulk)
 }
 
 func (w *respWriter) NullArray() {
