@@ -28,11 +28,12 @@ type Client struct {
 	cmd        *Command // the command running now
 	authed     bool
 	noEvict    bool
+	closing    bool // QUIT: close once the reply is out
+
 	// CLIENT REPLY: replyOff drops every reply until ON; replySkipNext,
 	// set by SKIP, becomes replySkip for the next command, whose reply is
 	// dropped (Redis's CLIENT_REPLY_OFF, _SKIP_NEXT and _SKIP).
 	replyOff, replySkipNext, replySkip bool
-	closing    bool // QUIT: close once the reply is out
 
 	multi *multiState // non-nil between MULTI and EXEC/DISCARD
 	watch watchState

@@ -40,7 +40,7 @@ type conn struct {
 	// (Redis's prepareClientToWrite refusing); Client.replyOff and
 	// replySkip say which.
 	muted     bool
-	softSince  atomic.Int64 // unix seconds since which the soft limit is passed; 0: under it
+	softSince atomic.Int64 // unix seconds since which the soft limit is passed; 0: under it
 	// lastIO is when the client last sent or was sent bytes (unix nanoseconds), for
 	// timeout and CLIENT LIST idle.
 	lastIO atomic.Int64
