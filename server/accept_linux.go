@@ -322,7 +322,7 @@ func (l *eventLoop) refuseOne(ll *loopListener) bool {
 func (l *eventLoop) adoptAccepted(ll *loopListener, fd int, peer unix.Sockaddr) {
 	s := l.srv
 	remote := sockaddrAddr(peer)
-	if refusal := s.refusal(remote); refusal != "" {
+	if refusal := s.acceptRefusal(remote); refusal != "" {
 		s.rejectedConns.Add(1)
 		rawWrite(fd, []byte(refusal))
 		unix.Close(fd)

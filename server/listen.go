@@ -193,7 +193,7 @@ func (f *frontListener) acceptFrom(ln net.Listener) {
 // is.
 func (f *frontListener) admit(c net.Conn) bool {
 	s := f.srv
-	refusal := s.refusal(c.RemoteAddr())
+	refusal := s.acceptRefusal(c.RemoteAddr())
 	if refusal == "" {
 		setKeepAlive(c, s.tcpKeepalive.Load())
 		return true
@@ -204,11 +204,11 @@ func (f *frontListener) admit(c net.Conn) bool {
 	return false
 }
 
-// refusal is what a new client from remote is told before it is closed,
-// "" if it is admitted: in protected mode a non-local client is told why;
-// past maxclients every client is. Both transports ask it (Redis's
-// acceptCommonHandler and clientAcceptHandler).
-func (s *Server) refusal(remote net.Addr) string {
+// acceptRefusal is what a new client from remote is told before it is
+// closed, "" if it is admitted: in protected mode a non-local client is
+// told why; past maxclients every client is. Both transports ask it
+// (Redis's acceptCommonHandler and clientAcceptHandler).
+func (s *Server) acceptRefusal(remote net.Addr) string {
 	switch {
 	case s.protectedMode.Load() && s.requirePass() == "" && !isLocalAddr(remote):
 		return errProtected
