@@ -368,3 +368,34 @@ func (f failureRecorder) Handle(_ context.Context, r slog.Record) error {
 }
 func (f failureRecorder) WithAttrs([]slog.Attr) slog.Handler { return f }
 func (f failureRecorder) WithGroup(string) slog.Handler      { return f }
+
+// While a script runs past lua-time-limit on the event loop, the loop
+// still accepts, as Redis's processEventsWhileBlocked does: a connection
+// opened meanwhile is a client at once (CLIENT LIST is not allowed while
+// busy, so its own PING says so: BUSY) and is served once the script is
+// killed.
+func TestAcceptWhileBusy(t *testing.T) {
+	srv := startServer(t, Config{LuaTimeLimit: 20 * time.Millisecond})
+	runner, other := dialRaw(t, srv), dialRaw(t, srv)
+	other.send("PING\r\n")
+	other.expect("+PONG\r\n")
+	runner.send(respCommand("EVAL", "while true do end", "0"))
+	waitFor(t, "BUSY", func() bool {
+		other.send("PING\r\n")
+		line, err := other.rd.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		return line == "-"+errBusy+"\r\n"
+	})
+	before := srv.TotalConnectionCount()
+	late := dialRaw(t, srv)
+	waitFor(t, "the new connection accepted", func() bool { return srv.TotalConnectionCount() == before+1 })
+	late.send("PING\r\n")
+	late.expect("-" + errBusy + "\r\n")
+	other.send("SCRIPT KILL\r\n")
+	other.expect("+OK\r\n")
+	runner.rd.ReadString('\n') // the killed script's error
+	late.send("PING\r\n")
+	late.expect("+PONG\r\n")
+}
