@@ -207,16 +207,8 @@ func TestOutOfFileDescriptors(t *testing.T) {
 		emfileChild()
 		return
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestOutOfFileDescriptors$")
-	cmd.Env = append(os.Environ(), "FLOODGATE_EMFILE_CHILD=1")
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { stdin.Close(); cmd.Wait() }()
-	addr, err := bufio.NewReader(stdout).ReadString('\n')
+	_, stdout := startChild(t, "TestOutOfFileDescriptors", "FLOODGATE_EMFILE_CHILD=1")
+	addr, err := stdout.ReadString('\n')
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,6 +250,23 @@ func TestOutOfFileDescriptors(t *testing.T) {
 		reply, _ := bufio.NewReader(c).ReadString('\n')
 		return reply == "+PONG\r\n"
 	})
+}
+
+// startChild runs test in a subprocess of the test binary with env set,
+// for a server whose process limits the test changes. The child ends when
+// its stdin is closed, at the latest when t ends.
+func startChild(t *testing.T, test, env string) (io.WriteCloser, *bufio.Reader) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$")
+	cmd.Env = append(os.Environ(), env)
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close(); cmd.Wait() })
+	return stdin, bufio.NewReader(stdout)
 }
 
 func emfileChild() {

@@ -34,7 +34,7 @@ func (s *Server) StartAddr(addr string) error {
 	s.double.mu.Lock()
 	s.double.listener = dl
 	s.double.mu.Unlock()
-	s.Serve(dl)
+	s.serve(dl, s.front)
 	return nil
 }
 

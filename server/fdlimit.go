@@ -20,9 +20,12 @@ func setKeepAlive(c net.Conn, secs int64) {
 		tc.SetKeepAlive(false)
 		return
 	}
-	idle := time.Duration(secs) * time.Second
-	tc.SetKeepAliveConfig(net.KeepAliveConfig{Enable: true, Idle: idle, Interval: max(idle/3, time.Second), Count: 3})
+	tc.SetKeepAliveConfig(net.KeepAliveConfig{Enable: true, Idle: time.Duration(secs) * time.Second, Interval: time.Duration(keepAliveInterval(secs)) * time.Second, Count: 3})
 }
+
+// keepAliveInterval is anetKeepAlive's interval between probes: a third of
+// the idle time in whole seconds (Go's would round it up), at least one.
+func keepAliveInterval(secs int64) int64 { return max(secs/3, 1) }
 
 // spareFD is a descriptor held in reserve so that a client arriving when
 // the process is out of descriptors can still be told why (the classic
@@ -40,11 +43,12 @@ func isOutOfFDs(err error) bool {
 	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE)
 }
 
-// refuseOutOfFDs answers one waiting client with the max-clients error,
-// using the spare descriptor. It reports whether one was answered.
-func (f *frontListener) refuseOutOfFDs(ln net.Listener, err error) bool {
-	s := f.srv
-	s.log.Warn("Error accepting a client connection: " + err.Error())
+// refuseOutOfFDs answers a waiting client with the max-clients error,
+// using the spare descriptor: refuseOne accepts, answers and closes a
+// client while the spare is closed. It reports whether the spare was
+// there to use; without it the caller waits for descriptors.
+func (f *frontListener) refuseOutOfFDs(err error, refuseOne func()) bool {
+	f.srv.log.Warn("Error accepting a client connection: " + err.Error())
 	f.spareMu.Lock()
 	defer f.spareMu.Unlock()
 	if f.spare.f == nil {
@@ -53,12 +57,19 @@ func (f *frontListener) refuseOutOfFDs(ln net.Listener, err error) bool {
 	}
 	f.spare.f.Close()
 	f.spare.f = nil
-	c, aerr := ln.Accept()
-	if aerr == nil {
-		s.rejectedConns.Add(1)
-		c.Write([]byte(errMaxClients))
-		c.Close()
-	}
+	refuseOne()
 	f.spare.open()
-	return aerr == nil
+	return true
+}
+
+// refuseOne is refuseOutOfFDs's refuseOne for a socket accepted from on a
+// goroutine: Accept waits for the client.
+func refuseOne(s *Server, ln net.Listener) {
+	c, err := ln.Accept()
+	if err != nil {
+		return
+	}
+	s.rejectedConns.Add(1)
+	c.Write([]byte(errMaxClients))
+	c.Close()
 }

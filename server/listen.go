@@ -14,14 +14,22 @@ import (
 // while the accept loop runs (Redis's changeListenPort), and the place
 // where Redis's acceptance rules apply before a client exists: protected
 // mode and maxclients.
+//
+// On Linux the event loop accepts from the sockets itself, as Redis's ae
+// loop does, from the first connection on (awaitLoop); elsewhere, and with
+// GoroutineConns, a goroutine per socket accepts (acceptFrom) and Accept
+// hands the connections on.
 type frontListener struct {
 	srv   *Server
 	conns chan net.Conn
 	done  chan struct{}
 	once  sync.Once
 
-	mu  sync.Mutex
-	lns []net.Listener
+	mu       sync.Mutex
+	lns      []net.Listener
+	serving  bool       // serve has run: swap starts accepting at once
+	awaiting bool       // awaitLoop goroutines wait for the first connection
+	loop     *eventLoop // accepts from lns; nil: acceptFrom goroutines do
 
 	spareMu sync.Mutex
 	spare   spareFD // see refuseOutOfFDs
@@ -73,23 +81,75 @@ func listenAll(binds []string, port string) ([]net.Listener, error) {
 }
 
 func newFrontListener(s *Server, lns []net.Listener) *frontListener {
-	f := &frontListener{srv: s, conns: make(chan net.Conn), done: make(chan struct{})}
+	f := &frontListener{srv: s, conns: make(chan net.Conn), done: make(chan struct{}), lns: lns}
 	f.spare.open()
-	f.swap(lns)
 	return f
 }
 
-// swap starts accepting from lns and closes the sockets it replaces;
-// connections already accepted stay open.
-func (f *frontListener) swap(lns []net.Listener) {
+// serve starts accepting, on goroutines or, if useLoop, on the event loop
+// once a connection comes (awaitLoop).
+func (f *frontListener) serve(useLoop bool) {
 	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.serving, f.awaiting = true, useLoop
+	f.startAccepting(f.lns)
+}
+
+// startAccepting starts accepting from lns the way the front does; f.mu
+// is held. It fails only if the event loop cannot take them.
+func (f *frontListener) startAccepting(lns []net.Listener) error {
+	switch {
+	case f.loop != nil:
+		return f.loop.listen(lns)
+	case f.awaiting:
+		for _, ln := range lns {
+			go f.awaitLoop(ln)
+		}
+	default:
+		for _, ln := range lns {
+			go f.acceptFrom(ln)
+		}
+	}
+	return nil
+}
+
+// swap starts accepting from lns and closes the sockets it replaces;
+// connections already accepted stay open. On error (the event loop could
+// not take the sockets) lns are closed and nothing changes.
+func (f *frontListener) swap(lns []net.Listener) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	select {
+	case <-f.done: // closed: no more accepting
+		closeAll(lns)
+		return nil
+	default:
+	}
+	if f.serving {
+		if err := f.startAccepting(lns); err != nil {
+			closeAll(lns)
+			return err
+		}
+	}
 	old := f.lns
 	f.lns = lns
-	f.mu.Unlock()
-	for _, ln := range lns {
-		go f.acceptFrom(ln)
+	f.closeSockets(old)
+	return nil
+}
+
+// closeSockets closes sockets of the front; f.mu is held. The event loop
+// holds duplicates of its sockets' descriptors (which only it may close:
+// a descriptor closed under it could be reused), so it first shuts them
+// down, which makes them refuse connections at once.
+func (f *frontListener) closeSockets(lns []net.Listener) {
+	if f.loop != nil {
+		f.loop.unlisten(lns)
 	}
-	for _, ln := range old {
+	closeAll(lns)
+}
+
+func closeAll(lns []net.Listener) {
+	for _, ln := range lns {
 		ln.Close()
 	}
 }
@@ -105,7 +165,7 @@ func (f *frontListener) acceptFrom(ln net.Listener) {
 			if isOutOfFDs(err) {
 				// Answered with the spare descriptor; without one, wait
 				// for descriptors rather than spin.
-				if !f.refuseOutOfFDs(ln, err) {
+				if !f.refuseOutOfFDs(err, func() { refuseOne(f.srv, ln) }) {
 					select {
 					case <-time.After(10 * time.Millisecond):
 					case <-f.done:
@@ -133,13 +193,8 @@ func (f *frontListener) acceptFrom(ln net.Listener) {
 // is.
 func (f *frontListener) admit(c net.Conn) bool {
 	s := f.srv
-	var refusal string
-	switch {
-	case s.protectedMode.Load() && s.requirePass() == "" && !isLocalAddr(c.RemoteAddr()):
-		refusal = errProtected
-	case int64(s.clientCount()) >= s.maxClients.Load():
-		refusal = errMaxClients
-	default:
+	refusal := s.acceptRefusal(c.RemoteAddr())
+	if refusal == "" {
 		setKeepAlive(c, s.tcpKeepalive.Load())
 		return true
 	}
@@ -147,6 +202,20 @@ func (f *frontListener) admit(c net.Conn) bool {
 	c.Write([]byte(refusal))
 	c.Close()
 	return false
+}
+
+// acceptRefusal is what a new client from remote is told before it is
+// closed, "" if it is admitted: in protected mode a non-local client is
+// told why; past maxclients every client is. Both transports ask it
+// (Redis's acceptCommonHandler and clientAcceptHandler).
+func (s *Server) acceptRefusal(remote net.Addr) string {
+	switch {
+	case s.protectedMode.Load() && s.requirePass() == "" && !isLocalAddr(remote):
+		return errProtected
+	case int64(s.clientCount()) >= s.maxClients.Load():
+		return errMaxClients
+	}
+	return ""
 }
 
 // isLocalAddr is networking.c's islocalClient: a Unix socket, or exactly
@@ -180,9 +249,7 @@ func (f *frontListener) Close() error {
 		}
 		f.spareMu.Unlock()
 		f.mu.Lock()
-		for _, ln := range f.lns {
-			ln.Close()
-		}
+		f.closeSockets(f.lns)
 		f.mu.Unlock()
 	})
 	return nil
@@ -229,8 +296,10 @@ func setBind(s *Server, v string) string {
 	if err != nil {
 		return "Failed to bind to specified addresses."
 	}
+	if s.front.swap(lns) != nil {
+		return "Failed to bind to specified addresses."
+	}
 	s.binds = binds
-	s.front.swap(lns)
 	return ""
 }
 
@@ -249,7 +318,9 @@ func setPort(s *Server, v string) string {
 	if err != nil {
 		return "Unable to listen on this port"
 	}
-	s.front.swap(lns)
+	if s.front.swap(lns) != nil {
+		return "Unable to listen on this port"
+	}
 	return ""
 }
 

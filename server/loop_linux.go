@@ -66,10 +66,13 @@ type eventLoop struct {
 	polling bool        // inside pollBusy
 	dead    []*loopConn
 
-	mu       sync.Mutex
-	incoming []*loopConn // accepted, not yet registered
-	woken    []*loopConn // blocked clients with a reply to take (woke)
-	done     bool        // the loop has shut down: nothing more is taken
+	listeners []*loopListener // the sockets it accepts from (accept_linux.go)
+
+	mu        sync.Mutex
+	incoming  []*loopConn // accepted on a goroutine, not yet registered
+	woken     []*loopConn // blocked clients with a reply to take (woke)
+	listenOps []listenOp  // changes to listeners
+	done      bool        // the loop has shut down: nothing more is taken
 }
 
 // loopConn is one event-loop connection: the transport-neutral conn, and
@@ -89,24 +92,45 @@ type loopConn struct {
 	killed atomic.Bool
 }
 
-// startLoop returns how accepted connections are handed to the event
-// loop, or nil where the loop is not used (connections are then served on
-// goroutines). The loop itself is created with the first connection: a
-// test double that starts and stops without one pays only for the accept
-// goroutine.
-func (s *Server) startLoop() func(net.Conn) {
+// loopAccepts says the event loop accepts from the sockets Start opens
+// (accept_linux.go).
+const loopAccepts = true
+
+// startLoop returns the event loop, creating it, or nil where it is not
+// used (connections are then served on goroutines). It is created with
+// the first connection: a server that starts and stops without one does
+// not pay for it.
+func (s *Server) startLoop() *eventLoop {
 	if s.cfg.GoroutineConns {
 		return nil
 	}
-	var l *eventLoop
+	if l := s.loop.Load(); l != nil {
+		return l
+	}
+	l, err := s.newLoop()
+	if err != nil {
+		s.log.Warn("cannot start the event loop; serving connections on goroutines", "err", err)
+		return nil
+	}
+	return l
+}
+
+// handoff returns how connections accepted on a goroutine (from a
+// listener Serve was given, or from Start's sockets without the loop) are
+// handed to the event loop.
+func (s *Server) handoff() func(net.Conn) {
+	if s.cfg.GoroutineConns {
+		return s.serveOnGoroutine
+	}
+	tried := false // to create the loop
 	return func(nc net.Conn) {
-		var err error
-		if l == nil {
-			if l, err = s.newLoop(); err != nil {
-				s.log.Warn("cannot start the event loop; serving connections on goroutines", "err", err)
-			}
+		l := s.loop.Load()
+		if l == nil && !tried {
+			tried = true
+			l = s.startLoop()
 		}
 		var lc *loopConn
+		var err error
 		if l != nil {
 			lc, err = l.adopt(nc)
 		}
@@ -182,31 +206,23 @@ func (s *Server) wakeLoop() {
 	}
 }
 
+// wake wakes the loop unless it has shut down: its eventfd is closed then,
+// and the number may be another file's.
 func (l *eventLoop) wake() {
 	var one = [8]byte{1}
-	unix.Write(l.wakefd, one[:])
+	l.mu.Lock()
+	if !l.done {
+		unix.Write(l.wakefd, one[:])
+	}
+	l.mu.Unlock()
 }
 
 // adopt takes a duplicate of nc's descriptor and closes nc, which takes
 // the socket out of Go's netpoller; the duplicate keeps it open.
 func (l *eventLoop) adopt(nc net.Conn) (*loopConn, error) {
-	sc, ok := nc.(syscall.Conn)
-	if !ok {
-		return nil, errors.ErrUnsupported
-	}
-	raw, err := sc.SyscallConn()
+	fd, err := dupSocket(nc)
 	if err != nil {
 		return nil, err
-	}
-	fd := -1
-	var dupErr error
-	if err := raw.Control(func(f uintptr) {
-		fd, dupErr = unix.FcntlInt(f, unix.F_DUPFD_CLOEXEC, 0)
-	}); err != nil {
-		return nil, err
-	}
-	if dupErr != nil {
-		return nil, dupErr
 	}
 	if err := unix.SetNonblock(fd, true); err != nil {
 		unix.Close(fd)
@@ -220,6 +236,27 @@ func (l *eventLoop) adopt(nc net.Conn) (*loopConn, error) {
 	return lc, nil
 }
 
+// dupSocket duplicates the descriptor of a socket of Go's net package (a
+// net.Conn or net.Listener) for the loop, which alone closes it.
+func dupSocket(sock any) (int, error) {
+	sc, ok := sock.(syscall.Conn)
+	if !ok {
+		return -1, errors.ErrUnsupported
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return -1, err
+	}
+	fd := -1
+	var dupErr error
+	if err := raw.Control(func(f uintptr) {
+		fd, dupErr = unix.FcntlInt(f, unix.F_DUPFD_CLOEXEC, 0)
+	}); err != nil {
+		return -1, err
+	}
+	return fd, dupErr
+}
+
 func (l *eventLoop) run() {
 	s := l.srv
 	defer s.stopped.Done()
@@ -230,11 +267,24 @@ func (l *eventLoop) run() {
 			break
 		}
 		l.now = time.Now().UnixNano()
+		// New connections first: a client that opened connections and
+		// then sent a request finds them registered when its request
+		// runs, even when epoll lists its socket first (a level-triggered
+		// socket reported last round is listed again ahead of the rest).
+		for i := 0; i < n; i++ {
+			if ev := l.events[i]; ev.Pad == listenerTag {
+				l.acceptOn(l.listenerOf(ev.Fd))
+			}
+		}
 		for i := 0; i < n; i++ {
 			ev := l.events[i]
+			if ev.Pad == listenerTag {
+				continue
+			}
 			if int(ev.Fd) == l.wakefd {
 				l.takeIncoming()
 				l.takeWoken()
+				l.takeListenOps()
 				continue
 			}
 			if lc := l.conn(ev.Fd); lc != nil {
@@ -263,21 +313,27 @@ func (l *eventLoop) takeIncoming() {
 	l.incoming = nil
 	l.mu.Unlock()
 	for _, lc := range incoming {
-		if !l.srv.accept(&lc.conn, lc.addr) {
-			unix.Close(lc.fd)
-			continue
-		}
-		lc.mask = unix.EPOLLIN
-		ev := unix.EpollEvent{Events: lc.mask, Fd: int32(lc.fd)}
-		if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, lc.fd, &ev); err != nil {
-			l.release(lc, err)
-			continue
-		}
-		if lc.fd >= len(l.conns) {
-			l.conns = append(l.conns, make([]*loopConn, lc.fd+1-len(l.conns))...)
-		}
-		l.conns[lc.fd] = lc
+		l.register(lc)
 	}
+}
+
+// register makes lc a client served by the loop, or closes it if the
+// server is closing.
+func (l *eventLoop) register(lc *loopConn) {
+	if !l.srv.accept(&lc.conn, lc.addr) {
+		unix.Close(lc.fd)
+		return
+	}
+	lc.mask = unix.EPOLLIN
+	ev := unix.EpollEvent{Events: lc.mask, Fd: int32(lc.fd)}
+	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, lc.fd, &ev); err != nil {
+		l.release(lc, err)
+		return
+	}
+	if lc.fd >= len(l.conns) {
+		l.conns = append(l.conns, make([]*loopConn, lc.fd+1-len(l.conns))...)
+	}
+	l.conns[lc.fd] = lc
 }
 
 // conn returns the connection of descriptor fd, nil if none.
@@ -493,6 +549,11 @@ func (l *eventLoop) shutdown() {
 	l.done = true
 	l.mu.Unlock()
 	l.takeIncoming()
+	l.takeListenOps()
+	for _, ll := range l.listeners {
+		l.letGo(ll)
+	}
+	l.listeners = nil
 	l.flushPending(nil)
 	l.releaseDead()
 	for _, lc := range l.conns {
@@ -552,9 +613,14 @@ func (l *eventLoop) pollBusy(current *conn) {
 	}
 	for i := 0; i < n; i++ {
 		ev := events[i]
+		if ev.Pad == listenerTag {
+			l.acceptOn(l.listenerOf(ev.Fd)) // as processEventsWhileBlocked does
+			continue
+		}
 		if int(ev.Fd) == l.wakefd {
 			l.takeIncoming()
 			l.takeWoken()
+			l.takeListenOps()
 			continue
 		}
 		if lc := l.conn(ev.Fd); lc != nil && &lc.conn != current && !lc.closed {

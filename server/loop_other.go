@@ -2,14 +2,26 @@
 
 package server
 
-import "net"
+import (
+	"errors"
+	"net"
+)
 
 // eventLoop is Linux's (loop_linux.go); elsewhere every connection is
 // served on a goroutine of its own (conn_goroutine.go), through the same
 // parser and dispatch.
 type eventLoop struct{}
 
-func (s *Server) startLoop() func(net.Conn) { return nil }
+// loopAccepts says the event loop accepts from the sockets Start opens.
+const loopAccepts = false
+
+func (s *Server) handoff() func(net.Conn) { return s.serveOnGoroutine }
+
+func (f *frontListener) awaitLoop(ln net.Listener) { f.acceptFrom(ln) }
+
+func (l *eventLoop) listen([]net.Listener) error { return errors.ErrUnsupported }
+
+func (l *eventLoop) unlisten([]net.Listener) {}
 
 func (l *eventLoop) pollBusy(*conn) {}
 

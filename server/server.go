@@ -291,15 +291,22 @@ func (s *Server) setRequirePass(p string) { s.password.Store(&p) }
 // Start listens on the configured address and serves in the background.
 func (s *Server) Start() error { return s.StartAddr(s.cfg.Addr) }
 
-// Serve serves connections from ln in the background.
-func (s *Server) Serve(ln net.Listener) {
+// Serve serves connections from ln in the background. They are accepted
+// on a goroutine and then served like those of Start.
+func (s *Server) Serve(ln net.Listener) { s.serve(ln, nil) }
+
+// serve serves connections from ln, which is front's when front is not
+// nil: the event loop then accepts from front's sockets itself (Linux),
+// from the first connection on.
+func (s *Server) serve(ln net.Listener, front *frontListener) {
 	s.ln = ln
-	handoff := s.startLoop()
-	if handoff == nil {
-		handoff = s.serveOnGoroutine
+	if front != nil {
+		front.serve(loopAccepts && !s.cfg.GoroutineConns)
 	}
+	// The front's accepting goroutines, if any (GoroutineConns, no event
+	// loop), hand their connections over through ln.
 	s.stopped.Add(1)
-	go s.acceptLoop(ln, handoff)
+	go s.acceptLoop(ln, s.handoff())
 	s.stopped.Add(1)
 	go s.expiryLoop()
 	s.stopped.Add(1)
