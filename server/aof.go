@@ -761,7 +761,6 @@ func (s *Server) initAOF() {
 // An error means the server must not start, as Redis exits.
 func (s *Server) startAOF() error {
 	a := &s.aof
-	s.store.OnExpire = s.expiredKey
 	m, err := s.readManifest()
 	if err != nil {
 		return err
@@ -914,6 +913,7 @@ func (s *Server) loadAOF() error {
 	}
 	s.lock <- struct{}{}
 	defer func() { <-s.lock }()
+	s.loading.totalBytes = total
 	c := s.replayClient()
 	for i, fi := range files {
 		last := i == len(files)-1
@@ -922,6 +922,7 @@ func (s *Server) loadAOF() error {
 		if err != nil {
 			return err
 		}
+		s.loading.fileBase += size
 		if fi.Type == aof.TypeBase {
 			a.baseSize = size
 		}
@@ -959,7 +960,8 @@ func (s *Server) loadFile(c *Client, name string, last bool) (int64, error) {
 		return 0, nil
 	}
 	var unknown []byte
-	loader := aof.Loader{Apply: func(args [][]byte) error {
+	s.loading.commands, s.loading.lastOffset = 0, 0
+	loader := aof.Loader{Progress: s.aofProgress, Apply: func(args [][]byte) error {
 		if ok := s.replay(c, args); !ok {
 			unknown = args[0]
 			return errAOFLoad
@@ -967,10 +969,13 @@ func (s *Server) loadFile(c *Client, name string, last bool) (int64, error) {
 		return nil
 	}, LoadRDB: func(r *bufio.Reader) error {
 		s.log.Info("Reading RDB base file on AOF loading...")
-		_, err := rdb.Load(r, s.store, rdb.LoadOptions{Now: s.store.Now()})
+		_, err := rdb.Load(r, s.store, rdb.LoadOptions{Now: s.store.Now(), Progress: s.rdbProgress, Aux: s.rdbAux})
 		return err
 	}}
 	res := loader.Load(f)
+	if errors.Is(res.Err, ErrShutdownWhileLoading) {
+		return 0, res.Err
+	}
 	if res.RevertedMulti {
 		s.log.Warn("Revert incomplete MULTI/EXEC transaction in AOF file " + name)
 	}
