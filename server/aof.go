@@ -1043,7 +1043,9 @@ func (s *Server) replay(c *Client, args [][]byte) bool {
 // infoAOF writes the AOF fields of INFO persistence, as Redis 7.0.
 func (s *Server) infoAOF(b *infoBuilder) {
 	a := &s.aof
-	on := a.on.Load()
+	// Redis's aof_state is on from the start when appendonly is, so also
+	// while the AOF loads.
+	on := a.on.Load() || (a.cfg.Enabled && s.loading.active.Load())
 	b.int("aof_enabled", boolInt(on))
 	b.int("aof_rewrite_in_progress", boolInt(a.rewriting))
 	b.int("aof_rewrite_scheduled", boolInt(a.rewriteScheduled))

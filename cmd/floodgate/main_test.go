@@ -118,6 +118,52 @@ func TestBinary(t *testing.T) {
 		}
 	})
 
+	// The binary listens before it loads; a SIGTERM while it loads exits
+	// at once without saving the half-loaded dataset, as Redis does.
+	t.Run("sigterm-while-loading", func(t *testing.T) {
+		dir := t.TempDir()
+		cmd, addr, logs := startBinary(t, bin, "--dir", dir)
+		conn := ping(t, addr)
+		var req bytes.Buffer
+		// 3000 keys at 20 ms each: a load of a minute, which the SIGTERM cuts short.
+		value := strings.Repeat("0123456789abcdefghijklmnopqrstuvwxyz", 30)
+		for i := range 3000 {
+			fmt.Fprintf(&req, "SET k%d %s%d\r\n", i, value, i)
+		}
+		req.WriteString("SHUTDOWN\r\n")
+		conn.Write(req.Bytes())
+		waitExit(t, cmd, logs)
+		before, err := os.ReadFile(filepath.Join(dir, "dump.rdb"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd, addr, logs = startBinary(t, bin, "--dir", dir, "--key-load-delay", "20000", "--loading-process-events-interval-bytes", "1024")
+		var c net.Conn
+		redistest.Eventually(t, "floodgate to listen on "+addr, func() bool {
+			c, err = net.Dial("tcp", addr)
+			return err == nil
+		})
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(redistest.Patience))
+		c.Write([]byte("GET k1\r\n"))
+		if line, err := bufio.NewReader(c).ReadString('\n'); line != "-LOADING Redis is loading the dataset in memory\r\n" {
+			t.Fatalf("GET while loading: %q %v\n%s", line, err, logs)
+		}
+		cmd.Process.Signal(syscall.SIGTERM)
+		waitExit(t, cmd, logs)
+		for _, want := range []string{"Received shutdown signal during loading, scheduling shutdown.", "User requested shutdown..."} {
+			if !strings.Contains(logs.String(), want) {
+				t.Errorf("logs lack %q:\n%s", want, logs)
+			}
+		}
+		if strings.Contains(logs.String(), "Saving") || strings.Contains(logs.String(), "Ready to accept") {
+			t.Errorf("saved or reported ready:\n%s", logs)
+		}
+		if after, err := os.ReadFile(filepath.Join(dir, "dump.rdb")); err != nil || !bytes.Equal(before, after) {
+			t.Errorf("the RDB file changed (%v)", err)
+		}
+	})
+
 	t.Run("shutdown", func(t *testing.T) {
 		cmd, addr, logs := startBinary(t, bin)
 		conn := ping(t, addr)
