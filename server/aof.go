@@ -775,6 +775,9 @@ func (s *Server) startAOF() error {
 	if err := s.loadAOF(); err != nil {
 		return err
 	}
+	if s.closed.Load() { // a SHUTDOWN after the last turn of the load: open nothing
+		return ErrShutdownWhileLoading
+	}
 	if err := os.MkdirAll(s.aofDir(), 0o755); err != nil {
 		s.log.Warn(fmt.Sprintf("Can't open or create append-only dir %s: %v", s.aofDir(), err))
 		return err

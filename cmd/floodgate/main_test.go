@@ -192,22 +192,38 @@ func startBinary(t *testing.T, bin string, args ...string) (*exec.Cmd, string, *
 	return cmd, net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), logs
 }
 
-// ping connects, polling until the server listens, and checks PONG.
+// ping connects, polling until the server listens and has loaded its
+// data (it answers LOADING until then, as Redis), and checks PONG.
 func ping(t *testing.T, addr string) net.Conn {
 	t.Helper()
 	var conn net.Conn
-	redistest.Eventually(t, "floodgate to listen on "+addr, func() bool {
+	var last string
+	redistest.Eventually(t, "floodgate to listen on "+addr+" and answer PONG", func() bool {
 		var err error
-		conn, err = net.Dial("tcp", addr)
-		return err == nil
+		if conn == nil {
+			if conn, err = net.Dial("tcp", addr); err != nil {
+				conn = nil
+				return false
+			}
+			conn.SetDeadline(time.Now().Add(redistest.Patience))
+		}
+		conn.Write([]byte("PING\r\n"))
+		// One byte at a time: a reader must not buffer what the caller reads next.
+		var line []byte
+		b := make([]byte, 1)
+		for !bytes.HasSuffix(line, []byte("\r\n")) {
+			if _, err := conn.Read(b); err != nil {
+				t.Fatalf("PING: %q %v", line, err)
+			}
+			line = append(line, b[0])
+		}
+		last = string(line)
+		if !strings.HasPrefix(last, "-LOADING") && last != "+PONG\r\n" {
+			t.Fatalf("PING: %q", last)
+		}
+		return last == "+PONG\r\n"
 	})
 	t.Cleanup(func() { conn.Close() })
-	conn.SetDeadline(time.Now().Add(redistest.Patience))
-	conn.Write([]byte("PING\r\n"))
-	line, err := bufio.NewReader(conn).ReadString('\n')
-	if err != nil || line != "+PONG\r\n" {
-		t.Fatalf("PING: %q %v", line, err)
-	}
 	return conn
 }
 
