@@ -172,10 +172,16 @@ func start(srv *server.Server, sigs chan os.Signal, out io.Writer, logger *slog.
 	started := make(chan error, 1)
 	go func() { started <- srv.Start() }()
 	var early []os.Signal // received before a load began: handled the ordinary way
+	aborting := false
 	for {
 		select {
 		case sig := <-sigs:
+			if aborting && sig == syscall.SIGINT { // as Redis's handler on a second SIGINT
+				logger.Warn("You insist... exiting now.")
+				return 1, false
+			}
 			if srv.AbortLoading() {
+				aborting = true
 				fmt.Fprintf(out, "%d:signal-handler (%d) Received shutdown signal during loading, scheduling shutdown.\n", os.Getpid(), time.Now().Unix())
 			} else if len(early) < cap(sigs) {
 				early = append(early, sig)
