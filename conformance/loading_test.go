@@ -26,6 +26,7 @@ var loadingAsk = []string{
 	"CONFIG SET appendonly yes", "CONFIG SET maxmemory-samples 5", "SWAPDB 0 1",
 	"DEBUG SLEEP 0", "SHUTDOWN ABORT", "SCRIPT FLUSH", "CLIENT SETNAME x", "CLIENT GETNAME", "AUTH x",
 	"FLUSHDB", "BLPOP l 0", "WAIT 0 0", "OBJECT ENCODING k1", "RANDOMKEY",
+	"CONFIG SET maxmemory 1", "SET k1 x", "APPEND k1 x", "CONFIG SET maxmemory 0", // LOADING, not OOM: no eviction while loading
 	"MULTI", "GET k1", "EXEC", "MULTI", "SELECT 0", "EXEC", "EXEC",
 }
 

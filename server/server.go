@@ -540,9 +540,7 @@ func (s *Server) dispatch(c *Client, args [][]byte) {
 		s.refuse(c, r)
 		return
 	}
-	// No eviction while loading (Redis's isSafeToPerformEvictions).
-	loading := s.loading.active.Load()
-	if s.memory.max > 0 && !s.answeringBusy && !loading && s.refuseOOM(c, cmd, args) {
+	if s.memory.max > 0 && !s.answeringBusy && s.refuseOOM(c, cmd, args) {
 		return
 	}
 	// After the OOM check, as in processCommand: MISCONF once a background
@@ -552,7 +550,7 @@ func (s *Server) dispatch(c *Client, args [][]byte) {
 		s.refuse(c, &refusal{cmd: cmd, msg: msg, viaReject: true})
 		return
 	}
-	if loading && denyLoading(c, cmd) {
+	if s.loading.active.Load() && denyLoading(c, cmd) {
 		s.refuse(c, &refusal{cmd: cmd, msg: errLoading, viaReject: true})
 		return
 	}
