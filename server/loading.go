@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -151,10 +152,24 @@ func (s *Server) rdbProgress(offset int64) error {
 	return s.serveWhileLoading()
 }
 
-// rdbAux notes the RDB's used-mem, INFO's loading_rdb_used_mem.
+// rdbAux logs the RDB's auxiliary fields as Redis's loader does, and
+// keeps used-mem for INFO's loading_rdb_used_mem.
 func (s *Server) rdbAux(key, value string) {
-	if key == "used-mem" {
-		s.loading.rdbUsedMem, _ = strconv.ParseInt(value, 10, 64)
+	n, _ := strconv.ParseInt(value, 10, 64) // strtoll's 0 for what is not a number
+	switch {
+	case strings.HasPrefix(key, "%"):
+		s.log.Info(fmt.Sprintf("RDB '%s': %s", key, value))
+	case strings.EqualFold(key, "redis-ver"):
+		s.log.Info("Loading RDB produced by version " + value)
+	case strings.EqualFold(key, "ctime"):
+		s.log.Info(fmt.Sprintf("RDB age %d seconds", max(time.Now().Unix()-n, 0)))
+	case strings.EqualFold(key, "used-mem"):
+		s.log.Info(fmt.Sprintf("RDB memory usage when created %.2f Mb", float64(n)/(1024*1024)))
+		s.loading.rdbUsedMem = n
+	case strings.EqualFold(key, "aof-preamble") && n != 0:
+		s.log.Info("RDB has an AOF tail")
+	case strings.EqualFold(key, "aof-base") && n != 0:
+		s.log.Info("RDB is base AOF")
 	}
 }
 
