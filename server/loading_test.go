@@ -98,8 +98,9 @@ func startLoadingServer(t *testing.T, cfg Config, keyDelay string) (*Server, str
 	return srv, addr, started
 }
 
-// dialLoading connects to addr once it listens.
-func dialLoading(t *testing.T, addr string) *rawClient {
+// dialLoading connects to srv once it listens at addr, over TCP or, for
+// viaDial, Dial (once the listener is up, so the load has begun).
+func dialLoading(t *testing.T, srv *Server, addr string) *rawClient {
 	t.Helper()
 	var c net.Conn
 	waitFor(t, "the listener", func() bool {
@@ -107,6 +108,13 @@ func dialLoading(t *testing.T, addr string) *rawClient {
 		c, err = net.Dial("tcp", addr)
 		return err == nil
 	})
+	if testTransport == viaDial {
+		c.Close()
+		var err error
+		if c, err = srv.Dial(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	t.Cleanup(func() { c.Close() })
 	c.SetDeadline(time.Now().Add(testDeadline))
 	return &rawClient{t: t, c: c, rd: bufio.NewReader(c)}
@@ -137,8 +145,8 @@ func TestServesWhileLoading(t *testing.T) {
 			} else {
 				writeLoadRDB(t, dir)
 			}
-			_, addr, started := startLoadingServer(t, cfg, tc.keyDelay)
-			c := dialLoading(t, addr)
+			srv, addr, started := startLoadingServer(t, cfg, tc.keyDelay)
+			c := dialLoading(t, srv, addr)
 			// One write, so a slow AOF load serves it in one turn.
 			c.send("GET k1\r\nPING\r\nSET k1 x\r\nDBSIZE\r\nFLUSHALL\r\nBGSAVE\r\nMULTI\r\nGET k1\r\nEXEC\r\n" +
 				"SELECT 1\r\nSELECT 0\r\nCONFIG SET appendonly yes\r\nHELLO 3\r\nGET k1\r\nHELLO 2\r\nINFO persistence\r\n")
@@ -159,8 +167,19 @@ func TestServesWhileLoading(t *testing.T) {
 					t.Errorf("INFO persistence lacks %q:\n%s", want, info)
 				}
 			}
-			if strings.Contains(info, "loading_total_bytes:0\r\n") {
-				t.Errorf("no total while loading:\n%s", info)
+			file := filepath.Join(dir, "dump.rdb")
+			if tc.aof {
+				file = filepath.Join(dir, "appendonlydir", "appendonly.aof.1.incr.aof")
+			}
+			size := fileSize(t, file)
+			if total := infoField(info, "loading_total_bytes"); total != strconv.FormatInt(size, 10) {
+				t.Errorf("loading_total_bytes %s, want the file's %d", total, size)
+			}
+			if used := infoField(info, "loading_rdb_used_mem"); (used == "0") != tc.aof { // an RDB says its used-mem
+				t.Errorf("loading_rdb_used_mem %s", used)
+			}
+			if loaded, _ := strconv.ParseInt(infoField(info, "loading_loaded_bytes"), 10, 64); loaded > size {
+				t.Errorf("loading_loaded_bytes %d over the file's %d", loaded, size)
 			}
 			c.send("CONFIG SET key-load-delay 0\r\n")
 			c.expect("+OK\r\n")
@@ -196,7 +215,7 @@ func TestShutdownWhileLoading(t *testing.T) {
 				t.Fatal(err)
 			}
 			srv, addr, started := startLoadingServer(t, Config{Dir: dir, LoadRDB: true, Save: "1 1"}, "20000")
-			c := dialLoading(t, addr)
+			c := dialLoading(t, srv, addr)
 			c.send("GET k1\r\n")
 			c.expect(loadingReply)
 			if how == "signal" {
@@ -266,4 +285,20 @@ func skipReplies(t *testing.T, rd *bufio.Reader, n int) {
 			skipReplies(t, rd, 2*size)
 		}
 	}
+}
+
+func fileSize(t *testing.T, path string) int64 {
+	t.Helper()
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Size()
+}
+
+// infoField returns an INFO field's value.
+func infoField(info, name string) string {
+	_, rest, _ := strings.Cut(info, "\r\n"+name+":")
+	value, _, _ := strings.Cut(rest, "\r\n")
+	return value
 }
