@@ -109,7 +109,11 @@ func (s *Server) AbortLoading() bool {
 // signal asked for a shutdown.
 func (s *Server) serveWhileLoading() error {
 	<-s.lock
-	runtime.Gosched() // let the transports read what is ready and queue for the lock
+	// Let the transports read what is ready and queue for the lock. One
+	// round is enough: 20 clients connecting at once during a load
+	// (key-load-delay 50000) were all answered in one turn, 737-790 ms as
+	// against 737-747 ms with four rounds and Redis's 674 ms.
+	runtime.Gosched()
 	s.lock <- struct{}{}
 	if s.closed.Load() {
 		return ErrShutdownWhileLoading
