@@ -24,6 +24,8 @@ var loadingAsk = []string{
 	"GET k1", "PING", "SET k1 x", "DBSIZE", "FLUSHALL", "BGSAVE", "SAVE", "BGREWRITEAOF", "KEYS *",
 	"EVAL 'return 1' 0", "NOSUCH", "GET", "ECHO a", "SELECT 1", "SELECT 0", "CONFIG GET key-load-delay",
 	"CONFIG SET appendonly yes", "CONFIG SET maxmemory-samples 5", "SWAPDB 0 1",
+	"CONFIG SET loading-process-events-interval-bytes 1023", "CONFIG GET loading-process-events-interval-bytes",
+	"CONFIG SET key-load-delay abc", "CONFIG GET key-load*",
 	"DEBUG SLEEP 0", "SHUTDOWN ABORT", "SCRIPT FLUSH", "CLIENT SETNAME x", "CLIENT GETNAME", "AUTH x",
 	"FLUSHDB", "BLPOP l 0", "WAIT 0 0", "OBJECT ENCODING k1", "RANDOMKEY",
 	"CONFIG SET maxmemory 1", "SET k1 x", "APPEND k1 x", "CONFIG SET maxmemory 0", // LOADING, not OOM: no eviction while loading
