@@ -43,6 +43,10 @@ type Loader struct {
 	// LoadRDB, when set, loads a file that starts with "REDIS" (an RDB
 	// base or an old RDB-preamble AOF) from r; commands may follow it.
 	LoadRDB func(r *bufio.Reader) error
+	// Progress, when set, is called before each command is read, with the
+	// offset read so far; an error stops the load (Failed) with it. Redis
+	// serves its clients there every 1024 commands.
+	Progress func(offset int64) error
 }
 
 // ErrNoRDB is returned for an RDB base when the Loader has no LoadRDB.
@@ -89,6 +93,12 @@ func (l *Loader) Load(r io.Reader) LoadResult {
 	inMulti := false
 	var beforeMulti int64
 	for {
+		if l.Progress != nil {
+			if err := l.Progress(offset()); err != nil {
+				res.Status, res.Err = Failed, err
+				return res
+			}
+		}
 		line, err := readLine(br)
 		if len(line) == 0 && err != nil {
 			if err == io.EOF {

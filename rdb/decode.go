@@ -60,6 +60,14 @@ type LoadOptions struct {
 	Now int64
 	// SkipChecksum ignores the footer (rdbchecksum no).
 	SkipChecksum bool
+	// Progress, when set, is called after each key record (loaded, expired
+	// or empty) with the offset read so far; an error stops the load with
+	// it. The server serves its clients and applies key-load-delay there,
+	// as Redis's loader does between keys.
+	Progress func(offset int64) error
+	// Aux, when set, is called with each auxiliary field as it is read
+	// (the server shows used-mem in INFO while it loads).
+	Aux func(key, value string)
 }
 
 // LoadInfo describes what a load found.
@@ -596,6 +604,9 @@ func Load(in io.Reader, s *store.Store, opts LoadOptions) (LoadInfo, error) {
 				return info, err
 			}
 			info.Aux = append(info.Aux, Aux{string(k), string(v)})
+			if opts.Aux != nil {
+				opts.Aux(string(k), string(v))
+			}
 			continue
 		case opModuleAux, opFunction2:
 			return info, r.corrupt("Modules and functions are not supported (opcode %d)", t)
@@ -634,6 +645,11 @@ func Load(in io.Reader, s *store.Store, opts LoadOptions) (LoadInfo, error) {
 			info.Keys++
 		}
 		expireAt = 0
+		if opts.Progress != nil {
+			if err := opts.Progress(r.off); err != nil {
+				return info, err
+			}
+		}
 	}
 }
 

@@ -761,7 +761,6 @@ func (s *Server) initAOF() {
 // An error means the server must not start, as Redis exits.
 func (s *Server) startAOF() error {
 	a := &s.aof
-	s.store.OnExpire = s.expiredKey
 	m, err := s.readManifest()
 	if err != nil {
 		return err
@@ -775,6 +774,9 @@ func (s *Server) startAOF() error {
 	}
 	if err := s.loadAOF(); err != nil {
 		return err
+	}
+	if s.closed.Load() { // a SHUTDOWN after the last turn of the load: open nothing
+		return ErrShutdownWhileLoading
 	}
 	if err := os.MkdirAll(s.aofDir(), 0o755); err != nil {
 		s.log.Warn(fmt.Sprintf("Can't open or create append-only dir %s: %v", s.aofDir(), err))
@@ -914,6 +916,7 @@ func (s *Server) loadAOF() error {
 	}
 	s.lock <- struct{}{}
 	defer func() { <-s.lock }()
+	s.loading.totalBytes = total
 	c := s.replayClient()
 	for i, fi := range files {
 		last := i == len(files)-1
@@ -922,6 +925,7 @@ func (s *Server) loadAOF() error {
 		if err != nil {
 			return err
 		}
+		s.loading.fileBase += size
 		if fi.Type == aof.TypeBase {
 			a.baseSize = size
 		}
@@ -959,7 +963,8 @@ func (s *Server) loadFile(c *Client, name string, last bool) (int64, error) {
 		return 0, nil
 	}
 	var unknown []byte
-	loader := aof.Loader{Apply: func(args [][]byte) error {
+	s.loading.commands, s.loading.lastOffset = 0, 0
+	loader := aof.Loader{Progress: s.aofProgress, Apply: func(args [][]byte) error {
 		if ok := s.replay(c, args); !ok {
 			unknown = args[0]
 			return errAOFLoad
@@ -967,10 +972,13 @@ func (s *Server) loadFile(c *Client, name string, last bool) (int64, error) {
 		return nil
 	}, LoadRDB: func(r *bufio.Reader) error {
 		s.log.Info("Reading RDB base file on AOF loading...")
-		_, err := rdb.Load(r, s.store, rdb.LoadOptions{Now: s.store.Now()})
+		_, err := rdb.Load(r, s.store, rdb.LoadOptions{Now: s.store.Now(), Progress: s.rdbProgress, Aux: s.rdbAux})
 		return err
 	}}
 	res := loader.Load(f)
+	if errors.Is(res.Err, ErrShutdownWhileLoading) {
+		return 0, res.Err
+	}
 	if res.RevertedMulti {
 		s.log.Warn("Revert incomplete MULTI/EXEC transaction in AOF file " + name)
 	}
@@ -1038,7 +1046,9 @@ func (s *Server) replay(c *Client, args [][]byte) bool {
 // infoAOF writes the AOF fields of INFO persistence, as Redis 7.0.
 func (s *Server) infoAOF(b *infoBuilder) {
 	a := &s.aof
-	on := a.on.Load()
+	// Redis's aof_state is on from the start when appendonly is, so also
+	// while the AOF loads.
+	on := a.on.Load() || (a.cfg.Enabled && s.loading.active.Load())
 	b.int("aof_enabled", boolInt(on))
 	b.int("aof_rewrite_in_progress", boolInt(a.rewriting))
 	b.int("aof_rewrite_scheduled", boolInt(a.rewriteScheduled))

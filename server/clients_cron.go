@@ -29,6 +29,9 @@ func (s *Server) checkClients(now time.Time) {
 	}
 	s.lock <- struct{}{}
 	defer func() { <-s.lock }()
+	if s.loading.active.Load() {
+		return // no clientsCron while Redis loads (processEventsWhileBlocked runs only file events)
+	}
 	for _, c := range s.clientsByID() {
 		cn := c.conn
 		if cn == nil {

@@ -95,6 +95,10 @@ func cmdConfigSet(c *Client, args [][]byte) {
 			failed(args[i], "can't set immutable config")
 			return
 		}
+		if denyLoadingParams[p.name] && c.srv.loading.active.Load() {
+			c.w.Error(errLoading)
+			return
+		}
 		// A name and its alias are two parameters to Redis 7.0's check.
 		for j := 2; j < i; j += 2 {
 			if strings.EqualFold(string(args[j]), string(args[i])) {

@@ -290,7 +290,7 @@ func infoPersistence(s *Server, b *infoBuilder) {
 	if !p.lastBgsaveOK {
 		status = "err"
 	}
-	b.int("loading", 0)
+	b.int("loading", boolInt(s.loading.active.Load()))
 	b.int("async_loading", 0)
 	// Copy-on-write here is per key (store.Snapshot), not per page: no
 	// fork, so these stay 0.
@@ -311,6 +311,7 @@ func infoPersistence(s *Server, b *infoBuilder) {
 	b.int("rdb_last_load_keys_expired", int64(p.loaded.Expired))
 	b.int("rdb_last_load_keys_loaded", int64(p.loaded.Keys))
 	s.infoAOF(b)
+	s.infoLoading(b)
 }
 
 func infoStats(s *Server, b *infoBuilder) {

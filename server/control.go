@@ -20,21 +20,50 @@ func (s *Server) ServeDialOnly() error {
 	return nil
 }
 
-// StartAddr listens on addr and serves in the background.
+// StartAddr listens on addr and serves in the background. With the AOF on,
+// or Config.LoadRDB and an RDB file, it then loads the data and returns once
+// loaded, as Redis 7.0 listens, then loads (loadDataFromDisk): clients
+// connect meanwhile and get LOADING for every command without the loading
+// flag. A file that fails to load closes the server and is the error (its
+// text, or the log, is Redis's); a SHUTDOWN or AbortLoading meanwhile
+// closes it with ErrShutdownWhileLoading.
 func (s *Server) StartAddr(addr string) error {
-	if err := s.startAOF(); err != nil {
-		return err
+	loading := s.aof.cfg.Enabled || (s.cfg.LoadRDB && s.rdbExists())
+	if !loading {
+		// With the AOF off this only reads the manifest: nothing to load,
+		// so a test double starts in microseconds.
+		if err := s.startAOF(); err != nil {
+			return err
+		}
 	}
 	lns, err := s.listenersFor(addr)
 	if err != nil {
 		return err
 	}
+	s.store.OnExpire = s.expiredKey
 	s.front = newFrontListener(s, lns)
 	dl := &detachableListener{Listener: s.front, stop: s.stop}
 	s.double.mu.Lock()
 	s.double.listener = dl
 	s.double.mu.Unlock()
+	if loading {
+		s.startLoading() // before any client can connect
+	}
 	s.serve(dl, s.front)
+	if !loading {
+		return nil
+	}
+	if s.aof.cfg.Enabled {
+		err = s.startAOF()
+	} else {
+		err = s.loadRDB()
+	}
+	s.Do(s.stopLoading)
+	if err != nil {
+		s.Close()
+		return err
+	}
+	s.log.Info("Ready to accept connections", "addr", s.Addr())
 	return nil
 }
 

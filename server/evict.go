@@ -49,6 +49,9 @@ func (s *Server) performEvictions() (outOfMemory bool) {
 	if s.paused() != pauseNone { // as Redis's PAUSE_ACTION_EVICT: no eviction, no OOM
 		return false
 	}
+	if s.loading.active.Load() { // nor while loading (isSafeToPerformEvictions)
+		return false
+	}
 	over := s.usedMemory() - s.memory.max
 	if over <= 0 {
 		return false

@@ -124,10 +124,25 @@ func (s *Server) rdbOptions() rdb.Options {
 }
 
 // LoadRDB loads dir/dbfilename into the keyspace, as Redis does at start
-// (cmd/floodgate calls it before Start). A missing file is no error; a
-// corrupt or truncated one is, and nothing of it is kept: the caller must
-// refuse to start, as Redis does.
+// (Start does it when Config.LoadRDB is set). Clients are answered LOADING
+// meanwhile. A missing file is no error; a corrupt or truncated one is, and
+// nothing of it is kept: the caller must refuse to start, as Redis does.
 func (s *Server) LoadRDB() error {
+	s.Do(s.startLoading)
+	err := s.loadRDB()
+	s.Do(s.stopLoading)
+	return err
+}
+
+// rdbExists reports whether there is an RDB file to load.
+func (s *Server) rdbExists() bool {
+	_, err := os.Stat(s.rdbPath())
+	return !errors.Is(err, os.ErrNotExist)
+}
+
+// loadRDB is LoadRDB while loading is marked: the execution lock is held
+// but for the turns clients get every loading-process-events-interval-bytes.
+func (s *Server) loadRDB() error {
 	f, err := os.Open(s.rdbPath())
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -146,7 +161,11 @@ func (s *Server) LoadRDB() error {
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	var loadErr error
 	s.Do(func() {
-		info, err := rdb.Load(f, s.store, rdb.LoadOptions{Now: s.store.Now(), SkipChecksum: !s.persist.checksum})
+		if st, err := f.Stat(); err == nil {
+			s.loading.totalBytes = st.Size()
+		}
+		info, err := rdb.Load(f, s.store, rdb.LoadOptions{Now: s.store.Now(), SkipChecksum: !s.persist.checksum,
+			Progress: s.rdbProgress, Aux: s.rdbAux})
 		if err != nil {
 			s.store.FlushAll() // never serve part of a file
 			loadErr = err
@@ -382,6 +401,10 @@ func (s *Server) prepareShutdown(save, noSave, force bool) error {
 	if b := s.persist.bgsave; b != nil {
 		s.log.Warn("There is a child saving an .rdb. Killing it!")
 		b.abort = true
+	}
+	// Never save a half-loaded dataset (Redis's prepareForShutdown).
+	if s.loading.active.Load() {
+		save, noSave = false, true
 	}
 	if noSave || (!save && len(s.persist.points) == 0) {
 		return nil

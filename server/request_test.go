@@ -182,6 +182,7 @@ func TestOtherTransports(t *testing.T) {
 				{"ScriptBusyAndKill", TestScriptBusyAndKill},
 				{"ScriptUnkillableAfterWrite", TestScriptUnkillableAfterWrite},
 				{"BusyCommandsAreCounted", TestBusyCommandsAreCounted},
+				{"ServesWhileLoading", TestServesWhileLoading},
 			} {
 				t.Run(tc.name, tc.test)
 			}

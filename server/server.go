@@ -80,8 +80,12 @@ type Config struct {
 	// library's default (cmd/floodgate defaults to Redis's).
 	Save string
 	// AOF configures the append-only file (off by default); with it on,
-	// Start loads the data from it before serving, instead of the RDB.
+	// Start loads the data from it, instead of the RDB.
 	AOF AOFConfig
+	// LoadRDB makes Start load dir/dbfilename (unless the AOF is on), as
+	// redis-server does; cmd/floodgate sets it. Start listens first and
+	// answers LOADING while it loads, as Redis 7.0.
+	LoadRDB bool
 }
 
 func (cfg *Config) setDefaults() {
@@ -188,7 +192,8 @@ type Server struct {
 	aof       aofState  // the append-only file (aof.go)
 	blocking  blocking  // clients waiting in BLPOP and friends (blocking.go); guarded by lock
 
-	persist persistence // RDB files, save points, BGSAVE (persistence.go); guarded by lock
+	persist persistence  // RDB files, save points, BGSAVE (persistence.go); guarded by lock
+	loading loadingState // loading the data at Start (loading.go)
 
 	// running is the connection whose batch holds the execution lock, nil
 	// otherwise; guarded by lock.
@@ -279,6 +284,7 @@ func (s *Server) copyLiveSettings(src *Server) {
 	s.outputLimits.Store(src.outputLimits.Load())
 	s.protoMaxBulkLen.Store(src.protoMaxBulkLen.Load())
 	s.queryBufferLimit.Store(src.queryBufferLimit.Load())
+	s.loading.keyDelay, s.loading.interval = src.loading.keyDelay, src.loading.interval
 }
 
 // requirePass is the password clients must AUTH with; "" for none.
@@ -315,7 +321,9 @@ func (s *Server) serve(ln net.Listener, front *frontListener) {
 	go s.blockTimer()
 	s.stopped.Add(1)
 	go s.scriptWatch()
-	s.log.Info("Ready to accept connections", "addr", ln.Addr().String())
+	if !s.loading.active.Load() { // else once loaded, as Redis logs it (StartAddr)
+		s.log.Info("Ready to accept connections", "addr", ln.Addr().String())
+	}
 }
 
 // Addr returns the address the server listens on.
@@ -549,6 +557,10 @@ func (s *Server) dispatch(c *Client, args [][]byte) {
 		s.refuse(c, &refusal{cmd: cmd, msg: msg, viaReject: true})
 		return
 	}
+	if s.loading.active.Load() && denyLoading(c, cmd) {
+		s.refuse(c, &refusal{cmd: cmd, msg: errLoading, viaReject: true})
+		return
+	}
 	// Last before running or queueing, as in processCommand: a client
 	// that can wait (not a script's, not in-process) waits for the pause.
 	if s.pause.mode != pauseNone && c.conn != nil && s.postpones(c, cmd, args) {
@@ -750,6 +762,11 @@ func (s *Server) expiryLoop() {
 			return
 		case <-t.C:
 		}
+		// Redis's serverCron does not run while it loads: no save point,
+		// no expiry on a half-loaded keyspace.
+		if s.loading.active.Load() {
+			continue
+		}
 		s.saveCron()
 		first := true
 		for {
@@ -757,7 +774,7 @@ func (s *Server) expiryLoop() {
 			s.lock <- struct{}{}
 			began := time.Now()
 			n := 0
-			if s.paused() == pauseNone { // CLIENT PAUSE pauses expiry too
+			if s.paused() == pauseNone && !s.loading.active.Load() { // CLIENT PAUSE pauses expiry too
 				n = s.store.ActiveExpire(chunk)
 			}
 			s.expireCycle += time.Since(began)

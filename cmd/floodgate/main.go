@@ -5,6 +5,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -25,14 +26,6 @@ var version = "dev"
 
 func main() {
 	os.Exit(run(os.Args[1:]))
-}
-
-// loadRDBUnlessAOF loads the RDB file, unless the AOF is on.
-func loadRDBUnlessAOF(srv *server.Server) error {
-	if srv.AppendOnly() {
-		return nil
-	}
-	return srv.LoadRDB()
 }
 
 func run(args []string) int {
@@ -63,7 +56,7 @@ func run(args []string) int {
 	}
 	file, fromStdin, options := server.ConfigArgs(rest)
 	// Redis's save points unless the configuration says otherwise.
-	srv := server.Prepare(server.Config{GoroutineConns: goroutineConns, Save: "3600 1 300 100 60 10000"})
+	srv := server.Prepare(server.Config{GoroutineConns: goroutineConns, Save: "3600 1 300 100 60 10000", LoadRDB: true})
 	var stdin io.Reader
 	var stdinConfig []byte
 	if fromStdin {
@@ -135,22 +128,12 @@ func run(args []string) int {
 	} else {
 		logger.Info("Configuration loaded")
 	}
-	// With the AOF on, Start loads it instead of the RDB file, as Redis's
-	// loadDataFromDisk prefers it.
-	if err := loadRDBUnlessAOF(srv); err != nil {
-		// Redis refuses to start on a file it cannot load, rather than serve
-		// a keyspace that silently lacks part of it.
-		logger.Error(err.Error())
-		return 1
-	}
 	// Signals are caught before the port opens: a SIGTERM sent as soon as
 	// clients can connect must shut down cleanly, not kill the process.
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	if err := srv.Start(); err != nil {
-		logger.Warn("Failed listening on port " + srv.Port() + " (TCP), aborting: " + err.Error())
-		return 1
-	}
+	// Written before the data loads, as Redis writes it once it listens,
+	// so a load can be stopped with a signal to the pid in the file.
 	pf := srv.PidFile()
 	if pf == "" && background {
 		pf = "/var/run/redis.pid" // Redis's CONFIG_DEFAULT_PID_FILE, written when daemonized
@@ -161,6 +144,11 @@ func run(args []string) int {
 		} else {
 			defer os.Remove(pf)
 		}
+	}
+	// Start listens, then loads the AOF or the RDB file (as Redis's
+	// loadDataFromDisk, the AOF when it is on), answering LOADING meanwhile.
+	if code, ok := start(srv, sigs, out, logger); !ok {
+		return code
 	}
 	code := stayUp
 	for code == stayUp {
@@ -174,6 +162,52 @@ func run(args []string) int {
 	srv.Close()
 	logger.Warn("Redis is now ready to exit, bye bye...")
 	return 0
+}
+
+// start starts the server and waits until its data is loaded. A signal
+// meanwhile stops the load and exits without saving, as Redis does (it
+// never saves a half-loaded dataset); so does SHUTDOWN. It returns false
+// with the exit code when the process must exit.
+func start(srv *server.Server, sigs chan os.Signal, out io.Writer, logger *slog.Logger) (int, bool) {
+	started := make(chan error, 1)
+	go func() { started <- srv.Start() }()
+	var early []os.Signal // received before a load began: handled the ordinary way
+	aborting := false
+	for {
+		select {
+		case sig := <-sigs:
+			if aborting && sig == syscall.SIGINT { // as Redis's handler on a second SIGINT
+				logger.Warn("You insist... exiting now.")
+				return 1, false
+			}
+			if srv.AbortLoading() {
+				aborting = true
+				fmt.Fprintf(out, "%d:signal-handler (%d) Received shutdown signal during loading, scheduling shutdown.\n", os.Getpid(), time.Now().Unix())
+			} else if len(early) < cap(sigs) {
+				early = append(early, sig)
+			}
+			continue
+		case err := <-started:
+			switch {
+			case errors.Is(err, server.ErrShutdownWhileLoading):
+				srv.Close()
+				logger.Warn("Redis is now ready to exit, bye bye...")
+				return 0, false
+			case err != nil && srv.Addr() == "":
+				logger.Warn("Failed listening on port " + srv.Port() + " (TCP), aborting: " + err.Error())
+				return 1, false
+			case err != nil:
+				// Redis refuses to start on a file it cannot load, rather
+				// than serve a keyspace that silently lacks part of it.
+				logger.Error(err.Error())
+				return 1, false
+			}
+			for _, sig := range early {
+				sigs <- sig
+			}
+			return 0, true
+		}
+	}
 }
 
 // stayUp is shutdown's answer when the server must go on running.

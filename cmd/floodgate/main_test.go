@@ -118,6 +118,52 @@ func TestBinary(t *testing.T) {
 		}
 	})
 
+	// The binary listens before it loads; a SIGTERM while it loads exits
+	// at once without saving the half-loaded dataset, as Redis does.
+	t.Run("sigterm-while-loading", func(t *testing.T) {
+		dir := t.TempDir()
+		cmd, addr, logs := startBinary(t, bin, "--dir", dir)
+		conn := ping(t, addr)
+		var req bytes.Buffer
+		// 3000 keys at 20 ms each: a load of a minute, which the SIGTERM cuts short.
+		value := strings.Repeat("0123456789abcdefghijklmnopqrstuvwxyz", 30)
+		for i := range 3000 {
+			fmt.Fprintf(&req, "SET k%d %s%d\r\n", i, value, i)
+		}
+		req.WriteString("SHUTDOWN\r\n")
+		conn.Write(req.Bytes())
+		waitExit(t, cmd, logs)
+		before, err := os.ReadFile(filepath.Join(dir, "dump.rdb"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd, addr, logs = startBinary(t, bin, "--dir", dir, "--key-load-delay", "20000", "--loading-process-events-interval-bytes", "1024")
+		var c net.Conn
+		redistest.Eventually(t, "floodgate to listen on "+addr, func() bool {
+			c, err = net.Dial("tcp", addr)
+			return err == nil
+		})
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(redistest.Patience))
+		c.Write([]byte("GET k1\r\n"))
+		if line, err := bufio.NewReader(c).ReadString('\n'); line != "-LOADING Redis is loading the dataset in memory\r\n" {
+			t.Fatalf("GET while loading: %q %v\n%s", line, err, logs)
+		}
+		cmd.Process.Signal(syscall.SIGTERM)
+		waitExit(t, cmd, logs)
+		for _, want := range []string{"Received shutdown signal during loading, scheduling shutdown.", "User requested shutdown..."} {
+			if !strings.Contains(logs.String(), want) {
+				t.Errorf("logs lack %q:\n%s", want, logs)
+			}
+		}
+		if strings.Contains(logs.String(), "Saving") || strings.Contains(logs.String(), "Ready to accept") {
+			t.Errorf("saved or reported ready:\n%s", logs)
+		}
+		if after, err := os.ReadFile(filepath.Join(dir, "dump.rdb")); err != nil || !bytes.Equal(before, after) {
+			t.Errorf("the RDB file changed (%v)", err)
+		}
+	})
+
 	t.Run("shutdown", func(t *testing.T) {
 		cmd, addr, logs := startBinary(t, bin)
 		conn := ping(t, addr)
@@ -146,22 +192,38 @@ func startBinary(t *testing.T, bin string, args ...string) (*exec.Cmd, string, *
 	return cmd, net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), logs
 }
 
-// ping connects, polling until the server listens, and checks PONG.
+// ping connects, polling until the server listens and has loaded its
+// data (it answers LOADING until then, as Redis), and checks PONG.
 func ping(t *testing.T, addr string) net.Conn {
 	t.Helper()
 	var conn net.Conn
-	redistest.Eventually(t, "floodgate to listen on "+addr, func() bool {
+	var last string
+	redistest.Eventually(t, "floodgate to listen on "+addr+" and answer PONG", func() bool {
 		var err error
-		conn, err = net.Dial("tcp", addr)
-		return err == nil
+		if conn == nil {
+			if conn, err = net.Dial("tcp", addr); err != nil {
+				conn = nil
+				return false
+			}
+			conn.SetDeadline(time.Now().Add(redistest.Patience))
+		}
+		conn.Write([]byte("PING\r\n"))
+		// One byte at a time: a reader must not buffer what the caller reads next.
+		var line []byte
+		b := make([]byte, 1)
+		for !bytes.HasSuffix(line, []byte("\r\n")) {
+			if _, err := conn.Read(b); err != nil {
+				t.Fatalf("PING: %q %v", line, err)
+			}
+			line = append(line, b[0])
+		}
+		last = string(line)
+		if !strings.HasPrefix(last, "-LOADING") && last != "+PONG\r\n" {
+			t.Fatalf("PING: %q", last)
+		}
+		return last == "+PONG\r\n"
 	})
 	t.Cleanup(func() { conn.Close() })
-	conn.SetDeadline(time.Now().Add(redistest.Patience))
-	conn.Write([]byte("PING\r\n"))
-	line, err := bufio.NewReader(conn).ReadString('\n')
-	if err != nil || line != "+PONG\r\n" {
-		t.Fatalf("PING: %q %v", line, err)
-	}
 	return conn
 }
 
