@@ -16,8 +16,11 @@ OLD="$(cat ratelimit/prelude.lua; echo; git show "$OLD_GCRA":ratelimit/gcra.lua)
 NEW="$(cat ratelimit/prelude.lua; echo; cat ratelimit/gcra.lua)"
 tmp=$(mktemp -d)
 redis-server --port 17449 --bind 127.0.0.1 --save '' --appendonly no --dir "$tmp" --logfile "$tmp/redis.log" & RP=$!
-"$BEFORE" --port 17450 --loglevel warning & BP=$!
-"$AFTER" --port 17451 --loglevel warning & AP=$!
+mkdir -p "$tmp/before" "$tmp/after"
+# Persistence off, as Redis above: the default save points would write a
+# dump.rdb into the working tree in the middle of the measurement.
+"$BEFORE" --port 17450 --loglevel warning --save "" --appendonly no --dir "$tmp/before" & BP=$!
+"$AFTER" --port 17451 --loglevel warning --save "" --appendonly no --dir "$tmp/after" & AP=$!
 trap 'kill $RP $BP $AP 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
 for p in 17449 17450 17451; do
   for _ in $(seq 100); do redis-cli -p "$p" ping >/dev/null 2>&1 && break; sleep 0.05; done
