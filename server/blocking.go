@@ -72,6 +72,11 @@ type waiter struct {
 	// onTimeout answers the client when its time is up or CLIENT UNBLOCK
 	// ... TIMEOUT ends the wait; nil: a null array, as the pops answer.
 	onTimeout func(c *Client)
+	// micros and args are the blocking call's own duration and its
+	// arguments (copied: the request's buffer is reused), which its
+	// statistics and slow log entry carry once a push serves it.
+	micros int64
+	args   [][]byte
 }
 
 // timeoutAnswer is what w's client is answered when the wait times out.
@@ -278,6 +283,25 @@ func (s *Server) unblock(w *waiter, answer func(c *Client)) {
 	c.conn.wake(buf.joined())
 }
 
+// servedStats records a blocked command served by a push as Redis's
+// updateStatsOnUnblock does: its time (the blocking call's, again, plus the
+// serving's) goes to commandstats, its latency histogram and the slow log.
+// A wait that times out or is unblocked records none of these.
+func (s *Server) servedStats(w *waiter, serving int64) {
+	if w.cmd == nil {
+		return
+	}
+	total := w.micros + serving
+	st := &s.stats[w.cmd.id]
+	st.usec += total
+	if s.latency.tracking {
+		s.recordLatency(st, total)
+	}
+	if sl := s.slowlog.slower; sl >= 0 && total >= sl && w.cmd.Flags&FlagSkipSlowlog == 0 && w.args != nil {
+		s.slowlogPush(w.c, w.cmd, w.args, total)
+	}
+}
+
 // keyReady is the store's OnReady: key of db now holds a list or a sorted
 // set. Cheap when nobody waits, since every SET of such a value calls it.
 func (s *Server) keyReady(db *store.DB, key string) {
@@ -349,7 +373,9 @@ func (s *Server) serveReady() {
 func (s *Server) serveLogged(w *waiter, key []byte) {
 	c := w.c
 	c.propArgs, c.propNone = nil, false
+	start := time.Since(s.started)
 	s.unblock(w, func(c *Client) { w.serve(c, key) })
+	s.servedStats(w, int64((time.Since(s.started)-start)/time.Microsecond))
 	if c.propArgs != nil {
 		s.propagate(w.db, c.propArgs...)
 		c.propArgs = nil

@@ -19,6 +19,7 @@
 package server
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -663,9 +664,15 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 		if c.errorCount() != errsBefore {
 			st.failed++
 		}
-		// A command that blocked is logged when it is served, in Redis; here
-		// not at all (its serving is never slow).
-		if !c.isBlocked() {
+		// A command that blocked gets its latency and slow log entry when a
+		// push serves it (servedStats), as in Redis.
+		if w := c.blockedOn; w != nil && c.isBlocked() {
+			w.micros = micros
+			w.args = make([][]byte, len(args))
+			for i, a := range args {
+				w.args[i] = bytes.Clone(a)
+			}
+		} else {
 			if s.latency.tracking {
 				s.recordLatency(st, micros)
 			}
