@@ -392,8 +392,8 @@ func Save(out io.Writer, s *store.Store, opts Options) error {
 		w.SelectDB(i, db.Len(), db.Expires())
 		var err error
 		db.Each(func(e *store.Entry) {
-			if err == nil && (e.ExpireAt() == 0 || e.ExpireAt() >= now) {
-				err = w.Key(e.Key(), e.Value(), e.ExpireAt())
+			if at := db.ExpireAt(e); err == nil && (at == 0 || at >= now) {
+				err = w.Key(e.Key(), e.Value(), at)
 			}
 		})
 		if err != nil {

@@ -129,8 +129,9 @@ func fill(s *store.Store, now int64) {
 func describe(s *store.Store) map[string]string {
 	out := map[string]string{}
 	for i := range s.Databases() {
-		s.DB(i).Each(func(e *store.Entry) {
-			out[fmt.Sprint(i, ":", e.Key())] = fmt.Sprint(e.ExpireAt(), " ", encoding(e.Value()), " ", describeValue(e.Value()))
+		db := s.DB(i)
+		db.Each(func(e *store.Entry) {
+			out[fmt.Sprint(i, ":", e.Key())] = fmt.Sprint(db.ExpireAt(e), " ", encoding(e.Value()), " ", describeValue(e.Value()))
 		})
 	}
 	return out

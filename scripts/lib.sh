@@ -85,7 +85,7 @@ measure() {
 	elements=$((keys * size))
 	printf '%s%-8s %-8s %-10s %-14s %s\n' "$label" "$size" "$keys" "$elements" \
 		"$(awk -v d=$((after - before)) -v m="$elements" 'BEGIN {printf "%.1f", d / m}')" \
-		"$(redis-cli -p "$port" object encoding k0)"
+		"$(redis-cli -p "$port" object encoding "${KEY0:-k0}")"
 }
 
 dir=$(mktemp -d)

@@ -318,14 +318,14 @@ func propagateExpiry(s *Server, c *Client, args [][]byte) {
 	switch e := c.db.Entry(key); {
 	case e == nil:
 		s.propagate(db, s.deletion("lazyfree-lazy-expire"), key)
-	case e.ExpireAt() == 0:
+	case c.db.ExpireAt(e) == 0:
 		s.propagate(db, cmdPERSIST, key)
 	case eqFold(args[0], "pexpireat"):
 		s.propagate(db, args...)
 	case eqFold(args[0], "getex"):
-		s.propagate(db, cmdPEXPIREAT, key, strconv.AppendInt(nil, e.ExpireAt(), 10))
+		s.propagate(db, cmdPEXPIREAT, key, strconv.AppendInt(nil, c.db.ExpireAt(e), 10))
 	default:
-		out := append([][]byte{cmdPEXPIREAT, key, strconv.AppendInt(nil, e.ExpireAt(), 10)}, args[3:]...)
+		out := append([][]byte{cmdPEXPIREAT, key, strconv.AppendInt(nil, c.db.ExpireAt(e), 10)}, args[3:]...)
 		s.propagate(db, out...)
 	}
 }
@@ -342,7 +342,7 @@ func (s *Server) propagateSetPXAT(c *Client, key, value []byte) {
 		s.propagate(db, cmdDEL, key)
 		return
 	}
-	s.propagate(db, cmdSET, key, value, argPXAT, strconv.AppendInt(nil, e.ExpireAt(), 10))
+	s.propagate(db, cmdSET, key, value, argPXAT, strconv.AppendInt(nil, c.db.ExpireAt(e), 10))
 }
 
 // propagateSet logs SET with EX, PX, EXAT or PXAT as SET key value PXAT
@@ -405,12 +405,12 @@ func propagateRestore(s *Server, c *Client, args [][]byte) {
 	for _, a := range args[4:] {
 		absolute = absolute || eqFold(a, "absttl")
 	}
-	if e.ExpireAt() == 0 || absolute {
+	if c.db.ExpireAt(e) == 0 || absolute {
 		s.propagate(db, args...)
 		return
 	}
 	out := append(append([][]byte{}, args...), argABSTTL)
-	out[2] = strconv.AppendInt(nil, e.ExpireAt(), 10)
+	out[2] = strconv.AppendInt(nil, c.db.ExpireAt(e), 10)
 	s.propagate(db, out...)
 }
 
@@ -449,8 +449,8 @@ func (s *Server) propagateState(sdb *store.DB, key []byte) {
 		return
 	}
 	if str, ok := e.Value().(*store.String); ok {
-		if e.ExpireAt() != 0 {
-			s.propagate(db, cmdSET, key, str.Bytes(), argPXAT, strconv.AppendInt(nil, e.ExpireAt(), 10))
+		if sdb.ExpireAt(e) != 0 {
+			s.propagate(db, cmdSET, key, str.Bytes(), argPXAT, strconv.AppendInt(nil, sdb.ExpireAt(e), 10))
 		} else {
 			s.propagate(db, cmdSET, key, str.Bytes())
 		}
@@ -458,7 +458,7 @@ func (s *Server) propagateState(sdb *store.DB, key []byte) {
 	}
 	s.propagate(db, cmdDEL, key)
 	p := &s.aof.prop
-	p.buf = aof.AppendValue(p.buf, e.Key(), e.Value(), e.ExpireAt())
+	p.buf = aof.AppendValue(p.buf, e.Key(), e.Value(), sdb.ExpireAt(e))
 	p.ops = append(p.ops, propOp{db: db, end: len(p.buf)})
 }
 

@@ -236,7 +236,7 @@ func rename(c *Client, from, to []byte, nx bool) {
 		reply(false)
 		return
 	}
-	v, at := e.Value(), e.ExpireAt()
+	v, at := e.Value(), c.db.ExpireAt(e)
 	c.db.Delete(from)
 	c.db.SetMoved(to, v, at, e)
 	reply(true)
@@ -273,7 +273,7 @@ func cmdCopy(c *Client, args [][]byte) {
 		c.w.Int(0)
 		return
 	}
-	dst.Set(args[2], e.Value().Clone(), e.ExpireAt())
+	dst.Set(args[2], e.Value().Clone(), c.db.ExpireAt(e))
 	c.w.Int(1)
 }
 
@@ -312,7 +312,7 @@ func cmdMove(c *Client, args [][]byte) {
 		c.w.Int(0)
 		return
 	}
-	v, at := e.Value(), e.ExpireAt()
+	v, at := e.Value(), c.db.ExpireAt(e)
 	c.db.Delete(args[1])
 	dst.SetMoved(args[1], v, at, e)
 	c.w.Int(1)
@@ -389,7 +389,7 @@ func expireGeneric(c *Client, args [][]byte, basetime, unit int64) {
 		c.w.Int(0)
 		return
 	}
-	current := e.ExpireAt() // 0: no TTL, an infinite one for GT and LT
+	current := c.db.ExpireAt(e) // 0: no TTL, an infinite one for GT and LT
 	if (flags&expireNX != 0 && current != 0) ||
 		(flags&expireXX != 0 && current == 0) ||
 		(flags&expireGT != 0 && (current == 0 || when <= current)) ||
@@ -415,7 +415,7 @@ func ttlGeneric(c *Client, key []byte, ms, absolute bool) {
 		c.w.Int(-2)
 		return
 	}
-	at := e.ExpireAt()
+	at := c.db.ExpireAt(e)
 	if at == 0 {
 		c.w.Int(-1)
 		return
@@ -434,7 +434,7 @@ func ttlGeneric(c *Client, key []byte, ms, absolute bool) {
 
 func cmdPersist(c *Client, args [][]byte) {
 	e := c.db.Get(args[1])
-	if e == nil || e.ExpireAt() == 0 {
+	if e == nil || c.db.ExpireAt(e) == 0 {
 		c.w.Int(0)
 		return
 	}

@@ -256,7 +256,7 @@ func cmdGetEX(c *Client, args [][]byte) {
 		c.db.Delete(args[1])
 	case o.flags&setAnyExpire != 0:
 		c.db.SetExpire(e, at)
-	case o.flags&setPersist != 0 && e.ExpireAt() != 0:
+	case o.flags&setPersist != 0 && c.db.ExpireAt(e) != 0:
 		c.db.SetExpire(e, 0)
 	}
 }

@@ -103,7 +103,7 @@ func TestBGSAVEIsPointInTime(t *testing.T) {
 	}
 	for i := range n {
 		e := s.DB(i % 3).GetString("k" + strconv.Itoa(i))
-		if e == nil || e.ExpireAt() != 0 {
+		if e == nil || s.DB(i%3).ExpireAt(e) != 0 {
 			t.Fatalf("k%d missing or with a TTL", i)
 		}
 		if v, _ := e.Value().(*store.String).Int(); v != int64(i) {
@@ -312,12 +312,13 @@ func TestBGSAVEUnderConcurrentWrites(t *testing.T) {
 	want := map[string]string{}
 	srv.Do(func() {
 		for d := range 2 {
-			srv.store.DB(d).Each(func(e *store.Entry) {
+			db := srv.store.DB(d)
+			db.Each(func(e *store.Entry) {
 				b, err := rdb.Dump(e.Value(), false)
 				if err != nil {
 					t.Error(err)
 				}
-				want[fmt.Sprint(d, "/", e.Key(), "/", e.ExpireAt())] = string(b)
+				want[fmt.Sprint(d, "/", e.Key(), "/", db.ExpireAt(e))] = string(b)
 			})
 		}
 		if err := srv.startBgsave(); err != nil {
@@ -385,9 +386,10 @@ func TestBGSAVEUnderConcurrentWrites(t *testing.T) {
 	s := loadFile(t, filepath.Join(dir, "dump.rdb"))
 	got := 0
 	for d := range 2 {
-		s.DB(d).Each(func(e *store.Entry) {
+		db := s.DB(d)
+		db.Each(func(e *store.Entry) {
 			got++
-			id := fmt.Sprint(d, "/", e.Key(), "/", e.ExpireAt())
+			id := fmt.Sprint(d, "/", e.Key(), "/", db.ExpireAt(e))
 			b, _ := rdb.Dump(e.Value(), false)
 			if w, ok := want[id]; !ok {
 				t.Errorf("%s in the file, not in the keyspace at BGSAVE", id)

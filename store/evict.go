@@ -202,7 +202,7 @@ func (s *Store) Evict(need int64, deadline time.Time, onEvict func(db int, key s
 					break
 				}
 				if p == VolatileRandom && len(d.expiries) > 0 {
-					victim, vdb = d.expiries[s.rng.IntN(len(d.expiries))], d
+					victim, vdb = d.expiries[s.rng.IntN(len(d.expiries))].e, d
 					break
 				}
 			}
@@ -255,7 +255,7 @@ func (s *Store) bestCandidate() (*Entry, *DB) {
 			d := s.dbs[c.db]
 			e := d.keys.find(c.key)
 			*c = evictCandidate{}
-			if e != nil && (!volatile || e.expireAt != 0) {
+			if e != nil && (!volatile || e.heapIdx >= 0) {
 				return e, d
 			}
 		}
@@ -271,7 +271,7 @@ func (s *Store) populatePool(d *DB, volatile bool) {
 	s.samples = s.samples[:0]
 	if volatile {
 		for range min(samples, len(d.expiries)) {
-			s.samples = append(s.samples, d.expiries[s.rng.IntN(len(d.expiries))])
+			s.samples = append(s.samples, d.expiries[s.rng.IntN(len(d.expiries))].e)
 		}
 	} else {
 		s.samples = d.keys.sample(s.rng, samples, s.samples)
@@ -284,7 +284,7 @@ func (s *Store) populatePool(d *DB, volatile bool) {
 		case AllKeysLFU, VolatileLFU:
 			score = 255 - uint64(s.lfuDecr(e.access))
 		case VolatileTTL:
-			score = math.MaxUint64 - uint64(e.expireAt)
+			score = math.MaxUint64 - uint64(d.ExpireAt(e))
 		}
 		k := 0
 		for k < evictPoolSize && pool[k].key != "" && pool[k].score < score {

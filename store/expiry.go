@@ -1,29 +1,34 @@
 package store
 
-// expiryHeap is a 4-ary min-heap of entries ordered by expireAt. Each entry
-// records its own index, so changing or removing a TTL is O(log n) and the
-// heap never holds stale entries: its size is exactly the number of keys
-// with a TTL.
+// expiryHeap is a 4-ary min-heap of the keys that have a TTL, ordered by
+// their expiry. It holds each key's expiry beside its entry: the entry
+// keeps only its position (heapIdx), so a key without a TTL carries no
+// expiry field at all, and DB.ExpireAt reads the slot. Changing or removing
+// a TTL is O(log n), and the heap never holds stale slots: its size is
+// exactly the number of keys with a TTL.
 //
-// A node has four children, so a sift passes half as many levels as in a
-// binary heap: ordering reads each entry's expireAt through its pointer, a
-// cache miss per level with 100,000 keys that expire (the sift-down of
-// active expiry was 2.3% of the CPU of a CL.THROTTLE on random keys,
-// BENCHMARKS.md). A slot holds only the pointer: keeping the expiry beside
-// it too would save those misses but cost 8 more bytes a key, which put a
-// rate-limit counter above Redis's memory.
-type expiryHeap []*Entry
+// With the expiry in the slot a sift reads its four children's expiries
+// from one cache line instead of through four entry pointers (the
+// sift-down of active expiry was 2.3-2.6% of the CPU of a CL.THROTTLE on
+// random keys, BENCHMARKS.md); the 8 bytes the slot grows by are the 8 the
+// entry no longer has, which put keys of up to 14 bytes in a 48-byte entry.
+type expiryHeap []expirySlot
+
+type expirySlot struct {
+	e  *Entry
+	at int64 // e's expiry, unix ms
+}
 
 const expiryArity = 4
 
-func (h expiryHeap) set(i int, e *Entry) {
-	h[i] = e
-	e.heapIdx = int32(i)
+func (h expiryHeap) set(i int, s expirySlot) {
+	h[i] = s
+	s.e.heapIdx = int32(i)
 }
 
-func (h *expiryHeap) push(e *Entry) {
-	*h = append(*h, nil)
-	h.up(len(*h)-1, e)
+func (h *expiryHeap) push(e *Entry, at int64) {
+	*h = append(*h, expirySlot{})
+	h.up(len(*h)-1, expirySlot{e, at})
 }
 
 func (h *expiryHeap) remove(i int) {
@@ -31,9 +36,9 @@ func (h *expiryHeap) remove(i int) {
 	n := len(old) - 1
 	removed := old[i]
 	last := old[n]
-	old[n] = nil
+	old[n] = expirySlot{}
 	*h = old[:n]
-	removed.heapIdx = -1
+	removed.e.heapIdx = -1
 	if i != n {
 		h.fix(i, last)
 	}
@@ -43,33 +48,37 @@ func (h *expiryHeap) remove(i int) {
 	}
 }
 
-// update re-sorts the entry at i after its expireAt changed.
-func (h expiryHeap) update(i int) { h.fix(i, h[i]) }
-
-// fix puts e in the hole at i and moves it down or up to its place.
-func (h expiryHeap) fix(i int, e *Entry) {
-	if i > 0 && e.expireAt < h[(i-1)/expiryArity].expireAt {
-		h.up(i, e)
-		return
-	}
-	h.down(i, e)
+// update gives the key at i the expiry at and re-sorts it.
+func (h expiryHeap) update(i int, at int64) {
+	s := h[i]
+	s.at = at
+	h.fix(i, s)
 }
 
-// up moves e from the hole at i towards the root.
-func (h expiryHeap) up(i int, e *Entry) {
+// fix puts s in the hole at i and moves it down or up to its place.
+func (h expiryHeap) fix(i int, s expirySlot) {
+	if i > 0 && s.at < h[(i-1)/expiryArity].at {
+		h.up(i, s)
+		return
+	}
+	h.down(i, s)
+}
+
+// up moves s from the hole at i towards the root.
+func (h expiryHeap) up(i int, s expirySlot) {
 	for i > 0 {
 		p := (i - 1) / expiryArity
-		if e.expireAt >= h[p].expireAt {
+		if s.at >= h[p].at {
 			break
 		}
 		h.set(i, h[p])
 		i = p
 	}
-	h.set(i, e)
+	h.set(i, s)
 }
 
-// down moves e from the hole at i towards the leaves.
-func (h expiryHeap) down(i int, e *Entry) {
+// down moves s from the hole at i towards the leaves.
+func (h expiryHeap) down(i int, s expirySlot) {
 	n := len(h)
 	for {
 		first := expiryArity*i + 1
@@ -78,15 +87,15 @@ func (h expiryHeap) down(i int, e *Entry) {
 		}
 		m := first
 		for c := first + 1; c < min(first+expiryArity, n); c++ {
-			if h[c].expireAt < h[m].expireAt {
+			if h[c].at < h[m].at {
 				m = c
 			}
 		}
-		if h[m].expireAt >= e.expireAt {
+		if h[m].at >= s.at {
 			break
 		}
 		h.set(i, h[m])
 		i = m
 	}
-	h.set(i, e)
+	h.set(i, s)
 }

@@ -15,7 +15,7 @@ package store
 // themselves (indexBytes).
 const (
 	entryCost  = 10
-	expiryCost = 12
+	expiryCost = 20 // a 16-byte slot and its share of the array's growth
 )
 
 // Used returns the accounted memory of every database's keys and indexes,

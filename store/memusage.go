@@ -4,7 +4,7 @@ package store
 // and share of the keyspace's indexes (MEMORY USAGE).
 func (db *DB) MemoryUsage(e *Entry) int64 {
 	n := int64(entrySize(e)) + entryCost
-	if e.expireAt != 0 {
+	if e.heapIdx >= 0 {
 		n += expiryCost
 	}
 	return n
@@ -18,5 +18,5 @@ func (db *DB) Overhead() (main, expires int64) {
 	for _, b := range db.keys.ht {
 		main += int64(allocSizeScan(8 * len(b)))
 	}
-	return main, int64(allocSizeScan(8 * cap(db.expiries)))
+	return main, int64(allocSizeScan(16 * cap(db.expiries)))
 }

@@ -21,7 +21,7 @@ func TestScanReclaimsExpired(t *testing.T) {
 	var cursor uint64
 	for {
 		cursor = db.Scan(cursor, 20, func(e *Entry) {
-			if e.ExpireAt() != 0 && e.ExpireAt() < s.Now() {
+			if at := db.ExpireAt(e); at != 0 && at < s.Now() {
 				t.Fatalf("SCAN returned expired key %s", e.Key())
 			}
 			seen[e.Key()] = true

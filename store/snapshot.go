@@ -47,8 +47,9 @@ type Snapshot struct {
 }
 
 type detachedTable struct {
-	keys   keyTable
-	cursor uint64
+	keys     keyTable
+	expiries expiryHeap // the table's keys' expiries (DB.ExpireAt's heap, as it was)
+	cursor   uint64
 }
 
 type kept struct {
@@ -89,18 +90,25 @@ func (sn *Snapshot) Sizes(db int) (keys, expires int) { return sn.sizes[db][0], 
 // call of Next or End.
 func (sn *Snapshot) Next(n int, visit func(db int, key string, v Value, expireAt int64)) bool {
 	sn.batch++
-	step := func(e *Entry) { sn.visit(e, visit) }
 	for ; n > 0 && sn.db < len(sn.s.dbs); n-- {
 		if tables := sn.detached[sn.db]; len(tables) > 0 {
 			t := &tables[len(tables)-1]
+			step := func(e *Entry) {
+				var at int64
+				if e.heapIdx >= 0 {
+					at = t.expiries[e.heapIdx].at
+				}
+				sn.visit(e, at, visit)
+			}
 			if t.cursor = t.keys.scan(t.cursor, step); t.cursor == 0 {
 				sn.detached[sn.db] = tables[:len(tables)-1]
 			}
 			continue
 		}
 		if !sn.done[sn.db] {
-			keys := &sn.s.dbs[sn.inv[sn.db]].keys
-			sn.cursor[sn.db] = keys.scan(sn.cursor[sn.db], step)
+			live := sn.s.dbs[sn.inv[sn.db]]
+			step := func(e *Entry) { sn.visit(e, live.ExpireAt(e), visit) }
+			sn.cursor[sn.db] = live.keys.scan(sn.cursor[sn.db], step)
 			sn.done[sn.db] = sn.cursor[sn.db] == 0
 			continue
 		}
@@ -124,10 +132,10 @@ func (sn *Snapshot) Next(n int, visit func(db int, key string, v Value, expireAt
 // handled reports whether e was saved, kept, or born during the snapshot.
 func (sn *Snapshot) handled(e *Entry) bool { return e.snap-sn.epoch <= sn.batch-sn.epoch }
 
-func (sn *Snapshot) visit(e *Entry, visit func(int, string, Value, int64)) {
+func (sn *Snapshot) visit(e *Entry, expireAt int64, visit func(int, string, Value, int64)) {
 	if !sn.handled(e) {
 		e.snap = sn.batch
-		sn.emit(sn.db, e.Key(), e.Value(), e.expireAt, visit)
+		sn.emit(sn.db, e.Key(), e.Value(), expireAt, visit)
 	} else if k, ok := sn.kept[e]; ok {
 		delete(sn.kept, e)
 		sn.emit(sn.db, e.Key(), k.value, k.expireAt, visit)
@@ -160,22 +168,23 @@ func (sn *Snapshot) keep(e *Entry, db int, deep bool) {
 	if sn.handled(e) {
 		return
 	}
+	expireAt := sn.s.dbs[db].ExpireAt(e) // from the live database, before renumbering
 	db = sn.perm[db]
 	e.snap = sn.epoch
 	v := e.Value()
 	if deep {
 		v = v.Clone()
 	}
-	sn.kept[e] = kept{value: v, expireAt: e.expireAt, db: db}
+	sn.kept[e] = kept{value: v, expireAt: expireAt, db: db}
 	sn.keptOrder[db] = append(sn.keptOrder[db], e)
 }
 
 // detach hands the saver the key table of (start-time) database db, which
 // it has not finished walking, as FLUSHDB drops it. Nothing changes the
 // table afterwards.
-func (sn *Snapshot) detach(db int, keys keyTable) {
+func (sn *Snapshot) detach(db int, keys keyTable, expiries expiryHeap) {
 	if !sn.done[db] {
-		sn.detached[db] = append(sn.detached[db], detachedTable{keys: keys, cursor: sn.cursor[db]})
+		sn.detached[db] = append(sn.detached[db], detachedTable{keys: keys, expiries: expiries, cursor: sn.cursor[db]})
 		sn.done[db] = true
 	}
 }
@@ -203,7 +212,7 @@ func (db *DB) PreWrite(key []byte) {
 // to read).
 func (db *DB) snapshotFlush() {
 	if sn := db.store.snap; sn != nil {
-		sn.detach(sn.perm[db.index], db.keys)
+		sn.detach(sn.perm[db.index], db.keys, db.expiries)
 	}
 }
 

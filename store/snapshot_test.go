@@ -35,7 +35,8 @@ func TestSnapshotIsPointInTime(t *testing.T) {
 		s.DB(1).Set([]byte("gone"), NewInt(1), 999_000) // expired at the start
 		want := map[string]string{}
 		for i := range 4 {
-			s.DB(i).Each(func(e *Entry) { want[fmt.Sprint(i, "/", e.Key(), "/", e.ExpireAt())] = render(e.Value()) })
+			db := s.DB(i)
+			db.Each(func(e *Entry) { want[fmt.Sprint(i, "/", e.Key(), "/", db.ExpireAt(e))] = render(e.Value()) })
 		}
 		sn := s.BeginSnapshot()
 		got := map[string]string{}

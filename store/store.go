@@ -49,24 +49,23 @@ type Value interface {
 //
 // The value is kept as a pointer and its Kind rather than as a Value
 // interface: every value type is a pointer, so the kind byte says which,
-// and the header is 8 bytes smaller (Value rebuilds the interface). The
+// and the header is 8 bytes smaller (Value rebuilds the interface); the
+// expiry lives in the expiry heap's slot (DB.ExpireAt), 8 bytes more. The
 // key's bytes live in the same allocation, from kbuf on (newEntry
 // allocates one of the entryN types, whose tail holds the rest of them):
-// a key of up to 6 bytes makes a 48-byte entry, one of up to 22 bytes (a
-// rate-limit counter's) a 64-byte one, with no string header and no
-// allocation of its own. Longer keys than the largest class go in
+// a key of up to 14 bytes makes a 48-byte entry, one of up to 30 bytes a
+// 64-byte one, with no string header and no allocation of its own. Longer keys than the largest class go in
 // entryLong's string.
 type Entry struct {
-	val      unsafe.Pointer // the value, of the type kind says
-	next     *Entry         // in its keyTable bucket
-	expireAt int64          // unix ms; 0 = persistent
-	heapIdx  int32          // position in DB.expiries, -1 when persistent
-	access   uint32         // LRU clock or LFU counter of the last access, see touch
-	size     uint32         // bytes charged to Store.Used, see account
-	snap     uint32         // the epoch of the last Snapshot that saved or kept it
-	kind     Kind           // val's type
-	klen     uint8          // the key's length, or longKey
-	kbuf     [6]byte
+	val     unsafe.Pointer // the value, of the type kind says
+	next    *Entry         // in its keyTable bucket
+	heapIdx int32          // its slot in DB.expiries, which holds its expiry; -1 when persistent
+	access  uint32         // LRU clock or LFU counter of the last access, see touch
+	size    uint32         // bytes charged to Store.Used, see account
+	snap    uint32         // the epoch of the last Snapshot that saved or kept it
+	kind    Kind           // val's type
+	klen    uint8          // the key's length, or longKey
+	kbuf    [14]byte
 }
 
 // Value returns the key's value.
@@ -197,8 +196,14 @@ func (e *Entry) allocated() int {
 	return allocSize(int(entryHeader) + int(e.klen))
 }
 
-// ExpireAt returns the key's expiry in unix milliseconds, or 0 if it has none.
-func (e *Entry) ExpireAt() int64 { return e.expireAt }
+// ExpireAt returns e's expiry in unix milliseconds, or 0 if it has none
+// (or is no longer in the database): the expiry heap holds it.
+func (db *DB) ExpireAt(e *Entry) int64 {
+	if e.heapIdx < 0 {
+		return 0
+	}
+	return db.expiries[e.heapIdx].at
+}
 
 // TouchedKey is a key Modified signalled (see Store.TrackTouched).
 type TouchedKey struct {
@@ -318,11 +323,11 @@ func (s *Store) ActiveExpire(limit int) int {
 	s.Refresh()
 	deleted := 0
 	for _, d := range s.dbs {
-		for len(d.expiries) > 0 && d.expiries[0].expireAt < s.now {
+		for len(d.expiries) > 0 && d.expiries[0].at < s.now {
 			if limit > 0 && deleted >= limit {
 				return deleted
 			}
-			e := d.expiries[0]
+			e := d.expiries[0].e
 			s.expiredBytes += int64(e.size)
 			d.expire(e)
 			deleted++
@@ -357,8 +362,8 @@ const cronRehash = 10000
 func (s *Store) NextExpiry() int64 {
 	var next int64
 	for _, d := range s.dbs {
-		if len(d.expiries) > 0 && (next == 0 || d.expiries[0].expireAt < next) {
-			next = d.expiries[0].expireAt
+		if len(d.expiries) > 0 && (next == 0 || d.expiries[0].at < next) {
+			next = d.expiries[0].at
 		}
 	}
 	return next
@@ -391,7 +396,7 @@ func (db *DB) Len() int { return db.keys.len() }
 func (db *DB) Expires() int { return len(db.expiries) }
 
 func (db *DB) expired(e *Entry) bool {
-	return e.expireAt != 0 && e.expireAt < db.store.now
+	return e.heapIdx >= 0 && db.expiries[e.heapIdx].at < db.store.now
 }
 
 // Get returns the live entry for key, or nil, and records the access for
@@ -500,7 +505,7 @@ func (db *DB) SetMoved(key []byte, v Value, expireAt int64, from *Entry) *Entry 
 func (db *DB) SetKeepTTL(key []byte, v Value) *Entry {
 	var at int64
 	if e := db.live(key); e != nil { // the caller's lookup was the access
-		at = e.expireAt
+		at = db.ExpireAt(e)
 	}
 	return db.Set(key, v, at)
 }
@@ -529,17 +534,16 @@ func (db *DB) SetExpire(e *Entry, expireAt int64) {
 }
 
 func (db *DB) setExpire(e *Entry, at int64) {
-	if sn := db.store.snap; sn != nil && at != e.expireAt {
+	if sn := db.store.snap; sn != nil && at != db.ExpireAt(e) {
 		sn.keep(e, db.index, true) // the value stays: later in-place changes must not reach the copy
 	}
-	e.expireAt = at
 	switch {
 	case at == 0 && e.heapIdx >= 0:
 		db.expiries.remove(int(e.heapIdx))
 	case at != 0 && e.heapIdx < 0:
-		db.expiries.push(e)
+		db.expiries.push(e, at)
 	case at != 0:
-		db.expiries.update(int(e.heapIdx))
+		db.expiries.update(int(e.heapIdx), at)
 	}
 	db.account(e)
 }
@@ -639,10 +643,11 @@ func (db *DB) Each(visit func(e *Entry)) {
 
 // TTL returns the remaining time to live of a live entry, or -1 if it has none.
 func (db *DB) TTL(e *Entry) time.Duration {
-	if e.expireAt == 0 {
+	at := db.ExpireAt(e)
+	if at == 0 {
 		return -1
 	}
-	return time.Duration(e.expireAt-db.store.now) * time.Millisecond
+	return time.Duration(at-db.store.now) * time.Millisecond
 }
 
 // watcher is one client's WATCH of one key.

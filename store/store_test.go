@@ -107,7 +107,7 @@ func checkModel(t *testing.T, db *DB, model map[string]int64) {
 	withTTL := 0
 	for k, at := range model {
 		e := db.keys.find(k)
-		if e == nil || e.expireAt != at {
+		if e == nil || db.ExpireAt(e) != at {
 			t.Fatalf("key %s: store %+v, model expireAt %d", k, e, at)
 		}
 		if at != 0 {
@@ -117,11 +117,11 @@ func checkModel(t *testing.T, db *DB, model map[string]int64) {
 	if db.Expires() != withTTL {
 		t.Fatalf("heap holds %d entries, %d keys have a TTL", db.Expires(), withTTL)
 	}
-	for i, e := range db.expiries {
-		if int(e.heapIdx) != i {
+	for i, slot := range db.expiries {
+		if e := slot.e; int(e.heapIdx) != i {
 			t.Fatalf("entry %s records heap index %d, is at %d", e.Key(), e.heapIdx, i)
 		}
-		if i > 0 && db.expiries[(i-1)/expiryArity].expireAt > e.expireAt {
+		if i > 0 && db.expiries[(i-1)/expiryArity].at > slot.at {
 			t.Fatalf("heap order broken at %d", i)
 		}
 	}
@@ -372,15 +372,15 @@ func TestInlineKeys(t *testing.T) {
 			t.Errorf("%s is %d bytes, want %d", c.name, c.size, c.fit)
 		}
 	}
-	// The header packs to 42 bytes, so a short key ("k1234") fits the
-	// 48-byte class and a rate-limit counter's ("rate:ip:1234567") the
-	// 64-byte one; each key length gets the smallest class it fits.
-	if entryHeader != 42 {
-		t.Errorf("Entry's header is %d bytes, want 42", entryHeader)
+	// The header packs to 34 bytes, so a key of up to 14 bytes ("k1234",
+	// "rate:ip:123456", "setkey:9999") fits the 48-byte class and one of up
+	// to 30 the 64-byte one; each key length gets the smallest class it fits.
+	if entryHeader != 34 {
+		t.Errorf("Entry's header is %d bytes, want 34", entryHeader)
 	}
 	for _, c := range []struct{ keyLen, alloc int }{
-		{0, 48}, {5, 48}, {6, 48}, {7, 64}, {15, 64}, {22, 64}, {23, 80},
-		{38, 80}, {39, 96}, {54, 96}, {55, 112}, {70, 112}, {71, 128}, {86, 128},
+		{0, 48}, {5, 48}, {14, 48}, {15, 64}, {22, 64}, {30, 64}, {31, 80},
+		{46, 80}, {47, 96}, {62, 96}, {63, 112}, {78, 112}, {79, 128}, {94, 128},
 	} {
 		e := newEntry(make([]byte, c.keyLen))
 		if got := e.allocated(); got != c.alloc {
@@ -393,8 +393,8 @@ func TestInlineKeys(t *testing.T) {
 			t.Errorf("a %d-byte key: the heap grows by %d bytes an entry, want %d", c.keyLen, got, c.alloc)
 		}
 	}
-	if e := newEntry(make([]byte, 87)); e.klen != longKey {
-		t.Error("an 87-byte key is inline, past the largest class")
+	if e := newEntry(make([]byte, 95)); e.klen != longKey {
+		t.Error("a 95-byte key is inline, past the largest class")
 	}
 	s, _ := newTestStore(time.UnixMilli(0))
 	db := s.DB(0)

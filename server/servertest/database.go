@@ -77,7 +77,7 @@ func (d *Database) Incr(key string, delta int64) (n int64, err error) {
 // if it has no TTL or does not exist.
 func (d *Database) TTL(key string) (ttl time.Duration) {
 	d.do(func(db *store.DB) {
-		if e := db.GetString(key); e != nil && e.ExpireAt() != 0 {
+		if e := db.GetString(key); e != nil && db.ExpireAt(e) != 0 {
 			ttl = db.TTL(e)
 		}
 	})
@@ -270,7 +270,7 @@ func (d *Database) Dump() string {
 		for _, e := range entries {
 			summary, members := dumpValue(e.Value())
 			fmt.Fprintf(&b, "  %s %s", strconv.Quote(e.Key()), summary)
-			if e.ExpireAt() != 0 {
+			if db.ExpireAt(e) != 0 {
 				fmt.Fprintf(&b, " ttl %v", db.TTL(e))
 			}
 			b.WriteByte('\n')
