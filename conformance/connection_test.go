@@ -55,6 +55,22 @@ func TestConnection(t *testing.T) {
 			"@2 PING", "!type CLIENT KILL TYPE normal SKIPME yes",
 		}},
 		{"client-kill-self", []string{"CLIENT KILL SKIPME no"}},
+		// Redis frees a killed client at once: the killer's next command no
+		// longer lists it (go-redis's ClientKillByFilter test), and a push
+		// cannot serve it if it was blocked. Inside MULTI, no transport can
+		// have closed the socket in between.
+		{"client-kill-other", []string{
+			"@2 CLIENT SETNAME victim", "@2 !id", "!type CLIENT LIST ID {id@2}",
+			"CLIENT KILL ID {id@2}", "CLIENT LIST ID {id@2}", "CLIENT KILL ID {id@2}",
+			"@3 CLIENT SETNAME victim3", "@3 !id",
+			"MULTI", "CLIENT KILL ID {id@3}", "CLIENT LIST ID {id@3}", "CLIENT KILL ID {id@3}", "EXEC",
+		}},
+		{"client-kill-blocked", []string{
+			"@2 !id", "@2 !send BLPOP l 0", "!blocked=1",
+			"MULTI", "CLIENT KILL ID {id@2}", "LPUSH l v", "LLEN l", "EXEC", "LRANGE l 0 -1", "!blocked=0",
+			"@3 !id", "@3 !send BLPOP l2 0", "!blocked=1",
+			"CLIENT KILL ID {id@3}", "LPUSH l2 v", "LLEN l2", "!blocked=0",
+		}},
 		{"reset", []string{
 			"SELECT 2", "CLIENT SETNAME n", "CLIENT NO-EVICT on", "RESET", "CLIENT GETNAME", "INCR k", "SELECT 2", "GET k",
 			"RESET x", "reset",

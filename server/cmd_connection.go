@@ -515,9 +515,7 @@ func cmdClientKill(c *Client, args [][]byte) {
 		if cl == c {
 			c.closing = true
 		} else if cl.conn != nil {
-			// The victim is not running (we hold the execution lock): closing
-			// its socket ends its read loop, which unregisters it.
-			cl.conn.tr.kill()
+			c.srv.killClient(cl)
 		}
 		killed++
 	}

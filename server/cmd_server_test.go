@@ -1,7 +1,10 @@
 package server
 
 import (
+	"bytes"
 	"fmt"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -105,4 +108,48 @@ func TestClientKill(t *testing.T) {
 	admin.send("CLIENT KILL SKIPME no ID " + id + "\r\nCLIENT KILL SKIPME no\r\nPING\r\n")
 	admin.expect(":0\r\n:1\r\n")
 	admin.expectClosed()
+}
+
+// TestClientKillWhileWaitingForLock: a request the victim read before it
+// was killed, and that waits for the execution lock meanwhile, does not
+// run after the kill (Redis frees the client, its input with it). The
+// killer is anyone holding the lock: another transport's client, or here
+// the test, which kills as CLIENT KILL does.
+func TestClientKillWhileWaitingForLock(t *testing.T) {
+	for _, tr := range []string{viaLoop, viaGoroutine, viaDial} {
+		t.Run(tr, func(t *testing.T) {
+			saved := testTransport
+			testTransport = tr
+			t.Cleanup(func() { testTransport = saved })
+			srv := startServer(t, Config{})
+			victim := dialRaw(t, srv)
+			victim.send("CLIENT ID\r\n")
+			line, _ := victim.rd.ReadString('\n')
+			id, _ := strconv.ParseInt(strings.TrimSpace(line[1:]), 10, 64)
+			var target *Client
+			for _, cl := range srv.clientsByID() {
+				if cl.id == id {
+					target = cl
+				}
+			}
+			srv.lock <- struct{}{}
+			victim.send("SET k v\r\n")
+			waitFor(t, "the SET waiting for the lock", func() bool { return waitingForLock() })
+			srv.killClient(target)
+			<-srv.lock
+			waitFor(t, "the victim's batch over", func() bool { return !waitingForLock() })
+			victim.expectClosed()
+			admin := dialRaw(t, srv)
+			admin.send("EXISTS k\r\nCLIENT LIST ID " + strconv.FormatInt(id, 10) + "\r\n")
+			admin.expect(":0\r\n$0\r\n\r\n")
+		})
+	}
+}
+
+// waitingForLock reports whether some connection's batch waits in
+// Server.acquire, as its goroutine's stack says: nothing else shows it.
+func waitingForLock() bool {
+	buf := make([]byte, 1<<20)
+	n := runtime.Stack(buf, true)
+	return bytes.Contains(buf[:n], []byte("server.(*Server).acquire("))
 }

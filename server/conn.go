@@ -61,6 +61,10 @@ type conn struct {
 	woken   []byte
 	isWoken bool
 
+	// killed is set by CLIENT KILL from another client (Server.killClient):
+	// requests the connection read before the kill do not run after it.
+	killed atomic.Bool
+
 	// turnDone is handed to a busy script's hook with a busy turn (see
 	// Server.acquire) and signalled when the turn is over; one per
 	// connection, so taking the lock allocates nothing.
@@ -201,6 +205,11 @@ func (cn *conn) process(data []byte, inHook bool) int {
 			h = s.acquire(cn.turnDone)
 			if h == holdLock {
 				s.running = cn
+			}
+			// Killed while waiting for the lock; a kill needs the lock, so
+			// once it is held nobody kills us mid-batch.
+			if cn.killed.Load() {
+				break
 			}
 		}
 		if h == holdLock {

@@ -419,6 +419,24 @@ func (s *Server) accept(cn *conn, addr string) bool {
 	return true
 }
 
+// killClient ends another client for CLIENT KILL, with the execution lock
+// held, so the victim is not running. Redis frees the victim at once
+// (freeClient), so the killer's next command no longer sees it in CLIENT
+// LIST or connected_clients, and a push cannot serve it if it was blocked
+// (go-redis's ClientKillByFilter test lists the clients right after
+// killing): it leaves the client table and the blocking queues here, not
+// when its transport gets round to closing the socket. Its watched keys
+// go with closedConn, which reads them on the transport's goroutine.
+func (s *Server) killClient(c *Client) {
+	cn := c.conn
+	cn.killed.Store(true)
+	s.clientsMu.Lock()
+	delete(s.clients, c)
+	s.clientsMu.Unlock()
+	s.clientGone(c)
+	cn.tr.kill()
+}
+
 // closedConn unregisters a connection its transport has closed. It runs on
 // the transport's goroutine, outside any batch.
 func (s *Server) closedConn(cn *conn) {
