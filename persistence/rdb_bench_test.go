@@ -25,10 +25,7 @@ import (
 //
 //	go test ./persistence -run '^$' -bench RDB1M -benchtime=1x
 func BenchmarkRDB1M(b *testing.B) {
-	keys := 1_000_000
-	if v, err := strconv.Atoi(os.Getenv("PERSIST_KEYS")); err == nil {
-		keys = v
-	}
+	keys := redistest.PersistKeys()
 	servers := []struct{ name, bin string }{{"floodgate", floodgateBin}, {"redis", "redis-server"}}
 	for _, sv := range servers {
 		b.Run(sv.name, func(b *testing.B) {
@@ -71,25 +68,15 @@ func rdbBench(b *testing.B, p *proc, keys int) {
 	// longer than go-redis's 3 s.
 	c := redis.NewClient(&redis.Options{Addr: p.addr, MaxRetries: -1, ReadTimeout: time.Minute})
 	defer c.Close()
-	for i := 0; i < keys; i += 10000 {
-		pipe := c.Pipeline()
-		for j := i; j < min(i+10000, keys); j++ {
-			if j%2 == 0 {
-				pipe.Set(ctx, "counter:"+strconv.Itoa(j), j, 0)
-			} else {
-				pipe.Set(ctx, "counter:"+strconv.Itoa(j), j, time.Hour)
-			}
-		}
-		if _, err := pipe.Exec(ctx); err != nil {
-			b.Fatal(err)
-		}
+	if err := redistest.FillCounters(ctx, c, keys); err != nil {
+		b.Fatal(err)
 	}
 	b.ResetTimer()
 
 	// One client sends INCRs back to back and records every latency.
 	loader := redis.NewClient(&redis.Options{Addr: p.addr, MaxRetries: -1, ReadTimeout: time.Minute})
 	defer loader.Close()
-	probe := redistest.StartLatencyProbe(func(i int) { loader.Incr(ctx, "counter:"+strconv.Itoa(i*7919%keys)) })
+	probe := redistest.StartLatencyProbe(redistest.IncrCounters(ctx, loader, keys))
 	time.Sleep(300 * time.Millisecond) // a baseline before the save
 	saveStart := time.Now()
 	if err := c.BgSave(ctx).Err(); err != nil {
@@ -110,8 +97,7 @@ func rdbBench(b *testing.B, p *proc, keys int) {
 	b.ReportMetric(pct(during, 0.5), "p50-us")
 	b.ReportMetric(pct(before, 0.99), "p99-before-us")
 	b.ReportMetric(float64(len(during)), "incrs-during")
-	if m := regexp.MustCompile(`latest_fork_usec:(\d+)`).FindStringSubmatch(c.Info(ctx, "stats").Val()); m != nil {
-		fork, _ := strconv.ParseFloat(m[1], 64)
+	if fork, ok := redistest.ForkUsec(ctx, c); ok {
 		b.ReportMetric(fork, "fork-us")
 	}
 

@@ -2,9 +2,6 @@ package server
 
 import (
 	"context"
-	"os"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -21,10 +18,7 @@ import (
 //
 //	go test ./server -run '^$' -bench Rewrite1M -benchtime=1x
 func BenchmarkRewrite1M(b *testing.B) {
-	keys := 1_000_000
-	if v, err := strconv.Atoi(os.Getenv("PERSIST_KEYS")); err == nil {
-		keys = v
-	}
+	keys := redistest.PersistKeys()
 	for _, preamble := range []string{"yes", "no"} {
 		b.Run("floodgate/preamble="+preamble, func(b *testing.B) {
 			srv := New(Config{Addr: "127.0.0.1:0", Dir: b.TempDir(), AOF: AOFConfig{Enabled: true, NoRDBPreamble: preamble == "no"}})
@@ -51,18 +45,8 @@ func rewriteBench(b *testing.B, addr string, keys int) {
 	ctx := context.Background()
 	c := redis.NewClient(patient(&redis.Options{Addr: addr, Protocol: 2}))
 	defer c.Close()
-	for i := 0; i < keys; i += 10000 {
-		pipe := c.Pipeline()
-		for j := i; j < min(i+10000, keys); j++ {
-			if j%2 == 0 {
-				pipe.Set(ctx, "counter:"+strconv.Itoa(j), j, 0)
-			} else {
-				pipe.Set(ctx, "counter:"+strconv.Itoa(j), j, time.Hour)
-			}
-		}
-		if _, err := pipe.Exec(ctx); err != nil {
-			b.Fatal(err)
-		}
+	if err := redistest.FillCounters(ctx, c, keys); err != nil {
+		b.Fatal(err)
 	}
 	rewriting := func() bool {
 		return strings.Contains(c.Info(ctx, "persistence").Val(), "aof_rewrite_in_progress:1")
@@ -74,7 +58,7 @@ func rewriteBench(b *testing.B, addr string, keys int) {
 
 	loader := redis.NewClient(patient(&redis.Options{Addr: addr, Protocol: 2}))
 	defer loader.Close()
-	probe := redistest.StartLatencyProbe(func(i int) { loader.Incr(ctx, "counter:"+strconv.Itoa(i*7919%keys)) })
+	probe := redistest.StartLatencyProbe(redistest.IncrCounters(ctx, loader, keys))
 	time.Sleep(300 * time.Millisecond) // a baseline before the rewrite
 	rewriteStart := time.Now()
 	if err := c.BgRewriteAOF(ctx).Err(); err != nil {
@@ -97,8 +81,7 @@ func rewriteBench(b *testing.B, addr string, keys int) {
 	b.ReportMetric(pct(during, 0.5), "p50-us")
 	b.ReportMetric(pct(before, 0.99), "p99-before-us")
 	b.ReportMetric(float64(len(during)), "incrs-during")
-	if m := regexp.MustCompile(`latest_fork_usec:(\d+)`).FindStringSubmatch(c.Info(ctx, "stats").Val()); m != nil {
-		fork, _ := strconv.ParseFloat(m[1], 64)
+	if fork, ok := redistest.ForkUsec(ctx, c); ok {
 		b.ReportMetric(fork, "fork-us")
 	}
 }
