@@ -294,12 +294,7 @@ func (s *Server) servedStats(w *waiter, serving int64) {
 	total := w.micros + serving
 	st := &s.stats[w.cmd.id]
 	st.usec += total
-	if s.latency.tracking {
-		s.recordLatency(st, total)
-	}
-	if sl := s.slowlog.slower; sl >= 0 && total >= sl && w.cmd.Flags&FlagSkipSlowlog == 0 && w.args != nil {
-		s.slowlogPush(w.c, w.cmd, w.args, total)
-	}
+	s.recordCall(w.c, w.cmd, w.args, st, total)
 }
 
 // keyReady is the store's OnReady: key of db now holds a list or a sorted

@@ -3,6 +3,7 @@ package server
 import (
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 
 	"github.com/floodgate/floodgate/internal/number"
@@ -29,7 +30,7 @@ func cmdLolwut(c *Client, args [][]byte) {
 			return
 		}
 		// Redis prints it with %u: a negative version is a large one.
-		ver = formatUint32(uint32(n)) + ".0.0"
+		ver = strconv.FormatUint(uint64(uint32(n)), 10) + ".0.0"
 		args = args[2:]
 	}
 	switch {
@@ -39,18 +40,6 @@ func cmdLolwut(c *Client, args [][]byte) {
 		lolwut6(c, args)
 	default:
 		c.w.Verbatim("Redis ver. " + Version + "\n")
-	}
-}
-
-func formatUint32(n uint32) string {
-	var b [10]byte
-	i := len(b)
-	for {
-		i--
-		b[i] = byte('0' + n%10)
-		if n /= 10; n == 0 {
-			return string(b[i:])
-		}
 	}
 }
 

@@ -691,12 +691,7 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 				w.args[i] = bytes.Clone(a)
 			}
 		} else {
-			if s.latency.tracking {
-				s.recordLatency(st, micros)
-			}
-			if sl := s.slowlog.slower; sl >= 0 && micros >= sl && cmd.Flags&FlagSkipSlowlog == 0 {
-				s.slowlogPush(c, cmd, args, micros)
-			}
+			s.recordCall(c, cmd, args, st, micros)
 		}
 		s.processed++
 		if logging {
@@ -718,6 +713,18 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 		preWrite(c, cmd, args)
 	}
 	cmd.Handler(c, args)
+}
+
+// recordCall puts a call's time in its latency histogram and, past the
+// threshold, the slow log: for a command when it returns, or for a blocked
+// one when a push serves it (servedStats).
+func (s *Server) recordCall(c *Client, cmd *Command, args [][]byte, st *cmdStat, micros int64) {
+	if s.latency.tracking {
+		s.recordLatency(st, micros)
+	}
+	if sl := s.slowlog.slower; sl >= 0 && micros >= sl && cmd.Flags&FlagSkipSlowlog == 0 {
+		s.slowlogPush(c, cmd, args, micros)
+	}
 }
 
 // preWrite lets an open snapshot (a BGSAVE in progress) keep the values a

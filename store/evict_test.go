@@ -74,21 +74,11 @@ func TestEvictPolicies(t *testing.T) {
 				t.Fatalf("volatile: %+v, db sizes %d and %d", res, s.DB(0).Len(), s.DB(1).Len())
 			}
 			// What is left is the indexes, until they shrink.
-			if !p.volatile() && (!res.OutOfMemory || s.DB(0).Len()+s.DB(1).Len() != 0 || s.Used() != indexBytes(s)) {
-				t.Fatalf("allkeys: %+v, used %d, indexes %d", res, s.Used(), indexBytes(s))
+			if !p.volatile() && (!res.OutOfMemory || s.DB(0).Len()+s.DB(1).Len() != 0 || s.Used() != s.indexBytes()) {
+				t.Fatalf("allkeys: %+v, used %d, indexes %d", res, s.Used(), s.indexBytes())
 			}
 		})
 	}
-}
-
-// indexBytes is the accounted memory of s's key tables and expiry heaps.
-func indexBytes(s *Store) int64 {
-	var n int64
-	for _, d := range s.dbs {
-		main, expires := d.Overhead()
-		n += main + expires
-	}
-	return n
 }
 
 // TestEvictLRUPrefersIdleKeys: with the pool, sampled LRU evicts mostly

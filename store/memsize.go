@@ -20,8 +20,12 @@ const (
 
 // Used returns the accounted memory of every database's keys and indexes,
 // in bytes.
-func (s *Store) Used() int64 {
-	n := s.used
+func (s *Store) Used() int64 { return s.used + s.indexBytes() }
+
+// indexBytes is the accounted memory of every database's key table and
+// expiry heap.
+func (s *Store) indexBytes() int64 {
+	var n int64
 	for _, d := range s.dbs {
 		main, expires := d.Overhead()
 		n += main + expires
