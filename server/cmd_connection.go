@@ -412,7 +412,7 @@ func (c *Client) infoLine(now time.Time) string {
 	num("age", int64(now.Sub(c.created)/time.Second))
 	idle := int64(0)
 	if c.conn != nil {
-		idle = (now.UnixNano() - c.conn.lastIO.Load()) / int64(time.Second)
+		idle = (ioTime(now) - c.conn.lastIO.Load()) / int64(time.Second)
 	}
 	num("idle", max(idle, 0))
 	field("flags", flags)

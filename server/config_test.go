@@ -141,7 +141,7 @@ func TestTimeoutClosesIdleClients(t *testing.T) {
 	now := time.Now().Add(2 * time.Second)
 	for _, cl := range s.clientsByID() {
 		if cl.addr == busy.LocalAddr().String() {
-			cl.conn.lastIO.Store(now.UnixNano())
+			cl.conn.lastIO.Store(ioTime(now))
 		}
 	}
 	s.checkClients(now)

@@ -41,7 +41,7 @@ type conn struct {
 	// replySkip say which.
 	muted     bool
 	softSince atomic.Int64 // unix seconds since which the soft limit is passed; 0: under it
-	// lastIO is when the client last sent or was sent bytes (unix nanoseconds), for
+	// lastIO is when the client last sent or was sent bytes (ioClock), for
 	// timeout and CLIENT LIST idle.
 	lastIO atomic.Int64
 	// oll and omem are the reply list's length and bytes for CLIENT LIST,
@@ -93,7 +93,7 @@ func newConn(s *Server, tr transport) *conn {
 func (cn *conn) init(s *Server, tr transport) {
 	cn.srv, cn.tr, cn.turnDone = s, tr, make(chan struct{})
 	cn.parser.srv = s
-	cn.lastIO.Store(time.Now().UnixNano())
+	cn.lastIO.Store(ioClock())
 }
 
 // readBuf returns where the next read goes: scratch while no partial
@@ -117,11 +117,22 @@ func (cn *conn) readBuf(scratch []byte) []byte {
 	return cn.in[len(cn.in):cap(cn.in)]
 }
 
-// movedBytes records that the client sent or was sent bytes at now (unix
-// nanoseconds; Redis's lastinteraction counts writes too). The transport
-// passes the time: the event loop reads the clock once per round, not
-// twice per request.
+// movedBytes records that the client sent or was sent bytes at now (an
+// ioClock reading; Redis's lastinteraction counts writes too). The
+// transport passes the time: the event loop reads the clock once per
+// round, not twice per request.
 func (cn *conn) movedBytes(now int64) { cn.lastIO.Store(now) }
+
+// ioStart anchors ioClock.
+var ioStart = time.Now()
+
+// ioClock is the clock of lastIO: monotonic nanoseconds since ioStart,
+// one clock read where time.Now makes two, and deaf to steps of the wall
+// clock (which would make every client look idle, or never).
+func ioClock() int64 { return int64(time.Since(ioStart)) }
+
+// ioTime is t (read with its monotonic clock) on ioClock's scale.
+func ioTime(t time.Time) int64 { return int64(t.Sub(ioStart)) }
 
 // received runs the complete requests among the n bytes read into buf (as
 // returned by readBuf) and keeps a partial request in the input buffer.

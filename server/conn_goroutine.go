@@ -77,7 +77,7 @@ func (s *Server) serveConn(cn *conn, nc net.Conn) {
 		}
 		keep := true
 		if n > 0 {
-			cn.movedBytes(time.Now().UnixNano())
+			cn.movedBytes(ioClock())
 			keep = cn.received(buf, n, false)
 		}
 		if cn.blocked && keep {
@@ -96,7 +96,7 @@ func (s *Server) serveConn(cn *conn, nc net.Conn) {
 			written, werr := bufs.WriteTo(nc)
 			clear(bufs)
 			if written > 0 {
-				cn.movedBytes(time.Now().UnixNano())
+				cn.movedBytes(ioClock())
 			}
 			cn.flushed(int(written))
 			if werr != nil {

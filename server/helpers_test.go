@@ -25,6 +25,9 @@ const (
 	viaLoop      = "loop"      // TCP, on the epoll event loop (Linux)
 	viaGoroutine = "goroutine" // TCP, a goroutine per connection (GoroutineConns)
 	viaDial      = "dial"      // Dial's in-memory connections
+	// viaParkedLoop is the event loop made with GOMAXPROCS 1, which parks
+	// in Go's netpoller (TestOtherTransports).
+	viaParkedLoop = "parked-loop"
 )
 
 // testTransport is how startServer's server is reached by dialRaw and by

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -155,13 +156,19 @@ func TestBusyAcrossTransports(t *testing.T) {
 }
 
 // TestOtherTransports runs the protocol and busy-script tests again over
-// TCP served on goroutines (GoroutineConns) and over Dial: every transport
-// only moves bytes into the same parser and dispatch, so each answers
-// byte for byte as the event loop does.
+// TCP served on goroutines (GoroutineConns), over Dial, and on an event
+// loop created with one processor, which parks in Go's netpoller instead
+// of sleeping in epoll_wait (eventLoop.wait): every transport only moves
+// bytes into the same parser and dispatch, so each answers byte for byte
+// as the event loop does.
 func TestOtherTransports(t *testing.T) {
-	for _, transport := range []string{viaGoroutine, viaDial} {
+	for _, transport := range []string{viaGoroutine, viaDial, viaParkedLoop} {
 		t.Run(transport, func(t *testing.T) {
 			testTransport = transport
+			if transport == viaParkedLoop {
+				testTransport = viaLoop
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+			}
 			defer func() { testTransport = viaLoop }()
 			for _, tc := range []struct {
 				name string

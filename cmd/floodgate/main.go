@@ -92,7 +92,9 @@ func run(args []string) int {
 	logger := server.NewRedisLogger(out, srv.LogLevel())
 	srv.SetLogger(logger)
 	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(srv.IOThreads())
+		// One processor for the event loop, which sleeps in epoll_wait on
+		// it, and one for the rest of the runtime (ARCHITECTURE.md, Threads).
+		runtime.GOMAXPROCS(srv.IOThreads() + 1)
 	}
 	if cpuProfile != "" {
 		f, err := os.Create(cpuProfile)
