@@ -113,7 +113,9 @@ var (
 
 func initCommandTable() { tableOnce.Do(func() { commandTable = buildTable(families...) }) }
 
-// table maps lower-case names to commands.
+// table maps names to commands: each by its lower-case name, and by its
+// upper-case one too, which is how most clients send it (lookup then finds
+// it with one map probe instead of two).
 type table struct {
 	byName map[string]*Command
 	all    []*Command // top-level, sorted by name
@@ -132,6 +134,7 @@ func buildTable(families ...[]*Command) *table {
 			cmd.setACLCategories()
 			cmd.readsKeys = cmd.Flags.Has(FlagReadonly) || readingWrites[cmd.Name]
 			t.byName[cmd.Name] = cmd
+			t.byName[strings.ToUpper(cmd.Name)] = cmd
 			t.all = append(t.all, cmd)
 			for _, sub := range cmd.Subcommands {
 				sub.parent = cmd

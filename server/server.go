@@ -150,7 +150,12 @@ type Server struct {
 	nextClientID atomic.Int64
 	totalConns   atomic.Int64
 
-	started   time.Time
+	started time.Time
+	// callEnd is when the last command ended, on ioClock's scale (started
+	// is ioOffset after ioStart): the event loop stamps a round's replies
+	// with it instead of reading the clock again.
+	callEnd   atomic.Int64
+	ioOffset  int64
 	stats     []cmdStat       // by Command.id; guarded by lock
 	processed int64           // guarded by lock
 	slowlog   slowlog         // guarded by lock (cmd_slowlog.go)
@@ -258,6 +263,7 @@ func (s *Server) Init() {
 		stats:      make([]cmdStat, commandTable.count),
 		started:    time.Now(),
 	}
+	s.ioOffset = ioTime(s.started)
 	s.copyLiveSettings(prepared)
 	s.initScripting()
 	s.scripting.poll = s.scriptPoll
@@ -675,7 +681,9 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 			s.log.Error("command panicked", "command", cmd.Name, "panic", r, "stack", string(debug.Stack()))
 			c.w.Error("ERR internal error while running '" + cmd.Name + "'")
 		}
-		micros := int64((time.Since(s.started) - start) / time.Microsecond)
+		end := time.Since(s.started)
+		s.callEnd.Store(s.ioOffset + int64(end))
+		micros := int64((end - start) / time.Microsecond)
 		st := &s.stats[cmd.id]
 		st.calls++
 		st.usec += micros
