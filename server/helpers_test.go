@@ -25,8 +25,8 @@ const (
 	viaLoop      = "loop"      // TCP, on the epoll event loop (Linux)
 	viaGoroutine = "goroutine" // TCP, a goroutine per connection (GoroutineConns)
 	viaDial      = "dial"      // Dial's in-memory connections
-	// viaParkedLoop is the event loop made with GOMAXPROCS 1, which parks
-	// in Go's netpoller (TestOtherTransports).
+	// viaParkedLoop is the event loop of an embedded server
+	// (LoopOwnsProcessor false), which parks in Go's netpoller.
 	viaParkedLoop = "parked-loop"
 )
 
@@ -40,6 +40,7 @@ func startServer(t testing.TB, cfg Config) *Server {
 	t.Helper()
 	cfg.Addr = "127.0.0.1:0"
 	cfg.GoroutineConns = testTransport == viaGoroutine
+	cfg.LoopOwnsProcessor = testTransport == viaLoop // as the binary runs
 	srv := New(cfg)
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)

@@ -176,19 +176,21 @@ func (s *Server) newLoop() (*eventLoop, error) {
 	}
 	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(wakefd)}
 	err = unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, wakefd, &ev)
-	l.block = runtime.GOMAXPROCS(0) >= 2
-	if err == nil && !l.block {
-		// A non-blocking epoll descriptor is readable while it has events,
-		// so Go's own netpoller can wait on it: the loop parks like any
-		// goroutine.
-		err = unix.SetNonblock(epfd, true)
-	}
 	if err != nil {
 		unix.Close(wakefd)
 		unix.Close(epfd)
 		return nil, err
 	}
+	l.block = s.cfg.LoopOwnsProcessor && claimProcessor()
 	if !l.block {
+		// A non-blocking epoll descriptor is readable while it has events,
+		// so Go's own netpoller can wait on it: the loop parks like any
+		// goroutine.
+		if err := unix.SetNonblock(epfd, true); err != nil {
+			unix.Close(wakefd)
+			unix.Close(epfd)
+			return nil, err
+		}
 		l.epfile = os.NewFile(uintptr(epfd), "epoll")
 		if l.epoll, err = l.epfile.SyscallConn(); err != nil {
 			l.epfile.Close()
@@ -580,21 +582,39 @@ func (l *eventLoop) shutdown() {
 	} else {
 		unix.Close(l.epfd)
 	}
+	if l.block {
+		blockingLoops.Add(-1)
+	}
+}
+
+// blockingLoops counts the loops of the process that keep a processor.
+var blockingLoops atomic.Int32
+
+// claimProcessor reserves a processor for a loop that will sleep on it,
+// leaving at least one to the rest of the program: with every processor
+// held by a sleeping loop, nothing else would run but in the 10 ms slices
+// the runtime's monitor forces.
+func claimProcessor() bool {
+	if blockingLoops.Add(1) <= int32(runtime.GOMAXPROCS(0)-1) {
+		return true
+	}
+	blockingLoops.Add(-1)
+	return false
 }
 
 // wait returns the next events, sleeping until there are some.
 //
-// With a processor to spare (GOMAXPROCS 2 or more, as the binary runs) the
-// loop sleeps in epoll_wait itself, by a raw system call that keeps its
+// With a processor of its own (Config.LoopOwnsProcessor, claimProcessor)
+// the loop sleeps in epoll_wait itself, by a raw system call that keeps its
 // processor, as Redis's loop does: one call a round. The runtime's other
-// processor runs everything else (timers, the collector, goroutine
+// processors run everything else (timers, the collector, goroutine
 // clients); the collector's and the monitor's preemption signals
 // interrupt the call (EINTR), and the loop stops at its next safe point.
 // epfd is then not in Go's netpoller: there, every event woke a second
 // thread for nothing (14 µs a request instead of 7).
 //
-// With one processor the loop must not keep it while it sleeps: it parks
-// in Go's netpoller on epfd instead. Blocking in epoll_wait as an ordinary
+// Otherwise (an embedded server, or no processor to spare) the loop must
+// not keep one while it sleeps: it parks in Go's netpoller on epfd. Blocking in epoll_wait as an ordinary
 // system call would make the runtime's monitor wake every 20 µs to hand
 // the processor to another thread (40,000 nanosleeps, 5,000 futex calls
 // and a fifth of the CPU per 50,000 requests, strace -c).

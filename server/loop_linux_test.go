@@ -43,15 +43,27 @@ func TestLoopReleasesDescriptors(t *testing.T) {
 	}
 }
 
-// The loop sleeps in epoll_wait on its own processor when the runtime has
-// another, and parks in Go's netpoller when it has only one (which it must
-// not keep while it sleeps): either way it serves, wakes blocked clients
-// and notices a killed connection.
+// The loop sleeps in epoll_wait on a processor of its own when it may keep
+// one (LoopOwnsProcessor) and the runtime has another for the rest, and
+// parks in Go's netpoller otherwise: either way it serves, wakes blocked
+// clients and notices a killed connection.
 func TestLoopWaitModes(t *testing.T) {
-	for _, procs := range []int{1, 2} {
-		t.Run(fmt.Sprint("GOMAXPROCS=", procs), func(t *testing.T) {
-			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-			srv := startServer(t, Config{})
+	for _, tc := range []struct {
+		owns  bool
+		procs int
+		block bool
+	}{
+		{owns: false, procs: 2, block: false}, // embedded
+		{owns: true, procs: 1, block: false},  // no processor to spare
+		{owns: true, procs: 2, block: true},   // the binary
+	} {
+		t.Run(fmt.Sprintf("owns=%v,GOMAXPROCS=%d", tc.owns, tc.procs), func(t *testing.T) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(tc.procs))
+			srv := New(Config{Addr: "127.0.0.1:0", LoopOwnsProcessor: tc.owns})
+			if err := srv.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
 			a, b := dialRaw(t, srv), dialRaw(t, srv)
 			a.send("PING\r\n")
 			a.expect("+PONG\r\n")
@@ -59,11 +71,11 @@ func TestLoopWaitModes(t *testing.T) {
 			if l == nil {
 				t.Fatal("no event loop")
 			}
-			if want := procs >= 2; l.block != want {
-				t.Fatalf("block = %v with GOMAXPROCS %d", l.block, procs)
+			if l.block != tc.block {
+				t.Fatalf("block = %v, want %v", l.block, tc.block)
 			}
 			if l.block == (l.epfile != nil) {
-				t.Fatal("the epoll set is in Go's netpoller exactly when the loop parks there")
+				t.Fatal("the epoll set must be in Go's netpoller exactly when the loop parks there")
 			}
 			a.send("BLPOP q 0\r\n")
 			info := newRedisClient(t, srv)
@@ -77,5 +89,33 @@ func TestLoopWaitModes(t *testing.T) {
 			b.expect(":1\r\n")
 			a.expectClosed()
 		})
+	}
+}
+
+// Loops that sleep on a processor leave at least one to the rest of the
+// program: with GOMAXPROCS 2 a second such server parks instead, and the
+// processor is claimable again once the first closes.
+func TestLoopClaimsSpareProcessorsOnly(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	start := func() *Server {
+		srv := New(Config{Addr: "127.0.0.1:0", LoopOwnsProcessor: true})
+		if err := srv.Start(); err != nil {
+			t.Fatal(err)
+		}
+		c := dialRaw(t, srv)
+		c.send("PING\r\n")
+		c.expect("+PONG\r\n")
+		return srv
+	}
+	first, second := start(), start()
+	if !first.loop.Load().block || second.loop.Load().block {
+		t.Fatalf("block: first %v, second %v; want true, false", first.loop.Load().block, second.loop.Load().block)
+	}
+	second.Close()
+	first.Close()
+	third := start()
+	defer third.Close()
+	if !third.loop.Load().block {
+		t.Fatal("the processor was not given back when the first server closed")
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -157,18 +156,14 @@ func TestBusyAcrossTransports(t *testing.T) {
 
 // TestOtherTransports runs the protocol and busy-script tests again over
 // TCP served on goroutines (GoroutineConns), over Dial, and on an event
-// loop created with one processor, which parks in Go's netpoller instead
-// of sleeping in epoll_wait (eventLoop.wait): every transport only moves
+// loop that parks in Go's netpoller instead of sleeping in epoll_wait on a
+// processor of its own (eventLoop.wait): every transport only moves
 // bytes into the same parser and dispatch, so each answers byte for byte
 // as the event loop does.
 func TestOtherTransports(t *testing.T) {
 	for _, transport := range []string{viaGoroutine, viaDial, viaParkedLoop} {
 		t.Run(transport, func(t *testing.T) {
 			testTransport = transport
-			if transport == viaParkedLoop {
-				testTransport = viaLoop
-				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-			}
 			defer func() { testTransport = viaLoop }()
 			for _, tc := range []struct {
 				name string

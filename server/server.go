@@ -63,6 +63,13 @@ type Config struct {
 	// connections (Dial) are always served the goroutine way. Either way
 	// the bytes go through the same parser and dispatch.
 	GoroutineConns bool
+	// LoopOwnsProcessor lets the event loop keep a processor (a P) of its
+	// own and sleep in epoll_wait on it, one system call a round as in
+	// Redis, when GOMAXPROCS leaves one for everything else (loop_linux.go,
+	// wait). The binary sets it and adds a processor to GOMAXPROCS. Left
+	// false, as suits a server embedded in a test, the loop parks in Go's
+	// netpoller and holds no processor while it waits.
+	LoopOwnsProcessor bool
 	// IOThreads is what CONFIG GET io-threads reports (the binary sets
 	// GOMAXPROCS from it).
 	IOThreads int

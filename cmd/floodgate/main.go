@@ -56,7 +56,7 @@ func run(args []string) int {
 	}
 	file, fromStdin, options := server.ConfigArgs(rest)
 	// Redis's save points unless the configuration says otherwise.
-	srv := server.Prepare(server.Config{GoroutineConns: goroutineConns, Save: "3600 1 300 100 60 10000", LoadRDB: true})
+	srv := server.Prepare(server.Config{GoroutineConns: goroutineConns, LoopOwnsProcessor: true, Save: "3600 1 300 100 60 10000", LoadRDB: true})
 	var stdin io.Reader
 	var stdinConfig []byte
 	if fromStdin {
