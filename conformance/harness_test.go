@@ -66,7 +66,8 @@ func run(m *testing.M) (int, error) {
 				return 1, err
 			}
 		}
-		srv := server.New(server.Config{Addr: "127.0.0.1:0", Dir: filepath.Join(rdbDir, "tcp")})
+		// The TCP server's event loop keeps a processor, as the binary's does.
+		srv := server.New(server.Config{Addr: "127.0.0.1:0", Dir: filepath.Join(rdbDir, "tcp"), LoopOwnsProcessor: true})
 		if err := srv.Start(); err != nil {
 			return 1, err
 		}
