@@ -610,28 +610,36 @@ func claimProcessor() bool {
 // processors run everything else (timers, the collector, goroutine
 // clients); the collector's and the monitor's preemption signals
 // interrupt the call (EINTR), and the loop stops at its next safe point.
-// epfd is then not in Go's netpoller: there, every event woke a second
-// thread for nothing (14 µs a request instead of 7).
+// The wait also ends after blockMillis, so that the collector never waits
+// long for the loop even where those signals are off
+// (GODEBUG=asyncpreemptoff=1). epfd is then not in Go's netpoller: there,
+// every event woke a second thread for nothing (14 µs a request instead
+// of 7).
 //
 // Otherwise (an embedded server, or no processor to spare) the loop must
-// not keep one while it sleeps: it parks in Go's netpoller on epfd. Blocking in epoll_wait as an ordinary
-// system call would make the runtime's monitor wake every 20 µs to hand
-// the processor to another thread (40,000 nanosleeps, 5,000 futex calls
-// and a fifth of the CPU per 50,000 requests, strace -c).
+// not keep one while it sleeps: it parks in Go's netpoller on epfd.
+// Blocking in epoll_wait as an ordinary system call would make the
+// runtime's monitor wake every 20 µs to hand the processor to another
+// thread (40,000 nanosleeps, 5,000 futex calls and a fifth of the CPU per
+// 50,000 requests, strace -c).
 func (l *eventLoop) wait() (int, error) {
 	if !l.block {
 		return l.park()
 	}
-	r, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd), uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), ^uintptr(0), 0, 0)
+	r, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd), uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), blockMillis, 0, 0)
 	if e != 0 {
 		return 0, e
 	}
 	return int(r), nil
 }
 
-// park is wait with one processor. It is a function of its own because
-// the closure's results live on the heap: two allocations a round, which
-// the blocking wait should not pay.
+// blockMillis bounds one blocking wait: an idle loop wakes ten times a
+// second, as Redis's does at hz 10.
+const blockMillis = 100
+
+// park is wait for a loop without a processor of its own. It is a
+// function of its own because the closure's results live on the heap: two
+// allocations a round, which the blocking wait should not pay.
 func (l *eventLoop) park() (n int, err error) {
 	rerr := l.epoll.Read(func(uintptr) bool {
 		n, err = epollPoll(l.epfd, l.events)
