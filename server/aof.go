@@ -888,6 +888,7 @@ var errAOFLoad = errors.New("the append only file could not be loaded (see the l
 // its last complete command and truncated there if it is the last file and
 // aof-load-truncated is yes; anything else wrong stops the server.
 func (s *Server) loadAOF() error {
+	defer s.releaseLoadHold() // nothing to load: startAOF takes the lock itself next
 	a := &s.aof
 	m := a.manifest
 	var files []aof.FileInfo
@@ -914,7 +915,7 @@ func (s *Server) loadAOF() error {
 	if total == 0 {
 		return nil
 	}
-	s.lock <- struct{}{}
+	s.takeLoadLock()
 	defer func() { <-s.lock }()
 	s.loading.totalBytes = total
 	c := s.replayClient()

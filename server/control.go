@@ -48,16 +48,21 @@ func (s *Server) StartAddr(addr string) error {
 	s.double.mu.Unlock()
 	if loading {
 		s.startLoading() // before any client can connect
+		s.holdForLoad()
 	}
 	s.serve(dl, s.front)
 	if !loading {
 		return nil
+	}
+	if s.beforeLoad != nil {
+		s.beforeLoad()
 	}
 	if s.aof.cfg.Enabled {
 		err = s.startAOF()
 	} else {
 		err = s.loadRDB()
 	}
+	s.releaseLoadHold()
 	s.Do(s.stopLoading)
 	if err != nil {
 		s.Close()

@@ -35,6 +35,9 @@ const defaultLoadingInterval = 2 << 20
 type loadingState struct {
 	active atomic.Bool // loading; set before the first client can connect
 	abort  atomic.Bool // AbortLoading: a signal asked for a shutdown
+	// held says StartAddr holds the execution lock for the loader, which
+	// takes it over (takeLoadLock); touched by StartAddr's goroutine only.
+	held bool
 
 	// Guarded by lock.
 	startTime   int64 // unix seconds
@@ -86,6 +89,36 @@ func (s *Server) startLoading() {
 	l.startTime = time.Now().Unix()
 	l.totalBytes, l.rdbUsedMem, l.loadedBytes, l.fileBase, l.lastOffset, l.commands = 0, 0, 0, 0, 0, 0
 	l.active.Store(true)
+}
+
+// holdForLoad takes the execution lock as a load is marked, before any
+// client can connect, and keeps it for the loader. In Redis clients are
+// served only from inside the load, so none sees loading:1 before the
+// file's size and header are known: without the hold, a client that
+// connected before the loader took the lock ran its commands then.
+func (s *Server) holdForLoad() {
+	s.lock <- struct{}{}
+	s.loading.held = true
+}
+
+// takeLoadLock takes the execution lock for the loader: the hold, if
+// StartAddr has it (a release and a new take would let a waiting client in
+// first), else a fresh one.
+func (s *Server) takeLoadLock() {
+	if s.loading.held {
+		s.loading.held = false
+		return
+	}
+	s.lock <- struct{}{}
+}
+
+// releaseLoadHold gives the hold up if the loader did not take it over (no
+// file to load, or an error before it).
+func (s *Server) releaseLoadHold() {
+	if s.loading.held {
+		s.loading.held = false
+		<-s.lock
+	}
 }
 
 // stopLoading ends the load; the caller holds the execution lock.

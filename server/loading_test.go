@@ -201,6 +201,43 @@ func TestServesWhileLoading(t *testing.T) {
 	}
 }
 
+// No client runs a command between the server starting to listen and the
+// load beginning. In Redis clients are served only from inside the load,
+// so INFO never shows loading:1 without the file's size and its used-mem;
+// a client that connected in that window (a loaded machine made it wide
+// enough) used to run its commands then and saw zeros.
+func TestNoCommandBeforeTheLoadBegins(t *testing.T) {
+	dir := t.TempDir()
+	writeLoadRDB(t, dir)
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(redistest.FreePort(t)))
+	srv := Prepare(Config{Addr: addr, Dir: dir, LoadRDB: true})
+	if err := srv.LoadConfig("", nil, "key-load-delay 20000\nloading-process-events-interval-bytes 1024"); err != nil {
+		t.Fatal(err)
+	}
+	srv.Init()
+	gate := make(chan struct{})
+	srv.beforeLoad = func() { <-gate }
+	started := make(chan error, 1)
+	go func() { started <- srv.Start() }()
+	t.Cleanup(func() { srv.Close(); <-started })
+	c := dialLoading(t, srv, addr)
+	c.send("INFO persistence\r\n")
+	waitFor(t, "the request read", func() bool { return srv.net.reads.Load() >= 1 })
+	close(gate) // the load begins
+	info := readBulk(t, c)
+	size := fileSize(t, filepath.Join(dir, "dump.rdb"))
+	if !strings.Contains(info, "loading:1\r\n") || infoField(info, "loading_total_bytes") != strconv.FormatInt(size, 10) ||
+		infoField(info, "loading_rdb_used_mem") == "0" {
+		t.Errorf("INFO persistence, answered during the load, want loading:1, loading_total_bytes:%d and the used-mem:\n%s", size, info)
+	}
+	c.send("CONFIG SET key-load-delay 0\r\n")
+	c.expect("+OK\r\n")
+	if err := <-started; err != nil {
+		t.Fatal(err)
+	}
+	started <- nil // for the cleanup
+}
+
 // TestShutdownWhileLoading: SHUTDOWN while loading is allowed, never saves
 // the half-loaded dataset (not even with save points or SAVE), and ends
 // the load: Start returns ErrShutdownWhileLoading. AbortLoading (the

@@ -160,7 +160,15 @@ func (s *Server) loadRDB() error {
 	// applies; the collector starts again once the keys are in.
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	var loadErr error
-	s.Do(func() {
+	s.takeLoadLock() // as Do, but taking over StartAddr's hold
+	func() {
+		defer func() {
+			if len(s.blocking.ready) > 0 {
+				s.serveReady()
+			}
+			<-s.lock
+		}()
+		s.store.Refresh()
 		if st, err := f.Stat(); err == nil {
 			s.loading.totalBytes = st.Size()
 		}
@@ -173,7 +181,7 @@ func (s *Server) loadRDB() error {
 		}
 		s.persist.loaded = info
 		s.persist.dirtyAtSave = s.store.Dirty()
-	})
+	}()
 	if loadErr != nil {
 		return loadErr // its text is Redis's log line: short read, checksum, corruption
 	}

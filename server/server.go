@@ -161,14 +161,17 @@ type Server struct {
 	// callEnd is when the last command ended, on ioClock's scale (started
 	// is ioOffset after ioStart): the event loop stamps a round's replies
 	// with it instead of reading the clock again.
-	callEnd   atomic.Int64
-	ioOffset  int64
-	stats     []cmdStat       // by Command.id; guarded by lock
-	processed int64           // guarded by lock
-	slowlog   slowlog         // guarded by lock (cmd_slowlog.go)
-	latency   latencyTracking // guarded by lock (latency.go)
-	pause     clientPause     // guarded by lock (pause.go)
-	inst      instStats       // guarded by lock (stats.go)
+	callEnd  atomic.Int64
+	ioOffset int64
+	// beforeLoad, for tests, runs once the server listens and before the
+	// load begins (StartAddr).
+	beforeLoad func()
+	stats      []cmdStat       // by Command.id; guarded by lock
+	processed  int64           // guarded by lock
+	slowlog    slowlog         // guarded by lock (cmd_slowlog.go)
+	latency    latencyTracking // guarded by lock (latency.go)
+	pause      clientPause     // guarded by lock (pause.go)
+	inst       instStats       // guarded by lock (stats.go)
 	// expireCycle is the time active expiry has taken; guarded by lock.
 	expireCycle time.Duration
 	net         netStats          // stats.go
