@@ -181,12 +181,7 @@ func TestServesWhileLoading(t *testing.T) {
 			if loaded, _ := strconv.ParseInt(infoField(info, "loading_loaded_bytes"), 10, 64); loaded > size {
 				t.Errorf("loading_loaded_bytes %d over the file's %d", loaded, size)
 			}
-			c.send("CONFIG SET key-load-delay 0\r\n")
-			c.expect("+OK\r\n")
-			if err := <-started; err != nil {
-				t.Fatal(err)
-			}
-			started <- nil // for the cleanup
+			finishLoad(t, c, started)
 			c.send("DBSIZE\r\nGET k1\r\n")
 			want := "k1"
 			if !tc.aof {
@@ -230,6 +225,13 @@ func TestNoCommandBeforeTheLoadBegins(t *testing.T) {
 		infoField(info, "loading_rdb_used_mem") == "0" {
 		t.Errorf("INFO persistence, answered during the load, want loading:1, loading_total_bytes:%d and the used-mem:\n%s", size, info)
 	}
+	finishLoad(t, c, started)
+}
+
+// finishLoad lets a slowed load run to its end (key-load-delay 0, set by
+// c) and waits for Start to return.
+func finishLoad(t *testing.T, c *rawClient, started chan error) {
+	t.Helper()
 	c.send("CONFIG SET key-load-delay 0\r\n")
 	c.expect("+OK\r\n")
 	if err := <-started; err != nil {
