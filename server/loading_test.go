@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -211,14 +212,17 @@ func TestNoCommandBeforeTheLoadBegins(t *testing.T) {
 	}
 	srv.Init()
 	gate := make(chan struct{})
+	var once sync.Once
+	openGate := func() { once.Do(func() { close(gate) }) }
 	srv.beforeLoad = func() { <-gate }
 	started := make(chan error, 1)
 	go func() { started <- srv.Start() }()
 	t.Cleanup(func() { srv.Close(); <-started })
+	t.Cleanup(openGate) // first: a test that failed early must not leave the load held back
 	c := dialLoading(t, srv, addr)
 	c.send("INFO persistence\r\n")
 	waitFor(t, "the request read", func() bool { return srv.net.reads.Load() >= 1 })
-	close(gate) // the load begins
+	openGate() // the load begins
 	info := readBulk(t, c)
 	size := fileSize(t, filepath.Join(dir, "dump.rdb"))
 	if !strings.Contains(info, "loading:1\r\n") || infoField(info, "loading_total_bytes") != strconv.FormatInt(size, 10) ||
