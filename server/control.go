@@ -63,11 +63,15 @@ func (s *Server) StartAddr(addr string) error {
 		err = s.loadRDB()
 	}
 	s.releaseLoadHold()
-	s.Do(s.stopLoading)
 	if err != nil {
+		// Closed while still loading: a client waiting for the lock gets
+		// LOADING, never an answer from the keyspace of a failed load
+		// (Redis exits there without serving anyone).
 		s.Close()
+		s.Do(s.stopLoading)
 		return err
 	}
+	s.Do(s.stopLoading)
 	s.log.Info("Ready to accept connections", "addr", s.Addr())
 	return nil
 }
