@@ -160,15 +160,8 @@ func (s *Server) loadRDB() error {
 	// applies; the collector starts again once the keys are in.
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	var loadErr error
-	s.takeLoadLock() // as Do, but taking over StartAddr's hold
-	func() {
-		defer func() {
-			if len(s.blocking.ready) > 0 {
-				s.serveReady()
-			}
-			<-s.lock
-		}()
-		s.store.Refresh()
+	s.takeLoadLock() // Do, but taking over StartAddr's hold
+	s.doLocked(func() {
 		if st, err := f.Stat(); err == nil {
 			s.loading.totalBytes = st.Size()
 		}
@@ -181,7 +174,7 @@ func (s *Server) loadRDB() error {
 		}
 		s.persist.loaded = info
 		s.persist.dirtyAtSave = s.store.Dirty()
-	}()
+	})
 	if loadErr != nil {
 		return loadErr // its text is Redis's log line: short read, checksum, corruption
 	}

@@ -358,6 +358,11 @@ func (s *Server) Store() *store.Store { return s.store }
 // Do runs fn with the execution lock held, as a command would run.
 func (s *Server) Do(fn func()) {
 	s.lock <- struct{}{}
+	s.doLocked(fn)
+}
+
+// doLocked is Do once the caller has taken the lock, which it gives back.
+func (s *Server) doLocked(fn func()) {
 	defer func() { <-s.lock }()
 	s.store.Refresh()
 	fn()
