@@ -24,51 +24,50 @@ type respWriter struct {
 	buf    []byte
 }
 
-// Each append first reserves room for it (conn.reserve), so a reply
-// never grows a block by copying: headers take at most 32 bytes.
+// Each append first reserves room for it (room), so a reply never grows a
+// block by copying: headers take at most 32 bytes.
 func (w *respWriter) Status(s string) {
-	if w.cn.muted {
-		return
+	if w.room(len(s) + 3) {
+		w.cn.out = redcon.AppendString(w.cn.out, s)
 	}
-	w.cn.reserve(len(s) + 3)
-	w.cn.out = redcon.AppendString(w.cn.out, s)
 }
 func (w *respWriter) Error(msg string) {
 	w.errors++ // counted even when CLIENT REPLY drops it, as Redis counts it
-	if w.cn.muted {
-		return
+	if w.room(len(msg) + 8) {
+		w.cn.out = redcon.AppendError(w.cn.out, msg)
 	}
-	w.cn.reserve(len(msg) + 8)
-	w.cn.out = redcon.AppendError(w.cn.out, msg)
 }
 func (w *respWriter) Int(n int64) {
-	if w.cn.muted {
-		return
+	if w.room(32) {
+		w.cn.out = redcon.AppendInt(w.cn.out, n)
 	}
-	w.cn.reserve(32)
-	w.cn.out = redcon.AppendInt(w.cn.out, n)
 }
 func (w *respWriter) Bulk(b []byte) {
-	if w.cn.muted {
-		return
+	if w.room(len(b) + 32) {
+		w.cn.out = redcon.AppendBulk(w.cn.out, b)
 	}
-	w.cn.reserve(len(b) + 32)
-	w.cn.out = redcon.AppendBulk(w.cn.out, b)
 }
 func (w *respWriter) BulkString(s string) {
-	if w.cn.muted {
-		return
+	if w.room(len(s) + 32) {
+		w.cn.out = redcon.AppendBulkString(w.cn.out, s)
 	}
-	w.cn.reserve(len(s) + 32)
-	w.cn.out = redcon.AppendBulkString(w.cn.out, s)
 }
 func (w *respWriter) Array(n int) {
-	if w.cn.muted {
-		return
+	if w.room(32) {
+		w.cn.out = redcon.AppendArray(w.cn.out, n)
 	}
-	w.cn.reserve(32)
-	w.cn.out = redcon.AppendArray(w.cn.out, n)
 }
+
+// room reserves n bytes for the next append (conn.reserve) and says
+// whether to make it: not while CLIENT REPLY has muted the client.
+func (w *respWriter) room(n int) bool {
+	if w.cn.muted {
+		return false
+	}
+	w.cn.reserve(n)
+	return true
+}
+
 func (w *respWriter) Proto() int { return w.proto }
 
 // raw appends protocol bytes, unless CLIENT REPLY has muted the client.
