@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# How fast redis-benchmark can go at -P 1 on this machine, against what
+# CL.THROTTLE reaches: PING on Redis and on floodgate (no work at all)
+# beside Redis's EVALSHA of the ratelimit GCRA script and floodgate's
+# CL.THROTTLE, turn by turn in each rep, medians of REPS. If PING cannot
+# reach 1.5x Redis's EVALSHA throughput, no server can here.
+#
+#   REPS=5 scripts/bench-ceiling.sh [floodgate binary]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPS=${REPS:-5}; N=${N:-200000}; FG=${1:-bin/floodgate}
+tmp=$(mktemp -d)
+redis-server --port 17449 --bind 127.0.0.1 --save '' --appendonly no --dir "$tmp" --logfile "$tmp/redis.log" & RP=$!
+"$FG" --port 17451 --loglevel warning --save "" --appendonly no --dir "$tmp" & FP=$!
+trap 'kill $RP $FP 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
+for p in 17449 17451; do
+  for _ in $(seq 100); do redis-cli -p "$p" ping >/dev/null 2>&1 && break; sleep 0.05; done
+done
+kill -0 $RP && kill -0 $FP || { echo "a server did not start (ports 17449, 17451 busy?)" >&2; exit 1; }
+RS=$(redis-cli -p 17449 SCRIPT LOAD "$(cat ratelimit/prelude.lua; echo; cat ratelimit/gcra.lua)")
+cpu() { cat /proc/"$1"/task/*/schedstat | awk '{s += $1} END {printf "%.0f", s / 1000}'; }
+one() { # PORT PID ARGS... -> "ops/s cpu_us_per_op"
+  local p=$1 pid=$2; shift 2
+  redis-cli -p "$p" FLUSHALL >/dev/null
+  local b o a; b=$(cpu "$pid")
+  o=$(redis-benchmark -p "$p" -c 50 -n "$N" -r 100000 -P 1 -q "$@" 2>/dev/null | tr '\r' '\n' |
+      awk '/requests per second/ {for (i=2;i<=NF;i++) if ($i == "requests") v = $(i-1)} END {print v}')
+  a=$(cpu "$pid")
+  awk -v o="$o" -v t=$((a - b)) -v n="$N" 'BEGIN {printf "%.0f %.3f", o, t / n}'
+}
+out="$tmp/results"
+for r in $(seq "$REPS"); do
+  echo "rep $r, load average $(cut -d' ' -f1 /proc/loadavg)" >&2
+  { echo "redis-EVALSHA $(one 17449 $RP EVALSHA "$RS" 1 '{rate:__rand_int__}:gcra' - 100 60000000 100 1)"
+    echo "redis-PING $(one 17449 $RP -t ping_mbulk)"
+    echo "floodgate-PING $(one 17451 $FP -t ping_mbulk)"
+    echo "floodgate-CL.THROTTLE $(one 17451 $FP CL.THROTTLE '{rate:__rand_int__}:gcra:ns' 99 100 60)"
+  } >>"$out"
+done
+sort "$out" | awk '
+  { if ($1 != k && k != "") flush(); k = $1; o[++n] = $2; c[n] = $3 }
+  END { flush(); for (k in mo) printf "%-22s ops/s %8.0f (%.2fx)  CPU µs/op %6.2f (%.2f)\n", k, mo[k], mo[k] / mo["redis-EVALSHA"], mc[k], mc[k] / mc["redis-EVALSHA"] }
+  function med(a, m,   i, j, t) { for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }; return a[int((m + 1) / 2)] }
+  function flush() { mo[k] = med(o, n); mc[k] = med(c, n); n = 0 }' | sort
