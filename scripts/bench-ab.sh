@@ -4,8 +4,7 @@
 # current gcra.lua, and OLD_GCRA's for comparison), -P 1 and -P 16, and
 # GET/SET/INCR at -P 1. The three servers run turn by turn in each rep, so
 # the machine's load falls on all alike; medians of REPS. CPU per request is
-# the server's on-CPU time from /proc/PID/task/*/schedstat (ns: /proc/PID/stat
-# counts 10 ms ticks).
+# the server's on-CPU time (scripts/measure.sh).
 #
 #   BEFORE=/tmp/fg-old AFTER=bin/floodgate OLD_GCRA=73d252e scripts/bench-ab.sh
 set -euo pipefail
@@ -26,29 +25,20 @@ for p in 17449 17450 17451; do
   for _ in $(seq 100); do redis-cli -p "$p" ping >/dev/null 2>&1 && break; sleep 0.05; done
 done
 RSO=$(redis-cli -p 17449 SCRIPT LOAD "$OLD"); RSN=$(redis-cli -p 17449 SCRIPT LOAD "$NEW")
-cpu() { cat /proc/"$1"/task/*/schedstat | awk '{s += $1} END {printf "%.0f", s / 1000}'; }
-one() { # PORT PID PIPELINE ARGS... -> "ops/s cpu_us_per_op"
-  local p=$1 pid=$2 pipe=$3; shift 3
-  redis-cli -p "$p" FLUSHALL >/dev/null
-  local b o a; b=$(cpu "$pid")
-  o=$(redis-benchmark -p "$p" -c 50 -n "$N" -r 100000 -P "$pipe" -q "$@" 2>/dev/null | tr '\r' '\n' |
-      awk '/requests per second/ {for (i=2;i<=NF;i++) if ($i == "requests") v = $(i-1)} END {print v}')
-  a=$(cpu "$pid")
-  awk -v o="$o" -v t=$((a - b)) -v n="$N" 'BEGIN {printf "%.0f %.3f", o, t / n}'
-}
+. scripts/measure.sh
 out="$tmp/results"
 for r in $(seq "$REPS"); do
   echo "rep $r, load average $(cut -d' ' -f1 /proc/loadavg)" >&2
   for P in 1 16; do
-    echo "redis-new-$P $(one 17449 $RP $P EVALSHA "$RSN" 1 '{rate:__rand_int__}:gcra' - 100 60000000 100 1)" >>"$out"
-    echo "redis-old-$P $(one 17449 $RP $P EVALSHA "$RSO" 1 '{rate:__rand_int__}:gcra' - 100 60000000 100 1)" >>"$out"
-    echo "before-$P $(one 17450 $BP $P CL.THROTTLE '{rate:__rand_int__}:gcra:ns' 99 100 60)" >>"$out"
-    echo "after-$P $(one 17451 $AP $P CL.THROTTLE '{rate:__rand_int__}:gcra:ns' 99 100 60)" >>"$out"
+    echo "redis-new-$P $(per_request 17449 $RP $P EVALSHA "$RSN" 1 '{rate:__rand_int__}:gcra' - 100 60000000 100 1)" >>"$out"
+    echo "redis-old-$P $(per_request 17449 $RP $P EVALSHA "$RSO" 1 '{rate:__rand_int__}:gcra' - 100 60000000 100 1)" >>"$out"
+    echo "before-$P $(per_request 17450 $BP $P CL.THROTTLE '{rate:__rand_int__}:gcra:ns' 99 100 60)" >>"$out"
+    echo "after-$P $(per_request 17451 $AP $P CL.THROTTLE '{rate:__rand_int__}:gcra:ns' 99 100 60)" >>"$out"
   done
   for c in "GET key:__rand_int__" "SET key:__rand_int__ value" "INCR counter:__rand_int__"; do
     n=${c%% *}
     # shellcheck disable=SC2086 # the command's words
-    { echo "redis-$n $(one 17449 $RP 1 $c)"; echo "before-$n $(one 17450 $BP 1 $c)"; echo "after-$n $(one 17451 $AP 1 $c)"; } >>"$out"
+    { echo "redis-$n $(per_request 17449 $RP 1 $c)"; echo "before-$n $(per_request 17450 $BP 1 $c)"; echo "after-$n $(per_request 17451 $AP 1 $c)"; } >>"$out"
   done
 done
 echo "load average at the end: $(cut -d' ' -f1 /proc/loadavg)" >&2

@@ -18,23 +18,14 @@ for p in 17449 17451; do
 done
 kill -0 $RP && kill -0 $FP || { echo "a server did not start (ports 17449, 17451 busy?)" >&2; exit 1; }
 RS=$(redis-cli -p 17449 SCRIPT LOAD "$(cat ratelimit/prelude.lua; echo; cat ratelimit/gcra.lua)")
-cpu() { cat /proc/"$1"/task/*/schedstat | awk '{s += $1} END {printf "%.0f", s / 1000}'; }
-one() { # PORT PID ARGS... -> "ops/s cpu_us_per_op"
-  local p=$1 pid=$2; shift 2
-  redis-cli -p "$p" FLUSHALL >/dev/null
-  local b o a; b=$(cpu "$pid")
-  o=$(redis-benchmark -p "$p" -c 50 -n "$N" -r 100000 -P 1 -q "$@" 2>/dev/null | tr '\r' '\n' |
-      awk '/requests per second/ {for (i=2;i<=NF;i++) if ($i == "requests") v = $(i-1)} END {print v}')
-  a=$(cpu "$pid")
-  awk -v o="$o" -v t=$((a - b)) -v n="$N" 'BEGIN {printf "%.0f %.3f", o, t / n}'
-}
+. scripts/measure.sh
 out="$tmp/results"
 for r in $(seq "$REPS"); do
   echo "rep $r, load average $(cut -d' ' -f1 /proc/loadavg)" >&2
-  { echo "redis-EVALSHA $(one 17449 $RP EVALSHA "$RS" 1 '{rate:__rand_int__}:gcra' - 100 60000000 100 1)"
-    echo "redis-PING $(one 17449 $RP -t ping_mbulk)"
-    echo "floodgate-PING $(one 17451 $FP -t ping_mbulk)"
-    echo "floodgate-CL.THROTTLE $(one 17451 $FP CL.THROTTLE '{rate:__rand_int__}:gcra:ns' 99 100 60)"
+  { echo "redis-EVALSHA $(per_request 17449 $RP 1 EVALSHA "$RS" 1 '{rate:__rand_int__}:gcra' - 100 60000000 100 1)"
+    echo "redis-PING $(per_request 17449 $RP 1 -t ping_mbulk)"
+    echo "floodgate-PING $(per_request 17451 $FP 1 -t ping_mbulk)"
+    echo "floodgate-CL.THROTTLE $(per_request 17451 $FP 1 CL.THROTTLE '{rate:__rand_int__}:gcra:ns' 99 100 60)"
   } >>"$out"
 done
 sort "$out" | awk '
