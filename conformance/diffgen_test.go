@@ -147,10 +147,13 @@ func (g *gen) single() op {
 // keepArity lists commands whose arguments are never dropped or added: a
 // blocking command's last argument is its timeout (one more would block
 // for its value), and SPOP or SRANDMEMBER without their count pick at
-// random.
+// random. A count added to ZRANDMEMBER or HRANDFIELD can be a huge
+// negative number, for which Redis builds a reply of that many elements
+// until it runs out of memory (as floodgate does).
 var keepArity = map[string]bool{
 	"BLPOP": true, "BRPOP": true, "BLMOVE": true, "BRPOPLPUSH": true, "BLMPOP": true,
 	"BZPOPMIN": true, "BZPOPMAX": true, "BZMPOP": true, "SPOP": true, "SRANDMEMBER": true,
+	"ZRANDMEMBER": true, "HRANDFIELD": true,
 }
 
 // singles is single's op, after a GEORADIUS_RO on a missing key when the
