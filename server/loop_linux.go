@@ -57,6 +57,12 @@ type eventLoop struct {
 	block  bool
 	epoll  syscall.RawConn
 	epfile *os.File
+	// idle says a blocking loop found no event in a whole busyMillis: it
+	// then parks in Go's netpoller (see wait). idleSpells counts the times
+	// it became idle, for the tests.
+	idle       bool
+	idleSpells atomic.Int64
+	busyMillis uintptr // busyMillis when the loop was made
 
 	// Touched by the loop's goroutine only.
 	conns   []*loopConn // by descriptor: a slice, as an fd indexes it densely
@@ -173,6 +179,8 @@ func (s *Server) newLoop() (*eventLoop, error) {
 		wakefd: wakefd,
 		events: make([]unix.EpollEvent, loopEvents),
 		rbuf:   make([]byte, loopReadSize),
+
+		busyMillis: uintptr(busyMillis),
 	}
 	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(wakefd)}
 	err = unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, wakefd, &ev)
@@ -610,11 +618,18 @@ func claimProcessor() bool {
 // processors run everything else (timers, the collector, goroutine
 // clients); the collector's and the monitor's preemption signals
 // interrupt the call (EINTR), and the loop stops at its next safe point.
-// The wait also ends after blockMillis, so that the collector never waits
+// The wait also ends after busyMillis, so that the collector never waits
 // long for the loop even where those signals are off
 // (GODEBUG=asyncpreemptoff=1). epfd is then not in Go's netpoller: there,
 // every event woke a second thread for nothing (14 µs a request instead
 // of 7).
+//
+// A loop that found no event in a whole busyMillis is idle: it parks in
+// Go's netpoller until the next event, on a duplicate of epfd registered
+// there only for that time (parkIdle). A raw wait counts as running to the
+// runtime, whose monitor interrupts it every 10 ms to preempt it: 50
+// signals a second, most of an idle binary's CPU (BENCHMARKS.md). Under
+// load the waits are short and stay raw.
 //
 // Otherwise (an embedded server, or no processor to spare) the loop must
 // not keep one while it sleeps: it parks in Go's netpoller on epfd.
@@ -626,16 +641,62 @@ func (l *eventLoop) wait() (int, error) {
 	if !l.block {
 		return l.park()
 	}
-	r, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd), uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), blockMillis, 0, 0)
+	if l.idle {
+		if n, ok, err := l.parkIdle(); ok {
+			return n, err
+		}
+		// No descriptor to spare (EMFILE): a raw wait serves as well.
+	}
+	r, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd), uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), l.busyMillis, 0, 0)
 	if e != 0 {
 		return 0, e
+	}
+	if r == 0 {
+		l.idle = true
+		l.idleSpells.Add(1)
 	}
 	return int(r), nil
 }
 
-// blockMillis bounds one blocking wait: an idle loop wakes ten times a
-// second, as Redis's does at hz 10.
-const blockMillis = 100
+// busyMillis bounds a raw wait; one that ends without an event makes the
+// loop idle. The runtime's monitor preempts a goroutine after 10 ms, so a
+// loop under load seldom meets it. A variable for the tests; a loop reads
+// it once, when it is made.
+var busyMillis = 10
+
+// parkIdle parks an idle blocking loop in Go's netpoller until there are
+// events, on a duplicate of epfd registered there for the time. ok is
+// false when the duplicate cannot be made. The loop is no longer idle
+// after it.
+func (l *eventLoop) parkIdle() (n int, ok bool, err error) {
+	l.idle = false
+	fd, err := unix.FcntlInt(uintptr(l.epfd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return 0, false, nil
+	}
+	// O_NONBLOCK is the open file's, so epfd gets it too: epoll_wait does
+	// not look at it.
+	if unix.SetNonblock(fd, true) != nil {
+		unix.Close(fd)
+		return 0, false, nil
+	}
+	f := os.NewFile(uintptr(fd), "epoll")
+	// Out of the netpoller once awake: under load it would wake a thread
+	// for every event (above).
+	defer f.Close()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return 0, false, nil
+	}
+	rerr := rc.Read(func(uintptr) bool {
+		n, err = epollPoll(l.epfd, l.events)
+		return n > 0 || (err != nil && err != unix.EINTR)
+	})
+	if err == nil {
+		err = rerr
+	}
+	return n, true, err
+}
 
 // park is wait for a loop without a processor of its own. It is a
 // function of its own because the closure's results live on the heap: two

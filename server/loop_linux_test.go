@@ -92,6 +92,34 @@ func TestLoopWaitModes(t *testing.T) {
 	}
 }
 
+// A blocking loop that finds no event for busyMillis parks in Go's
+// netpoller, and serves the next request from there: it goes idle again
+// after each one.
+func TestLoopParksWhenIdle(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	defer func(ms int) { busyMillis = ms }(busyMillis)
+	busyMillis = 1
+	srv := New(Config{Addr: "127.0.0.1:0", LoopOwnsProcessor: true})
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	c := dialRaw(t, srv)
+	c.send("PING\r\n")
+	c.expect("+PONG\r\n")
+	l := srv.loop.Load()
+	if l == nil || !l.block {
+		t.Fatal("no blocking event loop")
+	}
+	waitFor(t, "the loop idle", func() bool { return l.idleSpells.Load() > 0 })
+	for i := range 3 {
+		spells := l.idleSpells.Load() // parked: nothing happens until the request
+		c.send(fmt.Sprintf("ECHO %d\r\n", i))
+		c.expect(fmt.Sprintf("$1\r\n%d\r\n", i))
+		waitFor(t, "the loop idle again", func() bool { return l.idleSpells.Load() > spells })
+	}
+}
+
 // Loops that sleep on a processor leave at least one to the rest of the
 // program: with GOMAXPROCS 2 a second such server parks instead, and the
 // processor is claimable again once the first closes.
