@@ -442,6 +442,10 @@ func (e *Engine) Running() (since time.Time, ok bool) {
 	return time.Unix(0, ns), true
 }
 
+// Runs changes with every run of a script, at its start and at its end;
+// safe from any goroutine.
+func (e *Engine) Runs() uint64 { return e.interrupt.gen.Load() }
+
 // Watch checks the running script's memory growth against MemoryLimit; see
 // Options.ExternalWatch. It may be called from any goroutine.
 func (e *Engine) Watch() {

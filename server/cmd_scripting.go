@@ -68,6 +68,12 @@ type scripting struct {
 	// watch's setting of it against the script's end (see markBusy).
 	busyMu sync.Mutex
 	busy   atomic.Bool
+
+	// watchAsleep is set while the watch sleeps, after watchIdleTicks
+	// ticks in which no script ran; the script hook wakes it through
+	// watchWake (scriptPoll).
+	watchAsleep atomic.Bool
+	watchWake   chan struct{}
 }
 
 // engine returns the Lua engine, creating it on first use. Call it only
@@ -90,6 +96,7 @@ func (s *Server) initScripting() {
 	s.scripting.options = luaengine.Options{ExternalWatch: true}
 	s.scripting.caller = scriptCaller{srv: s, c: &Client{srv: s, inScript: true, authed: true, db: s.store.DB(0), created: time.Now()}}
 	s.scripting.limit.Store(int64(s.cfg.LuaTimeLimit))
+	s.scripting.watchWake = make(chan struct{}, 1)
 }
 
 // closeScripting releases the Lua state, unless a script that could not be
@@ -254,16 +261,22 @@ func (sc *scriptCaller) Call(args [][]byte, w luaengine.ReplyWriter) {
 }
 
 // scriptWatch turns a script that runs past the time limit into BUSY for
-// everyone else, and runs the engine's memory check. It ticks for the
-// server's lifetime rather than being armed per script, which keeps EVALSHA
-// free of timer work (a timer Reset and Stop per call cost 4% of the
-// server's EVALSHA path); an idle tick costs an atomic load.
+// everyone else, and runs the engine's memory check. It ticks while scripts
+// run rather than being armed per script, which keeps EVALSHA free of timer
+// work (a timer Reset and Stop per call cost 4% of the server's EVALSHA
+// path); a tick costs an atomic load. After watchIdleTicks ticks without
+// a script it sleeps, so that an idle server does not wake 40 times a
+// second for it, until the hook of a script wakes it (scriptPoll): the
+// hook runs every few thousand instructions of every script, and one that
+// runs long enough to matter reaches it within microseconds.
 func (s *Server) scriptWatch() {
 	defer s.stopped.Done()
 	sc := &s.scripting
 	interval := watchInterval(sc.limit.Load(), false)
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	var runs uint64 // the engine's Runs at the last tick
+	idle := 0       // ticks since a script last ran
 	for {
 		select {
 		case <-s.stop:
@@ -274,8 +287,22 @@ func (s *Server) scriptWatch() {
 		e := sc.current()
 		var since time.Time
 		var running bool
+		var r uint64 // no engine yet: no script ever ran
 		if e != nil {
 			since, running = e.Running()
+			r = e.Runs()
+		}
+		if r != runs || running {
+			runs, idle = r, 0
+		} else if idle++; idle >= watchIdleTicks {
+			t.Stop()
+			if s.sleepWatch() {
+				return
+			}
+			idle = 0
+			interval = watchInterval(sc.limit.Load(), true)
+			t.Reset(interval)
+			continue
 		}
 		if running {
 			e.Watch()
@@ -286,6 +313,42 @@ func (s *Server) scriptWatch() {
 		if iv := watchInterval(limit, running); iv != interval {
 			interval = iv
 			t.Reset(iv)
+		}
+	}
+}
+
+// watchIdleTicks is how many ticks without a script run put the watch to
+// sleep.
+const watchIdleTicks = 8
+
+// sleepWatch waits until a script's hook wakes the watch, and reports
+// whether the server closed meanwhile. The flag is set before the engine
+// is looked at again, and the hook reads it after its script started: one
+// of the two always sees the other, so a running script never goes
+// unwatched.
+func (s *Server) sleepWatch() (closed bool) {
+	sc := &s.scripting
+	sc.watchAsleep.Store(true)
+	defer sc.watchAsleep.Store(false)
+	if e := sc.current(); e != nil {
+		if _, running := e.Running(); running {
+			return false
+		}
+	}
+	select {
+	case <-s.stop:
+		return true
+	case <-sc.watchWake:
+		return false
+	}
+}
+
+// wakeWatch is the script hook's part of sleepWatch.
+func (sc *scripting) wakeWatch() {
+	if sc.watchAsleep.Load() {
+		select {
+		case sc.watchWake <- struct{}{}:
+		default: // already woken
 		}
 	}
 }

@@ -141,6 +141,28 @@ func TestScriptBusyAndKill(t *testing.T) {
 	}
 }
 
+// The watch sleeps while no script runs, and a script that then runs past
+// the limit still wakes it and makes others see BUSY: first with the
+// engine not yet created, then after scripts have run.
+func TestScriptWatchSleepsWhenIdle(t *testing.T) {
+	srv, dial := newScriptTestServer(t, 30*time.Millisecond)
+	ctx := context.Background()
+	runner, other := dial(), dial()
+	const loop = `local n = 0 while true do n = n + 1 end`
+	for round := range 2 {
+		waitFor(t, "the watch asleep", func() bool { return srv.scripting.watchAsleep.Load() })
+		done := make(chan error, 1)
+		go func() { done <- runner.Eval(ctx, loop, nil).Err() }()
+		waitFor(t, "BUSY", func() bool { return errText(other.Ping(ctx).Err()) == errBusy })
+		if err := other.ScriptKill(ctx).Err(); err != nil {
+			t.Fatalf("round %d: SCRIPT KILL: %v", round, err)
+		}
+		if err := <-done; !strings.Contains(errText(err), "Script killed by user") {
+			t.Fatalf("round %d: killed script's reply = %v", round, err)
+		}
+	}
+}
+
 // A script that wrote cannot be killed; once it ends on its own, BUSY ends.
 func TestScriptUnkillableAfterWrite(t *testing.T) {
 	_, dial := newScriptTestServer(t, 30*time.Millisecond)

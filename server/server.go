@@ -539,6 +539,7 @@ func (s *Server) serveBusyTurns() {
 // lock are served from here, as Redis's processEventsWhileBlocked serves
 // them. A server shutting down stops the script.
 func (s *Server) scriptPoll() {
+	s.scripting.wakeWatch()
 	if !s.scripting.busy.Load() {
 		return
 	}
