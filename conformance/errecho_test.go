@@ -32,7 +32,9 @@ func TestErrorsEchoingArguments(t *testing.T) {
 			`CONFIG SET "a\x00b" 1`, `CONFIG SET "a\r\n" 1`, `CONFIG SET maxmemory "x\r\n"`,
 			`CONFIG SET maxmemory-policy "x\x00y"`, `CONFIG SET appendfsync "\r\n"`, `CONFIG SET hz "\x00"`, `CONFIG SET hz "20\x00x"`, "CONFIG GET hz", "CONFIG SET hz 10",
 			`CONFIG SET port 1 "a\x00" 2`, `CONFIG SET save "1 x\x00"`, `CONFIG SET timeout 1 timeout 2`,
-			`CONFIG GET "a\x00b"`, `!known=Redis-compares-names-up-to-a-NUL-but-hashes-all-bytes-with-a-random-seed:-found-only-when-both-share-a-bucket CONFIG SET "hz\x00x" 20`, `!known=Redis-compares-names-up-to-a-NUL-but-hashes-all-bytes-with-a-random-seed:-found-only-when-both-share-a-bucket CONFIG GET "hz\x00x"`, `!sort CONFIG GET "h*\x00x"`, `CONFIG SET ` + long + ` 1`,
+			`CONFIG GET "a\x00b"`, `!known=Redis-compares-names-up-to-a-NUL-but-hashes-all-bytes-with-a-random-seed:-found-only-when-both-share-a-bucket CONFIG SET "hz\x00x" 20`, `!known=Redis-compares-names-up-to-a-NUL-but-hashes-all-bytes-with-a-random-seed:-found-only-when-both-share-a-bucket CONFIG GET "hz\x00x"`,
+			// Where Redis found hz, both must hold the same value again.
+			"CONFIG SET hz 10", `!sort CONFIG GET "h*\x00x"`, `CONFIG SET ` + long + ` 1`,
 		}},
 		{"other commands", []string{
 			`!known=Redis-compares-names-up-to-a-NUL-but-hashes-all-bytes-with-a-random-seed:-found-only-when-both-share-a-bucket COMMAND INFO "set\x00x"`, `!known=Redis-compares-names-up-to-a-NUL-but-hashes-all-bytes-with-a-random-seed:-found-only-when-both-share-a-bucket COMMAND GETKEYS "get\x00" k`, `COMMAND GETKEYS "\r\n" k`, `!known=Redis-compares-names-up-to-a-NUL-but-hashes-all-bytes-with-a-random-seed:-found-only-when-both-share-a-bucket COMMAND DOCS "get\x00"`,
