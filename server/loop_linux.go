@@ -628,8 +628,8 @@ func claimProcessor() bool {
 // Go's netpoller until the next event, on a duplicate of epfd registered
 // there only for that time (parkIdle). A raw wait counts as running to the
 // runtime, whose monitor interrupts it every 10 ms to preempt it: 50
-// signals a second, most of an idle binary's CPU (BENCHMARKS.md). Under
-// load the waits are short and stay raw.
+// signals a second, about a third of an idle binary's CPU (BENCHMARKS.md).
+// Under load the waits are short and stay raw.
 //
 // Otherwise (an embedded server, or no processor to spare) the loop must
 // not keep one while it sleeps: it parks in Go's netpoller on epfd.
@@ -688,21 +688,19 @@ func (l *eventLoop) parkIdle() (n int, ok bool, err error) {
 	if err != nil {
 		return 0, false, nil
 	}
-	rerr := rc.Read(func(uintptr) bool {
-		n, err = epollPoll(l.epfd, l.events)
-		return n > 0 || (err != nil && err != unix.EINTR)
-	})
-	if err == nil {
-		err = rerr
-	}
+	n, err = l.parkOn(rc)
 	return n, true, err
 }
 
-// park is wait for a loop without a processor of its own. It is a
-// function of its own because the closure's results live on the heap: two
-// allocations a round, which the blocking wait should not pay.
-func (l *eventLoop) park() (n int, err error) {
-	rerr := l.epoll.Read(func(uintptr) bool {
+// park is wait for a loop without a processor of its own.
+func (l *eventLoop) park() (int, error) { return l.parkOn(l.epoll) }
+
+// parkOn parks the loop in Go's netpoller on rc, epfd or a duplicate of
+// it, until epfd has events. It is a function of its own because the
+// closure's results live on the heap: two allocations a round, which the
+// blocking wait should not pay.
+func (l *eventLoop) parkOn(rc syscall.RawConn) (n int, err error) {
+	rerr := rc.Read(func(uintptr) bool {
 		n, err = epollPoll(l.epfd, l.events)
 		return n > 0 || (err != nil && err != unix.EINTR)
 	})
