@@ -42,8 +42,4 @@ for r in $(seq "$REPS"); do
   done
 done
 echo "load average at the end: $(cut -d' ' -f1 /proc/loadavg)" >&2
-sort "$out" | awk '
-  { if ($1 != k && k != "") flush(); k = $1; o[++n] = $2; c[n] = $3 }
-  END { flush() }
-  function med(a, m,   i, j, t) { for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }; return a[int((m + 1) / 2)] }
-  function flush() { printf "%-14s ops/s %8.0f  CPU µs/op %6.2f\n", k, med(o, n), med(c, n); n = 0 }'
+medians "$out" | awk '{ printf "%-14s ops/s %8.0f  CPU µs/op %6.2f\n", $1, $2, $3 }'

@@ -28,8 +28,6 @@ for r in $(seq "$REPS"); do
     echo "floodgate-CL.THROTTLE $(per_request 17451 $FP 1 CL.THROTTLE '{rate:__rand_int__}:gcra:ns' 99 100 60)"
   } >>"$out"
 done
-sort "$out" | awk '
-  { if ($1 != k && k != "") flush(); k = $1; o[++n] = $2; c[n] = $3 }
-  END { flush(); for (k in mo) printf "%-22s ops/s %8.0f (%.2fx)  CPU µs/op %6.2f (%.2f)\n", k, mo[k], mo[k] / mo["redis-EVALSHA"], mc[k], mc[k] / mc["redis-EVALSHA"] }
-  function med(a, m,   i, j, t) { for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }; return a[int((m + 1) / 2)] }
-  function flush() { mo[k] = med(o, n); mc[k] = med(c, n); n = 0 }' | sort
+medians "$out" | awk '
+  { k[NR] = $1; o[NR] = $2; c[NR] = $3; if ($1 == "redis-EVALSHA") { ro = $2; rc = $3 } }
+  END { for (i = 1; i <= NR; i++) printf "%-22s ops/s %8.0f (%.2fx)  CPU µs/op %6.2f (%.2f)\n", k[i], o[i], o[i] / ro, c[i], c[i] / rc }'

@@ -16,3 +16,13 @@ per_request() {
   a=$(server_cpu "$pid")
   awk -v o="$o" -v t=$((a - b)) -v n="$N" 'BEGIN {printf "%.0f %.3f", o, t / n}'
 }
+
+# medians FILE: FILE's "name ops cpu" lines -> one "name ops cpu" line per
+# name, each the median of its runs, sorted by name.
+medians() {
+  sort "$1" | awk '
+    { if ($1 != k && k != "") flush(); k = $1; o[++n] = $2; c[n] = $3 }
+    END { flush() }
+    function med(a, m,   i, j, t) { for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }; return a[int((m + 1) / 2)] }
+    function flush() { print k, med(o, n), med(c, n); n = 0 }'
+}
