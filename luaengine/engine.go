@@ -91,9 +91,9 @@ type Options struct {
 type Engine struct {
 	L       *lua.LState
 	opts    Options
-	globals *lua.LTable // the real globals behind the read-only proxy
-	proxy   *lua.LTable // what scripts see as _G
-	direct  *lua.LTable // the globals as scripts that assign none read them (env.go)
+	globals *lua.LTable // readonly, as every table reachable from it
+	// stringMeta is the string metatable scripts see (getmetatable('')).
+	stringMeta *lua.LTable
 
 	scripts   map[string]*Script
 	evalCount int
@@ -147,9 +147,8 @@ type Engine struct {
 	// errHandlerFn is the global __redis__err__handler.
 	errHandlerFn *lua.LFunction
 	concatFn     *lua.LFunction
-	modFn        *lua.LFunction              // Lua 5.1's %, which scripts' a % b call
-	powFn        *lua.LFunction              // Lua 5.1's ^, which scripts' a ^ b call
-	views        map[*lua.LTable]*lua.LTable // read-only view -> real table
+	modFn        *lua.LFunction // Lua 5.1's %, which scripts' a % b call
+	powFn        *lua.LFunction // Lua 5.1's ^, which scripts' a ^ b call
 
 	interrupt interruptState
 	broken    bool // a panic escaped a script (recover.go)
@@ -171,7 +170,6 @@ func New(opts Options) *Engine {
 		opts:    opts,
 		scripts: make(map[string]*Script),
 		resp:    2,
-		views:   make(map[*lua.LTable]*lua.LTable),
 	}
 	// 2,048 nested calls (Lua 5.1 allows at least 16,384; gopher-lua's call
 	// stack is allocated whole, 80 bytes a frame, and its growing variant
@@ -282,7 +280,7 @@ func (e *Engine) compile(sha, body string) (*Script, error) {
 	}
 	L := e.L
 	outer := L.NewFunctionFromProto(proto)
-	outer.Env = e.envFor(proto)
+	outer.Env = e.globals
 	L.Push(outer)
 	L.Push(e.concatFn)
 	L.Push(e.modFn)

@@ -127,8 +127,8 @@ func (e *Engine) luaErrHandler(L *lua.LState) int {
 		t = L.NewTable()
 		t.RawSetString("err", lua.LString("ERR "+msg))
 	}
-	if e.isView(t) {
-		L.Error(lua.LString(errHandlerChunk+":"+itoa(errHandlerLine)+": Attempt to modify a readonly table"), 0)
+	if t.ReadOnly() {
+		L.Error(lua.LString(errHandlerChunk+":"+itoa(errHandlerLine)+": "+lua.ErrReadOnlyTable), 0)
 	}
 	if calledByTailCall(L) {
 		// Lua 5.1 describes a frame a tail call replaced so.
