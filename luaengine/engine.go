@@ -367,7 +367,7 @@ func (e *Engine) Run(s *Script, keys, args [][]byte, c Caller, w ReplyWriter) {
 	}
 	ret := L.Get(-1)
 	L.SetTop(0)
-	writeReply(w, ret, resp, 0)
+	writeReply(w, ret, resp, replyBaseSlots)
 }
 
 // setArgs refills the long-lived KEYS and ARGV tables in place.
