@@ -65,9 +65,14 @@ func (e *Engine) writeError(s *Script, err error, reason interruptReason, w Repl
 	default:
 		switch v := obj.(type) {
 		case *lua.LTable:
-			if s, ok := v.RawGetString("err").(lua.LString); ok {
+			// luaExtractErrorInformation takes any err lua_isstring
+			// accepts: a string or a number.
+			switch s := v.RawGetString("err").(type) {
+			case lua.LString:
 				msg = string(s)
-			} else {
+			case lua.LNumber:
+				msg = formatNumber(float64(s))
+			default:
 				msg = "ERR unknown error"
 			}
 		case lua.LNumber:

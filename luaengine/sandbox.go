@@ -134,6 +134,7 @@ func (e *Engine) installBaseOverrides(g *lua.LTable) {
 		L.Error(obj, 0)
 		return 0
 	})
+	set("assert", e.luaAssert)
 	// error and assert raise the script's own text, which is never
 	// rewritten as an argument error.
 	for _, name := range []string{"error", "assert"} {
@@ -203,6 +204,32 @@ func (e *Engine) installBaseOverrides(g *lua.LTable) {
 		L.Push(lua.LNumber(0))
 		return 1
 	})
+}
+
+// luaAssert is Lua 5.1's luaB_assert: the message is luaL_optstring's (a
+// number is formatted, anything but nil refused) and luaL_error's position
+// is the caller's, none when a Go function (pcall) called it. gopher-lua's
+// refused numbers and always gave a position.
+func (e *Engine) luaAssert(L *lua.LState) int {
+	transparent := func(fn *lua.LFunction) bool { return e.fnRole(fn) == roleTransparent }
+	if L.GetTop() == 0 {
+		raiseArgError(L, 1, "assert", "value expected", e.isHiddenFrame, transparent)
+	}
+	if lua.LVAsBool(L.Get(1)) {
+		return L.GetTop()
+	}
+	msg := "assertion failed!"
+	switch v := L.Get(2).(type) {
+	case *lua.LNilType:
+	case lua.LString:
+		msg = string(v)
+	case lua.LNumber:
+		msg = formatNumber(float64(v))
+	default:
+		raiseArgError(L, 2, "assert", "string expected, got "+v.Type().String(), e.isHiddenFrame, transparent)
+	}
+	L.Error(lua.LString(levelWhere(L, 1, e.isHiddenFrame)+msg), 0)
+	return 0
 }
 
 // luaTostring is Lua 5.1's tostring with "%.14g" numbers.
@@ -443,13 +470,21 @@ func (e *Engine) luaXpcall(L *lua.LState) int {
 	return L.GetTop()
 }
 
-func pcallErrorValue(err error) lua.LValue {
-	var obj lua.LValue = lua.LString(err.Error())
+// errorObject is the value a script raised, from PCall's error.
+func errorObject(err error) lua.LValue {
 	if aerr, ok := err.(*lua.ApiError); ok {
-		obj = aerr.Object
+		return aerr.Object
 	}
+	return lua.LString(err.Error())
+}
+
+func pcallErrorValue(err error) lua.LValue {
+	obj := errorObject(err)
 	if t, ok := obj.(*lua.LTable); ok {
-		if s, ok := t.RawGetString("err").(lua.LString); ok {
+		// luaRedisPcall hands out an err that lua_isstring accepts, a
+		// number included (as a number).
+		switch s := t.RawGetString("err").(type) {
+		case lua.LString, lua.LNumber:
 			obj = s
 		}
 	}

@@ -76,3 +76,33 @@ return {n, unpack(writable)}`
 		t.Errorf("the walk saw no libraries: %q", got)
 	}
 }
+
+// assert is Lua 5.1's luaB_assert: a number message is formatted, other
+// non-strings are refused as luaL_optstring refuses them, and no position
+// is given when pcall called it (replies from redis-server 7.0.15).
+func TestAssertMessages(t *testing.T) {
+	e := New(Options{})
+	f := newFakeRedis()
+	for _, tt := range []struct{ body, want string }{
+		{"return {pcall(assert, false)}", "*2\r\n$-1\r\n$17\r\nassertion failed!\r\n"},
+		{"return {pcall(assert, nil, 5)}", "*2\r\n$-1\r\n$1\r\n5\r\n"},
+		{"return {pcall(assert, nil, {})}", "*2\r\n$-1\r\n$51\r\nbad argument #2 to '?' (string expected, got table)\r\n"},
+		{"return {pcall(assert)}", "*2\r\n$-1\r\n$39\r\nbad argument #1 to '?' (value expected)\r\n"},
+		{"return {pcall(error, {err=5})}", "*2\r\n$-1\r\n:5\r\n"},
+		{"return {assert(1, 2, 3)}", "*3\r\n:1\r\n:2\r\n:3\r\n"},
+	} {
+		if got := run(t, e, f, tt.body, nil, nil); got != tt.want {
+			t.Errorf("%s: got %q, want %q", tt.body, got, tt.want)
+		}
+	}
+	for _, tt := range []struct{ body, want string }{
+		{"assert(nil, 5.5)", "-ERR user_script:1: 5.5 script: "},
+		{"local a = assert a(nil, {})", "-ERR user_script:1: bad argument #2 to 'a' (string expected, got table) script: "},
+		{"assert()", "-ERR user_script:1: bad argument #1 to 'assert' (value expected) script: "},
+		{"error({err=5})", "-5 script: "},
+	} {
+		if got := run(t, e, f, tt.body, nil, nil); !strings.HasPrefix(got, tt.want) {
+			t.Errorf("%s: got %q, want %q...", tt.body, got, tt.want)
+		}
+	}
+}
