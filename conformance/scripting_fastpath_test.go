@@ -46,8 +46,7 @@ func TestScriptingFastPaths(t *testing.T) {
 			`EVAL "local f = loadstring('return type(redis), KEYS[1]') return {f()}" 1 k`,
 			`EVAL "local co = coroutine.create(function() return loadstring('return type(cjson)')() end) return {coroutine.resume(co)}" 0`,
 		}},
-		// A script that assigns no global runs on a direct copy of the
-		// globals; one that does runs on the proxy. Both must read, miss
+		// Scripts with and without global assignments must read, miss
 		// and refuse alike.
 		{"globals with and without global assignments", []string{
 			`EVAL "return nosuch" 0`,

@@ -212,19 +212,3 @@ func TestKeysArgvDoNotLeak(t *testing.T) {
 		}
 	}
 }
-
-func TestEvalCacheBounded(t *testing.T) {
-	e := New(Options{EvalCacheSize: 10})
-	f := newFakeRedis()
-	loaded, _ := e.Load([]byte("return 'pinned'"))
-	for i := 0; i < 100; i++ {
-		run(t, e, f, "return "+itoa(i), nil, nil)
-	}
-	if len(e.scripts) != 11 || !e.Exists(loaded.SHA) || !e.Exists(strings.ToUpper(loaded.SHA)) {
-		t.Errorf("cache holds %d scripts, pinned present: %v", len(e.scripts), e.Exists(loaded.SHA))
-	}
-	e.Flush()
-	if e.Exists(loaded.SHA) {
-		t.Error("flush kept a loaded script")
-	}
-}

@@ -47,14 +47,14 @@ func newCJSONLib(L *lua.LState) *lua.LTable {
 	// JSON null is a NULL light userdata in Redis: every null, from any
 	// cjson table, is the same value, its type is "userdata" and it
 	// prints as "userdata: (nil)". gopher-lua has no light userdata, so
-	// one shared userdata stands in, with a locked metatable for tostring.
+	// one shared userdata stands in, with a metatable for tostring, which
+	// getmetatable hides (sandbox.go).
 	null := L.NewUserData()
 	mt := L.NewTable()
 	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
 		L.Push(lua.LString("userdata: (nil)"))
 		return 1
 	}))
-	mt.RawSetString("__metatable", lua.LFalse)
 	null.Metatable = mt
 	// The global cjson table's settings live as long as the Lua state, and
 	// SCRIPT FLUSH gives Redis a new state: resetCJSON finds them here.

@@ -5,7 +5,7 @@ package luaengine
 //
 //   - cjson.null is a shared full userdata standing in for Lua's NULL light
 //     userdata: type, tostring ("userdata: (nil)"), equality and encoding
-//     match, but getmetatable(cjson.null) is false, not nil.
+//     match.
 //   - cjson settings (encode_max_depth and friends) outlive a script as in
 //     Redis, but SCRIPT FLUSH does not reset them (Redis 7.0 makes a new Lua
 //     state).
@@ -30,8 +30,8 @@ package luaengine
 //   - math.random: Redis 7.0 does not reseed per call, and its startup seed
 //     is unknowable, so only sequences after math.randomseed(n) match. The
 //     engine starts at seed 0.
-//   - Read-only tables are proxies: '#' and rawlen-style reads of _G or a
-//     library table see an empty table (rawget, next, pairs, ipairs see
-//     through).
+//   - string.dump returns a Lua 5.1 binary chunk's header and the
+//     function's description without its code (gopher-lua has no Lua 5.1
+//     bytecode); as on Redis, loadstring refuses it.
 //   - error({}) crashes redis-server 7.0.15; here it replies "ERR unknown
 //     error".

@@ -68,10 +68,6 @@ var (
 
 // Options configure an Engine. The zero value is usable.
 type Options struct {
-	// EvalCacheSize bounds the scripts kept that were only seen through
-	// EVAL (Redis 7.4 keeps 500). Scripts loaded with SCRIPT LOAD are never
-	// evicted. Zero means 500.
-	EvalCacheSize int
 	// MemoryLimit stops a script with "not enough memory" once the Go heap
 	// has grown by this many bytes while it runs. Zero means 1 GiB; negative
 	// disables the check.
@@ -91,14 +87,16 @@ type Options struct {
 type Engine struct {
 	L       *lua.LState
 	opts    Options
-	globals *lua.LTable // the real globals behind the read-only proxy
-	proxy   *lua.LTable // what scripts see as _G
-	direct  *lua.LTable // the globals as scripts that assign none read them (env.go)
+	globals *lua.LTable // readonly, as every table reachable from it
+	// stringMeta is the string metatable scripts see (getmetatable('')).
+	stringMeta *lua.LTable
 
-	scripts   map[string]*Script
-	evalCount int
-	lruHead   *Script // most recently used EVAL-only script
-	lruTail   *Script
+	// scripts holds every script EVAL or SCRIPT LOAD compiled, until
+	// Flush: Redis 7.0 evicts none (7.4 bounds EVAL's to 500), so an
+	// EVALSHA of any script seen before works.
+	scripts map[string]*Script
+	// scriptsMem is Redis's lua_scripts_mem for them (stats.go).
+	scriptsMem int64
 
 	keys, argv *lua.LTable
 	nKeys      int
@@ -147,9 +145,8 @@ type Engine struct {
 	// errHandlerFn is the global __redis__err__handler.
 	errHandlerFn *lua.LFunction
 	concatFn     *lua.LFunction
-	modFn        *lua.LFunction              // Lua 5.1's %, which scripts' a % b call
-	powFn        *lua.LFunction              // Lua 5.1's ^, which scripts' a ^ b call
-	views        map[*lua.LTable]*lua.LTable // read-only view -> real table
+	modFn        *lua.LFunction // Lua 5.1's %, which scripts' a % b call
+	powFn        *lua.LFunction // Lua 5.1's ^, which scripts' a ^ b call
 
 	interrupt interruptState
 	broken    bool // a panic escaped a script (recover.go)
@@ -158,9 +155,6 @@ type Engine struct {
 // New returns an engine with its own Lua state. Engines share nothing, so a
 // process may hold many.
 func New(opts Options) *Engine {
-	if opts.EvalCacheSize <= 0 {
-		opts.EvalCacheSize = 500
-	}
 	if opts.MemoryLimit == 0 {
 		opts.MemoryLimit = 1 << 30
 	}
@@ -171,7 +165,6 @@ func New(opts Options) *Engine {
 		opts:    opts,
 		scripts: make(map[string]*Script),
 		resp:    2,
-		views:   make(map[*lua.LTable]*lua.LTable),
 	}
 	// 2,048 nested calls (Lua 5.1 allows at least 16,384; gopher-lua's call
 	// stack is allocated whole, 80 bytes a frame, and its growing variant
@@ -208,32 +201,11 @@ func (e *Engine) Lookup(sha string) *Script {
 func (e *Engine) Exists(sha string) bool { return e.Lookup(sha) != nil }
 
 // Load compiles body and keeps it until Flush, as SCRIPT LOAD does.
-func (e *Engine) Load(body []byte) (*Script, error) {
-	s, err := e.get(body)
-	if err != nil {
-		return nil, err
-	}
-	if !s.loaded {
-		e.lruRemove(s)
-		s.loaded = true
-	}
-	return s, nil
-}
+func (e *Engine) Load(body []byte) (*Script, error) { return e.Get(body) }
 
 // Get returns the compiled script for body, compiling it if needed, as EVAL
-// does. Scripts seen only this way live in a bounded LRU cache.
+// does; it is kept until Flush.
 func (e *Engine) Get(body []byte) (*Script, error) {
-	s, err := e.get(body)
-	if err != nil {
-		return nil, err
-	}
-	if !s.loaded {
-		e.lruTouch(s)
-	}
-	return s, nil
-}
-
-func (e *Engine) get(body []byte) (*Script, error) {
 	sha := SHA1Hex(body)
 	if s := e.scripts[sha]; s != nil {
 		return s, nil
@@ -242,23 +214,19 @@ func (e *Engine) get(body []byte) (*Script, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.scripts[sha] = s
-	if !s.loaded {
-		e.evalCount++
-		e.lruPush(s)
-		for e.evalCount > e.opts.EvalCacheSize && e.lruTail != nil {
-			old := e.lruTail
-			e.lruRemove(old)
-			delete(e.scripts, old.SHA)
-		}
-	}
+	e.addScript(s)
 	return s, nil
+}
+
+func (e *Engine) addScript(s *Script) {
+	e.scripts[s.SHA] = s
+	e.scriptsMem += scriptMemory(len(s.Body))
 }
 
 // Flush drops every cached script, as SCRIPT FLUSH does.
 func (e *Engine) Flush() {
 	clear(e.scripts)
-	e.lruHead, e.lruTail, e.evalCount = nil, nil, 0
+	e.scriptsMem = 0
 	e.resetCJSON() // as Redis, which builds a new Lua state
 }
 
@@ -282,7 +250,7 @@ func (e *Engine) compile(sha, body string) (*Script, error) {
 	}
 	L := e.L
 	outer := L.NewFunctionFromProto(proto)
-	outer.Env = e.envFor(proto)
+	outer.Env = e.globals
 	L.Push(outer)
 	L.Push(e.concatFn)
 	L.Push(e.modFn)
@@ -301,43 +269,6 @@ const chunkName = "user_script"
 
 // errCompilePrefix starts Redis's reply to a script that does not compile.
 const errCompilePrefix = "ERR Error compiling script (new function): "
-
-func (e *Engine) lruPush(s *Script) {
-	s.prev, s.next = nil, e.lruHead
-	if e.lruHead != nil {
-		e.lruHead.prev = s
-	}
-	e.lruHead = s
-	if e.lruTail == nil {
-		e.lruTail = s
-	}
-}
-
-func (e *Engine) lruRemove(s *Script) {
-	if s.prev != nil {
-		s.prev.next = s.next
-	} else if e.lruHead == s {
-		e.lruHead = s.next
-	} else {
-		return // not in the list
-	}
-	if s.next != nil {
-		s.next.prev = s.prev
-	} else {
-		e.lruTail = s.prev
-	}
-	s.prev, s.next = nil, nil
-	e.evalCount--
-}
-
-func (e *Engine) lruTouch(s *Script) {
-	if e.lruHead == s {
-		return
-	}
-	e.lruRemove(s)
-	e.evalCount++
-	e.lruPush(s)
-}
 
 // Run executes s with KEYS and ARGV and writes its reply (or error) to w.
 func (e *Engine) Run(s *Script, keys, args [][]byte, c Caller, w ReplyWriter) {
@@ -369,7 +300,7 @@ func (e *Engine) Run(s *Script, keys, args [][]byte, c Caller, w ReplyWriter) {
 	}
 	ret := L.Get(-1)
 	L.SetTop(0)
-	writeReply(w, ret, resp, 0)
+	writeReply(w, ret, resp, replyBaseSlots)
 }
 
 // setArgs refills the long-lived KEYS and ARGV tables in place.

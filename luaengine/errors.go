@@ -65,9 +65,14 @@ func (e *Engine) writeError(s *Script, err error, reason interruptReason, w Repl
 	default:
 		switch v := obj.(type) {
 		case *lua.LTable:
-			if s, ok := v.RawGetString("err").(lua.LString); ok {
+			// luaExtractErrorInformation takes any err lua_isstring
+			// accepts: a string or a number.
+			switch s := v.RawGetString("err").(type) {
+			case lua.LString:
 				msg = string(s)
-			} else {
+			case lua.LNumber:
+				msg = formatNumber(float64(s))
+			default:
 				msg = "ERR unknown error"
 			}
 		case lua.LNumber:
@@ -127,8 +132,8 @@ func (e *Engine) luaErrHandler(L *lua.LState) int {
 		t = L.NewTable()
 		t.RawSetString("err", lua.LString("ERR "+msg))
 	}
-	if e.isView(t) {
-		L.Error(lua.LString(errHandlerChunk+":"+itoa(errHandlerLine)+": Attempt to modify a readonly table"), 0)
+	if t.ReadOnly() {
+		L.Error(lua.LString(errHandlerChunk+":"+itoa(errHandlerLine)+": "+lua.ErrReadOnlyTable), 0)
 	}
 	if calledByTailCall(L) {
 		// Lua 5.1 describes a frame a tail call replaced so.

@@ -373,12 +373,20 @@ func argErrorMessage(L *lua.LState, msg string, role func(*lua.LFunction) fnRole
 	if n > f.NArgs && strings.HasSuffix(detail, ", got nil)") && role(f.Fn) != roleOwnArgs {
 		detail = strings.TrimSuffix(detail, "nil)") + "no value)"
 	}
+	return argErrorText(f, n, name, detail, pos, transparent), true
+}
+
+// argErrorText is luaL_argerror's message for argument n of the Go
+// function running in frame f: named as its caller's call instruction
+// names it (a method's self is argument 0), '?' and no position when a Go
+// function (pcall) called it.
+func argErrorText(f *gopherFrame, n int, name, detail, pos string, transparent func(*lua.LFunction) bool) string {
 	c := f.Parent
 	for c != nil && c.Fn != nil && c.Fn.IsG && transparent(c.Fn) {
 		c = c.Parent
 	}
 	if c == nil || c.Fn == nil || c.Fn.IsG || c.Fn.Proto == nil || c.Pc < 1 || c.Pc > len(c.Fn.Proto.Code) {
-		return "bad argument #" + itoa(n) + " to '?' " + detail, true
+		return "bad argument #" + itoa(n) + " to '?' " + detail
 	}
 	inst := c.Fn.Proto.Code[c.Pc-1]
 	if op := opcode(inst); op == lua.OP_CALL || op == lua.OP_TAILCALL {
@@ -389,11 +397,24 @@ func argErrorMessage(L *lua.LState, msg string, role func(*lua.LFunction) fnRole
 		if kind == "method" {
 			n--
 			if n == 0 {
-				return pos + "calling '" + name + "' on bad self " + detail, true
+				return pos + "calling '" + name + "' on bad self " + detail
 			}
 		}
 	}
-	return pos + "bad argument #" + itoa(n) + " to '" + name + "' " + detail, true
+	return pos + "bad argument #" + itoa(n) + " to '" + name + "' " + detail
+}
+
+// raiseArgError raises luaL_argerror's error from the Go function L is
+// running, for functions whose own errors the engine never rewrites
+// (roleTransparent: assert).
+func raiseArgError(L *lua.LState, n int, name, detail string, hidden, transparent func(*lua.LFunction) bool) {
+	msg := "bad argument #" + itoa(n) + " to '" + name + "' (" + detail + ")"
+	if frameField >= 0 {
+		if f := (*gopherFrame)(unsafe.Pointer(reflect.ValueOf(L).Elem().Field(frameField).Pointer())); f != nil {
+			msg = argErrorText(f, n, name, "("+detail+")", levelWhere(L, 1, hidden), transparent)
+		}
+	}
+	L.Error(lua.LString(msg), 0)
 }
 
 // unpositioned drops the position gopher-lua gave an error raised by a Go

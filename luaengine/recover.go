@@ -39,25 +39,14 @@ func (e *Engine) recoverRun(s *Script, w ReplyWriter) {
 func (e *Engine) Broken() bool { return e.broken }
 
 // Rebuild returns a new engine with the same options, poll hook and cached
-// scripts (SCRIPT LOAD's pinned, the EVAL cache in its order), compiled on
-// a fresh Lua state. cjson's settings are the defaults again.
+// scripts, compiled on a fresh Lua state. cjson's settings are the
+// defaults again.
 func (e *Engine) Rebuild() *Engine {
 	n := New(e.opts)
 	n.SetPoll(e.interrupt.poll)
 	for sha, s := range e.scripts {
-		if !s.loaded {
-			continue
-		}
 		if ns, err := n.compile(sha, s.Body); err == nil {
-			ns.loaded = true
-			n.scripts[sha] = ns
-		}
-	}
-	for s := e.lruTail; s != nil; s = s.prev {
-		if ns, err := n.compile(s.SHA, s.Body); err == nil {
-			n.scripts[s.SHA] = ns
-			n.evalCount++
-			n.lruPush(ns)
+			n.addScript(ns)
 		}
 	}
 	return n

@@ -275,8 +275,17 @@ func normalizeError(text string) string {
 
 // writeReply converts a script's return value to a reply as Redis 7.0's
 // luaReplyToRedisReply does; resp is the script's redis.setresp protocol,
-// which decides how a boolean is answered.
-func writeReply(w ReplyWriter, v lua.LValue, resp, depth int) {
+// which decides how a boolean is answered. slots is how many Lua stack
+// slots Redis's recursion holds with v on top (replyBaseSlots for the
+// script's result).
+func writeReply(w ReplyWriter, v lua.LValue, resp, slots int) {
+	// luaReplyToRedisReply starts with lua_checkstack(lua, 4), which fails
+	// once the C stack would pass LUAI_MAXCSTACK; the value is then
+	// answered with this error in its place and its siblings go on.
+	if slots+4 > maxCStack {
+		w.Error("ERR reached lua stack limit")
+		return
+	}
 	switch v := v.(type) {
 	case lua.LString:
 		w.BulkString(string(v))
@@ -285,10 +294,6 @@ func writeReply(w ReplyWriter, v lua.LValue, resp, depth int) {
 	case lua.LBool:
 		writeBool(w, bool(v), resp)
 	case *lua.LTable:
-		if depth > maxReplyDepth {
-			w.Error("ERR reached lua stack limit")
-			return
-		}
 		if s, ok := v.RawGetString("err").(lua.LString); ok {
 			w.Error(errorReplyText(string(s)))
 			return
@@ -317,8 +322,10 @@ func writeReply(w ReplyWriter, v lua.LValue, resp, depth int) {
 			keys, vals := tablePairs(m)
 			w.Map(len(keys))
 			for i, k := range keys {
-				writeReply(w, k, resp, depth+1)
-				writeReply(w, vals[i], resp, depth+1)
+				// The table, the map, lua_next's key and value and
+				// the key's copy; then the value on top of the key.
+				writeReply(w, k, resp, slots+4)
+				writeReply(w, vals[i], resp, slots+3)
 			}
 			return
 		}
@@ -326,7 +333,8 @@ func writeReply(w ReplyWriter, v lua.LValue, resp, depth int) {
 			keys, _ := tablePairs(set)
 			w.Set(len(keys))
 			for _, k := range keys {
-				writeReply(w, k, resp, depth+1)
+				// The table, the set and lua_next's key and its copy.
+				writeReply(w, k, resp, slots+3)
 			}
 			return
 		}
@@ -336,7 +344,7 @@ func writeReply(w ReplyWriter, v lua.LValue, resp, depth int) {
 		}
 		w.Array(n)
 		for i := 1; i <= n; i++ {
-			writeReply(w, v.RawGetInt(i), resp, depth+1)
+			writeReply(w, v.RawGetInt(i), resp, slots+1)
 		}
 	default:
 		w.Null()
@@ -367,9 +375,9 @@ func writeVerbatim(w ReplyWriter, format, s string) {
 	w.VerbatimFormat(format, s)
 }
 
-// maxReplyDepth stands in for Lua's C stack check, which stops Redis from
-// recursing forever on a table that contains itself.
-const maxReplyDepth = 200
+// replyBaseSlots is what Redis's Lua stack holds when it converts a
+// script's result: the error handler and the result.
+const replyBaseSlots = 2
 
 // errorReplyText is what Redis makes of an {err=...} string: it reads it
 // as a C string (so it ends at a NUL byte), and addReplyErrorFormat trims

@@ -99,3 +99,39 @@ func TestReplyLua51Order(t *testing.T) {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
 }
+
+// Nested replies stop where Redis 7.0.15's did (measured: 7,994 arrays
+// below the result, 2,664 map values or set members), with the error in
+// place of the value that did not fit.
+func TestReplyNestingLimit(t *testing.T) {
+	const stackErr = "-ERR reached lua stack limit\r\n"
+	e := New(Options{})
+	defer e.Close()
+	nest := func(store string, depth int) string {
+		return run(t, e, newFakeRedis(), "local t = {} local cur = t for i = 1, tonumber(ARGV[1]) do local n = {} "+store+" cur = n end return t", nil, []string{itoa(depth)})
+	}
+	for _, tt := range []struct {
+		name, store  string
+		fits         int // the deepest nesting answered whole
+		header, leaf string
+		last         string // the innermost level one deeper
+	}{
+		{"array", "cur[1] = n", 7994, "*1\r\n", "*0\r\n", "*1\r\n" + stackErr},
+		// The key needs one slot more than the value: both are refused.
+		{"map value", "cur.map = {k = n}", 2664, "*2\r\n$1\r\nk\r\n", "*0\r\n", "*2\r\n" + stackErr + stackErr},
+		{"set", "cur.set = {[n] = true}", 2664, "*1\r\n", "*0\r\n", "*1\r\n" + stackErr},
+	} {
+		whole := strings.Repeat(tt.header, tt.fits) + tt.leaf
+		if got := nest(tt.store, tt.fits); got != whole {
+			t.Errorf("%s at %d: not answered whole (%d bytes, want %d)", tt.name, tt.fits, len(got), len(whole))
+		}
+		cut := strings.Repeat(tt.header, tt.fits) + tt.last
+		if got := nest(tt.store, tt.fits+1); got != cut {
+			t.Errorf("%s at %d: got %d bytes ending %q, want the stack error below %d levels", tt.name, tt.fits+1, len(got), got[max(0, len(got)-40):], tt.fits+1)
+		}
+	}
+	// A table holding itself ends in the error instead of recursing.
+	if got, want := run(t, e, newFakeRedis(), "local t = {} t[1] = t return t", nil, nil), strings.Repeat("*1\r\n", 7995)+stackErr; got != want {
+		t.Errorf("self-referencing table: %d bytes, want %d", len(got), len(want))
+	}
+}

@@ -41,83 +41,63 @@ func (e *Engine) setupSandbox() {
 	e.concatFn = L.NewFunction(e.luaConcat)
 	e.modFn = L.NewFunction(e.luaMod)
 	e.powFn = L.NewFunction(e.luaPow)
-	e.installStringArith(L.GetMetatable(lua.LString("")).(*lua.LTable))
+	// gopher-lua makes the string library its own metatable; Lua 5.1's is
+	// a table of its own whose __index is the library, and ours also
+	// holds the arithmetic events (arith.go), which scripts do not see.
+	strlib := g.RawGetString("string").(*lua.LTable)
+	strlib.RawSetString("__index", lua.LNil)
+	stringMeta := L.NewTable()
+	stringMeta.RawSetString("__index", strlib)
+	e.installStringArith(stringMeta)
+	L.SetMetatable(lua.LString(""), stringMeta)
 	e.errFn = L.NewFunction(e.luaErrorHandler)
 	e.pcallErrFn = L.NewFunction(e.pcallErrorHandler)
 	e.guardFn = L.NewFunction(e.guardedPCall)
 
-	e.keys = L.NewTable()
-	e.argv = L.NewTable()
-	g.RawSetString("KEYS", e.keys)
-	g.RawSetString("ARGV", e.argv)
-
-	// Library tables are replaced by read-only views; the string
-	// metatable keeps the real string table for fast method lookup.
-	for _, name := range []string{"string", "table", "math", "coroutine", "redis", "bit", "cjson", "struct", "cmsgpack"} {
-		if t, ok := g.RawGetString(name).(*lua.LTable); ok {
-			g.RawSetString(name, e.readOnlyView(t))
-		}
-	}
-
-	// Scripts see an empty proxy as _G: reads fall through to the real
-	// globals (and fail for unknown names), writes hit __newindex.
-	e.proxy = e.readOnlyView(g)
-	g.RawSetString("_G", e.proxy)
 	missing := L.NewTable()
 	missing.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
 		L.RaiseError("Script attempted to access nonexistent global variable '%s'", L.ToString(2))
 		return 0
 	}))
 	L.SetMetatable(g, missing)
+	// As Redis's scriptingInit: every table reachable from the globals,
+	// their metatables included, becomes readonly, so that no script can
+	// change what the next one runs (the libraries are shared by all
+	// clients and outlive SCRIPT FLUSH). The string metatable is not
+	// reachable from the globals but is readonly on Redis too.
+	e.stringMeta = L.NewTable()
+	e.stringMeta.RawSetString("__index", strlib)
+	protectTables(g)
+	protectTables(stringMeta)
+	protectTables(e.stringMeta)
+
+	// KEYS and ARGV are the caller's, refilled every call (Redis makes
+	// new ones): scripts may change them.
+	e.keys = L.NewTable()
+	e.argv = L.NewTable()
+	g.RawSetString("KEYS", e.keys)
+	g.RawSetString("ARGV", e.argv)
 	// gopher-lua gives functions made by loadstring and load the state's
-	// environment rather than the caller's: it must be the proxy too, or
-	// loadstring('redis = 1')() would change the globals of every later
-	// script.
-	L.Env = e.proxy
-	e.newDirectEnv()
+	// environment rather than the caller's.
+	L.Env = g
 }
 
-// readOnlyView returns an empty table that reads through to t and refuses
-// writes with Redis's "Attempt to modify a readonly table".
-func (e *Engine) readOnlyView(t *lua.LTable) *lua.LTable {
-	L := e.L
-	view := L.NewTable()
-	mt := L.NewTable()
-	mt.RawSetString("__index", t)
-	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
-		L.RaiseError("Attempt to modify a readonly table")
-		return 0
-	}))
-	mt.RawSetString("__metatable", lua.LFalse)
-	L.SetMetatable(view, mt)
-	e.views[view] = t
-	return view
-}
-
-func (e *Engine) isView(v lua.LValue) bool {
-	t, ok := v.(*lua.LTable)
-	return ok && e.views[t] != nil
-}
-
-// seeThrough wraps a base function so that a read-only view passed as its
-// first argument is replaced by the table behind it (rawget, next, pairs,
-// ipairs must see the real contents, as they do on Redis's readonly tables).
-func (e *Engine) seeThrough(fn *lua.LFunction) *lua.LFunction {
-	wrapper := e.L.NewFunction(func(L *lua.LState) int {
-		if t, ok := L.Get(1).(*lua.LTable); ok {
-			if real := e.views[t]; real != nil {
-				L.Replace(1, real)
-			}
+// protectTables sets Redis's readonly flag on t, the tables among its
+// values and their metatables, recursively, as Redis's
+// luaSetTableProtectionRecursively (keys are not followed).
+func protectTables(t *lua.LTable) {
+	if t.ReadOnly() {
+		return // _G holds itself
+	}
+	t.SetReadOnly(true)
+	t.ForEach(func(_, v lua.LValue) {
+		if sub, ok := v.(*lua.LTable); ok {
+			protectTables(sub)
 		}
-		// Called through the VM, not fn.GFunction, so closures such as
-		// pairs keep their upvalues.
-		n := L.GetTop()
-		L.Insert(fn, 1)
-		L.Call(n, lua.MultRet)
-		return L.GetTop()
 	})
-	e.setRole(wrapper, roleTransparent)
-	return wrapper
+	if mt, ok := t.Metatable.(*lua.LTable); ok {
+		protectTables(mt)
+	}
 }
 
 func (e *Engine) setRole(fn *lua.LFunction, role fnRole) {
@@ -130,19 +110,14 @@ func (e *Engine) setRole(fn *lua.LFunction, role fnRole) {
 // errReadonly is raised without a position, like the C API errors of the
 // Redis readonly-table patch (rawset, setmetatable).
 func errReadonly(L *lua.LState) int {
-	L.Error(lua.LString("Attempt to modify a readonly table"), 0)
+	L.Error(lua.LString(lua.ErrReadOnlyTable), 0)
 	return 0
 }
 
 func (e *Engine) installBaseOverrides(g *lua.LTable) {
 	L := e.L
 	set := func(name string, fn lua.LGFunction) { g.RawSetString(name, L.NewFunction(fn)) }
-	// unpack reads a read-only table's contents itself: through a wrapper
-	// its argument errors would name the wrapper, not 'unpack'.
 	g.RawSetString("unpack", L.NewFunction(e.luaUnpack))
-	for _, name := range []string{"rawget", "next", "pairs", "ipairs"} {
-		g.RawSetString(name, e.seeThrough(g.RawGetString(name).(*lua.LFunction)))
-	}
 	set("error", func(L *lua.LState) int {
 		obj := L.Get(1)
 		level := L.OptInt(2, 1)
@@ -159,6 +134,7 @@ func (e *Engine) installBaseOverrides(g *lua.LTable) {
 		L.Error(obj, 0)
 		return 0
 	})
+	set("assert", e.luaAssert)
 	// error and assert raise the script's own text, which is never
 	// rewritten as an argument error.
 	for _, name := range []string{"error", "assert"} {
@@ -176,40 +152,46 @@ func (e *Engine) installBaseOverrides(g *lua.LTable) {
 	set("xpcall", e.luaXpcall)
 	rawset := g.RawGetString("rawset").(*lua.LFunction)
 	set("rawset", func(L *lua.LState) int {
-		if e.isView(L.Get(1)) {
+		t := L.CheckTable(1)
+		L.CheckAny(2)
+		L.CheckAny(3)
+		if t.ReadOnly() {
 			return errReadonly(L)
 		}
 		return rawset.GFunction(L)
 	})
-	setmt := g.RawGetString("setmetatable").(*lua.LFunction)
 	set("setmetatable", func(L *lua.LState) int {
 		// luaB_setmetatable's checks come first; gopher-lua's accepts a
 		// missing metatable and silently ignores a non-table.
-		if L.Get(1).Type() != lua.LTTable {
+		t, ok := L.Get(1).(*lua.LTable)
+		if !ok {
 			L.TypeError(1, lua.LTTable)
 		}
-		if t := L.Get(2).Type(); L.GetTop() < 2 || t != lua.LTNil && t != lua.LTTable {
+		mt := L.Get(2)
+		if L.GetTop() < 2 || mt.Type() != lua.LTNil && mt.Type() != lua.LTTable {
 			L.ArgError(2, "nil or table expected")
 		}
-		if e.isView(L.Get(1)) {
+		if L.GetMetaField(t, "__metatable") != lua.LNil {
+			L.RaiseError("cannot change a protected metatable")
+		}
+		if t.ReadOnly() {
 			return errReadonly(L)
 		}
-		return setmt.GFunction(L)
+		t.Metatable = mt
+		L.SetTop(1)
+		return 1
 	})
 	getmt := g.RawGetString("getmetatable").(*lua.LFunction)
-	var stringMeta lua.LValue
 	set("getmetatable", func(L *lua.LState) int {
-		if L.Get(1).Type() == lua.LTString {
-			// The string metatable is the string library itself; hand out
-			// a read-only view so a script cannot change it for the next.
-			if stringMeta == nil {
-				// Only __index, as Lua 5.1's: the arithmetic events
-				// (arith.go) are ours.
-				mt := L.NewTable()
-				mt.RawSetString("__index", L.GetMetatable(lua.LString("")).(*lua.LTable).RawGetString("__index"))
-				stringMeta = e.readOnlyView(mt)
-			}
-			L.Push(stringMeta)
+		switch L.Get(1).Type() {
+		case lua.LTString:
+			// The string metatable scripts see is Lua 5.1's (setupSandbox).
+			L.Push(e.stringMeta)
+			return 1
+		case lua.LTUserData:
+			// The only userdata scripts meet on Redis are light ones
+			// (cjson.null), which have no metatable.
+			L.Push(lua.LNil)
 			return 1
 		}
 		return getmt.GFunction(L)
@@ -222,6 +204,32 @@ func (e *Engine) installBaseOverrides(g *lua.LTable) {
 		L.Push(lua.LNumber(0))
 		return 1
 	})
+}
+
+// luaAssert is Lua 5.1's luaB_assert: the message is luaL_optstring's (a
+// number is formatted, anything but nil refused) and luaL_error's position
+// is the caller's, none when a Go function (pcall) called it. gopher-lua's
+// refused numbers and always gave a position.
+func (e *Engine) luaAssert(L *lua.LState) int {
+	transparent := func(fn *lua.LFunction) bool { return e.fnRole(fn) == roleTransparent }
+	if L.GetTop() == 0 {
+		raiseArgError(L, 1, "assert", "value expected", e.isHiddenFrame, transparent)
+	}
+	if lua.LVAsBool(L.Get(1)) {
+		return L.GetTop()
+	}
+	msg := "assertion failed!"
+	switch v := L.Get(2).(type) {
+	case *lua.LNilType:
+	case lua.LString:
+		msg = string(v)
+	case lua.LNumber:
+		msg = formatNumber(float64(v))
+	default:
+		raiseArgError(L, 2, "assert", "string expected, got "+v.Type().String(), e.isHiddenFrame, transparent)
+	}
+	L.Error(lua.LString(levelWhere(L, 1, e.isHiddenFrame)+msg), 0)
+	return 0
 }
 
 // luaTostring is Lua 5.1's tostring with "%.14g" numbers.
@@ -356,9 +364,6 @@ const maxCStack = 8000
 // lua_checkstack allows; gopher-lua's fills the registry instead.
 func (e *Engine) luaUnpack(L *lua.LState) int {
 	t := L.CheckTable(1)
-	if real := e.views[t]; real != nil {
-		t = real
-	}
 	i := optInt(L, 2, 1)
 	var last int32
 	if L.Get(3) == lua.LNil {
@@ -396,9 +401,8 @@ func (e *Engine) luaLoadstring(L *lua.LState) int {
 		L.Push(lua.LString(compileMessage(err, chunkID(name, compileIDSize))))
 		return 2
 	}
-	// Its functions see the proxy _G, as gopher-lua's loadstring gave them.
 	outer := L.NewFunctionFromProto(proto)
-	outer.Env = e.proxy
+	outer.Env = e.globals
 	L.Push(outer)
 	L.Push(e.concatFn)
 	L.Push(e.modFn)
@@ -466,13 +470,21 @@ func (e *Engine) luaXpcall(L *lua.LState) int {
 	return L.GetTop()
 }
 
-func pcallErrorValue(err error) lua.LValue {
-	var obj lua.LValue = lua.LString(err.Error())
+// errorObject is the value a script raised, from PCall's error.
+func errorObject(err error) lua.LValue {
 	if aerr, ok := err.(*lua.ApiError); ok {
-		obj = aerr.Object
+		return aerr.Object
 	}
+	return lua.LString(err.Error())
+}
+
+func pcallErrorValue(err error) lua.LValue {
+	obj := errorObject(err)
 	if t, ok := obj.(*lua.LTable); ok {
-		if s, ok := t.RawGetString("err").(lua.LString); ok {
+		// luaRedisPcall hands out an err that lua_isstring accepts, a
+		// number included (as a number).
+		switch s := t.RawGetString("err").(type) {
+		case lua.LString, lua.LNumber:
 			obj = s
 		}
 	}

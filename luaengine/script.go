@@ -38,11 +38,7 @@ type Script struct {
 	Flags Flags
 
 	fn            *lua.LFunction
-	loaded        bool // pinned by SCRIPT LOAD; otherwise evictable from the EVAL cache
 	changesTables bool // may leave KEYS or ARGV changed (env.go)
-
-	// EVAL-cache LRU links; unused for loaded scripts.
-	prev, next *Script
 }
 
 // ReadOnly reports whether the script declared flags=no-writes.

@@ -1,6 +1,7 @@
 package luaengine
 
 import (
+	"encoding/binary"
 	lua "github.com/floodgate/floodgate/third_party/gopher-lua"
 )
 
@@ -17,6 +18,38 @@ func (e *Engine) installStringOverrides(s *lua.LTable) {
 		s.RawSetString(name, L.NewFunction(fn))
 	}
 	s.RawSetString("gfind", s.RawGetString("gmatch"))
+	s.RawSetString("dump", L.NewFunction(e.strDump))
+}
+
+// lua51DumpHeader is the header of a Lua 5.1 binary chunk (ldump.c,
+// lundump.c's luaU_header on x86-64): ESC "Lua", version 0x51, format 0,
+// little endian, sizes of int, size_t, Instruction and lua_Number, and
+// lua_Number not integral.
+const lua51DumpHeader = "\x1bLuaQ\x00\x01\x04\x08\x04\x08\x00"
+
+// strDump is string.dump as far as a script can use it on Redis: a
+// binary chunk, which Redis's loadstring refuses (it parses text only).
+// gopher-lua has no Lua 5.1 bytecode to dump, so the chunk is the header
+// and the function's description (source, lines, upvalues, parameters,
+// registers) without its code.
+func (e *Engine) strDump(L *lua.LState) int {
+	fn, ok := L.Get(1).(*lua.LFunction)
+	if !ok {
+		L.TypeError(1, lua.LTFunction)
+	}
+	if fn.IsG {
+		L.RaiseError("unable to dump given function")
+	}
+	p := fn.Proto
+	source := e.sourceName(p.SourceName)
+	b := []byte(lua51DumpHeader)
+	b = binary.LittleEndian.AppendUint64(b, uint64(len(source)+1))
+	b = append(append(b, source...), 0)
+	b = binary.LittleEndian.AppendUint32(b, uint32(p.LineDefined))
+	b = binary.LittleEndian.AppendUint32(b, uint32(p.LastLineDefined))
+	b = append(b, p.NumUpvalues, p.NumParameters, p.IsVarArg, p.NumUsedRegisters)
+	L.Push(lua.LString(b))
+	return 1
 }
 
 // luaCheckString is luaL_checklstring.
@@ -41,9 +74,6 @@ func (e *Engine) installTableOverrides(t *lua.LTable) {
 	}))
 	t.RawSetString("foreach", L.NewFunction(func(L *lua.LState) int {
 		tb := L.CheckTable(1)
-		if real := e.views[tb]; real != nil {
-			tb = real // Redis's readonly tables list their contents
-		}
 		fn := L.CheckFunction(2)
 		for k, v := tb.Next(lua.LNil); k != lua.LNil; k, v = tb.Next(k) {
 			L.Push(fn)
@@ -157,7 +187,7 @@ func (e *Engine) tableInsert(L *lua.LState) int {
 	default:
 		L.RaiseError("wrong number of arguments to 'insert'")
 	}
-	if e.isView(t) {
+	if t.ReadOnly() {
 		return errReadonly(L)
 	}
 	for i := last; i > pos; i-- {

@@ -192,9 +192,9 @@ func infoMemory(s *Server, b *infoBuilder) {
 	total := systemMemory()
 	b.int("total_system_memory", total)
 	b.str("total_system_memory_human", bytesToHuman(total))
-	b.int("used_memory_lua", m.lua)
-	b.int("used_memory_vm_eval", m.lua)
-	b.str("used_memory_lua_human", bytesToHuman(m.lua))
+	b.int("used_memory_lua", m.luaVM)
+	b.int("used_memory_vm_eval", m.luaVM)
+	b.str("used_memory_lua_human", bytesToHuman(m.luaVM))
 	b.int("used_memory_scripts_eval", m.lua)
 	scripts := 0
 	if e := s.scripting.current(); e != nil {
@@ -204,8 +204,8 @@ func infoMemory(s *Server, b *infoBuilder) {
 	b.int("number_of_functions", 0)
 	b.int("number_of_libraries", 0)
 	b.int("used_memory_vm_functions", 0)
-	b.int("used_memory_vm_total", m.lua)
-	b.str("used_memory_vm_total_human", bytesToHuman(m.lua))
+	b.int("used_memory_vm_total", m.luaVM)
+	b.str("used_memory_vm_total_human", bytesToHuman(m.luaVM))
 	b.int("used_memory_functions", 0)
 	b.int("used_memory_scripts", m.lua)
 	b.str("used_memory_scripts_human", bytesToHuman(m.lua))

@@ -76,6 +76,7 @@ func cmdMemoryUsage(c *Client, args [][]byte) {
 // memOverhead is Redis's redisMemOverhead, in floodgate's terms.
 type memOverhead struct {
 	peak, used, startup, clients, aof, lua int64
+	luaVM                                  int64 // the Lua state; lua is the script cache
 	dbs                                    []dbOverhead
 	overhead, keys, perKey, dataset        int64
 	datasetPerc, peakPerc                  float64
@@ -91,7 +92,8 @@ func (s *Server) memoryOverhead() memOverhead {
 	m := memOverhead{used: s.usedMemory(), startup: startupMemory}
 	m.peak = s.memory.peak
 	if e := s.scripting.current(); e != nil {
-		m.lua = int64(e.Scripts()) * 1024 // about a compiled script's footprint
+		m.lua = e.ScriptsMemory()
+		m.luaVM = int64(e.Scripts()) * 1024 // about a compiled script's footprint
 	}
 	m.overhead = m.startup + m.clients + m.aof + m.lua
 	for i := range s.store.Databases() {

@@ -1340,6 +1340,11 @@ func (ls *LState) setField(obj LValue, key LValue, value LValue) {
 	for i := 0; i < MaxTableGetLoop; i++ {
 		tb, istable := curobj.(*LTable)
 		if istable {
+			// floodgate: as Redis's luaV_settable, every table on the
+			// __newindex chain is checked, before the key is looked at.
+			if tb.readonly {
+				ls.RaiseError("%s", ErrReadOnlyTable)
+			}
 			if tb.RawGet(key) != LNil {
 				ls.RawSet(tb, key, value)
 				return
@@ -1372,6 +1377,11 @@ func (ls *LState) setFieldString(obj LValue, key string, value LValue) {
 	for i := 0; i < MaxTableGetLoop; i++ {
 		tb, istable := curobj.(*LTable)
 		if istable {
+			// floodgate: as Redis's luaV_settable, every table on the
+			// __newindex chain is checked, before the key is looked at.
+			if tb.readonly {
+				ls.RaiseError("%s", ErrReadOnlyTable)
+			}
 			if tb.RawGetString(key) != LNil {
 				tb.RawSetString(key, value)
 				return

@@ -47,6 +47,18 @@ func newLTable(acap int, hcap int) *LTable {
 }
 
 // Append appends a given LValue to this LTable.
+// SetReadOnly sets or clears Redis's readonly flag (floodgate): while it is
+// set, assignments made by the VM (t[k] = v, t.k = v, globals) raise
+// ErrReadOnlyTable instead of changing tb.
+func (tb *LTable) SetReadOnly(on bool) { tb.readonly = on }
+
+// ReadOnly reports whether tb carries Redis's readonly flag (floodgate).
+func (tb *LTable) ReadOnly() bool { return tb.readonly }
+
+// ErrReadOnlyTable is the error Redis's Lua raises when a script assigns
+// to a readonly table (floodgate).
+const ErrReadOnlyTable = "Attempt to modify a readonly table"
+
 func (tb *LTable) Append(value LValue) {
 	if value == LNil {
 		return

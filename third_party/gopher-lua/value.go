@@ -150,6 +150,10 @@ type LTable struct {
 	k2i     map[LValue]int
 
 	lua51 lua51Layout // floodgate: Lua 5.1's layout of the keys (lua51table.go)
+	// floodgate: Redis's readonly flag (its lua_enablereadonlytable patch):
+	// assignments through the VM refuse to change the table. Go's RawSet*
+	// do not look at it, as Redis's own C code writes past it.
+	readonly bool
 }
 
 func (tb *LTable) String() string   { return fmt.Sprintf("table: %p", tb) }
