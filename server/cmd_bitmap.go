@@ -62,7 +62,7 @@ func bitString(c *Client, key []byte, maxBit uint64) (s *store.String, grew bool
 	}
 	if s == nil {
 		s = store.NewRawString(make([]byte, size))
-		c.db.Set(key, s, 0)
+		c.db.Add(key, s) // the caller counts the change, once
 		return s, true
 	}
 	return s, s.GrowZero(size)
@@ -348,7 +348,7 @@ func bitfield(c *Client, args [][]byte, readOnly bool) {
 			return
 		}
 	}
-	changed := false
+	var changes int64 // Redis counts each write that changed a field
 	c.w.Array(len(ops))
 	for _, o := range ops {
 		f := o.field
@@ -377,10 +377,10 @@ func bitfield(c *Client, args [][]byte, readOnly bool) {
 		c.w.Int(reply)
 		f.Set(b, uint64(newVal))
 		if grew || old != newVal {
-			changed = true
+			changes++
 		}
 	}
-	if changed {
-		c.db.Modified(args[1])
+	if changes > 0 {
+		c.db.ModifiedBy(args[1], changes)
 	}
 }

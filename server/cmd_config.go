@@ -87,12 +87,12 @@ func cmdConfigSet(c *Client, args [][]byte) {
 	params := make([]*configParam, 0, len(args)/2)
 	for i := 2; i < len(args); i += 2 {
 		p := lookupConfig(args[i])
-		if p == nil {
-			c.errorf("ERR Unknown option or number of arguments for CONFIG SET - '%s'", sanitizeError(string(args[i])))
+		if p != nil && p.flags&paramImmutable != 0 {
+			failed(args[i], "can't set immutable config")
 			return
 		}
-		if p.flags&paramImmutable != 0 {
-			failed(args[i], "can't set immutable config")
+		if p == nil || p.unbuilt(p.setValue(args[i+1])) {
+			c.errorf("ERR Unknown option or number of arguments for CONFIG SET - '%s'", sanitizeError(string(args[i])))
 			return
 		}
 		if denyLoadingParams[p.name] && c.srv.loading.active.Load() {

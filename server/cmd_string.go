@@ -483,7 +483,7 @@ func cmdSetRange(c *Client, args [][]byte) {
 	}
 	if s == nil {
 		s = store.NewRawString(nil)
-		c.db.Set(args[1], s, 0)
+		c.db.Add(args[1], s) // counted once, by Modified below
 	}
 	n := c.db.UnshareString(args[1], s).SetRange(int(offset), value)
 	c.db.Modified(args[1])

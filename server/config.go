@@ -39,8 +39,10 @@ type paramEffect uint8
 
 const (
 	// effectDefaultOnly: a Redis feature floodgate does not have. Only the
-	// value that leaves the feature off (Redis's default) is accepted, so a
-	// configuration that relies on the feature is refused, never ignored.
+	// value that leaves it off (Redis's default) is accepted, so a
+	// configuration that relies on the feature is refused, never ignored;
+	// refused as Redis refuses a parameter it does not know (unbuilt), so
+	// a client sees a text it already handles.
 	effectDefaultOnly paramEffect = iota
 	// effectApplied: floodgate implements the parameter.
 	effectApplied
@@ -70,19 +72,16 @@ type configParam struct {
 	// apply puts a canonical value into effect; nil: only stored. It
 	// returns a reason when it cannot (a port that cannot be bound).
 	apply func(s *Server, v string) string
-	// refusal says why a value other than def is refused (effectDefaultOnly).
-	refusal string
 }
 
 // floodgateParam is floodgate's part of a configParam.
 type floodgateParam struct {
-	effect  paramEffect
-	def     string // overrides Redis's default where floodgate's differs
-	values  []string
-	parse   func(v string) (string, string)
-	get     func(s *Server) string
-	apply   func(s *Server, v string) string
-	refusal string
+	effect paramEffect
+	def    string // overrides Redis's default where floodgate's differs
+	values []string
+	parse  func(v string) (string, string)
+	get    func(s *Server) string
+	apply  func(s *Server, v string) string
 }
 
 var (
@@ -100,7 +99,7 @@ func init() {
 	for i := range redisParams {
 		p := &redisParams[i]
 		if f, ok := floodgateParams[p.name]; ok {
-			p.effect, p.values, p.parse, p.get, p.apply, p.refusal = f.effect, f.values, f.parse, f.get, f.apply, f.refusal
+			p.effect, p.values, p.parse, p.get, p.apply = f.effect, f.values, f.parse, f.get, f.apply
 			if f.def != "" || p.name == "save" {
 				p.def = f.def
 			}
@@ -162,12 +161,7 @@ var inertParams = map[string]bool{
 	"lazyfree-lazy-user-del": true, "lazyfree-lazy-user-flush": true,
 }
 
-const (
-	noReplication = "floodgate has no replication"
-)
-
-// floodgateParams are the parameters floodgate implements, and the
-// refusals that say why a feature it lacks cannot be turned on.
+// floodgateParams are the parameters floodgate implements.
 var floodgateParams = map[string]floodgateParam{
 	"port": {effect: effectApplied, get: func(s *Server) string { _, port := s.bindAddr(); return port },
 		apply: setPort},
@@ -240,16 +234,12 @@ var floodgateParams = map[string]floodgateParam{
 	"notify-keyspace-events": {effect: effectApplied, parse: parseKeyspaceEvents},
 	"hll-sparse-max-bytes":   {effect: effectApplied},
 
-	// Features floodgate lacks: only the value that leaves them off.
 	// daemonize is applied by the binary (cmd/floodgate), which starts
 	// itself again in the background as Redis forks; see Daemonize.
-	"daemonize":            {effect: effectApplied},
-	"replicaof":            {refusal: noReplication},
-	"cluster-enabled":      {refusal: "floodgate has no cluster mode"},
+	"daemonize": {effect: effectApplied},
+	// A feature floodgate lacks (replication, cluster, TLS, Unix sockets,
+	// ACL files, ...) is any other row: effectDefaultOnly.
 	"oom-score-adj-values": {parse: parseOOMValues},
-	"unixsocket":           {refusal: "floodgate listens on TCP only"},
-	"tls-port":             {refusal: "floodgate has no TLS"},
-	"aclfile":              {refusal: "floodgate has no ACL users but the default one"},
 }
 
 // LogFile is the logfile directive ("": standard output).
@@ -381,6 +371,23 @@ func memToBytes(v string) (uint64, bool) {
 	return n * mul, true
 }
 
+// unbuilt reports whether v asks for a feature floodgate lacks: a valid
+// value of an effectDefaultOnly parameter other than its default. It is
+// refused as Redis refuses a parameter it does not know: CONFIG SET's
+// "Unknown option", the config file's "Bad directive". (A value Redis's
+// syntax refuses gets Redis's reason, as for any parameter.)
+func (p *configParam) unbuilt(v string) bool {
+	if p.effect != effectDefaultOnly {
+		return false
+	}
+	canon, why := p.canonical(v)
+	return why == "" && canon != p.def
+}
+
+// errBadDirective is Redis's config-file reason for a directive it does
+// not know (loadServerConfigFromString).
+const errBadDirective = "Bad directive or wrong number of arguments"
+
 // set validates and applies one parameter's value (words joined by
 // spaces for multi-argument parameters). starting is true while the
 // config file is read: immutable parameters may be set then.
@@ -395,14 +402,9 @@ func (p *configParam) set(s *Server, v string, starting bool) string {
 	if why != "" {
 		return why
 	}
-	switch p.effect {
-	case effectDefaultOnly:
+	if p.effect == effectDefaultOnly {
 		if canon != p.def {
-			refusal := p.refusal
-			if refusal == "" {
-				refusal = "floodgate does not implement it"
-			}
-			return refusal + " (only '" + p.def + "' is accepted)"
+			return errBadDirective
 		}
 		return ""
 	}
@@ -457,45 +459,18 @@ func parseOOMValues(v string) (string, string) {
 	return strings.Join(f, " "), ""
 }
 
-// keyspaceEventClasses are notify-keyspace-events' classes in the order
-// Redis prints them; 'A' stands for all of them.
-const keyspaceEventClasses = "g$lshzxetd"
-
+// parseKeyspaceEvents accepts only notify-keyspace-events' default, "":
+// floodgate has no pub/sub, so no client could receive an event, and a
+// configuration that asks for them is refused (at start, by CONFIG SET)
+// with Redis's own text for a value it cannot take.
 func parseKeyspaceEvents(v string) (string, string) {
-	set := map[byte]bool{}
-	for _, ch := range []byte(v) {
-		switch {
-		case ch == 'A':
-			for i := 0; i < len(keyspaceEventClasses); i++ {
-				set[keyspaceEventClasses[i]] = true
-			}
-		case strings.IndexByte(keyspaceEventClasses+"nKEm", ch) >= 0:
-			set[ch] = true
-		default:
-			return "", "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."
-		}
+	if v != "" {
+		return "", errKeyspaceEvents
 	}
-	var b strings.Builder
-	all := true
-	for i := 0; i < len(keyspaceEventClasses); i++ {
-		all = all && set[keyspaceEventClasses[i]]
-	}
-	if all {
-		b.WriteByte('A')
-	} else {
-		for _, ch := range []byte(keyspaceEventClasses + "n") {
-			if set[ch] {
-				b.WriteByte(ch)
-			}
-		}
-	}
-	for _, ch := range []byte("KEm") {
-		if set[ch] {
-			b.WriteByte(ch)
-		}
-	}
-	return b.String(), ""
+	return "", ""
 }
+
+const errKeyspaceEvents = "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."
 
 // OutputLimit is one class of client-output-buffer-limit: a client is
 // closed when its pending replies pass Hard bytes, or stay over Soft bytes

@@ -46,8 +46,8 @@ func TestLoadConfigRefusals(t *testing.T) {
 		{"foo bar\n", "", "at line 1\n>>> 'foo bar'\nBad directive or wrong number of arguments\n"},
 		{"\n# c\nport\n", "", "at line 3\n>>> 'port'\nwrong number of arguments\n"},
 		{"timeout x\n", "", "argument couldn't be parsed into an integer\n"},
-		{"replicaof 127.0.0.1 6380\n", "", "floodgate has no replication"},
-		{"rename-command FLUSHALL \"\"\n", "", "floodgate does not implement 'rename-command'\n"},
+		{"replicaof 127.0.0.1 6380\n", "", "at line 1\n>>> 'replicaof 127.0.0.1 6380'\nBad directive or wrong number of arguments\n"},
+		{"rename-command FLUSHALL \"\"\n", "", "Bad directive or wrong number of arguments\n"},
 		{"port 1\n", "cluster-enabled yes", "at line 3\n>>> 'cluster-enabled yes'\n"},
 	} {
 		_, err := load(t, c.text, c.options)

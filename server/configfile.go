@@ -157,13 +157,12 @@ func (s *Server) loadConfigString(text string, depth int) error {
 			if p.effect == effectDefaultOnly {
 				// A later line (a command-line option) may still turn the
 				// feature off again: refused once everything is read.
-				canon, why := p.canonical(v)
-				if why != "" {
+				if _, why := p.canonical(v); why != "" {
 					return fail(why)
 				}
 				delete(s.refused, p)
-				if why := p.set(s, canon, true); why != "" {
-					s.refused[p] = fail(why)
+				if p.unbuilt(v) {
+					s.refused[p] = fail(errBadDirective)
 				}
 				continue
 			}
@@ -181,11 +180,11 @@ func (s *Server) loadConfigString(text string, depth int) error {
 			if err := s.include(argv[1], depth); err != nil {
 				return err
 			}
-		case name == "rename-command" && len(argv) == 3, name == "user" && len(argv) >= 2,
-			name == "loadmodule" && len(argv) >= 2, name == "sentinel", strings.Contains(name, "."):
-			return fail("floodgate does not implement '" + name + "'")
 		default:
-			return fail("Bad directive or wrong number of arguments")
+			// rename-command, user, loadmodule, sentinel and module
+			// parameters too: floodgate has none of them, and refuses
+			// them as Redis refuses what it does not know.
+			return fail(errBadDirective)
 		}
 	}
 	return nil

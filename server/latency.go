@@ -249,9 +249,14 @@ func cmdLatencyGraph(c *Client, args [][]byte) {
 	c.w.Error("ERR No samples available for event '" + string(args[2]) + "'")
 }
 
+// cmdLatencyDoctor answers Redis's text for a monitor that is off, less
+// its advice to turn it on with CONFIG SET latency-monitor-threshold,
+// which floodgate refuses.
 func cmdLatencyDoctor(c *Client, _ [][]byte) {
-	c.w.Verbatim("I'm sorry, Dave, I can't do that. Latency monitoring is disabled in this Redis instance. You may use \"CONFIG SET latency-monitor-threshold <milliseconds>.\" in order to enable it. If we weren't in a deep space mission I'd suggest to take a look at https://redis.io/topics/latency-monitor.\n")
+	c.w.Verbatim(latencyDoctorText)
 }
+
+const latencyDoctorText = "I'm sorry, Dave, I can't do that. Latency monitoring is disabled in this Redis instance, and floodgate has no latency monitor to enable. If we weren't in a deep space mission I'd suggest to take a look at https://redis.io/topics/latency-monitor.\n"
 
 // cmdLatencyHistogram answers every command's distribution, or those of
 // the commands named (unknown ones and those never run are left out).

@@ -113,28 +113,42 @@ func (f *frontListener) startAccepting(lns []net.Listener) error {
 	return nil
 }
 
-// swap starts accepting from lns and closes the sockets it replaces;
-// connections already accepted stay open. On error (the event loop could
-// not take the sockets) lns are closed and nothing changes.
-func (f *frontListener) swap(lns []net.Listener) error {
+// rebind closes the front's sockets and accepts from those open opens in
+// their place; connections already accepted stay open. It closes first,
+// as Redis's changeBindAddr and changeListenPort do, so the new addresses
+// may be the old ones or overlap them (CONFIG SET bind to its own value,
+// or "127.0.0.1 127.0.0.2" over 127.0.0.1). If open fails, the sockets
+// restore opens are served again, as Redis's CONFIG SET restores the old
+// value and applies it, and open's error is returned.
+func (f *frontListener) rebind(open, restore func() ([]net.Listener, error)) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	select {
 	case <-f.done: // closed: no more accepting
-		closeAll(lns)
 		return nil
 	default:
 	}
-	if f.serving {
-		if err := f.startAccepting(lns); err != nil {
-			closeAll(lns)
-			return err
+	f.closeSockets(f.lns)
+	accept := func(open func() ([]net.Listener, error)) error {
+		lns, err := open()
+		if err == nil && f.serving {
+			if err = f.startAccepting(lns); err != nil {
+				closeAll(lns)
+			}
 		}
+		if err == nil {
+			f.lns = lns
+		}
+		return err
 	}
-	old := f.lns
-	f.lns = lns
-	f.closeSockets(old)
-	return nil
+	err := accept(open)
+	if err != nil {
+		// If even the old addresses cannot be had again, f.lns keeps the
+		// closed sockets (Addr still names them), as Redis is left with
+		// no listener.
+		accept(restore)
+	}
+	return err
 }
 
 // closeSockets closes sockets of the front; f.mu is held. The event loop
@@ -284,44 +298,54 @@ func getBind(s *Server) string {
 }
 
 // setBind takes effect at start, or at once on a running server (Redis
-// 7.0 rebinds too), keeping the port.
+// 7.0 rebinds too, whatever the value: its own included), keeping the
+// port.
 func setBind(s *Server, v string) string {
 	binds := strings.Fields(v)
 	if s.front == nil {
 		s.binds = binds
 		return ""
 	}
+	old := s.listenBinds()
 	_, port := s.bindAddr()
-	lns, err := listenAll(binds, port)
-	if err != nil {
-		return "Failed to bind to specified addresses."
-	}
-	if s.front.swap(lns) != nil {
+	if err := s.front.rebind(func() ([]net.Listener, error) { return listenAll(binds, port) },
+		func() ([]net.Listener, error) { return listenAll(old, port) }); err != nil {
+		s.log.Warn("Failed to bind: " + err.Error())
 		return "Failed to bind to specified addresses."
 	}
 	s.binds = binds
 	return ""
 }
 
+// setPort moves every bind address to port v. The port in effect changes
+// nothing, as Redis applies a numeric parameter only when it changes; 0
+// picks a free port (Redis: no TCP at all).
 func setPort(s *Server, v string) string {
 	if s.front == nil {
 		host, _, _ := net.SplitHostPort(s.cfg.Addr)
 		s.cfg.Addr = net.JoinHostPort(host, v)
 		return ""
 	}
-	binds := s.binds
-	if len(binds) == 0 {
-		host, _ := s.bindAddr()
-		binds = []string{host}
+	binds := s.listenBinds()
+	_, old := s.bindAddr()
+	if v == old {
+		return ""
 	}
-	lns, err := listenAll(binds, v)
-	if err != nil {
-		return "Unable to listen on this port"
-	}
-	if s.front.swap(lns) != nil {
-		return "Unable to listen on this port"
+	if err := s.front.rebind(func() ([]net.Listener, error) { return listenAll(binds, v) },
+		func() ([]net.Listener, error) { return listenAll(binds, old) }); err != nil {
+		s.log.Warn("Could not create server TCP listening socket: " + err.Error())
+		return "Unable to listen on this port. Check server logs."
 	}
 	return ""
+}
+
+// listenBinds is the bind addresses the server listens on.
+func (s *Server) listenBinds() []string {
+	if len(s.binds) == 0 {
+		host, _ := s.bindAddr()
+		return []string{host}
+	}
+	return s.binds
 }
 
 // bindAddr splits the address the server listens on.

@@ -460,10 +460,23 @@ func (db *DB) Set(key []byte, v Value, expireAt int64) *Entry {
 	if s, ok := v.(*String); ok && s.isShared() && !db.store.sharing() {
 		v = ownInt(s.n)
 	}
-	return db.set(key, v, expireAt)
+	return db.set(key, v, expireAt, true)
 }
 
-func (db *DB) set(key []byte, v Value, expireAt int64) *Entry {
+// Add stores v at key, which holds no live value, without counting a change
+// or telling the key's watchers: Redis's dbAdd, for the commands that then
+// write into the new value and count what they changed themselves
+// (SETBIT, SETRANGE, BITFIELD call Modified or ModifiedBy). A BITFIELD whose
+// every write overflows with FAIL leaves the key created but uncounted, as
+// in Redis.
+func (db *DB) Add(key []byte, v Value) *Entry {
+	if s, ok := v.(*String); ok && s.isShared() && !db.store.sharing() {
+		v = ownInt(s.n)
+	}
+	return db.set(key, v, 0, false)
+}
+
+func (db *DB) set(key []byte, v Value, expireAt int64, counted bool) *Entry {
 	e := db.keys.findBytes(key)
 	if e == nil {
 		e = newEntry(key)
@@ -482,7 +495,9 @@ func (db *DB) set(key []byte, v Value, expireAt int64) *Entry {
 	}
 	e.SetValue(v)
 	db.setExpire(e, expireAt)
-	db.notifyWatchers(key)
+	if counted {
+		db.notifyWatchers(key)
+	}
 	if db.store.OnReady != nil {
 		if k := v.Kind(); k == KindList || k == KindZSet {
 			db.store.OnReady(db, e.Key())
@@ -496,7 +511,7 @@ func (db *DB) set(key []byte, v Value, expireAt int64) *Entry {
 // (OBJECT FREQ, IDLETIME).
 func (db *DB) SetMoved(key []byte, v Value, expireAt int64, from *Entry) *Entry {
 	access := from.access
-	e := db.set(key, v, expireAt) // the object itself: a shared one stays shared
+	e := db.set(key, v, expireAt, true) // the object itself: a shared one stays shared
 	e.access = access
 	return e
 }
@@ -703,10 +718,16 @@ func (db *DB) Unwatch(key string, dirty *bool) {
 
 // Modified signals that key changed (Redis's signalModifiedKey). Mutations
 // made in place on an Entry's Value must call it.
-func (db *DB) Modified(key []byte) {
+func (db *DB) Modified(key []byte) { db.ModifiedBy(key, 1) }
+
+// ModifiedBy is Modified for a command that counts changes changes to
+// the key's value (BITFIELD counts each write that changed a field, as
+// Redis's server.dirty += changes).
+func (db *DB) ModifiedBy(key []byte, changes int64) {
 	if e := db.keys.findBytes(key); e != nil {
 		db.account(e)
 	}
+	db.store.dirty += changes - 1
 	db.notifyWatchers(key)
 }
 
