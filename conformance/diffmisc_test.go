@@ -97,3 +97,27 @@ func TestDiffMiscZSetNegativeZero(t *testing.T) {
 		}},
 	})
 }
+
+// A listpack sorted set holds an integral score within ±2^62 (Redis's
+// double2ll) as an integer entry and any other score as d2string's text, so
+// DUMP's bytes depend on the rule at each boundary.
+func TestDiffMiscZSetDumpScores(t *testing.T) {
+	scores := []string{
+		"0", "-0", "1", "-1", "127", "128", "-4096", "4095", "-32768", "32768", "8388608", "2147483648",
+		"4503599627370496", "9007199254740992", "9007199254740994", "5e17", "-5e17", "4611686018427387904",
+		"4611686018427388928", "-4611686018427387904", "-4611686018427388928", "9223372036854775807",
+		"-9223372036854775808", "1e19", "1.5", "-0.5", "0.1", "1e-300", "inf", "-inf", "123456789.125",
+	}
+	var lines []string
+	for _, s := range scores {
+		lines = append(lines, "DEL z", "ZADD z "+s+" m", "DUMP z", "ZADD z "+s+" "+strings.Repeat("x", 65), "DUMP z")
+	}
+	// Hash values and list elements that look like numbers: lpAppend stores
+	// only the canonical ones as integers.
+	var hash []string
+	for _, v := range []string{"0", "-0", "00", "01", "+1", " 1", "1 ", "-", "-9223372036854775808", "9223372036854775807",
+		"9223372036854775808", "-9223372036854775809", "18446744073709551616", "5e17", "1.0", "12345678901234567890"} {
+		hash = append(hash, "DEL h l", "HSET h f "+quoteBytes(v), "DUMP h", "RPUSH l "+quoteBytes(v), "DUMP l")
+	}
+	runCases(t, []tcase{{"zset", lines}, {"hash-list", hash}})
+}
