@@ -121,3 +121,46 @@ func TestDiffMiscZSetDumpScores(t *testing.T) {
 	}
 	runCases(t, []tcase{{"zset", lines}, {"hash-list", hash}})
 }
+
+// A set-operation destination starts as an intset and converts for good
+// when a member added to it would, so its encoding follows the algorithm
+// Redis picked: SDIFFSTORE's second algorithm adds all of the first set
+// before it removes the others' members.
+func TestDiffMiscSetStoreEncoding(t *testing.T) {
+	runEncodingCases(t, []tcase{
+		{"sdiffstore", []string{
+			// Algorithm 2 (3*6/2 > 6+1+1): x passes through the result.
+			"SADD a 1 2 3 4 5 x", "SADD b x", "SADD c 1", "SDIFFSTORE d a b c", "OBJECT ENCODING d", "!sort SMEMBERS d",
+			"!sort SDIFF a b c", "SDIFFSTORE d a b c missing", "OBJECT ENCODING d", "SDIFFSTORE d a missing b", "OBJECT ENCODING d",
+			// Algorithm 1 (2*6/2 <= 6+5): only survivors are added.
+			"SADD big x y z w v", "SDIFFSTORE d a big", "OBJECT ENCODING d", "SMEMBERS d", "SDIFF a big",
+			// The boundary: 2*6/2 = 6 <= 6+0 is algorithm 1; an empty second set cannot exist, so use sizes.
+			"SADD e x", "SDIFFSTORE d a e", "OBJECT ENCODING d", "SDIFFSTORE d a e e e e", "OBJECT ENCODING d",
+			// The same set twice: empty, the destination deleted.
+			"SDIFFSTORE d a b a", "EXISTS d", "SDIFFSTORE d missing a", "EXISTS d",
+			// Everything removed.
+			"SADD f 1 2 3 4 5 x", "SDIFFSTORE d a f", "EXISTS d",
+			"SADD ints 1 2 3 4 5 6", "SDIFFSTORE d ints c b", "OBJECT ENCODING d", "SMEMBERS d",
+		}},
+		{"sdiffstore-size", []string{
+			// With a small set-max-intset-entries the copy of the first set
+			// passes the limit although the result would not.
+			"CONFIG SET set-max-intset-entries 4", "SADD h 1 2 3 4 5 6", "OBJECT ENCODING h",
+			"SDIFFSTORE d h c", "OBJECT ENCODING d", "!sort SMEMBERS d",
+			"SADD g 2 3", "SDIFFSTORE d h c g", "OBJECT ENCODING d", "SDIFFSTORE d h c g c c c c", "OBJECT ENCODING d",
+			"SINTERSTORE d h h", "OBJECT ENCODING d", "SUNIONSTORE d c g", "OBJECT ENCODING d",
+		}},
+		{"sinter-sunion", []string{
+			"SADD a 1 2 3 x", "SADD b 1 2 x", "SINTERSTORE d a b", "OBJECT ENCODING d", "SADD c 1 2 y", "SINTERSTORE d a c", "OBJECT ENCODING d",
+			"!sort SMEMBERS d", "SUNIONSTORE d c", "OBJECT ENCODING d", "SREM c y", "OBJECT ENCODING c", "SUNIONSTORE d c", "OBJECT ENCODING d",
+			"SINTERSTORE d c c", "OBJECT ENCODING d", "SDIFFSTORE d c missing", "OBJECT ENCODING d", "SINTERCARD 2 a c",
+			"SADD s 01 1", "SINTERSTORE d s s", "OBJECT ENCODING d",
+		}},
+		{"smove-spop", []string{
+			"SADD a 1 x", "SMOVE a d 1", "OBJECT ENCODING d", "SMOVE a e x", "OBJECT ENCODING e", "SMOVE missing d 2",
+			"SADD w 1 2 3 4 5 6 7 8 9 10 11 x", "SREM w x", "OBJECT ENCODING w", "!distinct SPOP w 10", "OBJECT ENCODING w", "SCARD w",
+			"SADD v 1 2 3 4 5 6 7 8 9 10 11 x", "SREM v x", "!distinct SPOP v 2", "OBJECT ENCODING v",
+			"SADD u 1 2 x", "SREM u x", "!distinct SPOP u 3", "EXISTS u",
+		}},
+	})
+}
