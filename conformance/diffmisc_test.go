@@ -164,3 +164,29 @@ func TestDiffMiscSetStoreEncoding(t *testing.T) {
 		}},
 	})
 }
+
+// Every HLL command but multi-key PFCOUNT unshares the string it reads or
+// writes (dbUnshareStringValue), so an HLL small enough to be an embstr
+// becomes raw even when nothing in it changes.
+func TestDiffMiscHLLEncoding(t *testing.T) {
+	const (
+		empty   = `"HYLL\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x80\x7f\xff"`
+		corrupt = `"HYLL\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x80\x7f\xfe"`
+		// SET from a script makes an embstr of up to 44 bytes.
+		setEmbstr = "EVAL \"return redis.call('SET', KEYS[1], ARGV[1])\" 1 "
+	)
+	var lines []string
+	for _, cmd := range []string{
+		"PFADD k", "PFADD k a", "PFCOUNT k", "PFCOUNT k other", "PFCOUNT other k", "PFMERGE k", "PFMERGE other k",
+		"PFMERGE k other", "PFDEBUG ENCODING k", "PFDEBUG DECODE k", "PFDEBUG TODENSE k", "PFDEBUG BOGUS k",
+		"PFDEBUG ENCODING other", "GET k", "STRLEN k", "GETRANGE k 0 3",
+	} {
+		lines = append(lines, "DEL k other", setEmbstr+"k "+empty, "OBJECT ENCODING k", cmd, "OBJECT ENCODING k",
+			"EXISTS other")
+	}
+	lines = append(lines, "DEL k", setEmbstr+"k "+corrupt, "OBJECT ENCODING k", "PFCOUNT k", "OBJECT ENCODING k",
+		setEmbstr+"k "+corrupt, "PFADD k a", "OBJECT ENCODING k",
+		setEmbstr+"k HYLLnot", "PFADD k a", "PFCOUNT k", "PFDEBUG ENCODING k", "OBJECT ENCODING k",
+		setEmbstr+"k "+empty, "PFDEBUG GETREG k", "OBJECT ENCODING k")
+	runCases(t, []tcase{{"embstr", lines}})
+}
