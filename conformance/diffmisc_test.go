@@ -190,3 +190,43 @@ func TestDiffMiscHLLEncoding(t *testing.T) {
 		setEmbstr+"k "+empty, "PFDEBUG GETREG k", "OBJECT ENCODING k")
 	runCases(t, []tcase{{"embstr", lines}})
 }
+
+// SORT ALPHA without STORE compares with strcoll, which stops at a NUL
+// byte; with STORE it compares the bytes. Numeric SORT tests errno after
+// each strtod without clearing it, so an ERANGE left by an earlier command
+// fails a later SORT, until something clears errno (string2d's errno = 0
+// in ZADD and the like, or a new connection's accept).
+func TestDiffMiscSortCStrings(t *testing.T) {
+	runCases(t, []tcase{
+		{"alpha-nul", []string{
+			"RPUSH l \"1\\x00\" 1", "SORT l ALPHA", "SORT l ALPHA DESC", "SORT l ALPHA STORE d", "LRANGE d 0 -1",
+			"RPUSH m 1 \"1\\x00\"", "SORT m ALPHA", "SORT m ALPHA STORE d", "LRANGE d 0 -1",
+			"RPUSH n \"a\\x00z\" \"a\\x00b\" a \"a\\x01\"", "SORT n ALPHA", "SORT n ALPHA STORE d", "LRANGE d 0 -1",
+			"SET w_1 \"x\\x00b\"", "SET w_2 \"x\\x00a\"", "SET w_3 x", "RPUSH k 1 2 3",
+			"SORT k BY w_* ALPHA", "SORT k BY w_* ALPHA STORE d", "LRANGE d 0 -1",
+			// strtod stops at the NUL too.
+			"RPUSH num \"2\\x00x\" \"1\\x00\" 3", "SORT num", "SORT num DESC",
+		}},
+		{"errno", []string{
+			"RPUSH bad 1e400", "RPUSH l \"\" \"\"", "RPUSH f 1.5 0.5", "RPUSH i 2 1",
+			"SORT l", "SORT bad", "SORT l", "SORT f", "SORT i", "SORT l ALPHA", "SORT l",
+			// string2d's errno = 0 clears it, an out-of-range one sets it.
+			"ZADD z 1 m", "SORT l", "SORT f",
+			"SORT bad", "ZADD z 1e400 m", "SORT f", "ZADD z 2 m", "SORT f",
+			"SORT bad", "ZUNIONSTORE u 1 z WEIGHTS 2", "SORT f",
+			"SORT bad", "ZUNIONSTORE u 1 z WEIGHTS 1e999", "SORT f",
+			"SORT bad", "ZINCRBY z 1 m", "SORT l",
+			"SORT bad", "GEOADD g 1 1 p", "SORT l",
+			// A subnormal sets ERANGE in glibc as well.
+			"RPUSH sub 1e-310", "SORT sub", "ZADD z 1 m", "SORT l", "SORT sub", "SORT l",
+			// A sorted set's listpack read back for SORT.
+			"ZADD zs 1e-310 a 1 b", "ZADD z 1 m", "SORT zs", "SORT l", "ZADD z 1 m", "SORT l",
+			// Other commands leave errno alone.
+			"SORT bad", "SET x 1", "GET x", "LRANGE l 0 -1", "SORT l",
+			// Integers of a list or an intset are int-encoded: no strtod.
+			"SADD si 2 1", "SADD sh 2 1 x", "SREM sh x", "SORT bad", "SORT si", "SORT i", "SORT sh", "SORT si",
+			// A new connection's accept leaves EAGAIN.
+			"@2 PING", "SORT l", "SORT f",
+		}},
+	})
+}

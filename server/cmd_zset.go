@@ -112,7 +112,7 @@ parse:
 	}
 	members := make([]store.ScoredMember, len(pairs)/2)
 	for j := range members {
-		s, ok := number.ParseDouble(pairs[2*j])
+		s, ok := c.string2d(pairs[2*j])
 		if !ok {
 			c.w.Error(errNotFloat)
 			return
@@ -123,7 +123,7 @@ parse:
 }
 
 func cmdZIncrBy(c *Client, args [][]byte) {
-	s, ok := number.ParseDouble(args[2])
+	s, ok := c.string2d(args[2])
 	if !ok {
 		c.w.Error(errNotFloat)
 		return
@@ -1048,7 +1048,7 @@ func zsetOpCommand(c *Client, args [][]byte, op setOp, numkeysAt int, dst []byte
 		case op != opDiff && !cardOnly && left >= len(srcs)+1 && eqFold(opt, "weights"):
 			for i := range srcs {
 				j++
-				w, ok := number.ParseDouble(opts[j])
+				w, ok := c.string2d(opts[j])
 				if !ok {
 					c.w.Error(errZWeightFloat)
 					return
