@@ -117,7 +117,18 @@ func appendInt(b []byte, n int64, compress bool) []byte {
 	return appendString(b, strconv.AppendInt(digits[:0], n, 10), compress)
 }
 
-// formatScore formats a score as Redis 7.0's d2string does for listpacks.
+// scoreInt is Redis's double2ll: a score Redis 7.0's zzlInsertAt writes
+// into a listpack as an integer entry, one integral and within ±2^62
+// (LLONG_MAX/2 as a double), -0 included (it compares equal to 0).
+func scoreInt(f float64) (int64, bool) {
+	const limit = float64(math.MaxInt64 / 2) // rounds to 2^62, as in C
+	if f < -limit || f > limit || f != math.Trunc(f) {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// formatScore formats a score scoreInt refuses as Redis's d2string does.
 func formatScore(f float64) string {
 	switch {
 	case math.IsNaN(f):
@@ -126,10 +137,6 @@ func formatScore(f float64) string {
 		return "inf"
 	case math.IsInf(f, -1):
 		return "-inf"
-	case f == 0 && math.Signbit(f):
-		return "-0"
-	case f > -4503599627370495 && f < 4503599627370496 && f == math.Trunc(f):
-		return strconv.FormatInt(int64(f), 10)
 	}
 	return strconv.FormatFloat(f, 'g', 17, 64)
 }
@@ -212,7 +219,11 @@ func appendObject(b []byte, v store.Value, compress bool) []byte {
 			lp := newListpack()
 			v.Ascend(0, func(m []byte, s float64) bool {
 				lp.appendString(m)
-				lp.appendString([]byte(formatScore(s)))
+				if n, ok := scoreInt(s); ok {
+					lp.appendInt(n)
+				} else {
+					lp.appendString([]byte(formatScore(s)))
+				}
 				return true
 			})
 			return appendString(b, lp.bytes(), compress)

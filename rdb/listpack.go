@@ -25,21 +25,29 @@ type listpackWriter struct {
 func newListpack() *listpackWriter { return &listpackWriter{buf: make([]byte, 6, 64)} }
 
 func (lp *listpackWriter) appendString(s []byte) {
-	start := len(lp.buf)
 	if n, ok := number.ParseInt(s); ok && len(s) <= 20 {
-		lp.appendIntBody(n)
-	} else {
-		switch l := len(s); {
-		case l < 64:
-			lp.buf = append(lp.buf, 0x80|byte(l))
-		case l < 4096:
-			lp.buf = append(lp.buf, 0xE0|byte(l>>8), byte(l))
-		default:
-			lp.buf = append(lp.buf, 0xF0)
-			lp.buf = binary.LittleEndian.AppendUint32(lp.buf, uint32(l))
-		}
-		lp.buf = append(lp.buf, s...)
+		lp.appendInt(n)
+		return
 	}
+	start := len(lp.buf)
+	switch l := len(s); {
+	case l < 64:
+		lp.buf = append(lp.buf, 0x80|byte(l))
+	case l < 4096:
+		lp.buf = append(lp.buf, 0xE0|byte(l>>8), byte(l))
+	default:
+		lp.buf = append(lp.buf, 0xF0)
+		lp.buf = binary.LittleEndian.AppendUint32(lp.buf, uint32(l))
+	}
+	lp.buf = append(lp.buf, s...)
+	lp.buf = appendBacklen(lp.buf, len(lp.buf)-start)
+	lp.count++
+}
+
+// appendInt appends an integer entry (lpAppendInteger).
+func (lp *listpackWriter) appendInt(n int64) {
+	start := len(lp.buf)
+	lp.appendIntBody(n)
 	lp.buf = appendBacklen(lp.buf, len(lp.buf)-start)
 	lp.count++
 }

@@ -110,7 +110,7 @@ func (s *Server) initBlocking() {
 // millisecond count past a long long converts to LLONG_MIN in C, so it is
 // "negative", as in Redis.
 func timeoutArg(c *Client, b []byte) (time.Duration, bool) {
-	f, ok := number.ParseLongDouble(b)
+	f, ok := c.string2ld(b)
 	if !ok {
 		c.w.Error(errTimeoutFloat)
 		return 0, false

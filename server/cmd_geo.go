@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/floodgate/floodgate/internal/number"
 	"github.com/floodgate/floodgate/store"
 )
 
@@ -56,7 +55,7 @@ func geoFloat(f float64) string {
 func lonLatArgs(c *Client, args [][]byte) (lon, lat float64, ok bool) {
 	var xy [2]float64
 	for i := range xy {
-		if xy[i], ok = number.ParseDouble(args[i]); !ok {
+		if xy[i], ok = c.string2d(args[i]); !ok {
 			c.w.Error(errNotFloat)
 			return 0, 0, false
 		}
@@ -86,7 +85,7 @@ func unitArg(c *Client, arg []byte) float64 {
 
 // distanceArgs parses "<radius> <unit>" into the shape.
 func distanceArgs(c *Client, args [][]byte, shape *store.GeoShape) bool {
-	r, ok := number.ParseDouble(args[0])
+	r, ok := c.string2d(args[0])
 	if !ok {
 		c.w.Error(errGeoRadius)
 		return false
@@ -102,12 +101,12 @@ func distanceArgs(c *Client, args [][]byte, shape *store.GeoShape) bool {
 
 // boxArgs parses "<width> <height> <unit>" into the shape.
 func boxArgs(c *Client, args [][]byte, shape *store.GeoShape) bool {
-	w, ok := number.ParseDouble(args[0])
+	w, ok := c.string2d(args[0])
 	if !ok {
 		c.w.Error(errGeoWidth)
 		return false
 	}
-	h, ok := number.ParseDouble(args[1])
+	h, ok := c.string2d(args[1])
 	if !ok {
 		c.w.Error(errGeoHeight)
 		return false

@@ -4,7 +4,6 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/floodgate/floodgate/internal/number"
 	"github.com/floodgate/floodgate/store"
 )
 
@@ -243,7 +242,7 @@ func cmdHIncrBy(c *Client, args [][]byte) {
 }
 
 func cmdHIncrByFloat(c *Client, args [][]byte) {
-	delta, ok := number.ParseLongDouble(args[3])
+	delta, ok := c.string2ld(args[3])
 	if !ok {
 		c.w.Error(errNotFloat)
 		return

@@ -148,6 +148,7 @@ func cmdPFDebug(c *Client, args [][]byte) {
 		c.w.Error(err.Error())
 		return
 	}
+	h.Unshare()
 	switch {
 	case eqFold(args[1], "getreg"):
 		regs, err := h.Registers()

@@ -302,9 +302,6 @@ func cmdLPos(c *Client, args [][]byte) {
 				return
 			}
 			rank = n
-			if rank == math.MinInt64 {
-				rank = -1 // Redis negates it, overflows, and takes the first match from the tail
-			}
 		case eqFold(args[i], "count") && more:
 			i++
 			n, ok := number.ParseInt(args[i])
@@ -341,6 +338,15 @@ func cmdLPos(c *Client, args [][]byte) {
 	want := count
 	if count == -1 {
 		want = 1
+	}
+	if rank == math.MinInt64 {
+		// Redis negates the rank, which stays LLONG_MIN: every match from
+		// the tail is past the rank, and COUNT's test, matches-rank+1 >=
+		// count, overflows to a negative number and never stops the search.
+		rank = -1
+		if count != -1 {
+			want = 0
+		}
 	}
 	// Ranks and counts past the list's length mean the same as its length.
 	clamp := func(n int64) int { return int(max(min(n, math.MaxInt32), math.MinInt32)) }

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"errors"
-	"math"
 	"strconv"
 	"time"
 
@@ -203,11 +202,9 @@ func cmdRestore(c *Client, args [][]byte) {
 	}
 	now := c.db.Store().Now()
 	if ttl != 0 && !absTTL {
-		if ttl > math.MaxInt64-now {
-			ttl = math.MaxInt64 // Redis's addition wraps; a far future is what was meant
-		} else {
-			ttl += now
-		}
+		// Redis's ttl+=mstime() wraps as Go's addition does: a TTL near
+		// LLONG_MAX becomes a time in the past, and the key is not added.
+		ttl += now
 	}
 	if ttl != 0 && ttl <= now {
 		c.w.Status("OK") // already expired: the old key is gone, nothing is added

@@ -328,10 +328,24 @@ func setAlgebra(op setOp, sets []*store.Set, limit int, enc *store.Encodings) *s
 				return out
 			}
 		}
-		for i := range first.Len() {
-			m := []byte(first.Member(i))
-			if !inAny(sets[1:], m) {
-				out.Add(m, enc)
+		if !diffByRemoval(sets) {
+			for i := range first.Len() {
+				m := []byte(first.Member(i))
+				if !inAny(sets[1:], m) {
+					out.Add(m, enc)
+				}
+			}
+			return out
+		}
+		// Adding the whole first set converts the result to a hashtable
+		// if any of its members would: removals never convert it back.
+		addAll(out, first, enc)
+		for _, s := range sets[1:] {
+			if s == nil {
+				continue
+			}
+			for i := 0; i < s.Len() && out.Len() > 0; i++ {
+				out.Remove([]byte(s.Member(i)))
 			}
 		}
 	case opInter:
@@ -355,6 +369,21 @@ func setAlgebra(op setOp, sets []*store.Set, limit int, enc *store.Encodings) *s
 		}
 	}
 	return out
+}
+
+// diffByRemoval reports whether Redis's sunionDiffGenericCommand picks its
+// second diff algorithm for sets (the first one not nil, none the same set
+// as the first): copy the first set, then remove the others' members. The
+// choice shows in the result's encoding.
+func diffByRemoval(sets []*store.Set) bool {
+	byLookup, byRemoval := 0, 0
+	for _, s := range sets {
+		if s != nil {
+			byLookup += sets[0].Len()
+			byRemoval += s.Len()
+		}
+	}
+	return byLookup/2 > byRemoval
 }
 
 func addAll(dst, src *store.Set, enc *store.Encodings) {

@@ -96,11 +96,16 @@ func cmdSort(c *Client, args [][]byte) {
 	// for SORT, for good, reading each score back with strtod, which sets
 	// ERANGE for a subnormal one; SORT then tests errno after each strtod
 	// of its own and never clears it.
-	erange := false
+	// It starts as an earlier command left it, and is left for the next:
+	// see Server.errnoERANGE.
+	erange := c.srv.errnoERANGE.Load()
+	defer func() { c.srv.errnoERANGE.Store(erange) }()
 	if z, ok := v.(*store.ZSet); ok {
 		if z.Encoding() == "listpack" {
 			z.Ascend(0, func(_ []byte, s float64) bool {
-				erange = s != 0 && math.Abs(s) < minNormal
+				if s != 0 && math.Abs(s) < minNormal {
+					erange = true
+				}
 				return !erange
 			})
 		}
@@ -168,6 +173,10 @@ func cmdSort(c *Client, args [][]byte) {
 			})
 		}
 	}
+	// Redis makes an int-encoded object of an element a list holds as an
+	// integer (listTypeGet), which SORT casts with no strtod; set members,
+	// intset ones included, come as strings (setTypeNextObject).
+	_, elemsIntEncoded := v.(*store.List)
 	items := make([]sortItem, len(elems))
 	badScore := false
 	for i, el := range elems {
@@ -176,6 +185,9 @@ func cmdSort(c *Client, args [][]byte) {
 			continue
 		}
 		by, intEncoded := el, false
+		if elemsIntEncoded {
+			_, intEncoded = number.ParseInt(el)
+		}
 		if q.by != nil {
 			var found bool
 			if by, intEncoded, found = lookupByPattern(c, q.by, el); !found {
@@ -192,8 +204,9 @@ func cmdSort(c *Client, args [][]byte) {
 			items[i].score, _ = strconv.ParseFloat(string(by), 64)
 			continue
 		}
-		score, ok := sortScore(by)
+		score, ok, rangeErr := sortScore(by)
 		items[i].score = score
+		erange = erange || rangeErr
 		badScore = badScore || !ok || erange
 	}
 	if !q.noSort {
@@ -285,10 +298,10 @@ func (q *sortQuery) less(a, b *sortItem) bool {
 		case b.cmp == nil:
 			cmp = 1
 		default:
-			cmp = bytes.Compare(a.cmp, b.cmp)
+			cmp = q.alphaCompare(a.cmp, b.cmp)
 		}
 	default:
-		cmp = bytes.Compare(a.elem, b.elem)
+		cmp = q.alphaCompare(a.elem, b.elem)
 	}
 	if q.desc {
 		cmp = -cmp
@@ -296,23 +309,43 @@ func (q *sortQuery) less(a, b *sortItem) bool {
 	return cmp < 0
 }
 
+// alphaCompare is ALPHA's comparison: with STORE Redis compares the bytes
+// (compareStringObjects, so that replicas agree); without, it calls
+// strcoll, which reads C strings and so stops at a NUL byte. The servers
+// run in the C (or C.UTF-8) locale, where strcoll is strcmp.
+func (q *sortQuery) alphaCompare(a, b []byte) int {
+	if q.dst != nil {
+		return bytes.Compare(a, b)
+	}
+	return bytes.Compare(cString(a), cString(b))
+}
+
 // sortScore parses a value to sort by as Redis does, with strtod over a C
 // string: it stops at a NUL byte, accepts leading spaces and "" (0), and
-// refuses trailing junk, overflow and NaN.
-func sortScore(b []byte) (float64, bool) {
+// refuses trailing junk and NaN. rangeErr is whether strtod set ERANGE:
+// on overflow, and, in glibc, for a decimal that rounds to a subnormal
+// ("5e-324", "1e-310").
+func sortScore(b []byte) (v float64, ok, rangeErr bool) {
+	if strtodRange(b) {
+		return 0, false, true
+	}
+	v, n, _ := number.Strtod(cString(b))
+	return v, n == len(cString(b)) && !math.IsNaN(v), false
+}
+
+// strtodRange reports whether glibc's strtod sets ERANGE reading b.
+func strtodRange(b []byte) bool {
+	b = cString(b)
+	v, _, erange := number.Strtod(b)
+	return erange || v != 0 && math.Abs(v) < minNormal && !isHexNumeral(b)
+}
+
+// cString is b as C's string functions see it: up to its first NUL byte.
+func cString(b []byte) []byte {
 	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
+		return b[:i]
 	}
-	v, n, erange := number.Strtod(b)
-	if n != len(b) || erange || math.IsNaN(v) {
-		return 0, false
-	}
-	// SORT tests errno alone, and glibc's strtod also sets ERANGE for a
-	// decimal that rounds to a subnormal ("5e-324", "1e-310").
-	if v != 0 && math.Abs(v) < minNormal && !isHexNumeral(b) {
-		return 0, false
-	}
-	return v, true
+	return b
 }
 
 // minNormal is DBL_MIN, the smallest normal double.

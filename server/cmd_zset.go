@@ -112,7 +112,7 @@ parse:
 	}
 	members := make([]store.ScoredMember, len(pairs)/2)
 	for j := range members {
-		s, ok := number.ParseDouble(pairs[2*j])
+		s, ok := c.string2d(pairs[2*j])
 		if !ok {
 			c.w.Error(errNotFloat)
 			return
@@ -123,7 +123,7 @@ parse:
 }
 
 func cmdZIncrBy(c *Client, args [][]byte) {
-	s, ok := number.ParseDouble(args[2])
+	s, ok := c.string2d(args[2])
 	if !ok {
 		c.w.Error(errNotFloat)
 		return
@@ -584,7 +584,7 @@ func zrange(c *Client, args [][]byte, q zrangeQuery) {
 	switch {
 	case !ok:
 	case q.dst != nil && z == nil:
-		storeZRange(c, q.dst, nil, 0, 0)
+		storeZRange(c, q.dst, nil, 0, 0, false)
 	case z == nil:
 		c.w.Array(0)
 	default:
@@ -600,7 +600,7 @@ func zrange(c *Client, args [][]byte, q zrangeQuery) {
 			lo, hi = q.window(lo, hi)
 		}
 		if q.dst != nil {
-			storeZRange(c, q.dst, z, lo, hi)
+			storeZRange(c, q.dst, z, lo, hi, q.kind == byRank)
 			return
 		}
 		zreply(c, z, lo, hi, q.rev, q.withScores, false)
@@ -1048,7 +1048,7 @@ func zsetOpCommand(c *Client, args [][]byte, op setOp, numkeysAt int, dst []byte
 		case op != opDiff && !cardOnly && left >= len(srcs)+1 && eqFold(opt, "weights"):
 			for i := range srcs {
 				j++
-				w, ok := number.ParseDouble(opts[j])
+				w, ok := c.string2d(opts[j])
 				if !ok {
 					c.w.Error(errZWeightFloat)
 					return
@@ -1179,22 +1179,33 @@ func weighted(weight, score float64) float64 {
 	return 0
 }
 
-// storeZPairs stores pairs at dst as a new sorted set (deleting dst when
-// there are none) and answers how many there are. The set's encoding
-// follows from its final size and longest member, as Redis's
-// zsetConvertToListpackIfNeeded decides.
+// storeZPairs stores the result of a set operation at dst as a new sorted
+// set (deleting dst when there is none) and answers its size. As Redis, it
+// builds a skiplist and packs it afterwards if it fits
+// (zsetConvertToListpackIfNeeded): the way there matters beyond the final
+// encoding, since a listpack keeps -0 as the integer 0 and a skiplist
+// keeps the double.
 func storeZPairs(c *Client, dst []byte, pairs []zpair) {
-	if len(pairs) == 0 {
+	enc := c.db.Encodings()
+	z := store.NewZSet()
+	z.Unpack()
+	for _, p := range pairs {
+		z.Add([]byte(p.member), p.score, enc)
+	}
+	z.PackIfFits(enc)
+	storeZSet(c, dst, z)
+}
+
+// storeZSet stores z at dst, or deletes dst if z is empty, and answers
+// z's size.
+func storeZSet(c *Client, dst []byte, z *store.ZSet) {
+	if z.Len() == 0 {
 		c.db.Delete(dst)
 		c.w.Int(0)
 		return
 	}
-	z := store.NewZSet()
-	for _, p := range pairs {
-		z.Add([]byte(p.member), p.score, c.db.Encodings())
-	}
 	c.db.Set(dst, z, 0)
-	c.w.Int(int64(len(pairs)))
+	c.w.Int(int64(z.Len()))
 }
 
 // cmdZRangeStore is ZRANGE with a destination: the arguments after the
@@ -1204,17 +1215,24 @@ func cmdZRangeStore(c *Client, args [][]byte) {
 }
 
 // storeZRange stores the members at ranks [lo, hi) of z (nil: none) at
-// dst, as ZRANGESTORE does.
-func storeZRange(c *Client, dst []byte, z *store.ZSet, lo, hi int) {
-	var pairs []zpair
+// dst, as ZRANGESTORE does: adding them to a listpack, which converts as
+// ZADD's would, unless the range is by rank and longer than a listpack may
+// be (zrangeResultBeginStore; Redis knows the length only of a rank range).
+func storeZRange(c *Client, dst []byte, z *store.ZSet, lo, hi int, byRank bool) {
+	enc := c.db.Encodings()
+	out := store.NewZSet()
+	if byRank && int64(hi-lo) > enc.ZSetMaxListpackEntries {
+		out.Unpack()
+	}
 	if z != nil && hi > lo {
-		pairs = make([]zpair, 0, hi-lo)
+		n := 0
 		z.Ascend(lo, func(m []byte, s float64) bool {
-			pairs = append(pairs, zpair{string(m), s})
-			return len(pairs) < hi-lo
+			out.Add(m, s, enc)
+			n++
+			return n < hi-lo
 		})
 	}
-	storeZPairs(c, dst, pairs)
+	storeZSet(c, dst, out)
 }
 
 // cmdZMPop follows Redis's zmpopGenericCommand: numkeys, MIN|MAX, COUNT,

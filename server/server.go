@@ -156,6 +156,17 @@ type Server struct {
 	clients      map[*Client]struct{}
 	nextClientID atomic.Int64
 	totalConns   atomic.Int64
+	// errnoERANGE is whether C's errno would hold ERANGE in Redis, for its
+	// one reader, SORT, which tests errno after each strtod without
+	// clearing it first: strtod sets it on overflow and never clears it,
+	// so a SORT that met "1e400" makes every later numeric SORT of a
+	// string that is not int-encoded fail, deterministically, until a new
+	// connection's accept leaves EAGAIN there, or a string2d or string2ld
+	// argument (ZADD's scores, WEIGHTS, GEO's numbers, timeouts,
+	// HINCRBYFLOAT) sets errno to 0 before its own strtod. Redis's other
+	// errno writers (ZRANGEBYSCORE's bounds, SCAN's cursor, INCRBYFLOAT,
+	// Lua's tonumber, failing system calls) are not modelled.
+	errnoERANGE atomic.Bool
 
 	started time.Time
 	// callEnd is when the last command ended, on ioClock's scale (started
@@ -437,6 +448,8 @@ func (s *Server) accept(cn *conn, addr string) bool {
 	}
 	s.clients[c] = struct{}{}
 	s.totalConns.Add(1)
+	// Redis's accept loop ends with an accept that fails with EAGAIN.
+	s.errnoERANGE.Store(false)
 	return true
 }
 

@@ -71,6 +71,12 @@ func (s *String) HLL() (*HLLValue, error) {
 // String in place (which becomes raw-encoded, as Redis unshares it).
 type HLLValue struct{ s *String }
 
+// Unshare makes the string raw-encoded, as Redis's dbUnshareStringValue
+// does to every HLL that PFADD, single-key PFCOUNT, PFMERGE's destination
+// and PFDEBUG look at, whether or not they then change it (OBJECT
+// ENCODING shows it).
+func (h *HLLValue) Unshare() { h.s.mutable() }
+
 // Sparse reports whether the sparse encoding is in use.
 func (h *HLLValue) Sparse() bool { return h.s.b[4] == hllSparse }
 
