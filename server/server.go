@@ -209,6 +209,7 @@ type Server struct {
 	blocking  blocking  // clients waiting in BLPOP and friends (blocking.go); guarded by lock
 
 	persist persistence  // RDB files, save points, BGSAVE (persistence.go); guarded by lock
+	migrate migratePool  // MIGRATE's cached connections (cmd_migrate.go)
 	loading loadingState // loading the data at Start (loading.go)
 
 	// running is the connection whose batch holds the execution lock, nil
@@ -400,6 +401,7 @@ func (s *Server) Close() error {
 		time.Sleep(time.Millisecond) // polling the drain, bounded by the deadline
 	}
 	s.stopped.Wait()
+	s.migrate.closeAll()
 	s.closeAOF()
 	s.closeScripting()
 	return nil
