@@ -8,6 +8,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/floodgate/floodgate/aof"
@@ -273,11 +274,20 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-// migrateKeys returns MIGRATE's key positions as Redis's migrateGetKeys
-// finds them: the key argument, or with KEYS (after skipping the
-// arguments of AUTH and AUTH2) the arguments after it, none if the key
-// argument is not empty then.
+// migrateKeys returns MIGRATE's key positions for COMMAND GETKEYS as Redis
+// finds them. Its key specs come first: the key argument, and the keys
+// after a KEYS found searching back from the next-to-last argument. That
+// spec is incomplete, so once it finds a KEYS migrateGetKeys decides
+// instead: the arguments after the first KEYS from the options on (AUTH's
+// and AUTH2's arguments skipped), none if the key argument is not empty.
 func migrateKeys(args [][]byte) []int {
+	found := false
+	for i := len(args) - 2; i >= 1 && !found; i-- {
+		found = eqFold(args[i], "keys")
+	}
+	if !found {
+		return []int{3}
+	}
 	for i := 6; i < len(args); i++ {
 		switch {
 		case eqFold(args[i], "keys"):
@@ -303,6 +313,7 @@ func migrateKeys(args [][]byte) []int {
 type migrateSocket struct {
 	name    string // host:port as given, the cache's key
 	conn    net.Conn
+	failed  error // why conn is nil: the connect failed after it began
 	rd      *bufio.Reader
 	timeout time.Duration
 	lastDB  int64 // the db the target has selected, -1 if unknown
@@ -321,7 +332,7 @@ type migratePool struct {
 }
 
 // get returns the cached connection to host:port or a new one, nil if it
-// cannot connect within timeout.
+// cannot connect (see dialTarget).
 func (p *migratePool) get(s *Server, host, port string, timeout time.Duration) *migrateSocket {
 	name := host + ":" + port
 	now := s.store.Clock().Now().Unix()
@@ -341,18 +352,21 @@ func (p *migratePool) get(s *Server, host, port string, timeout time.Duration) *
 		}
 	}
 	p.mu.Unlock()
-	conn := dialTarget(host, port, timeout)
-	if conn == nil {
+	conn, err := dialTarget(host, port, timeout)
+	if conn == nil && err == nil {
 		return nil
 	}
-	ms := &migrateSocket{name: name, conn: conn, timeout: timeout, lastDB: -1, lastUse: now, inUse: true}
-	ms.rd = bufio.NewReader(deadlineReader{ms})
+	ms := &migrateSocket{name: name, conn: conn, failed: err, timeout: timeout, lastDB: -1, lastUse: now, inUse: true}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
-		conn.Close()
+		p.drop(ms)
 		return nil
 	}
+	if conn == nil {
+		return ms // not worth caching: its first write fails
+	}
+	ms.rd = bufio.NewReader(deadlineReader{ms})
 	if p.sockets == nil {
 		p.sockets = make(map[string]*migrateSocket)
 	}
@@ -363,24 +377,37 @@ func (p *migratePool) get(s *Server, host, port string, timeout time.Duration) *
 	return ms
 }
 
-// dialTarget connects as Redis's connBlockingConnect: the port is read
-// with atoi, a negative one cannot be connected to, and getaddrinfo takes
-// the rest modulo 2^16.
-func dialTarget(host, port string, timeout time.Duration) net.Conn {
+// dialTarget connects as Redis's connBlockingConnect. The port is read
+// with atoi and printed into anetTcpGenericConnect's 6-byte buffer, so
+// only its first 5 characters reach getaddrinfo, which refuses a negative
+// one and takes the rest modulo 2^16. Only what fails before the
+// non-blocking connect is under way (the name, the port, no route) is a
+// failure to connect (nil, nil); a connection refused or not made within
+// the timeout is returned as the error its first write meets, since Redis
+// takes the socket for connected once it is writable or the wait is over.
+func dialTarget(host, port string, timeout time.Duration) (net.Conn, error) {
 	v, _, _ := number.Strtoul(port, 10)
-	n := int32(v) // atoi's int
-	if host == "" || n < 0 {
-		return nil
+	digits := strconv.Itoa(int(int32(v))) // atoi's int
+	if host == "" || digits[0] == '-' {
+		return nil, nil
 	}
+	n, _ := strconv.Atoi(digits[:min(len(digits), 5)])
 	addr := net.JoinHostPort(host, strconv.Itoa(int(uint16(n))))
 	conn, err := net.DialTimeout("tcp", addr, timeout)
 	if err != nil {
-		return nil
+		var dnsErr *net.DNSError
+		var addrErr *net.AddrError
+		if errors.As(err, &dnsErr) || errors.As(err, &addrErr) ||
+			errors.Is(err, syscall.ENETUNREACH) || errors.Is(err, syscall.EADDRNOTAVAIL) ||
+			errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EAFNOSUPPORT) {
+			return nil, nil
+		}
+		return nil, err
 	}
 	if tc, ok := conn.(*net.TCPConn); ok {
 		tc.SetNoDelay(true)
 	}
-	return conn
+	return conn, nil
 }
 
 // release ends a MIGRATE's use of ms.
@@ -399,10 +426,10 @@ func (p *migratePool) close(ms *migrateSocket) {
 }
 
 func (p *migratePool) drop(ms *migrateSocket) {
-	if !ms.closed {
-		ms.closed = true
+	if !ms.closed && ms.conn != nil {
 		ms.conn.Close()
 	}
+	ms.closed = true
 	if p.sockets[ms.name] == ms {
 		delete(p.sockets, ms.name)
 	}
@@ -449,6 +476,9 @@ func (p *migratePool) count() int {
 
 // write sends b in 64 KB pieces, each within the timeout (syncWrite).
 func (ms *migrateSocket) write(b []byte) error {
+	if ms.conn == nil {
+		return ms.failed
+	}
 	for len(b) > 0 {
 		n := min(len(b), migrateChunk)
 		ms.conn.SetWriteDeadline(time.Now().Add(ms.timeout))
