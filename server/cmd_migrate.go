@@ -386,14 +386,11 @@ func (p *migratePool) get(s *Server, host, port string, timeout time.Duration) *
 // the timeout is returned as the error its first write meets, since Redis
 // takes the socket for connected once it is writable or the wait is over.
 func dialTarget(host, port string, timeout time.Duration) (net.Conn, error) {
-	v, _, _ := number.Strtoul(port, 10)
-	digits := strconv.Itoa(int(int32(v))) // atoi's int
-	if host == "" || digits[0] == '-' {
+	n, ok := migratePort(port)
+	if host == "" || !ok {
 		return nil, nil
 	}
-	n, _ := strconv.Atoi(digits[:min(len(digits), 5)])
-	addr := net.JoinHostPort(host, strconv.Itoa(int(uint16(n))))
-	conn, err := net.DialTimeout("tcp", addr, timeout)
+	conn, err := net.DialTimeout("tcp", net.JoinHostPort(host, strconv.Itoa(n)), timeout)
 	if err != nil {
 		var dnsErr *net.DNSError
 		var addrErr *net.AddrError
@@ -408,6 +405,18 @@ func dialTarget(host, port string, timeout time.Duration) (net.Conn, error) {
 		tc.SetNoDelay(true)
 	}
 	return conn, nil
+}
+
+// migratePort is the port Redis connects to for MIGRATE's port argument
+// (see dialTarget), false if getaddrinfo refuses it.
+func migratePort(port string) (int, bool) {
+	v, _, _ := number.Strtoul(port, 10)
+	digits := strconv.Itoa(int(int32(v))) // atoi's int
+	if digits[0] == '-' {
+		return 0, false
+	}
+	n, _ := strconv.Atoi(digits[:min(len(digits), 5)])
+	return int(uint16(n)), true
 }
 
 // release ends a MIGRATE's use of ms.

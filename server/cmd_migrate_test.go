@@ -307,6 +307,27 @@ func TestMigrateTimeouts(t *testing.T) {
 	}
 }
 
+// TestMigrateCloseDuringTransfer: Close does not wait for a MIGRATE's
+// timeout (ten minutes here): it closes the connection the MIGRATE waits
+// on.
+func TestMigrateCloseDuringTransfer(t *testing.T) {
+	ctx := context.Background()
+	srv := startServer(t, Config{})
+	c := newRedisClient(t, srv)
+	c.Set(ctx, "k", "v", 0)
+	silent := newFakeTarget(t)
+	go c.Do(ctx, "migrate", "127.0.0.1", silent.port(), "k", 0, 600000)
+	conn := <-silent.accepted
+	io.ReadFull(conn, make([]byte, 10)) // the request is on its way
+	closed := make(chan struct{})
+	go func() { srv.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(testDeadline):
+		t.Fatal("Close waited for the MIGRATE")
+	}
+}
+
 // TestMigrateSocketCache: connections are kept per host:port as given (64
 // at most, one dropped for the 65th) and closed once unused for more
 // than 10 seconds on the server's clock.
@@ -368,5 +389,25 @@ func TestMigrateLoggedAsDEL(t *testing.T) {
 	// a is on the target since the COPY: BUSYKEY, as for busy.
 	if want := "SELECT 0\nmset a 1 b 2 busy 3 c 4\nDEL c b"; got != want {
 		t.Errorf("logged:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestMigratePort: the port MIGRATE connects to, as redis-server 7.0.15
+// does with its atoi, its 6-byte port buffer and glibc's getaddrinfo
+// (each checked against it: 72927 reached port 7391, -1 failed to
+// connect, 105536 reached 10553).
+func TestMigratePort(t *testing.T) {
+	for _, tc := range []struct {
+		arg  string
+		port int
+		ok   bool
+	}{
+		{"7391", 7391, true}, {" 7391", 7391, true}, {"+7391", 7391, true}, {"7391x", 7391, true},
+		{"72927", 7391, true}, {"105536", 10553, true}, {"99999", 34463, true}, {"4294974687", 7391, true},
+		{"abc", 0, true}, {"", 0, true}, {"-1", 0, false}, {"-58145", 0, false},
+	} {
+		if port, ok := migratePort(tc.arg); port != tc.port || ok != tc.ok {
+			t.Errorf("migratePort(%q) = %d, %v; want %d, %v", tc.arg, port, ok, tc.port, tc.ok)
+		}
 	}
 }

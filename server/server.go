@@ -384,6 +384,7 @@ func (s *Server) Close() error {
 	}
 	defer close(s.closeDone)
 	close(s.stop)
+	s.migrate.closeAll() // a MIGRATE waiting on its target fails now
 	if s.ln != nil {
 		s.ln.Close()
 	}
@@ -401,7 +402,6 @@ func (s *Server) Close() error {
 		time.Sleep(time.Millisecond) // polling the drain, bounded by the deadline
 	}
 	s.stopped.Wait()
-	s.migrate.closeAll()
 	s.closeAOF()
 	s.closeScripting()
 	return nil
