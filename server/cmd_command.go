@@ -258,6 +258,11 @@ func cmdCommandGetKeys(c *Client, args [][]byte) {
 	pos := cmd.keys(target)
 	if cmd.Name == "sort" {
 		pos = sortKeys(target)
+	} else if cmd.Name == "migrate" {
+		if pos = migrateKeys(target); len(pos) == 0 {
+			c.w.Error("ERR Invalid arguments specified for command")
+			return
+		}
 	} else if spec, ok := keywordKeyCommands[cmd.Name]; ok {
 		pos = append(pos, spec.keys(target)...)
 	}

@@ -357,7 +357,7 @@ func infoStats(s *Server, b *infoBuilder) {
 	// reports its fork's; total_forks stays 0.
 	b.int("latest_fork_usec", s.persist.lastBegin.Microseconds())
 	b.int("total_forks", 0)
-	b.int("migrate_cached_sockets", 0)
+	b.int("migrate_cached_sockets", int64(s.migrate.count()))
 	b.int("slave_expires_tracked_keys", 0)
 	b.int("active_defrag_hits", 0)
 	b.int("active_defrag_misses", 0)

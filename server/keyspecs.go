@@ -125,6 +125,8 @@ func keyFlags(cmd *Command, args [][]byte, p int) []string {
 			}
 		}
 		return []string{"OW", "update"}
+	case "migrate":
+		return []string{"RW", "access", "delete"} // migrateGetKeys's, for either spec
 	case "bitfield":
 		for _, a := range args[2:] {
 			if eqFold(a, "set") || eqFold(a, "incrby") {
@@ -229,6 +231,7 @@ var commandKeySpecs = map[string][]keySpec{
 	"lset":                 {{flags: "RW update", begin: beginIndex(1), find: findRange(0, 1, 0)}},
 	"ltrim":                {{flags: "RW delete", begin: beginIndex(1), find: findRange(0, 1, 0)}},
 	"mget":                 {{flags: "RO access", begin: beginIndex(1), find: findRange(-1, 1, 0)}},
+	"migrate":              {{flags: "RW access delete", begin: beginIndex(3), find: findRange(0, 1, 0)}, {flags: "RW access delete incomplete", begin: beginKeyword("KEYS", -2), find: findRange(-1, 1, 0)}},
 	"move":                 {{flags: "RW access update", begin: beginIndex(1), find: findRange(0, 1, 0)}},
 	"mset":                 {{flags: "OW update", begin: beginIndex(1), find: findRange(-1, 2, 0)}},
 	"msetnx":               {{flags: "OW insert", begin: beginIndex(1), find: findRange(-1, 2, 0)}},

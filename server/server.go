@@ -220,6 +220,7 @@ type Server struct {
 	blocking  blocking  // clients waiting in BLPOP and friends (blocking.go); guarded by lock
 
 	persist persistence  // RDB files, save points, BGSAVE (persistence.go); guarded by lock
+	migrate migratePool  // MIGRATE's cached connections (cmd_migrate.go)
 	loading loadingState // loading the data at Start (loading.go)
 
 	// running is the connection whose batch holds the execution lock, nil
@@ -394,6 +395,7 @@ func (s *Server) Close() error {
 	}
 	defer close(s.closeDone)
 	close(s.stop)
+	s.migrate.closeAll() // a MIGRATE waiting on its target fails now
 	if s.ln != nil {
 		s.ln.Close()
 	}
