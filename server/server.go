@@ -26,7 +26,6 @@ import (
 	"log/slog"
 	"net"
 	"path/filepath"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -179,6 +178,7 @@ type Server struct {
 	memory      memoryLimit       // maxmemory and eviction (evict.go); guarded by lock
 	settings    map[string]string // CONFIG SET values kept for CONFIG GET (cmd_config.go); guarded by lock
 	limiter     limiterStats      // CL.THROTTLE decisions by key prefix (limiter_stats.go); guarded by lock
+	panics      panicLog          // recovered handler panics (panic_log.go)
 
 	// Settings CONFIG SET changes while other goroutines read them.
 	password        atomic.Pointer[string] // requirepass
@@ -694,7 +694,7 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			s.log.Error("command panicked", "command", cmd.Name, "panic", r, "stack", string(debug.Stack()))
+			s.panics.note(s.log, cmd.Name, r)
 			c.w.Error("ERR internal error while running '" + cmd.Name + "'")
 		}
 		end := time.Since(s.started)
