@@ -156,6 +156,8 @@ type Server struct {
 	nextClientID atomic.Int64
 	totalConns   atomic.Int64
 
+	onListening func() // OnListening's
+
 	started time.Time
 	// callEnd is when the last command ended, on ioClock's scale (started
 	// is ioOffset after ioStart): the event loop stamps a round's replies
