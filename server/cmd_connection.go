@@ -72,17 +72,13 @@ func cmdQuit(c *Client, args [][]byte) {
 	c.closing = true
 }
 
+// cmdSelect reads its index as Redis's getIntFromObjectOrReply, as MOVE's.
 func cmdSelect(c *Client, args [][]byte) {
-	n, ok := number.ParseInt(args[1])
+	db, ok := dbArg(c, args[1])
 	if !ok {
-		c.w.Error(errNotInteger)
 		return
 	}
-	if n < 0 || n >= int64(c.srv.store.Databases()) {
-		c.w.Error(errDBIndex)
-		return
-	}
-	c.db = c.srv.store.DB(int(n))
+	c.db = db
 	c.w.Status("OK")
 }
 

@@ -309,19 +309,23 @@ func cmdHRandField(c *Client, args [][]byte) {
 		c.w.Array(0)
 		return
 	}
-	var picked []store.HashField
-	if count > 0 {
-		picked = h.Random(int(min(count, int64(h.Len()))), true)
-	} else {
-		picked = h.Random(int(-count), false)
+	if count < 0 {
+		randomRepeats(c, -count, withValues, func(p pairReply, k int) {
+			writeHashPicks(c, p, h.Random(k, false), withValues)
+		})
+		return
 	}
-	writeHashFields(c, picked, withValues, false)
+	writeHashFields(c, h.Random(int(min(count, int64(h.Len()))), true), withValues, false)
 }
 
 // writeHashFields answers fields, with their values or not: as pairs under
 // RESP3 unless flat (HSCAN's reply stays flat).
 func writeHashFields(c *Client, fields []store.HashField, withValues, flat bool) {
-	p := newPairReply(c, len(fields), withValues, flat)
+	writeHashPicks(c, newPairReply(c, len(fields), withValues, flat), fields, withValues)
+}
+
+// writeHashPicks writes fields as items of p.
+func writeHashPicks(c *Client, p pairReply, fields []store.HashField, withValues bool) {
 	for _, f := range fields {
 		p.item()
 		c.w.BulkString(f.Name)

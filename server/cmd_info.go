@@ -132,7 +132,7 @@ func infoServer(s *Server, b *infoBuilder) {
 	b.int("configured_hz", 10)
 	b.int("lru_clock", now.Unix()&(1<<24-1))
 	b.str("executable", exe)
-	b.str("config_file", "")
+	b.str("config_file", s.configFile) // absolute, as Redis's getAbsolutePath
 	b.int("io_threads_active", 0)
 }
 

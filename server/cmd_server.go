@@ -44,14 +44,16 @@ func cmdFlushAll(c *Client, args [][]byte) {
 	}
 }
 
+// cmdSwapDB reads each index as Redis's getIntFromObjectOrReply with its
+// own message, which an index past an int's range gets too.
 func cmdSwapDB(c *Client, args [][]byte) {
 	a, okA := number.ParseInt(args[1])
-	if !okA {
+	if !okA || a != int64(int32(a)) {
 		c.w.Error("ERR invalid first DB index")
 		return
 	}
 	b, okB := number.ParseInt(args[2])
-	if !okB {
+	if !okB || b != int64(int32(b)) {
 		c.w.Error("ERR invalid second DB index")
 		return
 	}

@@ -229,10 +229,11 @@ func cmdSRandMember(c *Client, args [][]byte) {
 		return
 	}
 	if count < 0 { // repeats allowed: written as picked, never held in memory
-		c.w.Array(int(-count))
-		for range -count {
-			c.w.BulkString(s.Member(rand.IntN(s.Len())))
-		}
+		randomRepeats(c, -count, false, func(_ pairReply, k int) {
+			for range k {
+				c.w.BulkString(s.Member(rand.IntN(s.Len())))
+			}
+		})
 		return
 	}
 	picked := s.Random(int(min(count, int64(s.Len()))), true)

@@ -770,10 +770,12 @@ func cmdZRandMember(c *Client, args [][]byte) {
 	size := z.Len()
 	switch {
 	case count < 0: // repeats allowed
-		p = newPairReply(c, int(-count), withScores, false)
-		for range -count {
-			emit(rand.IntN(size))
-		}
+		randomRepeats(c, -count, withScores, func(items pairReply, k int) {
+			p = items
+			for range k {
+				emit(rand.IntN(size))
+			}
+		})
 	case count >= int64(size): // the whole set, from the top, as Redis does
 		zreply(c, z, 0, size, true, withScores, false)
 	default: // count distinct members, in random order

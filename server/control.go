@@ -40,6 +40,9 @@ func (s *Server) StartAddr(addr string) error {
 	if err != nil {
 		return err
 	}
+	if s.onListening != nil {
+		s.onListening()
+	}
 	s.store.OnExpire = s.expiredKey
 	s.front = newFrontListener(s, lns)
 	dl := &detachableListener{Listener: s.front, stop: s.stop}
@@ -75,6 +78,11 @@ func (s *Server) StartAddr(addr string) error {
 	s.log.Info("Ready to accept connections", "addr", s.Addr())
 	return nil
 }
+
+// OnListening sets a function Start runs once its sockets are open and
+// before it loads any data: where Redis writes its pid file, so a second
+// server failing to listen never touches the running one's.
+func (s *Server) OnListening(fn func()) { s.onListening = fn }
 
 // Host returns the host part of Addr.
 func (s *Server) Host() string {

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -67,7 +68,7 @@ func listenAll(binds []string, port string) ([]net.Listener, error) {
 			if optional {
 				continue
 			}
-			return fail(err)
+			return fail(&ListenError{Addr: strings.TrimPrefix(b, "-"), Port: port, Err: err})
 		}
 		if port == "0" {
 			_, port, _ = net.SplitHostPort(ln.Addr().String())
@@ -79,6 +80,26 @@ func listenAll(binds []string, port string) ([]net.Listener, error) {
 	}
 	return lns, nil
 }
+
+// ListenError is a bind address that could not be listened on. Its text
+// is Redis's listenToPort warning ("Warning: Could not create server TCP
+// listening socket 127.0.0.1:6379: bind: Address already in use"); Port is
+// for the line Redis logs next.
+type ListenError struct {
+	Addr, Port string // the bind address as configured, and the port
+	Err        error
+}
+
+func (e *ListenError) Error() string {
+	// anet's text: the failed call, then strerror.
+	reason := e.Err.Error()
+	if se := (*os.SyscallError)(nil); errors.As(e.Err, &se) {
+		reason = se.Syscall + ": " + errnoText(se.Err)
+	}
+	return "Warning: Could not create server TCP listening socket " + e.Addr + ":" + e.Port + ": " + reason
+}
+
+func (e *ListenError) Unwrap() error { return e.Err }
 
 func newFrontListener(s *Server, lns []net.Listener) *frontListener {
 	f := &frontListener{srv: s, conns: make(chan net.Conn), done: make(chan struct{}), lns: lns}

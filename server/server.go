@@ -26,7 +26,6 @@ import (
 	"log/slog"
 	"net"
 	"path/filepath"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -168,6 +167,8 @@ type Server struct {
 	// Lua's tonumber, failing system calls) are not modelled.
 	errnoERANGE atomic.Bool
 
+	onListening func() // OnListening's
+
 	started time.Time
 	// callEnd is when the last command ended, on ioClock's scale (started
 	// is ioOffset after ioStart): the event loop stamps a round's replies
@@ -190,6 +191,7 @@ type Server struct {
 	memory      memoryLimit       // maxmemory and eviction (evict.go); guarded by lock
 	settings    map[string]string // CONFIG SET values kept for CONFIG GET (cmd_config.go); guarded by lock
 	limiter     limiterStats      // CL.THROTTLE decisions by key prefix (limiter_stats.go); guarded by lock
+	panics      panicLog          // recovered handler panics (panic_log.go)
 
 	// Settings CONFIG SET changes while other goroutines read them.
 	password        atomic.Pointer[string] // requirepass
@@ -709,7 +711,7 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			s.log.Error("command panicked", "command", cmd.Name, "panic", r, "stack", string(debug.Stack()))
+			s.panics.note(s.log, cmd.Name, r)
 			c.w.Error("ERR internal error while running '" + cmd.Name + "'")
 		}
 		end := time.Since(s.started)

@@ -6,6 +6,8 @@ import "errors"
 
 func daemonized() bool { return false }
 
-func daemonize([]string, []byte) error {
+func detachStderr() error { return nil }
+
+func daemonize([]string, []byte, string) error {
 	return errors.New("daemonize yes is supported on Unix systems only")
 }

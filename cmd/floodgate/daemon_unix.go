@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // daemonChildEnv marks the background copy a daemonizing floodgate starts.
@@ -22,12 +24,15 @@ func daemonized() bool {
 }
 
 // daemonize is redis-server's daemonize(): Go cannot fork a running
-// runtime, so the process starts itself again with the same arguments in a
-// session of its own, its standard streams on /dev/null, and exits, once
-// the configuration has been read (errors in it are still printed to the
-// terminal, as Redis reads its file before forking). A configuration read
-// from standard input is handed to the copy through a pipe.
-func daemonize(args []string, stdinConfig []byte) error {
+// runtime, so the process starts itself again with the same arguments, in
+// the directory it was started in, in a session of its own, and exits, once
+// the configuration has been read (errors in it are printed to the
+// terminal, as Redis reads its file before forking). The copy's standard
+// input and output are /dev/null; its standard error stays the terminal's
+// until its log is open (detachStderr), so an error before that is seen.
+// A configuration read from standard input is handed to the copy through a
+// pipe.
+func daemonize(args []string, stdinConfig []byte, dir string) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return err
@@ -39,7 +44,8 @@ func daemonize(args []string, stdinConfig []byte) error {
 	defer null.Close()
 	cmd := exec.Command(exe, args...)
 	cmd.Env = append(os.Environ(), daemonChildEnv+"=1")
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = null, null, null
+	cmd.Dir = dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = null, null, os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	var w *os.File
 	if stdinConfig != nil {
@@ -62,4 +68,16 @@ func daemonize(args []string, stdinConfig []byte) error {
 	}
 	cmd.Process.Release()
 	return err
+}
+
+// detachStderr points the daemon's standard error at /dev/null, as Redis's
+// daemonize does with every stream, so it no longer holds the terminal (or
+// the pipe of whoever started it) open.
+func detachStderr() error {
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer null.Close()
+	return unix.Dup2(int(null.Fd()), int(os.Stderr.Fd()))
 }

@@ -15,6 +15,7 @@ import (
 	"runtime/pprof"
 	"runtime/trace"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -67,13 +68,17 @@ func run(args []string) int {
 		}
 		stdin, stdinConfig = bytes.NewReader(data), data
 	}
+	// The directory the command started in: the config file's dir moves
+	// this process, and a daemonizing copy must read the same relative
+	// paths (the file's own, include's) from where they were given.
+	startDir, _ := os.Getwd()
 	if err := srv.LoadConfig(file, stdin, options); err != nil {
 		fmt.Fprint(os.Stderr, err.Error())
 		return 1
 	}
 	background := daemonized()
 	if srv.Daemonize() && !background {
-		if err := daemonize(args, stdinConfig); err != nil {
+		if err := daemonize(args, stdinConfig, startDir); err != nil {
 			fmt.Fprintf(os.Stderr, "Can't daemonize: %v\n", err)
 			return 1
 		}
@@ -91,6 +96,13 @@ func run(args []string) int {
 	}
 	logger := server.NewRedisLogger(out, srv.LogLevel())
 	srv.SetLogger(logger)
+	if background {
+		// Until here an error went to the terminal of the command that
+		// daemonized; from now on it goes to the log, as Redis's.
+		if err := detachStderr(); err != nil {
+			logger.Warn("Can't detach from the terminal: " + err.Error())
+		}
+	}
 	if os.Getenv("GOMAXPROCS") == "" {
 		// One processor for the event loop, which sleeps in epoll_wait on
 		// it, and one for the rest of the runtime (ARCHITECTURE.md, Threads).
@@ -134,18 +146,27 @@ func run(args []string) int {
 	// clients can connect must shut down cleanly, not kill the process.
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	// Written before the data loads, as Redis writes it once it listens,
-	// so a load can be stopped with a signal to the pid in the file.
+	// Written once the server listens and before the data loads, as
+	// Redis's: a load can be stopped with a signal to the pid in the file,
+	// and a second server that cannot listen leaves the first one's file.
 	pf := srv.PidFile()
 	if pf == "" && background {
 		pf = "/var/run/redis.pid" // Redis's CONFIG_DEFAULT_PID_FILE, written when daemonized
 	}
+	var pidWritten atomic.Bool
 	if pf != "" {
-		if err := os.WriteFile(pf, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
-			logger.Warn("Failed to write PID file: " + err.Error())
-		} else {
-			defer os.Remove(pf)
-		}
+		srv.OnListening(func() {
+			if err := os.WriteFile(pf, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+				logger.Warn("Failed to write PID file: " + err.Error())
+				return
+			}
+			pidWritten.Store(true)
+		})
+		defer func() {
+			if pidWritten.Load() {
+				os.Remove(pf)
+			}
+		}()
 	}
 	// Start listens, then loads the AOF or the RDB file (as Redis's
 	// loadDataFromDisk, the AOF when it is on), answering LOADING meanwhile.
@@ -190,13 +211,15 @@ func start(srv *server.Server, sigs chan os.Signal, out io.Writer, logger *slog.
 			}
 			continue
 		case err := <-started:
+			var listenErr *server.ListenError
 			switch {
 			case errors.Is(err, server.ErrShutdownWhileLoading):
 				srv.Close()
 				logger.Warn("Redis is now ready to exit, bye bye...")
 				return 0, false
-			case err != nil && srv.Addr() == "":
-				logger.Warn("Failed listening on port " + srv.Port() + " (TCP), aborting: " + err.Error())
+			case errors.As(err, &listenErr):
+				logger.Warn(listenErr.Error())
+				logger.Warn("Failed listening on port " + listenErr.Port + " (TCP), aborting.")
 				return 1, false
 			case err != nil:
 				// Redis refuses to start on a file it cannot load, rather

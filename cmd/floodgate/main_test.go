@@ -402,6 +402,86 @@ func TestBinaryConfig(t *testing.T) {
 		})
 	})
 
+	// A relative config path with daemonize yes and a dir elsewhere (as
+	// Debian's stock /etc/redis/redis.conf, used when readable), run by
+	// floodgate and by redis-server alike: each starts in the background,
+	// INFO names the file by its absolute path, and a second start with the
+	// same file logs Redis's two lines, exits, and leaves the running
+	// server's pid file alone.
+	t.Run("daemonize-relative-config", func(t *testing.T) {
+		stock, err := os.ReadFile("/etc/redis/redis.conf")
+		if err != nil {
+			stock = []byte("daemonize yes\nbind 127.0.0.1\n")
+		}
+		servers := map[string]string{"floodgate": bin}
+		if path, err := exec.LookPath("redis-server"); err == nil {
+			servers["redis"] = path
+		}
+		failed := map[string][]string{} // the second start's log lines about listening
+		for name, exe := range servers {
+			dir := t.TempDir()
+			data := filepath.Join(dir, "data")
+			os.Mkdir(data, 0o755)
+			port := redistest.FreePort(t)
+			pidFile, logFile := filepath.Join(dir, name+".pid"), filepath.Join(dir, name+".log")
+			conf := string(stock) + fmt.Sprintf("\ndaemonize yes\nport %d\ndir %s\npidfile %s\nlogfile %s\nsave \"\"\nappendonly no\n",
+				port, data, pidFile, logFile)
+			os.WriteFile(filepath.Join(dir, "redis.conf"), []byte(conf), 0o644)
+			start := func() {
+				cmd := exec.Command(exe, "redis.conf")
+				cmd.Dir = dir
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("%s redis.conf: %v %s", name, err, out)
+				}
+			}
+			start()
+			var pid int
+			redistest.Eventually(t, name+"'s pid file", func() bool {
+				b, err := os.ReadFile(pidFile)
+				pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+				return err == nil && pid > 0
+			})
+			t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+			conn := dialWhenUp(t, net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+			r := bufio.NewReader(conn)
+			conn.Write([]byte("INFO server\r\n"))
+			if info, want := readReply(t, r), "config_file:"+filepath.Join(dir, "redis.conf")+"\r\n"; !strings.Contains(info, want) {
+				t.Errorf("%s: INFO lacks %q:\n%s", name, want, info)
+			}
+
+			start()
+			redistest.Eventually(t, name+"'s second start to give up", func() bool {
+				b, _ := os.ReadFile(logFile)
+				return strings.Contains(string(b), "aborting.")
+			})
+			b, _ := os.ReadFile(logFile)
+			for _, line := range strings.Split(string(b), "\n") {
+				if i := strings.Index(line, "# "); i > 0 && strings.Contains(line, "listening") {
+					failed[name] = append(failed[name], strings.ReplaceAll(line[i+2:], strconv.Itoa(port), "PORT"))
+				}
+			}
+			if b, _ := os.ReadFile(pidFile); strings.TrimSpace(string(b)) != strconv.Itoa(pid) {
+				t.Errorf("%s: after the second start the pid file says %q, want %d", name, b, pid)
+			}
+			conn.Write([]byte("SHUTDOWN NOSAVE\r\n"))
+			io.ReadAll(r)
+			redistest.Eventually(t, name+" to remove its pid file", func() bool {
+				_, err := os.Stat(pidFile)
+				return os.IsNotExist(err)
+			})
+		}
+		want := []string{
+			"Warning: Could not create server TCP listening socket 127.0.0.1:PORT: bind: Address already in use",
+			"Failed listening on port PORT (TCP), aborting.",
+		}
+		if !slices.Equal(failed["floodgate"], want) {
+			t.Errorf("floodgate logged %q, want %q", failed["floodgate"], want)
+		}
+		if r, ok := failed["redis"]; ok && !slices.Equal(r, want) {
+			t.Errorf("redis-server logged %q, want %q", r, want)
+		}
+	})
+
 	// Redis acts on SIGTERM between commands: a busy script keeps running,
 	// other clients get BUSY, SCRIPT KILL ends it, and then the server exits.
 	t.Run("sigterm-busy-script", func(t *testing.T) {
