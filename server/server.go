@@ -373,8 +373,15 @@ func (s *Server) setRequirePass(p string) { s.password.Store(&p) }
 func (s *Server) Start() error { return s.StartAddr(s.cfg.Addr) }
 
 // Serve serves connections from ln in the background. They are accepted
-// on a goroutine and then served like those of Start.
-func (s *Server) Serve(ln net.Listener) { s.serve(ln, nil) }
+// on a goroutine and then served like those of Start. CloseListener
+// closes ln.
+func (s *Server) Serve(ln net.Listener) {
+	dl := &detachableListener{Listener: ln, stop: s.stop}
+	s.double.mu.Lock()
+	s.double.listener = dl
+	s.double.mu.Unlock()
+	s.serve(dl, nil)
+}
 
 // serve serves connections from ln, which is front's when front is not
 // nil: the event loop then accepts from front's sockets itself (Linux),
@@ -704,7 +711,9 @@ func check(c *Client, args [][]byte, busy bool) (*Command, *refusal) {
 		cmd = sub
 	}
 	switch {
-	case !c.authed && !cmd.Flags.Has(FlagNoAuth):
+	// Once requirepass is "" again, a client that never authenticated is
+	// served, as in Redis (authRequired reads the default user's nopass).
+	case !c.authed && !cmd.Flags.Has(FlagNoAuth) && c.srv.requirePass() != "":
 		return nil, &refusal{cmd: cmd, msg: errNoAuth, viaReject: true}
 	case c.multi != nil && cmd.Flags.Has(FlagNoMulti):
 		return nil, &refusal{cmd: cmd, msg: "ERR Command not allowed inside a transaction", viaReject: true}
