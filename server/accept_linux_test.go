@@ -308,10 +308,10 @@ func backoffChild() {
 	}
 	// Fill the descriptor table: drop the spare, cap the table at the
 	// highest open descriptor and open files into every free slot below.
-	srv.front.spareMu.Lock()
-	srv.front.spare.f.Close()
-	srv.front.spare.f = nil
-	srv.front.spareMu.Unlock()
+	processSpare.mu.Lock()
+	processSpare.f.Close()
+	processSpare.f = nil
+	processSpare.mu.Unlock()
 	entries, _ := os.ReadDir("/proc/self/fd")
 	highest := 0
 	for _, e := range entries {

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"math"
 	"math/big"
+	"sync"
 	"time"
 
 	"github.com/floodgate/floodgate/internal/number"
@@ -50,6 +51,7 @@ type blocking struct {
 	deadlines waiterHeap    // by deadline in the server's clock, as Redis's
 	count     int           // blocked clients, for INFO's blocked_clients
 	rearm     chan struct{} // tells blockTimer that the earliest deadline changed
+	timerOnce sync.Once     // starts blockTimer, with the first deadline
 }
 
 type blockKey struct {
@@ -278,7 +280,7 @@ func (s *Server) unblock(w *waiter, answer func(c *Client)) {
 	// now (CLIENT UNBLOCK ... ERROR) fails it then, as Redis's
 	// updateStatsOnUnblock counts it.
 	if rw.errors > 0 && w.cmd != nil {
-		s.stats[w.cmd.id].failed++
+		s.stat(w.cmd.id).failed++
 	}
 	c.conn.wake(buf.joined())
 }
@@ -292,7 +294,7 @@ func (s *Server) servedStats(w *waiter, serving int64) {
 		return
 	}
 	total := w.micros + serving
-	st := &s.stats[w.cmd.id]
+	st := s.stat(w.cmd.id)
 	st.usec += total
 	s.recordCall(w.c, w.cmd, w.args, st, total)
 }
@@ -385,6 +387,7 @@ func timedOut(c *Client) { c.w.NullArray() }
 // rearmBlockTimer tells blockTimer that the earliest deadline, or the
 // clock, has changed.
 func (s *Server) rearmBlockTimer() {
+	s.blocking.timerOnce.Do(func() { s.spawn(s.blockTimer) })
 	select {
 	case s.blocking.rearm <- struct{}{}:
 	default:
@@ -397,7 +400,6 @@ func (s *Server) rearmBlockTimer() {
 // stands still costs one wake-up per wait, and one moved forward is served
 // by ExpireNow.
 func (s *Server) blockTimer() {
-	defer s.stopped.Done()
 	t := time.NewTimer(time.Hour)
 	t.Stop()
 	for {

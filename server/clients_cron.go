@@ -8,7 +8,6 @@ import "time"
 // gets no new replies to be checked on). It runs hz times a second and
 // takes the execution lock briefly, as active expiry does.
 func (s *Server) clientsCron() {
-	defer s.stopped.Done()
 	for {
 		hz := max(int(s.hz.Load()), 1)
 		select {

@@ -414,7 +414,7 @@ func eachCommandStat(s *Server, visit func(cmd *Command, st cmdStat)) {
 	var walk func(cmds []*Command)
 	walk = func(cmds []*Command) {
 		for _, cmd := range cmds {
-			if st := s.stats[cmd.id]; st.calls > 0 || st.failed > 0 || st.rejected > 0 {
+			if st := *s.stat(cmd.id); st.calls > 0 || st.failed > 0 || st.rejected > 0 {
 				visit(cmd, st)
 			}
 			walk(cmd.Subcommands)

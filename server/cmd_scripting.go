@@ -58,6 +58,8 @@ type scripting struct {
 	options luaengine.Options
 	caller  scriptCaller
 	poll    func() // the script's hook: Server.scriptPoll
+	// startWatch starts scriptWatch, when the engine is created.
+	startWatch func()
 
 	// limit is Config.LuaTimeLimit as of the running script's start, in
 	// nanoseconds: CONFIG SET changes the config under the execution lock,
@@ -85,6 +87,7 @@ func (sc *scripting) engine() *luaengine.Engine {
 	e := luaengine.New(sc.options)
 	e.SetPoll(sc.poll)
 	sc.lua.Store(e)
+	sc.startWatch() // no script can run, nor need watching, before this
 	return e
 }
 
@@ -270,7 +273,6 @@ func (sc *scriptCaller) Call(args [][]byte, w luaengine.ReplyWriter) {
 // hook runs every few thousand instructions of every script, and one that
 // runs long enough to matter reaches it within microseconds.
 func (s *Server) scriptWatch() {
-	defer s.stopped.Done()
 	sc := &s.scripting
 	interval := watchInterval(sc.limit.Load(), false)
 	t := time.NewTicker(interval)

@@ -15,8 +15,7 @@ import (
 // ServeDialOnly serves the connections of Dial only: no listener, no network
 // at all, so the server can be started inside a testing/synctest bubble.
 func (s *Server) ServeDialOnly() error {
-	s.stopped.Add(1)
-	go s.expiryLoop()
+	s.startExpiry()
 	return nil
 }
 
@@ -243,7 +242,7 @@ func (s *Server) ScriptCalls() int {
 	s.Do(func() {
 		for _, name := range scriptCommands {
 			if cmd := commandTable.byName[name]; cmd != nil {
-				n += s.stats[cmd.id].calls
+				n += s.stat(cmd.id).calls
 			}
 		}
 	})

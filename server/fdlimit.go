@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net"
 	"os"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -33,6 +34,23 @@ func keepAliveInterval(secs int64) int64 { return max(secs/3, 1) }
 // closed, and the spare reopened.
 type spareFD struct{ f *os.File }
 
+// processSpare is the spare of every server in the process: the descriptor
+// table is the process's, so one spare serves them all, as Redis (one
+// server per process) has one. It is opened by the first server to listen
+// and kept: opening one per server cost a test double four system calls
+// per start.
+var processSpare struct {
+	mu sync.Mutex
+	spareFD
+}
+
+// openSpare opens the process's spare unless it is open.
+func openSpare() {
+	processSpare.mu.Lock()
+	processSpare.open()
+	processSpare.mu.Unlock()
+}
+
 func (sp *spareFD) open() {
 	if sp.f == nil {
 		sp.f, _ = os.Open(os.DevNull)
@@ -49,16 +67,17 @@ func isOutOfFDs(err error) bool {
 // there to use; without it the caller waits for descriptors.
 func (f *frontListener) refuseOutOfFDs(err error, refuseOne func()) bool {
 	f.srv.log.Warn("Error accepting a client connection: " + err.Error())
-	f.spareMu.Lock()
-	defer f.spareMu.Unlock()
-	if f.spare.f == nil {
-		f.spare.open()
+	sp := &processSpare
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if sp.f == nil {
+		sp.open()
 		return false
 	}
-	f.spare.f.Close()
-	f.spare.f = nil
+	sp.f.Close()
+	sp.f = nil
 	refuseOne()
-	f.spare.open()
+	sp.open()
 	return true
 }
 

@@ -278,7 +278,7 @@ func cmdLatencyHistogram(c *Client, args [][]byte) {
 				continue
 			}
 			for _, c := range append([]*Command{cmd}, cmd.Subcommands...) {
-				if s.stats[c.id].hist != nil {
+				if s.stat(c.id).hist != nil {
 					cmds = append(cmds, c)
 				}
 			}
@@ -286,7 +286,7 @@ func cmdLatencyHistogram(c *Client, args [][]byte) {
 	}
 	c.w.Map(len(cmds))
 	for _, cmd := range cmds {
-		h := s.stats[cmd.id].hist
+		h := s.stat(cmd.id).hist
 		c.w.BulkString(cmd.Name)
 		c.w.Map(2)
 		c.w.BulkString("calls")

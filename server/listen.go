@@ -31,9 +31,6 @@ type frontListener struct {
 	serving  bool       // serve has run: swap starts accepting at once
 	awaiting bool       // awaitLoop goroutines wait for the first connection
 	loop     *eventLoop // accepts from lns; nil: acceptFrom goroutines do
-
-	spareMu sync.Mutex
-	spare   spareFD // see refuseOutOfFDs
 }
 
 // errProtected is networking.c's reply to a non-local client in protected mode.
@@ -102,9 +99,8 @@ func (e *ListenError) Error() string {
 func (e *ListenError) Unwrap() error { return e.Err }
 
 func newFrontListener(s *Server, lns []net.Listener) *frontListener {
-	f := &frontListener{srv: s, conns: make(chan net.Conn), done: make(chan struct{}), lns: lns}
-	f.spare.open()
-	return f
+	openSpare() // see refuseOutOfFDs
+	return &frontListener{srv: s, conns: make(chan net.Conn), done: make(chan struct{}), lns: lns}
 }
 
 // serve starts accepting, on goroutines or, if useLoop, on the event loop
@@ -278,11 +274,6 @@ func (f *frontListener) Accept() (net.Conn, error) {
 func (f *frontListener) Close() error {
 	f.once.Do(func() {
 		close(f.done)
-		f.spareMu.Lock()
-		if f.spare.f != nil {
-			f.spare.f.Close()
-		}
-		f.spareMu.Unlock()
 		f.mu.Lock()
 		f.closeSockets(f.lns)
 		f.mu.Unlock()

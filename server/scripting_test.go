@@ -143,14 +143,19 @@ func TestScriptBusyAndKill(t *testing.T) {
 
 // The watch sleeps while no script runs, and a script that then runs past
 // the limit still wakes it and makes others see BUSY: first with the
-// engine not yet created, then after scripts have run.
+// engine not yet created (the watch starts with it), then after scripts
+// have run.
 func TestScriptWatchSleepsWhenIdle(t *testing.T) {
 	srv, dial := newScriptTestServer(t, 30*time.Millisecond)
 	ctx := context.Background()
 	runner, other := dial(), dial()
 	const loop = `local n = 0 while true do n = n + 1 end`
 	for round := range 2 {
-		waitFor(t, "the watch asleep", func() bool { return srv.scripting.watchAsleep.Load() })
+		waitFor(t, "the watch asleep", func() bool {
+			var engine bool
+			srv.Do(func() { engine = srv.scripting.current() != nil })
+			return (round == 0 && !engine) || srv.scripting.watchAsleep.Load()
+		})
 		done := make(chan error, 1)
 		go func() { done <- runner.Eval(ctx, loop, nil).Err() }()
 		waitFor(t, "BUSY", func() bool { return errText(other.Ping(ctx).Err()) == errBusy })

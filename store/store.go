@@ -254,9 +254,13 @@ func New(n int, clock Clock) *Store {
 		clock = RealClock{}
 	}
 	s := &Store{clock: clock, rng: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())), evict: DefaultEviction, enc: DefaultEncodings}
+	// One allocation for all the databases: a test double starts 16 of
+	// them per test.
+	dbs := make([]DB, n)
 	s.dbs = make([]*DB, n)
-	for i := range s.dbs {
-		s.dbs[i] = newDB(s, i)
+	for i := range dbs {
+		dbs[i] = DB{store: s, index: i, keys: newKeyTable()}
+		s.dbs[i] = &dbs[i]
 	}
 	s.Refresh()
 	return s
@@ -376,10 +380,6 @@ type DB struct {
 	keys     keyTable
 	expiries expiryHeap
 	watched  map[string][]*watcher
-}
-
-func newDB(s *Store, i int) *DB {
-	return &DB{store: s, index: i, keys: newKeyTable()}
 }
 
 // Index returns the database number.

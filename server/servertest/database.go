@@ -27,7 +27,7 @@ var ErrWrongType = store.ErrWrongType
 // inspecting keys without a client. Every method runs under the execution
 // lock, as a command would, so it is safe while clients are connected.
 type Database struct {
-	srv   *server.Server
+	srv   *Server
 	index int
 }
 
@@ -139,61 +139,62 @@ func (d *Database) Type(key string) (kind string) {
 	return kind
 }
 
-// The Server's own inspection methods act on database 0.
+// The Server's own inspection methods act on the selected database
+// (0 unless Select).
 
-// Get returns the string value of key in database 0.
-func (s *Server) Get(key string) (string, error) { return s.DB(0).Get(key) }
+// Get returns the string value of key in the selected database.
+func (s *Server) Get(key string) (string, error) { return s.db().Get(key) }
 
-// Set sets key to value in database 0, as SET (replacing any TTL).
-func (s *Server) Set(key, value string) { s.DB(0).Set(key, value) }
+// Set sets key to value in the selected database, as SET (replacing any TTL).
+func (s *Server) Set(key, value string) { s.db().Set(key, value) }
 
-// Incr adds delta to the integer at key in database 0, as INCRBY.
-func (s *Server) Incr(key string, delta int64) (int64, error) { return s.DB(0).Incr(key, delta) }
+// Incr adds delta to the integer at key in the selected database, as INCRBY.
+func (s *Server) Incr(key string, delta int64) (int64, error) { return s.db().Incr(key, delta) }
 
-// TTL returns the time key in database 0 has left to live, or 0.
-func (s *Server) TTL(key string) time.Duration { return s.DB(0).TTL(key) }
+// TTL returns the time key in the selected database has left to live, or 0.
+func (s *Server) TTL(key string) time.Duration { return s.db().TTL(key) }
 
-// SetTTL sets the time to live of key in database 0 (<= 0: none).
-func (s *Server) SetTTL(key string, ttl time.Duration) error { return s.DB(0).SetTTL(key, ttl) }
+// SetTTL sets the time to live of key in the selected database (<= 0: none).
+func (s *Server) SetTTL(key string, ttl time.Duration) error { return s.db().SetTTL(key, ttl) }
 
-// Exists reports whether key exists in database 0.
-func (s *Server) Exists(key string) bool { return s.DB(0).Exists(key) }
+// Exists reports whether key exists in the selected database.
+func (s *Server) Exists(key string) bool { return s.db().Exists(key) }
 
-// Del deletes key from database 0 and reports whether it existed.
-func (s *Server) Del(key string) bool { return s.DB(0).Del(key) }
+// Del deletes key from the selected database and reports whether it existed.
+func (s *Server) Del(key string) bool { return s.db().Del(key) }
 
-// Keys returns the keys of database 0, sorted.
-func (s *Server) Keys() []string { return s.DB(0).Keys() }
+// Keys returns the keys of the selected database, sorted.
+func (s *Server) Keys() []string { return s.db().Keys() }
 
-// Type returns the type of key in database 0, as TYPE.
-func (s *Server) Type(key string) string { return s.DB(0).Type(key) }
+// Type returns the type of key in the selected database, as TYPE.
+func (s *Server) Type(key string) string { return s.db().Type(key) }
 
 // FlushAll deletes every key of every database.
 func (s *Server) FlushAll() { s.Do(s.Store().FlushAll) }
 
-// CheckGet fails t unless key holds the string want in database 0.
+// CheckGet fails t unless key holds the string want in the selected database.
 func (s *Server) CheckGet(t testing.TB, key, want string) {
 	t.Helper()
-	s.DB(0).CheckGet(t, key, want)
+	s.db().CheckGet(t, key, want)
 }
 
-// CheckTTL fails t unless key in database 0 has exactly want left to live
+// CheckTTL fails t unless key in the selected database has exactly want left to live
 // (0: no TTL).
 func (s *Server) CheckTTL(t testing.TB, key string, want time.Duration) {
 	t.Helper()
-	s.DB(0).CheckTTL(t, key, want)
+	s.db().CheckTTL(t, key, want)
 }
 
-// CheckExists fails t unless key exists in database 0.
+// CheckExists fails t unless key exists in the selected database.
 func (s *Server) CheckExists(t testing.TB, key string) {
 	t.Helper()
-	s.DB(0).CheckExists(t, key)
+	s.db().CheckExists(t, key)
 }
 
-// CheckNotExists fails t if key exists in database 0.
+// CheckNotExists fails t if key exists in the selected database.
 func (s *Server) CheckNotExists(t testing.TB, key string) {
 	t.Helper()
-	s.DB(0).CheckNotExists(t, key)
+	s.db().CheckNotExists(t, key)
 }
 
 // CheckGet fails t unless key holds the string want.
@@ -385,22 +386,22 @@ func (d *Database) CheckZMembers(t testing.TB, key string, want ...string) {
 	}
 }
 
-// ZAdd sets member's score in the sorted set at key in database 0.
+// ZAdd sets member's score in the sorted set at key in the selected database.
 func (s *Server) ZAdd(key string, score float64, member string) (bool, error) {
-	return s.DB(0).ZAdd(key, score, member)
+	return s.db().ZAdd(key, score, member)
 }
 
-// ZMembers returns the members of the sorted set at key in database 0.
-func (s *Server) ZMembers(key string) ([]string, error) { return s.DB(0).ZMembers(key) }
+// ZMembers returns the members of the sorted set at key in the selected database.
+func (s *Server) ZMembers(key string) ([]string, error) { return s.db().ZMembers(key) }
 
-// ZScore returns member's score in the sorted set at key in database 0.
-func (s *Server) ZScore(key, member string) (float64, error) { return s.DB(0).ZScore(key, member) }
+// ZScore returns member's score in the sorted set at key in the selected database.
+func (s *Server) ZScore(key, member string) (float64, error) { return s.db().ZScore(key, member) }
 
-// CheckZMembers fails t unless the sorted set at key in database 0 holds
+// CheckZMembers fails t unless the sorted set at key in the selected database holds
 // exactly want, in ascending score order.
 func (s *Server) CheckZMembers(t testing.TB, key string, want ...string) {
 	t.Helper()
-	s.DB(0).CheckZMembers(t, key, want...)
+	s.db().CheckZMembers(t, key, want...)
 }
 
 // HSet sets fields of the hash at key (created if needed), as HSET:
@@ -433,13 +434,13 @@ func (d *Database) HGet(key, field string) (value string, err error) {
 	return value, err
 }
 
-// HSet sets fields of the hash at key in database 0.
+// HSet sets fields of the hash at key in the selected database.
 func (s *Server) HSet(key string, fieldValues ...string) error {
-	return s.DB(0).HSet(key, fieldValues...)
+	return s.db().HSet(key, fieldValues...)
 }
 
-// HGet returns a field of the hash at key in database 0.
-func (s *Server) HGet(key, field string) (string, error) { return s.DB(0).HGet(key, field) }
+// HGet returns a field of the hash at key in the selected database.
+func (s *Server) HGet(key, field string) (string, error) { return s.db().HGet(key, field) }
 
 // byteArgs converts strings to the [][]byte the keyspace operations take.
 func byteArgs(ss []string) [][]byte {
@@ -509,24 +510,24 @@ func (d *Database) CheckSet(t testing.TB, key string, want ...string) {
 	}
 }
 
-// SAdd adds members to the set at key in database 0.
+// SAdd adds members to the set at key in the selected database.
 func (s *Server) SAdd(key string, members ...string) (int, error) {
-	return s.DB(0).SAdd(key, members...)
+	return s.db().SAdd(key, members...)
 }
 
-// SRem removes members from the set at key in database 0.
+// SRem removes members from the set at key in the selected database.
 func (s *Server) SRem(key string, members ...string) (int, error) {
-	return s.DB(0).SRem(key, members...)
+	return s.db().SRem(key, members...)
 }
 
-// SMembers returns the members of the set at key in database 0, sorted.
-func (s *Server) SMembers(key string) ([]string, error) { return s.DB(0).SMembers(key) }
+// SMembers returns the members of the set at key in the selected database, sorted.
+func (s *Server) SMembers(key string) ([]string, error) { return s.db().SMembers(key) }
 
-// SIsMember reports whether member is in the set at key in database 0.
-func (s *Server) SIsMember(key, member string) (bool, error) { return s.DB(0).SIsMember(key, member) }
+// SIsMember reports whether member is in the set at key in the selected database.
+func (s *Server) SIsMember(key, member string) (bool, error) { return s.db().SIsMember(key, member) }
 
-// CheckSet fails t unless the set at key in database 0 holds exactly want.
+// CheckSet fails t unless the set at key in the selected database holds exactly want.
 func (s *Server) CheckSet(t testing.TB, key string, want ...string) {
 	t.Helper()
-	s.DB(0).CheckSet(t, key, want...)
+	s.db().CheckSet(t, key, want...)
 }

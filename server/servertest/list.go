@@ -86,27 +86,27 @@ func (d *Database) CheckList(t testing.TB, key string, want ...string) {
 	}
 }
 
-// LPush is DB(0).LPush.
+// LPush is DB(selected).LPush.
 func (s *Server) LPush(key string, values ...string) (int, error) {
-	return s.DB(0).LPush(key, values...)
+	return s.db().LPush(key, values...)
 }
 
-// RPush is DB(0).RPush.
+// RPush is DB(selected).RPush.
 func (s *Server) RPush(key string, values ...string) (int, error) {
-	return s.DB(0).RPush(key, values...)
+	return s.db().RPush(key, values...)
 }
 
-// LPop is DB(0).LPop.
-func (s *Server) LPop(key string) (string, error) { return s.DB(0).LPop(key) }
+// LPop is DB(selected).LPop.
+func (s *Server) LPop(key string) (string, error) { return s.db().LPop(key) }
 
-// RPop is DB(0).RPop.
-func (s *Server) RPop(key string) (string, error) { return s.DB(0).RPop(key) }
+// RPop is DB(selected).RPop.
+func (s *Server) RPop(key string) (string, error) { return s.db().RPop(key) }
 
-// List is DB(0).List.
-func (s *Server) List(key string) ([]string, error) { return s.DB(0).List(key) }
+// List is DB(selected).List.
+func (s *Server) List(key string) ([]string, error) { return s.db().List(key) }
 
-// CheckList is DB(0).CheckList.
+// CheckList is DB(selected).CheckList.
 func (s *Server) CheckList(t testing.TB, key string, want ...string) {
 	t.Helper()
-	s.DB(0).CheckList(t, key, want...)
+	s.db().CheckList(t, key, want...)
 }

@@ -10,11 +10,15 @@
 package servertest
 
 import (
+	"bytes"
+	"crypto/tls"
 	"fmt"
+	"net"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/floodgate/floodgate/rdb"
 	"github.com/floodgate/floodgate/server"
 	"github.com/floodgate/floodgate/store"
 )
@@ -23,7 +27,9 @@ import (
 // Dial, Close, SetError, ...) with a movable clock and the direct API.
 type Server struct {
 	*server.Server
-	clock movableClock
+	clock    movableClock
+	rc       runConfig    // how it was started, for Restart
+	selected atomic.Int32 // the database of the Server's helpers (Select)
 }
 
 // movableClock is a clock FastForward and SetTime can move.
@@ -39,6 +45,7 @@ type Option func(*runConfig)
 type runConfig struct {
 	cfg    server.Config
 	listen bool
+	tls    *tls.Config // WithTLS
 }
 
 // WithDatabases sets the number of databases (16 by default).
@@ -60,6 +67,12 @@ func WithManualClock(t0 time.Time) Option {
 // by default).
 func WithAddr(addr string) Option { return func(rc *runConfig) { rc.cfg.Addr = addr } }
 
+// WithTLS serves TLS connections, with cfg (its Certificates at least), on
+// the TCP listener. Such connections are served on a goroutine each (the
+// epoll event loop polls raw sockets only), with the same parser and
+// handlers as any other.
+func WithTLS(cfg *tls.Config) Option { return func(rc *runConfig) { rc.tls = cfg } }
+
 // WithoutListener starts the server with no TCP listener: clients connect
 // with Dial. Such a server uses no network at all, so it can be started
 // inside a testing/synctest bubble.
@@ -74,14 +87,81 @@ func Run(opts ...Option) (*Server, error) {
 	for _, opt := range opts {
 		opt(&rc)
 	}
-	s := &Server{Server: server.New(rc.cfg), clock: rc.cfg.Clock.(movableClock)}
-	if !rc.listen {
-		return s, s.ServeDialOnly()
+	if rc.tls != nil {
+		rc.cfg.GoroutineConns = true
 	}
-	if err := s.StartAddr(rc.cfg.Addr); err != nil {
+	s := &Server{clock: rc.cfg.Clock.(movableClock), rc: rc}
+	srv, err := start(rc, rc.cfg.Addr, nil)
+	if err != nil {
 		return nil, err
 	}
+	s.Server = srv
 	return s, nil
+}
+
+// RunTLS is Run(WithTLS(cfg), opts...), as miniredis's RunTLS.
+func RunTLS(cfg *tls.Config, opts ...Option) (*Server, error) {
+	return Run(append(opts, WithTLS(cfg))...)
+}
+
+// start starts a server as rc says, on addr, after seed has filled its
+// keyspace (if not nil).
+func start(rc runConfig, addr string, seed func(*server.Server) error) (*server.Server, error) {
+	srv := server.New(rc.cfg)
+	if seed != nil {
+		if err := seed(srv); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case !rc.listen:
+		return srv, srv.ServeDialOnly()
+	case rc.tls != nil:
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return nil, err
+		}
+		srv.Serve(tls.NewListener(ln, rc.tls))
+		return srv, nil
+	}
+	return srv, srv.StartAddr(addr)
+}
+
+// Restart closes the server, if it is not closed yet, and starts it again
+// on the same address with the same options, keeping its data as a
+// restart from an RDB file would: the keys with their TTLs (those whose
+// time came meanwhile are gone), in every database. Everything else is
+// new, as in a restarted Redis: no clients (connections of before are
+// closed; clients reconnect), no cached scripts, counters and CONFIG SET
+// settings back to the options'. The keyspace goes through the server's
+// own RDB encoder and loader, in memory.
+//
+// Restart replaces the server the Server embeds: do not call it while
+// another goroutine uses the Server.
+func (s *Server) Restart() error {
+	addr := s.Addr()
+	if addr == "" {
+		addr = s.rc.cfg.Addr
+	}
+	s.Close()
+	var saved bytes.Buffer
+	var err error
+	s.Do(func() { err = rdb.Save(&saved, s.Store(), rdb.Options{}) })
+	if err != nil {
+		return err
+	}
+	srv, err := start(s.rc, addr, func(srv *server.Server) (err error) {
+		srv.Do(func() {
+			st := srv.Store()
+			_, err = rdb.Load(&saved, st, rdb.LoadOptions{Now: st.Now()})
+		})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	s.Server = srv
+	return nil
 }
 
 // RunT is Run for tests: it fails t if the server cannot start and closes
@@ -128,5 +208,5 @@ func (s *Server) DB(i int) *Database {
 	if i < 0 || i >= s.Store().Databases() {
 		panic(fmt.Sprintf("floodgate: DB index %d is out of range", i))
 	}
-	return &Database{srv: s.Server, index: i}
+	return &Database{srv: s, index: i}
 }
