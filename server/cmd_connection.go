@@ -21,9 +21,6 @@ var connectionCommands = []*Command{
 		{Name: "id", Arity: 2, Flags: clientFlags, ACL: clientACL, Group: "connection", Summary: "Returns the client ID for the current connection", Since: "5.0.0", Handler: cmdClientID},
 		{Name: "setname", Arity: 3, Flags: clientFlags, ACL: clientACL, Group: "connection", Summary: "Set the current connection name", Since: "2.6.9", Handler: cmdClientSetName},
 		{Name: "getname", Arity: 2, Flags: clientFlags, ACL: clientACL, Group: "connection", Summary: "Get the current connection name", Since: "2.6.9", Handler: cmdClientGetName},
-		// SETINFO is Redis 7.2's; clients (go-redis, ioredis) send it on
-		// connect and ignore an error, so answering it costs nothing.
-		{Name: "setinfo", Arity: 4, Flags: clientFlags, ACL: clientACL, Group: "connection", Summary: "Set client or connection specific info", Since: "7.2.0", Tips: []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Handler: cmdClientSetInfo},
 		{Name: "info", Arity: 2, Flags: clientFlags, ACL: clientACL, Group: "connection", Summary: "Returns information about the current client connection.", Since: "6.2.0", Tips: []string{"nondeterministic_output"}, Handler: cmdClientInfo},
 		{Name: "list", Arity: -2, Flags: FlagAdmin | clientFlags, ACL: clientACL, Group: "connection", Summary: "Get the list of client connections", Since: "2.4.0", Tips: []string{"nondeterministic_output"}, Handler: cmdClientList},
 		{Name: "no-evict", Arity: 3, Flags: FlagAdmin | clientFlags, ACL: clientACL, Group: "connection", Summary: "Set client eviction mode for the current connection", Since: "7.0.0", Handler: cmdClientNoEvict},
@@ -206,7 +203,7 @@ func cmdReset(c *Client, args [][]byte) {
 	c.w.Status("RESET")
 }
 
-// validName reports whether a client name (or SETINFO value) has only
+// validName reports whether a client name has only
 // printable ASCII and no spaces, as Redis requires.
 func validName(b []byte) bool {
 	for _, ch := range b {
@@ -255,26 +252,6 @@ func cmdClientGetName(c *Client, args [][]byte) {
 		return
 	}
 	c.w.BulkString(c.name)
-}
-
-func cmdClientSetInfo(c *Client, args [][]byte) {
-	attr := string(args[2])
-	var dst *string
-	switch {
-	case eqFold(args[2], "lib-name"):
-		dst = &c.libName
-	case eqFold(args[2], "lib-ver"):
-		dst = &c.libVersion
-	default:
-		c.errorf("ERR Unrecognized option '%s'", sanitizeError(attr))
-		return
-	}
-	if !validName(args[3]) {
-		c.errorf("ERR %s cannot contain spaces, newlines or special characters.", sanitizeError(attr))
-		return
-	}
-	*dst = string(args[3])
-	c.w.Status("OK")
 }
 
 func cmdClientGetRedir(c *Client, args [][]byte) { c.w.Int(-1) }
