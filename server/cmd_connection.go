@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/floodgate/floodgate/internal/number"
 )
@@ -270,7 +271,7 @@ func cmdClientNoEvict(c *Client, args [][]byte) {
 }
 
 func cmdClientInfo(c *Client, args [][]byte) {
-	c.w.Verbatim(c.infoLine(time.Now()) + "\n")
+	c.w.Verbatim(c.infoLine(time.Now(), args) + "\n")
 }
 
 // clientTypes are the names CLIENT LIST TYPE and CLIENT KILL TYPE accept.
@@ -315,7 +316,7 @@ func cmdClientList(c *Client, args [][]byte) {
 		now := time.Now()
 		for _, cl := range c.srv.clientsByID() {
 			if ids == nil || ids[cl.id] {
-				b.WriteString(cl.infoLine(now))
+				b.WriteString(cl.infoLine(now, selfArgs(cl, c, args)))
 				b.WriteByte('\n')
 			}
 		}
@@ -338,7 +339,7 @@ func (s *Server) clientsByID() []*Client {
 // infoLine formats a client as CLIENT LIST and CLIENT INFO do, with the
 // same fields in the same order. Buffer sizes are Redis's usual values for
 // an idle client: floodgate's buffers are not measured.
-func (c *Client) infoLine(now time.Time) string {
+func (c *Client) infoLine(now time.Time, argv [][]byte) string {
 	flags := ""
 	if c.multi != nil {
 		flags += "x"
@@ -398,30 +399,49 @@ func (c *Client) infoLine(now time.Time) string {
 	num("psub", 0)
 	num("ssub", 0)
 	num("multi", int64(multi))
-	var qbuf, qbufCap int64
+	var qbuf, qbufFree, argvMem, oll, omem int64
 	if c.conn != nil {
-		qbuf, qbufCap = c.conn.qbuf.Load(), c.conn.qbufCap.Load()
+		qbuf, qbufFree, argvMem = c.conn.qbuf.Load(), c.conn.qbufFree.Load(), c.conn.argvMem.Load()
+		oll, omem = int64(c.conn.oll.Load()), c.conn.omem.Load()
+	}
+	if argv != nil {
+		// The client listing itself: its argv is the running command's.
+		argvMem = 0
+		for _, a := range argv {
+			argvMem += int64(len(a))
+		}
 	}
 	num("qbuf", qbuf)
-	num("qbuf-free", qbufCap-qbuf)
-	num("argv-mem", 0)
+	num("qbuf-free", qbufFree)
+	num("argv-mem", argvMem)
 	num("multi-mem", 0)
 	num("rbs", 1024)
 	num("rbp", 0)
-	var oll, omem int64
-	if c.conn != nil {
-		oll, omem = int64(c.conn.oll.Load()), c.conn.omem.Load()
-	}
 	num("obl", 0)
 	num("oll", oll)
 	num("omem", omem)
-	num("tot-mem", 22298)
+	// Redis's getClientMemoryUsage: the client, its query buffer, its
+	// arguments and their pointers, its reply list.
+	// The query buffer's parsed part is counted in argv-mem.
+	num("tot-mem", clientBytes+qbuf+qbufFree+argvMem+8*int64(len(argv))+omem)
 	field("events", "r")
 	field("cmd", cmd)
 	field("user", "default")
 	num("redir", -1)
 	num("resp", int64(c.protocol()))
 	return b.String()
+}
+
+// clientBytes is what a connected client costs without its buffers.
+const clientBytes = int64(unsafe.Sizeof(Client{}) + unsafe.Sizeof(conn{}))
+
+// selfArgs is args, the arguments of the command the caller runs, when cl
+// is the caller, else nil.
+func selfArgs(cl, caller *Client, args [][]byte) [][]byte {
+	if cl == caller {
+		return args
+	}
+	return nil
 }
 
 // cmdClientKill supports both forms: CLIENT KILL addr (an error when

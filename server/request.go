@@ -29,6 +29,7 @@ type requestParser struct {
 	bulkLen   int64 // length of the bulk being read; -1: its header is next
 	pos       int   // bytes of the request parsed so far
 	offs      []int // start, end of each parsed argument
+	argBytes  int64 // the parsed arguments' bytes (Redis's argv_len_sum)
 
 	args [][]byte // the last request's arguments, reused
 }
@@ -77,6 +78,7 @@ func (p *requestParser) next(buf []byte, authed bool) (st parseStatus, used int,
 		}
 		p.inRequest, p.argsLeft, p.bulkLen, p.pos = true, n, -1, nl+2
 		p.offs = p.offs[:0]
+		p.argBytes = 0
 	}
 	for p.argsLeft > 0 {
 		if p.bulkLen < 0 {
@@ -111,6 +113,7 @@ func (p *requestParser) next(buf []byte, authed bool) (st parseStatus, used int,
 		}
 		end := p.pos + int(p.bulkLen)
 		p.offs = append(p.offs, p.pos, end)
+		p.argBytes += p.bulkLen
 		p.pos = end + 2
 		p.bulkLen = -1
 		p.argsLeft--
@@ -135,6 +138,23 @@ func (p *requestParser) need(buffered int) int {
 		return int(missing)
 	}
 	return 0
+}
+
+// progress is, for a partial multibulk request, the bytes parsed and
+// its complete arguments' bytes; zeros when none is in progress.
+func (p *requestParser) progress() (parsed int, argBytes int64) {
+	if !p.inRequest {
+		return 0, 0
+	}
+	return p.pos, p.argBytes
+}
+
+// bulkBytes is the length of the bulk being read, 0 when none.
+func (p *requestParser) bulkBytes() int {
+	if !p.inRequest || p.bulkLen < 0 {
+		return 0
+	}
+	return int(p.bulkLen)
 }
 
 func (p *requestParser) fail(msg string) (parseStatus, int, [][]byte, string) {
