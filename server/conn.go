@@ -215,6 +215,7 @@ func (cn *conn) received(buf []byte, n int, inHook bool) bool {
 	cn.qbuf.Store(int64(len(data)))
 	cn.qbufFree.Store(int64(cap(data) - len(data)))
 	used := cn.process(data, inHook)
+	cn.parser.release()
 	rest := data[used:]
 	switch {
 	case cn.client.closing:

@@ -112,11 +112,17 @@ func (p *requestParser) next(buf []byte, authed bool) (st parseStatus, used int,
 			return parseIncomplete, 0, nil, ""
 		}
 		end := p.pos + int(p.bulkLen)
+		if len(p.offs) == cap(p.offs) {
+			p.growOffs()
+		}
 		p.offs = append(p.offs, p.pos, end)
 		p.argBytes += p.bulkLen
 		p.pos = end + 2
 		p.bulkLen = -1
 		p.argsLeft--
+	}
+	if n := len(p.offs) / 2; cap(p.args) < n {
+		p.args = make([][]byte, 0, n)
 	}
 	p.args = p.args[:0]
 	for i := 0; i < len(p.offs); i += 2 {
@@ -125,6 +131,31 @@ func (p *requestParser) next(buf []byte, authed bool) (st parseStatus, used int,
 	used = p.pos
 	p.inRequest, p.pos = false, 0
 	return parseRequest, used, p.args, ""
+}
+
+// growOffs makes room for more arguments as Redis grows its argv: to
+// 1024 at first, then doubling, never past the request's count. append's
+// growth (a quarter at a time for large slices) made a 1M-argument
+// request allocate five times its offsets.
+func (p *requestParser) growOffs() {
+	room := min(max(2*cap(p.offs), 2*1024), len(p.offs)+2*int(p.argsLeft))
+	grown := make([]int, len(p.offs), room)
+	copy(grown, p.offs)
+	p.offs = grown
+}
+
+// release drops the argument slices a large request left, between
+// requests, so that a connection does not keep them.
+func (p *requestParser) release() {
+	if p.inRequest {
+		return
+	}
+	if cap(p.args) > 1024 {
+		p.args = nil
+	}
+	if cap(p.offs) > 2*1024 {
+		p.offs = nil
+	}
 }
 
 // need is how many bytes of the current request are known to be still
