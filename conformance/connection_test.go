@@ -35,9 +35,6 @@ func TestConnection(t *testing.T) {
 			"CLIENT", "CLIENT NOSUCH", "CLIENT nosuch a b", "CLIENT HELP", "CLIENT help x",
 			"CLIENT NO-EVICT on", "CLIENT NO-EVICT OFF", "CLIENT NO-EVICT maybe", "CLIENT NO-EVICT", "CLIENT NO-EVICT on off",
 			"CLIENT GETREDIR", "CLIENT INFO x",
-			// CLIENT SETINFO is Redis 7.2's; floodgate answers it for the
-			// clients that send it on connect.
-			"!known=setinfo-is-7.2 CLIENT SETINFO lib-name x", "!known=setinfo-is-7.2 CLIENT SETINFO lib-ver 1.0",
 		}},
 		{"client-list", []string{
 			"!type CLIENT LIST", "!type CLIENT LIST TYPE normal", "!type CLIENT INFO",

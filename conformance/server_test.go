@@ -273,7 +273,7 @@ func TestServerACLCategories(t *testing.T) {
 			}
 		}
 		for _, e := range queryOnce(t, floodgateAddr, "COMMAND", "LIST", "FILTERBY", "ACLCAT", cat).([]any) {
-			if known[e.(string)] { // CLIENT SETINFO is Redis 7.2's
+			if known[e.(string)] {
 				got = append(got, e.(string))
 			}
 		}

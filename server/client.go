@@ -19,16 +19,14 @@ type Client struct {
 	resp *respWriter // the connection's own writer, when w is redirected
 	db   *store.DB
 
-	name       string
-	libName    string
-	libVersion string
-	addr       string
-	created    time.Time
-	lastCmd    string
-	cmd        *Command // the command running now
-	authed     bool
-	noEvict    bool
-	closing    bool // QUIT: close once the reply is out
+	name    string
+	addr    string
+	created time.Time
+	lastCmd string
+	cmd     *Command // the command running now
+	authed  bool
+	noEvict bool
+	closing bool // QUIT: close once the reply is out
 
 	// CLIENT REPLY: replyOff drops every reply until ON; replySkipNext,
 	// set by SKIP, becomes replySkip for the next command, whose reply is

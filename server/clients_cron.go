@@ -3,7 +3,9 @@ package server
 import "time"
 
 // clientsCron is Redis's clientsCron for what floodgate enforces there:
-// timeout (clientsCronHandleTimeout) and the output buffer limits of
+// query buffer resizing (clientsCronResizeQueryBuffer, which the event
+// loop runs on its connections), timeout (clientsCronHandleTimeout) and
+// the output buffer limits of
 // clients whose replies wait for a reader (a client over its soft limit
 // gets no new replies to be checked on). It runs hz times a second and
 // takes the execution lock briefly, as active expiry does.
@@ -14,6 +16,9 @@ func (s *Server) clientsCron() {
 		case <-s.stop:
 			return
 		case <-time.After(time.Second / time.Duration(hz)):
+		}
+		if l := s.loop.Load(); l != nil {
+			l.requestResize()
 		}
 		s.checkClients(time.Now())
 	}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/floodgate/floodgate/internal/number"
 )
@@ -21,9 +22,6 @@ var connectionCommands = []*Command{
 		{Name: "id", Arity: 2, Flags: clientFlags, ACL: clientACL, Group: "connection", Summary: "Returns the client ID for the current connection", Since: "5.0.0", Handler: cmdClientID},
 		{Name: "setname", Arity: 3, Flags: clientFlags, ACL: clientACL, Group: "connection", Summary: "Set the current connection name", Since: "2.6.9", Handler: cmdClientSetName},
 		{Name: "getname", Arity: 2, Flags: clientFlags, ACL: clientACL, Group: "connection", Summary: "Get the current connection name", Since: "2.6.9", Handler: cmdClientGetName},
-		// SETINFO is Redis 7.2's; clients (go-redis, ioredis) send it on
-		// connect and ignore an error, so answering it costs nothing.
-		{Name: "setinfo", Arity: 4, Flags: clientFlags, ACL: clientACL, Group: "connection", Summary: "Set client or connection specific info", Since: "7.2.0", Tips: []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Handler: cmdClientSetInfo},
 		{Name: "info", Arity: 2, Flags: clientFlags, ACL: clientACL, Group: "connection", Summary: "Returns information about the current client connection.", Since: "6.2.0", Tips: []string{"nondeterministic_output"}, Handler: cmdClientInfo},
 		{Name: "list", Arity: -2, Flags: FlagAdmin | clientFlags, ACL: clientACL, Group: "connection", Summary: "Get the list of client connections", Since: "2.4.0", Tips: []string{"nondeterministic_output"}, Handler: cmdClientList},
 		{Name: "no-evict", Arity: 3, Flags: FlagAdmin | clientFlags, ACL: clientACL, Group: "connection", Summary: "Set client eviction mode for the current connection", Since: "7.0.0", Handler: cmdClientNoEvict},
@@ -202,7 +200,7 @@ func cmdReset(c *Client, args [][]byte) {
 	c.w.Status("RESET")
 }
 
-// validName reports whether a client name (or SETINFO value) has only
+// validName reports whether a client name has only
 // printable ASCII and no spaces, as Redis requires.
 func validName(b []byte) bool {
 	for _, ch := range b {
@@ -253,26 +251,6 @@ func cmdClientGetName(c *Client, args [][]byte) {
 	c.w.BulkString(c.name)
 }
 
-func cmdClientSetInfo(c *Client, args [][]byte) {
-	attr := string(args[2])
-	var dst *string
-	switch {
-	case eqFold(args[2], "lib-name"):
-		dst = &c.libName
-	case eqFold(args[2], "lib-ver"):
-		dst = &c.libVersion
-	default:
-		c.errorf("ERR Unrecognized option '%s'", sanitizeError(attr))
-		return
-	}
-	if !validName(args[3]) {
-		c.errorf("ERR %s cannot contain spaces, newlines or special characters.", sanitizeError(attr))
-		return
-	}
-	*dst = string(args[3])
-	c.w.Status("OK")
-}
-
 func cmdClientGetRedir(c *Client, args [][]byte) { c.w.Int(-1) }
 
 func cmdClientNoEvict(c *Client, args [][]byte) {
@@ -289,7 +267,7 @@ func cmdClientNoEvict(c *Client, args [][]byte) {
 }
 
 func cmdClientInfo(c *Client, args [][]byte) {
-	c.w.Verbatim(c.infoLine(time.Now()) + "\n")
+	c.w.Verbatim(c.infoLine(time.Now(), args) + "\n")
 }
 
 // clientTypes are the names CLIENT LIST TYPE and CLIENT KILL TYPE accept.
@@ -334,7 +312,7 @@ func cmdClientList(c *Client, args [][]byte) {
 		now := time.Now()
 		for _, cl := range c.srv.clientsByID() {
 			if ids == nil || ids[cl.id] {
-				b.WriteString(cl.infoLine(now))
+				b.WriteString(cl.infoLine(now, selfArgs(cl, c, args)))
 				b.WriteByte('\n')
 			}
 		}
@@ -357,7 +335,7 @@ func (s *Server) clientsByID() []*Client {
 // infoLine formats a client as CLIENT LIST and CLIENT INFO do, with the
 // same fields in the same order. Buffer sizes are Redis's usual values for
 // an idle client: floodgate's buffers are not measured.
-func (c *Client) infoLine(now time.Time) string {
+func (c *Client) infoLine(now time.Time, argv [][]byte) string {
 	flags := ""
 	if c.multi != nil {
 		flags += "x"
@@ -417,30 +395,49 @@ func (c *Client) infoLine(now time.Time) string {
 	num("psub", 0)
 	num("ssub", 0)
 	num("multi", int64(multi))
-	var qbuf, qbufCap int64
+	var qbuf, qbufFree, argvMem, oll, omem int64
 	if c.conn != nil {
-		qbuf, qbufCap = c.conn.qbuf.Load(), c.conn.qbufCap.Load()
+		qbuf, qbufFree, argvMem = c.conn.qbuf.Load(), c.conn.qbufFree.Load(), c.conn.argvMem.Load()
+		oll, omem = int64(c.conn.oll.Load()), c.conn.omem.Load()
+	}
+	if argv != nil {
+		// The client listing itself: its argv is the running command's.
+		argvMem = 0
+		for _, a := range argv {
+			argvMem += int64(len(a))
+		}
 	}
 	num("qbuf", qbuf)
-	num("qbuf-free", qbufCap-qbuf)
-	num("argv-mem", 0)
+	num("qbuf-free", qbufFree)
+	num("argv-mem", argvMem)
 	num("multi-mem", 0)
 	num("rbs", 1024)
 	num("rbp", 0)
-	var oll, omem int64
-	if c.conn != nil {
-		oll, omem = int64(c.conn.oll.Load()), c.conn.omem.Load()
-	}
 	num("obl", 0)
 	num("oll", oll)
 	num("omem", omem)
-	num("tot-mem", 22298)
+	// Redis's getClientMemoryUsage: the client, its query buffer, its
+	// arguments and their pointers, its reply list.
+	// The query buffer's parsed part is counted in argv-mem.
+	num("tot-mem", clientBytes+qbuf+qbufFree+argvMem+8*int64(len(argv))+omem)
 	field("events", "r")
 	field("cmd", cmd)
 	field("user", "default")
 	num("redir", -1)
 	num("resp", int64(c.protocol()))
 	return b.String()
+}
+
+// clientBytes is what a connected client costs without its buffers.
+const clientBytes = int64(unsafe.Sizeof(Client{}) + unsafe.Sizeof(conn{}))
+
+// selfArgs is args, the arguments of the command the caller runs, when cl
+// is the caller, else nil.
+func selfArgs(cl, caller *Client, args [][]byte) [][]byte {
+	if cl == caller {
+		return args
+	}
+	return nil
 }
 
 // cmdClientKill supports both forms: CLIENT KILL addr (an error when

@@ -200,13 +200,16 @@ func setGeneric(c *Client, o setOptions, key, value []byte, okReply, abortReply 
 		}
 		return
 	}
-	v := store.NewString(value)
+	v := store.NewString
+	if c.conn != nil && c.conn.lend(value) {
+		v = store.StringOf
+	}
 	if o.flags&setKeepTTL != 0 {
-		c.db.SetKeepTTL(key, v)
+		c.db.SetKeepTTL(key, v(value))
 	} else {
 		// A deadline already past (EXAT 1) is stored as Redis stores it:
 		// the key is invisible at once and reclaimed by expiry.
-		c.db.Set(key, v, at)
+		c.db.Set(key, v(value), at)
 	}
 	if o.flags&setGet == 0 {
 		replyCanned(c, okReply)

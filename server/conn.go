@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/tidwall/redcon"
 )
@@ -23,7 +24,17 @@ type conn struct {
 	loop   *eventLoop // the event loop serving the connection; nil on a goroutine
 
 	parser requestParser
-	in     []byte // unparsed input (a partial request), owned; nil when none
+	// in is the query buffer: unparsed input (a partial request) and,
+	// for an event-loop connection, where its reads go, as Redis's
+	// querybuf; nil when none. The clients cron has the loop shrink it
+	// (resizeQueryBuffer).
+	in       []byte
+	readIn   bool // the last readBuf returned in's free part
+	lent     bool // a command kept part of in (lend)
+	lentSize int  // the size of the argument it kept
+	// inPeak is the most in held since the last resizeQueryBuffer
+	// (Redis's querybuf_peak). Touched by the transport's goroutine only.
+	inPeak int
 	// Replies not yet written, as Redis's client reply list: full blocks
 	// of about replyChunk bytes, oldest first, then out, the block being
 	// filled. A large reply is many blocks, written and released one by
@@ -48,9 +59,11 @@ type conn struct {
 	// which another goroutine reads.
 	oll  atomic.Int32
 	omem atomic.Int64
-	// qbuf and qbufCap are the input buffer's length and capacity, for
-	// CLIENT LIST's qbuf and qbuf-free.
-	qbuf, qbufCap atomic.Int64
+	// qbuf, qbufFree and argvMem are CLIENT LIST's qbuf, qbuf-free and
+	// argv-mem: the bytes of the query buffer not yet parsed into
+	// arguments (while a batch runs, all the bytes read), its free room,
+	// and the bytes of the arguments of the partial request.
+	qbuf, qbufFree, argvMem atomic.Int64
 
 	// blocked is set while the client waits in a blocking command
 	// (blocking.go): process runs none of its input, which waits in the
@@ -96,25 +109,70 @@ func (cn *conn) init(s *Server, tr transport) {
 	cn.lastIO.Store(ioClock())
 }
 
-// readBuf returns where the next read goes: scratch while no partial
-// request is held (the requests are then parsed in place and nothing is
-// copied), else the free part of the input buffer, grown towards the rest
-// of a large bulk when its length is known, but geometrically, so
-// announcing a large bulk does not reserve it all at once.
+// readBuf returns where the next read goes: with a scratch buffer (the
+// goroutine transport), scratch while no partial request is held, the
+// requests then parsed in place; else the free part of the query buffer,
+// made of queryBufLen bytes at first, as Redis's. The buffer grows to
+// hold at least the rest of the bulk being read when its length is known
+// (so a big bulk is read straight into place, as Redis reads a bulk of
+// PROTO_MBULK_BIG_ARG or more into a buffer of its size) and at least
+// doubles, so a request that takes many reads is copied O(1) times per
+// byte: growing by a fixed step made a 1M-argument request, 13 MB,
+// cost 4.5 GB of copying (scripts/bench-bigargs.sh).
 func (cn *conn) readBuf(scratch []byte) []byte {
-	if len(cn.in) == 0 {
+	if len(cn.in) == 0 && scratch != nil {
+		cn.readIn = false
 		return scratch[:cap(scratch)]
 	}
-	want := min(max(cn.parser.need(len(cn.in)), 16<<10), max(cap(cn.in), 16<<10))
-	if !cn.client.authed {
-		want = unauthRoom(want, len(cn.in))
+	cn.readIn = true
+	if cap(cn.in) == 0 {
+		cn.in = make([]byte, 0, queryBufLen)
 	}
-	if cap(cn.in)-len(cn.in) < want/2 {
-		grown := make([]byte, len(cn.in), len(cn.in)+want)
-		copy(grown, cn.in)
-		cn.in = grown
+	need := cn.parser.need(len(cn.in))
+	free := cap(cn.in) - len(cn.in)
+	if free < max(need, minReadRoom) {
+		room := max(need, len(cn.in), queryBufLen)
+		if !cn.client.authed {
+			room = unauthRoom(room, len(cn.in))
+		}
+		if free < room {
+			grown := make([]byte, len(cn.in), len(cn.in)+room)
+			copy(grown, cn.in)
+			cn.in = grown
+		}
 	}
 	return cn.in[len(cn.in):cap(cn.in)]
+}
+
+// queryBufLen is the query buffer's first size, Redis's PROTO_IOBUF_LEN.
+const queryBufLen = 16 << 10
+
+// minReadRoom is the least free room a read into the input buffer gets
+// before the buffer grows.
+const minReadRoom = 8 << 10
+
+// bigArg is Redis's PROTO_MBULK_BIG_ARG: an argument this large that
+// fills most of the input buffer may be kept by the command (lend).
+const bigArg = 32 << 10
+
+// lend reports whether the running command may keep b, one of its
+// arguments, without copying it, as Redis's SET keeps the query buffer
+// of a big argument as the value: b is at least bigArg bytes and more
+// than half of the connection's own input buffer. The connection then
+// gives the buffer up (received starts a new one), so a 200 MB SET costs
+// 200 MB, not twice that.
+func (cn *conn) lend(b []byte) bool {
+	if len(b) < bigArg || 2*len(b) <= cap(cn.in) {
+		return false
+	}
+	whole := cn.in[:cap(cn.in)]
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(whole)))
+	at := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	if at < base || at+uintptr(len(b)) > base+uintptr(len(whole)) {
+		return false
+	}
+	cn.lent, cn.lentSize = true, len(b)
+	return true
 }
 
 // movedBytes records that the client sent or was sent bytes at now (an
@@ -146,13 +204,18 @@ func (cn *conn) received(buf []byte, n int, inHook bool) bool {
 		cn.srv.net.in.Add(int64(n))
 		cn.srv.net.reads.Add(1)
 	}
-	if len(cn.in) == 0 {
-		data = buf[:n]
-	} else {
+	own := cn.readIn || len(cn.in) > 0
+	if own {
 		cn.in = cn.in[:len(cn.in)+n]
 		data = cn.in
+		cn.inPeak = max(cn.inPeak, len(data))
+	} else {
+		data = buf[:n]
 	}
+	cn.qbuf.Store(int64(len(data)))
+	cn.qbufFree.Store(int64(cap(data) - len(data)))
 	used := cn.process(data, inHook)
+	cn.parser.release()
 	rest := data[used:]
 	switch {
 	case cn.client.closing:
@@ -161,7 +224,15 @@ func (cn *conn) received(buf []byte, n int, inHook bool) bool {
 		cn.srv.log.Warn("closing client that reached max query buffer length", "addr", cn.client.addr)
 		cn.in = nil
 		return false
-	case len(cn.in) == 0:
+	case cn.lent:
+		// A command kept part of the buffer: the rest moves to a new one,
+		// sized for another argument like the one kept (Redis assumes
+		// that a fat argument is followed by others), up to 1 MB: Go
+		// clears the memory it hands out again, which Redis's malloc
+		// does not touch.
+		room := max(len(rest)+4<<10, min(cn.lentSize+2, 1<<20))
+		cn.in = append(make([]byte, 0, room), rest...)
+	case !own:
 		if len(rest) > 0 {
 			extra := min(max(cn.parser.need(len(rest)), 4<<10), 64<<10)
 			if !cn.client.authed {
@@ -170,15 +241,55 @@ func (cn *conn) received(buf []byte, n int, inHook bool) bool {
 			cn.in = make([]byte, len(rest), len(rest)+extra)
 			copy(cn.in, rest)
 		}
-	case len(rest) == 0:
-		cn.in = nil
-	default:
+	case len(rest) == 0 && cn.loop == nil:
+		cn.in = nil // the goroutine transport reads into its scratch buffer
+	case used > 0:
 		cn.in = cn.in[:copy(cn.in, rest)]
 	}
-	cn.qbuf.Store(int64(len(cn.in)))
-	cn.qbufCap.Store(int64(cap(cn.in)))
+	cn.lent = false
+	cn.noteQueryBuffer()
 	return true
 }
+
+// noteQueryBuffer publishes the query buffer's figures for CLIENT LIST:
+// Redis copies the arguments of a partial request out of its buffer as
+// they are parsed, so its qbuf counts only the bytes after them, and its
+// argv-mem the arguments.
+func (cn *conn) noteQueryBuffer() {
+	parsed, argBytes := cn.parser.progress()
+	cn.qbuf.Store(int64(len(cn.in) - parsed))
+	cn.qbufFree.Store(int64(cap(cn.in) - len(cn.in)))
+	cn.argvMem.Store(argBytes)
+}
+
+// resizeQueryBuffer is Redis's clientsCronResizeQueryBuffer, run by the
+// transport's goroutine when no batch of the connection runs: a buffer
+// wasting more than 4 KB is dropped to its content after more than two
+// seconds idle, or cut down to its recent peak when that is less than half
+// of it.
+func (cn *conn) resizeQueryBuffer(now int64) {
+	if avail := cap(cn.in) - len(cn.in); avail > 4<<10 {
+		size := 0
+		switch {
+		case now-cn.lastIO.Load() > 2*int64(time.Second):
+			size = len(cn.in)
+		case cap(cn.in) > resizeThreshold && cap(cn.in)/2 > cn.inPeak:
+			size = max(len(cn.in), cn.inPeak, cn.parser.bulkBytes())
+		default:
+			size = -1
+		}
+		if size == 0 {
+			cn.in = nil
+		} else if size > 0 {
+			cn.in = append(make([]byte, 0, size), cn.in...)
+		}
+		cn.noteQueryBuffer()
+	}
+	cn.inPeak = max(len(cn.in), cn.parser.bulkBytes())
+}
+
+// resizeThreshold is Redis's PROTO_RESIZE_THRESHOLD.
+const resizeThreshold = 32 << 10
 
 // process runs the complete requests at the start of data, as Redis's
 // processInputBuffer, and returns the bytes they took. The execution lock
@@ -380,7 +491,7 @@ func (cn *conn) overOutputLimit(now int64) bool {
 }
 
 func (s *Server) logOutputLimit(c *Client) {
-	s.log.Warn("Client " + c.infoLine(time.Now()) + " scheduled to be closed ASAP for overcoming of output buffer limits.")
+	s.log.Warn("Client " + c.infoLine(time.Now(), nil) + " scheduled to be closed ASAP for overcoming of output buffer limits.")
 }
 
 // dropOutput discards the pending replies of a client closed for its

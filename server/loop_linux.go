@@ -25,10 +25,10 @@ import (
 // request costs about two reads, plus a goroutine wake-up and a scheduler
 // round trip. BENCHMARKS.md has the figures.
 //
-// Reading, parsing and running are the connection's (conn): requests are
-// parsed in place, their arguments slices of a read buffer shared by all
-// the loop's connections; a connection owns an input buffer only while it
-// holds a partial request. Replies are written once
+// Reading, parsing and running are the connection's (conn): each reads
+// into a query buffer of its own, as Redis's clients do, and requests are
+// parsed in place, their arguments slices of it; the clients cron has the
+// loop shrink the buffers of idle connections. Replies are written once
 // every ready connection has been served, as Redis writes them in
 // beforeSleep: a client woken by its reply while the loop still serves
 // others is woken by the kernel at the writer's expense, and writing them
@@ -43,10 +43,7 @@ import (
 // for a goroutine-served client serves the loop's clients in busy turns
 // (Server.acquire): the loop never waits for a busy script.
 
-const (
-	loopReadSize = 64 << 10 // bytes one read asks for (Redis: 16 KB)
-	loopEvents   = 256      // epoll events taken per wait
-)
+const loopEvents = 256 // epoll events taken per wait
 
 type eventLoop struct {
 	srv    *Server
@@ -68,8 +65,6 @@ type eventLoop struct {
 	conns   []*loopConn // by descriptor: a slice, as an fd indexes it densely
 	events  []unix.EpollEvent
 	now     int64       // the time read once per round and phase (ioClock), for lastIO
-	rbuf    []byte      // shared read buffer
-	pbuf    []byte      // read buffer while pollBusy runs (rbuf backs the running batch)
 	pending []*loopConn // with replies to write at the end of the round
 	iov     [][]byte    // flush's writev vector, reused
 	polling bool        // inside pollBusy
@@ -82,6 +77,12 @@ type eventLoop struct {
 	woken     []*loopConn // blocked clients with a reply to take (woke)
 	listenOps []listenOp  // changes to listeners
 	done      bool        // the loop has shut down: nothing more is taken
+
+	// resizeDue is set by the clients cron: the loop resizes its
+	// connections' query buffers (resizeQueryBuffers). mayResize says a
+	// connection read since, or holds a buffer with room to give back:
+	// the cron then sets resizeDue.
+	resizeDue, mayResize atomic.Bool
 }
 
 // loopConn is one event-loop connection: the transport-neutral conn, and
@@ -178,7 +179,6 @@ func (s *Server) newLoop() (*eventLoop, error) {
 		epfd:   epfd,
 		wakefd: wakefd,
 		events: make([]unix.EpollEvent, loopEvents),
-		rbuf:   make([]byte, loopReadSize),
 
 		busyMillis: uintptr(busyMillis),
 	}
@@ -304,7 +304,7 @@ func (l *eventLoop) run() {
 				continue
 			}
 			if lc := l.conn(ev.Fd); lc != nil {
-				l.serve(lc, ev.Events, l.rbuf)
+				l.serve(lc, ev.Events)
 			}
 		}
 		// The replies are stamped with the time they leave, after the
@@ -314,6 +314,9 @@ func (l *eventLoop) run() {
 		l.now = max(l.now, s.callEnd.Load())
 		l.flushPending(nil)
 		l.releaseDead()
+		if l.resizeDue.Load() {
+			l.resizeQueryBuffers()
+		}
 		if s.closed.Load() {
 			break
 		}
@@ -395,9 +398,9 @@ func (l *eventLoop) takeWoken() {
 	}
 }
 
-// serve handles one epoll event of a connection, reading into scratch
-// when it holds no partial request; replies wait in the pending list.
-func (l *eventLoop) serve(lc *loopConn, events uint32, scratch []byte) {
+// serve handles one epoll event of a connection, reading into its query
+// buffer; replies wait in the pending list.
+func (l *eventLoop) serve(lc *loopConn, events uint32) {
 	if lc.killed.Load() {
 		l.close(lc, nil)
 		return
@@ -411,7 +414,7 @@ func (l *eventLoop) serve(lc *loopConn, events uint32, scratch []byte) {
 		}
 		return
 	}
-	if l.read(lc, scratch) && !lc.closed && !lc.queued {
+	if l.read(lc) && !lc.closed && !lc.queued {
 		lc.queued = true
 		l.pending = append(l.pending, lc)
 	}
@@ -444,11 +447,11 @@ func (l *eventLoop) flushAndMaybeClose(lc *loopConn) {
 	}
 }
 
-// read reads once from lc and runs what it completes. scratch is the
-// buffer to read into when lc holds no partial request. It returns false
-// when the connection was closed or nothing was read.
-func (l *eventLoop) read(lc *loopConn, scratch []byte) bool {
-	buf := lc.readBuf(scratch)
+// read reads once from lc into its query buffer and runs what it
+// completes. It returns false when the connection was closed or nothing
+// was read.
+func (l *eventLoop) read(lc *loopConn) bool {
+	buf := lc.readBuf(nil)
 	n, err := rawRead(lc.fd, buf)
 	if err == unix.EAGAIN || err == unix.EINTR {
 		return false
@@ -461,6 +464,9 @@ func (l *eventLoop) read(lc *loopConn, scratch []byte) bool {
 		return false
 	}
 	lc.movedBytes(l.now)
+	if !l.mayResize.Load() {
+		l.mayResize.Store(true)
+	}
 	if !lc.received(buf, n, l.polling) {
 		l.flush(lc)
 		l.close(lc, nil)
@@ -719,9 +725,6 @@ func (l *eventLoop) pollBusy(current *conn) {
 	}
 	l.polling = true
 	defer func() { l.polling = false }()
-	if l.pbuf == nil {
-		l.pbuf = make([]byte, 16<<10)
-	}
 	l.now = ioClock()
 	// The round's replies so far go out now, as Redis's beforeSleep runs
 	// from processEventsWhileBlocked: a client served earlier in the round
@@ -746,10 +749,37 @@ func (l *eventLoop) pollBusy(current *conn) {
 			continue
 		}
 		if lc := l.conn(ev.Fd); lc != nil && &lc.conn != current && !lc.closed {
-			l.serve(lc, ev.Events, l.pbuf) // the script's own client is not read, as in Redis
+			l.serve(lc, ev.Events) // the script's own client is not read, as in Redis
 		}
 	}
 	l.flushPending(current)
+}
+
+// requestResize has the loop resize its connections' query buffers soon
+// if any may need it; safe from any goroutine.
+func (l *eventLoop) requestResize() {
+	if l.mayResize.Load() && !l.resizeDue.Swap(true) {
+		l.wake()
+	}
+}
+
+// resizeQueryBuffers runs Redis's clientsCronResizeQueryBuffer on every
+// connection, between batches: none of them has a request running, whose
+// arguments could be in its buffer.
+func (l *eventLoop) resizeQueryBuffers() {
+	l.resizeDue.Store(false)
+	l.mayResize.Store(false)
+	now := ioClock()
+	more := false
+	for _, lc := range l.conns {
+		if lc != nil && !lc.closed {
+			lc.resizeQueryBuffer(now)
+			more = more || cap(lc.in)-len(lc.in) > 4<<10
+		}
+	}
+	if more {
+		l.mayResize.Store(true)
+	}
 }
 
 // kill asks the loop to close the connection; safe from any goroutine.

@@ -25,4 +25,6 @@ func (l *eventLoop) unlisten([]net.Listener) {}
 
 func (l *eventLoop) pollBusy(*conn) {}
 
+func (l *eventLoop) requestResize() {}
+
 func (s *Server) wakeLoop() {}

@@ -29,6 +29,7 @@ type requestParser struct {
 	bulkLen   int64 // length of the bulk being read; -1: its header is next
 	pos       int   // bytes of the request parsed so far
 	offs      []int // start, end of each parsed argument
+	argBytes  int64 // the parsed arguments' bytes (Redis's argv_len_sum)
 
 	args [][]byte // the last request's arguments, reused
 }
@@ -77,6 +78,7 @@ func (p *requestParser) next(buf []byte, authed bool) (st parseStatus, used int,
 		}
 		p.inRequest, p.argsLeft, p.bulkLen, p.pos = true, n, -1, nl+2
 		p.offs = p.offs[:0]
+		p.argBytes = 0
 	}
 	for p.argsLeft > 0 {
 		if p.bulkLen < 0 {
@@ -110,10 +112,17 @@ func (p *requestParser) next(buf []byte, authed bool) (st parseStatus, used int,
 			return parseIncomplete, 0, nil, ""
 		}
 		end := p.pos + int(p.bulkLen)
+		if len(p.offs) == cap(p.offs) {
+			p.growOffs()
+		}
 		p.offs = append(p.offs, p.pos, end)
+		p.argBytes += p.bulkLen
 		p.pos = end + 2
 		p.bulkLen = -1
 		p.argsLeft--
+	}
+	if n := len(p.offs) / 2; cap(p.args) < n {
+		p.args = make([][]byte, 0, n)
 	}
 	p.args = p.args[:0]
 	for i := 0; i < len(p.offs); i += 2 {
@@ -122,6 +131,31 @@ func (p *requestParser) next(buf []byte, authed bool) (st parseStatus, used int,
 	used = p.pos
 	p.inRequest, p.pos = false, 0
 	return parseRequest, used, p.args, ""
+}
+
+// growOffs makes room for more arguments as Redis grows its argv: to
+// 1024 at first, then doubling, never past the request's count. append's
+// growth (a quarter at a time for large slices) made a 1M-argument
+// request allocate five times its offsets.
+func (p *requestParser) growOffs() {
+	room := min(max(2*cap(p.offs), 2*1024), len(p.offs)+2*int(p.argsLeft))
+	grown := make([]int, len(p.offs), room)
+	copy(grown, p.offs)
+	p.offs = grown
+}
+
+// release drops the argument slices a large request left, between
+// requests, so that a connection does not keep them.
+func (p *requestParser) release() {
+	if p.inRequest {
+		return
+	}
+	if cap(p.args) > 1024 {
+		p.args = nil
+	}
+	if cap(p.offs) > 2*1024 {
+		p.offs = nil
+	}
 }
 
 // need is how many bytes of the current request are known to be still
@@ -135,6 +169,23 @@ func (p *requestParser) need(buffered int) int {
 		return int(missing)
 	}
 	return 0
+}
+
+// progress is, for a partial multibulk request, the bytes parsed and
+// its complete arguments' bytes; zeros when none is in progress.
+func (p *requestParser) progress() (parsed int, argBytes int64) {
+	if !p.inRequest {
+		return 0, 0
+	}
+	return p.pos, p.argBytes
+}
+
+// bulkBytes is the length of the bulk being read, 0 when none.
+func (p *requestParser) bulkBytes() int {
+	if !p.inRequest || p.bulkLen < 0 {
+		return 0
+	}
+	return int(p.bulkLen)
 }
 
 func (p *requestParser) fail(msg string) (parseStatus, int, [][]byte, string) {

@@ -129,6 +129,16 @@ func NewString(b []byte) *String {
 	return byteString(append([]byte{}, b...), false)
 }
 
+// StringOf returns a String holding b itself, which the caller gives up
+// (SET of a big argument keeps the connection's buffer, as Redis keeps its
+// query buffer as the value).
+func StringOf(b []byte) *String {
+	if n, ok := number.ParseInt(b); ok {
+		return intString(n)
+	}
+	return byteString(b[:len(b):len(b)], false)
+}
+
 // NewInt returns a String holding n.
 func NewInt(n int64) *String { return intString(n) }
 

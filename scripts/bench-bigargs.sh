@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# bench-bigargs.sh: commands with huge arguments, redis-server and floodgate
+# (built from this tree) side by side in one run, over TCP: a 1M-argument
+# RPUSH, SADD, HSET, MSET and DEL (of the keys a 1M-argument MSET made), and
+# a 200 MB SET. Each run gets a fresh server. Prints, per workload and
+# server, the median of REPS runs of the wall time (first byte sent to
+# reply read), the server's peak resident set and its resident set after.
+#
+#   scripts/bench-bigargs.sh            # REPS=3
+#   REPS=5 ONLY=SET scripts/bench-bigargs.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+go build -o "$dir/floodgate" ./cmd/floodgate
+nice go run ./scripts/bigargs -reps "${REPS:-3}" -only "${ONLY:-}" \
+	"redis=redis-server --port {port} --bind 127.0.0.1 --save '' --appendonly no --dir $dir" \
+	"floodgate=$dir/floodgate --port {port} --bind 127.0.0.1 --save '' --appendonly no --dir $dir"

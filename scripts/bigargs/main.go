@@ -1,0 +1,240 @@
+// Command bigargs measures commands with very large arguments against
+// several servers in one run: for each workload and server it starts a
+// fresh server (so that no earlier run's memory counts), sends the request
+// over TCP, times it from the first byte written to the last byte of the
+// reply, and reads the server's peak resident set (/proc/PID/status VmHWM)
+// and its resident set once the reply is read. It prints the median of
+// -reps runs. scripts/bench-bigargs.sh runs it.
+//
+//	go run ./scripts/bigargs -reps 5 'redis=redis-server --port {port} --save ""' 'floodgate=bin/floodgate --port {port}'
+//
+// {port} in a server's command line is replaced by a free port, and ”
+// stands for an empty argument.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// server is a server to measure: its name and command line.
+type server struct {
+	name string
+	argv []string
+}
+
+// workload is one measured request and the untimed requests before it.
+type workload struct {
+	name    string
+	setup   [][]byte // requests sent before the timed one, untimed
+	request []byte
+}
+
+func main() {
+	reps := flag.Int("reps", 3, "runs of each workload on each server")
+	args := flag.Int("args", 1_000_000, "arguments of the many-argument commands")
+	bigMB := flag.Int("bigmb", 200, "megabytes of the large SET's value")
+	only := flag.String("only", "", "run only the workloads whose name contains this")
+	flag.Parse()
+	var servers []server
+	for _, spec := range flag.Args() {
+		name, cmdline, _ := strings.Cut(spec, "=")
+		servers = append(servers, server{name, strings.Fields(cmdline)})
+	}
+	fmt.Printf("%-10s %-10s %8s %8s %8s %9s\n", "workload", "server", "wall_ms", "cpu_ms", "peak_MB", "after_MB")
+	for _, w := range workloads(*args, *bigMB) {
+		if *only != "" && !strings.Contains(w.name, *only) {
+			continue
+		}
+		for _, s := range servers {
+			var walls, cpus, peaks, afters []float64
+			for r := 0; r < *reps; r++ {
+				m, err := run(s, w)
+				if err != nil {
+					fmt.Fprintf(os.Stderr, "bigargs: %s on %s: %v\n", w.name, s.name, err)
+					os.Exit(1)
+				}
+				walls, cpus = append(walls, m.wall), append(cpus, m.cpu)
+				peaks, afters = append(peaks, m.peak), append(afters, m.after)
+			}
+			fmt.Printf("%-10s %-10s %8.0f %8.0f %8.1f %9.1f\n", w.name, s.name, median(walls), median(cpus), median(peaks), median(afters))
+		}
+	}
+}
+
+func workloads(n, bigMB int) []workload {
+	many := func(cmd string, key bool, arg func(i int) string) []byte {
+		parts := []string{cmd}
+		if key {
+			parts = append(parts, "k")
+		}
+		total := n
+		if cmd == "MSET" && n%2 == 0 {
+			total++ // MSET takes pairs
+		}
+		for i := 0; len(parts) < total; i++ {
+			parts = append(parts, arg(i))
+		}
+		return encode(parts)
+	}
+	mset := many("MSET", false, func(i int) string {
+		if i%2 == 0 {
+			return "key:" + strconv.Itoa(i/2)
+		}
+		return "v" + strconv.Itoa(i)
+	})
+	big := make([]byte, 0, bigMB<<20+64)
+	big = fmt.Appendf(big, "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$%d\r\n", bigMB<<20)
+	big = append(big, bytes.Repeat([]byte{'x'}, bigMB<<20)...)
+	big = append(big, "\r\n"...)
+	return []workload{
+		{name: "RPUSH", request: many("RPUSH", true, func(i int) string { return "v" + strconv.Itoa(i) })},
+		{name: "SADD", request: many("SADD", true, func(i int) string { return "m" + strconv.Itoa(i) })},
+		{name: "HSET", request: many("HSET", true, func(i int) string { return "f" + strconv.Itoa(i) })},
+		{name: "MSET", request: mset},
+		{name: "DEL", setup: [][]byte{mset}, request: many("DEL", false, func(i int) string { return "key:" + strconv.Itoa(i) })},
+		{name: "SET200MB", request: big},
+	}
+}
+
+func encode(parts []string) []byte {
+	var b []byte
+	b = fmt.Appendf(b, "*%d\r\n", len(parts))
+	for _, p := range parts {
+		b = fmt.Appendf(b, "$%d\r\n%s\r\n", len(p), p)
+	}
+	return b
+}
+
+// measurement is one run of a workload: wall time and server CPU time in
+// ms, the server's peak resident set and its resident set after, in MB.
+type measurement struct{ wall, cpu, peak, after float64 }
+
+// run starts s, sends w's setup, then measures w's request.
+func run(s server, w workload) (m measurement, err error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return m, err
+	}
+	addr := l.Addr().String()
+	l.Close()
+	_, port, _ := net.SplitHostPort(addr)
+	argv := make([]string, len(s.argv))
+	for i, a := range s.argv {
+		argv[i] = strings.ReplaceAll(a, "{port}", port)
+		if a == "''" {
+			argv[i] = "" // an empty argument: --save ''
+		}
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = os.TempDir() // where a server would write its files
+	if err := cmd.Start(); err != nil {
+		return m, err
+	}
+	defer stop(cmd)
+	var c net.Conn
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if c, err = net.Dial("tcp", addr); err == nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
+		return m, err
+	}
+	defer c.Close()
+	rd := bufio.NewReaderSize(c, 1<<16)
+	for _, req := range w.setup {
+		if _, err := c.Write(req); err != nil {
+			return m, err
+		}
+		if _, err := readReply(rd); err != nil {
+			return m, err
+		}
+	}
+	pid := cmd.Process.Pid
+	if err := os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0); err != nil {
+		return m, err
+	}
+	cpu0 := cpuMillis(pid)
+	start := time.Now()
+	werr := make(chan error, 1)
+	go func() { _, err := c.Write(w.request); werr <- err }()
+	reply, err := readReply(rd)
+	m.wall = float64(time.Since(start).Microseconds()) / 1000
+	m.cpu = cpuMillis(pid) - cpu0
+	if err == nil {
+		err = <-werr
+	}
+	if err == nil && reply[0] == '-' {
+		err = fmt.Errorf("reply %q", reply)
+	}
+	m.peak, m.after = status(pid, "VmHWM"), status(pid, "VmRSS")
+	return m, err
+}
+
+// cpuMillis is the on-CPU time of all of pid's threads, in ms, from
+// /proc/PID/task/*/schedstat (ns).
+func cpuMillis(pid int) float64 {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	var ns float64
+	for _, t := range tasks {
+		b, _ := os.ReadFile(t)
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			v, _ := strconv.ParseFloat(f[0], 64)
+			ns += v
+		}
+	}
+	return ns / 1e6
+}
+
+// stop interrupts the server (so that a CPU profile it writes is
+// complete) and kills it if it has not exited within 10 s.
+func stop(cmd *exec.Cmd) {
+	cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		<-done
+	}
+}
+
+// readReply reads one reply that is a status, error or integer.
+func readReply(rd *bufio.Reader) ([]byte, error) {
+	line, err := rd.ReadBytes('\n')
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return line, err
+}
+
+// status is a /proc/PID/status field in MB.
+func status(pid int, field string) float64 {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+func median(v []float64) float64 {
+	sort.Float64s(v)
+	return v[len(v)/2]
+}
