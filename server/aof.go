@@ -783,7 +783,8 @@ func (s *Server) startAOF() error {
 		return err
 	}
 	m = a.manifest
-	if m.Base == nil && len(m.Incrs) == 0 {
+	baseCreated := m.Base == nil && len(m.Incrs) == 0
+	if baseCreated {
 		s.lock <- struct{}{}
 		job := s.newRewriteJob(fmt.Sprintf("temp-rewriteaof-%d.aof", os.Getpid()))
 		<-s.lock
@@ -815,14 +816,27 @@ func (s *Server) startAOF() error {
 		s.log.Warn(fmt.Sprintf("Can't open the append-only file %s: %v", name, err))
 		return err
 	}
-	if err := s.persistManifest(m); err != nil {
-		f.Close()
-		return err
+	// Only a manifest that changed is written, as Redis's persistAofManifest
+	// (am->dirty): a restart on a full disk must not fail for a file it
+	// has no need to rewrite.
+	if baseCreated || created {
+		if err := s.persistManifest(m); err != nil {
+			f.Close()
+			return err
+		}
 	}
 	if created {
 		s.log.Info("Creating AOF incr file " + name + " on server start")
 	} else {
 		s.log.Info("Opening AOF incr file " + name + " on server start")
+	}
+	if len(m.History) > 0 { // left by a rewrite cut short: Redis's aofDelHistoryFiles at start
+		for _, h := range m.History {
+			s.log.Info("Removing the history file " + h.Name + " in the background")
+			os.Remove(s.aofPath(h.Name))
+		}
+		m.History = nil
+		s.persistManifest(m) // as Redis, a failure is logged and the start goes on
 	}
 	a.mu.Lock()
 	a.file = f
