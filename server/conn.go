@@ -278,9 +278,12 @@ func (cn *conn) resizeQueryBuffer(now int64) {
 		default:
 			size = -1
 		}
-		if size == 0 {
+		switch {
+		case size == 0:
 			cn.in = nil
-		} else if size > 0 {
+		case size > 0 && cap(cn.in)-size > 4<<10:
+			// Not when it would save little: a big bulk being read sits in
+			// a buffer of its size, which Redis's realloc keeps in place.
 			cn.in = append(make([]byte, 0, size), cn.in...)
 		}
 		cn.noteQueryBuffer()

@@ -117,14 +117,16 @@ func TestResizeQueryBuffer(t *testing.T) {
 		len, cap, peak  int
 		idle            time.Duration
 		wantLen, wantCp int
+		bulk            int64 // the length of the bulk being read; 0: none
 	}{
-		{"idle, empty: freed", 0, 16 << 10, 100, 3 * time.Second, 0, 0},
-		{"idle, partial: cut to it", 5000, 64 << 10, 5000, 3 * time.Second, 5000, 5000},
-		{"idle two seconds: kept", 0, 16 << 10, 100, 2 * time.Second, 0, 16 << 10},
-		{"little waste: kept", 0, 4 << 10, 0, time.Hour, 0, 4 << 10},
-		{"big, low peak: cut to the peak", 0, 400 << 10, 130, 0, 0, 130},
-		{"big, peak over half: kept", 0, 400 << 10, 201 << 10, 0, 0, 400 << 10},
-		{"under the threshold: kept", 0, 32 << 10, 10, 0, 0, 32 << 10},
+		{"idle, empty: freed", 0, 16 << 10, 100, 3 * time.Second, 0, 0, 0},
+		{"idle, partial: cut to it", 5000, 64 << 10, 5000, 3 * time.Second, 5000, 5000, 0},
+		{"idle two seconds: kept", 0, 16 << 10, 100, 2 * time.Second, 0, 16 << 10, 0},
+		{"little waste: kept", 0, 4 << 10, 0, time.Hour, 0, 4 << 10, 0},
+		{"big, low peak: cut to the peak", 0, 400 << 10, 130, 0, 0, 130, 0},
+		{"big, peak over half: kept", 0, 400 << 10, 201 << 10, 0, 0, 400 << 10, 0},
+		{"under the threshold: kept", 0, 32 << 10, 10, 0, 0, 32 << 10, 0},
+		{"a big bulk being read: kept", 50 << 10, 400<<10 + 100, 50 << 10, 0, 50 << 10, 400<<10 + 100, 400 << 10},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -132,6 +134,9 @@ func TestResizeQueryBuffer(t *testing.T) {
 			cn.in = make([]byte, tc.len, tc.cap)
 			copy(cn.in, strings.Repeat("*", tc.len))
 			cn.inPeak = tc.peak
+			if tc.bulk > 0 {
+				cn.parser.inRequest, cn.parser.bulkLen = true, tc.bulk
+			}
 			now := ioClock()
 			cn.lastIO.Store(now - int64(tc.idle))
 			cn.resizeQueryBuffer(now)
@@ -141,8 +146,8 @@ func TestResizeQueryBuffer(t *testing.T) {
 			if got := cn.qbufFree.Load(); tc.wantCp != tc.cap && got != int64(tc.wantCp-tc.wantLen) {
 				t.Fatalf("qbuf-free %d, want %d", got, tc.wantCp-tc.wantLen)
 			}
-			if cn.inPeak != len(cn.in) {
-				t.Fatalf("peak %d after, want the buffer's length %d", cn.inPeak, len(cn.in))
+			if want := max(len(cn.in), int(tc.bulk)); cn.inPeak != want {
+				t.Fatalf("peak %d after, want %d", cn.inPeak, want)
 			}
 		})
 	}
