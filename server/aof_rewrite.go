@@ -144,6 +144,9 @@ func (s *Server) startRewrite() error {
 		a.rewriteScheduled = true
 		return errRewriteScheduled
 	}
+	if err := s.loadManifestLate(); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(s.aofDir(), 0o755); err != nil {
 		s.log.Warn(fmt.Sprintf("Can't open or create append-only dir %s: %v", s.aofDir(), err))
 		return err
@@ -293,6 +296,20 @@ func (s *Server) finishRewrite(gen int, tmp string, size int64, rdbBase bool, er
 	s.log.Info("Background AOF rewrite finished successfully")
 }
 
+// loadManifestLate reads the manifest if Start did not (LazyAOFManifest,
+// or a server that serves Dial only), before the AOF is turned on or
+// rewritten.
+func (s *Server) loadManifestLate() error {
+	if s.aof.manifest != nil {
+		return nil
+	}
+	m, err := s.readManifest()
+	if err == nil {
+		s.aof.manifest = m
+	}
+	return err
+}
+
 // setAppendOnly turns the AOF on or off at run time (CONFIG SET
 // appendonly), under the execution lock. Turning it on logs from now into
 // a new incr file and starts a rewrite for the base, as Redis's
@@ -317,6 +334,9 @@ func (s *Server) setAppendOnly(on bool) error {
 	}
 	if a.rewriting {
 		return errors.New(errRewriteInProgress)
+	}
+	if err := s.loadManifestLate(); err != nil {
+		return err
 	}
 	if err := os.MkdirAll(s.aofDir(), 0o755); err != nil {
 		s.log.Warn(fmt.Sprintf("Can't open or create append-only dir %s: %v", s.aofDir(), err))

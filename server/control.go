@@ -28,9 +28,8 @@ func (s *Server) ServeDialOnly() error {
 // closes it with ErrShutdownWhileLoading.
 func (s *Server) StartAddr(addr string) error {
 	loading := s.aof.cfg.Enabled || (s.cfg.LoadRDB && s.rdbExists())
-	if !loading {
-		// With the AOF off this only reads the manifest: nothing to load,
-		// so a test double starts in microseconds.
+	if !loading && !s.cfg.LazyAOFManifest {
+		// With the AOF off this only reads the manifest: nothing to load.
 		if err := s.startAOF(); err != nil {
 			return err
 		}

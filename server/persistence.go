@@ -359,7 +359,7 @@ func saverProcs() (restore func()) {
 }
 
 // saveCron starts a background save when a save point is reached or a
-// scheduled BGSAVE can run; expiryLoop calls it each tick, as Redis's
+// scheduled BGSAVE can run; expiryCron calls it each run, as Redis's
 // serverCron does both.
 func (s *Server) saveCron() {
 	s.lock <- struct{}{}

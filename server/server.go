@@ -89,6 +89,12 @@ type Config struct {
 	// AOF configures the append-only file (off by default); with it on,
 	// Start loads the data from it, instead of the RDB.
 	AOF AOFConfig
+	// LazyAOFManifest makes a Start with the AOF off read no file: the AOF
+	// manifest is read when the AOF is turned on or rewritten instead.
+	// Redis, and the binary, read it at start, so that a broken manifest
+	// stops the server there; a test double (servertest) sets it and
+	// opens no file to start.
+	LazyAOFManifest bool
 	// LoadRDB makes Start load dir/dbfilename (unless the AOF is on), as
 	// redis-server does; cmd/floodgate sets it. Start listens first and
 	// answers LOADING while it loads, as Redis 7.0.

@@ -83,7 +83,8 @@ func WithoutListener() Option { return func(rc *runConfig) { rc.listen = false }
 // the floodgate binary (FastForward and SetTime still move that clock).
 // Close it when done, or use RunT.
 func Run(opts ...Option) (*Server, error) {
-	rc := runConfig{cfg: server.Config{Addr: "127.0.0.1:0", Clock: &shiftedClock{}}, listen: true}
+	// No file is read to start: the manifest waits for the AOF (Config).
+	rc := runConfig{cfg: server.Config{Addr: "127.0.0.1:0", Clock: &shiftedClock{}, LazyAOFManifest: true}, listen: true}
 	for _, opt := range opts {
 		opt(&rc)
 	}
