@@ -574,6 +574,7 @@ func (s *Server) execute(c *Client, args [][]byte) {
 		return
 	}
 	s.store.Refresh()
+	s.store.HoldExpired = s.paused() != pauseNone // Redis's expireIfNeeded under a pause
 	s.dispatch(c, args)
 	if len(s.blocking.ready) > 0 {
 		s.serveReady()
@@ -834,7 +835,6 @@ func (s *Server) expiryLoop() {
 				n = s.store.ActiveExpire(chunk)
 			}
 			s.expireCycle += time.Since(began)
-			s.expired += int64(n)
 			if first {
 				s.sampleStats(time.Now())
 				first = false
