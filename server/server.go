@@ -191,6 +191,7 @@ type Server struct {
 	hz              atomic.Int32
 	outputLimits    atomic.Pointer[[3]OutputLimit]
 	rejectedConns   atomic.Int64
+	errorStats      errorStats // INFO errorstats, total_error_replies (errorstats.go)
 	logLevel        *slog.LevelVar
 	binds           []string               // bind's addresses; empty: cfg.Addr's host
 	front           *frontListener         // the sockets Start opened (listen.go)
