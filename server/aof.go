@@ -474,6 +474,7 @@ func valueOf[T store.Value](e *store.Entry) (T, bool) {
 // expiredKey logs the deletion of a key whose time had passed (the store's
 // OnExpire), as Redis's deleteExpiredKeyAndPropagate.
 func (s *Server) expiredKey(db int, key string) {
+	s.expired++ // expired_keys: lazy and active expiry alike, as Redis's stat_expiredkeys
 	if s.aof.on.Load() {
 		s.propagate(db, s.deletion("lazyfree-lazy-expire"), []byte(key))
 	}

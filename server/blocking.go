@@ -267,7 +267,7 @@ func (s *Server) forget(w *waiter) {
 func (s *Server) unblock(w *waiter, answer func(c *Client)) {
 	s.forget(w)
 	c := w.c
-	buf := &conn{}
+	buf := &conn{srv: s} // srv: the reply's errors count in errorstats
 	rw := &respWriter{cn: buf, proto: c.protocol()}
 	saved := c.w
 	c.w = rw

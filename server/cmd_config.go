@@ -159,6 +159,7 @@ func cmdConfigResetStat(c *Client, args [][]byte) {
 	s.memory.evicted = 0
 	s.totalConns.Store(0)
 	s.limiter.reset()
+	s.errorStats.reset()
 	c.w.Status("OK")
 }
 

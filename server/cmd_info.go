@@ -38,7 +38,7 @@ var infoSections = []infoSection{
 	{"cpu", "CPU", true, infoCPU},
 	{"modules", "Modules", true, func(*Server, *infoBuilder) {}},
 	{"commandstats", "Commandstats", false, infoCommandStats},
-	{"errorstats", "Errorstats", true, func(*Server, *infoBuilder) {}},
+	{"errorstats", "Errorstats", true, infoErrorStats},
 	{"latencystats", "Latencystats", false, infoLatencyStats},
 	{"cluster", "Cluster", true, func(_ *Server, b *infoBuilder) { b.int("cluster_enabled", 0) }},
 	{"keyspace", "Keyspace", true, infoKeyspace},
@@ -315,10 +315,6 @@ func infoPersistence(s *Server, b *infoBuilder) {
 }
 
 func infoStats(s *Server, b *infoBuilder) {
-	var errs int64
-	for _, st := range s.stats {
-		errs += st.failed + st.rejected
-	}
 	b.int("total_connections_received", s.totalConns.Load())
 	b.int("total_commands_processed", s.processed)
 	b.int("instantaneous_ops_per_sec", s.inst.ops.mean())
@@ -369,7 +365,7 @@ func infoStats(s *Server, b *infoBuilder) {
 	b.int("tracking_total_items", 0)
 	b.int("tracking_total_prefixes", 0)
 	b.int("unexpected_error_replies", 0)
-	b.int("total_error_replies", errs)
+	b.int("total_error_replies", s.errorStats.totalReplies())
 	b.int("dump_payload_sanitizations", 0)
 	b.int("total_reads_processed", s.net.reads.Load())
 	b.int("total_writes_processed", s.net.writes.Load())

@@ -132,7 +132,7 @@ func (s *Server) Now() time.Time { return s.store.Clock().Now() }
 // O(log n) per expired key.
 func (s *Server) ExpireNow() {
 	s.Do(func() {
-		s.expired += int64(s.store.ActiveExpire(0))
+		s.store.ActiveExpire(0) // expiredKey counts them
 		if s.timeOutBlocked() >= 0 {
 			s.rearmBlockTimer() // the wall-clock wait it had is now too long
 		}

@@ -57,22 +57,32 @@ func (s *Server) postpones(c *Client, cmd *Command, args [][]byte) bool {
 	return false
 }
 
-// mayReplicate is Redis's is_may_replicate_command.
+// mayReplicate is Redis's is_may_replicate_command: cmd's flags as
+// getCommandFlags sees them, or for EXEC those of any command queued
+// (Redis's mstate.cmd_flags), a script's included.
 func mayReplicate(c *Client, cmd *Command, args [][]byte) bool {
-	switch cmd.Name {
-	case "exec":
+	if cmd.Name == "exec" {
 		if c.multi == nil {
 			return false
 		}
-		for _, q := range c.multi.cmds {
-			if q.Flags&(FlagWrite|FlagMayReplicate) != 0 {
+		for i, q := range c.multi.cmds {
+			if q.Name != "exec" && mayReplicate(c, q, c.multi.queued[i]) {
 				return true
 			}
 		}
 		return false
-	case "eval", "evalsha":
-		flags := scriptFlags(c, cmd, args)
-		return flags&luaengine.FlagShebang == 0 || flags&luaengine.FlagNoWrites == 0
+	}
+	switch cmd.Name {
+	case "eval", "evalsha", "eval_ro", "evalsha_ro":
+		// A script that declares flags writes unless it says no-writes
+		// (scriptFlagsToCmdFlags); one that does not keeps the command's
+		// flags: EVAL and EVALSHA may replicate (their row's
+		// CMD_MAY_REPLICATE, which COMMAND INFO does not show), the _RO
+		// forms do not.
+		if flags := scriptFlags(c, cmd, args); flags&luaengine.FlagShebang != 0 {
+			return flags&luaengine.FlagNoWrites == 0
+		}
+		return cmd.Name == "eval" || cmd.Name == "evalsha"
 	}
 	return cmd.Flags&(FlagWrite|FlagMayReplicate) != 0
 }

@@ -230,6 +230,7 @@ type Server struct {
 	hz              atomic.Int32
 	outputLimits    atomic.Pointer[[3]OutputLimit]
 	rejectedConns   atomic.Int64
+	errorStats      errorStats // INFO errorstats, total_error_replies (errorstats.go)
 	logLevel        *slog.LevelVar
 	binds           []string               // bind's addresses; empty: cfg.Addr's host
 	front           *frontListener         // the sockets Start opened (listen.go)
@@ -661,6 +662,7 @@ func (s *Server) execute(c *Client, args [][]byte) {
 		return
 	}
 	s.store.Refresh()
+	s.store.HoldExpired = s.paused() != pauseNone // Redis's expireIfNeeded under a pause
 	s.dispatch(c, args)
 	if len(s.blocking.ready) > 0 {
 		s.serveReady()
@@ -914,7 +916,6 @@ func (s *Server) expiryCron() {
 			n = s.store.ActiveExpire(chunk)
 		}
 		s.expireCycle += time.Since(began)
-		s.expired += int64(n)
 		if first {
 			s.sampleStats(time.Now())
 			first = false

@@ -227,6 +227,11 @@ type Store struct {
 	// had passed, lazily or by ActiveExpire, so the server can log a DEL
 	// for it (Redis's deleteExpiredKeyAndPropagate).
 	OnExpire func(db int, key string)
+	// HoldExpired, while set (the server sets it during CLIENT PAUSE), has
+	// a key whose time has passed reported missing but neither deleted nor
+	// counted, as Redis's expireIfNeeded keeps the dataset constant while
+	// clients are paused: the key expires once the pause is over.
+	HoldExpired bool
 	// Touched, while TrackTouched is set, collects the keys Modified
 	// signals: what the server logs the state of after serving a blocked
 	// client, whose pop no command line describes.
@@ -425,17 +430,25 @@ func (db *DB) Peek(key []byte) *Entry {
 func (db *DB) live(key []byte) *Entry {
 	e := db.keys.findBytes(key)
 	if e != nil && db.expired(e) {
-		db.expire(e)
+		db.lazyExpire(e)
 		e = nil
 	}
 	return e
+}
+
+// lazyExpire deletes an entry a lookup found past its time, unless
+// HoldExpired holds it.
+func (db *DB) lazyExpire(e *Entry) {
+	if !db.store.HoldExpired {
+		db.expire(e)
+	}
 }
 
 // GetString is Get for a string key.
 func (db *DB) GetString(key string) *Entry {
 	e := db.keys.find(key)
 	if e != nil && db.expired(e) {
-		db.expire(e)
+		db.lazyExpire(e)
 		e = nil
 	}
 	if db.store.countLookups {
@@ -605,13 +618,21 @@ func (db *DB) Flush() {
 
 // RandomKey returns a random live key, or "", false.
 func (db *DB) RandomKey() (string, bool) {
-	for {
+	for tries := 0; ; tries++ {
 		e := db.keys.random(db.store.rng)
 		if e == nil {
 			return "", false
 		}
 		if !db.expired(e) {
 			return e.Key(), true
+		}
+		if db.store.HoldExpired {
+			// Expired keys stay: give up where Redis's replica does
+			// (dbRandomKey's 100 tries) rather than spin on them.
+			if tries >= 100 {
+				return "", false
+			}
+			continue
 		}
 		db.expire(e)
 	}
@@ -642,7 +663,7 @@ func (db *DB) Scan(cursor uint64, count int, visit func(e *Entry)) uint64 {
 		visit(e)
 	}
 	for _, e := range expired {
-		db.expire(e)
+		db.lazyExpire(e)
 	}
 	return cursor
 }
