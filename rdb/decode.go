@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/floodgate/floodgate/internal/lzf"
 	"io"
 	"math"
 	"os"
@@ -234,10 +235,10 @@ func (r *reader) stringTo(dst []byte) ([]byte, error) {
 		}
 		// A back reference of 3 bytes expands to at most 264: a longer
 		// claimed length is corrupt, and must not be allocated.
-		if ulen == 0 || ulen > clen*(lzfMaxRef/3+1) {
+		if ulen == 0 || ulen > clen*(lzf.MaxRef/3+1) {
 			return nil, r.corrupt("Invalid LZF compressed string")
 		}
-		out, err := lzfDecompress(c, int(ulen))
+		out, err := lzf.Decompress(c, int(ulen))
 		if err != nil {
 			return nil, r.corrupt("Invalid LZF compressed string")
 		}
@@ -494,7 +495,7 @@ func (r *reader) object(t byte) (store.Value, error) {
 			}
 			switch {
 			case container == listContainerPlain:
-				l.PushBack(b)
+				l.AppendNode([][]byte{b})
 				continue
 			case container != listContainerPacked:
 				return nil, r.corrupt("Quicklist integrity check failed.")
@@ -508,7 +509,7 @@ func (r *reader) object(t byte) (store.Value, error) {
 			if err != nil {
 				return nil, r.corrupt("Listpack integrity check failed.")
 			}
-			l.PushBack(entries...) // an empty node is skipped, as Redis does
+			l.AppendNode(entries) // as the payload has it; an empty node is skipped
 		}
 		if l.Len() == 0 {
 			return nil, errEmptyKey

@@ -9,6 +9,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/floodgate/floodgate/internal/listpack"
+	"github.com/floodgate/floodgate/internal/lzf"
 	"io"
 	"math"
 	"strconv"
@@ -98,7 +100,7 @@ func appendString[T ~string | ~[]byte](b []byte, s T, compress bool) []byte {
 		}
 	}
 	if compress && len(s) > compressMinLen {
-		if c := lzfCompress([]byte(s), len(s)-4); c != nil {
+		if c := lzf.Compress([]byte(s), len(s)-4); c != nil {
 			b = append(b, 0xC0|encLZF)
 			b = appendLen(b, uint64(len(c)))
 			b = appendLen(b, uint64(len(s)))
@@ -202,12 +204,12 @@ func appendObject(b []byte, v store.Value, compress bool) []byte {
 		return appendList(b, v, compress)
 	case *store.Hash:
 		if v.Encoding() == "listpack" {
-			lp := newListpack()
+			lp := listpack.New()
 			for _, f := range v.Fields() {
-				lp.appendString([]byte(f.Name))
-				lp.appendString([]byte(f.Value))
+				lp.AppendString([]byte(f.Name))
+				lp.AppendString([]byte(f.Value))
 			}
-			return appendString(b, lp.bytes(), compress)
+			return appendString(b, lp.Bytes(), compress)
 		}
 		b = appendLen(b, uint64(v.Len()))
 		for _, f := range v.Fields() {
@@ -216,17 +218,17 @@ func appendObject(b []byte, v store.Value, compress bool) []byte {
 		}
 	case *store.ZSet:
 		if v.Encoding() == "listpack" {
-			lp := newListpack()
+			lp := listpack.New()
 			v.Ascend(0, func(m []byte, s float64) bool {
-				lp.appendString(m)
+				lp.AppendString(m)
 				if n, ok := scoreInt(s); ok {
-					lp.appendInt(n)
+					lp.AppendInt(n)
 				} else {
-					lp.appendString([]byte(formatScore(s)))
+					lp.AppendString([]byte(formatScore(s)))
 				}
 				return true
 			})
-			return appendString(b, lp.bytes(), compress)
+			return appendString(b, lp.Bytes(), compress)
 		}
 		// Redis writes a skiplist from its tail, so loading inserts at the head.
 		b = appendLen(b, uint64(v.Len()))
@@ -239,66 +241,31 @@ func appendObject(b []byte, v store.Value, compress bool) []byte {
 	return b
 }
 
-// Redis 7.0 keeps a list as a quicklist of listpack nodes, split by the
-// list's fill (list-max-listpack-size when it was created): a node takes
-// another element while its size, plus the element and 8 bytes of
-// estimated overhead, stays within the fill's byte limit (negative fills),
-// or within 8 KB and the fill's count (positive ones), as
-// _quicklistNodeAllowInsert decides. Splitting the same way makes a list
-// pushed in order DUMP to Redis's bytes.
+// listContainerPlain and listContainerPacked are a quicklist node's
+// container: one element as is, or a listpack.
 const (
-	listNodeSafetyLimit = 8192
-	listNodeOverhead    = 8
 	listContainerPlain  = 1
 	listContainerPacked = 2
-	// A node smaller than this is never compressed (MIN_COMPRESS_BYTES),
-	// nor one LZF shrinks by less than 8 bytes (MIN_COMPRESS_IMPROVE).
-	listCompressMinBytes   = 48
-	listCompressMinImprove = 8
 )
 
-// listNodeLimits are the node sizes of fills -1 to -5.
-var listNodeLimits = [...]int{4096, 8192, 16384, 32768, 65536}
-
-// nodeTakes reports whether a node of size bytes and count elements takes
-// an element of n bytes under fill.
-func nodeTakes(size, count, n, fill int) bool {
-	grown := size + n + listNodeOverhead
-	if fill < 0 {
-		return grown <= listNodeLimits[min(-fill, len(listNodeLimits))-1]
-	}
-	return grown <= listNodeSafetyLimit && count < fill
-}
-
+// appendList writes the list's quicklist nodes as Redis does: a node Redis
+// holds LZF-compressed (list-compress-depth) is saved so whatever
+// rdbcompression says, the others as strings.
 func appendList(b []byte, l *store.List, compress bool) []byte {
-	fill, depth := l.NodeOptions()
-	var nodes [][]byte
-	lp := newListpack()
-	l.Range(0, l.Len()-1, func(e []byte) bool {
-		if lp.count > 0 && !nodeTakes(len(lp.buf)+1, lp.count, len(e), fill) {
-			nodes = append(nodes, lp.bytes())
-			lp = newListpack()
-		}
-		lp.appendString(e)
-		return true
-	})
-	nodes = append(nodes, lp.bytes())
-	b = appendLen(b, uint64(len(nodes)))
-	for i, n := range nodes {
+	b = appendLen(b, uint64(l.NodeCount()))
+	l.Nodes(func(lp []byte, compressed bool) {
 		b = appendLen(b, listContainerPacked)
-		// With list-compress-depth d, every node but the d at each end is
-		// kept LZF-compressed, and saved so whatever rdbcompression says.
-		if depth > 0 && i >= depth && i < len(nodes)-depth && len(n) >= listCompressMinBytes {
-			if c := lzfCompress(n, len(n)-listCompressMinImprove-1); c != nil {
+		if compressed {
+			if c := lzf.Compress(lp, len(lp)); c != nil {
 				b = append(b, 0xC0|encLZF)
 				b = appendLen(b, uint64(len(c)))
-				b = appendLen(b, uint64(len(n)))
+				b = appendLen(b, uint64(len(lp)))
 				b = append(b, c...)
-				continue
+				return
 			}
 		}
-		b = appendString(b, n, compress)
-	}
+		b = appendString(b, lp, compress)
+	})
 	return b
 }
 

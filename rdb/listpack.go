@@ -5,7 +5,7 @@ import (
 	"errors"
 	"strconv"
 
-	"github.com/floodgate/floodgate/internal/number"
+	"github.com/floodgate/floodgate/internal/listpack"
 )
 
 // The packed encodings Redis stores as one string inside an RDB value:
@@ -13,90 +13,6 @@ import (
 // older ziplist, which 7.0 still reads.
 
 var errPacked = errors.New("corrupt packed encoding")
-
-// listpackWriter builds a listpack. Entries are encoded as Redis's
-// lpAppend does (an entry that is a canonical integer is stored as one, in
-// the narrowest form), so the bytes equal Redis's for the same entries.
-type listpackWriter struct {
-	buf   []byte
-	count int
-}
-
-func newListpack() *listpackWriter { return &listpackWriter{buf: make([]byte, 6, 64)} }
-
-func (lp *listpackWriter) appendString(s []byte) {
-	if n, ok := number.ParseInt(s); ok && len(s) <= 20 {
-		lp.appendInt(n)
-		return
-	}
-	start := len(lp.buf)
-	switch l := len(s); {
-	case l < 64:
-		lp.buf = append(lp.buf, 0x80|byte(l))
-	case l < 4096:
-		lp.buf = append(lp.buf, 0xE0|byte(l>>8), byte(l))
-	default:
-		lp.buf = append(lp.buf, 0xF0)
-		lp.buf = binary.LittleEndian.AppendUint32(lp.buf, uint32(l))
-	}
-	lp.buf = append(lp.buf, s...)
-	lp.buf = appendBacklen(lp.buf, len(lp.buf)-start)
-	lp.count++
-}
-
-// appendInt appends an integer entry (lpAppendInteger).
-func (lp *listpackWriter) appendInt(n int64) {
-	start := len(lp.buf)
-	lp.appendIntBody(n)
-	lp.buf = appendBacklen(lp.buf, len(lp.buf)-start)
-	lp.count++
-}
-
-func (lp *listpackWriter) appendIntBody(n int64) {
-	switch {
-	case n >= 0 && n <= 127:
-		lp.buf = append(lp.buf, byte(n))
-	case n >= -4096 && n <= 4095:
-		u := uint64(n) & 0x1fff
-		lp.buf = append(lp.buf, 0xC0|byte(u>>8), byte(u))
-	case n >= -32768 && n <= 32767:
-		lp.buf = append(lp.buf, 0xF1)
-		lp.buf = binary.LittleEndian.AppendUint16(lp.buf, uint16(n))
-	case n >= -(1<<23) && n < 1<<23:
-		u := uint32(n)
-		lp.buf = append(lp.buf, 0xF2, byte(u), byte(u>>8), byte(u>>16))
-	case n >= -(1<<31) && n < 1<<31:
-		lp.buf = append(lp.buf, 0xF3)
-		lp.buf = binary.LittleEndian.AppendUint32(lp.buf, uint32(n))
-	default:
-		lp.buf = append(lp.buf, 0xF4)
-		lp.buf = binary.LittleEndian.AppendUint64(lp.buf, uint64(n))
-	}
-}
-
-// appendBacklen writes an entry's length so the listpack can be walked
-// backwards: 7 bits per byte, the first byte written holding the top bits,
-// every byte but the last read (the first written) flagged with 128.
-func appendBacklen(b []byte, l int) []byte {
-	switch {
-	case l <= 127:
-		return append(b, byte(l))
-	case l < 16383:
-		return append(b, byte(l>>7), byte(l&127)|128)
-	case l < 2097151:
-		return append(b, byte(l>>14), byte(l>>7&127)|128, byte(l&127)|128)
-	case l < 268435455:
-		return append(b, byte(l>>21), byte(l>>14&127)|128, byte(l>>7&127)|128, byte(l&127)|128)
-	}
-	return append(b, byte(l>>28), byte(l>>21&127)|128, byte(l>>14&127)|128, byte(l>>7&127)|128, byte(l&127)|128)
-}
-
-func (lp *listpackWriter) bytes() []byte {
-	lp.buf = append(lp.buf, 0xFF)
-	binary.LittleEndian.PutUint32(lp.buf, uint32(len(lp.buf)))
-	binary.LittleEndian.PutUint16(lp.buf[4:], uint16(min(lp.count, 65535)))
-	return lp.buf
-}
 
 // listpackEntries returns a listpack's entries as strings (integers in
 // decimal), checking every length against the blob.
@@ -160,7 +76,7 @@ func listpackEntries(b []byte) ([][]byte, error) {
 			return nil, errPacked
 		}
 		// The back length must match the entry.
-		want := appendBacklen(nil, p-start)
+		want := listpack.AppendBacklen(nil, p-start)
 		if p+len(want) > len(b)-1 || string(b[p:p+len(want)]) != string(want) {
 			return nil, errPacked
 		}

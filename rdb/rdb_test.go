@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/floodgate/floodgate/internal/lzf"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -37,11 +38,11 @@ func TestLZFRoundTrip(t *testing.T) {
 		inputs = append(inputs, b)
 	}
 	for _, in := range inputs {
-		c := lzfCompress(in, len(in)-4)
+		c := lzf.Compress(in, len(in)-4)
 		if c == nil {
 			t.Fatalf("did not compress %d bytes", len(in))
 		}
-		out, err := lzfDecompress(c, len(in))
+		out, err := lzf.Decompress(c, len(in))
 		if err != nil || !bytes.Equal(out, in) {
 			t.Fatalf("round trip of %d bytes: %v", len(in), err)
 		}
@@ -50,7 +51,7 @@ func TestLZFRoundTrip(t *testing.T) {
 	for i := range random {
 		random[i] = byte(rng.Uint32())
 	}
-	if lzfCompress(random, len(random)-4) != nil {
+	if lzf.Compress(random, len(random)-4) != nil {
 		t.Fatal("random bytes compressed")
 	}
 }

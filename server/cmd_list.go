@@ -122,7 +122,7 @@ func pop(c *Client, args [][]byte, front bool) {
 // popRange answers an array of up to count elements popped from one end
 // of l, the list at key.
 func popRange(c *Client, key []byte, l *store.List, front bool, count int64) {
-	elems := c.db.PopList(key, l, front, int(min(count, int64(l.Len()))))
+	elems := c.db.PopListRange(key, l, front, int(min(count, int64(l.Len()))))
 	c.w.Array(len(elems))
 	for _, v := range elems {
 		c.w.Bulk(v)

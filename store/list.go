@@ -4,41 +4,60 @@ import (
 	"bytes"
 	"encoding/binary"
 	"slices"
+
+	"github.com/floodgate/floodgate/internal/listpack"
 )
 
-// listChunkMax is the size a chunk grows to before a new one is started.
-// Small enough that the linear passes inside a chunk (RPOP finding the new
-// last element, LINDEX) stay cheap, large enough that the per-chunk
-// overhead (32 bytes) is ~2% of the elements it holds.
-const listChunkMax = 2048
-
-// List is a list value. Like Redis's quicklist, it is a deque of chunks,
-// each one byte buffer packing its elements as [uvarint length][bytes] (a
-// listpack without the back-length: 1 byte of overhead per short element
-// where Redis spends 2). Buffers grow to Go's next allocation size class
-// rather than doubling, so a list costs about what its bytes do.
+// List is a list value kept as Redis 7.0 keeps one, a quicklist: a deque of
+// nodes whose boundaries follow quicklist.c's rules exactly (a node takes
+// an element while _quicklistNodeAllowInsert agrees, LINSERT splits a full
+// node and merges its neighbours, deletions never merge), since DUMP and
+// the RDB write a list node by node and clients compare those bytes. Each
+// node is one byte buffer packing its elements as [uvarint length][bytes]
+// (a listpack without the back-length: 1 byte of overhead per short
+// element where Redis spends 2), and remembers the size the node has as a
+// Redis listpack, which the rules read. Buffers grow to Go's next
+// allocation size class rather than doubling, so a list costs about what
+// its bytes do.
 //
-// Pushes and pops at either end are O(1) (bounded by a chunk's size); index
-// based access walks the chunks from the nearer end, as Redis does.
+// Pushes and pops at either end are O(1) (bounded by a node's size); index
+// based access walks the nodes from the nearer end, as Redis does.
 // Elements passed to callbacks alias internal memory and are valid only
 // until the list is next modified; popped elements are copies.
 type List struct {
-	ring   []listChunk // the chunks are ring[lo:hi], head first
+	ring   []listChunk // the nodes are ring[lo:hi], head first
 	lo, hi int
 	n      int
 	// fill and depth are the list-max-listpack-size and
-	// list-compress-depth the list was created with (Encodings.NewList):
-	// they decide how DUMP and the RDB split it into quicklist nodes.
+	// list-compress-depth the list was created with (Encodings.NewList).
 	fill  int16
 	depth uint16
+	// headSz and tailSz are the head and tail nodes' sizes as Redis
+	// listpacks (lpBytes), which pushes check. Inner nodes' sizes are
+	// computed when needed (LINSERT, merges): keeping them would grow
+	// every node header past 32 bytes, 16 more bytes for a small list.
+	headSz, tailSz int32
+	// tailMark-1 is the index of an element of the tail node that starts
+	// at tailMarkOff in its buffer (0: none), a little before its end, so
+	// that RPOP walks from there rather than from the node's start: the
+	// nodes Redis's layout asks for hold hundreds of elements.
+	tailMark, tailMarkOff uint16
 }
 
-// listChunk is a run of elements in buf[off:]. buf has room before off for
-// pushes at the head and room past len(buf) for pushes at the tail.
+// tailMarkStride is how far before the tail element the mark is set.
+const tailMarkStride = 32
+
+// listChunk is one quicklist node: a run of elements in buf[off:]. buf has
+// room before off for pushes at the head and room past len(buf) for
+// pushes at the tail.
 type listChunk struct {
 	buf []byte
 	off int32
-	n   int32
+	n   uint16 // at most 32768 elements (64 KB of 2-byte entries)
+	// lzf: Redis would hold the node LZF-compressed (list-compress-depth),
+	// which DUMP shows; recompress: Redis decompressed it for a change and
+	// compresses it again afterwards (quicklistNode.recompress).
+	lzf, recompress bool
 }
 
 // NewList returns an empty list with Redis's default node options.
@@ -54,15 +73,17 @@ func (*List) Kind() Kind { return KindList }
 // Encoding implements Value: Redis 7.0 reports every list as a quicklist.
 func (*List) Encoding() string { return "quicklist" }
 
-// Clone implements Value.
+// Clone implements Value: the copy has the same nodes, as quicklistDup.
 func (l *List) Clone() Value {
 	c := &List{n: l.n, fill: l.fill, depth: l.depth}
 	chunks := l.chunks()
 	c.ring = make([]listChunk, len(chunks))
 	for i, ch := range chunks {
-		c.ring[i] = listChunk{buf: slices.Clone(ch.buf[ch.off:]), n: ch.n}
+		c.ring[i] = ch
+		c.ring[i].buf, c.ring[i].off = slices.Clone(ch.buf[ch.off:]), 0
 	}
 	c.hi = len(chunks)
+	c.headSz, c.tailSz = l.headSz, l.tailSz // buffers start at 0 in the copy: no tail mark
 	return c
 }
 
@@ -95,40 +116,59 @@ func next(buf []byte, off int) ([]byte, int) {
 // relies on.
 func sizeClass(n int) int { return allocSize(max(n, 1)) }
 
-// PushBack appends vals at the tail, in order.
+// PushBack appends vals at the tail, in order, as quicklistPushTail does
+// each.
 func (l *List) PushBack(vals ...[]byte) {
 	for len(vals) > 0 {
-		ch := l.tailChunk()
-		need, k := fitting(ch, vals)
-		if k == 0 {
+		var ch *listChunk
+		if l.lo < l.hi {
+			ch = &l.ring[l.hi-1]
+		}
+		need, k, sz := l.fitting(ch, int(l.tailSz), vals)
+		created := k == 0
+		if created {
 			l.addChunk(false)
-			continue
+			ch = &l.ring[l.hi-1]
+			need, k, sz = elemSize(vals[0]), 1, listpack.HeaderSize+listpack.EntrySize(vals[0])
 		}
 		if cap(ch.buf)-len(ch.buf) < need {
 			live := ch.buf[ch.off:]
 			buf := make([]byte, len(live), l.grownSize(len(live)+need, cap(ch.buf)))
 			copy(buf, live)
 			ch.buf, ch.off = buf, 0
+			l.tailMark = 0
 		}
 		for _, v := range vals[:k] {
 			ch.buf = binary.AppendUvarint(ch.buf, uint64(len(v)))
 			ch.buf = append(ch.buf, v...)
 		}
-		ch.n += int32(k)
+		ch.n += uint16(k)
+		l.setSize(l.hi-1, sz)
 		l.n += k
 		vals = vals[k:]
+		if created {
+			l.nodeInserted(l.hi-2, l.hi-1)
+		}
 	}
 }
 
 // PushFront inserts each of vals at the head in turn (LPUSH a b c leaves
-// c first).
+// c first), as quicklistPushHead does.
 func (l *List) PushFront(vals ...[]byte) {
 	for len(vals) > 0 {
-		ch := l.headChunk()
-		need, k := fitting(ch, vals)
-		if k == 0 {
+		var ch *listChunk
+		if l.lo < l.hi {
+			ch = &l.ring[l.lo]
+		}
+		need, k, sz := l.fitting(ch, int(l.headSz), vals)
+		created := k == 0
+		if created {
 			l.addChunk(true)
-			continue
+			ch = &l.ring[l.lo]
+			need, k, sz = elemSize(vals[0]), 1, listpack.HeaderSize+listpack.EntrySize(vals[0])
+		}
+		if l.hi-l.lo == 1 {
+			l.tailMark = 0 // the tail's indexes shift
 		}
 		if int(ch.off) < need {
 			live := ch.buf[ch.off:]
@@ -142,48 +182,45 @@ func (l *List) PushFront(vals ...[]byte) {
 			at := int(ch.off) + binary.PutUvarint(ch.buf[ch.off:], uint64(len(v)))
 			copy(ch.buf[at:], v)
 		}
-		ch.n += int32(k)
+		ch.n += uint16(k)
+		l.setSize(l.lo, sz)
 		l.n += k
 		vals = vals[k:]
+		if created {
+			l.nodeInserted(l.lo+1, l.lo)
+		}
 	}
 }
 
-// fitting returns how many of vals (k) fit in ch, at least one if ch is
-// empty, and the bytes they take, so that one RPUSH grows a chunk once.
-func fitting(ch *listChunk, vals [][]byte) (need, k int) {
-	room := listChunkMax - (len(ch.buf) - int(ch.off))
-	for k < len(vals) && (need+elemSize(vals[k]) <= room || ch.n == 0 && k == 0) {
+// fitting returns how many of vals (k) node ch, of sz bytes as a
+// listpack, takes in turn (none if ch is nil), the bytes they need in its
+// buffer, and the node's listpack size with them, so that one RPUSH grows
+// a node once.
+func (l *List) fitting(ch *listChunk, sz int, vals [][]byte) (need, k, _ int) {
+	if ch == nil {
+		return 0, 0, 0
+	}
+	count := int(ch.n)
+	for k < len(vals) && l.takes(sz, count, len(vals[k])) {
 		need += elemSize(vals[k])
+		sz += listpack.EntrySize(vals[k])
+		count++
 		k++
 	}
-	return need, k
+	return need, k, sz
 }
 
 // grownSize is the new size of a chunk buffer that must hold n bytes. The
 // only chunk of a small list grows to exactly n (rounded to a size class),
 // as a listpack does, since many small lists are the common case; the end
-// chunk of a longer list will most likely fill up, so it doubles instead of
-// being copied on every push.
+// chunk of a longer list will most likely fill up, so it doubles (up to
+// the node size limit) instead of being copied on every push.
 func (l *List) grownSize(n, old int) int {
 	size := sizeClass(n)
 	if l.hi-l.lo > 1 {
-		size = max(size, min(listChunkMax, 2*old))
+		size = max(size, min(l.nodeLimit(), 2*old))
 	}
 	return size
-}
-
-func (l *List) headChunk() *listChunk {
-	if l.lo == l.hi {
-		l.addChunk(true)
-	}
-	return &l.ring[l.lo]
-}
-
-func (l *List) tailChunk() *listChunk {
-	if l.lo == l.hi {
-		l.addChunk(false)
-	}
-	return &l.ring[l.hi-1]
 }
 
 // addChunk adds an empty chunk at the head or the tail. When that end of
@@ -191,6 +228,7 @@ func (l *List) tailChunk() *listChunk {
 // count as room at that end: amortized O(1) per chunk, and a long list's
 // ring stays within 25% of its size (a list of one chunk has a ring of one).
 func (l *List) addChunk(head bool) {
+	l.tailMark = 0
 	if head && l.lo == 0 || !head && l.hi == len(l.ring) {
 		count := l.hi - l.lo
 		slack := count/4 + 1
@@ -208,20 +246,6 @@ func (l *List) addChunk(head bool) {
 	} else {
 		l.ring[l.hi] = listChunk{}
 		l.hi++
-	}
-}
-
-// dropChunk forgets the empty chunk at the head or the tail.
-func (l *List) dropChunk(head bool) {
-	if head {
-		l.ring[l.lo] = listChunk{}
-		l.lo++
-	} else {
-		l.hi--
-		l.ring[l.hi] = listChunk{}
-	}
-	if l.lo == l.hi {
-		l.ring, l.lo, l.hi = nil, 0, 0
 	}
 }
 
@@ -250,17 +274,16 @@ func (l *List) PopFront() []byte {
 		return nil
 	}
 	ch := &l.ring[l.lo]
+	if l.hi-l.lo == 1 {
+		l.tailMark = 0 // the tail's indexes shift
+	}
 	v, end := next(ch.buf, int(ch.off))
 	v = slices.Clone(v)
 	if v == nil {
 		v = []byte{}
 	}
 	ch.off = int32(end)
-	ch.n--
-	l.n--
-	if ch.n == 0 {
-		l.dropChunk(true)
-	}
+	l.dropped(l.lo, v)
 	return v
 }
 
@@ -271,19 +294,85 @@ func (l *List) PopBack() []byte {
 		return nil
 	}
 	ch := &l.ring[l.hi-1]
-	at := offsetOf(ch, int(ch.n)-1)
+	at := l.tailOffset(ch)
 	v, _ := next(ch.buf, at)
 	v = slices.Clone(v)
 	if v == nil {
 		v = []byte{}
 	}
 	ch.buf = ch.buf[:at]
+	l.dropped(l.hi-1, v)
+	return v
+}
+
+// tailOffset returns the offset of the last element of ch, the tail
+// node, walking from the mark, which it sets first if needed.
+func (l *List) tailOffset(ch *listChunk) int {
+	last := int(ch.n) - 1
+	i, off := int(l.tailMark)-1, int(l.tailMarkOff)
+	if i < 0 || i > last {
+		i = max(0, last-tailMarkStride)
+		off = offsetOf(ch, i)
+		l.tailMark, l.tailMarkOff = 0, 0
+		if off <= 1<<16-1 {
+			l.tailMark, l.tailMarkOff = uint16(i+1), uint16(off)
+		}
+	}
+	for ; i < last; i++ {
+		_, off = next(ch.buf, off)
+	}
+	return off
+}
+
+// dropped accounts for v, just cut from node ci's buffer, and deletes the
+// node if that emptied it (quicklistDelIndex).
+func (l *List) dropped(ci int, v []byte) {
+	ch := &l.ring[ci]
 	ch.n--
 	l.n--
 	if ch.n == 0 {
-		l.dropChunk(false)
+		l.deleteNode(ci)
+		return
 	}
-	return v
+	l.setSize(ci, l.size(ci)-listpack.EntrySize(v))
+}
+
+// PopRange removes and returns up to count elements from one end, in the
+// order they are popped, as LPOP/RPOP with a count and LMPOP do: Redis
+// reads them with an iterator, then deletes them as one range.
+func (l *List) PopRange(front bool, count int) [][]byte {
+	count = min(count, l.n)
+	if count <= 0 {
+		return [][]byte{}
+	}
+	out := make([][]byte, 0, count)
+	if front {
+		l.Range(0, count-1, func(v []byte) bool {
+			out = append(out, slices.Clone(v))
+			return true
+		})
+	} else {
+		l.Descend(func(_ int, v []byte) bool {
+			out = append(out, slices.Clone(v))
+			return len(out) < count
+		})
+	}
+	for i, v := range out {
+		if v == nil {
+			out[i] = []byte{}
+		}
+	}
+	start := 0
+	if !front {
+		start = l.n - count
+	}
+	l.touchRange(start, start+count-1, !front)
+	if front {
+		l.deleteRange(0, count)
+	} else {
+		l.deleteRange(-count, count)
+	}
+	return out
 }
 
 // offsetOf returns the offset in ch.buf of the chunk's i-th element.
@@ -333,7 +422,8 @@ func (l *List) Index(i int) ([]byte, bool) {
 }
 
 // Set replaces element i (negative: from the tail) and reports whether it
-// was in range.
+// was in range. The node keeps its place whatever its new size, as
+// quicklistReplaceAtIndex keeps it.
 func (l *List) Set(i int, v []byte) bool {
 	if i < 0 {
 		i += l.n
@@ -342,9 +432,11 @@ func (l *List) Set(i int, v []byte) bool {
 		return false
 	}
 	ci, j := l.locate(i)
+	l.decompressForUse(ci)
 	elems := chunkElems(&l.ring[ci])
 	elems[j] = v
-	l.replaceChunk(ci, elems)
+	l.rewrite(ci, elems)
+	l.touch(ci)
 	return true
 }
 
@@ -360,32 +452,31 @@ func chunkElems(ch *listChunk) [][]byte {
 	return out
 }
 
-// replaceChunk replaces chunk ci with elems, packed into as many chunks as
-// they need (none if elems is empty).
-func (l *List) replaceChunk(ci int, elems [][]byte) {
-	var repl []listChunk
-	for len(elems) > 0 {
-		size, k := 0, 0
-		for k < len(elems) && (size+elemSize(elems[k]) <= listChunkMax || k == 0) {
-			size += elemSize(elems[k])
-			k++
-		}
-		buf := make([]byte, 0, sizeClass(size))
-		for _, v := range elems[:k] {
-			buf = binary.AppendUvarint(buf, uint64(len(v)))
-			buf = append(buf, v...)
-		}
-		repl = append(repl, listChunk{buf: buf, n: int32(k)})
-		elems = elems[k:]
+// packChunk returns a node holding elems in a new buffer.
+func packChunk(elems [][]byte) listChunk {
+	size := 0
+	for _, v := range elems {
+		size += elemSize(v)
 	}
-	l.n -= int(l.ring[ci].n)
-	for _, ch := range repl {
-		l.n += int(ch.n)
+	buf := make([]byte, 0, sizeClass(size))
+	for _, v := range elems {
+		buf = binary.AppendUvarint(buf, uint64(len(v)))
+		buf = append(buf, v...)
 	}
-	chunks := slices.Replace(slices.Clone(l.chunks()), ci-l.lo, ci-l.lo+1, repl...)
-	l.ring, l.lo, l.hi = chunks, 0, len(chunks)
-	if l.hi == 0 {
-		l.ring = nil
+	return listChunk{buf: buf, n: uint16(len(elems))}
+}
+
+// rewrite makes elems (which may alias the node) the contents of node ci,
+// keeping its compression state.
+func (l *List) rewrite(ci int, elems [][]byte) {
+	l.tailMark = 0
+	ch := &l.ring[ci]
+	packed := packChunk(elems)
+	packed.lzf, packed.recompress = ch.lzf, ch.recompress
+	l.n += int(packed.n) - int(ch.n)
+	*ch = packed
+	if ci == l.lo || ci == l.hi-1 {
+		l.setSize(ci, elemsSize(elems))
 	}
 }
 
@@ -430,111 +521,90 @@ func (l *List) Descend(fn func(i int, v []byte) bool) {
 }
 
 // Trim keeps elements start..stop (inclusive, 0 <= start <= stop < Len)
-// and drops the rest; start > stop empties the list.
+// and drops the rest; start > stop empties the list. As LTRIM, it deletes
+// the range before start, then the one after stop.
 func (l *List) Trim(start, stop int) {
 	if start > stop || start >= l.n {
 		*l = List{fill: l.fill, depth: l.depth}
 		return
 	}
-	l.dropBack(l.n - 1 - stop)
-	l.dropFront(start)
-}
-
-func (l *List) dropFront(k int) {
-	for k > 0 {
-		ch := &l.ring[l.lo]
-		if int(ch.n) <= k {
-			k -= int(ch.n)
-			l.n -= int(ch.n)
-			ch.n = 0
-			l.dropChunk(true)
-			continue
-		}
-		ch.off = int32(offsetOf(ch, k))
-		ch.n -= int32(k)
-		l.n -= k
-		return
-	}
-}
-
-func (l *List) dropBack(k int) {
-	for k > 0 {
-		ch := &l.ring[l.hi-1]
-		if int(ch.n) <= k {
-			k -= int(ch.n)
-			l.n -= int(ch.n)
-			ch.n = 0
-			l.dropChunk(false)
-			continue
-		}
-		ch.buf = ch.buf[:offsetOf(ch, int(ch.n)-k)]
-		ch.n -= int32(k)
-		l.n -= k
-		return
-	}
+	right := l.n - 1 - stop
+	l.deleteRange(0, start)
+	l.deleteRange(-right, right)
 }
 
 // Remove removes elements equal to v: the first count from the head
 // (count > 0), the last -count from the tail (count < 0), or all (0). It
-// returns how many it removed.
+// returns how many it removed. As LREM, it empties nodes but never merges
+// them.
 func (l *List) Remove(v []byte, count int) int {
 	removed := 0
-	drop := map[int]bool{}
-	if count < 0 {
-		l.Descend(func(i int, e []byte) bool {
-			if bytes.Equal(e, v) {
-				drop[i] = true
-				removed++
-			}
-			return removed < -count
-		})
-	} else {
-		i := 0
-		l.Range(0, l.n-1, func(e []byte) bool {
-			if bytes.Equal(e, v) {
-				drop[i] = true
-				removed++
-			}
-			i++
-			return count == 0 || removed < count
-		})
+	limit := abs(count)
+	backward := count < 0
+	ci := l.lo
+	if backward {
+		ci = l.hi - 1
 	}
-	if removed == 0 {
-		return 0
-	}
-	l.filter(func(i int) bool { return !drop[i] })
-	return removed
-}
-
-// filter rebuilds the list with the elements whose index keep accepts.
-func (l *List) filter(keep func(i int) bool) {
-	var kept List
-	i := 0
-	l.Range(0, l.n-1, func(e []byte) bool {
-		if keep(i) {
-			kept.PushBack(e)
+	for ci >= l.lo && ci < l.hi {
+		l.decompressForUse(ci)
+		elems := chunkElems(&l.ring[ci])
+		kept := elems[:0:0]
+		done := false
+		for k := range elems {
+			j := k
+			if backward {
+				j = len(elems) - 1 - k
+			}
+			if done || !bytes.Equal(elems[j], v) {
+				kept = append(kept, elems[j])
+				continue
+			}
+			removed++
+			done = limit > 0 && removed == limit
 		}
-		i++
-		return true
-	})
-	*l = kept
+		if len(kept) < len(elems) {
+			if backward {
+				slices.Reverse(kept)
+			}
+			l.rewrite(ci, kept)
+		}
+		// The iterator moves on: Redis compresses the node it leaves, or,
+		// when it deleted that node, the one it moved to.
+		if l.ring[ci].n == 0 {
+			ci = l.deleteNodeAt(ci)
+			if backward {
+				ci--
+			}
+			if done && ci >= l.lo && ci < l.hi {
+				l.touch(ci)
+			}
+		} else {
+			l.touch(ci)
+			if backward {
+				ci--
+			} else {
+				ci++
+			}
+		}
+		if done {
+			break
+		}
+	}
+	return removed
 }
 
 // Insert inserts v before (or after) the first element equal to pivot and
 // returns the new length, or -1 if there is no such element.
 func (l *List) Insert(pivot, v []byte, after bool) int {
 	for ci := l.lo; ci < l.hi; ci++ {
-		elems := chunkElems(&l.ring[ci])
-		for j, e := range elems {
-			if !bytes.Equal(e, pivot) {
-				continue
+		l.decompressForUse(ci)
+		for j, e := range chunkElems(&l.ring[ci]) {
+			if bytes.Equal(e, pivot) {
+				l.insertAt(ci, j, v, after)
+				return l.n
 			}
-			if after {
-				j++
-			}
-			l.replaceChunk(ci, slices.Insert(elems, j, v))
-			return l.n
 		}
+		l.touch(ci)
 	}
 	return -1
 }

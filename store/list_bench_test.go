@@ -67,6 +67,16 @@ func collectionMemory(b *testing.B, build func(elems [][]byte) Value) {
 
 // BenchmarkListPushPop is a queue in steady state: RPUSH one, LPOP one.
 func BenchmarkListPushPop(b *testing.B) {
+	benchQueue(b, func(l *List, v []byte) { l.PushBack(v) }, (*List).PopFront)
+}
+
+// BenchmarkListPushFrontPopBack is the other queue: LPUSH one, RPOP one,
+// where the pop finds the new last element by walking the tail node.
+func BenchmarkListPushFrontPopBack(b *testing.B) {
+	benchQueue(b, func(l *List, v []byte) { l.PushFront(v) }, (*List).PopBack)
+}
+
+func benchQueue(b *testing.B, push func(*List, []byte), pop func(*List) []byte) {
 	l := NewList()
 	v := []byte("1700000000000-12345")
 	for range 1000 {
@@ -74,7 +84,7 @@ func BenchmarkListPushPop(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for range b.N {
-		l.PushBack(v)
-		l.PopFront()
+		push(l, v)
+		pop(l)
 	}
 }

@@ -14,7 +14,11 @@ import (
 func TestListModel(t *testing.T) {
 	for seed := range uint64(20) {
 		rng := rand.New(rand.NewPCG(seed, 7))
-		l := NewList()
+		// Node fills and compress depths vary, so that nodes split, merge
+		// and compress (quicklist.go's paths); conformance compares the
+		// layouts with Redis's.
+		fills := []int64{-2, 2, 5, -1}
+		l := (&Encodings{ListMaxListpackSize: fills[seed%4], ListCompressDepth: int64(seed % 5 / 4)}).NewList() // depth 1: seeds 4, 9, ...
 		var model [][]byte
 		elem := func() []byte {
 			n := rng.IntN(40)
@@ -22,7 +26,7 @@ func TestListModel(t *testing.T) {
 			case 0:
 				n = 100 + rng.IntN(200)
 			case 1:
-				n = listChunkMax + rng.IntN(500)
+				n = listNodeSafetyLimit + rng.IntN(500)
 			}
 			if rng.IntN(3) == 0 {
 				return []byte(fmt.Sprint(rng.IntN(5))) // repeats, for LREM/LPOS/LINSERT
@@ -168,9 +172,14 @@ func checkList(t *testing.T, l *List, model [][]byte, where string) {
 		}
 	}
 	n := 0
-	for _, ch := range l.chunks() {
+	for i, ch := range l.chunks() {
 		if ch.n <= 0 {
 			t.Fatalf("%s: empty chunk kept", where)
+		}
+		if ci := l.lo + i; ci == l.lo || ci == l.hi-1 {
+			if got, want := l.size(ci), len(nodeListpack(&ch)); got != want {
+				t.Fatalf("%s: node %d's size is %d, its listpack has %d bytes", where, i, got, want)
+			}
 		}
 		n += int(ch.n)
 	}

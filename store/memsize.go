@@ -1,5 +1,7 @@
 package store
 
+import "unsafe"
+
 // Used-memory accounting. Redis compares maxmemory with zmalloc's counter of
 // the bytes it has allocated; floodgate keeps the same kind of counter for
 // its keyspace, updated as keys are added, changed and removed, rather than
@@ -184,5 +186,5 @@ func (h *Hash) MemSize() int { return h.Size() }
 func (l *List) MemSize() int {
 	chunks := l.hi - l.lo
 	avg := sampleLen(chunks, func(i int) int { return allocSize(cap(l.ring[l.lo+i].buf)) })
-	return 48 + allocSizeScan(cap(l.ring)*32) + chunks*avg
+	return 48 + allocSizeScan(cap(l.ring)*int(unsafe.Sizeof(listChunk{}))) + chunks*avg
 }

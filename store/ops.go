@@ -310,7 +310,17 @@ func (db *DB) pop(key []byte, front bool, count int) ([][]byte, error) {
 	if err != nil || l == nil {
 		return nil, err
 	}
-	return db.PopList(key, l, front, count), nil
+	return db.PopListRange(key, l, front, count), nil
+}
+
+// PopListRange pops up to count elements from one end of l, the list at
+// key, as one range (LPOP with a count, LMPOP), and deletes key if that
+// emptied it.
+func (db *DB) PopListRange(key []byte, l *List, front bool, count int) [][]byte {
+	db.PreWrite(key)
+	elems := l.PopRange(front, count)
+	db.ListChanged(key, l)
+	return elems
 }
 
 // PopList pops up to count elements from one end of l, the list at key,

@@ -1,18 +1,28 @@
-package rdb
+// Package lzf is liblzf's format, which Redis uses for compressed RDB
+// strings and quicklist nodes.
+package lzf
 
-import "errors"
+import (
+	"errors"
+	"sync"
+)
 
 // LZF, the format of liblzf that Redis uses for compressed strings. A
 // control byte below 32 starts a run of ctrl+1 literal bytes; otherwise its
 // top three bits are a match length minus 2 (7: one more byte follows with
 // the rest) and its low five bits with the next byte an offset back, minus 1.
 
-var errLZF = errors.New("invalid LZF data")
+// MaxRef is the longest run one back reference expands to.
+const MaxRef = 1<<8 + 1<<3
+
+// ErrCorrupt is returned by Decompress for data that is not valid LZF of
+// the expected length.
+var ErrCorrupt = errors.New("invalid LZF data")
 
 const (
 	lzfMaxLit = 1 << 5
 	lzfMaxOff = 1 << 13
-	lzfMaxRef = 1<<8 + 1<<3
+	lzfMaxRef = MaxRef
 	lzfHLog   = 16
 )
 
@@ -20,26 +30,54 @@ const (
 // in 32-bit arithmetic as in C.
 func lzfIndex(h uint32) uint32 { return (h>>(3*8-lzfHLog) - h*5) & (1<<lzfHLog - 1) }
 
-// lzfCompress compresses in as Redis's liblzf (lzf_compress, with Redis's
+// hashTable is Compress's table of the last offset seen per hash, tagged
+// with the epoch of the call that wrote it.
+type hashTable struct {
+	slots [1 << lzfHLog]uint64
+	epoch uint32
+}
+
+var tables = sync.Pool{New: func() any { return new(hashTable) }}
+
+// Compress compresses in as Redis's liblzf (lzf_compress, with Redis's
 // build options) does, byte for byte, so that Redis and floodgate decide
 // alike whether a value is worth compressing and DUMP payloads agree. It
 // returns nil when the output would not fit in max bytes. liblzf's bound
 // checks are conservative by a few bytes; they are kept, since they decide
 // whether small values get compressed.
-func lzfCompress(in []byte, max int) []byte {
+func Compress(in []byte, max int) []byte {
 	if len(in) == 0 || max <= 0 {
 		return nil
 	}
-	table := make([]uint32, 1<<lzfHLog) // input offsets; 0 is "none", as in liblzf
+	// table holds input offsets, 0 being "none" as in liblzf. It comes
+	// from a pool: allocating and zeroing its 256 KB took most of the time
+	// of compressing a list node (list-compress-depth compresses one per
+	// node added), so a slot is instead valid only if it carries this
+	// call's epoch.
+	tab := tables.Get().(*hashTable)
+	defer tables.Put(tab)
+	tab.epoch++
+	if tab.epoch == 0 {
+		clear(tab.slots[:])
+		tab.epoch = 1
+	}
+	epoch := uint64(tab.epoch) << 32
+	get := func(i uint32) uint32 {
+		if e := tab.slots[i]; e&^(1<<32-1) == epoch {
+			return uint32(e)
+		}
+		return 0
+	}
+	set := func(i uint32, v uint32) { tab.slots[i] = epoch | uint64(v) }
 	out := make([]byte, max+lzfMaxLit+8)
 	end := len(in)
 	op, lit, ip := 1, 0, 0 // op starts past the first run's header
 	h := uint32(in[0])<<8 | uint32(in[1%end])
 	for ip < end-2 {
 		h = h<<8 | uint32(in[ip+2])
-		slot := &table[lzfIndex(h)]
-		ref := int(*slot)
-		*slot = uint32(ip)
+		slot := lzfIndex(h)
+		ref := int(get(slot))
+		set(slot, uint32(ip))
 		off := ip - ref - 1
 		if ref > 0 && ref < ip && off < lzfMaxOff && in[ref+2] == in[ip+2] && in[ref] == in[ip] && in[ref+1] == in[ip+1] {
 			n := 2
@@ -96,10 +134,10 @@ func lzfCompress(in []byte, max int) []byte {
 			ip -= 2
 			h = uint32(in[ip])<<8 | uint32(in[ip+1])
 			h = h<<8 | uint32(in[ip+2])
-			table[lzfIndex(h)] = uint32(ip)
+			set(lzfIndex(h), uint32(ip))
 			ip++
 			h = h<<8 | uint32(in[ip+2])
-			table[lzfIndex(h)] = uint32(ip)
+			set(lzfIndex(h), uint32(ip))
 			ip++
 			continue
 		}
@@ -137,8 +175,8 @@ func lzfCompress(in []byte, max int) []byte {
 	return out[:op]
 }
 
-// lzfDecompress expands in, which must give exactly n bytes.
-func lzfDecompress(in []byte, n int) ([]byte, error) {
+// Decompress expands in, which must give exactly n bytes.
+func Decompress(in []byte, n int) ([]byte, error) {
 	out := make([]byte, 0, n)
 	for ip := 0; ip < len(in); {
 		c := int(in[ip])
@@ -146,7 +184,7 @@ func lzfDecompress(in []byte, n int) ([]byte, error) {
 		if c < 32 {
 			c++
 			if ip+c > len(in) || len(out)+c > n {
-				return nil, errLZF
+				return nil, ErrCorrupt
 			}
 			out = append(out, in[ip:ip+c]...)
 			ip += c
@@ -155,26 +193,26 @@ func lzfDecompress(in []byte, n int) ([]byte, error) {
 		l := c >> 5
 		if l == 7 {
 			if ip >= len(in) {
-				return nil, errLZF
+				return nil, ErrCorrupt
 			}
 			l += int(in[ip])
 			ip++
 		}
 		if ip >= len(in) {
-			return nil, errLZF
+			return nil, ErrCorrupt
 		}
 		ref := len(out) - (c&0x1f)<<8 - int(in[ip]) - 1
 		ip++
 		l += 2
 		if ref < 0 || len(out)+l > n {
-			return nil, errLZF
+			return nil, ErrCorrupt
 		}
 		for i := range l { // may overlap what it writes: byte by byte
 			out = append(out, out[ref+i])
 		}
 	}
 	if len(out) != n {
-		return nil, errLZF
+		return nil, ErrCorrupt
 	}
 	return out, nil
 }
