@@ -401,6 +401,29 @@ func (r *reader) object(t byte) (store.Value, error) {
 			s.Unpack()
 		}
 		return s, nil
+	case typeHashZipmap:
+		b, err := r.string()
+		if err != nil {
+			return nil, err
+		}
+		pairs, err := zipmapEntries(b)
+		if err != nil {
+			return nil, r.corrupt("Zipmap integrity check failed.")
+		}
+		// Redis 2.4's hashes become a listpack, or a hashtable when they
+		// have more entries or a longer field or value than the thresholds.
+		h := store.NewHash()
+		longest := 0
+		for i := 0; i < len(pairs); i += 2 {
+			if !h.Set(pairs[i], pairs[i+1], &store.Loose) {
+				return nil, r.corrupt("Hash zipmap with dup elements")
+			}
+			longest = max(longest, len(pairs[i]), len(pairs[i+1]))
+		}
+		if int64(h.Len()) > r.enc.HashMaxListpackEntries || int64(longest) > r.enc.HashMaxListpackValue {
+			h.Unpack()
+		}
+		return h, nil
 	case typeHashListpack, typeHashZiplist, typeZSetListpack, typeZSetZiplist:
 		b, err := r.string()
 		if err != nil {
@@ -674,12 +697,10 @@ func Restore(payload []byte, skipChecksum bool, enc *store.Encodings) (store.Val
 	if !VerifyPayload(payload, skipChecksum) {
 		return nil, ErrPayload
 	}
-	body := payload[:len(payload)-10]
-	if len(body) == 0 {
-		return nil, ErrBadFormat
-	}
-	r := &reader{r: bufio.NewReaderSize(bytes.NewReader(body[1:]), 4096), enc: enc}
-	v, err := r.object(body[0])
+	// Redis reads the value from the whole payload, footer included: a
+	// length running into the footer takes its bytes.
+	r := &reader{r: bufio.NewReaderSize(bytes.NewReader(payload[1:]), 4096), enc: enc}
+	v, err := r.object(payload[0])
 	if err != nil {
 		return nil, ErrBadFormat
 	}

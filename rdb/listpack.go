@@ -139,21 +139,38 @@ func intsetValues(b []byte) ([]int64, error) {
 	return out, nil
 }
 
-// ziplistEntries decodes a ziplist (RDB types before 7.0's listpacks).
+// ziplistEntries decodes a ziplist (RDB types before 7.0's listpacks),
+// checking it as ziplistValidateIntegrity does in depth (Redis converts
+// every ziplist it loads, so it always checks deeply): the header's size,
+// tail offset and count, and every entry's length and back-link.
 func ziplistEntries(b []byte) ([][]byte, error) {
 	if len(b) < 11 || int(binary.LittleEndian.Uint32(b)) != len(b) || b[len(b)-1] != 0xFF {
 		return nil, errPacked
 	}
-	var out [][]byte
-	p := 10
 	end := len(b) - 1
+	tail := int(binary.LittleEndian.Uint32(b[4:]))
+	if tail > end {
+		return nil, errPacked
+	}
+	count := int(binary.LittleEndian.Uint16(b[8:]))
+	var out [][]byte
+	p, prev, prevSize := 10, -1, 0
 	for p < end {
+		start := p
+		if b[p] == 0xFF { // the end, before the last byte
+			return nil, errPacked
+		}
+		prevLen := int(b[p])
 		if b[p] == 0xFE { // prevlen: 1 byte, or 0xFE and 4 bytes
+			if p+5 > end {
+				return nil, errPacked
+			}
+			prevLen = int(binary.LittleEndian.Uint32(b[p+1:]))
 			p += 5
 		} else {
 			p++
 		}
-		if p >= end {
+		if p >= end || prevLen != prevSize {
 			return nil, errPacked
 		}
 		c := b[p]
@@ -177,7 +194,7 @@ func ziplistEntries(b []byte) ([][]byte, error) {
 				return nil, errPacked
 			}
 			v, p, isInt = b[p+2:p+2+l], p+2+l, false
-		case c == 0x80:
+		case c>>6 == 2: // 0x80, and whatever the low bits say
 			if !take(5) {
 				return nil, errPacked
 			}
@@ -205,6 +222,64 @@ func ziplistEntries(b []byte) ([][]byte, error) {
 			v = strconv.AppendInt(nil, n, 10)
 		}
 		out = append(out, v)
+		prev, prevSize = start, p-start
+	}
+	if prev >= 0 && prev != tail || count != 65535 && count != len(out) {
+		return nil, errPacked
+	}
+	return out, nil
+}
+
+// zipmapEntries decodes a zipmap (Redis 2.4's small hashes) into field,
+// value pairs, checking it as zipmapValidateIntegrity does in depth: a
+// zipmap is [count] then per entry [len]field[len][free]value[free bytes],
+// a length being one byte below 254, or 254 and 4 bytes, then 255.
+func zipmapEntries(b []byte) ([][]byte, error) {
+	if len(b) < 2 || b[len(b)-1] != 0xFF {
+		return nil, errPacked
+	}
+	last := len(b) - 1
+	inRange := func(p int) bool { return p >= 2 && p <= last }
+	length := func(p int) (l, size int) {
+		if b[p] < 254 {
+			return int(b[p]), 1
+		}
+		return int(binary.LittleEndian.Uint32(b[p+1:])), 5
+	}
+	var out [][]byte
+	p := 1
+	for b[p] != 0xFF {
+		size := 1
+		if b[p] >= 254 {
+			size = 5
+		}
+		if !inRange(p + size) {
+			return nil, errPacked
+		}
+		l, _ := length(p)
+		field := p + size
+		p = field + l
+		if l < 0 || !inRange(p) {
+			return nil, errPacked
+		}
+		size = 1
+		if b[p] >= 254 {
+			size = 5
+		}
+		if !inRange(p + size) {
+			return nil, errPacked
+		}
+		vl, _ := length(p)
+		free := int(b[p+size])
+		value := p + size + 1
+		p = value + vl + free
+		if vl < 0 || !inRange(p) {
+			return nil, errPacked
+		}
+		out = append(out, b[field:field+l], b[value:value+vl])
+	}
+	if len(out) == 0 || b[0] != 254 && int(b[0]) != len(out)/2 {
+		return nil, errPacked
 	}
 	return out, nil
 }

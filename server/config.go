@@ -163,6 +163,11 @@ var inertParams = map[string]bool{
 
 // floodgateParams are the parameters floodgate implements.
 var floodgateParams = map[string]floodgateParam{
+	// RESTORE always checks a payload in depth (every listpack, ziplist,
+	// zipmap and intset entry, duplicates, order), which is what yes and
+	// clients ask for; with no, Redis runs only the header checks and
+	// accepts some payloads floodgate refuses.
+	"sanitize-dump-payload": {effect: effectApplied},
 	"port": {effect: effectApplied, get: func(s *Server) string { _, port := s.bindAddr(); return port },
 		apply: setPort},
 	"bind": {effect: effectApplied, def: "127.0.0.1", parse: parseBind, get: getBind, apply: setBind},
