@@ -284,7 +284,7 @@ func cmdHRandField(c *Client, args [][]byte) {
 		if h == nil {
 			return
 		}
-		c.w.BulkString(h.Random(1, true)[0].Name)
+		c.w.BulkString(h.Random(c.rng(), 1, true)[0].Name)
 		return
 	}
 	count, ok := intArg(c, args[2])
@@ -312,9 +312,9 @@ func cmdHRandField(c *Client, args [][]byte) {
 	}
 	var picked []store.HashField
 	if count > 0 {
-		picked = h.Random(int(min(count, int64(h.Len()))), true)
+		picked = h.Random(c.rng(), int(min(count, int64(h.Len()))), true)
 	} else {
-		picked = h.Random(int(-count), false)
+		picked = h.Random(c.rng(), int(-count), false)
 	}
 	writeHashFields(c, picked, withValues, false)
 }
