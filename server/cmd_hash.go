@@ -283,7 +283,7 @@ func cmdHRandField(c *Client, args [][]byte) {
 		if h == nil {
 			return
 		}
-		c.w.BulkString(h.Random(1, true)[0].Name)
+		c.w.BulkString(h.Random(c.rng(), 1, true)[0].Name)
 		return
 	}
 	count, ok := intArg(c, args[2])
@@ -311,11 +311,11 @@ func cmdHRandField(c *Client, args [][]byte) {
 	}
 	if count < 0 {
 		randomRepeats(c, -count, withValues, func(p pairReply, k int) {
-			writeHashPicks(c, p, h.Random(k, false), withValues)
+			writeHashPicks(c, p, h.Random(c.rng(), k, false), withValues)
 		})
 		return
 	}
-	writeHashFields(c, h.Random(int(min(count, int64(h.Len()))), true), withValues, false)
+	writeHashFields(c, h.Random(c.rng(), int(min(count, int64(h.Len()))), true), withValues, false)
 }
 
 // writeHashFields answers fields, with their values or not: as pairs under

@@ -155,7 +155,7 @@ func cmdSPop(c *Client, args [][]byte) {
 		c.w.Set(0)
 		return
 	case count < 0:
-		m := s.Pop()
+		m := s.Pop(c.rng())
 		c.w.BulkString(m)
 		c.logAs(cmdSREM, args[1], []byte(m))
 	case count >= int64(s.Len()):
@@ -171,7 +171,7 @@ func cmdSPop(c *Client, args [][]byte) {
 		// (in MULTI/EXEC, as any command logged as several).
 		c.w.Set(int(count))
 		for range count {
-			m := s.Pop()
+			m := s.Pop(c.rng())
 			c.w.BulkString(m)
 			c.alsoLog(cmdSREM, args[1], []byte(m))
 		}
@@ -208,7 +208,7 @@ func cmdSRandMember(c *Client, args [][]byte) {
 		case s == nil:
 			c.w.Null()
 		default:
-			c.w.BulkString(s.Member(rand.IntN(s.Len())))
+			c.w.BulkString(s.Member(c.rng().IntN(s.Len())))
 		}
 		return
 	}
@@ -231,12 +231,12 @@ func cmdSRandMember(c *Client, args [][]byte) {
 	if count < 0 { // repeats allowed: written as picked, never held in memory
 		randomRepeats(c, -count, false, func(_ pairReply, k int) {
 			for range k {
-				c.w.BulkString(s.Member(rand.IntN(s.Len())))
+				c.w.BulkString(s.Member(c.rng().IntN(s.Len())))
 			}
 		})
 		return
 	}
-	picked := s.Random(int(min(count, int64(s.Len()))), true)
+	picked := s.Random(c.rng(), int(min(count, int64(s.Len()))), true)
 	c.w.Array(len(picked))
 	for _, m := range picked {
 		c.w.BulkString(m)
@@ -510,3 +510,8 @@ func cmdSScan(c *Client, args [][]byte) {
 		c.w.BulkString(m)
 	}
 }
+
+// rng is the generator every random pick of a command draws from: the
+// store's own, so a seeded server (servertest's Seed) answers alike, and
+// drawn only under the execution lock, so it needs no mutex.
+func (c *Client) rng() *rand.Rand { return c.db.Store().Rand() }

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"sort"
 	"strconv"
@@ -730,7 +729,7 @@ func cmdZRandMember(c *Client, args [][]byte) {
 		if z == nil {
 			return
 		}
-		m, _ := z.At(rand.IntN(z.Len()))
+		m, _ := z.At(c.rng().IntN(z.Len()))
 		c.w.Bulk(m)
 		return
 	}
@@ -767,20 +766,20 @@ func cmdZRandMember(c *Client, args [][]byte) {
 			c.w.Double(s)
 		}
 	}
-	size := z.Len()
+	size, rng := z.Len(), c.rng()
 	switch {
 	case count < 0: // repeats allowed
 		randomRepeats(c, -count, withScores, func(items pairReply, k int) {
 			p = items
 			for range k {
-				emit(rand.IntN(size))
+				emit(rng.IntN(size))
 			}
 		})
 	case count >= int64(size): // the whole set, from the top, as Redis does
 		zreply(c, z, 0, size, true, withScores, false)
 	default: // count distinct members, in random order
 		p = newPairReply(c, int(count), withScores, false)
-		for _, rank := range store.Sample(size, int(count)) {
+		for _, rank := range store.Sample(rng, size, int(count)) {
 			emit(rank)
 		}
 	}

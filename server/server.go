@@ -436,6 +436,12 @@ func (s *Server) Addr() string {
 // execution lock (see Do).
 func (s *Server) Store() *store.Store { return s.store }
 
+// Seed resets the generator every random pick of a command draws from
+// (SRANDMEMBER, SPOP, HRANDFIELD, ZRANDMEMBER, RANDOMKEY, ...), so the
+// picks that follow repeat for the same seed. A server starts with a random
+// seed, as Redis's picks are random.
+func (s *Server) Seed(seed uint64) { s.Do(func() { s.store.Seed(seed) }) }
+
 // Do runs fn with the execution lock held, as a command would run.
 func (s *Server) Do(fn func()) {
 	s.lock <- struct{}{}

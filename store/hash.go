@@ -364,7 +364,7 @@ func (h *Hash) IncrByFloat(name []byte, delta *big.Float, enc *Encodings) (strin
 // at most Len(), when distinct is set (the whole hash, in order, when count
 // covers it, as Redis does); otherwise exactly count, with repetitions.
 // Every field is equally likely.
-func (h *Hash) Random(count int, distinct bool) []HashField {
+func (h *Hash) Random(rng *rand.Rand, count int, distinct bool) []HashField {
 	n := h.Len()
 	if n == 0 || count <= 0 {
 		return nil
@@ -380,11 +380,11 @@ func (h *Hash) Random(count int, distinct bool) []HashField {
 	out := make([]HashField, count)
 	if !distinct {
 		for i := range out {
-			out[i] = at(rand.IntN(n))
+			out[i] = at(rng.IntN(n))
 		}
 		return out
 	}
-	for i, pos := range Sample(n, count) {
+	for i, pos := range Sample(rng, n, count) {
 		out[i] = at(pos)
 	}
 	return out

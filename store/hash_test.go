@@ -169,7 +169,7 @@ func TestHashRandom(t *testing.T) {
 	}
 	for _, count := range []int{1, 3, 9} {
 		for range 50 {
-			got := h.Random(count, true)
+			got := h.Random(testRand, count, true)
 			seen := map[string]bool{}
 			for _, f := range got {
 				if seen[f.Name] || !h.Has([]byte(f.Name)) {
@@ -182,11 +182,11 @@ func TestHashRandom(t *testing.T) {
 			}
 		}
 	}
-	if got := h.Random(20, true); !slices.Equal(got, h.Fields()) {
+	if got := h.Random(testRand, 20, true); !slices.Equal(got, h.Fields()) {
 		t.Fatalf("count >= len should return the whole hash in order, got %v", got)
 	}
 	// With repetitions: exactly count fields, and over many draws every one shows up.
-	got := h.Random(1000, false)
+	got := h.Random(testRand, 1000, false)
 	seen := map[string]bool{}
 	for _, f := range got {
 		seen[f.Name] = true
@@ -194,7 +194,7 @@ func TestHashRandom(t *testing.T) {
 	if len(got) != 1000 || len(seen) != 10 {
 		t.Fatalf("repeating draw: %d fields, %d distinct", len(got), len(seen))
 	}
-	if h.Random(0, true) != nil || NewHash().Random(5, false) != nil {
+	if h.Random(testRand, 0, true) != nil || NewHash().Random(testRand, 5, false) != nil {
 		t.Fatal("empty draws should be nil")
 	}
 }

@@ -23,16 +23,20 @@ type keyTable struct {
 	// rehash is the next bucket of ht[0] to move to ht[1]; -1 when no
 	// resize is under way (ht[1] is then nil).
 	rehash int
-	seed   maphash.Seed
 }
 
 const minBuckets = 4
 
-func newKeyTable() keyTable { return keyTable{rehash: -1, seed: maphash.MakeSeed()} }
+// keySeed hashes every key table of the process, as Redis has one hash
+// seed: a table's layout then depends only on the keys and the operations,
+// so RANDOMKEY repeats on a seeded server (Store.Seed), also after FLUSHALL.
+var keySeed = maphash.MakeSeed()
+
+func newKeyTable() keyTable { return keyTable{rehash: -1} }
 
 func (t *keyTable) len() int { return t.used[0] + t.used[1] }
 
-func (t *keyTable) hash(key string) uint64 { return maphash.String(t.seed, key) }
+func (t *keyTable) hash(key string) uint64 { return maphash.String(keySeed, key) }
 
 // bucketsFor is the power-of-two size that holds n keys at most full.
 func bucketsFor(n int) int {

@@ -220,7 +220,7 @@ func (s *Set) Members() []string {
 // ones when distinct is set (at most Len(); the whole set in its own order
 // when count covers it, as Redis answers), otherwise exactly count, with
 // repetitions. Every member is equally likely.
-func (s *Set) Random(count int, distinct bool) []string {
+func (s *Set) Random(rng *rand.Rand, count int, distinct bool) []string {
 	n := s.Len()
 	if n == 0 || count <= 0 {
 		return nil
@@ -228,7 +228,7 @@ func (s *Set) Random(count int, distinct bool) []string {
 	if !distinct {
 		out := make([]string, count)
 		for i := range out {
-			out[i] = s.Member(rand.IntN(n))
+			out[i] = s.Member(rng.IntN(n))
 		}
 		return out
 	}
@@ -236,7 +236,7 @@ func (s *Set) Random(count int, distinct bool) []string {
 		return s.Members()
 	}
 	out := make([]string, count)
-	for i, pos := range Sample(n, count) {
+	for i, pos := range Sample(rng, n, count) {
 		out[i] = s.Member(pos)
 	}
 	return out
@@ -244,8 +244,8 @@ func (s *Set) Random(count int, distinct bool) []string {
 
 // Pop removes and returns a member picked uniformly at random (SPOP).
 // The set must not be empty.
-func (s *Set) Pop() string {
-	i := rand.IntN(s.Len())
+func (s *Set) Pop(rng *rand.Rand) string {
+	i := rng.IntN(s.Len())
 	m := s.Member(i)
 	if t := s.table(); t != nil {
 		t.removeAt(i)

@@ -116,7 +116,7 @@ func TestSetModel(t *testing.T) {
 				delete(model, string(m))
 			default:
 				if s.Len() > 0 {
-					p := s.Pop()
+					p := s.Pop(testRand)
 					if !model[p] {
 						t.Fatalf("step %d: Pop gave %s, not a member", step, p)
 					}
@@ -174,14 +174,14 @@ func TestSetRandom(t *testing.T) {
 	for i := range 1000 {
 		s.Add(fmt.Appendf(nil, "m%d", i), &DefaultEncodings)
 	}
-	got := s.Random(10, true)
+	got := s.Random(testRand, 10, true)
 	if len(got) != 10 || len(slices.Compact(slices.Sorted(slices.Values(got)))) != 10 {
 		t.Fatalf("distinct Random: %v", got)
 	}
-	if got := s.Random(5000, true); len(got) != 1000 {
+	if got := s.Random(testRand, 5000, true); len(got) != 1000 {
 		t.Fatalf("Random past Len: %d", len(got))
 	}
-	if got := s.Random(5000, false); len(got) != 5000 {
+	if got := s.Random(testRand, 5000, false); len(got) != 5000 {
 		t.Fatalf("Random with repeats: %d", len(got))
 	}
 }
@@ -275,7 +275,7 @@ func TestSetLayout(t *testing.T) {
 		t.Fatalf("MemSize = %d, want 56", got)
 	}
 	for s.Len() > 0 {
-		s.Pop()
+		s.Pop(testRand)
 	}
 	if s.p != nil || s.MemSize() != 8 || s.Encoding() != "intset" {
 		t.Fatalf("drained: %p, MemSize %d, %s", s.p, s.MemSize(), s.Encoding())

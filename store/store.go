@@ -219,6 +219,7 @@ type Store struct {
 	now         int64 // unix ms snapshot, see Refresh
 	nanos       int64 // the same snapshot in unix ns, for CL.THROTTLE's GCRA
 	rng         *rand.Rand
+	src         *rand.PCG // rng's source, kept so Seed can reset it in place
 	snap        *Snapshot // the open snapshot, if any (snapshot.go)
 	epoch       uint32    // of the last snapshot begun
 	dirty       int64     // changes so far, for save points (Dirty)
@@ -258,7 +259,8 @@ func New(n int, clock Clock) *Store {
 	if clock == nil {
 		clock = RealClock{}
 	}
-	s := &Store{clock: clock, rng: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())), evict: DefaultEviction, enc: DefaultEncodings}
+	src := rand.NewPCG(rand.Uint64(), rand.Uint64())
+	s := &Store{clock: clock, rng: rand.New(src), src: src, evict: DefaultEviction, enc: DefaultEncodings}
 	// One allocation for all the databases: a test double starts 16 of
 	// them per test.
 	dbs := make([]DB, n)
@@ -816,3 +818,13 @@ func (db *DB) touchExisting(other *DB) {
 		}
 	}
 }
+
+// Rand is the store's generator, for every random pick a command makes
+// (SRANDMEMBER, SPOP, HRANDFIELD, ZRANDMEMBER, RANDOMKEY, eviction). It is
+// not safe for concurrent use: only the holder of the execution lock may
+// draw from it, which is what spares it a mutex.
+func (s *Store) Rand() *rand.Rand { return s.rng }
+
+// Seed resets the generator so the random picks that follow repeat for the
+// same seed (a test double's reproducible answers). Hold the execution lock.
+func (s *Store) Seed(seed uint64) { s.src.Seed(seed, seed) }

@@ -531,3 +531,10 @@ func (s *Server) CheckSet(t testing.TB, key string, want ...string) {
 	t.Helper()
 	s.db().CheckSet(t, key, want...)
 }
+
+// Seed makes the random picks of SRANDMEMBER, SPOP, HRANDFIELD,
+// ZRANDMEMBER, RANDOMKEY and eviction reproducible, as miniredis's Seed:
+// two servers seeded alike, sent the same commands, answer alike, and
+// seeding again repeats the sequence. Restart starts a new generator, as a
+// new process would: seed again after it.
+func (s *Server) Seed(seed int) { s.Server.Seed(uint64(seed)) }
