@@ -230,3 +230,99 @@ func TestDiffMiscSortCStrings(t *testing.T) {
 		}},
 	})
 }
+
+// lfuConfig makes LFU counters deterministic: with lfu-log-factor 0 every
+// access adds one (the probability is 1/(0+1)), and with lfu-decay-time 0
+// they never decay.
+const (
+	lfuConfig   = "CONFIG SET maxmemory-policy allkeys-lfu lfu-log-factor 0 lfu-decay-time 0"
+	lfuDefaults = "CONFIG SET maxmemory-policy noeviction lfu-log-factor 10 lfu-decay-time 1"
+)
+
+// lfuFixture holds a key of every type (all at LFU_INIT_VAL, 5), and
+// lfuKeys are the keys whose OBJECT FREQ each case compares afterwards.
+var (
+	lfuFixture = []string{
+		"SET s hello", "SET n 12345", "RPUSH l a b c", "SADD a 1 2 x", "SADD b 2 x y", "ZADD z 1 m 2 o", "ZADD y 1 m",
+		"HSET h f v g 1", "PFADD p x", "SET d old", "GEOADD g 1 1 m 2 2 o", "SET w_a 12345", "HSET wh_a k 2",
+	}
+	lfuKeys = []string{"s", "n", "l", "a", "b", "z", "y", "h", "p", "d", "g", "q", "w_a", "wh_a"}
+)
+
+// TestDiffMiscLFUTouches runs each command on fresh keys and compares every
+// key's LFU counter with Redis's: a command touches a key exactly where
+// Redis's lookupKey* calls do (LOOKUP_NOTOUCH and setKey's own
+// lookupKeyWrite included).
+func TestDiffMiscLFUTouches(t *testing.T) {
+	commands := []string{
+		// strings
+		"GET s", "GET l", "SET s v", "SET s v GET", "SET s v NX", "SET s v XX", "SET q v XX", "SET l v GET", "SETNX s v",
+		"SETEX s 10 v", "PSETEX s 10000 v", "GETSET s v", "GETSET q v", "GETDEL s", "GETEX s", "GETEX s PERSIST", "APPEND s x",
+		"APPEND q x", "STRLEN s", "GETRANGE s 0 1", "SETRANGE s 1 x", "INCR n", "INCR s", "INCRBY n 2", "INCRBYFLOAT n 1.5",
+		"DECR n", "DECRBY n 2", "MGET s n q", "MSET s x n y", "MSETNX s x q y", "MSETNX q x q2 y", "LCS s d", "SUBSTR s 0 1",
+		// bitmaps
+		"SETBIT s 1 1", "GETBIT s 1", "BITCOUNT s", "BITPOS s 1", "BITOP AND d s n", "BITOP AND q s n", "BITOP NOT d l",
+		"BITFIELD s GET u8 0", "BITFIELD s SET u8 0 1", "BITFIELD_RO s GET u8 0",
+		// generic
+		"DEL s", "UNLINK s", "EXISTS s", "TYPE s", "TTL s", "PTTL s", "EXPIRE s 100", "PEXPIRE s 100000",
+		"EXPIREAT s 99999999999", "PERSIST s", "EXPIRETIME s", "TOUCH s n", "RENAME s d", "RENAME s q", "RENAMENX s d",
+		"RENAMENX s q", "COPY s d", "COPY s d REPLACE", "COPY s q", "COPY l d REPLACE", "MOVE s 1", "DUMP s", "OBJECT ENCODING s",
+		"OBJECT FREQ s", "OBJECT IDLETIME s", "OBJECT REFCOUNT s", "RANDOMKEY", "KEYS *", "SCAN 0 COUNT 1000",
+		"EVAL \"return redis.call('RESTORE', KEYS[2], 0, redis.call('DUMP', KEYS[1]))\" 2 s d",
+		"EVAL \"return redis.call('RESTORE', KEYS[2], 0, redis.call('DUMP', KEYS[1]), 'REPLACE')\" 2 s d",
+		"EVAL \"return redis.call('GET', KEYS[1])\" 1 s", "SORT l ALPHA", "SORT l ALPHA STORE d", "SORT l ALPHA STORE q",
+		"SORT_RO l ALPHA", "SORT a BY w_* GET w_* GET wh_*->k", "SORT a BY nosort", "MULTI", "EXEC",
+		// lists
+		"LPUSH l x", "LPUSHX l x", "RPUSHX q x", "LPUSH s x", "LPOP l", "RPOP l 2", "LLEN l", "LRANGE l 0 -1", "LINDEX l 0",
+		"LSET l 0 x", "LINSERT l BEFORE a x", "LREM l 0 a", "LTRIM l 0 1", "LPOS l a", "RPOPLPUSH l d", "RPOPLPUSH l q",
+		"RPOPLPUSH l l", "LMOVE l q LEFT RIGHT", "LMPOP 2 q l LEFT", "BLPOP q l 0", "BRPOPLPUSH l q 0", "BLMPOP 0 1 l LEFT",
+		// sets
+		"SADD a z", "SREM a 1", "SCARD a", "SISMEMBER a 1", "SMISMEMBER a 1 2", "SMEMBERS a", "SRANDMEMBER a", "SPOP a",
+		"SMOVE a b 1", "SMOVE a b 9", "SMOVE a s 1", "SMOVE s a 1", "SMOVE q a 1", "SMOVE a q 1", "SMOVE a a 1", "SINTER a b",
+		"SINTERSTORE d a b", "SINTERSTORE d a q", "SINTERCARD 2 a b", "SUNION a b", "SUNIONSTORE d a b", "SDIFF a b",
+		"SDIFFSTORE d a b", "SDIFFSTORE q a a", "SSCAN a 0",
+		// sorted sets
+		"ZADD z 3 q", "ZADD z XX 5 m", "ZINCRBY z 1 m", "ZSCORE z m", "ZMSCORE z m", "ZRANK z m", "ZCARD z", "ZCOUNT z 0 5",
+		"ZRANGE z 0 -1", "ZRANGESTORE d z 0 -1", "ZRANGESTORE q z 0 -1", "ZRANGESTORE d z 5 9", "ZRANGEBYSCORE z 0 5",
+		"ZREM z m", "ZREMRANGEBYRANK z 0 0", "ZPOPMIN z", "ZUNIONSTORE d 2 z y", "ZINTERSTORE d 2 z y", "ZDIFFSTORE d 2 z y",
+		"ZUNION 2 z y", "ZINTERCARD 2 z y", "ZRANDMEMBER z", "ZMPOP 1 z MIN", "BZPOPMIN z 0", "BZMPOP 0 1 z MIN", "ZMPOP 2 q z MAX COUNT 1", "ZLEXCOUNT z - +", "ZSCAN z 0",
+		// hashes
+		"HSET h f x", "HSETNX h f x", "HGET h f", "HMGET h f g", "HGETALL h", "HDEL h f", "HLEN h", "HEXISTS h f",
+		"HINCRBY h g 1", "HINCRBYFLOAT h g 1", "HKEYS h", "HVALS h", "HSTRLEN h f", "HRANDFIELD h", "HSCAN h 0", "HGET s f",
+		// HyperLogLog
+		"PFADD p y", "PFADD p", "PFCOUNT p", "PFCOUNT p q", "PFMERGE q p", "PFMERGE p q", "PFMERGE d p", "PFDEBUG ENCODING p",
+		"PFDEBUG GETREG s",
+		// geo
+		"GEOADD g 3 3 q", "GEOPOS g m", "GEODIST g m o", "GEOHASH g m", "GEOSEARCH g FROMMEMBER m BYRADIUS 1000 km ASC",
+		"GEOSEARCHSTORE d g FROMMEMBER m BYRADIUS 1000 km", "GEOSEARCHSTORE q g FROMLONLAT 0 0 BYRADIUS 1 m",
+		"GEORADIUS g 1 1 1000 km STORE d", "GEORADIUSBYMEMBER g m 1000 km", "GEORADIUS_RO g 1 1 1000 km",
+	}
+	var freq []string
+	for _, k := range lfuKeys {
+		freq = append(freq, "OBJECT FREQ "+k)
+	}
+	var cases []tcase
+	for _, cmd := range commands {
+		lines := append([]string{lfuConfig}, lfuFixture...)
+		lines = append(lines, "!type "+cmd)
+		cases = append(cases, tcase{cmd, append(lines, freq...)})
+	}
+	t.Cleanup(func() { setEverywhere(t, lfuDefaults) })
+	runCases(t, cases)
+}
+
+// setEverywhere sends a CONFIG SET line to Redis and every floodgate.
+func setEverywhere(t *testing.T, line string) {
+	args, _ := splitArgs(line)
+	for _, addr := range append([]string{redisAddr}, floodgates()...) {
+		c, err := dialRaw(addr)
+		if err != nil {
+			t.Errorf("dial %s: %v", addr, err)
+			continue
+		}
+		if reply, err := c.do(args...); err != nil || string(reply) != "+OK\r\n" {
+			t.Errorf("%s: %s: %q %v", addr, line, reply, err)
+		}
+		c.close()
+	}
+}

@@ -248,7 +248,7 @@ func cmdBitOp(c *Client, args [][]byte) {
 	if res == nil {
 		c.db.Delete(args[2])
 	} else {
-		c.db.Set(args[2], store.NewRawString(res), 0)
+		setKey(c, args[2], store.NewRawString(res))
 	}
 	c.w.Int(int64(len(res)))
 }

@@ -575,7 +575,7 @@ func geoStore(c *Client, key []byte, points []geoPoint, byDist bool) {
 		}
 		z.Add(p.member, score, c.db.Encodings())
 	}
-	c.db.Set(key, z, 0)
+	setKey(c, key, z)
 	c.w.Int(int64(len(points)))
 }
 

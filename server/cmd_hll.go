@@ -139,13 +139,13 @@ func cmdPFMerge(c *Client, args [][]byte) {
 }
 
 func cmdPFDebug(c *Client, args [][]byte) {
-	if c.db.Get(args[2]) == nil {
-		c.w.Error(errPFDebugNoKey)
-		return
-	}
 	h, err := hllAt(c, args[2])
-	if err != nil {
+	switch {
+	case err != nil:
 		c.w.Error(err.Error())
+		return
+	case h == nil:
+		c.w.Error(errPFDebugNoKey)
 		return
 	}
 	h.Unshare()

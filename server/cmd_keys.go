@@ -269,9 +269,14 @@ func cmdCopy(c *Client, args [][]byte) {
 		c.w.Int(0)
 		return
 	}
-	if dst.Get(args[2]) != nil && !replace {
-		c.w.Int(0)
-		return
+	if dst.Get(args[2]) != nil {
+		if !replace {
+			c.w.Int(0)
+			return
+		}
+		// Redis deletes the old value and adds a new object: it does not
+		// inherit the old one's LFU counter, as an overwrite would.
+		dst.Delete(args[2])
 	}
 	dst.Set(args[2], e.Value().Clone(), c.db.ExpireAt(e))
 	c.w.Int(1)
@@ -440,4 +445,14 @@ func cmdPersist(c *Client, args [][]byte) {
 	}
 	c.db.SetExpire(e, 0)
 	c.w.Int(1)
+}
+
+// setKey stores v at key as Redis's setKey does for the commands that
+// store a result (SORT STORE, SINTERSTORE, ZUNIONSTORE, GEO STORE, BITOP,
+// MSET, GETSET): its lookupKeyWrite is an access of the old value, and
+// under an LFU policy the new value inherits the old one's counter
+// (dbOverwrite), so an existing destination counts one more access.
+func setKey(c *Client, key []byte, v store.Value) {
+	c.db.Get(key)
+	c.db.Set(key, v, 0)
 }

@@ -175,7 +175,7 @@ func cmdRestore(c *Client, args [][]byte) {
 		}
 	}
 	key := args[1]
-	if !replace && c.db.Exists(key) {
+	if !replace && c.db.Get(key) != nil { // lookupKeyWrite: an access
 		c.w.Error(errBusyKey)
 		return
 	}

@@ -247,18 +247,20 @@ func cmdSRandMember(c *Client, args [][]byte) {
 // any type check; moving within one set only reports membership.
 func cmdSMove(c *Client, args [][]byte) {
 	src, dst, member := args[1], args[2], args[3]
-	srcEntry := c.db.Get(src)
+	// Redis looks both keys up before any check: an access of each.
+	srcEntry, dstEntry := c.db.Get(src), c.db.Get(dst)
 	if srcEntry == nil {
 		c.w.Int(0)
 		return
 	}
 	from, ok := srcEntry.Value().(*store.Set)
-	if !ok {
-		c.w.Error(errWrongType)
-		return
+	var to *store.Set
+	if dstEntry != nil {
+		to, ok = dstEntry.Value().(*store.Set)
+		ok = ok && from != nil
 	}
-	to, ok := valueAs[*store.Set](c, dst)
-	if !ok {
+	if from == nil || !ok {
+		c.w.Error(errWrongType)
 		return
 	}
 	if from == to {
@@ -433,7 +435,7 @@ func setOpCommand(c *Client, op setOp, keys [][]byte, dst []byte) {
 	if out.Len() == 0 {
 		c.db.Delete(dst)
 	} else {
-		c.db.Set(dst, out, 0)
+		setKey(c, dst, out)
 	}
 	c.w.Int(int64(out.Len()))
 }

@@ -424,6 +424,6 @@ func sortStore(c *Client, q sortQuery, items []sortItem, start, end, outLen int)
 	// not list-max-listpack-size and list-compress-depth.
 	l := store.NewList()
 	l.PushBack(out...)
-	c.db.Set(q.dst, l, 0)
+	setKey(c, q.dst, l)
 	c.w.Int(int64(outLen))
 }

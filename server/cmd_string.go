@@ -289,8 +289,7 @@ func cmdMSet(c *Client, args [][]byte) {
 		return
 	}
 	for i := 1; i < len(args); i += 2 {
-		c.db.Get(args[i]) // Redis's setKey looks the key up: an access (LFU)
-		c.db.Set(args[i], store.NewString(args[i+1]), 0)
+		setKey(c, args[i], store.NewString(args[i+1]))
 	}
 	c.w.Status("OK")
 }
@@ -315,7 +314,7 @@ func cmdGetSet(c *Client, args [][]byte) {
 	if _, ok := getString(c, args[1]); !ok {
 		return
 	}
-	c.db.Set(args[1], store.NewString(args[2]), 0)
+	setKey(c, args[1], store.NewString(args[2]))
 }
 
 func cmdGetDel(c *Client, args [][]byte) {

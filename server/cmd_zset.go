@@ -1205,7 +1205,7 @@ func storeZSet(c *Client, dst []byte, z *store.ZSet) {
 		c.w.Int(0)
 		return
 	}
-	c.db.Set(dst, z, 0)
+	setKey(c, dst, z)
 	c.w.Int(int64(z.Len()))
 }
 

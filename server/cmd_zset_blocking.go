@@ -17,7 +17,20 @@ func cmdBZPopMin(c *Client, args [][]byte) { zsetPops.pop(c, args, false) }
 func cmdBZPopMax(c *Client, args [][]byte) { zsetPops.pop(c, args, true) }
 func cmdBZMPop(c *Client, args [][]byte)   { zsetPops.mpop(c, args) }
 
-var zsetPops = blockingPops[*store.ZSet]{kind: store.KindZSet, end: zminMaxArg, one: zpopWithKey, many: zmpopReply}
+// zsetPops touches the key once more than the list pops: Redis's blocking
+// sorted-set pops look it up to find it (blockingGenericZpopCommand, or
+// handleClientsBlockedOnKeys when a blocked client is served) and again in
+// genericZpopCommand, which pops, and each lookup is an access (LFU).
+var zsetPops = blockingPops[*store.ZSet]{kind: store.KindZSet, end: zminMaxArg,
+	one: func(c *Client, key []byte, z *store.ZSet, fromTop bool) {
+		c.db.Get(key)
+		zpopWithKey(c, key, z, fromTop)
+	},
+	many: func(c *Client, key []byte, z *store.ZSet, fromTop bool, count int64) {
+		c.db.Get(key)
+		zmpopReply(c, key, z, fromTop, count)
+	},
+}
 
 // zpopWithKey pops one member from one end of z, the sorted set at key,
 // and answers [key, member, score], as BZPOPMIN and BZPOPMAX do.
