@@ -310,19 +310,3 @@ func TestDiffMiscLFUTouches(t *testing.T) {
 	t.Cleanup(func() { setEverywhere(t, lfuDefaults) })
 	runCases(t, cases)
 }
-
-// setEverywhere sends a CONFIG SET line to Redis and every floodgate.
-func setEverywhere(t *testing.T, line string) {
-	args, _ := splitArgs(line)
-	for _, addr := range append([]string{redisAddr}, floodgates()...) {
-		c, err := dialRaw(addr)
-		if err != nil {
-			t.Errorf("dial %s: %v", addr, err)
-			continue
-		}
-		if reply, err := c.do(args...); err != nil || string(reply) != "+OK\r\n" {
-			t.Errorf("%s: %s: %q %v", addr, line, reply, err)
-		}
-		c.close()
-	}
-}

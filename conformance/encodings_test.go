@@ -17,20 +17,7 @@ const encodingDefaults = "CONFIG SET hash-max-listpack-entries 512 hash-max-list
 // from the defaults, and restores the defaults on both servers afterwards.
 func runEncodingCases(t *testing.T, cases []tcase) {
 	t.Helper()
-	t.Cleanup(func() {
-		args, _ := splitArgs(encodingDefaults)
-		for _, addr := range append([]string{redisAddr}, floodgates()...) {
-			c, err := dialRaw(addr)
-			if err != nil {
-				t.Errorf("dial %s: %v", addr, err)
-				continue
-			}
-			if reply, err := c.do(args...); err != nil || string(reply) != "+OK\r\n" {
-				t.Errorf("%s: resetting the thresholds: %q %v", addr, reply, err)
-			}
-			c.close()
-		}
-	})
+	t.Cleanup(func() { setEverywhere(t, encodingDefaults) })
 	for i := range cases {
 		cases[i].lines = append([]string{encodingDefaults}, cases[i].lines...)
 	}
