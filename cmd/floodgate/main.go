@@ -105,7 +105,8 @@ func run(args []string) int {
 	}
 	if os.Getenv("GOMAXPROCS") == "" {
 		// One processor for the event loop, which sleeps in epoll_wait on
-		// it, and one for the rest of the runtime (ARCHITECTURE.md, Threads).
+		// it, and one for the rest of the runtime (docs/design/event-loop.md,
+		// Threads).
 		runtime.GOMAXPROCS(srv.IOThreads() + 1)
 	}
 	if cpuProfile != "" {
