@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # collection-memory.sh: bytes per element of lists, sets and hashes in real
-# Redis, for the memory table of BENCHMARKS.md ("## Lists and hashes"; sets
+# Redis, for the per-type memory of BENCHMARKS.md ("## Collections"; sets
 # of other shapes: scripts/set-memory.sh): keys of N elements "<ms>-<i>" (a
 # hash maps each to "<ms>"), about 100,000 elements per size, each key
 # built by one command. hash-ip is a rate limiter's hash: fields

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # set-memory.sh: bytes per set member in real Redis, for BENCHMARKS.md
-# ("## Sets"): keys of N members, about 100,000 members per size, in two
+# ("## Collections"): keys of N members, about 100,000 members per size, in two
 # shapes: integers ("<n>", an intset up to 512 members) and strings
 # ("10.0.<a>.<b>", an IP address per member: a hashtable in Redis 7.0).
 # Usage: scripts/set-memory.sh [port]   (starts and stops its own redis-server)
