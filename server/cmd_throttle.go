@@ -13,11 +13,9 @@ import (
 // is 5 or 6: the table says "at least 5" and the handler refuses a seventh
 // with the same arity error. See docs/cl-throttle.md for every deliberate
 // difference from redis-cell.
-var throttleCommands = []*Command{
-	{Name: "cl.throttle", Arity: -5, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Group: "module", Summary: "Rate limit a key with the generic cell rate algorithm (redis-cell)", Since: "1.0.0", Handler: cmdThrottle},
+var throttleHandlers = map[string]Handler{
+	"cl.throttle": cmdThrottle,
 }
-
-func init() { register(throttleCommands...) }
 
 // redis-cell's error texts: its module reply is "Cell error: " followed by
 // its error's text, "Store error: " and the message.
