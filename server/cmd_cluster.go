@@ -2,7 +2,7 @@ package server
 
 // Cluster commands, as Redis 7.0 answers them with cluster-enabled no (the
 // only value floodgate accepts): every one is known and checked for arity,
-// and refused. The rows are Redis 7.0.15's COMMAND INFO and DOCS.
+// and refused. Their metadata is Redis 7.0.15's (commands_gen.go).
 
 var clusterHandlers = map[string]Handler{
 	"cluster|getkeysinslot":         refuse(errClusterDisabled),

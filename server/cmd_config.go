@@ -15,8 +15,6 @@ var configHandlers = map[string]Handler{
 	"config|help":      helpHandler(configHelp),
 }
 
-const configFlags = FlagAdmin | FlagNoScript | FlagLoading | FlagStale
-
 var configHelp = []string{
 	"CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 	"GET <pattern>",

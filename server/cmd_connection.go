@@ -34,19 +34,12 @@ var connectionHandlers = map[string]Handler{
 }
 
 const (
-	// connAlways: commands a client may send before AUTH, inside a busy
-	// script and while loading (QUIT, HELLO, AUTH, RESET).
-	connAlways  = FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoAuth | FlagAllowBusy
-	clientFlags = FlagNoScript | FlagLoading | FlagStale
-
 	errNoPassword        = "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?"
 	errWrongPass         = "WRONGPASS invalid username-password pair or user is disabled."
 	errHelloNoAuth       = "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time"
 	errUnknownClientType = "ERR Unknown client type '%s'"
 	errBadClientName     = "ERR Client names cannot contain spaces, newlines or special characters."
 )
-
-var clientACL = []string{"connection"}
 
 func cmdPing(c *Client, args [][]byte) {
 	switch len(args) {

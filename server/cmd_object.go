@@ -15,8 +15,6 @@ var objectHandlers = map[string]Handler{
 	"object|refcount": cmdObjectRefCount,
 }
 
-var objectACL = []string{"keyspace"}
-
 var objectHelp = []string{
 	"OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 	"ENCODING <key>",

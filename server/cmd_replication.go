@@ -25,8 +25,6 @@ var replicationHandlers = map[string]Handler{
 	"module|load":   refuse(errModuleNotAllowed),
 }
 
-const moduleLoadFlags = FlagAdmin | FlagNoScript | FlagNoAsyncLoading
-
 const (
 	errDebugNotAllowed  = `ERR DEBUG command not allowed. If the enable-debug-command option is set to "local", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.`
 	errModuleNotAllowed = `ERR MODULE command not allowed. If the enable-module-command option is set to "local", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.`

@@ -23,12 +23,6 @@ var scriptingHandlers = map[string]Handler{
 	"script|load":   cmdScriptLoad,
 }
 
-// evalFlags are EVAL's flags in Redis 7.0.15 (COMMAND INFO eval); the key
-// positions are 0 0 0 because numkeys makes them movable.
-const evalFlags = FlagNoScript | FlagStale | FlagSkipMonitor | FlagNoMandatoryKeys | FlagMovableKeys
-
-var scriptingACL = []string{"scripting"}
-
 // The refusals of redis.call, as Redis 7.0.15's scriptCall words them; the
 // engine then appends " script: <sha>, on @user_script:<line>.".
 const (

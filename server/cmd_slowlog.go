@@ -18,8 +18,6 @@ var slowlogHandlers = map[string]Handler{
 	"slowlog|get":   cmdSlowlogGet,
 }
 
-const slowlogFlags = FlagAdmin | FlagLoading | FlagStale
-
 var slowlogHelp = []string{
 	"SLOWLOG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 	"GET [<count>]",

@@ -7,11 +7,12 @@ import (
 	"github.com/floodgate/floodgate/store"
 )
 
-// CL.THROTTLE is redis-cell's command, answered natively. redis-cell
-// registers it as a module command flagged "write"; here it is also denyoom
-// (it may create a key, as SETNX does) and fast (O(1), one key). Its arity
-// is 5 or 6: the table says "at least 5" and the handler refuses a seventh
-// with the same arity error. See docs/cl-throttle.md for every deliberate
+// CL.THROTTLE is redis-cell's command, answered natively. Its metadata is
+// floodgate's own, in commands/cl.throttle.json: redis-cell registers it
+// as a module command flagged "write"; here it is also denyoom (it may
+// create a key, as SETNX does) and fast (O(1), one key). Its arity is 5 or
+// 6: the table says "at least 5" and the handler refuses a seventh with
+// the same arity error. See docs/cl-throttle.md for every deliberate
 // difference from redis-cell.
 var throttleHandlers = map[string]Handler{
 	"cl.throttle": cmdThrottle,

@@ -898,7 +898,7 @@ func cmdZScan(c *Client, args [][]byte) {
 
 // Multi-key commands of the family: the algebra (ZUNION, ZINTER, ZDIFF,
 // their STORE forms, ZINTERCARD), ZRANGESTORE and ZMPOP. A block of their
-// own, registered beside zsetCommands, since their inputs may be sets too.
+// own, listed beside zsetHandlers, since their inputs may be sets too.
 var zsetOpHandlers = map[string]Handler{
 	"zunion":      cmdZUnion,
 	"zinter":      cmdZInter,

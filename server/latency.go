@@ -212,8 +212,6 @@ var latencyHandlers = map[string]Handler{
 	"latency|reset":     cmdLatencyReset,
 }
 
-const latencyFlags = FlagAdmin | FlagNoScript | FlagLoading | FlagStale
-
 var latencyHelp = []string{
 	"LATENCY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 	"DOCTOR",

@@ -542,7 +542,7 @@ func cLiteral(s string) (string, error) {
 			return "", err
 		}
 		out.WriteString(part)
-		src = src[end+1:]
+		src = strings.TrimLeft(src[end+1:], " \t")
 	}
 	return out.String(), nil
 }
