@@ -23,7 +23,10 @@ func TestRESP3Server(t *testing.T) {
 			"!type HELLO 3", "COMMAND INFO get", "COMMAND INFO ping", "COMMAND INFO nosuch",
 			"COMMAND GETKEYSANDFLAGS get a", "COMMAND GETKEYS get a", "COMMAND COUNT x",
 		}},
-		{"command docs is a map", []string{"!type HELLO 3", "!known=docs-lack-complexity-and-arguments COMMAND DOCS get", "COMMAND DOCS nosuch"}},
+		{"command docs is a map", []string{
+			"!type HELLO 3", "COMMAND DOCS get", "COMMAND DOCS set zadd migrate", "COMMAND DOCS nosuch", "COMMAND DOCS get nosuch getex",
+			"COMMAND DOCS config|get", "COMMAND DOCS GEORADIUS", "COMMAND INFO client|kill", "COMMAND INFO migrate sort",
+		}},
 		{"verbatim text", []string{"!type HELLO 3", "!type INFO keyspace", "!type INFO", "!type CLIENT INFO", "!type CLIENT LIST"}},
 		{"client nulls and ids", []string{
 			"!type HELLO 3", "CLIENT GETNAME", "CLIENT SETNAME x", "CLIENT GETNAME", "!type CLIENT ID",

@@ -224,9 +224,8 @@ func infoOf(t *testing.T, addr string, args ...string) infoReply {
 }
 
 // TestServerCommandInfo compares COMMAND INFO for every command floodgate
-// has that Redis has: name, arity, flags, key positions and ACL categories
-// (Redis's tips and key specs are finer than floodgate's), subcommands
-// included.
+// has that Redis has: name, arity, flags, key positions and ACL categories,
+// subcommands included (TestCommandMetadata compares the whole entries).
 func TestServerCommandInfo(t *testing.T) {
 	names := commandList(t, floodgateAddr)
 	known := map[string]bool{}

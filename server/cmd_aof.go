@@ -7,11 +7,9 @@ import (
 // The append-only file's command and configuration parameters; the
 // machinery is in aof.go.
 
-var aofCommands = []*Command{
-	{Name: "bgrewriteaof", Arity: 1, Flags: FlagAdmin | FlagNoScript | FlagNoAsyncLoading, Group: "server", Summary: "Asynchronously rewrite the append-only file", Since: "1.0.0", Handler: cmdBGRewriteAOF},
+var aofHandlers = map[string]Handler{
+	"bgrewriteaof": cmdBGRewriteAOF,
 }
-
-func init() { register(aofCommands...) }
 
 // aofParams are the AOF's config parameters (rows of floodgateParams,
 // config.go). apply writes s.cfg.AOF, which a config file sets before Init

@@ -5,17 +5,15 @@ import (
 	"github.com/floodgate/floodgate/store"
 )
 
-var bitmapCommands = []*Command{
-	{Name: "setbit", Arity: 4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"bitmap"}, Group: "bitmap", Summary: "Sets or clears the bit at offset in the string value stored at key", Since: "2.2.0", Handler: cmdSetBit},
-	{Name: "getbit", Arity: 3, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"bitmap"}, Group: "bitmap", Summary: "Returns the bit value at offset in the string value stored at key", Since: "2.2.0", Handler: cmdGetBit},
-	{Name: "bitcount", Arity: -2, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"bitmap"}, Group: "bitmap", Summary: "Count set bits in a string", Since: "2.6.0", Handler: cmdBitCount},
-	{Name: "bitpos", Arity: -3, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"bitmap"}, Group: "bitmap", Summary: "Find first bit set or clear in a string", Since: "2.8.7", Handler: cmdBitPos},
-	{Name: "bitop", Arity: -4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 2, LastKey: -1, Step: 1, ACL: []string{"bitmap"}, Group: "bitmap", Summary: "Perform bitwise operations between strings", Since: "2.6.0", Handler: cmdBitOp},
-	{Name: "bitfield", Arity: -2, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"bitmap"}, Group: "bitmap", Summary: "Perform arbitrary bitfield integer operations on strings", Since: "3.2.0", Handler: cmdBitfield},
-	{Name: "bitfield_ro", Arity: -2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"bitmap"}, Group: "bitmap", Summary: "Perform arbitrary bitfield integer operations on strings. Read-only variant of BITFIELD", Since: "6.0.0", Handler: cmdBitfieldRO},
+var bitmapHandlers = map[string]Handler{
+	"setbit":      cmdSetBit,
+	"getbit":      cmdGetBit,
+	"bitcount":    cmdBitCount,
+	"bitpos":      cmdBitPos,
+	"bitop":       cmdBitOp,
+	"bitfield":    cmdBitfield,
+	"bitfield_ro": cmdBitfieldRO,
 }
-
-func init() { register(bitmapCommands...) }
 
 const (
 	errBitOffset     = "ERR bit offset is not an integer or out of range"

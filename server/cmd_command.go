@@ -7,19 +7,16 @@ import (
 	"github.com/floodgate/floodgate/store"
 )
 
-var commandCommands = []*Command{
-	{Name: "command", Arity: -1, Flags: FlagLoading | FlagStale, ACL: []string{"connection"}, Group: "server", Summary: "Get array of Redis command details", Since: "2.8.13", Tips: []string{"nondeterministic_output_order"}, Handler: cmdCommand, Subcommands: []*Command{
-		{Name: "count", Arity: 2, Flags: FlagLoading | FlagStale, ACL: clientACL, Group: "server", Summary: "Get total number of Redis commands", Since: "2.8.13", Handler: cmdCommandCount},
-		{Name: "info", Arity: -2, Flags: FlagLoading | FlagStale, ACL: clientACL, Group: "server", Summary: "Get array of specific Redis command details, or all when no argument is given.", Since: "2.8.13", Tips: []string{"nondeterministic_output_order"}, Handler: cmdCommandInfo},
-		{Name: "docs", Arity: -2, Flags: FlagLoading | FlagStale, ACL: clientACL, Group: "server", Summary: "Get array of specific Redis command documentation", Since: "7.0.0", Tips: []string{"nondeterministic_output_order"}, Handler: cmdCommandDocs},
-		{Name: "list", Arity: -2, Flags: FlagLoading | FlagStale, ACL: clientACL, Group: "server", Summary: "Get an array of Redis command names", Since: "7.0.0", Tips: []string{"nondeterministic_output_order"}, Handler: cmdCommandList},
-		{Name: "getkeys", Arity: -4, Flags: FlagLoading | FlagStale, ACL: clientACL, Group: "server", Summary: "Extract keys given a full Redis command", Since: "2.8.13", Handler: cmdCommandGetKeys},
-		{Name: "getkeysandflags", Arity: -4, Flags: FlagLoading | FlagStale, ACL: clientACL, Group: "server", Summary: "Extract keys and access flags given a full Redis command", Since: "7.0.0", Handler: cmdCommandGetKeys},
-		{Name: "help", Arity: 2, Flags: FlagLoading | FlagStale, ACL: clientACL, Group: "server", Summary: "Show helpful text about the different subcommands", Since: "5.0.0", Handler: helpHandler(commandHelp)},
-	}},
+var commandHandlers = map[string]Handler{
+	"command":                 cmdCommand,
+	"command|count":           cmdCommandCount,
+	"command|info":            cmdCommandInfo,
+	"command|docs":            cmdCommandDocs,
+	"command|list":            cmdCommandList,
+	"command|getkeys":         cmdCommandGetKeys,
+	"command|getkeysandflags": cmdCommandGetKeys,
+	"command|help":            helpHandler(commandHelp),
 }
-
-func init() { register(commandCommands...) }
 
 var commandHelp = []string{
 	"COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -104,43 +101,17 @@ func writeCommandInfo(w Writer, cmd *Command) {
 	for _, tip := range cmd.Tips {
 		w.BulkString(tip)
 	}
-	writeKeySpecs(w, cmd)
-	w.Set(len(cmd.Subcommands))
-	for _, sub := range cmd.Subcommands {
-		writeCommandInfo(w, sub)
-	}
-}
-
-// keySpecFlags approximates the key access flags of a command that has no
-// entry in commandKeySpecs (CL.THROTTLE).
-func keySpecFlags(cmd *Command) []string {
-	if cmd.Flags.Has(FlagWrite) {
-		return []string{"RW", "access", "update"}
-	}
-	return []string{"RO", "access"}
-}
-
-// writeKeySpecs writes a command's key specs: Redis's, from
-// commandKeySpecs, or for a command Redis lacks one derived from the
-// table's first/last/step key positions, an index search and a range.
-func writeKeySpecs(w Writer, cmd *Command) {
-	if specs, ok := commandKeySpecs[cmd.Name]; ok {
-		writeTableKeySpecs(w, specs)
-		return
-	}
-	if cmd.FirstKey <= 0 {
+	writeTableKeySpecs(w, cmd.keySpecs)
+	// Redis answers no subcommands with an empty set, and subcommands
+	// with an array (addReplyCommandSubCommands).
+	if len(cmd.Subcommands) == 0 {
 		w.Set(0)
 		return
 	}
-	last := cmd.LastKey
-	if last >= 0 {
-		last -= cmd.FirstKey
+	w.Array(len(cmd.Subcommands))
+	for _, sub := range cmd.Subcommands {
+		writeCommandInfo(w, sub)
 	}
-	writeTableKeySpecs(w, []keySpec{{
-		flags: strings.Join(keySpecFlags(cmd), " "),
-		begin: beginIndex(cmd.FirstKey),
-		find:  findRange(last, cmd.Step, 0),
-	}})
 }
 
 func cmdCommandDocs(c *Client, args [][]byte) {
@@ -161,26 +132,128 @@ func cmdCommandDocs(c *Client, args [][]byte) {
 	}
 }
 
-// writeCommandDocs writes the part of COMMAND DOCS that redis-cli's hints
-// and help use: summary, since, group and subcommands (no arguments).
+// writeCommandDocs writes a command's COMMAND DOCS entry as Redis 7.0's
+// addReplyCommandDocs does: summary, since, group, complexity, doc_flags,
+// deprecated_since, replaced_by, history, arguments and subcommands, each
+// left out when empty but the group.
 func writeCommandDocs(w Writer, cmd *Command) {
-	n := 3
-	if len(cmd.Subcommands) > 0 {
-		n++
+	n := 1
+	for _, present := range []bool{
+		cmd.Summary != "", cmd.Since != "", cmd.Complexity != "", len(cmd.DocFlags) > 0,
+		cmd.DeprecatedSince != "", cmd.ReplacedBy != "", len(cmd.History) > 0,
+		len(cmd.Args) > 0, len(cmd.Subcommands) > 0,
+	} {
+		if present {
+			n++
+		}
 	}
 	w.Map(n)
-	w.BulkString("summary")
-	w.BulkString(cmd.Summary)
-	w.BulkString("since")
-	w.BulkString(cmd.Since)
+	if cmd.Summary != "" {
+		w.BulkString("summary")
+		w.BulkString(cmd.Summary)
+	}
+	if cmd.Since != "" {
+		w.BulkString("since")
+		w.BulkString(cmd.Since)
+	}
 	w.BulkString("group")
 	w.BulkString(cmd.Group)
+	if cmd.Complexity != "" {
+		w.BulkString("complexity")
+		w.BulkString(cmd.Complexity)
+	}
+	if len(cmd.DocFlags) > 0 {
+		w.BulkString("doc_flags")
+		w.Set(len(cmd.DocFlags))
+		for _, f := range cmd.DocFlags {
+			w.Status(f)
+		}
+	}
+	if cmd.DeprecatedSince != "" {
+		w.BulkString("deprecated_since")
+		w.BulkString(cmd.DeprecatedSince)
+	}
+	if cmd.ReplacedBy != "" {
+		w.BulkString("replaced_by")
+		w.BulkString(cmd.ReplacedBy)
+	}
+	if len(cmd.History) > 0 {
+		w.BulkString("history")
+		w.Set(len(cmd.History))
+		for _, h := range cmd.History {
+			w.Array(2)
+			w.BulkString(h[0])
+			w.BulkString(h[1])
+		}
+	}
+	if len(cmd.Args) > 0 {
+		w.BulkString("arguments")
+		writeCommandArgs(w, cmd.Args)
+	}
 	if len(cmd.Subcommands) > 0 {
 		w.BulkString("subcommands")
 		w.Map(len(cmd.Subcommands))
 		for _, sub := range cmd.Subcommands {
 			w.BulkString(sub.Name)
 			writeCommandDocs(w, sub)
+		}
+	}
+}
+
+// writeCommandArgs writes arguments as Redis 7.0's addReplyCommandArgList
+// does: name and type, then key_spec_index, token, summary, since,
+// deprecated_since, flags and nested arguments where they apply.
+func writeCommandArgs(w Writer, args []Arg) {
+	w.Array(len(args))
+	for i := range args {
+		a := &args[i]
+		nested := a.Type == "oneof" || a.Type == "block"
+		n := 2
+		for _, present := range []bool{
+			a.KeySpec > 0, a.Token != "" || a.Flags&ArgEmptyToken != 0, a.Summary != "", a.Since != "",
+			a.DeprecatedSince != "", a.Flags&argListedFlags != 0, nested,
+		} {
+			if present {
+				n++
+			}
+		}
+		w.Map(n)
+		w.BulkString("name")
+		w.BulkString(a.Name)
+		w.BulkString("type")
+		w.BulkString(a.Type)
+		if a.KeySpec > 0 {
+			w.BulkString("key_spec_index")
+			w.Int(int64(a.KeySpec - 1))
+		}
+		if a.Token != "" || a.Flags&ArgEmptyToken != 0 {
+			w.BulkString("token")
+			w.BulkString(a.Token)
+		}
+		for _, f := range [...]struct{ name, value string }{
+			{"summary", a.Summary}, {"since", a.Since}, {"deprecated_since", a.DeprecatedSince},
+		} {
+			if f.value != "" {
+				w.BulkString(f.name)
+				w.BulkString(f.value)
+			}
+		}
+		if a.Flags&argListedFlags != 0 {
+			w.BulkString("flags")
+			var names []string
+			for bit, name := range argFlagNames {
+				if a.Flags&(1<<bit) != 0 {
+					names = append(names, name)
+				}
+			}
+			w.Set(len(names))
+			for _, name := range names {
+				w.Status(name)
+			}
+		}
+		if nested {
+			w.BulkString("arguments")
+			writeCommandArgs(w, a.Args)
 		}
 	}
 }

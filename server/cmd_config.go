@@ -7,19 +7,13 @@ import (
 	"github.com/floodgate/floodgate/store"
 )
 
-var configCommands = []*Command{
-	{Name: "config", Arity: -2, Group: "server", Summary: "A container for server configuration commands", Since: "2.0.0", Subcommands: []*Command{
-		{Name: "get", Arity: -3, Flags: configFlags, Group: "server", Summary: "Get the values of configuration parameters", Since: "2.0.0", Handler: cmdConfigGet},
-		{Name: "set", Arity: -4, Flags: configFlags, Group: "server", Summary: "Set configuration parameters to the given values", Since: "2.0.0", Tips: []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Handler: cmdConfigSet},
-		{Name: "resetstat", Arity: 2, Flags: configFlags, Group: "server", Summary: "Reset the stats returned by INFO", Since: "2.0.0", Handler: cmdConfigResetStat},
-		{Name: "rewrite", Arity: 2, Flags: configFlags, Group: "server", Summary: "Rewrite the configuration file with the in memory configuration", Since: "2.8.0", Handler: cmdConfigRewrite},
-		{Name: "help", Arity: 2, Flags: FlagLoading | FlagStale, Group: "server", Summary: "Show helpful text about the different subcommands", Since: "5.0.0", Handler: helpHandler(configHelp)},
-	}},
+var configHandlers = map[string]Handler{
+	"config|get":       cmdConfigGet,
+	"config|set":       cmdConfigSet,
+	"config|resetstat": cmdConfigResetStat,
+	"config|rewrite":   cmdConfigRewrite,
+	"config|help":      helpHandler(configHelp),
 }
-
-func init() { register(configCommands...) }
-
-const configFlags = FlagAdmin | FlagNoScript | FlagLoading | FlagStale
 
 var configHelp = []string{
 	"CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",

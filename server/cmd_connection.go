@@ -10,47 +10,36 @@ import (
 	"github.com/floodgate/floodgate/internal/number"
 )
 
-var connectionCommands = []*Command{
-	{Name: "ping", Arity: -1, Flags: FlagFast, ACL: []string{"connection"}, Group: "connection", Summary: "Ping the server", Since: "1.0.0", Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Handler: cmdPing},
-	{Name: "echo", Arity: 2, Flags: FlagLoading | FlagStale | FlagFast, ACL: []string{"connection"}, Group: "connection", Summary: "Echo the given string", Since: "1.0.0", Handler: cmdEcho},
-	{Name: "quit", Arity: -1, Flags: connAlways, ACL: []string{"connection"}, Group: "connection", Summary: "Close the connection", Since: "1.0.0", Handler: cmdQuit},
-	{Name: "select", Arity: 2, Flags: FlagLoading | FlagStale | FlagFast, ACL: []string{"connection"}, Group: "connection", Summary: "Change the selected database for the current connection", Since: "1.0.0", Handler: cmdSelect},
-	{Name: "hello", Arity: -1, Flags: connAlways, ACL: []string{"connection"}, Group: "connection", Summary: "Handshake with Redis", Since: "6.0.0", Handler: cmdHello},
-	{Name: "auth", Arity: -2, Flags: connAlways, ACL: []string{"connection"}, Group: "connection", Summary: "Authenticate to the server", Since: "1.0.0", Handler: cmdAuth},
-	{Name: "reset", Arity: 1, Flags: connAlways, ACL: []string{"connection"}, Group: "connection", Summary: "Reset the connection", Since: "6.2.0", Handler: cmdReset},
-	{Name: "client", Arity: -2, Group: "connection", Summary: "A container for client connection commands", Since: "2.4.0", Subcommands: []*Command{
-		{Name: "id", Arity: 2, Flags: clientFlags, ACL: clientACL, Group: "connection", Summary: "Returns the client ID for the current connection", Since: "5.0.0", Handler: cmdClientID},
-		{Name: "setname", Arity: 3, Flags: clientFlags, ACL: clientACL, Group: "connection", Summary: "Set the current connection name", Since: "2.6.9", Handler: cmdClientSetName},
-		{Name: "getname", Arity: 2, Flags: clientFlags, ACL: clientACL, Group: "connection", Summary: "Get the current connection name", Since: "2.6.9", Handler: cmdClientGetName},
-		{Name: "info", Arity: 2, Flags: clientFlags, ACL: clientACL, Group: "connection", Summary: "Returns information about the current client connection.", Since: "6.2.0", Tips: []string{"nondeterministic_output"}, Handler: cmdClientInfo},
-		{Name: "list", Arity: -2, Flags: FlagAdmin | clientFlags, ACL: clientACL, Group: "connection", Summary: "Get the list of client connections", Since: "2.4.0", Tips: []string{"nondeterministic_output"}, Handler: cmdClientList},
-		{Name: "no-evict", Arity: 3, Flags: FlagAdmin | clientFlags, ACL: clientACL, Group: "connection", Summary: "Set client eviction mode for the current connection", Since: "7.0.0", Handler: cmdClientNoEvict},
-		{Name: "kill", Arity: -3, Flags: FlagAdmin | clientFlags, ACL: clientACL, Group: "connection", Summary: "Kill the connection of a client", Since: "2.4.0", Handler: cmdClientKill},
-		{Name: "pause", Arity: -3, Flags: FlagAdmin | clientFlags, ACL: clientACL, Group: "connection", Summary: "Stop processing commands from clients for some time", Since: "2.9.50", Handler: cmdClientPause},
-		{Name: "unpause", Arity: 2, Flags: FlagAdmin | clientFlags, ACL: clientACL, Group: "connection", Summary: "Resume processing of clients that were paused", Since: "6.2.0", Handler: cmdClientUnpause},
-		{Name: "unblock", Arity: -3, Flags: FlagAdmin | clientFlags, ACL: clientACL, Group: "connection", Summary: "Unblock a client blocked in a blocking command from a different connection", Since: "5.0.0", Handler: cmdClientUnblock},
-		{Name: "reply", Arity: 3, Flags: clientFlags, ACL: clientACL, Group: "connection", Summary: "Instruct the server whether to reply to commands", Since: "3.2.0", Handler: cmdClientReply},
-		{Name: "getredir", Arity: 2, Flags: clientFlags, ACL: clientACL, Group: "connection", Summary: "Get tracking notifications redirection client ID if any", Since: "6.0.0", Handler: cmdClientGetRedir},
-		{Name: "help", Arity: 2, Flags: FlagLoading | FlagStale, ACL: clientACL, Group: "connection", Summary: "Show helpful text about the different subcommands", Since: "5.0.0", Handler: helpHandler(clientHelp)},
-	}},
+var connectionHandlers = map[string]Handler{
+	"ping":            cmdPing,
+	"echo":            cmdEcho,
+	"quit":            cmdQuit,
+	"select":          cmdSelect,
+	"hello":           cmdHello,
+	"auth":            cmdAuth,
+	"reset":           cmdReset,
+	"client|id":       cmdClientID,
+	"client|setname":  cmdClientSetName,
+	"client|getname":  cmdClientGetName,
+	"client|info":     cmdClientInfo,
+	"client|list":     cmdClientList,
+	"client|no-evict": cmdClientNoEvict,
+	"client|kill":     cmdClientKill,
+	"client|pause":    cmdClientPause,
+	"client|unpause":  cmdClientUnpause,
+	"client|unblock":  cmdClientUnblock,
+	"client|reply":    cmdClientReply,
+	"client|getredir": cmdClientGetRedir,
+	"client|help":     helpHandler(clientHelp),
 }
 
-func init() { register(connectionCommands...) }
-
 const (
-	// connAlways: commands a client may send before AUTH, inside a busy
-	// script and while loading (QUIT, HELLO, AUTH, RESET).
-	connAlways  = FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoAuth | FlagAllowBusy
-	clientFlags = FlagNoScript | FlagLoading | FlagStale
-
 	errNoPassword        = "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?"
 	errWrongPass         = "WRONGPASS invalid username-password pair or user is disabled."
 	errHelloNoAuth       = "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time"
 	errUnknownClientType = "ERR Unknown client type '%s'"
 	errBadClientName     = "ERR Client names cannot contain spaces, newlines or special characters."
 )
-
-var clientACL = []string{"connection"}
 
 func cmdPing(c *Client, args [][]byte) {
 	switch len(args) {

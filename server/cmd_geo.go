@@ -10,20 +10,18 @@ import (
 	"github.com/floodgate/floodgate/store"
 )
 
-var geoCommands = []*Command{
-	{Name: "geoadd", Arity: -5, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"geo"}, Group: "geo", Summary: "Add one or more geospatial items in the geospatial index represented using a sorted set", Since: "3.2.0", Handler: cmdGeoAdd},
-	{Name: "geodist", Arity: -4, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"geo"}, Group: "geo", Summary: "Returns the distance between two members of a geospatial index", Since: "3.2.0", Handler: cmdGeoDist},
-	{Name: "geohash", Arity: -2, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"geo"}, Group: "geo", Summary: "Returns members of a geospatial index as standard geohash strings", Since: "3.2.0", Handler: cmdGeoHash},
-	{Name: "geopos", Arity: -2, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"geo"}, Group: "geo", Summary: "Returns longitude and latitude of members of a geospatial index", Since: "3.2.0", Handler: cmdGeoPos},
-	{Name: "geosearch", Arity: -7, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"geo"}, Group: "geo", Summary: "Query a sorted set representing a geospatial index to fetch members inside an area of a box or a circle.", Since: "6.2.0", Handler: cmdGeoSearch},
-	{Name: "geosearchstore", Arity: -8, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"geo"}, Group: "geo", Summary: "Query a sorted set representing a geospatial index to fetch members inside an area of a box or a circle, and store the result in another key.", Since: "6.2.0", Handler: cmdGeoSearchStore},
-	{Name: "georadius", Arity: -6, Flags: FlagWrite | FlagDenyOOM | FlagMovableKeys, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"geo"}, Group: "geo", Summary: "Query a sorted set representing a geospatial index to fetch members matching a given maximum distance from a point", Since: "3.2.0", Handler: cmdGeoRadius},
-	{Name: "georadius_ro", Arity: -6, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"geo"}, Group: "geo", Summary: "A read-only variant for GEORADIUS", Since: "3.2.10", Handler: cmdGeoRadiusRO},
-	{Name: "georadiusbymember", Arity: -5, Flags: FlagWrite | FlagDenyOOM | FlagMovableKeys, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"geo"}, Group: "geo", Summary: "Query a sorted set representing a geospatial index to fetch members matching a given maximum distance from a member", Since: "3.2.0", Handler: cmdGeoRadiusByMember},
-	{Name: "georadiusbymember_ro", Arity: -5, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"geo"}, Group: "geo", Summary: "A read-only variant for GEORADIUSBYMEMBER", Since: "3.2.10", Handler: cmdGeoRadiusByMemberRO},
+var geoHandlers = map[string]Handler{
+	"geoadd":               cmdGeoAdd,
+	"geodist":              cmdGeoDist,
+	"geohash":              cmdGeoHash,
+	"geopos":               cmdGeoPos,
+	"geosearch":            cmdGeoSearch,
+	"geosearchstore":       cmdGeoSearchStore,
+	"georadius":            cmdGeoRadius,
+	"georadius_ro":         cmdGeoRadiusRO,
+	"georadiusbymember":    cmdGeoRadiusByMember,
+	"georadiusbymember_ro": cmdGeoRadiusByMemberRO,
 }
-
-func init() { register(geoCommands...) }
 
 const (
 	errGeoUnit         = "ERR unsupported unit provided. please use M, KM, FT, MI"

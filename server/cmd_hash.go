@@ -7,26 +7,24 @@ import (
 	"github.com/floodgate/floodgate/store"
 )
 
-var hashCommands = []*Command{
-	{Name: "hset", Arity: -4, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"hash"}, Group: "hash", Summary: "Set the string value of a hash field", Since: "2.0.0", Handler: cmdHSet},
-	{Name: "hsetnx", Arity: 4, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"hash"}, Group: "hash", Summary: "Set the value of a hash field, only if the field does not exist", Since: "2.0.0", Handler: cmdHSetNX},
-	{Name: "hget", Arity: 3, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"hash"}, Group: "hash", Summary: "Get the value of a hash field", Since: "2.0.0", Handler: cmdHGet},
-	{Name: "hmget", Arity: -3, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"hash"}, Group: "hash", Summary: "Get the values of all the given hash fields", Since: "2.0.0", Handler: cmdHMGet},
-	{Name: "hmset", Arity: -4, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"hash"}, Group: "hash", Summary: "Set multiple hash fields to multiple values", Since: "2.0.0", Handler: cmdHSet},
-	{Name: "hgetall", Arity: 2, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"hash"}, Group: "hash", Summary: "Get all the fields and values in a hash", Since: "2.0.0", Tips: []string{"nondeterministic_output_order"}, Handler: cmdHGetAll},
-	{Name: "hdel", Arity: -3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"hash"}, Group: "hash", Summary: "Delete one or more hash fields", Since: "2.0.0", Handler: cmdHDel},
-	{Name: "hexists", Arity: 3, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"hash"}, Group: "hash", Summary: "Determine if a hash field exists", Since: "2.0.0", Handler: cmdHExists},
-	{Name: "hlen", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"hash"}, Group: "hash", Summary: "Get the number of fields in a hash", Since: "2.0.0", Handler: cmdHLen},
-	{Name: "hkeys", Arity: 2, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"hash"}, Group: "hash", Summary: "Get all the fields in a hash", Since: "2.0.0", Tips: []string{"nondeterministic_output_order"}, Handler: cmdHKeys},
-	{Name: "hvals", Arity: 2, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"hash"}, Group: "hash", Summary: "Get all the values in a hash", Since: "2.0.0", Tips: []string{"nondeterministic_output_order"}, Handler: cmdHVals},
-	{Name: "hincrby", Arity: 4, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"hash"}, Group: "hash", Summary: "Increment the integer value of a hash field by the given number", Since: "2.0.0", Handler: cmdHIncrBy},
-	{Name: "hincrbyfloat", Arity: 4, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"hash"}, Group: "hash", Summary: "Increment the float value of a hash field by the given amount", Since: "2.6.0", Handler: cmdHIncrByFloat},
-	{Name: "hstrlen", Arity: 3, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"hash"}, Group: "hash", Summary: "Get the length of the value of a hash field", Since: "3.2.0", Handler: cmdHStrLen},
-	{Name: "hrandfield", Arity: -2, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"hash"}, Group: "hash", Summary: "Get one or multiple random fields from a hash", Since: "6.2.0", Tips: []string{"nondeterministic_output"}, Handler: cmdHRandField},
-	{Name: "hscan", Arity: -3, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"hash"}, Group: "hash", Summary: "Incrementally iterate hash fields and associated values", Since: "2.8.0", Tips: []string{"nondeterministic_output"}, Handler: cmdHScan},
+var hashHandlers = map[string]Handler{
+	"hset":         cmdHSet,
+	"hsetnx":       cmdHSetNX,
+	"hget":         cmdHGet,
+	"hmget":        cmdHMGet,
+	"hmset":        cmdHSet,
+	"hgetall":      cmdHGetAll,
+	"hdel":         cmdHDel,
+	"hexists":      cmdHExists,
+	"hlen":         cmdHLen,
+	"hkeys":        cmdHKeys,
+	"hvals":        cmdHVals,
+	"hincrby":      cmdHIncrBy,
+	"hincrbyfloat": cmdHIncrByFloat,
+	"hstrlen":      cmdHStrLen,
+	"hrandfield":   cmdHRandField,
+	"hscan":        cmdHScan,
 }
-
-func init() { register(hashCommands...) }
 
 // errNaNOrInfArg is HINCRBYFLOAT's answer to an infinite increment (the
 // stored value being infinite gets store.ErrNaNOrInf instead).

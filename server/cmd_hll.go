@@ -8,15 +8,13 @@ import (
 	"github.com/floodgate/floodgate/store"
 )
 
-var hllCommands = []*Command{
-	{Name: "pfadd", Arity: -2, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"hyperloglog"}, Group: "hyperloglog", Summary: "Adds the specified elements to the specified HyperLogLog.", Since: "2.8.9", Handler: cmdPFAdd},
-	{Name: "pfcount", Arity: -2, Flags: FlagReadonly | FlagMayReplicate, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"hyperloglog"}, Group: "hyperloglog", Summary: "Return the approximated cardinality of the set(s) observed by the HyperLogLog at key(s).", Since: "2.8.9", Handler: cmdPFCount},
-	{Name: "pfmerge", Arity: -2, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"hyperloglog"}, Group: "hyperloglog", Summary: "Merge N different HyperLogLogs into a single one.", Since: "2.8.9", Handler: cmdPFMerge},
-	{Name: "pfdebug", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagAdmin, FirstKey: 2, LastKey: 2, Step: 1, ACL: []string{"hyperloglog"}, Group: "hyperloglog", Summary: "Internal commands for debugging HyperLogLog values", Since: "2.8.9", Handler: cmdPFDebug},
-	{Name: "pfselftest", Arity: 1, Flags: FlagAdmin, ACL: []string{"hyperloglog"}, Group: "hyperloglog", Summary: "An internal command for testing HyperLogLog values", Since: "2.8.9", Handler: cmdPFSelfTest},
+var hllHandlers = map[string]Handler{
+	"pfadd":      cmdPFAdd,
+	"pfcount":    cmdPFCount,
+	"pfmerge":    cmdPFMerge,
+	"pfdebug":    cmdPFDebug,
+	"pfselftest": cmdPFSelfTest,
 }
-
-func init() { register(hllCommands...) }
 
 const errPFDebugNoKey = "ERR The specified key does not exist"
 

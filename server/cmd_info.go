@@ -11,11 +11,9 @@ import (
 	"time"
 )
 
-var infoCommands = []*Command{
-	{Name: "info", Arity: -1, Flags: FlagLoading | FlagStale, ACL: []string{"dangerous"}, Group: "server", Summary: "Get information and statistics about the server", Since: "1.0.0", Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}, Handler: cmdInfo},
+var infoHandlers = map[string]Handler{
+	"info": cmdInfo,
 }
-
-func init() { register(infoCommands...) }
 
 // infoSection writes one INFO section's fields (without its header).
 type infoSection struct {
@@ -74,8 +72,8 @@ func cmdInfo(c *Client, args [][]byte) {
 }
 
 // moduleInfoSections are floodgate's own sections, which INFO lists as
-// Redis lists a module's (cmd_throttle.go's "limiter").
-var moduleInfoSections []infoSection
+// Redis lists a module's (limiter_stats.go's "limiter").
+var moduleInfoSections = []infoSection{limiterInfoSection}
 
 // infoBuilder accumulates "field:value\r\n" lines.
 type infoBuilder struct{ strings.Builder }

@@ -9,31 +9,29 @@ import (
 	"github.com/floodgate/floodgate/store"
 )
 
-var keyCommands = []*Command{
-	{Name: "del", Arity: -2, Flags: FlagWrite, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Delete a key", Since: "1.0.0", Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Handler: cmdDel},
-	{Name: "unlink", Arity: -2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking.", Since: "4.0.0", Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Handler: cmdDel},
-	{Name: "exists", Arity: -2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Determine if a key exists", Since: "1.0.0", Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Handler: cmdExists},
-	{Name: "touch", Arity: -2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Alters the last access time of a key(s). Returns the number of existing keys specified.", Since: "3.2.1", Tips: []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Handler: cmdTouch},
-	{Name: "type", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Determine the type stored at key", Since: "1.0.0", Handler: cmdType},
-	{Name: "keys", Arity: 2, Flags: FlagReadonly, ACL: []string{"keyspace", "dangerous"}, Group: "generic", Summary: "Find all keys matching the given pattern", Since: "1.0.0", Tips: []string{"request_policy:all_shards", "nondeterministic_output_order"}, Handler: cmdKeys},
-	{Name: "scan", Arity: -2, Flags: FlagReadonly, ACL: []string{"keyspace"}, Group: "generic", Summary: "Incrementally iterate the keys space", Since: "2.8.0", Tips: []string{"nondeterministic_output", "request_policy:special"}, Handler: cmdScan},
-	{Name: "randomkey", Arity: 1, Flags: FlagReadonly, ACL: []string{"keyspace"}, Group: "generic", Summary: "Return a random key from the keyspace", Since: "1.0.0", Tips: []string{"request_policy:all_shards", "nondeterministic_output"}, Handler: cmdRandomKey},
-	{Name: "rename", Arity: 3, Flags: FlagWrite, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Rename a key", Since: "1.0.0", Handler: cmdRename},
-	{Name: "renamenx", Arity: 3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Rename a key, only if the new key does not exist", Since: "1.0.0", Handler: cmdRenameNX},
-	{Name: "copy", Arity: -3, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Copy a key", Since: "6.2.0", Handler: cmdCopy},
-	{Name: "expire", Arity: -3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Set a key's time to live in seconds", Since: "1.0.0", Handler: cmdExpire},
-	{Name: "pexpire", Arity: -3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Set a key's time to live in milliseconds", Since: "2.6.0", Handler: cmdPExpire},
-	{Name: "expireat", Arity: -3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Set the expiration for a key as a UNIX timestamp", Since: "1.2.0", Handler: cmdExpireAt},
-	{Name: "pexpireat", Arity: -3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Set the expiration for a key as a UNIX timestamp specified in milliseconds", Since: "2.6.0", Handler: cmdPExpireAt},
-	{Name: "ttl", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Get the time to live for a key in seconds", Since: "1.0.0", Tips: []string{"nondeterministic_output"}, Handler: cmdTTL},
-	{Name: "pttl", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Get the time to live for a key in milliseconds", Since: "2.6.0", Tips: []string{"nondeterministic_output"}, Handler: cmdPTTL},
-	{Name: "expiretime", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Get the expiration Unix timestamp for a key", Since: "7.0.0", Handler: cmdExpireTime},
-	{Name: "pexpiretime", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Get the expiration Unix timestamp for a key in milliseconds", Since: "7.0.0", Handler: cmdPExpireTime},
-	{Name: "move", Arity: 3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Move a key to another database", Since: "1.0.0", Handler: cmdMove},
-	{Name: "persist", Arity: 2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Remove the expiration from a key", Since: "2.2.0", Handler: cmdPersist},
+var keyHandlers = map[string]Handler{
+	"del":         cmdDel,
+	"unlink":      cmdDel,
+	"exists":      cmdExists,
+	"touch":       cmdTouch,
+	"type":        cmdType,
+	"keys":        cmdKeys,
+	"scan":        cmdScan,
+	"randomkey":   cmdRandomKey,
+	"rename":      cmdRename,
+	"renamenx":    cmdRenameNX,
+	"copy":        cmdCopy,
+	"expire":      cmdExpire,
+	"pexpire":     cmdPExpire,
+	"expireat":    cmdExpireAt,
+	"pexpireat":   cmdPExpireAt,
+	"ttl":         cmdTTL,
+	"pttl":        cmdPTTL,
+	"expiretime":  cmdExpireTime,
+	"pexpiretime": cmdPExpireTime,
+	"move":        cmdMove,
+	"persist":     cmdPersist,
 }
-
-func init() { register(keyCommands...) }
 
 const (
 	errIntRange         = "ERR value is out of range, value must between -2147483648 and 2147483647"

@@ -7,32 +7,30 @@ import (
 	"github.com/floodgate/floodgate/store"
 )
 
-var listCommands = []*Command{
-	{Name: "lpush", Arity: -3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Prepend one or multiple elements to a list", Since: "1.0.0", Handler: cmdLPush},
-	{Name: "rpush", Arity: -3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Append one or multiple elements to a list", Since: "1.0.0", Handler: cmdRPush},
-	{Name: "lpushx", Arity: -3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Prepend an element to a list, only if the list exists", Since: "2.2.0", Handler: cmdLPushX},
-	{Name: "rpushx", Arity: -3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Append an element to a list, only if the list exists", Since: "2.2.0", Handler: cmdRPushX},
-	{Name: "lpop", Arity: -2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Remove and get the first elements in a list", Since: "1.0.0", Handler: cmdLPop},
-	{Name: "rpop", Arity: -2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Remove and get the last elements in a list", Since: "1.0.0", Handler: cmdRPop},
-	{Name: "llen", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Get the length of a list", Since: "1.0.0", Handler: cmdLLen},
-	{Name: "lindex", Arity: 3, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Get an element from a list by its index", Since: "1.0.0", Handler: cmdLIndex},
-	{Name: "lset", Arity: 4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Set the value of an element in a list by its index", Since: "1.0.0", Handler: cmdLSet},
-	{Name: "lrange", Arity: 4, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Get a range of elements from a list", Since: "1.0.0", Handler: cmdLRange},
-	{Name: "ltrim", Arity: 4, Flags: FlagWrite, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Trim a list to the specified range", Since: "1.0.0", Handler: cmdLTrim},
-	{Name: "lrem", Arity: 4, Flags: FlagWrite, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Remove elements from a list", Since: "1.0.0", Handler: cmdLRem},
-	{Name: "linsert", Arity: 5, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Insert an element before or after another element in a list", Since: "2.2.0", Handler: cmdLInsert},
-	{Name: "lpos", Arity: -3, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Return the index of matching elements on a list", Since: "6.0.6", Handler: cmdLPos},
-	{Name: "lmove", Arity: 5, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Pop an element from a list, push it to another list and return it", Since: "6.2.0", Handler: cmdLMove},
-	{Name: "rpoplpush", Arity: 3, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Remove the last element in a list, prepend it to another list and return it", Since: "1.2.0", Handler: cmdRPopLPush},
-	{Name: "lmpop", Arity: -4, Flags: FlagWrite | FlagMovableKeys, FirstKey: 0, LastKey: 0, Step: 0, ACL: []string{"list"}, Group: "list", Summary: "Pop elements from a list", Since: "7.0.0", Handler: cmdLMPop},
-	{Name: "blpop", Arity: -3, Flags: FlagWrite | FlagNoScript | FlagBlocking, FirstKey: 1, LastKey: -2, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Remove and get the first element in a list, or block until one is available", Since: "2.0.0", Handler: cmdBLPop},
-	{Name: "brpop", Arity: -3, Flags: FlagWrite | FlagNoScript | FlagBlocking, FirstKey: 1, LastKey: -2, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Remove and get the last element in a list, or block until one is available", Since: "2.0.0", Handler: cmdBRPop},
-	{Name: "blmove", Arity: 6, Flags: FlagWrite | FlagDenyOOM | FlagNoScript | FlagBlocking, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Pop an element from a list, push it to another list and return it; or block until one is available", Since: "6.2.0", Handler: cmdBLMove},
-	{Name: "brpoplpush", Arity: 4, Flags: FlagWrite | FlagDenyOOM | FlagNoScript | FlagBlocking, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"list"}, Group: "list", Summary: "Pop an element from a list, push it to another list and return it; or block until one is available", Since: "2.2.0", Handler: cmdBRPopLPush},
-	{Name: "blmpop", Arity: -5, Flags: FlagWrite | FlagBlocking | FlagMovableKeys, FirstKey: 0, LastKey: 0, Step: 0, ACL: []string{"list"}, Group: "list", Summary: "Pop elements from a list, or block until one is available", Since: "7.0.0", Handler: cmdBLMPop},
+var listHandlers = map[string]Handler{
+	"lpush":      cmdLPush,
+	"rpush":      cmdRPush,
+	"lpushx":     cmdLPushX,
+	"rpushx":     cmdRPushX,
+	"lpop":       cmdLPop,
+	"rpop":       cmdRPop,
+	"llen":       cmdLLen,
+	"lindex":     cmdLIndex,
+	"lset":       cmdLSet,
+	"lrange":     cmdLRange,
+	"ltrim":      cmdLTrim,
+	"lrem":       cmdLRem,
+	"linsert":    cmdLInsert,
+	"lpos":       cmdLPos,
+	"lmove":      cmdLMove,
+	"rpoplpush":  cmdRPopLPush,
+	"lmpop":      cmdLMPop,
+	"blpop":      cmdBLPop,
+	"brpop":      cmdBRPop,
+	"blmove":     cmdBLMove,
+	"brpoplpush": cmdBRPopLPush,
+	"blmpop":     cmdBLMPop,
 }
-
-func init() { register(listCommands...) }
 
 // Errors of the list family, with Redis 7.0's text.
 const (

@@ -15,11 +15,9 @@ import (
 // lolwut5.c and lolwut6.c draw them (with C's float arithmetic, so that
 // the parts that are not random come out byte for byte), and any other
 // version falls back to the plain line.
-var lolwutCommands = []*Command{
-	{Name: "lolwut", Arity: -1, Flags: FlagReadonly | FlagFast, Group: "server", Summary: "Display some computer art and the Redis version", Since: "5.0.0", Handler: cmdLolwut},
+var lolwutHandlers = map[string]Handler{
+	"lolwut": cmdLolwut,
 }
-
-func init() { register(lolwutCommands...) }
 
 func cmdLolwut(c *Client, args [][]byte) {
 	ver := Version

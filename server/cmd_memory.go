@@ -13,18 +13,14 @@ import (
 // its keyspace (store/memsize.go) and the Go runtime's statistics where
 // Redis reads jemalloc's.
 
-var memoryCommands = []*Command{
-	{Name: "memory", Arity: -2, Group: "server", Summary: "A container for memory diagnostics commands", Since: "4.0.0", Subcommands: []*Command{
-		{Name: "help", Arity: 2, Flags: FlagLoading | FlagStale, Group: "server", Summary: "Show helpful text about the different subcommands", Since: "4.0.0", Handler: helpHandler(memoryHelp)},
-		{Name: "stats", Arity: 2, Group: "server", Summary: "Show memory usage details", Since: "4.0.0", Tips: memoryAllShards, Handler: cmdMemoryStats},
-		{Name: "malloc-stats", Arity: 2, Group: "server", Summary: "Show allocator internal stats", Since: "4.0.0", Tips: memoryAllShards, Handler: cmdMemoryMallocStats},
-		{Name: "purge", Arity: 2, Group: "server", Summary: "Ask the allocator to release memory", Since: "4.0.0", Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Handler: cmdMemoryPurge},
-		{Name: "usage", Arity: -3, Flags: FlagReadonly, FirstKey: 2, LastKey: 2, Step: 1, Group: "server", Summary: "Estimate the memory usage of a key", Since: "4.0.0", Handler: cmdMemoryUsage},
-		{Name: "doctor", Arity: 2, Group: "server", Summary: "Outputs memory problems report", Since: "4.0.0", Tips: memoryAllShards, Handler: cmdMemoryDoctor},
-	}},
+var memoryHandlers = map[string]Handler{
+	"memory|help":         helpHandler(memoryHelp),
+	"memory|stats":        cmdMemoryStats,
+	"memory|malloc-stats": cmdMemoryMallocStats,
+	"memory|purge":        cmdMemoryPurge,
+	"memory|usage":        cmdMemoryUsage,
+	"memory|doctor":       cmdMemoryDoctor,
 }
-
-func init() { register(memoryCommands...) }
 
 var memoryAllShards = []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}
 

@@ -19,11 +19,9 @@ import (
 // MIGRATE is Redis's generic (keyspace) command, in cluster.c; it has a
 // file of its own here because it is the only command that opens
 // connections to other servers.
-var migrateCommands = []*Command{
-	{Name: "migrate", Arity: -6, Flags: FlagWrite | FlagMovableKeys, FirstKey: 3, LastKey: 3, Step: 1, ACL: []string{"keyspace", "dangerous"}, Group: "generic", Summary: "Atomically transfer a key from a Redis instance to another one.", Since: "2.6.0", Tips: []string{"nondeterministic_output"}, Handler: cmdMigrate},
+var migrateHandlers = map[string]Handler{
+	"migrate": cmdMigrate,
 }
-
-func init() { register(migrateCommands...) }
 
 const (
 	errMigrateKeys    = "ERR When using MIGRATE KEYS option, the key argument must be set to the empty string"

@@ -7,20 +7,13 @@ import (
 	"github.com/floodgate/floodgate/store"
 )
 
-var objectCommands = []*Command{
-	// Subcommands in the order Redis lists them (COMMAND INFO).
-	{Name: "object", Arity: -2, Group: "generic", Summary: "A container for object introspection commands", Since: "2.2.3", Subcommands: []*Command{
-		{Name: "freq", Arity: 3, Flags: FlagReadonly, FirstKey: 2, LastKey: 2, Step: 1, ACL: objectACL, Group: "generic", Summary: "Get the logarithmic access frequency counter of a Redis object", Since: "4.0.0", Tips: []string{"nondeterministic_output"}, Handler: cmdObjectFreq},
-		{Name: "encoding", Arity: 3, Flags: FlagReadonly, FirstKey: 2, LastKey: 2, Step: 1, ACL: objectACL, Group: "generic", Summary: "Inspect the internal encoding of a Redis object", Since: "2.2.3", Tips: []string{"nondeterministic_output"}, Handler: cmdObjectEncoding},
-		{Name: "idletime", Arity: 3, Flags: FlagReadonly, FirstKey: 2, LastKey: 2, Step: 1, ACL: objectACL, Group: "generic", Summary: "Get the time since a Redis object was last accessed", Since: "2.2.3", Tips: []string{"nondeterministic_output"}, Handler: cmdObjectIdleTime},
-		{Name: "help", Arity: 2, Flags: FlagLoading | FlagStale, ACL: []string{"keyspace"}, Group: "generic", Summary: "Show helpful text about the different subcommands", Since: "6.2.0", Handler: helpHandler(objectHelp)},
-		{Name: "refcount", Arity: 3, Flags: FlagReadonly, FirstKey: 2, LastKey: 2, Step: 1, ACL: objectACL, Group: "generic", Summary: "Get the number of references to the value of the key", Since: "2.2.3", Tips: []string{"nondeterministic_output"}, Handler: cmdObjectRefCount},
-	}},
+var objectHandlers = map[string]Handler{
+	"object|freq":     cmdObjectFreq,
+	"object|encoding": cmdObjectEncoding,
+	"object|idletime": cmdObjectIdleTime,
+	"object|help":     helpHandler(objectHelp),
+	"object|refcount": cmdObjectRefCount,
 }
-
-func init() { register(objectCommands...) }
-
-var objectACL = []string{"keyspace"}
 
 var objectHelp = []string{
 	"OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",

@@ -10,17 +10,15 @@ import (
 	"github.com/floodgate/floodgate/rdb"
 )
 
-var persistenceCommands = []*Command{
-	{Name: "save", Arity: 1, Flags: FlagAdmin | FlagNoScript | FlagNoAsyncLoading | FlagNoMulti, Group: "server", Summary: "Synchronously save the dataset to disk", Since: "1.0.0", Handler: cmdSave},
-	{Name: "bgsave", Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagNoAsyncLoading, Group: "server", Summary: "Asynchronously save the dataset to disk", Since: "1.0.0", Handler: cmdBgsave},
-	{Name: "lastsave", Arity: 1, Flags: FlagLoading | FlagStale | FlagFast, ACL: []string{"admin", "dangerous"}, Group: "server", Summary: "Get the UNIX time stamp of the last successful save to disk", Since: "1.0.0", Tips: []string{"nondeterministic_output"}, Handler: cmdLastSave},
-	{Name: "dump", Arity: 2, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace"}, Group: "generic", Summary: "Return a serialized version of the value stored at the specified key.", Since: "2.6.0", Tips: []string{"nondeterministic_output"}, Handler: cmdDump},
-	{Name: "restore", Arity: -4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace", "dangerous"}, Group: "generic", Summary: "Create a key using the provided serialized value, previously obtained using DUMP.", Since: "2.6.0", Handler: cmdRestore},
-	// SYNC, PSYNC and REPLCONF serve what `redis-cli --rdb` needs: a
-	// snapshot sent as a replica's initial transfer. There is no replication.
-	{Name: "sync", Arity: 1, Flags: FlagAdmin | FlagNoScript | FlagNoAsyncLoading | FlagNoMulti, Group: "server", Summary: "Internal command used for replication", Since: "1.0.0", Handler: cmdSync},
-	{Name: "psync", Arity: -3, Flags: FlagAdmin | FlagNoScript | FlagNoAsyncLoading | FlagNoMulti, Group: "server", Summary: "Internal command used for replication", Since: "2.8.0", Handler: cmdSync},
-	{Name: "replconf", Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagAllowBusy, Group: "server", Summary: "An internal command for configuring the replication stream", Since: "3.0.0", Handler: cmdReplconf},
+var persistenceHandlers = map[string]Handler{
+	"save":     cmdSave,
+	"bgsave":   cmdBgsave,
+	"lastsave": cmdLastSave,
+	"dump":     cmdDump,
+	"restore":  cmdRestore,
+	"sync":     cmdSync,
+	"psync":    cmdSync,
+	"replconf": cmdReplconf,
 }
 
 // persistenceParams are the config parameters of RDB persistence (rows of
@@ -43,8 +41,6 @@ var persistenceParams = map[string]floodgateParam{
 	"rdbchecksum":                 persistenceFlag("rdbchecksum", func(s *Server) *bool { return &s.persist.checksum }),
 	"stop-writes-on-bgsave-error": persistenceFlag("stop-writes-on-bgsave-error", func(s *Server) *bool { return &s.persist.stopWritesOnError }),
 }
-
-func init() { register(persistenceCommands...) }
 
 func persistenceFlag(name string, field func(*Server) *bool) floodgateParam {
 	return floodgateParam{effect: effectApplied,

@@ -13,23 +13,17 @@ import (
 // (enable-debug-command and enable-module-command are "no", the only value
 // floodgate accepts).
 
-var replicationCommands = []*Command{
-	{Name: "role", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast, ACL: []string{"admin", "dangerous"}, Group: "server", Summary: "Return the role of the instance in the context of replication", Since: "2.8.12", Handler: cmdRole},
-	{Name: "wait", Arity: 3, Flags: FlagNoScript, ACL: []string{"connection"}, Group: "generic", Summary: "Wait for the synchronous replication of all the write commands sent in the context of the current connection", Since: "3.0.0", Tips: []string{"request_policy:all_shards", "response_policy:agg_min"}, Handler: cmdWait},
-	{Name: "failover", Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagStale, Group: "server", Summary: "Start a coordinated failover between this server and one of its replicas.", Since: "6.2.0", Handler: cmdFailover},
-	{Name: "debug", Arity: -2, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Summary: "A container for debugging commands", Since: "1.0.0", Handler: refuse(errDebugNotAllowed)},
-	{Name: "module", Arity: -2, Group: "server", Summary: "A container for module commands", Since: "4.0.0", Subcommands: []*Command{
-		{Name: "list", Arity: 2, Flags: FlagAdmin | FlagNoScript, Group: "server", Summary: "List all modules loaded by the server", Since: "4.0.0", Tips: []string{"nondeterministic_output_order"}, Handler: func(c *Client, _ [][]byte) { c.w.Array(0) }},
-		{Name: "loadex", Arity: -3, Flags: moduleLoadFlags, Group: "server", Summary: "Load a module with extended parameters", Since: "7.0.0", Handler: refuse(errModuleNotAllowed)},
-		{Name: "unload", Arity: 3, Flags: moduleLoadFlags, Group: "server", Summary: "Unload a module", Since: "4.0.0", Handler: refuse(errModuleNotAllowed)},
-		{Name: "help", Arity: 2, Flags: FlagLoading | FlagStale, Group: "server", Summary: "Show helpful text about the different subcommands", Since: "5.0.0", Handler: helpHandler(moduleHelp)},
-		{Name: "load", Arity: -3, Flags: moduleLoadFlags, Group: "server", Summary: "Load a module", Since: "4.0.0", Handler: refuse(errModuleNotAllowed)},
-	}},
+var replicationHandlers = map[string]Handler{
+	"role":          cmdRole,
+	"wait":          cmdWait,
+	"failover":      cmdFailover,
+	"debug":         refuse(errDebugNotAllowed),
+	"module|list":   func(c *Client, _ [][]byte) { c.w.Array(0) },
+	"module|loadex": refuse(errModuleNotAllowed),
+	"module|unload": refuse(errModuleNotAllowed),
+	"module|help":   helpHandler(moduleHelp),
+	"module|load":   refuse(errModuleNotAllowed),
 }
-
-func init() { register(replicationCommands...) }
-
-const moduleLoadFlags = FlagAdmin | FlagNoScript | FlagNoAsyncLoading
 
 const (
 	errDebugNotAllowed  = `ERR DEBUG command not allowed. If the enable-debug-command option is set to "local", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.`

@@ -10,28 +10,18 @@ import (
 	"github.com/floodgate/floodgate/luaengine"
 )
 
-var scriptingCommands = []*Command{
-	{Name: "eval", Arity: -3, Flags: evalFlags, ACL: scriptingACL, Group: "scripting", Summary: "Execute a Lua script server side", Since: "2.6.0", Handler: cmdEval},
-	{Name: "evalsha", Arity: -3, Flags: evalFlags, ACL: scriptingACL, Group: "scripting", Summary: "Execute a Lua script server side", Since: "2.6.0", Handler: cmdEvalSHA},
-	{Name: "eval_ro", Arity: -3, Flags: FlagReadonly | evalFlags, ACL: scriptingACL, Group: "scripting", Summary: "Execute a read-only Lua script server side", Since: "7.0.0", Handler: cmdEvalRO},
-	{Name: "evalsha_ro", Arity: -3, Flags: FlagReadonly | evalFlags, ACL: scriptingACL, Group: "scripting", Summary: "Execute a read-only Lua script server side", Since: "7.0.0", Handler: cmdEvalSHARO},
-	{Name: "script", Arity: -2, Group: "scripting", Summary: "A container for Lua scripts management commands", Since: "2.6.0", Subcommands: []*Command{
-		{Name: "debug", Arity: 3, Flags: FlagNoScript, ACL: scriptingACL, Group: "scripting", Summary: "Set the debug mode for executed scripts.", Since: "3.2.0", Handler: cmdScriptDebug},
-		{Name: "exists", Arity: -3, Flags: FlagNoScript, ACL: scriptingACL, Group: "scripting", Summary: "Check existence of scripts in the script cache.", Since: "2.6.0", Tips: []string{"request_policy:all_shards", "response_policy:agg_logical_and"}, Handler: cmdScriptExists},
-		{Name: "flush", Arity: -2, Flags: FlagNoScript, ACL: scriptingACL, Group: "scripting", Summary: "Remove all the scripts from the script cache.", Since: "2.6.0", Tips: []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Handler: cmdScriptFlush},
-		{Name: "help", Arity: 2, Flags: FlagLoading | FlagStale, ACL: scriptingACL, Group: "scripting", Summary: "Show helpful text about the different subcommands", Since: "5.0.0", Handler: cmdScriptHelp},
-		{Name: "kill", Arity: 2, Flags: FlagNoScript | FlagAllowBusy, ACL: scriptingACL, Group: "scripting", Summary: "Kill the script currently in execution.", Since: "2.6.0", Tips: []string{"request_policy:all_shards", "response_policy:one_succeeded"}, Handler: cmdScriptKill},
-		{Name: "load", Arity: 3, Flags: FlagNoScript | FlagStale, ACL: scriptingACL, Group: "scripting", Summary: "Load the specified Lua script into the script cache.", Since: "2.6.0", Tips: []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Handler: cmdScriptLoad},
-	}},
+var scriptingHandlers = map[string]Handler{
+	"eval":          cmdEval,
+	"evalsha":       cmdEvalSHA,
+	"eval_ro":       cmdEvalRO,
+	"evalsha_ro":    cmdEvalSHARO,
+	"script|debug":  cmdScriptDebug,
+	"script|exists": cmdScriptExists,
+	"script|flush":  cmdScriptFlush,
+	"script|help":   cmdScriptHelp,
+	"script|kill":   cmdScriptKill,
+	"script|load":   cmdScriptLoad,
 }
-
-func init() { register(scriptingCommands...) }
-
-// evalFlags are EVAL's flags in Redis 7.0.15 (COMMAND INFO eval); the key
-// positions are 0 0 0 because numkeys makes them movable.
-const evalFlags = FlagNoScript | FlagStale | FlagSkipMonitor | FlagNoMandatoryKeys | FlagMovableKeys
-
-var scriptingACL = []string{"scripting"}
 
 // The refusals of redis.call, as Redis 7.0.15's scriptCall words them; the
 // engine then appends " script: <sha>, on @user_script:<line>.".

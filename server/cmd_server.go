@@ -6,16 +6,14 @@ import (
 	"github.com/floodgate/floodgate/internal/number"
 )
 
-var serverCommands = []*Command{
-	{Name: "dbsize", Arity: 1, Flags: FlagReadonly | FlagFast, ACL: []string{"keyspace"}, Group: "server", Summary: "Return the number of keys in the selected database", Since: "1.0.0", Tips: []string{"request_policy:all_shards", "response_policy:agg_sum"}, Handler: cmdDBSize},
-	{Name: "flushdb", Arity: -1, Flags: FlagWrite, ACL: []string{"keyspace", "dangerous"}, Group: "server", Summary: "Remove all keys from the current database", Since: "1.0.0", Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Handler: cmdFlushDB},
-	{Name: "flushall", Arity: -1, Flags: FlagWrite, ACL: []string{"keyspace", "dangerous"}, Group: "server", Summary: "Remove all keys from all databases", Since: "1.0.0", Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Handler: cmdFlushAll},
-	{Name: "swapdb", Arity: 3, Flags: FlagWrite | FlagFast, ACL: []string{"keyspace", "dangerous"}, Group: "server", Summary: "Swaps two Redis databases", Since: "4.0.0", Handler: cmdSwapDB},
-	{Name: "time", Arity: 1, Flags: FlagLoading | FlagStale | FlagFast, Group: "server", Summary: "Return the current server time", Since: "2.6.0", Tips: []string{"nondeterministic_output"}, Handler: cmdTime},
-	{Name: "shutdown", Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagNoMulti | FlagAllowBusy, Group: "server", Summary: "Synchronously save the dataset to disk and then shut down the server", Since: "1.0.0", Handler: cmdShutdown},
+var serverHandlers = map[string]Handler{
+	"dbsize":   cmdDBSize,
+	"flushdb":  cmdFlushDB,
+	"flushall": cmdFlushAll,
+	"swapdb":   cmdSwapDB,
+	"time":     cmdTime,
+	"shutdown": cmdShutdown,
 }
-
-func init() { register(serverCommands...) }
 
 func cmdDBSize(c *Client, args [][]byte) { c.w.Int(int64(c.db.Len())) }
 

@@ -9,24 +9,24 @@ import (
 	"github.com/floodgate/floodgate/store"
 )
 
-var setCommands = []*Command{
-	{Name: "sadd", Arity: -3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"set"}, Group: "set", Summary: "Add one or more members to a set", Since: "1.0.0", Handler: cmdSAdd},
-	{Name: "srem", Arity: -3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"set"}, Group: "set", Summary: "Remove one or more members from a set", Since: "1.0.0", Handler: cmdSRem},
-	{Name: "scard", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"set"}, Group: "set", Summary: "Get the number of members in a set", Since: "1.0.0", Handler: cmdSCard},
-	{Name: "smembers", Arity: 2, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"set"}, Group: "set", Summary: "Get all the members in a set", Since: "1.0.0", Tips: []string{"nondeterministic_output_order"}, Handler: cmdSMembers},
-	{Name: "sismember", Arity: 3, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"set"}, Group: "set", Summary: "Determine if a given value is a member of a set", Since: "1.0.0", Handler: cmdSIsMember},
-	{Name: "smismember", Arity: -3, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"set"}, Group: "set", Summary: "Returns the membership associated with the given elements for a set", Since: "6.2.0", Handler: cmdSMIsMember},
-	{Name: "spop", Arity: -2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"set"}, Group: "set", Summary: "Remove and return one or multiple random members from a set", Since: "1.0.0", Tips: []string{"nondeterministic_output"}, Handler: cmdSPop},
-	{Name: "srandmember", Arity: -2, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"set"}, Group: "set", Summary: "Get one or multiple random members from a set", Since: "1.0.0", Tips: []string{"nondeterministic_output"}, Handler: cmdSRandMember},
-	{Name: "smove", Arity: 4, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"set"}, Group: "set", Summary: "Move a member from one set to another", Since: "1.0.0", Handler: cmdSMove},
-	{Name: "sdiff", Arity: -2, Flags: FlagReadonly, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"set"}, Group: "set", Summary: "Subtract multiple sets", Since: "1.0.0", Tips: []string{"nondeterministic_output_order"}, Handler: cmdSDiff},
-	{Name: "sinter", Arity: -2, Flags: FlagReadonly, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"set"}, Group: "set", Summary: "Intersect multiple sets", Since: "1.0.0", Tips: []string{"nondeterministic_output_order"}, Handler: cmdSInter},
-	{Name: "sunion", Arity: -2, Flags: FlagReadonly, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"set"}, Group: "set", Summary: "Add multiple sets", Since: "1.0.0", Tips: []string{"nondeterministic_output_order"}, Handler: cmdSUnion},
-	{Name: "sdiffstore", Arity: -3, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"set"}, Group: "set", Summary: "Subtract multiple sets and store the resulting set in a key", Since: "1.0.0", Handler: cmdSDiffStore},
-	{Name: "sinterstore", Arity: -3, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"set"}, Group: "set", Summary: "Intersect multiple sets and store the resulting set in a key", Since: "1.0.0", Handler: cmdSInterStore},
-	{Name: "sunionstore", Arity: -3, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"set"}, Group: "set", Summary: "Add multiple sets and store the resulting set in a key", Since: "1.0.0", Handler: cmdSUnionStore},
-	{Name: "sintercard", Arity: -3, Flags: FlagReadonly | FlagMovableKeys, ACL: []string{"set"}, Group: "set", Summary: "Intersect multiple sets and return the cardinality of the result", Since: "7.0.0", Handler: cmdSInterCard},
-	{Name: "sscan", Arity: -3, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"set"}, Group: "set", Summary: "Incrementally iterate Set elements", Since: "2.8.0", Tips: []string{"nondeterministic_output"}, Handler: cmdSScan},
+var setHandlers = map[string]Handler{
+	"sadd":        cmdSAdd,
+	"srem":        cmdSRem,
+	"scard":       cmdSCard,
+	"smembers":    cmdSMembers,
+	"sismember":   cmdSIsMember,
+	"smismember":  cmdSMIsMember,
+	"spop":        cmdSPop,
+	"srandmember": cmdSRandMember,
+	"smove":       cmdSMove,
+	"sdiff":       cmdSDiff,
+	"sinter":      cmdSInter,
+	"sunion":      cmdSUnion,
+	"sdiffstore":  cmdSDiffStore,
+	"sinterstore": cmdSInterStore,
+	"sunionstore": cmdSUnionStore,
+	"sintercard":  cmdSInterCard,
+	"sscan":       cmdSScan,
 }
 
 // Errors of the numkeys commands (SINTERCARD, ZUNION, ZMPOP, ...), with
@@ -36,8 +36,6 @@ const (
 	errNumKeysArgs   = "ERR Number of keys can't be greater than number of args"
 	errLimitNegative = "ERR LIMIT can't be negative"
 )
-
-func init() { register(setCommands...) }
 
 // setForRead returns the set at key, or an empty one if there is none
 // (readers treat a missing key as an empty set, as Redis does); false after

@@ -11,18 +11,12 @@ import (
 // slowlog-log-slower-than microseconds, newest first, at most
 // slowlog-max-len of them.
 
-var slowlogCommands = []*Command{
-	{Name: "slowlog", Arity: -2, Group: "server", Summary: "A container for slow log commands", Since: "2.2.12", Subcommands: []*Command{
-		{Name: "len", Arity: 2, Flags: slowlogFlags, Group: "server", Summary: "Get the slow log's length", Since: "2.2.12", Tips: []string{"request_policy:all_nodes", "response_policy:agg_sum", "nondeterministic_output"}, Handler: cmdSlowlogLen},
-		{Name: "help", Arity: 2, Flags: FlagLoading | FlagStale, Group: "server", Summary: "Show helpful text about the different subcommands", Since: "6.2.0", Handler: helpHandler(slowlogHelp)},
-		{Name: "reset", Arity: 2, Flags: slowlogFlags, Group: "server", Summary: "Clear all entries from the slow log", Since: "2.2.12", Tips: []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Handler: cmdSlowlogReset},
-		{Name: "get", Arity: -2, Flags: slowlogFlags, Group: "server", Summary: "Get the slow log's entries", Since: "2.2.12", Tips: []string{"request_policy:all_nodes", "nondeterministic_output"}, Handler: cmdSlowlogGet},
-	}},
+var slowlogHandlers = map[string]Handler{
+	"slowlog|len":   cmdSlowlogLen,
+	"slowlog|help":  helpHandler(slowlogHelp),
+	"slowlog|reset": cmdSlowlogReset,
+	"slowlog|get":   cmdSlowlogGet,
 }
-
-func init() { register(slowlogCommands...) }
-
-const slowlogFlags = FlagAdmin | FlagLoading | FlagStale
 
 var slowlogHelp = []string{
 	"SLOWLOG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",

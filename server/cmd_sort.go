@@ -10,12 +10,10 @@ import (
 	"github.com/floodgate/floodgate/store"
 )
 
-var sortCommands = []*Command{
-	{Name: "sort", Arity: -2, Flags: FlagWrite | FlagDenyOOM | FlagMovableKeys, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"set", "sortedset", "list", "dangerous"}, Group: "generic", Summary: "Sort the elements in a list, set or sorted set", Since: "1.0.0", Handler: cmdSort},
-	{Name: "sort_ro", Arity: -2, Flags: FlagReadonly | FlagMovableKeys, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"set", "sortedset", "list", "dangerous"}, Group: "generic", Summary: "Sort the elements in a list, set or sorted set. Read-only variant of SORT.", Since: "7.0.0", Handler: cmdSort},
+var sortHandlers = map[string]Handler{
+	"sort":    cmdSort,
+	"sort_ro": cmdSort,
 }
-
-func init() { register(sortCommands...) }
 
 const errSortScore = "ERR One or more scores can't be converted into double"
 

@@ -7,32 +7,30 @@ import (
 	"github.com/floodgate/floodgate/store"
 )
 
-var stringCommands = []*Command{
-	{Name: "get", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Get the value of a key", Since: "1.0.0", Handler: cmdGet},
-	{Name: "set", Arity: -3, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Set the string value of a key", Since: "1.0.0", Handler: cmdSet},
-	{Name: "setnx", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Set the value of a key, only if the key does not exist", Since: "1.0.0", Handler: cmdSetNX},
-	{Name: "setex", Arity: 4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Set the value and expiration of a key", Since: "2.0.0", Handler: cmdSetEX},
-	{Name: "psetex", Arity: 4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Set the value and expiration in milliseconds of a key", Since: "2.6.0", Handler: cmdPSetEX},
-	{Name: "mget", Arity: -2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Get the values of all the given keys", Since: "1.0.0", Tips: []string{"request_policy:multi_shard"}, Handler: cmdMGet},
-	{Name: "mset", Arity: -3, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: -1, Step: 2, ACL: []string{"string"}, Group: "string", Summary: "Set multiple keys to multiple values", Since: "1.0.1", Tips: []string{"request_policy:multi_shard", "response_policy:all_succeeded"}, Handler: cmdMSet},
-	{Name: "msetnx", Arity: -3, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: -1, Step: 2, ACL: []string{"string"}, Group: "string", Summary: "Set multiple keys to multiple values, only if none of the keys exist", Since: "1.0.1", Tips: []string{"request_policy:multi_shard", "response_policy:agg_min"}, Handler: cmdMSetNX},
-	{Name: "getset", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Set the string value of a key and return its old value", Since: "1.0.0", Handler: cmdGetSet},
-	{Name: "getdel", Arity: 2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Get the value of a key and delete the key", Since: "6.2.0", Handler: cmdGetDel},
-	{Name: "getex", Arity: -2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Get the value of a key and optionally set its expiration", Since: "6.2.0", Handler: cmdGetEX},
-	{Name: "incr", Arity: 2, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Increment the integer value of a key by one", Since: "1.0.0", Handler: cmdIncr},
-	{Name: "decr", Arity: 2, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Decrement the integer value of a key by one", Since: "1.0.0", Handler: cmdDecr},
-	{Name: "incrby", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Increment the integer value of a key by the given amount", Since: "1.0.0", Handler: cmdIncrBy},
-	{Name: "decrby", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Decrement the integer value of a key by the given number", Since: "1.0.0", Handler: cmdDecrBy},
-	{Name: "incrbyfloat", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Increment the float value of a key by the given amount", Since: "2.6.0", Handler: cmdIncrByFloat},
-	{Name: "append", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Append a value to a key", Since: "2.0.0", Handler: cmdAppend},
-	{Name: "strlen", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Get the length of the value stored in a key", Since: "2.2.0", Handler: cmdStrlen},
-	{Name: "getrange", Arity: 4, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Get a substring of the string stored at a key", Since: "2.4.0", Handler: cmdGetRange},
-	{Name: "substr", Arity: 4, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Get a substring of the string stored at a key", Since: "1.0.0", Handler: cmdGetRange},
-	{Name: "lcs", Arity: -3, Flags: FlagReadonly, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Find longest common substring", Since: "7.0.0", Handler: cmdLCS},
-	{Name: "setrange", Arity: 4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"}, Group: "string", Summary: "Overwrite part of a string at key starting at the specified offset", Since: "2.2.0", Handler: cmdSetRange},
+var stringHandlers = map[string]Handler{
+	"get":         cmdGet,
+	"set":         cmdSet,
+	"setnx":       cmdSetNX,
+	"setex":       cmdSetEX,
+	"psetex":      cmdPSetEX,
+	"mget":        cmdMGet,
+	"mset":        cmdMSet,
+	"msetnx":      cmdMSetNX,
+	"getset":      cmdGetSet,
+	"getdel":      cmdGetDel,
+	"getex":       cmdGetEX,
+	"incr":        cmdIncr,
+	"decr":        cmdDecr,
+	"incrby":      cmdIncrBy,
+	"decrby":      cmdDecrBy,
+	"incrbyfloat": cmdIncrByFloat,
+	"append":      cmdAppend,
+	"strlen":      cmdStrlen,
+	"getrange":    cmdGetRange,
+	"substr":      cmdGetRange,
+	"lcs":         cmdLCS,
+	"setrange":    cmdSetRange,
 }
-
-func init() { register(stringCommands...) }
 
 const (
 	errDecrOverflow = "ERR decrement would overflow"

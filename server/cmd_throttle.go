@@ -7,17 +7,16 @@ import (
 	"github.com/floodgate/floodgate/store"
 )
 
-// CL.THROTTLE is redis-cell's command, answered natively. redis-cell
-// registers it as a module command flagged "write"; here it is also denyoom
-// (it may create a key, as SETNX does) and fast (O(1), one key). Its arity
-// is 5 or 6: the table says "at least 5" and the handler refuses a seventh
-// with the same arity error. See docs/cl-throttle.md for every deliberate
+// CL.THROTTLE is redis-cell's command, answered natively. Its metadata is
+// floodgate's own, in commands/cl.throttle.json: redis-cell registers it
+// as a module command flagged "write"; here it is also denyoom (it may
+// create a key, as SETNX does) and fast (O(1), one key). Its arity is 5 or
+// 6: the table says "at least 5" and the handler refuses a seventh with
+// the same arity error. See docs/cl-throttle.md for every deliberate
 // difference from redis-cell.
-var throttleCommands = []*Command{
-	{Name: "cl.throttle", Arity: -5, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Group: "module", Summary: "Rate limit a key with the generic cell rate algorithm (redis-cell)", Since: "1.0.0", Handler: cmdThrottle},
+var throttleHandlers = map[string]Handler{
+	"cl.throttle": cmdThrottle,
 }
-
-func init() { register(throttleCommands...) }
 
 // redis-cell's error texts: its module reply is "Cell error: " followed by
 // its error's text, "Store error: " and the message.

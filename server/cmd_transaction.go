@@ -2,15 +2,13 @@ package server
 
 import "strings"
 
-var transactionCommands = []*Command{
-	{Name: "multi", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy, ACL: []string{"transaction"}, Group: "transactions", Summary: "Mark the start of a transaction block", Since: "1.2.0", Handler: cmdMulti},
-	{Name: "exec", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagSkipSlowlog, ACL: []string{"transaction"}, Group: "transactions", Summary: "Execute all commands issued after MULTI", Since: "1.2.0", Handler: cmdExec},
-	{Name: "discard", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy, ACL: []string{"transaction"}, Group: "transactions", Summary: "Discard all commands issued after MULTI", Since: "2.0.0", Handler: cmdDiscard},
-	{Name: "watch", Arity: -2, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy, FirstKey: 1, LastKey: -1, Step: 1, ACL: []string{"transaction"}, Group: "transactions", Summary: "Watch the given keys to determine execution of the MULTI/EXEC block", Since: "2.2.0", Handler: cmdWatch},
-	{Name: "unwatch", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy, ACL: []string{"transaction"}, Group: "transactions", Summary: "Forget about all watched keys", Since: "2.2.0", Handler: cmdUnwatch},
+var transactionHandlers = map[string]Handler{
+	"multi":   cmdMulti,
+	"exec":    cmdExec,
+	"discard": cmdDiscard,
+	"watch":   cmdWatch,
+	"unwatch": cmdUnwatch,
 }
-
-func init() { register(transactionCommands...) }
 
 // Errors of the transaction family, with Redis 7.0's text.
 const (

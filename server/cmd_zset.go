@@ -12,33 +12,31 @@ import (
 	"github.com/floodgate/floodgate/store"
 )
 
-var zsetCommands = []*Command{
-	{Name: "zadd", Arity: -4, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Add one or more members to a sorted set, or update its score if it already exists", Since: "1.2.0", Handler: cmdZAdd},
-	{Name: "zincrby", Arity: 4, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Increment the score of a member in a sorted set", Since: "1.2.0", Handler: cmdZIncrBy},
-	{Name: "zrem", Arity: -3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Remove one or more members from a sorted set", Since: "1.2.0", Handler: cmdZRem},
-	{Name: "zremrangebyscore", Arity: 4, Flags: FlagWrite, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Remove all members in a sorted set within the given scores", Since: "1.2.0", Handler: cmdZRemRangeByScore},
-	{Name: "zremrangebyrank", Arity: 4, Flags: FlagWrite, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Remove all members in a sorted set within the given indexes", Since: "2.0.0", Handler: cmdZRemRangeByRank},
-	{Name: "zremrangebylex", Arity: 4, Flags: FlagWrite, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Remove all members in a sorted set between the given lexicographical range", Since: "2.8.9", Handler: cmdZRemRangeByLex},
-	{Name: "zpopmin", Arity: -2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Remove and return members with the lowest scores in a sorted set", Since: "5.0.0", Handler: cmdZPopMin},
-	{Name: "zpopmax", Arity: -2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Remove and return members with the highest scores in a sorted set", Since: "5.0.0", Handler: cmdZPopMax},
-	{Name: "zcard", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Get the number of members in a sorted set", Since: "1.2.0", Handler: cmdZCard},
-	{Name: "zscore", Arity: 3, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Get the score associated with the given member in a sorted set", Since: "1.2.0", Handler: cmdZScore},
-	{Name: "zmscore", Arity: -3, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Get the score associated with the given members in a sorted set", Since: "6.2.0", Handler: cmdZMScore},
-	{Name: "zcount", Arity: 4, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Count the members in a sorted set with scores within the given values", Since: "2.0.0", Handler: cmdZCount},
-	{Name: "zlexcount", Arity: 4, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Count the number of members in a sorted set between a given lexicographical range", Since: "2.8.9", Handler: cmdZLexCount},
-	{Name: "zrank", Arity: 3, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Determine the index of a member in a sorted set", Since: "2.0.0", Handler: cmdZRank},
-	{Name: "zrevrank", Arity: 3, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Determine the index of a member in a sorted set, with scores ordered from high to low", Since: "2.0.0", Handler: cmdZRevRank},
-	{Name: "zrange", Arity: -4, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Return a range of members in a sorted set", Since: "1.2.0", Handler: cmdZRange},
-	{Name: "zrangebyscore", Arity: -4, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Return a range of members in a sorted set, by score", Since: "1.0.5", Handler: cmdZRangeByScore},
-	{Name: "zrevrangebyscore", Arity: -4, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Return a range of members in a sorted set, by score, with scores ordered from high to low", Since: "2.2.0", Handler: cmdZRevRangeByScore},
-	{Name: "zrangebylex", Arity: -4, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Return a range of members in a sorted set, by lexicographical range", Since: "2.8.9", Handler: cmdZRangeByLex},
-	{Name: "zrevrangebylex", Arity: -4, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Return a range of members in a sorted set, by lexicographical range, ordered from higher to lower strings.", Since: "2.8.9", Handler: cmdZRevRangeByLex},
-	{Name: "zrevrange", Arity: -4, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Return a range of members in a sorted set, by index, with scores ordered from high to low", Since: "1.2.0", Handler: cmdZRevRange},
-	{Name: "zrandmember", Arity: -2, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Get one or multiple random elements from a sorted set", Since: "6.2.0", Tips: []string{"nondeterministic_output"}, Handler: cmdZRandMember},
-	{Name: "zscan", Arity: -3, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Incrementally iterate sorted sets elements and associated scores", Since: "2.8.0", Tips: []string{"nondeterministic_output"}, Handler: cmdZScan},
+var zsetHandlers = map[string]Handler{
+	"zadd":             cmdZAdd,
+	"zincrby":          cmdZIncrBy,
+	"zrem":             cmdZRem,
+	"zremrangebyscore": cmdZRemRangeByScore,
+	"zremrangebyrank":  cmdZRemRangeByRank,
+	"zremrangebylex":   cmdZRemRangeByLex,
+	"zpopmin":          cmdZPopMin,
+	"zpopmax":          cmdZPopMax,
+	"zcard":            cmdZCard,
+	"zscore":           cmdZScore,
+	"zmscore":          cmdZMScore,
+	"zcount":           cmdZCount,
+	"zlexcount":        cmdZLexCount,
+	"zrank":            cmdZRank,
+	"zrevrank":         cmdZRevRank,
+	"zrange":           cmdZRange,
+	"zrangebyscore":    cmdZRangeByScore,
+	"zrevrangebyscore": cmdZRevRangeByScore,
+	"zrangebylex":      cmdZRangeByLex,
+	"zrevrangebylex":   cmdZRevRangeByLex,
+	"zrevrange":        cmdZRevRange,
+	"zrandmember":      cmdZRandMember,
+	"zscan":            cmdZScan,
 }
-
-func init() { register(zsetCommands...); register(zsetOpCommands...) }
 
 // Errors of the sorted-set family, with Redis 7.0's text.
 const (
@@ -900,17 +898,17 @@ func cmdZScan(c *Client, args [][]byte) {
 
 // Multi-key commands of the family: the algebra (ZUNION, ZINTER, ZDIFF,
 // their STORE forms, ZINTERCARD), ZRANGESTORE and ZMPOP. A block of their
-// own, registered beside zsetCommands, since their inputs may be sets too.
-var zsetOpCommands = []*Command{
-	{Name: "zunion", Arity: -3, Flags: FlagReadonly | FlagMovableKeys, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Add multiple sorted sets", Since: "6.2.0", Handler: cmdZUnion},
-	{Name: "zinter", Arity: -3, Flags: FlagReadonly | FlagMovableKeys, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Intersect multiple sorted sets", Since: "6.2.0", Handler: cmdZInter},
-	{Name: "zdiff", Arity: -3, Flags: FlagReadonly | FlagMovableKeys, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Subtract multiple sorted sets", Since: "6.2.0", Handler: cmdZDiff},
-	{Name: "zunionstore", Arity: -4, Flags: FlagWrite | FlagDenyOOM | FlagMovableKeys, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Add multiple sorted sets and store the resulting sorted set in a new key", Since: "2.0.0", Handler: cmdZUnionStore},
-	{Name: "zinterstore", Arity: -4, Flags: FlagWrite | FlagDenyOOM | FlagMovableKeys, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Intersect multiple sorted sets and store the resulting sorted set in a new key", Since: "2.0.0", Handler: cmdZInterStore},
-	{Name: "zdiffstore", Arity: -4, Flags: FlagWrite | FlagDenyOOM | FlagMovableKeys, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Subtract multiple sorted sets and store the resulting sorted set in a new key", Since: "6.2.0", Handler: cmdZDiffStore},
-	{Name: "zintercard", Arity: -3, Flags: FlagReadonly | FlagMovableKeys, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Intersect multiple sorted sets and return the cardinality of the result", Since: "7.0.0", Handler: cmdZInterCard},
-	{Name: "zrangestore", Arity: -5, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 2, Step: 1, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Store a range of members from sorted set into another key", Since: "6.2.0", Handler: cmdZRangeStore},
-	{Name: "zmpop", Arity: -4, Flags: FlagWrite | FlagMovableKeys, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Remove and return members with scores in a sorted set", Since: "7.0.0", Handler: cmdZMPop},
+// own, listed beside zsetHandlers, since their inputs may be sets too.
+var zsetOpHandlers = map[string]Handler{
+	"zunion":      cmdZUnion,
+	"zinter":      cmdZInter,
+	"zdiff":       cmdZDiff,
+	"zunionstore": cmdZUnionStore,
+	"zinterstore": cmdZInterStore,
+	"zdiffstore":  cmdZDiffStore,
+	"zintercard":  cmdZInterCard,
+	"zrangestore": cmdZRangeStore,
+	"zmpop":       cmdZMPop,
 }
 
 const (

@@ -5,13 +5,11 @@ import "github.com/floodgate/floodgate/store"
 // The blocking sorted-set pops. ZMPOP, their non-blocking sibling, belongs
 // with the rest of the sorted-set family, and shares its parser (mpopArgs,
 // zminMaxArg) and reply (zmpopReply) with BZMPOP.
-var zsetBlockingCommands = []*Command{
-	{Name: "bzpopmin", Arity: -3, Flags: FlagWrite | FlagNoScript | FlagBlocking | FlagFast, FirstKey: 1, LastKey: -2, Step: 1, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Remove and return the member with the lowest score from one or more sorted sets, or block until one is available", Since: "5.0.0", Handler: cmdBZPopMin},
-	{Name: "bzpopmax", Arity: -3, Flags: FlagWrite | FlagNoScript | FlagBlocking | FlagFast, FirstKey: 1, LastKey: -2, Step: 1, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Remove and return the member with the highest score from one or more sorted sets, or block until one is available", Since: "5.0.0", Handler: cmdBZPopMax},
-	{Name: "bzmpop", Arity: -5, Flags: FlagWrite | FlagBlocking | FlagMovableKeys, FirstKey: 0, LastKey: 0, Step: 0, ACL: []string{"sortedset"}, Group: "sorted-set", Summary: "Remove and return members with scores in a sorted set or block until one is available", Since: "7.0.0", Handler: cmdBZMPop},
+var zsetBlockingHandlers = map[string]Handler{
+	"bzpopmin": cmdBZPopMin,
+	"bzpopmax": cmdBZPopMax,
+	"bzmpop":   cmdBZMPop,
 }
-
-func init() { register(zsetBlockingCommands...) }
 
 func cmdBZPopMin(c *Client, args [][]byte) { zsetPops.pop(c, args, false) }
 func cmdBZPopMax(c *Client, args [][]byte) { zsetPops.pop(c, args, true) }

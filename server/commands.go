@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -59,9 +60,16 @@ func (f Flags) Names() []string {
 	return names
 }
 
+// Handler runs one command. The checks the table describes (arity,
+// subcommand, NOAUTH, MULTI, BUSY) have passed when it is called.
+type Handler func(c *Client, args [][]byte)
+
 // Command is one entry of the command table. The table is data: every
 // generic rule (arity, unknown command, COMMAND, scripts, MULTI) reads it,
-// and handlers only do their own command's work.
+// and handlers only do their own command's work. Everything but the
+// handler is generated (commands_gen.go) from Redis's command JSON and
+// floodgate's own (server/commands/*.json); the family files say only
+// which handler runs which command.
 type Command struct {
 	Name     string // lower case; "config|get" style for subcommands
 	Arity    int    // Redis convention: n exact, -n at least n (the name counts)
@@ -77,10 +85,21 @@ type Command struct {
 	Summary string   // COMMAND DOCS summary
 	Since   string   // COMMAND DOCS since
 	Tips    []string // COMMAND INFO tips, e.g. "nondeterministic_output"
-	Handler func(c *Client, args [][]byte)
+	// The rest of COMMAND DOCS; empty fields are left out of its reply.
+	Complexity      string
+	DocFlags        []string // "deprecated", "syscmd"
+	DeprecatedSince string
+	ReplacedBy      string
+	History         [][2]string // since, changes
+	Args            []Arg
+	Handler         Handler
 	// Subcommands, for container commands (CONFIG, CLIENT, COMMAND, SCRIPT,
 	// OBJECT): the dispatcher picks one by args[1] and checks its arity.
 	Subcommands []*Command
+
+	// keySpecs are the key specifications COMMAND INFO reports and
+	// COMMAND GETKEYSANDFLAGS applies.
+	keySpecs []keySpec
 
 	id int // index into per-server statistics
 	// readsKeys: its lookups count as keyspace hits and misses (read-only
@@ -92,16 +111,64 @@ type Command struct {
 	categories []string
 }
 
+// Arg is one argument of a command as COMMAND DOCS describes it.
+type Arg struct {
+	Name string
+	Type string // string, integer, double, key, pattern, unix-time, pure-token, oneof, block
+	// KeySpec is the argument's key_spec_index plus one; 0 for an argument
+	// that names no key spec.
+	KeySpec         int
+	Token           string
+	Summary         string
+	Since           string
+	DeprecatedSince string
+	Flags           ArgFlags
+	Args            []Arg // for oneof and block
+}
+
+// ArgFlags are an argument's COMMAND DOCS flags, in the order it lists them.
+type ArgFlags uint8
+
+// Argument flags.
+const (
+	ArgOptional ArgFlags = 1 << iota
+	ArgMultiple
+	ArgMultipleToken
+	// ArgEmptyToken: the token is "" (MIGRATE's empty_string), which COMMAND
+	// DOCS prints, where an empty Token otherwise means none. Not listed
+	// among the flags.
+	ArgEmptyToken
+
+	argListedFlags = ArgOptional | ArgMultiple | ArgMultipleToken
+)
+
+var argFlagNames = []string{"optional", "multiple", "multiple_token"}
+
 // FullName returns the name Redis uses in errors ("get", "config|get").
 func (c *Command) FullName() string { return c.Name }
 
-// families holds every command family's registration block. Each family
-// file (cmd_<family>.go) adds its block from its init function with
-// register, so a family is one file and one line.
-var families [][]*Command
+//go:generate go run ../internal/redismeta -redis=$REDIS_SRC
 
-// register adds a command family; it must be called from an init function.
-func register(cmds ...*Command) { families = append(families, cmds) }
+// families lists every command family's handlers, one map per family
+// file (cmd_<family>.go): the keys are the commands floodgate implements,
+// and the generator writes metadata for exactly those.
+var families = []map[string]Handler{
+	aofHandlers, bitmapHandlers, clusterHandlers, commandHandlers, configHandlers,
+	connectionHandlers, geoHandlers, hashHandlers, hllHandlers, infoHandlers,
+	keyHandlers, latencyHandlers, listHandlers, lolwutHandlers, memoryHandlers,
+	migrateHandlers, objectHandlers, persistenceHandlers, replicationHandlers,
+	scriptingHandlers, serverHandlers, setHandlers, slowlogHandlers, sortHandlers,
+	stringHandlers, throttleHandlers, transactionHandlers, zsetHandlers,
+	zsetOpHandlers, zsetBlockingHandlers,
+}
+
+// testCommands are commands outside the generated table, with their own
+// metadata: tests add theirs with register from an init function.
+var testCommands []*Command
+
+// register adds commands outside the generated table (tests' own); it must
+// be called before the first server is created.
+func register(cmds ...*Command) { testCommands = append(testCommands, cmds...) }
 
 // commandTable is the merged table. It is built once, when the first server
 // is created, so that handlers may read it (COMMAND, EXEC, scripts) without
@@ -111,7 +178,62 @@ var (
 	tableOnce    sync.Once
 )
 
-func initCommandTable() { tableOnce.Do(func() { commandTable = buildTable(families...) }) }
+func initCommandTable() {
+	tableOnce.Do(func() {
+		if err := attachHandlers(generatedCommands, families); err != nil {
+			panic("server: " + err.Error())
+		}
+		commandTable = buildTable(generatedCommands, testCommands)
+	})
+}
+
+// attachHandlers sets every command's handler from the family maps. It
+// fails when a handler has no generated metadata (run go generate) or a
+// generated command none: every command and subcommand needs one, but a
+// container only when it can be called alone (arity -1, as COMMAND).
+func attachHandlers(meta []*Command, families []map[string]Handler) error {
+	handlers := map[string]Handler{}
+	for _, fam := range families {
+		for name, h := range fam {
+			if _, dup := handlers[name]; dup {
+				return fmt.Errorf("two handlers for %s", name)
+			}
+			handlers[name] = h
+		}
+	}
+	used := map[string]bool{}
+	var attach func(cmds []*Command) error
+	attach = func(cmds []*Command) error {
+		for _, cmd := range cmds {
+			h, ok := handlers[cmd.Name]
+			switch {
+			case ok:
+				cmd.Handler = h
+				used[cmd.Name] = true
+			case len(cmd.Subcommands) == 0 || cmd.arityOK(1):
+				return fmt.Errorf("%s has metadata but no handler", cmd.Name)
+			}
+			if err := attach(cmd.Subcommands); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := attach(meta); err != nil {
+		return err
+	}
+	var missing []string
+	for name := range handlers {
+		if !used[name] {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		return fmt.Errorf("no generated metadata for %s (run go generate ./server/)", strings.Join(missing, ", "))
+	}
+	return nil
+}
 
 // table maps names to commands: each by its lower-case name, and by its
 // upper-case one too, which is how most clients send it (lookup then finds
@@ -122,9 +244,9 @@ type table struct {
 	count  int        // commands and subcommands, for statistics ids
 }
 
-func buildTable(families ...[]*Command) *table {
+func buildTable(groups ...[]*Command) *table {
 	t := &table{byName: make(map[string]*Command)}
-	for _, fam := range families {
+	for _, fam := range groups {
 		for _, cmd := range fam {
 			if _, dup := t.byName[cmd.Name]; dup {
 				panic("server: duplicate command " + cmd.Name)

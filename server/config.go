@@ -32,6 +32,13 @@ const (
 	paramMultiArg                         // takes several words: save 3600 1, bind a b
 	paramProtected                        // Redis 7.0's protected configs: set only at start (enable-protected-configs no)
 	paramHidden                           // a debugging knob CONFIG GET lists only by its exact name
+	// Recorded from config.c, not read by floodgate: DENY_LOADING (CONFIG
+	// SET refused while loading), SENSITIVE (redacted from logs), DEBUG
+	// and VOLATILE (CONFIG SET of the same value still applies it).
+	paramDenyLoading
+	paramSensitive
+	paramDebug
+	paramVolatile
 )
 
 // paramEffect is what floodgate does with a parameter's value.
@@ -84,70 +91,70 @@ type floodgateParam struct {
 	apply  func(s *Server, v string) string
 }
 
+// configTable lists every parameter, Redis's (config_params.go) in name
+// order and then floodgate's own (ownParams); configByName finds one by
+// name or alias, lower case.
 var (
 	configTable  []*configParam
-	configByName map[string]*configParam // names and aliases, lower case
+	configByName map[string]*configParam
 )
 
-func init() {
-	configByName = make(map[string]*configParam, 2*len(redisParams))
-	for _, rows := range []map[string]floodgateParam{evictionParams, persistenceParams, aofParams, encodingParams, slowlogParams, latencyParams, loadingParams} {
-		for name, p := range rows {
-			floodgateParams[name] = p
+// init builds the config table from its explicit lists. It is the table's
+// only init, and Go initializes every package variable (the lists) before
+// any init runs, so no file order matters. (A variable initializer cannot
+// do it: the rows' apply functions reach the listeners and the event
+// loop, which Go counts as an initialization cycle.)
+func init() { configTable, configByName = buildConfigTable() }
+
+func buildConfigTable() ([]*configParam, map[string]*configParam) {
+	rows := make(map[string]floodgateParam, len(floodgateParams))
+	for _, group := range []map[string]floodgateParam{floodgateParams, evictionParams, persistenceParams, aofParams, encodingParams, slowlogParams, latencyParams, loadingParams} {
+		for name, p := range group {
+			if _, dup := rows[name]; dup {
+				panic("server: two rows for config parameter " + name)
+			}
+			rows[name] = p
 		}
 	}
+	table := make([]*configParam, 0, len(redisParams)+len(ownParams))
+	byName := make(map[string]*configParam, 2*len(redisParams))
 	for i := range redisParams {
 		p := &redisParams[i]
-		if f, ok := floodgateParams[p.name]; ok {
-			p.effect, p.values, p.parse, p.get, p.apply = f.effect, f.values, f.parse, f.get, f.apply
+		if f, ok := rows[p.name]; ok {
+			p.effect, p.parse, p.get, p.apply = f.effect, f.parse, f.get, f.apply
+			if f.values != nil {
+				p.values = f.values
+			}
 			if f.def != "" || p.name == "save" {
 				p.def = f.def
 			}
 		} else if inertParams[p.name] {
 			p.effect = effectInert
 		}
-		if p.values == nil {
-			p.values = enumValues[p.name]
-		}
-		configTable = append(configTable, p)
-		configByName[p.name] = p
+		table = append(table, p)
+		byName[p.name] = p
 		if p.alias != "" {
-			configByName[p.alias] = p
+			byName[p.alias] = p
 		}
 	}
+	for _, p := range ownParams {
+		if _, dup := byName[p.name]; dup {
+			panic("server: floodgate's parameter " + p.name + " is Redis's")
+		}
+		table = append(table, p)
+		byName[p.name] = p
+	}
+	return table, byName
 }
 
-// addConfigParam adds a parameter of floodgate's own.
-func addConfigParam(p *configParam) {
-	configTable = append(configTable, p)
-	configByName[p.name] = p
-}
+// ownParams are floodgate's own parameters, which Redis does not have.
+var ownParams = []*configParam{limiterPrefixDelimiter}
 
 // configValue is a parameter's value in effect.
 func (s *Server) configValue(name string) string { return configByName[name].value(s) }
 
 func lookupConfig(name []byte) *configParam {
 	return configByName[strings.ToLower(string(name))]
-}
-
-// enumValues are the values of Redis 7.0's enum parameters (config.c's
-// configEnum tables), in its order, for its error text.
-var enumValues = map[string][]string{
-	"supervised":                      {"upstart", "systemd", "auto", "no"},
-	"syslog-facility":                 {"user", "local0", "local1", "local2", "local3", "local4", "local5", "local6", "local7"},
-	"repl-diskless-load":              {"disabled", "on-empty-db", "swapdb"},
-	"loglevel":                        {"debug", "verbose", "notice", "warning"},
-	"maxmemory-policy":                {"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction"},
-	"appendfsync":                     {"everysec", "always", "no"},
-	"oom-score-adj":                   {"no", "yes", "relative", "absolute"},
-	"acl-pubsub-default":              {"allchannels", "resetchannels"},
-	"sanitize-dump-payload":           {"no", "yes", "clients"},
-	"enable-protected-configs":        {"no", "yes", "local"},
-	"enable-debug-command":            {"no", "yes", "local"},
-	"enable-module-command":           {"no", "yes", "local"},
-	"cluster-preferred-endpoint-type": {"ip", "hostname", "unknown-endpoint"},
-	"propagation-error-behavior":      {"ignore", "panic", "panic-on-replicas"},
-	"tls-auth-clients":                {"no", "yes", "optional"},
 }
 
 // inertParams can change nothing floodgate does, so any valid value is

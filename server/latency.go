@@ -202,21 +202,15 @@ func (s *Server) latencyLine(h *hdrHistogram) string {
 	return b.String()
 }
 
-var latencyCommands = []*Command{
-	{Name: "latency", Arity: -2, Group: "server", Summary: "A container for latency diagnostics commands", Since: "2.8.13", Subcommands: []*Command{
-		{Name: "history", Arity: 3, Flags: latencyFlags, Group: "server", Summary: "Return timestamp-latency samples for the event.", Since: "2.8.13", Tips: []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"}, Handler: cmdLatencyEmpty},
-		{Name: "histogram", Arity: -2, Flags: latencyFlags, Group: "server", Summary: "Return the cumulative distribution of latencies of a subset of commands or all.", Since: "7.0.0", Tips: []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"}, Handler: cmdLatencyHistogram},
-		{Name: "help", Arity: 2, Flags: FlagLoading | FlagStale, Group: "server", Summary: "Show helpful text about the different subcommands.", Since: "2.8.13", Handler: helpHandler(latencyHelp)},
-		{Name: "graph", Arity: 3, Flags: latencyFlags, Group: "server", Summary: "Return a latency graph for the event.", Since: "2.8.13", Tips: []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"}, Handler: cmdLatencyGraph},
-		{Name: "latest", Arity: 2, Flags: latencyFlags, Group: "server", Summary: "Return the latest latency samples for all events.", Since: "2.8.13", Tips: []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"}, Handler: cmdLatencyEmpty},
-		{Name: "doctor", Arity: 2, Flags: latencyFlags, Group: "server", Summary: "Return a human readable latency analysis report.", Since: "2.8.13", Tips: []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"}, Handler: cmdLatencyDoctor},
-		{Name: "reset", Arity: -2, Flags: latencyFlags, Group: "server", Summary: "Reset latency data for one or more events.", Since: "2.8.13", Tips: []string{"request_policy:all_nodes", "response_policy:agg_sum"}, Handler: cmdLatencyReset},
-	}},
+var latencyHandlers = map[string]Handler{
+	"latency|history":   cmdLatencyEmpty,
+	"latency|histogram": cmdLatencyHistogram,
+	"latency|help":      helpHandler(latencyHelp),
+	"latency|graph":     cmdLatencyGraph,
+	"latency|latest":    cmdLatencyEmpty,
+	"latency|doctor":    cmdLatencyDoctor,
+	"latency|reset":     cmdLatencyReset,
 }
-
-func init() { register(latencyCommands...) }
-
-const latencyFlags = FlagAdmin | FlagNoScript | FlagLoading | FlagStale
 
 var latencyHelp = []string{
 	"LATENCY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",

@@ -154,17 +154,18 @@ func escapeInfoValue(s string) string {
 	return b.String()
 }
 
-// The limiter-prefix-delimiter parameter: any string, empty included
-// (then every key is its own prefix).
-func init() {
-	addConfigParam(&configParam{
-		name: "limiter-prefix-delimiter", kind: kindString, def: ":", effect: effectApplied,
-		get: func(s *Server) string { return string(s.limiter.delimiter()) },
-		apply: func(s *Server, v string) string {
-			s.limiter.delim = []byte(v)
-			s.limiter.delimSet = true
-			return ""
-		},
-	})
-	moduleInfoSections = append(moduleInfoSections, infoSection{name: "limiter", title: "Limiter", fields: infoLimiter})
+// limiterPrefixDelimiter is the limiter-prefix-delimiter parameter (one of
+// ownParams, config.go): any string, empty included (then every key is its
+// own prefix).
+var limiterPrefixDelimiter = &configParam{
+	name: "limiter-prefix-delimiter", kind: kindString, def: ":", effect: effectApplied,
+	get: func(s *Server) string { return string(s.limiter.delimiter()) },
+	apply: func(s *Server, v string) string {
+		s.limiter.delim = []byte(v)
+		s.limiter.delimSet = true
+		return ""
+	},
 }
+
+// limiterInfoSection is INFO's "limiter" section (one of moduleInfoSections).
+var limiterInfoSection = infoSection{name: "limiter", title: "Limiter", fields: infoLimiter}
