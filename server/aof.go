@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/floodgate/floodgate/aof"
+	"github.com/floodgate/floodgate/internal/resp"
 	"github.com/floodgate/floodgate/luaengine"
 	"github.com/floodgate/floodgate/rdb"
 	"github.com/floodgate/floodgate/store"
@@ -1040,7 +1041,7 @@ func (s *Server) loadFile(c *Client, name string, last bool) (int64, error) {
 // dropped.
 func (s *Server) replayClient() *Client {
 	c := &Client{srv: s, authed: true, db: s.store.DB(0), created: time.Now()}
-	c.resp = &respWriter{cn: &conn{}, proto: 2}
+	c.resp = resp.NewWriter(&resp.Buffer{}, nil)
 	c.w = c.resp
 	return c
 }
@@ -1055,7 +1056,8 @@ func (s *Server) replay(c *Client, args [][]byte) bool {
 	}
 	s.store.Refresh()
 	s.invoke(c, cmd, args)
-	c.resp.cn.out = c.resp.cn.out[:0]
+	out := c.resp.Out()
+	out.B = out.B[:0]
 	return true
 }
 

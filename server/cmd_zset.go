@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/floodgate/floodgate/internal/number"
+	"github.com/floodgate/floodgate/internal/resp"
 	"github.com/floodgate/floodgate/store"
 )
 
@@ -808,7 +809,7 @@ func appendListpackScore(b []byte, s float64) []byte {
 	if s == math.Trunc(s) && s >= -4611686018427387904 && s <= 4611686018427387904 {
 		return strconv.AppendInt(b, int64(s), 10)
 	}
-	return AppendDouble(b, s)
+	return resp.AppendDouble(b, s)
 }
 
 // cmdZScan answers a packed (small) set whole with cursor 0, as Redis does
@@ -876,7 +877,7 @@ func cmdZScan(c *Client, args [][]byte) {
 			if packed {
 				buf = appendListpackScore(buf[:0], s)
 			} else {
-				buf = AppendDouble(buf[:0], s)
+				buf = resp.AppendDouble(buf[:0], s)
 			}
 			found = append(found, append([]byte(nil), m...), append([]byte(nil), buf...))
 		}

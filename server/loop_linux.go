@@ -487,7 +487,7 @@ func (l *eventLoop) flush(lc *loopConn) {
 		var n int
 		var err error
 		if len(lc.blocks) == 0 {
-			n, err = rawWrite(lc.fd, lc.out)
+			n, err = rawWrite(lc.fd, lc.reply.B)
 		} else {
 			l.iov = lc.buffers(l.iov[:0])
 			n, err = unix.Writev(lc.fd, l.iov[:min(len(l.iov), writevBlocks)])

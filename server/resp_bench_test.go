@@ -18,27 +18,6 @@ func getSetPipeline() []byte {
 	return []byte(b.String())
 }
 
-// BenchmarkParseRequest prices the request parser alone over a pipelined
-// read of 64 requests (ns/op is per read).
-func BenchmarkParseRequest(b *testing.B) {
-	srv := &Server{}
-	srv.protoMaxBulkLen.Store(512 << 20)
-	p := requestParser{srv: srv}
-	data := getSetPipeline()
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		buf := data
-		for len(buf) > 0 {
-			st, used, _, _ := p.next(buf, true)
-			if st != parseRequest {
-				b.Fatal(st)
-			}
-			buf = buf[used:]
-		}
-	}
-}
-
 // BenchmarkReplyWriter prices a connection's reply writer: the replies of
 // a pipelined read of mixed commands, then the write that drains them.
 func BenchmarkReplyWriter(b *testing.B) {

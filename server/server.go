@@ -30,6 +30,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/floodgate/floodgate/internal/resp"
 	"github.com/floodgate/floodgate/luaengine"
 	"github.com/floodgate/floodgate/store"
 )
@@ -515,7 +516,7 @@ func (s *Server) accept(cn *conn, addr string) bool {
 		created: time.Now(),
 		authed:  s.requirePass() == "",
 	}
-	c.resp = &respWriter{cn: cn, proto: 2}
+	c.resp = resp.NewWriter(&cn.reply, &s.errorStats)
 	c.w = c.resp
 	cn.client = c
 	// Checked under clientsMu, which Close takes after setting closed to
@@ -871,7 +872,7 @@ func (c *Client) errorCount() int {
 	if c.resp == nil {
 		return 0
 	}
-	return c.resp.errors
+	return c.resp.Errors
 }
 
 func (c *Client) flagMultiFailed() {
