@@ -5,7 +5,7 @@ import (
 )
 
 // The append-only file's command and configuration parameters; the
-// machinery is in aof.go.
+// machinery is in aof*.go.
 
 var aofCommands = []*Command{
 	{Name: "bgrewriteaof", Arity: 1, Flags: FlagAdmin | FlagNoScript | FlagNoAsyncLoading, Group: "server", Summary: "Asynchronously rewrite the append-only file", Since: "1.0.0", Handler: cmdBGRewriteAOF},

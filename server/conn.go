@@ -18,7 +18,7 @@ import (
 // path from parsed requests to dispatch. A transport (the epoll event loop,
 // the goroutine per connection of Dial, --goroutine-conns and non-Linux
 // systems) only moves bytes: it reads into readBuf, hands what it read to
-// received, and writes out.
+// received, and writes out (see transport.go).
 type conn struct {
 	srv    *Server
 	client *Client
@@ -82,15 +82,6 @@ type conn struct {
 	// Server.acquire) and signalled when the turn is over; one per
 	// connection, so taking the lock allocates nothing.
 	turnDone chan struct{}
-}
-
-// transport is what a connection's transport does besides moving bytes.
-type transport interface {
-	kill()             // close the connection, from any goroutine (CLIENT KILL)
-	interrupt()        // wake an idle reader so it sees the server closing
-	localAddr() string // for CLIENT LIST and CLIENT KILL LADDR
-	socketFD() int     // for CLIENT LIST; -1 when none
-	woke()             // have the transport's goroutine call resume soon; never blocks
 }
 
 // Reply buffers larger than this are dropped once written rather than kept
