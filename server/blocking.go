@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/floodgate/floodgate/internal/number"
+	"github.com/floodgate/floodgate/internal/resp"
 	"github.com/floodgate/floodgate/store"
 )
 
@@ -267,22 +268,23 @@ func (s *Server) forget(w *waiter) {
 func (s *Server) unblock(w *waiter, answer func(c *Client)) {
 	s.forget(w)
 	c := w.c
-	buf := &conn{srv: s} // srv: the reply's errors count in errorstats
-	rw := &respWriter{cn: buf, proto: c.protocol()}
+	var buf resp.Buffer
+	rw := resp.NewWriter(&buf, &s.errorStats) // the reply's errors count in errorstats
+	rw.SetProto(c.protocol())
 	saved := c.w
 	c.w = rw
 	answer(c)
 	c.w = saved
 	if c.resp != nil {
-		c.resp.errors += rw.errors
+		c.resp.Errors += rw.Errors
 	}
 	// The call was counted when the command blocked; an error it answers
 	// now (CLIENT UNBLOCK ... ERROR) fails it then, as Redis's
 	// updateStatsOnUnblock counts it.
-	if rw.errors > 0 && w.cmd != nil {
+	if rw.Errors > 0 && w.cmd != nil {
 		s.stat(w.cmd.id).failed++
 	}
-	c.conn.wake(buf.joined())
+	c.conn.wake(buf.B)
 }
 
 // servedStats records a blocked command served by a push as Redis's

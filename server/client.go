@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/floodgate/floodgate/internal/resp"
 	"github.com/floodgate/floodgate/store"
 )
 
@@ -16,7 +17,7 @@ type Client struct {
 	id   int64
 	conn *conn // nil for script and in-process clients
 	w    Writer
-	resp *respWriter // the connection's own writer, when w is redirected
+	resp *resp.Writer // the connection's own writer, when w is redirected
 	db   *store.DB
 
 	name    string
@@ -82,14 +83,14 @@ type watchedKey struct {
 // setProto switches the connection between RESP2 and RESP3 (HELLO, RESET).
 func (c *Client) setProto(proto int) {
 	if c.resp != nil {
-		c.resp.proto = proto
+		c.resp.SetProto(proto)
 	}
 }
 
 // protocol is the connection's RESP version, as CLIENT LIST reports it.
 func (c *Client) protocol() int {
 	if c.resp != nil {
-		return c.resp.proto
+		return c.resp.Proto()
 	}
 	return 2
 }
@@ -180,6 +181,6 @@ func (c *Client) replied() {
 // syncMute tells the connection whether its replies are dropped.
 func (c *Client) syncMute() {
 	if c.conn != nil {
-		c.conn.muted = c.replyOff || c.replySkip
+		c.conn.reply.Muted = c.replyOff || c.replySkip
 	}
 }

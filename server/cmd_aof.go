@@ -5,7 +5,7 @@ import (
 )
 
 // The append-only file's command and configuration parameters; the
-// machinery is in aof.go.
+// machinery is in aof*.go.
 
 var aofHandlers = map[string]Handler{
 	"bgrewriteaof": cmdBGRewriteAOF,

@@ -512,16 +512,6 @@ func cmdClientKill(c *Client, args [][]byte) {
 	c.w.Int(int64(killed))
 }
 
-// helpHandler answers a container's HELP with Redis's text.
-func helpHandler(lines []string) func(c *Client, args [][]byte) {
-	return func(c *Client, args [][]byte) {
-		c.w.Array(len(lines))
-		for _, l := range lines {
-			c.w.Status(l)
-		}
-	}
-}
-
 var clientHelp = []string{
 	"CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 	"CACHING (YES|NO)",

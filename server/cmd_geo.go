@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/floodgate/floodgate/internal/resp"
 	"github.com/floodgate/floodgate/store"
 )
 
@@ -271,9 +272,8 @@ func replyHumanDouble(c *Client, f float64) {
 		c.w.BulkString(humanDouble(f))
 		return
 	}
-	if w, ok := c.w.(*respWriter); ok {
-		w.buf = append(append(append(w.buf[:0], ','), humanDouble(f)...), '\r', '\n')
-		w.raw(w.buf)
+	if w, ok := c.w.(*resp.Writer); ok {
+		w.DoubleText(humanDouble(f))
 		return
 	}
 	c.w.Double(f) // a script keeps the number, which the text round-trips to

@@ -30,29 +30,6 @@ var hashHandlers = map[string]Handler{
 // stored value being infinite gets store.ErrNaNOrInf instead).
 const errNaNOrInfArg = "ERR value is NaN or Infinity"
 
-// valueAs returns the value of type V at key, the zero V (nil) if there is
-// none, or false (having answered WRONGTYPE) if the key holds another type.
-func valueAs[V store.Value](c *Client, key []byte) (V, bool) {
-	v, err := store.ValueAt[V](c.db, key)
-	if err != nil {
-		c.w.Error(err.Error())
-		return v, false
-	}
-	return v, true
-}
-
-// valueOrReply is valueAs with Redis's lookupKeyReadOrReply: a missing
-// key answers missing (replyZero, replyNull, ...), and either way, as after
-// WRONGTYPE, it returns nil for the handler to stop.
-func valueOrReply[V store.Value](c *Client, key []byte, missing func(Writer)) V {
-	var none V // V is a pointer type: nil when the key is missing
-	v, ok := valueAs[V](c, key)
-	if ok && any(v) == any(none) {
-		missing(c.w)
-	}
-	return v
-}
-
 // hashForRead returns the hash at key, or an empty one if there is none
 // (readers treat a missing key as an empty hash, as Redis does); false after
 // WRONGTYPE. The empty hash is shared: never change it.

@@ -98,74 +98,6 @@ func cmdKeys(c *Client, args [][]byte) {
 	})
 }
 
-// scanOptions are SCAN's COUNT, MATCH and TYPE options; HSCAN, SSCAN and
-// ZSCAN take the first two.
-type scanOptions struct {
-	count    int64
-	pattern  []byte // nil: everything ("*" included)
-	typeName []byte // nil: every type
-}
-
-// parseScanOptions parses options as Redis's scanGenericCommand: a COUNT
-// below 1 is a syntax error, and so is an option without its value.
-func parseScanOptions(c *Client, opts [][]byte, withType bool) (scanOptions, bool) {
-	o := scanOptions{count: 10}
-	for i := 0; i < len(opts); i += 2 {
-		if i+1 >= len(opts) {
-			c.w.Error(errSyntax)
-			return o, false
-		}
-		switch opt, val := opts[i], opts[i+1]; {
-		case eqFold(opt, "count"):
-			n, ok := intArg(c, val)
-			if !ok {
-				return o, false
-			}
-			if n < 1 {
-				c.w.Error(errSyntax)
-				return o, false
-			}
-			o.count = n
-		case eqFold(opt, "match"):
-			o.pattern = val
-			if len(val) == 1 && val[0] == '*' {
-				o.pattern = nil
-			}
-		case withType && eqFold(opt, "type"):
-			o.typeName = val
-		default:
-			c.w.Error(errSyntax)
-			return o, false
-		}
-	}
-	return o, true
-}
-
-// scanTarget starts HSCAN and SSCAN as Redis's commands do: the cursor is
-// parsed first, then the key is looked up (a missing key answers an empty
-// scan before the options are parsed), then the options. It returns false
-// once it has answered.
-func scanTarget[V store.Value](c *Client, args [][]byte) (v V, cursor uint64, o scanOptions, ok bool) {
-	cursor, ok = parseCursor(args[2])
-	if !ok {
-		c.w.Error(errInvalidCursor)
-		return v, 0, o, false
-	}
-	e := c.db.Get(args[1])
-	if e == nil {
-		c.w.Array(2)
-		c.w.BulkString("0")
-		c.w.Array(0)
-		return v, 0, o, false
-	}
-	if v, ok = e.Value().(V); !ok {
-		c.w.Error(errWrongType)
-		return v, 0, o, false
-	}
-	o, ok = parseScanOptions(c, args[3:], false)
-	return v, cursor, o, ok
-}
-
 func cmdScan(c *Client, args [][]byte) {
 	cursor, ok := parseCursor(args[1])
 	if !ok {
@@ -278,24 +210,6 @@ func cmdCopy(c *Client, args [][]byte) {
 	}
 	dst.Set(args[2], e.Value().Clone(), c.db.ExpireAt(e))
 	c.w.Int(1)
-}
-
-// dbArg parses a database index argument as COPY's DB and MOVE do (an
-// int, then a valid index), answering the error otherwise.
-func dbArg(c *Client, b []byte) (*store.DB, bool) {
-	n, ok := intArg(c, b)
-	if !ok {
-		return nil, false
-	}
-	if n < math.MinInt32 || n > math.MaxInt32 {
-		c.w.Error(errIntRange)
-		return nil, false
-	}
-	if n < 0 || n >= int64(c.srv.store.Databases()) {
-		c.w.Error(errDBIndex)
-		return nil, false
-	}
-	return c.srv.store.DB(int(n)), true
 }
 
 // cmdMove follows Redis's moveCommand: the database index is checked
@@ -443,14 +357,4 @@ func cmdPersist(c *Client, args [][]byte) {
 	}
 	c.db.SetExpire(e, 0)
 	c.w.Int(1)
-}
-
-// setKey stores v at key as Redis's setKey does for the commands that
-// store a result (SORT STORE, SINTERSTORE, ZUNIONSTORE, GEO STORE, BITOP,
-// MSET, GETSET): its lookupKeyWrite is an access of the old value, and
-// under an LFU policy the new value inherits the old one's counter
-// (dbOverwrite), so an existing destination counts one more access.
-func setKey(c *Client, key []byte, v store.Value) {
-	c.db.Get(key)
-	c.db.Set(key, v, 0)
 }

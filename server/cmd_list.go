@@ -41,15 +41,6 @@ const (
 	errCountPositive = "ERR count should be greater than 0"
 )
 
-// Replies for a missing key.
-func replyZero(w Writer)        { w.Int(0) }
-func replyNull(w Writer)        { w.Null() }
-func replyNullArray(w Writer)   { w.NullArray() }
-func replyEmptyArray(w Writer)  { w.Array(0) }
-func replyEmptyString(w Writer) { w.BulkString("") }
-func replyOK(w Writer)          { w.Status("OK") }
-func replyNoKey(w Writer)       { w.Error(errNoSuchKey) }
-
 func cmdLPush(c *Client, args [][]byte) {
 	n, err := c.db.LPush(args[1], args[2:]...)
 	pushed(c, n, err)
@@ -415,43 +406,6 @@ func lmove(c *Client, src, dst []byte, from, to bool) bool {
 		return true
 	}
 	return false
-}
-
-// mpopArgs parses the numkeys, keys, LEFT|RIGHT and COUNT of LMPOP and
-// BLMPOP (and BZMPOP's MIN|MAX through where), from args[at] on.
-func mpopArgs(c *Client, args [][]byte, at int, where func(*Client, []byte) (bool, bool)) (keys [][]byte, front bool, count int64, ok bool) {
-	numKeys, isInt := number.ParseInt(args[at])
-	if !isInt || numKeys < 1 {
-		c.w.Error(errNumKeysZero)
-		return nil, false, 0, false
-	}
-	whereAt := at + 1 + int(min(numKeys, int64(len(args))))
-	if whereAt >= len(args) {
-		c.w.Error(errSyntax)
-		return nil, false, 0, false
-	}
-	if front, ok = where(c, args[whereAt]); !ok {
-		return nil, false, 0, false
-	}
-	count = -1
-	for i := whereAt + 1; i < len(args); i++ {
-		if count == -1 && eqFold(args[i], "count") && i+1 < len(args) {
-			i++
-			n, isInt := number.ParseInt(args[i])
-			if !isInt || n < 1 {
-				c.w.Error(errCountPositive)
-				return nil, false, 0, false
-			}
-			count = n
-			continue
-		}
-		c.w.Error(errSyntax)
-		return nil, false, 0, false
-	}
-	if count == -1 {
-		count = 1
-	}
-	return args[at+1 : whereAt], front, count, true
 }
 
 func cmdLMPop(c *Client, args [][]byte) {

@@ -225,8 +225,8 @@ func cmdSync(c *Client, args [][]byte) {
 		c.w.Error("ERR " + err.Error())
 		return
 	}
-	c.resp.raw([]byte("$" + strconv.Itoa(file.Len()) + "\r\n"))
-	c.resp.raw(file.Bytes())
+	c.resp.Raw([]byte("$" + strconv.Itoa(file.Len()) + "\r\n"))
+	c.resp.Raw(file.Bytes())
 	c.closing = true
 	c.srv.log.Info("Synchronization with replica succeeded (rdb-only)", "addr", c.addr, "bytes", file.Len())
 }

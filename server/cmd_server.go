@@ -137,20 +137,3 @@ func (s *Server) Shutdown() {
 	case <-s.stop:
 	}
 }
-
-// eqFold reports whether b equals the lower-case ASCII word, ignoring case.
-func eqFold(b []byte, word string) bool {
-	if len(b) != len(word) {
-		return false
-	}
-	for i := range b {
-		ch := b[i]
-		if 'A' <= ch && ch <= 'Z' {
-			ch += 'a' - 'A'
-		}
-		if ch != word[i] {
-			return false
-		}
-	}
-	return true
-}

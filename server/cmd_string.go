@@ -342,15 +342,6 @@ func cmdDecrBy(c *Client, args [][]byte) {
 	incrBy(c, args[1], -delta)
 }
 
-// intArg parses an integer argument (Redis's getLongLongFromObjectOrReply).
-func intArg(c *Client, b []byte) (int64, bool) {
-	n, ok := number.ParseInt(b)
-	if !ok {
-		c.w.Error(errNotInteger)
-	}
-	return n, ok
-}
-
 // incrBy serves INCR, DECR, INCRBY and DECRBY (store's DB.IncrBy).
 func incrBy(c *Client, key []byte, delta int64) {
 	n, err := c.db.IncrBy(key, delta)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/floodgate/floodgate/internal/number"
+	"github.com/floodgate/floodgate/internal/resp"
 	"github.com/floodgate/floodgate/store"
 )
 
@@ -624,34 +625,6 @@ func (q zrangeQuery) window(lo, hi int) (int, int) {
 	return lo, hi
 }
 
-// pairReply writes n members, each followed by its score (or value) when
-// paired: a flat array of 2n under RESP2, an array of n two-element arrays
-// under RESP3 (Redis's WITHSCORES, WITHVALUES, ZPOPMIN with a count).
-type pairReply struct {
-	w      Writer
-	nested bool
-}
-
-// newPairReply writes the reply's header. A flat reply stays flat under
-// RESP3 too (ZPOPMIN without a count, HSCAN).
-func newPairReply(c *Client, n int, paired, flat bool) pairReply {
-	p := pairReply{w: c.w, nested: paired && !flat && c.w.Proto() == 3}
-	switch {
-	case p.nested || !paired:
-		c.w.Array(n)
-	default:
-		c.w.Array(2 * n)
-	}
-	return p
-}
-
-// item opens the next member's pair when pairs nest.
-func (p pairReply) item() {
-	if p.nested {
-		p.w.Array(2)
-	}
-}
-
 // zreply answers the members at ranks [lo, hi), from the top if rev; flat
 // keeps member/score pairs flat under RESP3.
 func zreply(c *Client, z *store.ZSet, lo, hi int, rev, withScores, flat bool) {
@@ -785,20 +758,6 @@ func cmdZRandMember(c *Client, args [][]byte) {
 
 // ZSCAN.
 
-// parseCursor reads a SCAN-family cursor as Redis's parseScanCursorOrReply
-// does: strtoul over a C string (nothing after a NUL counts), no leading
-// space, nothing left over, no overflow; "" is 0 and "-1" wraps.
-func parseCursor(b []byte) (uint64, bool) {
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	if len(b) > 0 && number.IsSpace(b[0]) {
-		return 0, false
-	}
-	v, n, erange := number.Strtoul(b, 10)
-	return v, n == len(b) && !erange
-}
-
 // appendListpackScore is a score as a listpack holds it and ZSCAN returns
 // it: d2string's text, an integer for an integral score within ±2^62
 // (double2ll's range), else "%.17g".
@@ -806,7 +765,7 @@ func appendListpackScore(b []byte, s float64) []byte {
 	if s == math.Trunc(s) && s >= -4611686018427387904 && s <= 4611686018427387904 {
 		return strconv.AppendInt(b, int64(s), 10)
 	}
-	return AppendDouble(b, s)
+	return resp.AppendDouble(b, s)
 }
 
 // cmdZScan answers a packed (small) set whole with cursor 0, as Redis does
@@ -874,7 +833,7 @@ func cmdZScan(c *Client, args [][]byte) {
 			if packed {
 				buf = appendListpackScore(buf[:0], s)
 			} else {
-				buf = AppendDouble(buf[:0], s)
+				buf = resp.AppendDouble(buf[:0], s)
 			}
 			found = append(found, append([]byte(nil), m...), append([]byte(nil), buf...))
 		}

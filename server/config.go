@@ -224,7 +224,7 @@ var floodgateParams = map[string]floodgateParam{
 		s.hz.Store(int32(min(max(n, 1), 500))) // Redis clamps to CONFIG_MIN_HZ..CONFIG_MAX_HZ
 		return ""
 	}, get: func(s *Server) string { return strconv.Itoa(int(s.hz.Load())) }},
-	// maxclients is applied where connections are accepted (listen.go),
+	// maxclients is applied where connections are accepted (transport_listen.go),
 	// timeout by the clients cron (clients_cron.go).
 	"maxclients": {effect: effectApplied, get: func(s *Server) string { return strconv.FormatInt(s.maxClients.Load(), 10) },
 		apply: setMaxClients},

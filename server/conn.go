@@ -8,22 +8,24 @@ import (
 	"unsafe"
 
 	"github.com/tidwall/redcon"
+
+	"github.com/floodgate/floodgate/internal/resp"
 )
 
 // conn is a client connection as every transport has it, Redis's client
 // struct reduced to its I/O: an input buffer, the one request parser, the
-// output buffer the client's respWriter appends to, and process, the one
+// output buffer the client's resp.Writer appends to, and process, the one
 // path from parsed requests to dispatch. A transport (the epoll event loop,
 // the goroutine per connection of Dial, --goroutine-conns and non-Linux
 // systems) only moves bytes: it reads into readBuf, hands what it read to
-// received, and writes out.
+// received, and writes out (see transport.go).
 type conn struct {
 	srv    *Server
 	client *Client
 	tr     transport
 	loop   *eventLoop // the event loop serving the connection; nil on a goroutine
 
-	parser requestParser
+	parser resp.Parser
 	// in is the query buffer: unparsed input (a partial request) and,
 	// for an event-loop connection, where its reads go, as Redis's
 	// querybuf; nil when none. The clients cron has the loop shrink it
@@ -36,22 +38,20 @@ type conn struct {
 	// (Redis's querybuf_peak). Touched by the transport's goroutine only.
 	inPeak int
 	// Replies not yet written, as Redis's client reply list: full blocks
-	// of about replyChunk bytes, oldest first, then out, the block being
-	// filled. A large reply is many blocks, written and released one by
-	// one, never one contiguous slice grown by copying.
+	// of about replyChunk bytes, oldest first, then reply.B, the block
+	// being filled. A large reply is many blocks, written and released one
+	// by one, never one contiguous slice grown by copying. reply.Muted
+	// drops every reply while CLIENT REPLY OFF or SKIP is in effect
+	// (Client.replyOff and replySkip say which).
 	blocks     [][]byte
 	blockBytes int // bytes in blocks
 	peakOut    int // the most blockBytes has been since the list was last empty
-	out        []byte
+	reply      resp.Buffer
 	// outLimited is set once the client passed its output buffer limit: it
 	// is closed without its replies, and new ones are dropped (Redis's
 	// CLIENT_CLOSE_ASAP).
 	outLimited bool
-	// muted drops every reply while CLIENT REPLY OFF or SKIP is in effect
-	// (Redis's prepareClientToWrite refusing); Client.replyOff and
-	// replySkip say which.
-	muted     bool
-	softSince atomic.Int64 // unix seconds since which the soft limit is passed; 0: under it
+	softSince  atomic.Int64 // unix seconds since which the soft limit is passed; 0: under it
 	// lastIO is when the client last sent or was sent bytes (ioClock), for
 	// timeout and CLIENT LIST idle.
 	lastIO atomic.Int64
@@ -84,15 +84,6 @@ type conn struct {
 	turnDone chan struct{}
 }
 
-// transport is what a connection's transport does besides moving bytes.
-type transport interface {
-	kill()             // close the connection, from any goroutine (CLIENT KILL)
-	interrupt()        // wake an idle reader so it sees the server closing
-	localAddr() string // for CLIENT LIST and CLIENT KILL LADDR
-	socketFD() int     // for CLIENT LIST; -1 when none
-	woke()             // have the transport's goroutine call resume soon; never blocks
-}
-
 // Reply buffers larger than this are dropped once written rather than kept
 // for the connection's next replies.
 const keepReplyBytes = 64 << 10
@@ -105,7 +96,8 @@ func newConn(s *Server, tr transport) *conn {
 
 func (cn *conn) init(s *Server, tr transport) {
 	cn.srv, cn.tr, cn.turnDone = s, tr, make(chan struct{})
-	cn.parser.srv = s
+	cn.parser.MaxBulkLen = &s.protoMaxBulkLen
+	cn.reply.Grow = cn.reserve
 	cn.lastIO.Store(ioClock())
 }
 
@@ -128,7 +120,7 @@ func (cn *conn) readBuf(scratch []byte) []byte {
 	if cap(cn.in) == 0 {
 		cn.in = make([]byte, 0, queryBufLen)
 	}
-	need := cn.parser.need(len(cn.in))
+	need := cn.parser.Need(len(cn.in))
 	free := cap(cn.in) - len(cn.in)
 	if free < max(need, minReadRoom) {
 		room := max(need, len(cn.in), queryBufLen)
@@ -215,7 +207,7 @@ func (cn *conn) received(buf []byte, n int, inHook bool) bool {
 	cn.qbuf.Store(int64(len(data)))
 	cn.qbufFree.Store(int64(cap(data) - len(data)))
 	used := cn.process(data, inHook)
-	cn.parser.release()
+	cn.parser.Release()
 	rest := data[used:]
 	switch {
 	case cn.client.closing:
@@ -234,7 +226,7 @@ func (cn *conn) received(buf []byte, n int, inHook bool) bool {
 		cn.in = append(make([]byte, 0, room), rest...)
 	case !own:
 		if len(rest) > 0 {
-			extra := min(max(cn.parser.need(len(rest)), 4<<10), 64<<10)
+			extra := min(max(cn.parser.Need(len(rest)), 4<<10), 64<<10)
 			if !cn.client.authed {
 				extra = unauthRoom(extra, len(rest))
 			}
@@ -256,7 +248,7 @@ func (cn *conn) received(buf []byte, n int, inHook bool) bool {
 // they are parsed, so its qbuf counts only the bytes after them, and its
 // argv-mem the arguments.
 func (cn *conn) noteQueryBuffer() {
-	parsed, argBytes := cn.parser.progress()
+	parsed, argBytes := cn.parser.Progress()
 	cn.qbuf.Store(int64(len(cn.in) - parsed))
 	cn.qbufFree.Store(int64(cap(cn.in) - len(cn.in)))
 	cn.argvMem.Store(argBytes)
@@ -274,7 +266,7 @@ func (cn *conn) resizeQueryBuffer(now int64) {
 		case now-cn.lastIO.Load() > 2*int64(time.Second):
 			size = len(cn.in)
 		case cap(cn.in) > resizeThreshold && cap(cn.in)/2 > cn.inPeak:
-			size = max(len(cn.in), cn.inPeak, cn.parser.bulkBytes())
+			size = max(len(cn.in), cn.inPeak, cn.parser.BulkBytes())
 		default:
 			size = -1
 		}
@@ -288,7 +280,7 @@ func (cn *conn) resizeQueryBuffer(now int64) {
 		}
 		cn.noteQueryBuffer()
 	}
-	cn.inPeak = max(len(cn.in), cn.parser.bulkBytes())
+	cn.inPeak = max(len(cn.in), cn.parser.BulkBytes())
 }
 
 // resizeThreshold is Redis's PROTO_RESIZE_THRESHOLD.
@@ -309,18 +301,18 @@ func (cn *conn) process(data []byte, inHook bool) int {
 	}
 	off := 0
 	for off < len(data) && !c.closing && !cn.blocked {
-		st, used, args, msg := cn.parser.next(data[off:], c.authed)
-		if st == parseIncomplete {
+		st, used, args, msg := cn.parser.Next(data[off:], c.authed)
+		if st == resp.ParseIncomplete {
 			break
 		}
 		off += used
 		switch st {
-		case parseSkip:
+		case resp.ParseSkip:
 			continue
-		case parseError:
-			if !cn.muted {
+		case resp.ParseError:
+			if !cn.reply.Muted {
 				cn.reserve(len(msg) + 8)
-				cn.out = redcon.AppendError(cn.out, msg)
+				cn.reply.B = redcon.AppendError(cn.reply.B, msg)
 			}
 			c.closing = true
 			s.log.Info("protocol error", "addr", c.addr, "err", msg)
@@ -383,7 +375,7 @@ func (cn *conn) resume(inHook bool) (woken, keep bool) {
 	if !woken {
 		return false, true
 	}
-	if !cn.muted {
+	if !cn.reply.Muted {
 		cn.raw(reply)
 	}
 	cn.client.replied()
@@ -406,49 +398,49 @@ func unauthRoom(want, have int) int {
 	return min(want, max(unauthQueryBytes+(4<<10)-have, 1<<10))
 }
 
-// reserve makes room for n more bytes of reply in out, so that appending
-// them never copies the replies before: a block that cannot take them is
-// moved to the list and a new one started.
+// reserve makes room for n more bytes of reply in reply.B, so that
+// appending them never copies the replies before: a block that cannot take
+// them is moved to the list and a new one started. It is reply's Grow.
 func (cn *conn) reserve(n int) {
-	if cap(cn.out)-len(cn.out) >= n {
+	if cap(cn.reply.B)-len(cn.reply.B) >= n {
 		return
 	}
-	if len(cn.out) > 0 {
-		cn.blocks = append(cn.blocks, cn.out)
-		cn.blockBytes += len(cn.out)
+	if len(cn.reply.B) > 0 {
+		cn.blocks = append(cn.blocks, cn.reply.B)
+		cn.blockBytes += len(cn.reply.B)
 		cn.peakOut = max(cn.peakOut, cn.blockBytes)
 		cn.noteBlocks()
 		cn.outputGrew()
 	}
-	cn.out = make([]byte, 0, max(n, replyChunk))
+	cn.reply.B = make([]byte, 0, max(n, replyChunk))
 }
 
 // raw appends b to the replies.
 func (cn *conn) raw(b []byte) {
 	cn.reserve(len(b))
-	cn.out = append(cn.out, b...)
+	cn.reply.B = append(cn.reply.B, b...)
 }
 
 // pendingBytes is the size of the replies not yet written.
-func (cn *conn) pendingBytes() int { return cn.blockBytes + len(cn.out) }
+func (cn *conn) pendingBytes() int { return cn.blockBytes + len(cn.reply.B) }
 
 // joined returns the pending replies as one slice.
 func (cn *conn) joined() []byte {
 	if len(cn.blocks) == 0 {
-		return cn.out
+		return cn.reply.B
 	}
 	b := make([]byte, 0, cn.pendingBytes())
 	for _, blk := range cn.blocks {
 		b = append(b, blk...)
 	}
-	return append(b, cn.out...)
+	return append(b, cn.reply.B...)
 }
 
 // buffers returns the pending replies in order, appended to bufs.
 func (cn *conn) buffers(bufs [][]byte) [][]byte {
 	bufs = append(bufs, cn.blocks...)
-	if len(cn.out) > 0 {
-		bufs = append(bufs, cn.out)
+	if len(cn.reply.B) > 0 {
+		bufs = append(bufs, cn.reply.B)
 	}
 	return bufs
 }
@@ -501,7 +493,7 @@ func (s *Server) logOutputLimit(c *Client) {
 // output buffer limit.
 func (cn *conn) dropOutput() {
 	clear(cn.blocks)
-	cn.blocks, cn.blockBytes, cn.out = cn.blocks[:0], 0, nil
+	cn.blocks, cn.blockBytes, cn.reply.B = cn.blocks[:0], 0, nil
 	cn.noteBlocks()
 }
 
@@ -574,13 +566,13 @@ func (cn *conn) flushed(written int) {
 	if i > 0 {
 		cn.noteBlocks()
 	}
-	rest := cn.out[written:]
+	rest := cn.reply.B[written:]
 	switch {
-	case len(rest) == 0 && cap(cn.out) > keepReplyBytes:
-		cn.out = nil
+	case len(rest) == 0 && cap(cn.reply.B) > keepReplyBytes:
+		cn.reply.B = nil
 	case len(rest) == 0:
-		cn.out = cn.out[:0]
+		cn.reply.B = cn.reply.B[:0]
 	case written > 0:
-		cn.out = cn.out[:copy(cn.out, rest)]
+		cn.reply.B = cn.reply.B[:copy(cn.reply.B, rest)]
 	}
 }

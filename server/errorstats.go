@@ -39,6 +39,10 @@ func (e *errorStats) count(msg string) {
 	e.mu.Unlock()
 }
 
+// CountError is count as resp.ErrorCounter: a connection's resp.Writer
+// counts its error replies here.
+func (e *errorStats) CountError(msg string) { e.count(msg) }
+
 func (e *errorStats) reset() {
 	e.mu.Lock()
 	e.total, e.counts = 0, nil

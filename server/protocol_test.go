@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/floodgate/floodgate/internal/resp"
 )
 
 func init() {
@@ -137,8 +139,8 @@ func TestProtocolLimits(t *testing.T) {
 		{"bulk minus zero", "*1\r\n$-0\r\n", "-ERR Protocol error: invalid bulk length\r\n"},
 		{"bulk plus", "*1\r\n$+4\r\nPING\r\n", "-ERR Protocol error: invalid bulk length\r\n"},
 		{"bulk trailing space", "*1\r\n$4 \r\nPING\r\n", "-ERR Protocol error: invalid bulk length\r\n"},
-		{"inline too big", "PING\r\n" + strings.Repeat("a", inlineMaxSize+1), "+PONG\r\n-ERR Protocol error: too big inline request\r\n"},
-		{"bulk count string too big", "*1\r\n$" + strings.Repeat("1", inlineMaxSize+1), "-ERR Protocol error: too big bulk count string\r\n"},
+		{"inline too big", "PING\r\n" + strings.Repeat("a", resp.InlineMaxSize+1), "+PONG\r\n-ERR Protocol error: too big inline request\r\n"},
+		{"bulk count string too big", "*1\r\n$" + strings.Repeat("1", resp.InlineMaxSize+1), "-ERR Protocol error: too big bulk count string\r\n"},
 		{"expected dollar", "*1\r\n+PING\r\n", "-ERR Protocol error: expected '$', got '+'\r\n"},
 	}
 	srv := startProtocolServer(t, Config{ProtoMaxBulkLen: 100})

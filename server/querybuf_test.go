@@ -2,10 +2,13 @@ package server
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/floodgate/floodgate/internal/resp"
 )
 
 // stubTransport is a transport that moves no bytes, for feeding a conn
@@ -135,7 +138,10 @@ func TestResizeQueryBuffer(t *testing.T) {
 			copy(cn.in, strings.Repeat("*", tc.len))
 			cn.inPeak = tc.peak
 			if tc.bulk > 0 {
-				cn.parser.inRequest, cn.parser.bulkLen = true, tc.bulk
+				header := "*1\r\n$" + strconv.FormatInt(tc.bulk, 10) + "\r\n"
+				if st, _, _, _ := cn.parser.Next([]byte(header), true); st != resp.ParseIncomplete {
+					t.Fatalf("parsing %q: %v", header, st)
+				}
 			}
 			now := ioClock()
 			cn.lastIO.Store(now - int64(tc.idle))

@@ -30,6 +30,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/floodgate/floodgate/internal/resp"
 	"github.com/floodgate/floodgate/luaengine"
 	"github.com/floodgate/floodgate/store"
 )
@@ -57,14 +58,14 @@ type Config struct {
 	// ActiveExpiryInterval is how often expired keys are reclaimed (100 ms).
 	ActiveExpiryInterval time.Duration
 	// GoroutineConns serves every connection on a goroutine of its own
-	// (conn_goroutine.go) instead of the epoll event loop, which Linux TCP
-	// and Unix-socket connections get by default (loop_linux.go). In-memory
+	// (transport_goroutine.go) instead of the epoll event loop, which Linux TCP
+	// and Unix-socket connections get by default (transport_epoll_linux.go). In-memory
 	// connections (Dial) are always served the goroutine way. Either way
 	// the bytes go through the same parser and dispatch.
 	GoroutineConns bool
 	// LoopOwnsProcessor lets the event loop keep a processor (a P) of its
 	// own and sleep in epoll_wait on it, one system call a round as in
-	// Redis, when GOMAXPROCS leaves one for everything else (loop_linux.go,
+	// Redis, when GOMAXPROCS leaves one for everything else (transport_epoll_linux.go,
 	// wait). The binary sets it and adds a processor to GOMAXPROCS. Left
 	// false, as suits a server embedded in a test, the loop parks in Go's
 	// netpoller and holds no processor while it waits.
@@ -233,7 +234,7 @@ type Server struct {
 	errorStats      errorStats // INFO errorstats, total_error_replies (errorstats.go)
 	logLevel        *slog.LevelVar
 	binds           []string               // bind's addresses; empty: cfg.Addr's host
-	front           *frontListener         // the sockets Start opened (listen.go)
+	front           *frontListener         // the sockets Start opened (transport_listen.go)
 	configFile      string                 // the file CONFIG REWRITE writes; "" for none
 	refused         map[*configParam]error // LoadConfig's refusals that a later line may lift
 
@@ -515,7 +516,7 @@ func (s *Server) accept(cn *conn, addr string) bool {
 		created: time.Now(),
 		authed:  s.requirePass() == "",
 	}
-	c.resp = &respWriter{cn: cn, proto: 2}
+	c.resp = resp.NewWriter(&cn.reply, &s.errorStats)
 	c.w = c.resp
 	cn.client = c
 	// Checked under clientsMu, which Close takes after setting closed to
@@ -871,7 +872,7 @@ func (c *Client) errorCount() int {
 	if c.resp == nil {
 		return 0
 	}
-	return c.resp.errors
+	return c.resp.Errors
 }
 
 func (c *Client) flagMultiFailed() {

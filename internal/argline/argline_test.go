@@ -48,7 +48,7 @@ var splitCases = []struct {
 	{"a\tb", []string{"a", "b"}},
 	{"\xe2\x82\xac \x01", []string{"\xe2\x82\xac", "\x01"}},
 	// sdssplitargs reads a C string: a NUL ends the line. (Redis never
-	// splits an inline request that holds one: see server/request.go.)
+	// splits an inline request that holds one: see internal/resp/request.go.)
 	{"a\x00b c", []string{"a"}},
 	{"\"a\x00b\"", nil},
 }

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/floodgate/floodgate/server"
+	"github.com/floodgate/floodgate/internal/resp"
 	"github.com/floodgate/floodgate/store"
 )
 
@@ -314,7 +314,7 @@ func dumpValue(v store.Value) (summary string, members []string) {
 func formatScore(f float64) string {
 	switch abs := math.Abs(f); {
 	case math.IsInf(f, 0):
-		return string(server.AppendDouble(nil, f))
+		return string(resp.AppendDouble(nil, f))
 	case f == 0 || (abs >= 1e-4 && abs < 1e21):
 		return strconv.FormatFloat(f, 'f', -1, 64)
 	}

@@ -1,15 +1,16 @@
-package server
+package resp
 
 import (
 	"bytes"
 	"math"
+	"sync/atomic"
 
 	"github.com/floodgate/floodgate/internal/argline"
 	"github.com/floodgate/floodgate/internal/number"
 )
 
-// requestParser splits a connection's input into requests the way Redis's
-// processInputBuffer does (networking.c), for the event loop's connections:
+// Parser splits a connection's input into requests the way Redis's
+// processInputBuffer does (networking.c), for every transport's connections:
 // multibulk requests are parsed in place, so a request's arguments are
 // slices of the input buffer and nothing is copied; inline requests are
 // split with sdssplitargs's rules. It keeps its position inside a request
@@ -19,8 +20,12 @@ import (
 // The limits and errors are Redis's: bulk strings over proto-max-bulk-len,
 // multibulk counts over INT_MAX, headers and inline requests over 64 KB,
 // and, before AUTH, more than 10 arguments or bulks over 16 KB.
-type requestParser struct {
-	srv *Server
+//
+// The zero value is not ready: MaxBulkLen must be set.
+type Parser struct {
+	// MaxBulkLen is proto-max-bulk-len, which CONFIG SET changes while
+	// connections run.
+	MaxBulkLen *atomic.Int64
 
 	// State of a multibulk request that is partly parsed; offsets are from
 	// the request's first byte, so they survive the buffer moving.
@@ -34,24 +39,24 @@ type requestParser struct {
 	args [][]byte // the last request's arguments, reused
 }
 
-// parseStatus is what next found.
-type parseStatus uint8
+// ParseStatus is what Next found.
+type ParseStatus uint8
 
 const (
-	parseIncomplete parseStatus = iota // need more input
-	parseRequest                       // a request: args
-	parseSkip                          // consumed an empty request
-	parseError                         // a protocol error: reply msg, close after
+	ParseIncomplete ParseStatus = iota // need more input
+	ParseRequest                       // a request: args
+	ParseSkip                          // consumed an empty request
+	ParseError                         // a protocol error: reply msg, close after
 )
 
-// next parses one request from buf, the unparsed input, which starts at the
+// Next parses one request from buf, the unparsed input, which starts at the
 // current request's first byte. It returns the status, the bytes consumed
 // (all of the request's when complete; 0 while incomplete) and, for
-// parseRequest, the arguments (valid until the next call and only as long as
-// buf is) or, for parseError, the error reply.
-func (p *requestParser) next(buf []byte, authed bool) (st parseStatus, used int, args [][]byte, errMsg string) {
+// ParseRequest, the arguments (valid until the next call and only as long as
+// buf is) or, for ParseError, the error reply.
+func (p *Parser) Next(buf []byte, authed bool) (st ParseStatus, used int, args [][]byte, errMsg string) {
 	if len(buf) == 0 {
-		return parseIncomplete, 0, nil, ""
+		return ParseIncomplete, 0, nil, ""
 	}
 	if !p.inRequest && buf[0] != '*' {
 		return p.inline(buf)
@@ -59,22 +64,22 @@ func (p *requestParser) next(buf []byte, authed bool) (st parseStatus, used int,
 	if !p.inRequest {
 		nl := bytes.IndexByte(buf, '\r')
 		if nl < 0 {
-			if len(buf) > inlineMaxSize {
-				return parseError, 0, nil, "ERR Protocol error: too big mbulk count string"
+			if len(buf) > InlineMaxSize {
+				return ParseError, 0, nil, "ERR Protocol error: too big mbulk count string"
 			}
-			return parseIncomplete, 0, nil, ""
+			return ParseIncomplete, 0, nil, ""
 		}
 		if nl > len(buf)-2 { // the '\n' has not arrived
-			return parseIncomplete, 0, nil, ""
+			return ParseIncomplete, 0, nil, ""
 		}
 		n, ok := number.ParseInt(buf[1:nl])
 		switch {
 		case !ok || n > math.MaxInt32:
-			return parseError, 0, nil, "ERR Protocol error: invalid multibulk length"
+			return ParseError, 0, nil, "ERR Protocol error: invalid multibulk length"
 		case n > 10 && !authed:
-			return parseError, 0, nil, "ERR Protocol error: unauthenticated multibulk length"
+			return ParseError, 0, nil, "ERR Protocol error: unauthenticated multibulk length"
 		case n <= 0:
-			return parseSkip, nl + 2, nil, ""
+			return ParseSkip, nl + 2, nil, ""
 		}
 		p.inRequest, p.argsLeft, p.bulkLen, p.pos = true, n, -1, nl+2
 		p.offs = p.offs[:0]
@@ -85,20 +90,20 @@ func (p *requestParser) next(buf []byte, authed bool) (st parseStatus, used int,
 			rest := buf[p.pos:]
 			nl := bytes.IndexByte(rest, '\r')
 			if nl < 0 {
-				if len(rest) > inlineMaxSize {
+				if len(rest) > InlineMaxSize {
 					return p.fail("ERR Protocol error: too big bulk count string")
 				}
-				return parseIncomplete, 0, nil, ""
+				return ParseIncomplete, 0, nil, ""
 			}
 			if nl > len(rest)-2 {
-				return parseIncomplete, 0, nil, ""
+				return ParseIncomplete, 0, nil, ""
 			}
 			if rest[0] != '$' {
 				return p.fail("ERR Protocol error: expected '$', got '" + string(rest[0]) + "'")
 			}
 			n, ok := number.ParseInt(rest[1:nl])
 			switch {
-			case !ok || n < 0 || n > p.srv.protoMaxBulkLen.Load():
+			case !ok || n < 0 || n > p.MaxBulkLen.Load():
 				return p.fail("ERR Protocol error: invalid bulk length")
 			case n > 16384 && !authed:
 				return p.fail("ERR Protocol error: unauthenticated bulk length")
@@ -109,7 +114,7 @@ func (p *requestParser) next(buf []byte, authed bool) (st parseStatus, used int,
 		// The two bytes after the payload are taken as its CRLF, whatever
 		// they are, as Redis takes them.
 		if int64(len(buf)-p.pos) < p.bulkLen+2 {
-			return parseIncomplete, 0, nil, ""
+			return ParseIncomplete, 0, nil, ""
 		}
 		end := p.pos + int(p.bulkLen)
 		if len(p.offs) == cap(p.offs) {
@@ -130,23 +135,23 @@ func (p *requestParser) next(buf []byte, authed bool) (st parseStatus, used int,
 	}
 	used = p.pos
 	p.inRequest, p.pos = false, 0
-	return parseRequest, used, p.args, ""
+	return ParseRequest, used, p.args, ""
 }
 
 // growOffs makes room for more arguments as Redis grows its argv: to
 // 1024 at first, then doubling, never past the request's count. append's
 // growth (a quarter at a time for large slices) made a 1M-argument
 // request allocate five times its offsets.
-func (p *requestParser) growOffs() {
+func (p *Parser) growOffs() {
 	room := min(max(2*cap(p.offs), 2*1024), len(p.offs)+2*int(p.argsLeft))
 	grown := make([]int, len(p.offs), room)
 	copy(grown, p.offs)
 	p.offs = grown
 }
 
-// release drops the argument slices a large request left, between
+// Release drops the argument slices a large request left, between
 // requests, so that a connection does not keep them.
-func (p *requestParser) release() {
+func (p *Parser) Release() {
 	if p.inRequest {
 		return
 	}
@@ -158,10 +163,10 @@ func (p *requestParser) release() {
 	}
 }
 
-// need is how many bytes of the current request are known to be still
+// Need is how many bytes of the current request are known to be still
 // missing beyond what buf holds, so a reader can size its buffer for a
 // large bulk; 0 when unknown.
-func (p *requestParser) need(buffered int) int {
+func (p *Parser) Need(buffered int) int {
 	if !p.inRequest || p.bulkLen < 0 {
 		return 0
 	}
@@ -171,30 +176,30 @@ func (p *requestParser) need(buffered int) int {
 	return 0
 }
 
-// progress is, for a partial multibulk request, the bytes parsed and
+// Progress is, for a partial multibulk request, the bytes parsed and
 // its complete arguments' bytes; zeros when none is in progress.
-func (p *requestParser) progress() (parsed int, argBytes int64) {
+func (p *Parser) Progress() (parsed int, argBytes int64) {
 	if !p.inRequest {
 		return 0, 0
 	}
 	return p.pos, p.argBytes
 }
 
-// bulkBytes is the length of the bulk being read, 0 when none.
-func (p *requestParser) bulkBytes() int {
+// BulkBytes is the length of the bulk being read, 0 when none.
+func (p *Parser) BulkBytes() int {
 	if !p.inRequest || p.bulkLen < 0 {
 		return 0
 	}
 	return int(p.bulkLen)
 }
 
-func (p *requestParser) fail(msg string) (parseStatus, int, [][]byte, string) {
+func (p *Parser) fail(msg string) (ParseStatus, int, [][]byte, string) {
 	p.inRequest, p.pos = false, 0
-	return parseError, 0, nil, msg
+	return ParseError, 0, nil, msg
 }
 
 // inline parses an inline request (a line of words, as typed into telnet).
-func (p *requestParser) inline(buf []byte) (parseStatus, int, [][]byte, string) {
+func (p *Parser) inline(buf []byte) (ParseStatus, int, [][]byte, string) {
 	nl := bytes.IndexByte(buf, '\n')
 	if nl > 0 && bytes.IndexByte(buf[:nl], 0) >= 0 {
 		// Redis looks for the newline with strchr, which stops at a NUL:
@@ -202,28 +207,30 @@ func (p *requestParser) inline(buf []byte) (parseStatus, int, [][]byte, string) 
 		nl = -1
 	}
 	if nl < 0 {
-		if len(buf) > inlineMaxSize {
-			return parseError, 0, nil, "ERR Protocol error: too big inline request"
+		if len(buf) > InlineMaxSize {
+			return ParseError, 0, nil, "ERR Protocol error: too big inline request"
 		}
-		return parseIncomplete, 0, nil, ""
+		return ParseIncomplete, 0, nil, ""
 	}
 	line := buf[:nl]
 	if len(line) > 0 && line[len(line)-1] == '\r' {
 		line = line[:len(line)-1]
 	}
-	if len(line) > inlineMaxSize {
-		return parseError, 0, nil, "ERR Protocol error: too big inline request"
+	if len(line) > InlineMaxSize {
+		return ParseError, 0, nil, "ERR Protocol error: too big inline request"
 	}
 	args, err := argline.Split(line)
 	if err != nil {
-		return parseError, 0, nil, "ERR Protocol error: unbalanced quotes in request"
+		return ParseError, 0, nil, "ERR Protocol error: unbalanced quotes in request"
 	}
 	if len(args) == 0 {
-		return parseSkip, nl + 1, nil, ""
+		return ParseSkip, nl + 1, nil, ""
 	}
-	return parseRequest, nl + 1, args, ""
+	return ParseRequest, nl + 1, args, ""
 }
 
 const (
-	inlineMaxSize = 64 << 10 // Redis's PROTO_INLINE_MAX_SIZE
+	// InlineMaxSize bounds an inline request and a multibulk or bulk
+	// header: Redis's PROTO_INLINE_MAX_SIZE.
+	InlineMaxSize = 64 << 10
 )

@@ -70,7 +70,7 @@ type eventLoop struct {
 	polling bool        // inside pollBusy
 	dead    []*loopConn
 
-	listeners []*loopListener // the sockets it accepts from (accept_linux.go)
+	listeners []*loopListener // the sockets it accepts from (transport_epoll_accept_linux.go)
 
 	mu        sync.Mutex
 	incoming  []*loopConn // accepted on a goroutine, not yet registered
@@ -103,7 +103,7 @@ type loopConn struct {
 }
 
 // loopAccepts says the event loop accepts from the sockets Start opens
-// (accept_linux.go).
+// (transport_epoll_accept_linux.go).
 const loopAccepts = true
 
 // startLoop returns the event loop, creating it, or nil where it is not
@@ -487,7 +487,7 @@ func (l *eventLoop) flush(lc *loopConn) {
 		var n int
 		var err error
 		if len(lc.blocks) == 0 {
-			n, err = rawWrite(lc.fd, lc.out)
+			n, err = rawWrite(lc.fd, lc.reply.B)
 		} else {
 			l.iov = lc.buffers(l.iov[:0])
 			n, err = unix.Writev(lc.fd, l.iov[:min(len(l.iov), writevBlocks)])

@@ -1,7 +1,11 @@
-package server
+// Package pipe is a buffered in-memory net.Conn, the connection of the
+// server's Dial: unlike net.Pipe's, a write never waits for the reader, as
+// a socket's write does not while its buffer has room, so a client may
+// write a long pipeline before it reads the replies. A waiting read blocks
+// on a sync.Cond, which testing/synctest sees as durably blocked.
+package pipe
 
 import (
-	"context"
 	"io"
 	"net"
 	"os"
@@ -10,46 +14,16 @@ import (
 	"time"
 )
 
-// Dial connects to the server in memory, with no network: the connection
-// is served on a goroutine of its own rather than by the event loop, with
-// the same parser, dispatch and replies as a TCP client, a busy script
-// included. Together with WithoutListener it lets a server and its clients
-// run inside a testing/synctest bubble, where the fake clock drives
-// timeouts, TTLs and active expiry; the server must then be started inside
-// the bubble too.
-//
-// Unlike net.Pipe the connection is buffered, as a socket is, so a client
-// may write a long pipeline before it reads the replies.
-func (s *Server) Dial() (net.Conn, error) {
-	client, server := newPipe()
-	cn := newConn(s, goConn{server})
-	if !s.accept(cn, pipeAddr{}.String()) {
-		return nil, ErrServerClosed
-	}
-	go s.serveConn(cn, server)
-	return client, nil
-}
+// Addr is a pipe end's address, "pipe".
+type Addr struct{}
 
-// DialContext is Dial with the signature of go-redis's Options.Dialer
-// (network and addr are ignored):
-//
-//	redis.NewClient(&redis.Options{Dialer: srv.DialContext})
-func (s *Server) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return s.Dial()
-}
+func (Addr) Network() string { return "pipe" }
+func (Addr) String() string  { return "pipe" }
 
-type pipeAddr struct{}
-
-func (pipeAddr) Network() string { return "pipe" }
-func (pipeAddr) String() string  { return "pipe" }
-
-// newPipe returns the two ends of a buffered in-memory connection.
-func newPipe() (*pipeConn, *pipeConn) {
+// New returns the two ends of a buffered in-memory connection.
+func New() (*Conn, *Conn) {
 	ab, ba := newPipeBuffer(), newPipeBuffer()
-	return &pipeConn{in: ba, out: ab}, &pipeConn{in: ab, out: ba}
+	return &Conn{in: ba, out: ab}, &Conn{in: ab, out: ba}
 }
 
 // pipeBuffer is one direction of a pipe: written by one end, read by the
@@ -100,14 +74,14 @@ func (b *pipeBuffer) setDeadline(t time.Time) {
 	b.ready.Broadcast()
 }
 
-// pipeConn is one end of a pipe.
-type pipeConn struct {
+// Conn is one end of a pipe.
+type Conn struct {
 	in, out       *pipeBuffer
 	closed        atomic.Bool
 	writeDeadline atomic.Pointer[time.Time]
 }
 
-func (c *pipeConn) Read(p []byte) (int, error) {
+func (c *Conn) Read(p []byte) (int, error) {
 	if c.closed.Load() {
 		return 0, net.ErrClosed
 	}
@@ -133,7 +107,7 @@ func (c *pipeConn) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func (c *pipeConn) Write(p []byte) (int, error) {
+func (c *Conn) Write(p []byte) (int, error) {
 	if c.closed.Load() {
 		return 0, net.ErrClosed
 	}
@@ -153,7 +127,7 @@ func (c *pipeConn) Write(p []byte) (int, error) {
 
 // Close closes both directions: the peer reads what was already written,
 // then io.EOF, and its writes fail.
-func (c *pipeConn) Close() error {
+func (c *Conn) Close() error {
 	if !c.closed.CompareAndSwap(false, true) {
 		return net.ErrClosed
 	}
@@ -164,7 +138,7 @@ func (c *pipeConn) Close() error {
 
 // CloseWrite closes the writing direction only, as TCP's half-close does:
 // the peer reads io.EOF after what was written, and this end still reads.
-func (c *pipeConn) CloseWrite() error {
+func (c *Conn) CloseWrite() error {
 	if c.closed.Load() {
 		return net.ErrClosed
 	}
@@ -172,20 +146,20 @@ func (c *pipeConn) CloseWrite() error {
 	return nil
 }
 
-func (c *pipeConn) LocalAddr() net.Addr  { return pipeAddr{} }
-func (c *pipeConn) RemoteAddr() net.Addr { return pipeAddr{} }
+func (c *Conn) LocalAddr() net.Addr  { return Addr{} }
+func (c *Conn) RemoteAddr() net.Addr { return Addr{} }
 
-func (c *pipeConn) SetDeadline(t time.Time) error {
+func (c *Conn) SetDeadline(t time.Time) error {
 	c.SetReadDeadline(t)
 	return c.SetWriteDeadline(t)
 }
 
-func (c *pipeConn) SetReadDeadline(t time.Time) error {
+func (c *Conn) SetReadDeadline(t time.Time) error {
 	c.in.setDeadline(t)
 	return nil
 }
 
-func (c *pipeConn) SetWriteDeadline(t time.Time) error {
+func (c *Conn) SetWriteDeadline(t time.Time) error {
 	c.writeDeadline.Store(&t)
 	return nil
 }

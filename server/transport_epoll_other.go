@@ -7,8 +7,8 @@ import (
 	"net"
 )
 
-// eventLoop is Linux's (loop_linux.go); elsewhere every connection is
-// served on a goroutine of its own (conn_goroutine.go), through the same
+// eventLoop is Linux's (transport_epoll_linux.go); elsewhere every connection is
+// served on a goroutine of its own (transport_goroutine.go), through the same
 // parser and dispatch.
 type eventLoop struct{}
 

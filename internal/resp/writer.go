@@ -1,86 +1,89 @@
-package server
+package resp
 
 import (
 	"math"
 	"strconv"
 
 	"github.com/tidwall/redcon"
-
-	"github.com/floodgate/floodgate/luaengine"
 )
 
-// Writer receives a command's reply. Handlers write through it and never
-// format protocol bytes themselves, so the same handler serves a RESP2 or
-// RESP3 client (respWriter) and a script's redis.call (the engine's Lua
-// values): it is luaengine.ReplyWriter, one interface for both.
-type Writer = luaengine.ReplyWriter
-
-// respWriter writes RESP2 or RESP3 into a connection's output buffer, with
-// redcon's encoders (they append to a slice and allocate nothing).
-type respWriter struct {
-	cn     *conn
-	errors int // error replies written, for INFO's failed_calls
+// Writer writes RESP2 or RESP3 into a Buffer, with redcon's encoders (they
+// append to a slice and allocate nothing). It is the ReplyWriter of a
+// client connection.
+type Writer struct {
+	out *Buffer
+	// errs sees every error reply, when set; nil: an AOF loader's client,
+	// whose replies go nowhere.
+	errs ErrorCounter
+	// Errors is the number of error replies written, for INFO's
+	// failed_calls.
+	Errors int
 	proto  int // 2 until HELLO 3
 	buf    []byte
 }
 
 // Each append first reserves room for it (room), so a reply never grows a
 // block by copying: headers take at most 32 bytes.
-func (w *respWriter) Status(s string) {
+func (w *Writer) Status(s string) {
 	if w.room(len(s) + 3) {
-		w.cn.out = redcon.AppendString(w.cn.out, s)
+		w.out.B = redcon.AppendString(w.out.B, s)
 	}
 }
-func (w *respWriter) Error(msg string) {
-	w.errors++           // counted even when CLIENT REPLY drops it, as Redis counts it
-	if w.cn.srv != nil { // nil: the AOF loader's client, whose replies go nowhere
-		w.cn.srv.errorStats.count(msg)
+func (w *Writer) Error(msg string) {
+	w.Errors++ // counted even when CLIENT REPLY drops it, as Redis counts it
+	if w.errs != nil {
+		w.errs.CountError(msg)
 	}
 	if w.room(len(msg) + 8) {
-		w.cn.out = redcon.AppendError(w.cn.out, msg)
+		w.out.B = redcon.AppendError(w.out.B, msg)
 	}
 }
-func (w *respWriter) Int(n int64) {
+func (w *Writer) Int(n int64) {
 	if w.room(32) {
-		w.cn.out = redcon.AppendInt(w.cn.out, n)
+		w.out.B = redcon.AppendInt(w.out.B, n)
 	}
 }
-func (w *respWriter) Bulk(b []byte) {
+func (w *Writer) Bulk(b []byte) {
 	if w.room(len(b) + 32) {
-		w.cn.out = redcon.AppendBulk(w.cn.out, b)
+		w.out.B = redcon.AppendBulk(w.out.B, b)
 	}
 }
-func (w *respWriter) BulkString(s string) {
+func (w *Writer) BulkString(s string) {
 	if w.room(len(s) + 32) {
-		w.cn.out = redcon.AppendBulkString(w.cn.out, s)
+		w.out.B = redcon.AppendBulkString(w.out.B, s)
 	}
 }
-func (w *respWriter) Array(n int) {
+func (w *Writer) Array(n int) {
 	if w.room(32) {
-		w.cn.out = redcon.AppendArray(w.cn.out, n)
+		w.out.B = redcon.AppendArray(w.out.B, n)
 	}
 }
 
-// room reserves n bytes for the next append (conn.reserve) and says
+// room reserves n bytes for the next append (Buffer.Reserve) and says
 // whether to make it: not while CLIENT REPLY has muted the client.
-func (w *respWriter) room(n int) bool {
-	if w.cn.muted {
+func (w *Writer) room(n int) bool {
+	if w.out.Muted {
 		return false
 	}
-	w.cn.reserve(n)
+	w.out.Reserve(n)
 	return true
 }
 
-func (w *respWriter) Proto() int { return w.proto }
+func (w *Writer) Proto() int { return w.proto }
+
+// Raw appends protocol bytes as they are, unless CLIENT REPLY has muted
+// the client (a replica's RDB payload, a reply made elsewhere).
+func (w *Writer) Raw(b []byte) { w.raw(b) }
 
 // raw appends protocol bytes, unless CLIENT REPLY has muted the client.
-func (w *respWriter) raw(b []byte) {
-	if !w.cn.muted {
-		w.cn.raw(b)
+func (w *Writer) raw(b []byte) {
+	if !w.out.Muted {
+		w.out.Reserve(len(b))
+		w.out.B = append(w.out.B, b...)
 	}
 }
 
-func (w *respWriter) Null() {
+func (w *Writer) Null() {
 	if w.proto == 3 {
 		w.raw(resp3Null)
 		return
@@ -88,7 +91,7 @@ func (w *respWriter) Null() {
 	w.raw(nullBulk)
 }
 
-func (w *respWriter) NullArray() {
+func (w *Writer) NullArray() {
 	if w.proto == 3 {
 		w.raw(resp3Null)
 		return
@@ -96,7 +99,7 @@ func (w *respWriter) NullArray() {
 	w.raw(nullArray)
 }
 
-func (w *respWriter) Double(f float64) {
+func (w *Writer) Double(f float64) {
 	if w.proto == 3 {
 		w.buf = AppendDouble(append(w.buf[:0], ','), f)
 		w.buf = append(w.buf, '\r', '\n')
@@ -107,7 +110,18 @@ func (w *respWriter) Double(f float64) {
 	w.Bulk(w.buf)
 }
 
-func (w *respWriter) Map(n int) {
+// DoubleText writes a double whose text is s, made by the caller (Redis's
+// addReplyHumanLongDouble): a RESP3 double, a bulk string under RESP2.
+func (w *Writer) DoubleText(s string) {
+	if w.proto == 3 {
+		w.buf = append(append(append(w.buf[:0], ','), s...), '\r', '\n')
+		w.raw(w.buf)
+		return
+	}
+	w.BulkString(s)
+}
+
+func (w *Writer) Map(n int) {
 	if w.proto == 3 {
 		w.header('%', n)
 		return
@@ -115,7 +129,7 @@ func (w *respWriter) Map(n int) {
 	w.Array(2 * n)
 }
 
-func (w *respWriter) Set(n int) {
+func (w *Writer) Set(n int) {
 	if w.proto == 3 {
 		w.header('~', n)
 		return
@@ -123,11 +137,11 @@ func (w *respWriter) Set(n int) {
 	w.Array(n)
 }
 
-func (w *respWriter) Verbatim(s string) { w.VerbatimFormat("txt", s) }
+func (w *Writer) Verbatim(s string) { w.VerbatimFormat("txt", s) }
 
 // VerbatimFormat, Bool and BigNumber serve a script's RESP3 return values;
 // format is 3 bytes.
-func (w *respWriter) VerbatimFormat(format, s string) {
+func (w *Writer) VerbatimFormat(format, s string) {
 	if w.proto == 3 {
 		w.header('=', len(s)+4)
 		w.buf = append(append(append(append(w.buf[:0], format...), ':'), s...), '\r', '\n')
@@ -138,7 +152,7 @@ func (w *respWriter) VerbatimFormat(format, s string) {
 }
 
 // Bool is 1 or 0 under RESP2.
-func (w *respWriter) Bool(v bool) {
+func (w *Writer) Bool(v bool) {
 	switch {
 	case w.proto == 3 && v:
 		w.raw(resp3True)
@@ -152,7 +166,7 @@ func (w *respWriter) Bool(v bool) {
 }
 
 // BigNumber is a bulk string under RESP2.
-func (w *respWriter) BigNumber(s string) {
+func (w *Writer) BigNumber(s string) {
 	if w.proto == 3 {
 		w.buf = append(append(append(w.buf[:0], '('), s...), '\r', '\n')
 		w.raw(w.buf)
@@ -161,7 +175,7 @@ func (w *respWriter) BigNumber(s string) {
 	w.BulkString(s)
 }
 
-func (w *respWriter) header(kind byte, n int) {
+func (w *Writer) header(kind byte, n int) {
 	w.buf = strconv.AppendInt(append(w.buf[:0], kind), int64(n), 10)
 	w.buf = append(w.buf, '\r', '\n')
 	w.raw(w.buf)
