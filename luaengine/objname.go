@@ -71,11 +71,10 @@ type runtimeName struct {
 }
 
 // nameFailure inspects the failing instruction of the error being handled
-// and returns the operand's name, if Lua 5.1 would give one. An error in
-// concat (the function '..' compiles to) is about argument concatBad of the
-// call that invoked it; one in a string arithmetic event is about the
-// instruction that invoked it. transparent tells those functions.
-func nameFailure(L *lua.LState, transparent func(*lua.LFunction) bool, concatBad int) (runtimeName, bool) {
+// and returns the operand's name, if Lua 5.1 would give one. An error in a
+// string arithmetic event is about the instruction that invoked it;
+// transparent tells those functions.
+func nameFailure(L *lua.LState, transparent func(*lua.LFunction) bool) (runtimeName, bool) {
 	f := failingFrame(L, transparent)
 	if f == nil {
 		return runtimeName{}, false
@@ -84,14 +83,13 @@ func nameFailure(L *lua.LState, transparent func(*lua.LFunction) bool, concatBad
 	pc := f.Pc - 1
 	inst := p.Code[pc]
 	reg := -1
-	if concatBad > 0 {
-		if op := opcode(inst); op != lua.OP_CALL && op != lua.OP_TAILCALL {
+	switch opcode(inst) {
+	case lua.OP_CONCAT:
+		// The operand luaG_concaterror blamed, which the VM recorded.
+		reg = L.ConcatErrorRegister()
+		if reg < argB(inst) || reg > argC(inst) {
 			return runtimeName{}, false
 		}
-		reg = argA(inst) + concatBad
-		return nameRegister(p, L, f, pc, reg), true
-	}
-	switch opcode(inst) {
 	case lua.OP_GETTABLE, lua.OP_GETTABLEKS, lua.OP_SELF, lua.OP_LEN, lua.OP_UNM:
 		reg = argB(inst)
 	case lua.OP_SETTABLE, lua.OP_SETTABLEKS, lua.OP_CALL, lua.OP_TAILCALL:

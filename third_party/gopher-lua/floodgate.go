@@ -24,3 +24,8 @@ func (ls *LState) RegistryValue(i int) LValue {
 
 // CloseUpvalues closes the open upvalues at registry index idx and above.
 func (ls *LState) CloseUpvalues(idx int) { ls.closeUpvalues(idx) }
+
+// ConcatErrorRegister is the register, in the frame that raised it, of the
+// operand the last "attempt to concatenate" error is about: the one
+// luaG_concaterror names.
+func (ls *LState) ConcatErrorRegister() int { return ls.concatErrorRegister }

@@ -109,6 +109,10 @@ type Options struct {
 	// If `MinimizeStackMemory` is set, the call stack will be automatically grown or shrank up to a limit of
 	// `CallStackSize` in order to minimize memory usage. This does incur a slight performance penalty.
 	MinimizeStackMemory bool
+	// floodgate: a concatenation (the .. operator) whose result would be
+	// longer than MaxStringSize bytes raises "not enough memory", as Lua's
+	// allocator failing would; 0 is no limit.
+	MaxStringSize int
 }
 
 /* }}} */
