@@ -2383,7 +2383,10 @@ func stringConcat(L *LState, total, last int) LValue {
 				if LVCanConvToString(lhs) {
 					bad = top - 1
 				}
-				L.concatErrorRegister = bad - L.currentFrame.LocalBase
+				L.concatErrorRegister = bad
+				if L.currentFrame != nil {
+					L.concatErrorRegister -= L.currentFrame.LocalBase
+				}
 				L.RaiseError("attempt to concatenate a %s value", L.reg.Get(bad).Type().String())
 				return LNil
 			}
