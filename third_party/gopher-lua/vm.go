@@ -54,7 +54,7 @@ func mainLoopWithContext(L *LState, baseframe *callFrame) {
 		cf.Pc++
 		select {
 		case <-L.ctx.Done():
-			L.RaiseError("%s", L.ctx.Err().Error()) // floodgate: vet (a constant format)
+			L.RaiseError(L.ctx.Err().Error())
 			return
 		default:
 			if jumpTable[int(inst>>26)](L, inst, baseframe) == 1 {
@@ -1394,8 +1394,9 @@ func init() {
 				cf.Pc = 0
 				cf.Base = RA
 				cf.LocalBase = RA + 1
-				// floodgate: vet (cf.ReturnBase and cf.NRet stay as they are)
+				cf.ReturnBase = cf.ReturnBase
 				cf.NArgs = nargs
+				cf.NRet = cf.NRet
 				cf.TailCall++
 				lbase := cf.LocalBase
 				if meta {
@@ -2312,6 +2313,7 @@ func numberArith(L *LState, opcode int, lhs, rhs LNumber) LNumber {
 		return LNumber(Pow(flhs, frhs))
 	}
 	panic("should not reach here")
+	return LNumber(0)
 }
 
 func objectArith(L *LState, opcode int, lhs, rhs LValue) LValue {
