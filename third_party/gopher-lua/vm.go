@@ -54,7 +54,7 @@ func mainLoopWithContext(L *LState, baseframe *callFrame) {
 		cf.Pc++
 		select {
 		case <-L.ctx.Done():
-			L.RaiseError(L.ctx.Err().Error())
+			L.RaiseError("%s", L.ctx.Err().Error()) // floodgate: a constant format (go test vets printf)
 			return
 		default:
 			if jumpTable[int(inst>>26)](L, inst, baseframe) == 1 {
