@@ -23,16 +23,12 @@ var stringArith = []struct {
 	{"__sub", "sub", func(a, b float64) float64 { return a - b }},
 	{"__mul", "mul", func(a, b float64) float64 { return a * b }},
 	{"__div", "div", func(a, b float64) float64 { return a / b }},
-	{"__mod", "mod", func(a, b float64) float64 {
-		// As gopher-lua's number % number, so both paths agree.
-		v := math.Mod(a, b)
-		if b > 0 && v < 0 || b < 0 && v > 0 {
-			v += b
-		}
-		return v
-	}},
+	{"__mod", "mod", func(a, b float64) float64 { return a - math.Floor(a/b)*b }}, // luai_nummod, as the VM's
 	{"__pow", "pow", powC},
 }
+
+// powC is Lua 5.1's luai_numpow: the C library's pow.
+func powC(x, y float64) float64 { return libm.pow(x, y) }
 
 // installStringArith puts the arithmetic events on the string metatable.
 // Scripts never see them: getmetatable(”) hands out a view of __index only.
@@ -100,9 +96,7 @@ func arithType(v lua.LValue) string {
 	return v.Type().String()
 }
 
-// transparent reports whether fn stands in for an instruction (the hidden
-// concat function, the string arithmetic events): an error raised in it is
-// about the instruction that called it.
-func (e *Engine) transparent(fn *lua.LFunction) bool {
-	return fn == e.concatFn || fn == e.modFn || fn == e.powFn || e.arithFns[fn]
-}
+// transparent reports whether fn stands in for an instruction (the string
+// arithmetic events): an error raised in it is about the instruction that
+// called it.
+func (e *Engine) transparent(fn *lua.LFunction) bool { return e.arithFns[fn] }

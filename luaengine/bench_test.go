@@ -212,3 +212,21 @@ func TestKeysArgvDoNotLeak(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkOperators is a script of the operators Lua 5.1 computes
+// differently from gopher-lua's upstream VM (.., %, ^), as key names and
+// window arithmetic use them.
+func BenchmarkOperators(b *testing.B) {
+	e := New(Options{MemoryLimit: -1})
+	defer e.Close()
+	s, err := e.Load([]byte(`local n = 0 for i = 1, 100 do local k = 'rate:' .. i .. ':' .. ARGV[1] n = n + #k + i % 7 + (i / 10) ^ 2 end return n`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	args := [][]byte{[]byte("60")}
+	w := &discardWriter{}
+	b.ReportAllocs()
+	for b.Loop() {
+		e.Run(s, nil, args, nil, w)
+	}
+}

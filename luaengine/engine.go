@@ -101,9 +101,6 @@ type Engine struct {
 	chunkNames map[string]string
 	errName    runtimeName // the variable a runtime error is about
 	errNamed   bool
-	// concatBad is the argument of the hidden concat function (which the
-	// compiler puts in place of '..') that could not be concatenated.
-	concatBad int
 	// arithFns are the string metatable's arithmetic events (arith.go),
 	// which a runtime error looks through to the failing instruction.
 	arithFns map[*lua.LFunction]bool
@@ -124,9 +121,6 @@ type Engine struct {
 	fnRoles map[*lua.LFunction]fnRole
 	// errHandlerFn is the global __redis__err__handler.
 	errHandlerFn *lua.LFunction
-	concatFn     *lua.LFunction
-	modFn        *lua.LFunction // Lua 5.1's %, which scripts' a % b call
-	powFn        *lua.LFunction // Lua 5.1's ^, which scripts' a ^ b call
 
 	interrupt interruptState
 	broken    bool // a panic escaped a script (recover.go)
@@ -154,7 +148,7 @@ func New(opts Options) *Engine {
 	// that unpacks a large table at every level of a recursion quadratic
 	// (20 levels of 7,000 values: 7 s). Its ceiling of 1M slots (16 MB)
 	// holds what Lua 5.1 holds there.
-	e.L = lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: 2048, RegistrySize: 1024 * 4, RegistryGrowStep: 1 << 14, RegistryMaxSize: 1 << 20})
+	e.L = lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: 2048, RegistrySize: 1024 * 4, RegistryGrowStep: 1 << 14, RegistryMaxSize: 1 << 20, MaxStringSize: opts.MaxStringSize})
 	e.reply.e = e
 	e.rand.seed(0)
 	e.setupSandbox()
@@ -232,10 +226,7 @@ func (e *Engine) compile(sha, body string) (*Script, error) {
 	outer := L.NewFunctionFromProto(proto)
 	outer.Env = e.globals
 	L.Push(outer)
-	L.Push(e.concatFn)
-	L.Push(e.modFn)
-	L.Push(e.powFn)
-	if err := L.PCall(3, 1, nil); err != nil {
+	if err := L.PCall(0, 1, nil); err != nil {
 		return nil, Error(errCompilePrefix + err.Error())
 	}
 	fn, _ := L.Get(-1).(*lua.LFunction)

@@ -17,8 +17,7 @@ import (
 func (e *Engine) luaErrorHandler(L *lua.LState) int {
 	e.errLine = 0
 	// Before gopher-lua unwinds the stack: which variable failed.
-	e.errName, e.errNamed = nameFailure(L, e.transparent, e.concatBad)
-	e.concatBad = 0
+	e.errName, e.errNamed = nameFailure(L, e.transparent)
 	if msg, ok := L.Get(1).(lua.LString); ok {
 		if arg, ok := argErrorMessage(L, string(msg), e.fnRole); ok {
 			L.SetTop(0)
@@ -214,7 +213,7 @@ func namedRuntimeMessage(msg string, n runtimeName) (string, bool) {
 	case strings.HasPrefix(rest, "attempt to concatenate a "):
 		op, typ = "concatenate", n.typ
 	case strings.HasPrefix(rest, "attempt to perform arithmetic on a "):
-		op, typ = "perform arithmetic on", n.typ // (mod), a % b
+		op, typ = "perform arithmetic on", n.typ // the VM's own text (luaG_aritherror)
 	}
 	if op == "" || typ == "" {
 		return "", false
@@ -395,17 +394,18 @@ func compileMessage(err error, chunk string) string {
 	return chunk + ":" + itoa(line) + ": " + msg + " near '" + tok + "'"
 }
 
-// wrapChunk rewrites the script so that every ".." calls the engine's
-// concat (which formats numbers with "%.14g") instead of gopher-lua's
-// OP_CONCAT (which uses Go formatting), and wraps the body so that the
-// concat function is an upvalue no script can name:
+// wrapChunk prepares a parsed chunk for gopher-lua's compiler where Lua
+// 5.1's parser and code generator would compile it differently (the VM
+// itself is patched in third_party/gopher-lua, README.floodgate.md): zero
+// constants shared as lcode.c shares them (shareZeroConstants), numerals
+// folded as lcode.c folds them, the one-value operands and dropped
+// constant tests of the rewriter below. The body is wrapped as
 //
-//	local (concat) = ...
 //	return function(...) <body> end
 //
-// The body is vararg only when it uses "...": gopher-lua builds Lua 5.0's
+// so that it is vararg only when it uses "...": gopher-lua builds Lua 5.0's
 // "arg" table on every call of a vararg function, which costs a table and
-// a map per EVAL.
+// a map per EVAL, and compiles every chunk as vararg.
 func wrapChunk(chunk []ast.Stmt) []ast.Stmt {
 	shareZeroConstants(chunk)
 	var r rewriter
@@ -417,48 +417,15 @@ func wrapChunk(chunk []ast.Stmt) []ast.Stmt {
 	}
 	body.SetLine(1)
 	body.SetLastLine(last)
-	local := &ast.LocalAssignStmt{Names: []string{concatName, modName, powName}, Exprs: []ast.Expr{&ast.Comma3Expr{}}}
-	local.SetLine(1)
 	ret := &ast.ReturnStmt{Exprs: []ast.Expr{body}}
 	ret.SetLine(1)
-	return []ast.Stmt{local, ret}
+	return []ast.Stmt{ret}
 }
 
 type rewriter struct {
 	depth      int  // function nesting below the script body
 	topVarargs bool // the body itself uses "..."
 }
-
-// concatName is not a valid Lua identifier, so scripts cannot reach it.
-const concatName = "(concat)"
-
-// modName is the hidden function a % b calls: gopher-lua's VM computes %
-// with math.Mod, Lua 5.1 as a - floor(a/b)*b (1e29 % 7 is 0, 2^53 % -7
-// is -4), and a VM instruction cannot be replaced.
-const modName = "(mod)"
-
-// powName is the hidden function a ^ b calls: gopher-lua's VM uses
-// math.Pow, whose NaN differs from glibc's pow (a NaN operand is passed on,
-// an invalid power is the default -nan).
-const powName = "(pow)"
-
-// isConstant reports whether ex is a numeral or arithmetic on numerals
-// that Lua 5.1 folds too (it never folds a division: 0/0 is computed).
-func isConstant(ex ast.Expr) bool {
-	switch x := ex.(type) {
-	case *ast.NumberExpr:
-		return true
-	case *ast.UnaryMinusOpExpr:
-		return isConstant(x.Expr)
-	case *ast.ArithmeticOpExpr:
-		return x.Operator != "/" && isConstant(x.Lhs) && isConstant(x.Rhs)
-	}
-	return false
-}
-
-// hiddenArith maps the operators the rewriter turns into calls to the
-// hidden function each calls.
-var hiddenArith = map[string]string{"%": modName, "^": powName}
 
 func (r *rewriter) rewriteStmts(stmts []ast.Stmt) {
 	for _, st := range stmts {
@@ -518,34 +485,8 @@ func (r *rewriter) rewriteExprs(exprs []ast.Expr) {
 func (r *rewriter) rewriteExpr(ex ast.Expr) ast.Expr {
 	switch x := ex.(type) {
 	case *ast.StringConcatOpExpr:
-		// a .. b .. c parses as a .. (b .. c); one call takes all operands.
-		var operands []ast.Expr
-		var cur ast.Expr = x
-		for {
-			c, ok := cur.(*ast.StringConcatOpExpr)
-			if !ok {
-				operands = append(operands, r.rewriteExpr(cur))
-				break
-			}
-			operands = append(operands, r.rewriteExpr(c.Lhs))
-			cur = c.Rhs
-		}
-		// An operand is one value: a call or "..." last among the
-		// arguments would pass on all of its values ('a' .. string.gsub(
-		// 'x', 'x', 'y') is "ay" in Lua 5.1).
-		switch last := operands[len(operands)-1].(type) {
-		case *ast.FuncCallExpr:
-			last.AdjustRet = true
-		case *ast.Comma3Expr:
-			last.AdjustRet = true
-		}
-		fn := &ast.IdentExpr{Value: concatName}
-		fn.SetLine(x.Line())
-		fn.SetLastLine(x.LastLine())
-		call := &ast.FuncCallExpr{Func: fn, Args: operands, AdjustRet: true}
-		call.SetLine(x.Line())
-		call.SetLastLine(x.LastLine())
-		return call
+		x.Lhs = r.rewriteExpr(x.Lhs)
+		x.Rhs = r.rewriteExpr(x.Rhs)
 	case *ast.NumberExpr:
 		// Lua 5.1 reads a numeral with strtod: 1e309 is inf, where
 		// gopher-lua's compiler makes a NaN of the ParseFloat range error.
@@ -561,27 +502,6 @@ func (r *rewriter) rewriteExpr(ex ast.Expr) ast.Expr {
 		}
 		x.Lhs = r.rewriteExpr(x.Lhs)
 		x.Rhs = r.rewriteExpr(x.Rhs)
-		name, ok := hiddenArith[x.Operator]
-		if !ok || x.Operator == "^" && isConstant(x.Lhs) && isConstant(x.Rhs) {
-			// Constant powers stay for gopher-lua to fold, as Lua 5.1
-			// folds them: a chain of calls would need three registers a
-			// level (1 ^ 1 ^ ... ^ 1, 200 deep, compiles in Lua 5.1).
-			break
-		}
-		// Each operand is one value, as for concat.
-		switch rhs := x.Rhs.(type) {
-		case *ast.FuncCallExpr:
-			rhs.AdjustRet = true
-		case *ast.Comma3Expr:
-			rhs.AdjustRet = true
-		}
-		fn := &ast.IdentExpr{Value: name}
-		fn.SetLine(x.Line())
-		fn.SetLastLine(x.LastLine())
-		call := &ast.FuncCallExpr{Func: fn, Args: []ast.Expr{x.Lhs, x.Rhs}, AdjustRet: true}
-		call.SetLine(x.Line())
-		call.SetLastLine(x.LastLine())
-		return call
 	case *ast.AttrGetExpr:
 		x.Object = r.rewriteExpr(x.Object)
 		x.Key = r.rewriteExpr(x.Key)
@@ -680,128 +600,6 @@ func alwaysTrue(ex ast.Expr) bool {
 func alwaysFalse(ex ast.Expr) bool {
 	switch ex.(type) {
 	case *ast.FalseExpr, *ast.NilExpr:
-		return true
-	}
-	return false
-}
-
-// luaConcat concatenates its operands as Lua 5.1's OP_CONCAT does.
-func (e *Engine) luaConcat(L *lua.LState) int {
-	n := L.GetTop()
-	size := 0
-	for i := 1; i <= n; i++ {
-		switch v := L.Get(i).(type) {
-		case lua.LString:
-			size += len(v)
-		case lua.LNumber:
-			size += 24
-		default:
-			return e.concatMeta(L, n)
-		}
-	}
-	if size > e.opts.MaxStringSize {
-		L.RaiseError("not enough memory")
-	}
-	buf := make([]byte, 0, size)
-	for i := 1; i <= n; i++ {
-		switch v := L.Get(i).(type) {
-		case lua.LString:
-			buf = append(buf, v...)
-		case lua.LNumber:
-			buf = appendNumber(buf, float64(v), 14)
-		}
-	}
-	L.Push(lua.LString(unsafeString(buf)))
-	return 1
-}
-
-// concatMeta handles operands that are not strings or numbers, right to
-// left like Lua: a __concat metamethod or Lua 5.1's error.
-func (e *Engine) concatMeta(L *lua.LState, n int) int {
-	acc := L.Get(n)
-	for i := n - 1; i >= 1; i-- {
-		lhs := L.Get(i)
-		if isConcatable(lhs) && isConcatable(acc) {
-			L.Push(e.concatFn)
-			L.Push(lhs)
-			L.Push(acc)
-			L.Call(2, 1)
-			acc = L.Get(-1)
-			L.Pop(1)
-			continue
-		}
-		mm := L.GetMetaField(lhs, "__concat")
-		if mm == lua.LNil {
-			mm = L.GetMetaField(acc, "__concat")
-		}
-		if mm == lua.LNil {
-			bad, at := lhs, i
-			if isConcatable(lhs) {
-				bad, at = acc, n // only the last operand can be left unconcatenated
-			}
-			e.concatBad = at
-			L.RaiseError("attempt to concatenate a %s value", bad.Type().String())
-		}
-		L.Push(mm)
-		L.Push(lhs)
-		L.Push(acc)
-		L.Call(2, 1)
-		acc = L.Get(-1)
-		L.Pop(1)
-	}
-	L.Push(acc)
-	return 1
-}
-
-// luaMod is Lua 5.1's % (luai_nummod).
-func (e *Engine) luaMod(L *lua.LState) int {
-	return e.hiddenArith(L, "__mod", func(x, y float64) float64 { return x - math.Floor(x/y)*y })
-}
-
-// luaPow is Lua 5.1's ^ (luai_numpow: glibc's pow).
-func (e *Engine) luaPow(L *lua.LState) int {
-	return e.hiddenArith(L, "__pow", powC)
-}
-
-// powC is Lua 5.1's luai_numpow: the C library's pow.
-func powC(x, y float64) float64 { return libm.pow(x, y) }
-
-// hiddenArith is luaV_arith for an operator the rewriter made a call:
-// numbers and numeric strings, else the operands' metamethod for event,
-// else the error, blaming the second operand unless the first is not a
-// number, named as the VM's would be.
-func (e *Engine) hiddenArith(L *lua.LState, event string, op func(x, y float64) float64) int {
-	a, b := L.Get(1), L.Get(2)
-	x, okA := toNumber(a)
-	y, okB := toNumber(b)
-	if okA && okB {
-		L.Push(lua.LNumber(op(x, y)))
-		return 1
-	}
-	mm := lua.LNil
-	for _, v := range []lua.LValue{a, b} {
-		if _, isStr := v.(lua.LString); !isStr && mm == lua.LNil {
-			mm = L.GetMetaField(v, event)
-		}
-	}
-	if mm == lua.LNil {
-		bad, at := b, 2
-		if !okA {
-			bad, at = a, 1
-		}
-		e.concatBad = at
-		L.RaiseError("attempt to perform arithmetic on a %s value", bad.Type().String())
-	}
-	L.Push(mm)
-	L.Push(a)
-	L.Push(b)
-	L.Call(2, 1)
-	return 1
-}
-
-func isConcatable(v lua.LValue) bool {
-	switch v.(type) {
-	case lua.LString, lua.LNumber:
 		return true
 	}
 	return false

@@ -32,6 +32,8 @@ func init() {
 	// The ^ operator and its constant folding, in gopher-lua's VM and
 	// compiler (third_party/gopher-lua), as Lua 5.1's luai_numpow.
 	lua.Pow = libm.pow
+	// The .. operator's numbers, as Lua 5.1's lua_Number2str ("%.14g").
+	lua.AppendConcatNumber = func(b []byte, n lua.LNumber) []byte { return appendNumber(b, float64(n), 14) }
 }
 
 func math1(f func(float64) float64) lua.LGFunction {

@@ -1,10 +1,8 @@
 package luaengine
 
 import (
-	"reflect"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	lua "github.com/floodgate/floodgate/third_party/gopher-lua"
 )
@@ -17,57 +15,10 @@ import (
 // name the operand the same way; where it cannot be sure (a register set on
 // another branch), the unnamed form stays, as before.
 
-// gopherFrame mirrors gopher-lua v1.1.2's unexported callFrame, which
-// holds the failing function and pc. TestObjectNames fails if the module
-// changes it; frameOf also checks what it reads before using it.
-type gopherFrame struct {
-	Idx        int
-	Fn         *lua.LFunction
-	Parent     *gopherFrame
-	Pc         int
-	Base       int
-	LocalBase  int
-	ReturnBase int
-	NArgs      int
-	NRet       int
-	TailCall   int
-}
-
-var (
-	frameField    = fieldIndex("currentFrame")
-	registryField = fieldIndex("reg")
-	uvcacheField  = fieldIndex("uvcache")
-	uvNextOffset  = upvalueFieldOffset("next")
-	uvIndexOffset = upvalueFieldOffset("index")
-)
-
-// upvalueFieldOffset is the offset of an unexported field of gopher-lua's
-// Upvalue, or -1 if it changed shape.
-func upvalueFieldOffset(name string) uintptr {
-	f, ok := reflect.TypeOf(lua.Upvalue{}).FieldByName(name)
-	if !ok {
-		return ^uintptr(0)
-	}
-	switch name {
-	case "next":
-		if f.Type != reflect.TypeOf((*lua.Upvalue)(nil)) {
-			return ^uintptr(0)
-		}
-	case "index":
-		if f.Type.Kind() != reflect.Int {
-			return ^uintptr(0)
-		}
-	}
-	return f.Offset
-}
-
 // frameBase is the registry index of the first argument of the Go
 // function running on L, or -1.
 func frameBase(L *lua.LState) int {
-	if frameField < 0 {
-		return -1
-	}
-	f := (*gopherFrame)(unsafe.Pointer(reflect.ValueOf(L).Elem().Field(frameField).Pointer()))
+	f := L.CurrentFrame()
 	if f == nil {
 		return -1
 	}
@@ -80,55 +31,28 @@ func frameBase(L *lua.LState) int {
 // of them, also those of live frames below the pcall; Lua 5.1 closes those
 // above the pcall (luaD_pcall's luaF_close).
 func closeUpvalues(L *lua.LState, from int) {
-	if from < 0 || uvcacheField < 0 || uvNextOffset == ^uintptr(0) || uvIndexOffset == ^uintptr(0) {
+	if from < 0 {
 		return
 	}
-	// The list is sorted by index (findUpvalue keeps it so): cut it at the
-	// first upvalue to close, and close the tail.
-	link := (**lua.Upvalue)(unsafe.Pointer(reflect.ValueOf(L).Elem().Field(uvcacheField).UnsafeAddr()))
-	for uv := *link; uv != nil; uv = *link {
-		next := (**lua.Upvalue)(unsafe.Add(unsafe.Pointer(uv), uvNextOffset))
-		if *(*int)(unsafe.Add(unsafe.Pointer(uv), uvIndexOffset)) >= from {
-			*link = nil
-			for ; uv != nil; uv = *(**lua.Upvalue)(unsafe.Add(unsafe.Pointer(uv), uvNextOffset)) {
-				uv.Close()
-			}
-			return
-		}
-		link = next
-	}
-}
-
-func fieldIndex(name string) int {
-	f, ok := reflect.TypeOf(lua.LState{}).FieldByName(name)
-	if !ok || f.Type.Kind() != reflect.Pointer || len(f.Index) != 1 {
-		return -1
-	}
-	return f.Index[0]
+	L.CloseUpvalues(from)
 }
 
 // failingFrame returns the Lua frame that raised the error being handled
-// by the Go error handler now running on L, with its registers; for an
-// error inside concat, the Lua frame that called it.
-func failingFrame(L *lua.LState, transparent func(*lua.LFunction) bool) (*gopherFrame, []lua.LValue) {
-	if frameField < 0 || registryField < 0 {
-		return nil, nil
-	}
-	v := reflect.ValueOf(L).Elem()
-	handler := (*gopherFrame)(unsafe.Pointer(v.Field(frameField).Pointer()))
+// by the Go error handler now running on L; for an error inside a string
+// arithmetic event, the Lua frame that called it.
+func failingFrame(L *lua.LState, transparent func(*lua.LFunction) bool) *lua.CallFrame {
+	handler := L.CurrentFrame()
 	if handler == nil || handler.Fn == nil || !handler.Fn.IsG {
-		return nil, nil
+		return nil
 	}
 	f := handler.Parent
 	if f != nil && transparent(f.Fn) {
 		f = f.Parent
 	}
 	if f == nil || f.Fn == nil || f.Fn.IsG || f.Fn.Proto == nil || f.Pc < 1 || f.Pc > len(f.Fn.Proto.Code) {
-		return nil, nil
+		return nil
 	}
-	// registry's first field is its []LValue.
-	regs := *(*[]lua.LValue)(unsafe.Pointer(v.Field(registryField).Pointer()))
-	return f, regs
+	return f
 }
 
 func opcode(inst uint32) int { return int(inst >> 26) }
@@ -147,12 +71,11 @@ type runtimeName struct {
 }
 
 // nameFailure inspects the failing instruction of the error being handled
-// and returns the operand's name, if Lua 5.1 would give one. An error in
-// concat (the function '..' compiles to) is about argument concatBad of the
-// call that invoked it; one in a string arithmetic event is about the
-// instruction that invoked it. transparent tells those functions.
-func nameFailure(L *lua.LState, transparent func(*lua.LFunction) bool, concatBad int) (runtimeName, bool) {
-	f, regs := failingFrame(L, transparent)
+// and returns the operand's name, if Lua 5.1 would give one. An error in a
+// string arithmetic event is about the instruction that invoked it;
+// transparent tells those functions.
+func nameFailure(L *lua.LState, transparent func(*lua.LFunction) bool) (runtimeName, bool) {
+	f := failingFrame(L, transparent)
 	if f == nil {
 		return runtimeName{}, false
 	}
@@ -160,14 +83,13 @@ func nameFailure(L *lua.LState, transparent func(*lua.LFunction) bool, concatBad
 	pc := f.Pc - 1
 	inst := p.Code[pc]
 	reg := -1
-	if concatBad > 0 {
-		if op := opcode(inst); op != lua.OP_CALL && op != lua.OP_TAILCALL {
+	switch opcode(inst) {
+	case lua.OP_CONCAT:
+		// The operand luaG_concaterror blamed, which the VM recorded.
+		reg = L.ConcatErrorRegister()
+		if reg < argB(inst) || reg > argC(inst) {
 			return runtimeName{}, false
 		}
-		reg = argA(inst) + concatBad
-		return nameRegister(p, regs, f, pc, reg), true
-	}
-	switch opcode(inst) {
 	case lua.OP_GETTABLE, lua.OP_GETTABLEKS, lua.OP_SELF, lua.OP_LEN, lua.OP_UNM:
 		reg = argB(inst)
 	case lua.OP_SETTABLE, lua.OP_SETTABLEKS, lua.OP_CALL, lua.OP_TAILCALL:
@@ -175,39 +97,39 @@ func nameFailure(L *lua.LState, transparent func(*lua.LFunction) bool, concatBad
 	case lua.OP_ADD, lua.OP_SUB, lua.OP_MUL, lua.OP_DIV, lua.OP_MOD, lua.OP_POW:
 		// Lua blames the second operand unless the first is not a number.
 		b, c := argB(inst), argC(inst)
-		if !isNumeric(operand(p, regs, f, b)) {
+		if !isNumeric(operand(p, L, f, b)) {
 			reg = b
 		} else {
 			reg = c
 		}
 		if reg&rkConstant != 0 {
 			// A constant has no name, but its type is the one to blame.
-			return runtimeName{typ: operand(p, regs, f, reg).Type().String()}, true
+			return runtimeName{typ: operand(p, L, f, reg).Type().String()}, true
 		}
 	default:
 		return runtimeName{}, false
 	}
-	return nameRegister(p, regs, f, pc, reg), true
+	return nameRegister(p, L, f, pc, reg), true
 }
 
-func nameRegister(p *lua.FunctionProto, regs []lua.LValue, f *gopherFrame, pc, reg int) runtimeName {
+func nameRegister(p *lua.FunctionProto, L *lua.LState, f *lua.CallFrame, pc, reg int) runtimeName {
 	typ := ""
-	if i := f.LocalBase + reg; i >= 0 && i < len(regs) && regs[i] != nil {
-		typ = regs[i].Type().String()
+	if v := L.RegistryValue(f.LocalBase + reg); v != nil {
+		typ = v.Type().String()
 	}
 	kind, name := objectName(p, pc, reg)
 	return runtimeName{kind: kind, name: name, typ: typ}
 }
 
-func operand(p *lua.FunctionProto, regs []lua.LValue, f *gopherFrame, rk int) lua.LValue {
+func operand(p *lua.FunctionProto, L *lua.LState, f *lua.CallFrame, rk int) lua.LValue {
 	if rk&rkConstant != 0 {
 		if k := rk &^ rkConstant; k < len(p.Constants) {
 			return p.Constants[k]
 		}
 		return lua.LNil
 	}
-	if i := f.LocalBase + rk; i >= 0 && i < len(regs) && regs[i] != nil {
-		return regs[i]
+	if v := L.RegistryValue(f.LocalBase + rk); v != nil {
+		return v
 	}
 	return lua.LNil
 }
@@ -359,10 +281,7 @@ func argErrorMessage(L *lua.LState, msg string, role func(*lua.LFunction) fnRole
 	detail = "(" + detail
 	name = strings.Trim(name, "'")
 
-	if frameField < 0 {
-		return "", false
-	}
-	handler := (*gopherFrame)(unsafe.Pointer(reflect.ValueOf(L).Elem().Field(frameField).Pointer()))
+	handler := L.CurrentFrame()
 	if handler == nil || handler.Parent == nil {
 		return "", false
 	}
@@ -380,7 +299,7 @@ func argErrorMessage(L *lua.LState, msg string, role func(*lua.LFunction) fnRole
 // function running in frame f: named as its caller's call instruction
 // names it (a method's self is argument 0), '?' and no position when a Go
 // function (pcall) called it.
-func argErrorText(f *gopherFrame, n int, name, detail, pos string, transparent func(*lua.LFunction) bool) string {
+func argErrorText(f *lua.CallFrame, n int, name, detail, pos string, transparent func(*lua.LFunction) bool) string {
 	c := f.Parent
 	for c != nil && c.Fn != nil && c.Fn.IsG && transparent(c.Fn) {
 		c = c.Parent
@@ -409,10 +328,8 @@ func argErrorText(f *gopherFrame, n int, name, detail, pos string, transparent f
 // (roleTransparent: assert).
 func raiseArgError(L *lua.LState, n int, name, detail string, hidden, transparent func(*lua.LFunction) bool) {
 	msg := "bad argument #" + itoa(n) + " to '" + name + "' (" + detail + ")"
-	if frameField >= 0 {
-		if f := (*gopherFrame)(unsafe.Pointer(reflect.ValueOf(L).Elem().Field(frameField).Pointer())); f != nil {
-			msg = argErrorText(f, n, name, "("+detail+")", levelWhere(L, 1, hidden), transparent)
-		}
+	if f := L.CurrentFrame(); f != nil {
+		msg = argErrorText(f, n, name, "("+detail+")", levelWhere(L, 1, hidden), transparent)
 	}
 	L.Error(lua.LString(msg), 0)
 }
@@ -422,10 +339,10 @@ func raiseArgError(L *lua.LState, n int, name, detail string, hidden, transparen
 // caller's, and a C caller has none.
 func unpositioned(L *lua.LState, msg string, role func(*lua.LFunction) fnRole) (string, bool) {
 	pos, rest := splitPosition(msg)
-	if pos == "" || frameField < 0 {
+	if pos == "" {
 		return "", false
 	}
-	handler := (*gopherFrame)(unsafe.Pointer(reflect.ValueOf(L).Elem().Field(frameField).Pointer()))
+	handler := L.CurrentFrame()
 	if handler == nil || handler.Parent == nil {
 		return "", false
 	}
@@ -461,10 +378,7 @@ const (
 // called by a Lua function's "return f(...)": Lua 5.1 would have replaced
 // the caller's frame if the function were Lua's.
 func calledByTailCall(L *lua.LState) bool {
-	if frameField < 0 {
-		return false
-	}
-	f := (*gopherFrame)(unsafe.Pointer(reflect.ValueOf(L).Elem().Field(frameField).Pointer()))
+	f := L.CurrentFrame()
 	if f == nil || f.Parent == nil {
 		return false
 	}
@@ -480,11 +394,8 @@ func calledByTailCall(L *lua.LState) bool {
 // __redis__err__handler's debug.getinfo(2), then (3) if that is C), not
 // counting hidden frames.
 func callerPosition(L *lua.LState, hidden func(*lua.LFunction) bool) (source string, line int, ok bool) {
-	if frameField < 0 {
-		return "", 0, false
-	}
-	f := (*gopherFrame)(unsafe.Pointer(reflect.ValueOf(L).Elem().Field(frameField).Pointer()))
-	next := func(f *gopherFrame) *gopherFrame {
+	f := L.CurrentFrame()
+	next := func(f *lua.CallFrame) *lua.CallFrame {
 		for f = f.Parent; f != nil && hidden(f.Fn); f = f.Parent {
 		}
 		return f
@@ -506,10 +417,7 @@ func callerPosition(L *lua.LState, hidden func(*lua.LFunction) bool) (source str
 // the Go function running on L (1: its caller), not counting hidden
 // frames: "<chunk>:<line>: ", or "" for a Go function or no function.
 func levelWhere(L *lua.LState, level int, hidden func(*lua.LFunction) bool) string {
-	if frameField < 0 {
-		return ""
-	}
-	f := (*gopherFrame)(unsafe.Pointer(reflect.ValueOf(L).Elem().Field(frameField).Pointer()))
+	f := L.CurrentFrame()
 	for f != nil && level > 0 {
 		f = f.Parent
 		if f != nil && !hidden(f.Fn) {

@@ -1,17 +1,11 @@
 package luaengine
 
 import (
-	"reflect"
-	"strings"
 	"testing"
-
-	lua "github.com/floodgate/floodgate/third_party/gopher-lua"
 )
 
 // TestObjectNames checks that runtime errors name the variable as Lua 5.1
-// does. It also guards gopherFrame, which mirrors gopher-lua's unexported
-// callFrame: if a gopher-lua upgrade changes that struct, these fail.
-// Expected texts are redis-server 7.0.15's.
+// does. Expected texts are redis-server 7.0.15's.
 func TestObjectNames(t *testing.T) {
 	tests := []struct{ body, want string }{
 		{"local x return x + 1", "attempt to perform arithmetic on local 'x' (a nil value)"},
@@ -35,34 +29,5 @@ func TestObjectNames(t *testing.T) {
 		if got != want {
 			t.Errorf("%s\n got %q\nwant %q", tt.body, got, want)
 		}
-	}
-}
-
-// TestGopherFrameMirror compares gopherFrame's fields with gopher-lua's
-// callFrame, which it is read through unsafe.
-func TestGopherFrameMirror(t *testing.T) {
-	if frameField < 0 || registryField < 0 {
-		t.Fatal("gopher-lua's LState no longer has currentFrame/reg fields")
-	}
-	real := reflect.TypeOf(lua.LState{}).Field(frameField).Type.Elem()
-	mirror := reflect.TypeOf(gopherFrame{})
-	if real.NumField() != mirror.NumField() || real.Size() != mirror.Size() {
-		t.Fatalf("callFrame has %d fields, %d bytes; gopherFrame %d, %d", real.NumField(), real.Size(), mirror.NumField(), mirror.Size())
-	}
-	for i := 0; i < real.NumField(); i++ {
-		r, m := real.Field(i), mirror.Field(i)
-		if r.Name != m.Name || r.Offset != m.Offset || (r.Type.Kind() != m.Type.Kind()) {
-			t.Errorf("field %d: callFrame %s at %d (%s), gopherFrame %s at %d (%s)", i, r.Name, r.Offset, r.Type, m.Name, m.Offset, m.Type)
-		}
-	}
-	if reg := reflect.TypeOf(lua.LState{}).Field(registryField).Type.Elem(); reg.Field(0).Type != reflect.TypeOf([]lua.LValue(nil)) || !strings.EqualFold(reg.Field(0).Name, "array") {
-		t.Errorf("registry's first field is %s %s, want array []LValue", reg.Field(0).Name, reg.Field(0).Type)
-	}
-	// closeUpvalues walks the uvcache list through Upvalue's next and index.
-	if uvcacheField < 0 || reflect.TypeOf(lua.LState{}).Field(uvcacheField).Type != reflect.TypeOf((*lua.Upvalue)(nil)) {
-		t.Error("gopher-lua's LState no longer has a uvcache *Upvalue field")
-	}
-	if uvNextOffset == ^uintptr(0) || uvIndexOffset == ^uintptr(0) {
-		t.Error("gopher-lua's Upvalue no longer has next *Upvalue and index int fields")
 	}
 }

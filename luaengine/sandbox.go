@@ -38,9 +38,6 @@ func (e *Engine) setupSandbox() {
 		})
 	}
 
-	e.concatFn = L.NewFunction(e.luaConcat)
-	e.modFn = L.NewFunction(e.luaMod)
-	e.powFn = L.NewFunction(e.luaPow)
 	// gopher-lua makes the string library its own metatable; Lua 5.1's is
 	// a table of its own whose __index is the library, and ours also
 	// holds the arithmetic events (arith.go), which scripts do not see.
@@ -404,10 +401,7 @@ func (e *Engine) luaLoadstring(L *lua.LState) int {
 	outer := L.NewFunctionFromProto(proto)
 	outer.Env = e.globals
 	L.Push(outer)
-	L.Push(e.concatFn)
-	L.Push(e.modFn)
-	L.Push(e.powFn)
-	L.Call(3, 1)
+	L.Call(0, 1)
 	if proto.SourceName != chunkName {
 		if e.chunkNames == nil {
 			e.chunkNames = make(map[string]string)
@@ -502,11 +496,10 @@ func (e *Engine) pcallErrorHandler(L *lua.LState) int {
 		} else if bare, ok := unpositioned(L, string(s), e.fnRole); ok {
 			obj = lua.LString(bare)
 		} else {
-			name, named := nameFailure(L, e.transparent, e.concatBad)
+			name, named := nameFailure(L, e.transparent)
 			obj = lua.LString(runtimeMessage(string(s), name, named))
 		}
 	}
-	e.concatBad = 0
 	closeUpvalues(L, e.pcallBase)
 	L.SetTop(0)
 	L.Push(obj)

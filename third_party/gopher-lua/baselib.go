@@ -57,7 +57,7 @@ var baseFuncs = map[string]LGFunction{
 
 func baseAssert(L *LState) int {
 	if !L.ToBool(1) {
-		L.RaiseError("%s", L.OptString(2, "assertion failed!")) // floodgate: vet (a constant format)
+		L.RaiseError("%s", L.OptString(2, "assertion failed!")) // floodgate: a constant format (go test vets printf)
 		return 0
 	}
 	return L.GetTop()

@@ -101,7 +101,7 @@ func loLoaderLua(L *LState) int {
 	}
 	fn, err1 := L.LoadFile(path)
 	if err1 != nil {
-		L.RaiseError("%s", err1.Error()) // floodgate: vet (a constant format)
+		L.RaiseError("%s", err1.Error()) // floodgate: a constant format (go test vets printf)
 	}
 	L.Push(fn)
 	return 1

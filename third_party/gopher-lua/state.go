@@ -109,6 +109,10 @@ type Options struct {
 	// If `MinimizeStackMemory` is set, the call stack will be automatically grown or shrank up to a limit of
 	// `CallStackSize` in order to minimize memory usage. This does incur a slight performance penalty.
 	MinimizeStackMemory bool
+	// floodgate: a concatenation (the .. operator) whose result would be
+	// longer than MaxStringSize bytes raises "not enough memory", as Lua's
+	// allocator failing would; 0 is no limit.
+	MaxStringSize int
 }
 
 /* }}} */
@@ -1343,7 +1347,7 @@ func (ls *LState) setField(obj LValue, key LValue, value LValue) {
 			// floodgate: as Redis's luaV_settable, every table on the
 			// __newindex chain is checked, before the key is looked at.
 			if tb.readonly {
-				ls.RaiseError("%s", ErrReadOnlyTable)
+				ls.RaiseError(ErrReadOnlyTable)
 			}
 			if tb.RawGet(key) != LNil {
 				ls.RawSet(tb, key, value)
@@ -1380,7 +1384,7 @@ func (ls *LState) setFieldString(obj LValue, key string, value LValue) {
 			// floodgate: as Redis's luaV_settable, every table on the
 			// __newindex chain is checked, before the key is looked at.
 			if tb.readonly {
-				ls.RaiseError("%s", ErrReadOnlyTable)
+				ls.RaiseError(ErrReadOnlyTable)
 			}
 			if tb.RawGetString(key) != LNil {
 				tb.RawSetString(key, value)
@@ -1556,6 +1560,7 @@ func (ls *LState) Get(idx int) LValue {
 			return LNil
 		}
 	}
+	return LNil
 }
 
 func (ls *LState) Push(value LValue) {
@@ -1742,7 +1747,7 @@ func (ls *LState) RaiseError(format string, args ...interface{}) {
 // This function is equivalent to lua_error( http://www.lua.org/manual/5.1/manual.html#lua_error ).
 func (ls *LState) Error(lv LValue, level int) {
 	if str, ok := lv.(LString); ok {
-		ls.raiseError(level, "%s", string(str)) // floodgate: vet (a constant format)
+		ls.raiseError(level, "%s", string(str)) // floodgate: a constant format (go test vets printf)
 	} else {
 		if !ls.hasErrorFunc {
 			ls.closeAllUpvalues()

@@ -46,7 +46,6 @@ func newLTable(acap int, hcap int) *LTable {
 	return tb
 }
 
-// Append appends a given LValue to this LTable.
 // SetReadOnly sets or clears Redis's readonly flag (floodgate): while it is
 // set, assignments made by the VM (t[k] = v, t.k = v, globals) raise
 // ErrReadOnlyTable instead of changing tb.
@@ -59,6 +58,7 @@ func (tb *LTable) ReadOnly() bool { return tb.readonly }
 // to a readonly table (floodgate).
 const ErrReadOnlyTable = "Attempt to modify a readonly table"
 
+// Append appends a given LValue to this LTable.
 func (tb *LTable) Append(value LValue) {
 	if value == LNil {
 		return

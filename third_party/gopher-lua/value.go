@@ -201,6 +201,9 @@ type LState struct {
 	mainLoop     func(*LState, *callFrame)
 	ctx          context.Context
 	ctxCancelFn  context.CancelFunc
+	// floodgate: the register of the operand the last concatenation error
+	// blamed (ConcatErrorRegister).
+	concatErrorRegister int
 }
 
 func (ls *LState) String() string   { return fmt.Sprintf("thread: %p", ls) }

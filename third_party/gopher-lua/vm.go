@@ -7,7 +7,7 @@ package lua
 import (
 	"fmt"
 	"math"
-	"strings"
+	"unsafe"
 )
 
 func mainLoop(L *LState, baseframe *callFrame) {
@@ -54,7 +54,7 @@ func mainLoopWithContext(L *LState, baseframe *callFrame) {
 		cf.Pc++
 		select {
 		case <-L.ctx.Done():
-			L.RaiseError("%s", L.ctx.Err().Error()) // floodgate: vet (a constant format)
+			L.RaiseError("%s", L.ctx.Err().Error()) // floodgate: a constant format (go test vets printf)
 			return
 		default:
 			if jumpTable[int(inst>>26)](L, inst, baseframe) == 1 {
@@ -1394,8 +1394,9 @@ func init() {
 				cf.Pc = 0
 				cf.Base = RA
 				cf.LocalBase = RA + 1
-				// floodgate: vet (cf.ReturnBase and cf.NRet stay as they are)
+				cf.ReturnBase = cf.ReturnBase
 				cf.NArgs = nargs
+				cf.NRet = cf.NRet
 				cf.TailCall++
 				lbase := cf.LocalBase
 				if meta {
@@ -2286,14 +2287,12 @@ func opArith(L *LState, inst uint32, baseframe *callFrame) int { //OP_ADD, OP_SU
 	return 0
 }
 
+// floodgate: Lua 5.1's luai_nummod, a - floor(a/b)*b, in the VM and in
+// constant folding: 1e29 % 7 is 0 there and 2^53 % -7 is -4, where
+// math.Mod's exact remainder differs.
 func luaModulo(lhs, rhs LNumber) LNumber {
-	flhs := float64(lhs)
-	frhs := float64(rhs)
-	v := math.Mod(flhs, frhs)
-	if frhs > 0 && v < 0 || frhs < 0 && v > 0 {
-		v += frhs
-	}
-	return LNumber(v)
+	a, b := float64(lhs), float64(rhs)
+	return LNumber(a - math.Floor(a/b)*b)
 }
 
 func numberArith(L *LState, opcode int, lhs, rhs LNumber) LNumber {
@@ -2314,6 +2313,7 @@ func numberArith(L *LState, opcode int, lhs, rhs LNumber) LNumber {
 		return LNumber(Pow(flhs, frhs))
 	}
 	panic("should not reach here")
+	return LNumber(0)
 }
 
 func objectArith(L *LState, opcode int, lhs, rhs LValue) LValue {
@@ -2355,49 +2355,90 @@ func objectArith(L *LState, opcode int, lhs, rhs LValue) LValue {
 			return numberArith(L, opcode, LNumber(v1), LNumber(v2))
 		}
 	}
-	L.RaiseError("%s", fmt.Sprintf( // floodgate: vet (a constant format)
-		"cannot perform %v operation between %v and %v",
-		strings.TrimLeft(event, "_"), lhs.Type().String(), rhs.Type().String()))
+	// floodgate: luaG_aritherror's text, which blames the second operand
+	// unless the first is not a number.
+	bad := rhs
+	if _, ok := lhs.(LNumber); !ok {
+		bad = lhs
+	}
+	L.RaiseError("attempt to perform arithmetic on a %s value", bad.Type().String())
 
 	return LNil
 }
 
+// floodgate: Lua 5.1's luaV_concat. Right to left over the operands'
+// registers, each result stored in place of its left operand; a run of
+// strings and numbers is joined at once (numbers through
+// AppendConcatNumber), any other pair goes to its __concat metamethod, or
+// fails with luaG_concaterror's text, which blames the left operand unless
+// it is a string or a number (ConcatErrorRegister says which). A result
+// longer than Options.MaxStringSize is "not enough memory".
 func stringConcat(L *LState, total, last int) LValue {
-	rhs := L.reg.Get(last)
-	total--
-	for i := last - 1; total > 0; {
-		lhs := L.reg.Get(i)
-		if !(LVCanConvToString(lhs) && LVCanConvToString(rhs)) {
+	for total > 1 {
+		top := last + 1
+		lhs, rhs := L.reg.Get(top-2), L.reg.Get(top-1)
+		n := 2
+		if !LVCanConvToString(lhs) || !LVCanConvToString(rhs) {
 			op := L.metaOp2(lhs, rhs, "__concat")
-			if op.Type() == LTFunction {
-				L.reg.Push(op)
-				L.reg.Push(lhs)
-				L.reg.Push(rhs)
-				L.Call(2, 1)
-				rhs = L.reg.Pop()
-				total--
-				i--
-			} else {
-				L.RaiseError("cannot perform concat operation between %v and %v", lhs.Type().String(), rhs.Type().String())
+			if op == LNil {
+				bad := top - 2
+				if LVCanConvToString(lhs) {
+					bad = top - 1
+				}
+				L.concatErrorRegister = bad
+				if L.currentFrame != nil {
+					L.concatErrorRegister -= L.currentFrame.LocalBase
+				}
+				L.RaiseError("attempt to concatenate a %s value", L.reg.Get(bad).Type().String())
 				return LNil
 			}
+			L.reg.Push(op)
+			L.reg.Push(lhs)
+			L.reg.Push(rhs)
+			L.Call(2, 1)
+			L.reg.Set(top-2, L.reg.Pop())
 		} else {
-			buf := make([]string, total+1)
-			buf[total] = LVAsString(rhs)
-			for total > 0 {
-				lhs = L.reg.Get(i)
-				if !LVCanConvToString(lhs) {
-					break
+			// A number is sized as at most 24 bytes, as "%.14g" prints it.
+			size := 0
+			for n = 0; n < total; n++ {
+				switch v := L.reg.Get(top - 1 - n).(type) {
+				case LString:
+					size += len(v)
+					continue
+				case LNumber:
+					size += 24
+					continue
 				}
-				buf[total-1] = LVAsString(lhs)
-				i--
-				total--
+				break
 			}
-			rhs = LString(strings.Join(buf, ""))
+			if max := L.Options.MaxStringSize; max > 0 && size > max {
+				L.RaiseError("not enough memory")
+			}
+			buf := make([]byte, 0, size)
+			for i := top - n; i < top; i++ {
+				switch v := L.reg.Get(i).(type) {
+				case LString:
+					buf = append(buf, v...)
+				case LNumber:
+					buf = AppendConcatNumber(buf, v)
+				}
+			}
+			var str LString
+			if len(buf) > 0 {
+				str = LString(unsafe.String(&buf[0], len(buf)))
+			}
+			L.reg.Set(top-n, str)
 		}
+		total -= n - 1
+		last -= n - 1
 	}
-	return rhs
+	return L.reg.Get(last)
 }
+
+// AppendConcatNumber appends a number operand of ".." as a string.
+// floodgate: the embedding sets Lua 5.1's lua_Number2str ("%.14g");
+// upstream's formatting (LNumber.String) by default.
+var AppendConcatNumber = func(b []byte, n LNumber) []byte { return append(b, n.String()...) }
 
 func lessThan(L *LState, lhs, rhs LValue) bool {
 	// optimization for numbers
