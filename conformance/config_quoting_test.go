@@ -43,7 +43,7 @@ func TestConfigFileQuotingSameAsRedis(t *testing.T) {
 			if err := os.WriteFile(conf, []byte(line+"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			port := redistest.FreePort(t)
+			port := redistest.ReservePort(t)
 			redisCmd := exec.Command("redis-server", conf, "--port", strconv.Itoa(port), "--dir", dir, "--save", "")
 			var redisOut strings.Builder
 			redisCmd.Stdout, redisCmd.Stderr = &redisOut, &redisOut

@@ -239,7 +239,7 @@ func writeAOF(t *testing.T, dirs ...string) {
 // (redistest.Start waits for PONG, which comes only once it has loaded).
 func startLoadingRedis(t *testing.T, dir string, extra []string) string {
 	t.Helper()
-	port := redistest.FreePort(t)
+	port := redistest.ReservePort(t)
 	log, err := os.Create(filepath.Join(dir, "redis.log"))
 	if err != nil {
 		t.Fatal(err)
@@ -258,7 +258,7 @@ func startLoadingRedis(t *testing.T, dir string, extra []string) string {
 // binary's LoadRDB, and returns its address once it listens.
 func startLoadingFloodgate(t *testing.T, dir string, aof bool, keyDelay string) (string, *server.Server) {
 	t.Helper()
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(redistest.FreePort(t)))
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(redistest.ReservePort(t)))
 	srv := server.Prepare(server.Config{Addr: addr, Dir: dir, LoadRDB: true})
 	conf := fmt.Sprintf("key-load-delay %s\nloading-process-events-interval-bytes 1024\nappendonly %s\n", keyDelay, map[bool]string{true: "yes", false: "no"}[aof])
 	if err := srv.LoadConfig("", strings.NewReader(conf), ""); err != nil {

@@ -22,7 +22,7 @@ func TestProtectedMode(t *testing.T) {
 		t.Skip("redis-server not installed")
 	}
 	for _, extra := range [][]string{nil, {"--requirepass", "pw"}, {"--protected-mode", "no"}} {
-		port := redistest.FreePort(t)
+		port := redistest.ReservePort(t)
 		args := append([]string{"--port", strconv.Itoa(port), "--bind", "0.0.0.0", "--save", ""}, extra...)
 		rcmd := exec.Command("redis-server", args...)
 		if err := rcmd.Start(); err != nil {

@@ -85,7 +85,7 @@ func writeLoadAOF(t *testing.T, dir string) {
 // key) and returns it, its address and what its Start returns.
 func startLoadingServer(t *testing.T, cfg Config, keyDelay string) (*Server, string, chan error) {
 	t.Helper()
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(redistest.FreePort(t)))
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(redistest.ReservePort(t)))
 	cfg.Addr = addr
 	cfg.GoroutineConns = testTransport == viaGoroutine
 	srv := Prepare(cfg)
@@ -205,7 +205,7 @@ func TestServesWhileLoading(t *testing.T) {
 func TestNoCommandBeforeTheLoadBegins(t *testing.T) {
 	dir := t.TempDir()
 	writeLoadRDB(t, dir)
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(redistest.FreePort(t)))
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(redistest.ReservePort(t)))
 	srv := Prepare(Config{Addr: addr, Dir: dir, LoadRDB: true})
 	if err := srv.LoadConfig("", nil, "key-load-delay 20000\nloading-process-events-interval-bytes 1024"); err != nil {
 		t.Fatal(err)
