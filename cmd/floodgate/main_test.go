@@ -22,21 +22,47 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// buildBinary builds floodgate into a temporary directory.
+// buildBinary builds floodgate once for the test binary: a go build took
+// about 20 s of a loaded machine, and both tests below need it.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "floodgate")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "floodgate-bin-"); built.err != nil {
+			return
+		}
+		bin := filepath.Join(built.dir, "floodgate")
+		out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+		if err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		built.bin = bin
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return bin
+	return built.bin
+}
+
+var built struct {
+	once     sync.Once
+	dir, bin string
+	err      error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
 }
 
 func TestBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
+	t.Parallel() // its own processes, ports and directories
 	bin := buildBinary(t)
 
 	t.Run("help", func(t *testing.T) {
@@ -272,6 +298,7 @@ func TestBinaryConfig(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
+	t.Parallel() // its own processes, ports and directories
 	bin := buildBinary(t)
 
 	t.Run("refused-as-redis-server", func(t *testing.T) {
