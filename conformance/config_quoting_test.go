@@ -19,6 +19,7 @@ import (
 // a good line sets the same value in both, a bad one stops both with the
 // same message.
 func TestConfigFileQuotingSameAsRedis(t *testing.T) {
+	t.Parallel() // its own servers, not the shared pair
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Skip("redis-server not installed")
 	}

@@ -38,6 +38,7 @@ var loadingAsk = []string{
 // RESP2 and RESP3; then lets the loads finish and compares what loaded.
 // Once from an RDB file, once from an AOF.
 func TestLoading(t *testing.T) {
+	t.Parallel() // its own servers, not the shared pair
 	if os.Getenv("REDIS_ADDR") != "" || os.Getenv("FLOODGATE_ADDR") != "" {
 		t.Skip("starts its own servers")
 	}

@@ -18,6 +18,7 @@ import (
 // servers bound to every interface with no password: both send the same
 // DENIED text and close; a password or protected-mode no lets it in.
 func TestProtectedMode(t *testing.T) {
+	t.Parallel() // its own servers, not the shared pair
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Skip("redis-server not installed")
 	}
