@@ -13,8 +13,10 @@ import (
 // closed or the process ends, so a killed test binary leaves no stale
 // reservation (the file itself stays, for the next one to lock).
 func lockPort(path string) (unlock func(), ok bool, err error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
-	if errors.Is(err, os.ErrPermission) { // another user's reservation
+	// Read-only is enough for flock, and lets another user's test lock a
+	// file this user created.
+	f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o644)
+	if errors.Is(err, os.ErrPermission) {
 		return nil, false, nil
 	}
 	if err != nil {

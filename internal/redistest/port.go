@@ -52,6 +52,7 @@ func reservePort() (port int, release func(), err error) {
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return 0, nil, err
 	}
+	os.Chmod(dir, 0o777|os.ModeSticky) // shared by every user's tests, like /tmp; fails harmlessly if not ours
 	for range 1000 {
 		port := lo + rand.IntN(hi-lo)
 		unlock, ok, err := lockPort(filepath.Join(dir, strconv.Itoa(port)))
