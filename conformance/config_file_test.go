@@ -69,7 +69,7 @@ func TestConfigFileSameAsRedis(t *testing.T) {
 	os.WriteFile(inc, []byte(redisConfIncluded), 0o644)
 	os.WriteFile(conf, []byte(fmt.Sprintf(redisConf, inc)), 0o644)
 
-	port := redistest.FreePort(t)
+	port := redistest.ReservePort(t)
 	redisCmd := exec.Command("redis-server", conf, "--port", strconv.Itoa(port), "--dir", dir, "--set-max-intset-entries", "3")
 	var redisLog bytes.Buffer
 	redisCmd.Stdout, redisCmd.Stderr = &redisLog, &redisLog

@@ -19,6 +19,7 @@ import (
 // a good line sets the same value in both, a bad one stops both with the
 // same message.
 func TestConfigFileQuotingSameAsRedis(t *testing.T) {
+	t.Parallel() // its own servers, not the shared pair
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Skip("redis-server not installed")
 	}
@@ -43,7 +44,7 @@ func TestConfigFileQuotingSameAsRedis(t *testing.T) {
 			if err := os.WriteFile(conf, []byte(line+"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			port := redistest.FreePort(t)
+			port := redistest.ReservePort(t)
 			redisCmd := exec.Command("redis-server", conf, "--port", strconv.Itoa(port), "--dir", dir, "--save", "")
 			var redisOut strings.Builder
 			redisCmd.Stdout, redisCmd.Stderr = &redisOut, &redisOut

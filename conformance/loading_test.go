@@ -38,6 +38,7 @@ var loadingAsk = []string{
 // RESP2 and RESP3; then lets the loads finish and compares what loaded.
 // Once from an RDB file, once from an AOF.
 func TestLoading(t *testing.T) {
+	t.Parallel() // its own servers, not the shared pair
 	if os.Getenv("REDIS_ADDR") != "" || os.Getenv("FLOODGATE_ADDR") != "" {
 		t.Skip("starts its own servers")
 	}
@@ -239,7 +240,7 @@ func writeAOF(t *testing.T, dirs ...string) {
 // (redistest.Start waits for PONG, which comes only once it has loaded).
 func startLoadingRedis(t *testing.T, dir string, extra []string) string {
 	t.Helper()
-	port := redistest.FreePort(t)
+	port := redistest.ReservePort(t)
 	log, err := os.Create(filepath.Join(dir, "redis.log"))
 	if err != nil {
 		t.Fatal(err)
@@ -258,7 +259,7 @@ func startLoadingRedis(t *testing.T, dir string, extra []string) string {
 // binary's LoadRDB, and returns its address once it listens.
 func startLoadingFloodgate(t *testing.T, dir string, aof bool, keyDelay string) (string, *server.Server) {
 	t.Helper()
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(redistest.FreePort(t)))
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(redistest.ReservePort(t)))
 	srv := server.Prepare(server.Config{Addr: addr, Dir: dir, LoadRDB: true})
 	conf := fmt.Sprintf("key-load-delay %s\nloading-process-events-interval-bytes 1024\nappendonly %s\n", keyDelay, map[bool]string{true: "yes", false: "no"}[aof])
 	if err := srv.LoadConfig("", strings.NewReader(conf), ""); err != nil {

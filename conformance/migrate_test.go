@@ -41,7 +41,7 @@ func startMigrateEnv(t *testing.T) *migrateEnv {
 		env.targets = append(env.targets, srv.Addr())
 	}
 	env.silent = silentListener(t)
-	env.down = strconv.Itoa(redistest.FreePort(t))
+	env.down = strconv.Itoa(redistest.ReservePort(t))
 	return env
 }
 

@@ -18,11 +18,12 @@ import (
 // servers bound to every interface with no password: both send the same
 // DENIED text and close; a password or protected-mode no lets it in.
 func TestProtectedMode(t *testing.T) {
+	t.Parallel() // its own servers, not the shared pair
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Skip("redis-server not installed")
 	}
 	for _, extra := range [][]string{nil, {"--requirepass", "pw"}, {"--protected-mode", "no"}} {
-		port := redistest.FreePort(t)
+		port := redistest.ReservePort(t)
 		args := append([]string{"--port", strconv.Itoa(port), "--bind", "0.0.0.0", "--save", ""}, extra...)
 		rcmd := exec.Command("redis-server", args...)
 		if err := rcmd.Start(); err != nil {

@@ -79,6 +79,7 @@ func workload(t testing.TB, p *proc, throttle, lists bool) {
 // with a rewrite in the middle, passes redis-check-aof and loads into
 // redis-server 7.0 with the same keys, values and expiry times.
 func TestRedisLoadsFloodgateAOF(t *testing.T) {
+	t.Parallel() // its own processes, directories and ports
 	for _, preamble := range []string{"yes", "no"} {
 		t.Run("aof-use-rdb-preamble "+preamble, func(t *testing.T) { redisLoadsFloodgateAOF(t, preamble) })
 	}
@@ -116,6 +117,7 @@ func redisLoadsFloodgateAOF(t *testing.T, preamble string) {
 // TestFloodgateLoadsRedisAOF: the other way round, Redis's AOF directory
 // after a workload and a rewrite, with bases as RDB and as commands.
 func TestFloodgateLoadsRedisAOF(t *testing.T) {
+	t.Parallel() // its own processes, directories and ports
 	for _, preamble := range []string{"yes", "no"} {
 		t.Run("aof-use-rdb-preamble "+preamble, func(t *testing.T) { floodgateLoadsRedisAOF(t, preamble) })
 	}
@@ -157,6 +159,7 @@ func floodgateLoadsRedisAOF(t *testing.T, preamble string) {
 // TestCleanShutdownLosesNothing: with appendfsync no, a SHUTDOWN still
 // writes and fsyncs everything acknowledged.
 func TestCleanShutdownLosesNothing(t *testing.T) {
+	t.Parallel() // its own processes, directories and ports
 	dir := t.TempDir()
 	fg, ok := startFloodgate(t, dir, "--appendfsync", "no")
 	if !ok {
@@ -183,6 +186,7 @@ func TestCleanShutdownLosesNothing(t *testing.T) {
 // the kernel losing its page cache, which SIGKILL does not do.) Nothing
 // that was never sent appears either.
 func TestKillUnderLoad(t *testing.T) {
+	t.Parallel() // its own processes, directories and ports
 	for _, policy := range []string{"everysec", "always"} {
 		t.Run(policy, func(t *testing.T) {
 			dir := t.TempDir()
@@ -271,6 +275,7 @@ func copyDir(t *testing.T, from string) string {
 // redis-server 7.0 side by side: both start (with the valid prefix and the
 // same warning) or both refuse with the same error line.
 func TestDamagedAOF(t *testing.T) {
+	t.Parallel() // its own processes, directories and ports
 	for _, tc := range []struct {
 		name     string
 		tail     string
@@ -313,6 +318,7 @@ func TestDamagedAOF(t *testing.T) {
 
 // TestCorruptManifest: Redis's manifest errors stop floodgate too.
 func TestCorruptManifest(t *testing.T) {
+	t.Parallel() // its own processes, directories and ports
 	dir, _ := prepareAOF(t)
 	manifest := filepath.Join(dir, "appendonlydir", "appendonly.aof.manifest")
 	if err := os.WriteFile(manifest, []byte("file appendonly.aof.1.incr.aof seq 1 type x\n"), 0o644); err != nil {
@@ -332,6 +338,7 @@ func TestCorruptManifest(t *testing.T) {
 // TestOldStyleAOF: a Redis 6 appendonly.aof in dir is adopted as the base
 // of a new AOF directory, as Redis 7.0 upgrades it.
 func TestOldStyleAOF(t *testing.T) {
+	t.Parallel() // its own processes, directories and ports
 	dir := t.TempDir()
 	old := "*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n*3\r\n$3\r\nSET\r\n$3\r\nold\r\n$5\r\nstyle\r\n"
 	if err := os.WriteFile(filepath.Join(dir, "appendonly.aof"), []byte(old), 0o644); err != nil {

@@ -270,6 +270,7 @@ var aofFamilies = map[string][]aofStep{
 // floodgate, both with appendonly yes, and compares what each step added
 // to the incremental AOF files: floodgate logs what Redis 7.0 logs.
 func TestAOFMatchesRedis(t *testing.T) {
+	t.Parallel() // its own processes, directories and ports
 	families := make([]string, 0, len(aofFamilies))
 	for name := range aofFamilies {
 		families = append(families, name)

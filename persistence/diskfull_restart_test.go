@@ -21,6 +21,7 @@ import (
 // while it ran, and the write is not acknowledged. A restart once the disk
 // has room holds every acknowledged write.
 func TestFullDiskRestartMatchesRedis(t *testing.T) {
+	t.Parallel() // its own processes, directories and ports
 	for _, fsync := range []string{"everysec", "always"} {
 		answers := map[string][]string{}
 		for _, name := range []string{"redis", "floodgate"} {

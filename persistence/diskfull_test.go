@@ -54,6 +54,7 @@ func fill(t *testing.T, dir string) string {
 // reads served), writes are accepted again once the disk has room, and
 // a restart holds every acknowledged write.
 func TestFullDiskMatchesRedis(t *testing.T) {
+	t.Parallel() // its own processes, directories and ports
 	requests := []string{
 		"SET big " + strings.Repeat("x", 20000), // finds the disk full: acknowledged, kept for the next write
 		"SET k v",

@@ -50,7 +50,7 @@ type proc struct {
 // process either way; ok tells which.
 func startProc(t testing.TB, logPath, name string, args ...string) (p *proc, ok bool) {
 	t.Helper()
-	port := redistest.FreePort(t)
+	port := redistest.ReservePort(t)
 	args = append(args, "--port", strconv.Itoa(port))
 	logf, err := os.Create(logPath)
 	if err != nil {

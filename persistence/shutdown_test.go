@@ -20,6 +20,7 @@ import (
 // exits. floodgate goes through the same steps, and what both log from
 // then on is the same, line for line.
 func TestShutdownWhenTheSaveFails(t *testing.T) {
+	t.Parallel() // its own processes, directories and ports
 	logs := map[string][]string{}
 	for _, sv := range []struct{ name, bin string }{{"floodgate", floodgateBin}, {"redis", "redis-server"}} {
 		t.Run(sv.name, func(t *testing.T) {

@@ -27,7 +27,7 @@ func startCluster(t *testing.T) []string {
 				"--cluster-config-file", fmt.Sprintf("%s/nodes-%d.conf", dir, port),
 				// The bus port defaults to port+10000, which may be taken
 				// or out of range; Redis 7 lets us choose it.
-				"--cluster-port", strconv.Itoa(redistest.FreePort(t)),
+				"--cluster-port", strconv.Itoa(redistest.ReservePort(t)),
 			}
 		})
 		addrs = append(addrs, srv.Addr)

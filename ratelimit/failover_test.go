@@ -3,6 +3,8 @@ package ratelimit
 import (
 	"context"
 	"fmt"
+	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -75,8 +77,10 @@ var restartables = []struct {
 		}}
 	}},
 	{"floodgate", func(t *testing.T) restartable {
-		srv := servertest.RunT(t)
-		addr := srv.Addr()
+		// A reserved port: the restart binds it again, and no other test
+		// may take it in between.
+		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(redistest.ReservePort(t)))
+		srv := servertest.RunT(t, servertest.WithAddr(addr))
 		r := restartable{addr: addr}
 		r.stop = func() { srv.Close() }
 		r.start = func() {

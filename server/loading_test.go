@@ -30,23 +30,45 @@ const (
 )
 
 // writeLoadRDB writes an RDB of loadKeys keys (k0 ... ) of loadValueSize
-// bytes in dir, through a server's SAVE.
+// bytes in dir. The file is made once per test binary, through a server's
+// SAVE, and copied after that: making it (3,000 pipelined SETs of random
+// values, the SAVE) took 10 s of a loaded machine under the race detector,
+// and seven tests (three more times through TestOtherTransports) load it.
 func writeLoadRDB(t *testing.T, dir string) {
 	t.Helper()
-	srv := startServer(t, Config{Dir: dir})
-	c := newRedisClient(t, srv)
-	ctx := context.Background()
-	p := c.Pipeline()
-	for i := range loadKeys {
-		p.Set(ctx, "k"+strconv.Itoa(i), loadValue(i), 0)
+	loadRDB.Lock()
+	defer loadRDB.Unlock()
+	if loadRDB.file == nil {
+		saved := t.TempDir()
+		srv := startServer(t, Config{Dir: saved})
+		c := newRedisClient(t, srv)
+		ctx := context.Background()
+		p := c.Pipeline()
+		for i := range loadKeys {
+			p.Set(ctx, "k"+strconv.Itoa(i), loadValue(i), 0)
+		}
+		if _, err := p.Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Save(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+		srv.Close()
+		b, err := os.ReadFile(filepath.Join(saved, "dump.rdb"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		loadRDB.file = b
 	}
-	if _, err := p.Exec(ctx); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "dump.rdb"), loadRDB.file, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Save(ctx).Err(); err != nil {
-		t.Fatal(err)
-	}
-	srv.Close()
+}
+
+// loadRDB is writeLoadRDB's file, once made.
+var loadRDB struct {
+	sync.Mutex
+	file []byte
 }
 
 // loadValue is key i's value: random letters, which the RDB's LZF
@@ -85,7 +107,7 @@ func writeLoadAOF(t *testing.T, dir string) {
 // key) and returns it, its address and what its Start returns.
 func startLoadingServer(t *testing.T, cfg Config, keyDelay string) (*Server, string, chan error) {
 	t.Helper()
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(redistest.FreePort(t)))
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(redistest.ReservePort(t)))
 	cfg.Addr = addr
 	cfg.GoroutineConns = testTransport == viaGoroutine
 	srv := Prepare(cfg)
@@ -205,7 +227,7 @@ func TestServesWhileLoading(t *testing.T) {
 func TestNoCommandBeforeTheLoadBegins(t *testing.T) {
 	dir := t.TempDir()
 	writeLoadRDB(t, dir)
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(redistest.FreePort(t)))
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(redistest.ReservePort(t)))
 	srv := Prepare(Config{Addr: addr, Dir: dir, LoadRDB: true})
 	if err := srv.LoadConfig("", nil, "key-load-delay 20000\nloading-process-events-interval-bytes 1024"); err != nil {
 		t.Fatal(err)

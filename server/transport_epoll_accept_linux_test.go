@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floodgate/floodgate/internal/redistest"
 	"golang.org/x/sys/unix"
 )
 
@@ -134,12 +135,7 @@ func TestConfigSetPortMovesListener(t *testing.T) {
 			oldAddr := srv.Addr()
 			admin := dialRaw(t, srv)
 			for i := 0; i < 3; i++ {
-				ln, err := net.Listen("tcp", "127.0.0.1:0")
-				if err != nil {
-					t.Fatal(err)
-				}
-				_, port, _ := net.SplitHostPort(ln.Addr().String())
-				ln.Close() // a port free a moment ago
+				port := strconv.Itoa(redistest.ReservePort(t))
 				admin.send(respCommand("CONFIG", "SET", "port", port))
 				admin.expect("+OK\r\n")
 				if c, err := net.Dial("tcp", oldAddr); err == nil {

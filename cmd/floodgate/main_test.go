@@ -22,21 +22,47 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// buildBinary builds floodgate into a temporary directory.
+// buildBinary builds floodgate once for the test binary: a go build took
+// about 20 s of a loaded machine, and both tests below need it.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "floodgate")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "floodgate-bin-"); built.err != nil {
+			return
+		}
+		bin := filepath.Join(built.dir, "floodgate")
+		out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+		if err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		built.bin = bin
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return bin
+	return built.bin
+}
+
+var built struct {
+	once     sync.Once
+	dir, bin string
+	err      error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
 }
 
 func TestBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
+	t.Parallel() // its own processes, ports and directories
 	bin := buildBinary(t)
 
 	t.Run("help", func(t *testing.T) {
@@ -108,7 +134,7 @@ func TestBinary(t *testing.T) {
 			os.WriteFile(filepath.Join(dir, "dump.rdb"), []byte(content), 0o644)
 			// A binary that starts instead of refusing is stopped, not waited for.
 			ctx, cancel := context.WithTimeout(context.Background(), redistest.Patience)
-			out, err := exec.CommandContext(ctx, bin, "--port", strconv.Itoa(redistest.FreePort(t)), "--dir", dir).CombinedOutput()
+			out, err := exec.CommandContext(ctx, bin, "--port", strconv.Itoa(redistest.ReservePort(t)), "--dir", dir).CombinedOutput()
 			cancel()
 			want := map[string]string{"truncated": "Short read or OOM loading DB. Unrecoverable error, aborting now.",
 				"checksum": "Wrong RDB checksum expected", "signature": "Wrong signature trying to load DB from file"}[name]
@@ -177,7 +203,7 @@ func TestBinary(t *testing.T) {
 // startup line.
 func startBinary(t *testing.T, bin string, args ...string) (*exec.Cmd, string, *logBuffer) {
 	t.Helper()
-	port := redistest.FreePort(t)
+	port := redistest.ReservePort(t)
 	logs := &logBuffer{}
 	if !slices.Contains(args, "--dir") {
 		args = append(args, "--dir", t.TempDir())
@@ -272,6 +298,7 @@ func TestBinaryConfig(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
+	t.Parallel() // its own processes, ports and directories
 	bin := buildBinary(t)
 
 	t.Run("refused-as-redis-server", func(t *testing.T) {
@@ -323,7 +350,7 @@ func TestBinaryConfig(t *testing.T) {
 	t.Run("file-then-options", func(t *testing.T) {
 		dir := t.TempDir()
 		file := filepath.Join(dir, "redis.conf")
-		port := redistest.FreePort(t)
+		port := redistest.ReservePort(t)
 		os.WriteFile(file, []byte("port 1\nrequirepass secret\nappendonly yes\nloglevel debug\n"), 0o644)
 		logs := &logBuffer{}
 		cmd := exec.Command(bin, file, "--port", strconv.Itoa(port), "--appendonly", "no", "--loglevel", "warning", "--dir", dir)
@@ -355,7 +382,7 @@ func TestBinaryConfig(t *testing.T) {
 	// redis-server forks; the configuration may come from standard input.
 	t.Run("daemonize", func(t *testing.T) {
 		dir := t.TempDir()
-		port := redistest.FreePort(t)
+		port := redistest.ReservePort(t)
 		pidFile := filepath.Join(dir, "fg.pid")
 		conf := fmt.Sprintf("port %d\ndaemonize yes\npidfile %s\nlogfile %s\ndir %s\nsave \"\"\n",
 			port, pidFile, filepath.Join(dir, "fg.log"), dir)
@@ -422,7 +449,7 @@ func TestBinaryConfig(t *testing.T) {
 			dir := t.TempDir()
 			data := filepath.Join(dir, "data")
 			os.Mkdir(data, 0o755)
-			port := redistest.FreePort(t)
+			port := redistest.ReservePort(t)
 			pidFile, logFile := filepath.Join(dir, name+".pid"), filepath.Join(dir, name+".log")
 			conf := string(stock) + fmt.Sprintf("\ndaemonize yes\nport %d\ndir %s\npidfile %s\nlogfile %s\nsave \"\"\nappendonly no\n",
 				port, data, pidFile, logFile)

@@ -1,8 +1,8 @@
 // Package redistest holds what floodgate's tests share: a throw-away
-// redis-server to compare with (Start, Launch), a free port (FreePort), and
-// one way to wait for something to happen (Eventually). Tests wait on
-// events with a generous deadline rather than sleeping or timing: a loaded
-// machine makes them slower, never wrong.
+// redis-server to compare with (Start, Launch), a port of a test's own
+// (ReservePort), and one way to wait for something to happen (Eventually).
+// Tests wait on events with a generous deadline rather than sleeping or
+// timing: a loaded machine makes them slower, never wrong.
 package redistest
 
 import (
@@ -49,25 +49,6 @@ func poll(cond func() bool) error {
 	return nil
 }
 
-// FreePort asks the kernel for a 127.0.0.1 port nobody listens on.
-func FreePort(t testing.TB) int {
-	t.Helper()
-	port, err := freePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return port
-}
-
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
-
 // Ping reports whether a Redis-protocol server at addr answers PING (or
 // asks for a password, which also means it is up).
 func Ping(addr string) bool {
@@ -91,8 +72,9 @@ type Server struct {
 	Dir  string // its working directory (and log)
 	args []string
 
-	mu  sync.Mutex
-	cmd *exec.Cmd
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	exited chan struct{} // closed once cmd has exited and been reaped
 }
 
 // Start starts a redis-server for t, with extra arguments, and stops it when
@@ -106,36 +88,59 @@ func Start(t testing.TB, extra ...string) *Server {
 // directory (replicaof, a config file in the directory, ...).
 func StartWith(t testing.TB, extra func(port int, dir string) []string) *Server {
 	t.Helper()
-	s, err := Launch(t.TempDir(), extra)
+	s, release, err := launch(t.TempDir(), extra)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(s.Stop)
+	t.Cleanup(func() { s.Stop(); release() })
 	return s
 }
 
 // Launch starts a redis-server in dir, for callers without a testing.TB
-// (TestMain, benchmarks' setup); the caller stops it.
+// (TestMain, benchmarks' setup); the caller stops it. Its port stays
+// reserved (ReservePort) until the process ends, so a Stop and Start
+// find it free.
 func Launch(dir string, extra func(port int, dir string) []string) (*Server, error) {
+	s, _, err := launch(dir, extra)
+	return s, err
+}
+
+// launchTries is how many ports launch tries: the reservation keeps test
+// processes apart, but a server started by hand may still take a port
+// between the check and redis-server's bind.
+const launchTries = 5
+
+func launch(dir string, extra func(port int, dir string) []string) (*Server, func(), error) {
 	if _, err := exec.LookPath("redis-server"); err != nil {
-		return nil, errors.New("redis-server not found on PATH: install it (apt-get install redis-server) or run `make test`, which does")
+		return nil, nil, errors.New("redis-server not found on PATH: install it (apt-get install redis-server) or run `make test`, which does")
 	}
-	port, err := freePort()
-	if err != nil {
-		return nil, err
+	for try := 1; ; try++ {
+		port, release, err := reservePort()
+		if err != nil {
+			return nil, nil, err
+		}
+		s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), Port: port, Dir: dir}
+		s.args = []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir}
+		if extra != nil {
+			s.args = append(s.args, extra(port, dir)...)
+		}
+		err = s.Start()
+		if err == nil {
+			return s, release, nil
+		}
+		release()
+		if !errors.Is(err, errAddrInUse) || try == launchTries {
+			return nil, nil, err
+		}
 	}
-	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), Port: port, Dir: dir}
-	s.args = []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir}
-	if extra != nil {
-		s.args = append(s.args, extra(port, dir)...)
-	}
-	return s, s.Start()
 }
 
 // Start runs the server (again, on the same port, after Stop) and waits
-// until it answers PING.
+// until it answers PING. If redis-server exits first, the error says why,
+// wrapping errAddrInUse if its port was taken.
 func (s *Server) Start() error {
-	log, err := os.Create(filepath.Join(s.Dir, fmt.Sprintf("redis-%d.log", time.Now().UnixNano())))
+	logPath := filepath.Join(s.Dir, fmt.Sprintf("redis-%d.log", time.Now().UnixNano()))
+	log, err := os.Create(logPath)
 	if err != nil {
 		return err
 	}
@@ -145,12 +150,34 @@ func (s *Server) Start() error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start redis-server: %w", err)
 	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
 	s.mu.Lock()
-	s.cmd = cmd
+	s.cmd, s.exited = cmd, exited
 	s.mu.Unlock()
-	if err := poll(func() bool { return Ping(s.Addr) }); err != nil {
+	gone := func() bool {
+		select {
+		case <-exited:
+			return true
+		default:
+			return false
+		}
+	}
+	ours := func() bool {
+		listens, known := listensOn(cmd.Process.Pid, s.Port)
+		return listens || !known
+	}
+	if err := poll(func() bool { return gone() || Ping(s.Addr) && ours() }); err != nil {
 		s.Stop()
 		return fmt.Errorf("redis-server on %s did not answer PING within %v (log in %s)", s.Addr, Patience, s.Dir)
+	}
+	if gone() {
+		s.Stop()
+		out, _ := os.ReadFile(logPath)
+		if strings.Contains(string(out), "Address already in use") {
+			return fmt.Errorf("redis-server on %s: %w", s.Addr, errAddrInUse)
+		}
+		return fmt.Errorf("redis-server on %s exited: %s", s.Addr, out)
 	}
 	return nil
 }
@@ -158,11 +185,11 @@ func (s *Server) Start() error {
 // Stop kills the server and waits for it to exit, so its port is free.
 func (s *Server) Stop() {
 	s.mu.Lock()
-	cmd := s.cmd
+	cmd, exited := s.cmd, s.exited
 	s.cmd = nil
 	s.mu.Unlock()
 	if cmd != nil {
 		cmd.Process.Kill()
-		cmd.Wait()
+		<-exited
 	}
 }

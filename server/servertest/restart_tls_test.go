@@ -9,9 +9,11 @@ import (
 	"crypto/x509/pkix"
 	"math/big"
 	"net"
+	"strconv"
 	"testing"
 	"time"
 
+	"github.com/floodgate/floodgate/internal/redistest"
 	"github.com/floodgate/floodgate/server/servertest"
 	"github.com/redis/go-redis/v9"
 )
@@ -28,7 +30,11 @@ func TestRestart(t *testing.T) {
 		{"dial", []servertest.Option{servertest.WithoutListener()}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := servertest.RunT(t, append(tc.opts, servertest.WithManualClock(t0), servertest.WithDatabases(2))...)
+			opts := append(tc.opts, servertest.WithManualClock(t0), servertest.WithDatabases(2))
+			if tc.opts == nil { // Restart listens again on its port: one no other test may take meanwhile
+				opts = append(opts, servertest.WithAddr(net.JoinHostPort("127.0.0.1", strconv.Itoa(redistest.ReservePort(t)))))
+			}
+			s := servertest.RunT(t, opts...)
 			addr := s.Addr()
 			s.Set("kept", "v")
 			s.Set("ttl", "v")
