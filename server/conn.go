@@ -318,6 +318,7 @@ func (cn *conn) process(data []byte, inHook bool) int {
 		case parseSkip:
 			continue
 		case parseError:
+			s.errorStats.count(cn, msg) // addReplyError counts it, muted or not
 			if !cn.muted {
 				cn.reserve(len(msg) + 8)
 				cn.out = redcon.AppendError(cn.out, msg)

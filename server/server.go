@@ -734,7 +734,9 @@ func check(c *Client, args [][]byte, busy bool) (*Command, *refusal) {
 	if len(cmd.Subcommands) > 0 && len(args) > 1 {
 		sub := cmd.subcommand(args[1])
 		if sub == nil {
-			return nil, &refusal{cmd: cmd, msg: sanitizeError(fmt.Sprintf("ERR unknown subcommand '%s'. Try %s HELP.", truncate(args[1], 128), upper(cmd.Name)))}
+			// Not counted as the container's rejected call: Redis's
+			// lookupCommand finds no command.
+			return nil, &refusal{msg: sanitizeError(fmt.Sprintf("ERR unknown subcommand '%s'. Try %s HELP.", truncate(args[1], 128), upper(cmd.Name)))}
 		}
 		if !sub.arityOK(len(args)) {
 			return nil, &refusal{cmd: sub, msg: arityError(sub)}
@@ -761,10 +763,10 @@ func (s *Server) refuse(c *Client, r *refusal) {
 	}
 	if r.viaReject {
 		c.reject(r.cmd, r.msg)
-		return
+	} else {
+		c.w.Error(r.msg)
+		c.flagMultiFailed()
 	}
-	c.w.Error(r.msg)
-	c.flagMultiFailed()
 }
 
 // invoke runs a resolved command's handler and keeps its statistics. A
@@ -775,7 +777,7 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 	// read; Now reads the wall clock too): this runs for every command and
 	// every redis.call.
 	start := time.Since(s.started)
-	errsBefore := c.errorCount()
+	s.errorStats.callStarts()
 	// Logging to the AOF: a command that changed the keyspace (Redis's
 	// server.dirty) is queued, and the outermost command moves the queue
 	// to the feed once everything it ran is done.
@@ -800,7 +802,7 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 		st := s.stat(cmd.id)
 		st.calls++
 		st.usec += micros
-		if c.errorCount() != errsBefore {
+		if s.errorStats.callFailed() {
 			st.failed++
 		}
 		// A command that blocked gets its latency and slow log entry when a
@@ -865,13 +867,6 @@ func preWrite(c *Client, cmd *Command, args [][]byte) {
 	for i := first; i <= last && i < len(args); i += max(step, 1) {
 		c.db.PreWrite(args[i])
 	}
-}
-
-func (c *Client) errorCount() int {
-	if c.resp == nil {
-		return 0
-	}
-	return c.resp.errors
 }
 
 func (c *Client) flagMultiFailed() {

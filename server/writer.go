@@ -34,7 +34,7 @@ func (w *respWriter) Status(s string) {
 func (w *respWriter) Error(msg string) {
 	w.errors++           // counted even when CLIENT REPLY drops it, as Redis counts it
 	if w.cn.srv != nil { // nil: the AOF loader's client, whose replies go nowhere
-		w.cn.srv.errorStats.count(msg)
+		w.cn.srv.errorStats.count(w.cn, msg)
 	}
 	if w.room(len(msg) + 8) {
 		w.cn.out = redcon.AppendError(w.cn.out, msg)
