@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/floodgate/floodgate/store"
@@ -26,6 +27,10 @@ type Client struct {
 	cmd     *Command // the command running now
 	authed  bool
 	noEvict bool
+	// memReported is the memory this client last added to the clients'
+	// sum, and queuedMem that of its MULTI queue and watched keys
+	// (client_eviction.go).
+	memReported, queuedMem atomic.Int64
 	closing bool // QUIT: close once the reply is out
 
 	// CLIENT REPLY: replyOff drops every reply until ON; replySkipNext,
@@ -66,6 +71,7 @@ type multiState struct {
 	queued [][][]byte
 	cmds   []*Command
 	failed bool // a command was rejected while queueing: EXEC answers EXECABORT
+	mem    int64 // the queued arguments' bytes, with a pointer each (mstate.argv_len_sums)
 }
 
 // watchState is the set of keys a client WATCHes.

@@ -91,7 +91,7 @@ var (
 
 func init() {
 	configByName = make(map[string]*configParam, 2*len(redisParams))
-	for _, rows := range []map[string]floodgateParam{evictionParams, persistenceParams, aofParams, encodingParams, slowlogParams, latencyParams, loadingParams} {
+	for _, rows := range []map[string]floodgateParam{evictionParams, clientEvictionParams, persistenceParams, aofParams, encodingParams, slowlogParams, latencyParams, loadingParams} {
 		for name, p := range rows {
 			floodgateParams[name] = p
 		}

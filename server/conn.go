@@ -248,6 +248,7 @@ func (cn *conn) received(buf []byte, n int, inHook bool) bool {
 	}
 	cn.lent = false
 	cn.noteQueryBuffer()
+	cn.afterReadEviction(inHook)
 	return true
 }
 

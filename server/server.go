@@ -230,7 +230,8 @@ type Server struct {
 	hz              atomic.Int32
 	outputLimits    atomic.Pointer[[3]OutputLimit]
 	rejectedConns   atomic.Int64
-	errorStats      errorStats // INFO errorstats, total_error_replies (errorstats.go)
+	errorStats      errorStats     // INFO errorstats, total_error_replies (errorstats.go)
+	clientEvict     clientEviction // maxmemory-clients (client_eviction.go)
 	logLevel        *slog.LevelVar
 	binds           []string               // bind's addresses; empty: cfg.Addr's host
 	front           *frontListener         // the sockets Start opened (listen.go)
@@ -548,6 +549,7 @@ func (s *Server) killClient(c *Client) {
 	s.clientsMu.Lock()
 	delete(s.clients, c)
 	s.clientsMu.Unlock()
+	s.forgetClientMemory(c)
 	s.clientGone(c)
 	cn.tr.kill()
 }
@@ -559,6 +561,7 @@ func (s *Server) closedConn(cn *conn) {
 	s.clientsMu.Lock()
 	delete(s.clients, c)
 	s.clientsMu.Unlock()
+	s.forgetClientMemory(c)
 	if len(c.watch.keys) > 0 || cn.blocked {
 		h := s.acquire(cn.turnDone)
 		c.unwatchAll()
@@ -673,6 +676,7 @@ func (s *Server) execute(c *Client, args [][]byte) {
 	if len(s.blocking.ready) > 0 {
 		s.serveReady()
 	}
+	s.afterCommandEviction(c)
 }
 
 // dispatch applies the generic rules of the command table (unknown command,
@@ -893,6 +897,9 @@ func (c *Client) queue(cmd *Command, args [][]byte) {
 		cp[i] = append(make([]byte, 0, len(a)), a...)
 	}
 	c.multi.queued = append(c.multi.queued, cp)
+	for _, a := range args {
+		c.multi.mem += int64(len(a)) + 8
+	}
 	c.multi.cmds = append(c.multi.cmds, cmd)
 	c.w.Status("QUEUED")
 }
