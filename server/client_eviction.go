@@ -30,6 +30,7 @@ type clientEviction struct {
 	// (stat_clients_type_memory[NORMAL]), while a limit is set.
 	sum     atomic.Int64
 	evicted atomic.Int64 // INFO evicted_clients
+	warned  atomic.Int64 // the second "Over client maxmemory" was last logged
 }
 
 // Redis's client memory buckets (CLIENT_MEM_USAGE_BUCKET_MIN_LOG, _MAX_LOG):
@@ -177,7 +178,9 @@ func (s *Server) evictClients(self *Client) {
 	}
 	var list []*Client
 	for _, c := range s.clientsByID() {
-		if clientEvictionAllowed(c) && !c.conn.killed.Load() {
+		// Not one closing already (QUIT, an output buffer limit): it goes
+		// anyway, as Redis frees those first.
+		if clientEvictionAllowed(c) && !c.closing && !c.conn.killed.Load() {
 			list = append(list, c)
 		}
 	}
@@ -197,7 +200,10 @@ func (s *Server) evictClients(self *Client) {
 		}
 		s.killClient(c)
 	}
-	if ce.sum.Load() >= limit {
+	// Redis logs this at every check (each command, each event loop
+	// turn) while no-evict clients hold the memory; once a second here, so
+	// the log is not an amplifier.
+	if sec := now.Unix(); ce.sum.Load() >= limit && ce.warned.Swap(sec) != sec {
 		s.log.Warn("Over client maxmemory after evicting all evictable clients")
 	}
 }

@@ -214,6 +214,7 @@ func (cn *conn) received(buf []byte, n int, inHook bool) bool {
 	}
 	cn.qbuf.Store(int64(len(data)))
 	cn.qbufFree.Store(int64(cap(data) - len(data)))
+	cn.argvMem.Store(0) // the arguments parsed so far are in data, counted in qbuf
 	used := cn.process(data, inHook)
 	cn.parser.release()
 	rest := data[used:]
