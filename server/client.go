@@ -31,7 +31,7 @@ type Client struct {
 	// sum, and queuedMem that of its MULTI queue and watched keys
 	// (client_eviction.go).
 	memReported, queuedMem atomic.Int64
-	closing bool // QUIT: close once the reply is out
+	closing                bool // QUIT: close once the reply is out
 
 	// CLIENT REPLY: replyOff drops every reply until ON; replySkipNext,
 	// set by SKIP, becomes replySkip for the next command, whose reply is
@@ -70,7 +70,7 @@ type Client struct {
 type multiState struct {
 	queued [][][]byte
 	cmds   []*Command
-	failed bool // a command was rejected while queueing: EXEC answers EXECABORT
+	failed bool  // a command was rejected while queueing: EXEC answers EXECABORT
 	mem    int64 // the queued arguments' bytes, with a pointer each (mstate.argv_len_sums)
 }
 

@@ -201,7 +201,7 @@ type scriptCaller struct {
 	c        *Client
 	origin   *Client // the client running the script (its EVAL's statistics)
 	readOnly bool    // EVAL_RO, EVALSHA_RO or a no-writes shebang
-	allowOOM bool // an allow-oom shebang
+	allowOOM bool    // an allow-oom shebang
 
 	// recent remembers the last names looked up as the script spelled
 	// them: scripts call a handful of commands, often in upper case, which
