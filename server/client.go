@@ -27,11 +27,12 @@ type Client struct {
 	cmd     *Command // the command running now
 	authed  bool
 	noEvict bool
+	closing bool // QUIT: close once the reply is out
+
 	// memReported is the memory this client last added to the clients'
 	// sum, and queuedMem that of its MULTI queue and watched keys
 	// (client_eviction.go).
 	memReported, queuedMem atomic.Int64
-	closing                bool // QUIT: close once the reply is out
 
 	// CLIENT REPLY: replyOff drops every reply until ON; replySkipNext,
 	// set by SKIP, becomes replySkip for the next command, whose reply is
