@@ -5,9 +5,8 @@ import "testing"
 // TestErrorstats compares INFO errorstats (errorstat_<PREFIX>:count=N,
 // Redis 7.0.15's afterErrorReply) after errors of every origin: arity,
 // unknown command, a handler's, EXEC's queued commands and EXECABORT,
-// scripts (error_reply, redis.call); CONFIG RESETSTAT clears it. Not
-// compared: an error redis.pcall catches, which Redis counts and floodgate
-// does not yet (/work/notes/config.md).
+// scripts (error_reply, redis.call); CONFIG RESETSTAT clears it. The
+// errors of scripts' commands, with commandstats, are TestErrorCounting's.
 func TestErrorstats(t *testing.T) {
 	runCases(t, []tcase{
 		{"errorstats", []string{

@@ -31,6 +31,23 @@ type Caller interface {
 	Call(args [][]byte, w ReplyWriter)
 }
 
+// ErrorStatsCaller is a Caller that keeps Redis's error statistics (INFO
+// errorstats, total_error_replies, failed_calls). Redis counts an error
+// once, where it is written: a command run by redis.call or redis.pcall
+// counts its own error on the script's client, and the error table Lua
+// gets carries ignore_error_stats_update = true, so that when the script
+// answers with it (returned, or raised by redis.call) the reply is not
+// counted again, only the script's command is marked failed.
+type ErrorStatsCaller interface {
+	Caller
+	// CountError is called for each error reply written to the script's
+	// client (the command's own, or the Caller's refusal of the command).
+	CountError(msg string)
+	// SkipErrorStats is called just before the script's own error reply
+	// is written when that error is one already counted.
+	SkipErrorStats()
+}
+
 // Error is a Redis error reply text without the leading '-', returned by
 // engine operations that fail before a script runs.
 type Error string
@@ -87,6 +104,7 @@ type Engine struct {
 
 	// Per-call state of the running script.
 	caller   Caller
+	stats    ErrorStatsCaller // caller, when it keeps error statistics
 	current  *Script
 	reply    replyBuilder
 	numbers  numberBoxes
@@ -247,6 +265,7 @@ func (e *Engine) Run(s *Script, keys, args [][]byte, c Caller, w ReplyWriter) {
 	e.setArgs(keys, args)
 	e.argsTouched = s.changesTables
 	e.caller = c
+	e.stats, _ = c.(ErrorStatsCaller)
 	e.current = s
 	e.errLine = 0
 	e.interrupt.begin()
@@ -257,11 +276,13 @@ func (e *Engine) Run(s *Script, keys, args [][]byte, c Caller, w ReplyWriter) {
 
 	reason := e.interrupt.end()
 	e.caller = nil
+	stats := e.stats
+	e.stats = nil
 	e.current = nil
 	resp := e.resp // the script's redis.setresp also shapes its return value
 	e.resp = 2
 	if err != nil {
-		e.writeError(s, err, reason, w)
+		e.writeError(s, err, reason, w, stats)
 		L.SetTop(0)
 		clear(e.chunkNames)
 		return
@@ -271,6 +292,9 @@ func (e *Engine) Run(s *Script, keys, args [][]byte, c Caller, w ReplyWriter) {
 	}
 	ret := L.Get(-1)
 	L.SetTop(0)
+	if stats != nil && countedError(ret) {
+		stats.SkipErrorStats()
+	}
 	writeReply(w, ret, resp, replyBaseSlots)
 }
 

@@ -49,7 +49,7 @@ func (e *Engine) luaErrorHandler(L *lua.LState) int {
 
 // writeError renders an error that left the script as Redis 7.0 does:
 // "<msg> script: <sha>, on @user_script:<line>."
-func (e *Engine) writeError(s *Script, err error, reason interruptReason, w ReplyWriter) {
+func (e *Engine) writeError(s *Script, err error, reason interruptReason, w ReplyWriter, stats ErrorStatsCaller) {
 	var msg string
 	var obj lua.LValue = lua.LString(err.Error())
 	var aerr *lua.ApiError
@@ -92,6 +92,9 @@ func (e *Engine) writeError(s *Script, err error, reason interruptReason, w Repl
 	}
 	if e.errLine > 0 {
 		msg += " script: " + s.SHA + ", on " + cString(e.errSourceName()) + ":" + itoa(e.errLine) + "."
+	}
+	if stats != nil && reason != reasonKilled && reason != reasonMemory && countedError(obj) {
+		stats.SkipErrorStats()
 	}
 	w.Error(errorReplyText(msg))
 }

@@ -87,7 +87,13 @@ func (b *replyBuilder) Error(msg string) {
 	if len(b.frames) == 0 {
 		b.isErr = true
 	}
-	b.put(errorTable(b.e.L, "-"+msg))
+	if b.e.stats != nil {
+		b.e.stats.CountError(msg)
+	}
+	t := b.e.L.CreateTable(0, 2)
+	t.RawSetString("err", lua.LString(normalizeError("-"+msg)))
+	t.RawSetString(ignoreErrorStats, lua.LTrue)
+	b.put(t)
 }
 
 func (b *replyBuilder) Int(n int64)         { b.put(b.e.numbers.int(n)) }
@@ -258,6 +264,26 @@ func errorTable(L *lua.LState, text string) *lua.LTable {
 	t := L.CreateTable(0, 1)
 	t.RawSetString("err", lua.LString(normalizeError(text)))
 	return t
+}
+
+// ignoreErrorStats marks an error table made from an error reply a command
+// wrote, which Redis counted then (redisProtocolToLuaType_Error): a script
+// answering with the table is not counted again. Scripts see the field.
+const ignoreErrorStats = "ignore_error_stats_update"
+
+// countedError reports whether v, a script's answer or raised error, is an
+// error table marked as counted already (luaExtractErrorInformation reads
+// the field when it is a boolean).
+func countedError(v lua.LValue) bool {
+	t, ok := v.(*lua.LTable)
+	if !ok {
+		return false
+	}
+	if _, ok := t.RawGetString("err").(lua.LString); !ok {
+		return false
+	}
+	b, ok := t.RawGetString(ignoreErrorStats).(lua.LBool)
+	return ok && bool(b)
 }
 
 func normalizeError(text string) string {

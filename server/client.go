@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/floodgate/floodgate/internal/resp"
@@ -28,6 +29,11 @@ type Client struct {
 	authed  bool
 	noEvict bool
 	closing bool // QUIT: close once the reply is out
+
+	// memReported is the memory this client last added to the clients'
+	// sum, and queuedMem that of its MULTI queue and watched keys
+	// (client_eviction.go).
+	memReported, queuedMem atomic.Int64
 
 	// CLIENT REPLY: replyOff drops every reply until ON; replySkipNext,
 	// set by SKIP, becomes replySkip for the next command, whose reply is
@@ -66,7 +72,8 @@ type Client struct {
 type multiState struct {
 	queued [][][]byte
 	cmds   []*Command
-	failed bool // a command was rejected while queueing: EXEC answers EXECABORT
+	failed bool  // a command was rejected while queueing: EXEC answers EXECABORT
+	mem    int64 // the queued arguments' bytes, with a pointer each (mstate.argv_len_sums)
 }
 
 // watchState is the set of keys a client WATCHes.

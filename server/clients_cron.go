@@ -7,7 +7,8 @@ import "time"
 // loop runs on its connections), timeout (clientsCronHandleTimeout) and
 // the output buffer limits of
 // clients whose replies wait for a reader (a client over its soft limit
-// gets no new replies to be checked on). It runs hz times a second and
+// gets no new replies to be checked on), and client eviction
+// (maxmemory-clients: every client's memory noted, then evictClients). It runs hz times a second and
 // takes the execution lock briefly, as active expiry does.
 func (s *Server) clientsCron() {
 	for {
@@ -28,7 +29,7 @@ func (s *Server) clientsCron() {
 // and those over their output buffer limit.
 func (s *Server) checkClients(now time.Time) {
 	timeout := s.idleTimeout.Load()
-	if lim := s.OutputLimits()[0]; timeout == 0 && lim.Hard == 0 && lim.Soft == 0 {
+	if lim := s.OutputLimits()[0]; timeout == 0 && lim.Hard == 0 && lim.Soft == 0 && s.clientEvict.limit.Load() == 0 {
 		return // Redis's defaults: nothing to check, so the lock is not taken
 	}
 	s.lock <- struct{}{}
@@ -36,7 +37,8 @@ func (s *Server) checkClients(now time.Time) {
 	if s.loading.active.Load() {
 		return // no clientsCron while Redis loads (processEventsWhileBlocked runs only file events)
 	}
-	for _, c := range s.clientsByID() {
+	clients := s.clientsByID()
+	for _, c := range clients {
 		cn := c.conn
 		if cn == nil {
 			continue
@@ -53,4 +55,5 @@ func (s *Server) checkClients(now time.Time) {
 			cn.tr.kill()
 		}
 	}
+	s.cronClientMemory(clients)
 }

@@ -407,8 +407,9 @@ func (c *Client) infoLine(now time.Time, argv [][]byte) string {
 	num("omem", omem)
 	// Redis's getClientMemoryUsage: the client, its query buffer, its
 	// arguments and their pointers, its reply list.
-	// The query buffer's parsed part is counted in argv-mem.
-	num("tot-mem", clientBytes+qbuf+qbufFree+argvMem+8*int64(len(argv))+omem)
+	// The query buffer's parsed part is counted in argv-mem. The MULTI
+	// queue and watched keys as client eviction last noted them.
+	num("tot-mem", clientBytes+qbuf+qbufFree+argvMem+8*int64(len(argv))+omem+c.queuedMem.Load())
 	field("events", "r")
 	field("cmd", cmd)
 	field("user", "default")

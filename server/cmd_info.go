@@ -338,7 +338,7 @@ func infoStats(s *Server, b *infoBuilder) {
 	b.int("expired_time_cap_reached_count", 0)
 	b.int("expire_cycle_cpu_milliseconds", s.expireCycle.Milliseconds())
 	b.int("evicted_keys", s.memory.evicted)
-	b.int("evicted_clients", 0)
+	b.int("evicted_clients", s.clientEvict.evicted.Load())
 	b.int("total_eviction_exceeded_time", 0)
 	b.int("current_eviction_exceeded_time", 0)
 	hits, misses := s.store.Lookups()

@@ -165,10 +165,12 @@ func (s *Server) runScript(c *Client, script *luaengine.Script, keys, argv [][]b
 	}
 	caller := &sc.caller
 	caller.c.db = c.db // SELECT inside the script stays inside it
+	caller.origin = c
 	caller.readOnly = readOnly || script.ReadOnly()
 	caller.allowOOM = script.Flags&luaengine.FlagAllowOOM != 0
 	e := sc.engine()
 	e.Run(script, keys, argv, caller, c.w)
+	caller.origin = nil
 	if e.Broken() {
 		// gopher-lua left the state unusable (luaengine/recover.go): go on
 		// with a fresh one, the cached scripts compiled again.
@@ -187,8 +189,9 @@ func (s *Server) runScript(c *Client, script *luaengine.Script, keys, argv [][]b
 type scriptCaller struct {
 	srv      *Server
 	c        *Client
-	readOnly bool // EVAL_RO, EVALSHA_RO or a no-writes shebang
-	allowOOM bool // an allow-oom shebang
+	origin   *Client // the client running the script (its EVAL's statistics)
+	readOnly bool    // EVAL_RO, EVALSHA_RO or a no-writes shebang
+	allowOOM bool    // an allow-oom shebang
 
 	// recent remembers the last names looked up as the script spelled
 	// them: scripts call a handful of commands, often in upper case, which
@@ -222,29 +225,29 @@ func (sc *scriptCaller) Call(args [][]byte, w luaengine.ReplyWriter) {
 	if cmd != nil && len(cmd.Subcommands) > 0 && len(args) > 1 {
 		cmd = cmd.subcommand(args[1])
 	}
+	var refusal string
 	switch {
 	case cmd == nil:
-		w.Error(errScriptUnknownCmd)
-		return
+		refusal = errScriptUnknownCmd
 	case !cmd.arityOK(len(args)):
-		w.Error(errScriptWrongArity)
-		return
+		refusal = errScriptWrongArity
 	case cmd.Flags.Has(FlagNoScript):
-		w.Error(string(luaengine.ErrNotAllowed))
-		return
+		refusal = string(luaengine.ErrNotAllowed)
 	case sc.readOnly && cmd.Flags&(FlagWrite|FlagMayReplicate) != 0:
-		w.Error(errScriptReadOnlyWrite)
-		return
+		refusal = errScriptReadOnlyWrite
 	case sc.scriptOOM(cmd):
-		w.Error(errOOM)
-		return
+		refusal = errOOM
 	case cmd.Flags.Has(FlagWrite) && !sc.srv.scripting.current().Written():
 		// Once a script has written, refusing a later write would break
 		// its atomicity (Redis's scriptVerifyWriteCommandAllow).
-		if msg := sc.srv.diskError(); msg != "" {
-			w.Error(msg)
-			return
-		}
+		refusal = sc.srv.diskError()
+	}
+	if refusal != "" {
+		// Counted as written (CountError) and as the command's rejected
+		// call, as scriptCall's error path does.
+		w.Error(refusal)
+		sc.srv.rejectedCall(cmd)
+		return
 	}
 	if cmd.Flags.Has(FlagWrite) {
 		sc.srv.scripting.current().MarkWritten()

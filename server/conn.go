@@ -206,6 +206,7 @@ func (cn *conn) received(buf []byte, n int, inHook bool) bool {
 	}
 	cn.qbuf.Store(int64(len(data)))
 	cn.qbufFree.Store(int64(cap(data) - len(data)))
+	cn.argvMem.Store(0) // the arguments parsed so far are in data, counted in qbuf
 	used := cn.process(data, inHook)
 	cn.parser.Release()
 	rest := data[used:]
@@ -240,6 +241,7 @@ func (cn *conn) received(buf []byte, n int, inHook bool) bool {
 	}
 	cn.lent = false
 	cn.noteQueryBuffer()
+	cn.afterReadEviction(inHook)
 	return true
 }
 
@@ -310,6 +312,7 @@ func (cn *conn) process(data []byte, inHook bool) int {
 		case resp.ParseSkip:
 			continue
 		case resp.ParseError:
+			s.errorStats.count(cn, msg) // addReplyError counts it, muted or not
 			if !cn.reply.Muted {
 				cn.reserve(len(msg) + 8)
 				cn.reply.B = redcon.AppendError(cn.reply.B, msg)

@@ -185,6 +185,7 @@ var evictionParams = map[string]floodgateParam{
 			n, _ := strconv.ParseUint(v, 10, 64)
 			s.memory.configured = n
 			s.setMaxMemory(int64(min(n, math.MaxInt64)))
+			s.updateClientEvictionLimit()
 		})},
 	"maxmemory-policy": {effect: effectApplied, get: func(s *Server) string { return s.store.Eviction().Policy.String() },
 		apply: evictionApply("maxmemory-policy", func(s *Server, v string) {

@@ -231,7 +231,8 @@ type Server struct {
 	hz              atomic.Int32
 	outputLimits    atomic.Pointer[[3]OutputLimit]
 	rejectedConns   atomic.Int64
-	errorStats      errorStats // INFO errorstats, total_error_replies (errorstats.go)
+	errorStats      errorStats     // INFO errorstats, total_error_replies (errorstats.go)
+	clientEvict     clientEviction // maxmemory-clients (client_eviction.go)
 	logLevel        *slog.LevelVar
 	binds           []string               // bind's addresses; empty: cfg.Addr's host
 	front           *frontListener         // the sockets Start opened (transport_listen.go)
@@ -516,7 +517,7 @@ func (s *Server) accept(cn *conn, addr string) bool {
 		created: time.Now(),
 		authed:  s.requirePass() == "",
 	}
-	c.resp = resp.NewWriter(&cn.reply, &s.errorStats)
+	c.resp = resp.NewWriter(&cn.reply, cn)
 	c.w = c.resp
 	cn.client = c
 	// Checked under clientsMu, which Close takes after setting closed to
@@ -549,6 +550,7 @@ func (s *Server) killClient(c *Client) {
 	s.clientsMu.Lock()
 	delete(s.clients, c)
 	s.clientsMu.Unlock()
+	s.forgetClientMemory(c)
 	s.clientGone(c)
 	cn.tr.kill()
 }
@@ -560,6 +562,7 @@ func (s *Server) closedConn(cn *conn) {
 	s.clientsMu.Lock()
 	delete(s.clients, c)
 	s.clientsMu.Unlock()
+	s.forgetClientMemory(c)
 	if len(c.watch.keys) > 0 || cn.blocked {
 		h := s.acquire(cn.turnDone)
 		c.unwatchAll()
@@ -674,6 +677,7 @@ func (s *Server) execute(c *Client, args [][]byte) {
 	if len(s.blocking.ready) > 0 {
 		s.serveReady()
 	}
+	s.afterCommandEviction(c)
 }
 
 // dispatch applies the generic rules of the command table (unknown command,
@@ -735,7 +739,9 @@ func check(c *Client, args [][]byte, busy bool) (*Command, *refusal) {
 	if len(cmd.Subcommands) > 0 && len(args) > 1 {
 		sub := cmd.subcommand(args[1])
 		if sub == nil {
-			return nil, &refusal{cmd: cmd, msg: sanitizeError(fmt.Sprintf("ERR unknown subcommand '%s'. Try %s HELP.", truncate(args[1], 128), upper(cmd.Name)))}
+			// Not counted as the container's rejected call: Redis's
+			// lookupCommand finds no command.
+			return nil, &refusal{msg: sanitizeError(fmt.Sprintf("ERR unknown subcommand '%s'. Try %s HELP.", truncate(args[1], 128), upper(cmd.Name)))}
 		}
 		if !sub.arityOK(len(args)) {
 			return nil, &refusal{cmd: sub, msg: arityError(sub)}
@@ -762,10 +768,10 @@ func (s *Server) refuse(c *Client, r *refusal) {
 	}
 	if r.viaReject {
 		c.reject(r.cmd, r.msg)
-		return
+	} else {
+		c.w.Error(r.msg)
+		c.flagMultiFailed()
 	}
-	c.w.Error(r.msg)
-	c.flagMultiFailed()
 }
 
 // invoke runs a resolved command's handler and keeps its statistics. A
@@ -776,7 +782,7 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 	// read; Now reads the wall clock too): this runs for every command and
 	// every redis.call.
 	start := time.Since(s.started)
-	errsBefore := c.errorCount()
+	s.errorStats.callStarts()
 	// Logging to the AOF: a command that changed the keyspace (Redis's
 	// server.dirty) is queued, and the outermost command moves the queue
 	// to the feed once everything it ran is done.
@@ -801,7 +807,7 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 		st := s.stat(cmd.id)
 		st.calls++
 		st.usec += micros
-		if c.errorCount() != errsBefore {
+		if s.errorStats.callFailed() {
 			st.failed++
 		}
 		// A command that blocked gets its latency and slow log entry when a
@@ -868,13 +874,6 @@ func preWrite(c *Client, cmd *Command, args [][]byte) {
 	}
 }
 
-func (c *Client) errorCount() int {
-	if c.resp == nil {
-		return 0
-	}
-	return c.resp.Errors
-}
-
 func (c *Client) flagMultiFailed() {
 	if c.multi != nil {
 		c.multi.failed = true
@@ -899,6 +898,9 @@ func (c *Client) queue(cmd *Command, args [][]byte) {
 		cp[i] = append(make([]byte, 0, len(a)), a...)
 	}
 	c.multi.queued = append(c.multi.queued, cp)
+	for _, a := range args {
+		c.multi.mem += int64(len(a)) + 8
+	}
 	c.multi.cmds = append(c.multi.cmds, cmd)
 	c.w.Status("QUEUED")
 }
