@@ -409,13 +409,28 @@ func (s *Server) Serve(ln net.Listener) {
 // from the first connection on.
 func (s *Server) serve(ln net.Listener, front *frontListener) {
 	s.ln = ln
-	if front != nil {
-		front.serve(loopAccepts && !s.cfg.GoroutineConns)
-	}
 	// The front's accepting goroutines, if any (GoroutineConns, no event
-	// loop), hand their connections over through ln.
-	s.stopped.Add(1)
-	go s.acceptLoop(ln, s.handoff())
+	// loop), hand their connections over through ln, to the accept loop.
+	// When the event loop is to accept, the accept loop starts only if it
+	// cannot (acceptFrom): a goroutine started, then woken and waited for
+	// by Close, was a fifth of a test double's TCP start and close.
+	startAcceptLoop := func() {
+		s.bg.mu.Lock()
+		defer s.bg.mu.Unlock()
+		if !s.bg.closed {
+			s.stopped.Add(1)
+			go s.acceptLoop(ln, s.handoff())
+		}
+	}
+	if useLoop := loopAccepts && !s.cfg.GoroutineConns; front != nil && useLoop {
+		front.startAcceptLoop = sync.OnceFunc(startAcceptLoop)
+		front.serve(true)
+	} else {
+		if front != nil {
+			front.serve(false)
+		}
+		startAcceptLoop()
+	}
 	s.startExpiry()
 	// Else once loaded, as Redis logs it (StartAddr). Enabled first: the
 	// address's text alone cost a test double 5% of its start.
