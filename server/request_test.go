@@ -11,14 +11,20 @@ import (
 
 // parseAll feeds stream to a requestParser in chunks of at most chunk
 // bytes, keeping the unparsed rest as the event loop does, and returns the
-// requests (arguments joined by "|") and the first protocol error.
+// requests (arguments joined by "|") and the first protocol error. Before
+// each chunk the unparsed rest moves to a new buffer and the old one is
+// overwritten, so a parser that kept pointers into it would read garbage.
 func parseAll(stream string, chunk int, authed bool) (reqs []string, errMsg string) {
 	srv := &Server{}
 	srv.protoMaxBulkLen.Store(1000)
 	p := requestParser{srv: srv}
 	var buf []byte
 	for off := 0; off < len(stream); off += chunk {
-		buf = append(buf, stream[off:min(off+chunk, len(stream))]...)
+		moved := append(make([]byte, 0, len(buf)+chunk), buf...)
+		for i := range buf {
+			buf[i] = 'X'
+		}
+		buf = append(moved, stream[off:min(off+chunk, len(stream))]...)
 		for {
 			st, used, args, msg := p.next(buf, authed)
 			if st == parseIncomplete {
@@ -65,6 +71,7 @@ func TestRequestParser(t *testing.T) {
 		{"multibulk count too big", "*" + strings.Repeat("1", inlineMaxSize+1), true, nil, "ERR Protocol error: too big mbulk count string"},
 		{"bulk count too big", "*1\r\n$" + strings.Repeat("1", inlineMaxSize+1), true, nil, "ERR Protocol error: too big bulk count string"},
 		{"unauthenticated multibulk", "*11\r\n", false, nil, "ERR Protocol error: unauthenticated multibulk length"},
+		{"many arguments over many reads", "*3000\r\n" + strings.Repeat("$1\r\nx\r\n$0\r\n\r\n", 1500), true, []string{strings.TrimSuffix(strings.Repeat("x||", 1500), "|")}, ""},
 		{"unauthenticated ten args", "*10\r\n" + strings.Repeat("$1\r\nx\r\n", 10), false, []string{strings.TrimSuffix(strings.Repeat("x|", 10), "|")}, ""},
 	}
 	for _, tc := range cases {
