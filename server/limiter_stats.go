@@ -39,8 +39,10 @@ type limiterStats struct {
 	// map is full, a limiter keyed by client (a fresh prefix per request)
 	// would otherwise probe it on every decision: on a -P 1 CL.THROTTLE of
 	// random keys that probe, cold in the cache, was 1.4% of the server's
-	// CPU (BENCHMARKS.md); a 2 KB bitmap costs one cache line.
-	tracked [limiterFilterBits / 64]uint64
+	// CPU (BENCHMARKS.md); a 2 KB bitmap costs one cache line. Made with
+	// the first decision: inline, it was 45% of every Server, which a test
+	// double allocates per start.
+	tracked *[limiterFilterBits / 64]uint64
 	seed    maphash.Seed
 	seeded  bool
 }
@@ -88,6 +90,9 @@ func (l *limiterStats) count(key []byte, limited bool) {
 	if !l.seeded {
 		l.seed, l.seeded = maphash.MakeSeed(), true
 	}
+	if l.tracked == nil {
+		l.tracked = new([limiterFilterBits / 64]uint64)
+	}
 	bit := maphash.Bytes(l.seed, p) % limiterFilterBits
 	word, mask := &l.tracked[bit/64], uint64(1)<<(bit%64)
 	if *word&mask != 0 {
@@ -113,7 +118,7 @@ func (l *limiterStats) count(key []byte, limited bool) {
 // delimiter is configuration, not a statistic, and stays.
 func (l *limiterStats) reset() {
 	l.prefixes = nil
-	l.tracked = [len(l.tracked)]uint64{}
+	l.tracked = nil
 	l.other = limiterCounts{}
 	l.total = limiterCounts{}
 }

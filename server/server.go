@@ -289,10 +289,25 @@ func New(cfg Config) *Server {
 }
 
 // Prepare returns a server that LoadConfig may still configure; Init
-// then builds its keyspace.
+// then builds what depends on the configuration (the keyspace, the
+// scripting, the AOF and save points, the slow log), in place. The server
+// is allocated once: its configuration directives write its own fields,
+// and Init reads them there. (Init used to build a second Server and copy
+// the settings over by hand, and a setting it did not copy, such as a
+// config file's limiter-prefix-delimiter, was lost.)
 func Prepare(cfg Config) *Server {
 	cfg.setDefaults()
-	s := &Server{cfg: cfg, logLevel: new(slog.LevelVar)}
+	s := &Server{
+		cfg:       cfg,
+		log:       cfg.Logger, // until Init takes SetLogger's
+		logLevel:  new(slog.LevelVar),
+		memory:    memoryLimit{tenacity: defaultTenacity},
+		lock:      make(chan struct{}, 1),
+		busyTurn:  make(chan chan struct{}),
+		stop:      make(chan struct{}),
+		closeDone: make(chan struct{}),
+		clients:   make(map[*Client]struct{}),
+	}
 	s.setRequirePass(cfg.Password)
 	s.protectedMode.Store(!cfg.DisableProtectedMode)
 	s.maxClients.Store(10000)
@@ -303,36 +318,21 @@ func Prepare(cfg Config) *Server {
 	return s
 }
 
-// Init finishes a server Prepare returned, after LoadConfig.
+// Init finishes a server Prepare returned, after LoadConfig. Call it once.
 func (s *Server) Init() {
-	s.cfg.setDefaults()
-	cfg := s.cfg
+	s.cfg.setDefaults() // LoadConfig may have cleared a field (dir "")
+	cfg := &s.cfg
 	initCommandTable()
-	var prepared liveSettings
-	prepared.save(s)
-	*s = Server{
-		cfg:        cfg,
-		log:        cfg.Logger,
-		store:      store.New(cfg.Databases, cfg.Clock),
-		memory:     memoryLimit{tenacity: defaultTenacity},
-		settings:   s.settings,
-		logLevel:   s.logLevel,
-		binds:      s.binds,
-		configFile: s.configFile,
-		lock:       make(chan struct{}, 1),
-		busyTurn:   make(chan chan struct{}),
-		stop:       make(chan struct{}),
-		closeDone:  make(chan struct{}),
-		clients:    make(map[*Client]struct{}),
-		started:    time.Now(),
-	}
+	s.log = cfg.Logger
+	s.store = store.New(cfg.Databases, cfg.Clock)
+	s.started = time.Now()
 	s.ioOffset = ioTime(s.started)
-	prepared.restore(s)
+	s.refused = nil // LoadConfig's, done with
 	s.initScripting()
 	s.scripting.poll = s.scriptPoll
 	s.scripting.startWatch = func() { s.spawn(s.scriptWatch) }
 	s.initAOF()
-	if err := s.persist.init(&cfg, s.started); err != nil {
+	if err := s.persist.init(cfg, s.started); err != nil {
 		s.log.Warn("ignoring the save setting", "save", cfg.Save, "err", err)
 	}
 	s.initBlocking()
@@ -341,48 +341,6 @@ func (s *Server) Init() {
 	s.applyPersistenceSettings()
 	s.initSlowlog()
 	s.initLatency()
-}
-
-// liveSettings are the settings kept in atomics, which Init carries over
-// from what Prepare and LoadConfig set to its fresh Server. (A whole
-// Server to hold them cost a test double a 4.6 KB allocation per start.)
-type liveSettings struct {
-	password                              *string
-	protectedMode                         bool
-	maxClients, idleTimeout, tcpKeepalive int64
-	hz                                    int32
-	outputLimits                          *[3]OutputLimit
-	protoMaxBulkLen, queryBufferLimit     int64
-	keyDelay, loadingInterval             int64
-}
-
-func (l *liveSettings) save(s *Server) {
-	*l = liveSettings{
-		password:         s.password.Load(),
-		protectedMode:    s.protectedMode.Load(),
-		maxClients:       s.maxClients.Load(),
-		idleTimeout:      s.idleTimeout.Load(),
-		tcpKeepalive:     s.tcpKeepalive.Load(),
-		hz:               s.hz.Load(),
-		outputLimits:     s.outputLimits.Load(),
-		protoMaxBulkLen:  s.protoMaxBulkLen.Load(),
-		queryBufferLimit: s.queryBufferLimit.Load(),
-		keyDelay:         s.loading.keyDelay,
-		loadingInterval:  s.loading.interval,
-	}
-}
-
-func (l *liveSettings) restore(s *Server) {
-	s.password.Store(l.password)
-	s.protectedMode.Store(l.protectedMode)
-	s.maxClients.Store(l.maxClients)
-	s.idleTimeout.Store(l.idleTimeout)
-	s.tcpKeepalive.Store(l.tcpKeepalive)
-	s.hz.Store(l.hz)
-	s.outputLimits.Store(l.outputLimits)
-	s.protoMaxBulkLen.Store(l.protoMaxBulkLen)
-	s.queryBufferLimit.Store(l.queryBufferLimit)
-	s.loading.keyDelay, s.loading.interval = l.keyDelay, l.loadingInterval
 }
 
 // requirePass is the password clients must AUTH with; "" for none.
@@ -411,13 +369,28 @@ func (s *Server) Serve(ln net.Listener) {
 // from the first connection on.
 func (s *Server) serve(ln net.Listener, front *frontListener) {
 	s.ln = ln
-	if front != nil {
-		front.serve(loopAccepts && !s.cfg.GoroutineConns)
-	}
 	// The front's accepting goroutines, if any (GoroutineConns, no event
-	// loop), hand their connections over through ln.
-	s.stopped.Add(1)
-	go s.acceptLoop(ln, s.handoff())
+	// loop), hand their connections over through ln, to the accept loop.
+	// When the event loop is to accept, the accept loop starts only if it
+	// cannot (acceptFrom): a goroutine started, then woken and waited for
+	// by Close, was a fifth of a test double's TCP start and close.
+	startAcceptLoop := func() {
+		s.bg.mu.Lock()
+		defer s.bg.mu.Unlock()
+		if !s.bg.closed {
+			s.stopped.Add(1)
+			go s.acceptLoop(ln, s.handoff())
+		}
+	}
+	if useLoop := loopAccepts && !s.cfg.GoroutineConns; front != nil && useLoop {
+		front.startAcceptLoop = sync.OnceFunc(startAcceptLoop)
+		front.serve(true)
+	} else {
+		if front != nil {
+			front.serve(false)
+		}
+		startAcceptLoop()
+	}
 	s.startExpiry()
 	// Else once loaded, as Redis logs it (StartAddr). Enabled first: the
 	// address's text alone cost a test double 5% of its start.

@@ -31,6 +31,10 @@ type frontListener struct {
 	serving  bool       // serve has run: swap starts accepting at once
 	awaiting bool       // awaitLoop goroutines wait for the first connection
 	loop     *eventLoop // accepts from lns; nil: acceptFrom goroutines do
+
+	// startAcceptLoop, if set, starts the server's accept loop, which
+	// Accept feeds; acceptFrom calls it (serve). Set before serve.
+	startAcceptLoop func()
 }
 
 // errProtected is networking.c's reply to a non-local client in protected mode.
@@ -186,6 +190,9 @@ func closeAll(lns []net.Listener) {
 }
 
 func (f *frontListener) acceptFrom(ln net.Listener) {
+	if f.startAcceptLoop != nil {
+		f.startAcceptLoop()
+	}
 	for {
 		c, err := ln.Accept()
 		if err != nil {

@@ -266,7 +266,10 @@ func (s *Store) bestCandidate() (*Entry, *DB) {
 // inserts those scoring higher than the pool's worst, keeping the pool
 // sorted by ascending score.
 func (s *Store) populatePool(d *DB, volatile bool) {
-	pool := &s.pool
+	if s.pool == nil {
+		s.pool = new([evictPoolSize]evictCandidate)
+	}
+	pool := s.pool
 	samples := max(s.evict.Samples, 1)
 	s.samples = s.samples[:0]
 	if volatile {

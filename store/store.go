@@ -247,11 +247,11 @@ type Store struct {
 	// memory was last given back to the system.
 	expiredBytes int64
 	evict        EvictionConfig
-	enc          Encodings // see encodings.go
-	pool         [evictPoolSize]evictCandidate
-	samples      []*Entry // populatePool's, reused
-	nextDB       int      // the random policies' round-robin over databases
-	bounded      bool     // maxmemory is set, see SetBounded
+	enc          Encodings                      // see encodings.go
+	pool         *[evictPoolSize]evictCandidate // made by the first eviction: 512 B a store that never evicts need not zero
+	samples      []*Entry                       // populatePool's, reused
+	nextDB       int                            // the random policies' round-robin over databases
+	bounded      bool                           // maxmemory is set, see SetBounded
 }
 
 // New returns a store with n databases reading time from clock (RealClock if nil).

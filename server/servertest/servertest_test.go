@@ -762,3 +762,57 @@ func TestDoubleSets(t *testing.T) {
 		t.Fatalf("SMembers of a missing key: %v", err)
 	}
 }
+
+// TestStartCloseReleasesEverything starts and closes servers no client
+// used, the way BenchmarkStartClose does, and one a client used: every
+// goroutine ends and the port is free again once Close returns, whether
+// the accept loop started (a client, TLS: goroutines accept) or not (the
+// event loop would have accepted, and Close came first).
+func TestStartCloseReleasesEverything(t *testing.T) {
+	srvTLS, cliTLS := throwawayTLS(t)
+	cases := []struct {
+		name    string
+		opts    []servertest.Option
+		connect func(addr string) error
+	}{
+		{name: "tcp, unused"},
+		{name: "tcp, one client", connect: func(addr string) error {
+			rdb := redis.NewClient(&redis.Options{Addr: addr})
+			defer rdb.Close()
+			return rdb.Ping(ctx).Err()
+		}},
+		{name: "tls, one client", opts: []servertest.Option{servertest.WithTLS(srvTLS)}, connect: func(addr string) error {
+			rdb := redis.NewClient(&redis.Options{Addr: addr, TLSConfig: cliTLS})
+			defer rdb.Close()
+			return rdb.Ping(ctx).Err()
+		}},
+		{name: "dial only", opts: []servertest.Option{servertest.WithoutListener()}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			goroutines := runtime.NumGoroutine()
+			for range 20 {
+				s, err := servertest.Run(tc.opts...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				addr := s.Addr()
+				if tc.connect != nil {
+					if err := tc.connect(addr); err != nil {
+						t.Fatal(err)
+					}
+				}
+				s.Close()
+				if addr == "" {
+					continue
+				}
+				ln, err := net.Listen("tcp", addr)
+				if err != nil {
+					t.Fatalf("the port is still taken after Close: %v", err)
+				}
+				ln.Close()
+			}
+			redistest.Eventually(t, "goroutines to return to baseline", func() bool { return runtime.NumGoroutine() <= goroutines })
+		})
+	}
+}
