@@ -42,6 +42,17 @@ const (
 )
 
 func cmdPing(c *Client, args [][]byte) {
+	if len(args) <= 2 && c.protocol() == 2 && c.subscribed() {
+		// Redis's pingCommand in the RESP2 subscribed state.
+		c.w.Array(2)
+		c.w.BulkString("pong")
+		if len(args) == 1 {
+			c.w.BulkString("")
+		} else {
+			c.w.Bulk(args[1])
+		}
+		return
+	}
 	switch len(args) {
 	case 1:
 		c.w.Status("PONG")
@@ -179,6 +190,7 @@ func cmdReset(c *Client, args [][]byte) {
 	// RESET's own reply.
 	c.replyOff, c.replySkipNext = false, false
 	c.syncMute()
+	c.srv.dropSubscriptions(c)
 	c.setProto(2)
 	c.multi = nil
 	c.unwatchAll()
@@ -326,6 +338,9 @@ func (s *Server) clientsByID() []*Client {
 // an idle client: floodgate's buffers are not measured.
 func (c *Client) infoLine(now time.Time, argv [][]byte) string {
 	flags := ""
+	if c.subscribed() {
+		flags += "P"
+	}
 	if c.multi != nil {
 		flags += "x"
 	}
@@ -380,9 +395,13 @@ func (c *Client) infoLine(now time.Time, argv [][]byte) string {
 	num("idle", max(idle, 0))
 	field("flags", flags)
 	num("db", int64(c.db.Index()))
-	num("sub", 0)
-	num("psub", 0)
-	num("ssub", 0)
+	var sub, psub, ssub int
+	if cs := c.pubsub; cs != nil {
+		sub, psub, ssub = cs.channels.len(), cs.patterns.len(), cs.shard.len()
+	}
+	num("sub", int64(sub))
+	num("psub", int64(psub))
+	num("ssub", int64(ssub))
 	num("multi", int64(multi))
 	var qbuf, qbufFree, argvMem, oll, omem int64
 	if c.conn != nil {

@@ -248,6 +248,7 @@ type Server struct {
 	scripting scripting // EVAL, SCRIPT and the script time limit (cmd_scripting.go)
 	aof       aofState  // the append-only file (aof.go)
 	blocking  blocking  // clients waiting in BLPOP and friends (blocking.go); guarded by lock
+	pubsub    pubsubRegistry // channels, patterns and their subscribers (pubsub.go); guarded by lock
 
 	persist persistence  // RDB files, save points, BGSAVE (persistence.go); guarded by lock
 	migrate migratePool  // MIGRATE's cached connections (cmd_migrate.go)
@@ -550,6 +551,7 @@ func (s *Server) killClient(c *Client) {
 	delete(s.clients, c)
 	s.clientsMu.Unlock()
 	s.clientGone(c)
+	s.dropSubscriptions(c)
 	cn.tr.kill()
 }
 
@@ -560,10 +562,11 @@ func (s *Server) closedConn(cn *conn) {
 	s.clientsMu.Lock()
 	delete(s.clients, c)
 	s.clientsMu.Unlock()
-	if len(c.watch.keys) > 0 || cn.blocked {
+	if len(c.watch.keys) > 0 || cn.blocked || c.pubsub != nil {
 		h := s.acquire(cn.turnDone)
 		c.unwatchAll()
 		s.clientGone(c)
+		s.dropSubscriptions(c)
 		s.releaseHold(h, cn.turnDone)
 	}
 	cn.releaseOutput()
@@ -692,6 +695,12 @@ func (s *Server) dispatch(c *Client, args [][]byte) {
 	// cannot be written.
 	if msg := s.diskError(); msg != "" && (cmd.Name == "ping" || isWrite(c, cmd, args)) {
 		s.refuse(c, &refusal{cmd: cmd, msg: msg, viaReject: true})
+		return
+	}
+	// As in processCommand: a RESP2 client subscribed to anything may
+	// only (un)subscribe, PING, QUIT and RESET.
+	if c.pubsub != nil && c.subscribed() && c.protocol() == 2 && !allowedSubscribed(cmd) {
+		s.refuse(c, &refusal{cmd: cmd, msg: sanitizeError("ERR Can't execute '" + cmd.FullName() + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"), viaReject: true})
 		return
 	}
 	if s.loading.active.Load() && denyLoading(c, cmd) {

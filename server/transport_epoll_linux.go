@@ -386,6 +386,9 @@ func (l *eventLoop) takeWoken() {
 			continue
 		}
 		woke, keep := lc.resume(l.polling)
+		if keep && lc.takePushes() { // pub/sub messages
+			woke = true
+		}
 		switch {
 		case !woke:
 		case !keep:
