@@ -245,9 +245,9 @@ type Server struct {
 
 	double testDouble // the test-double API's state (testdouble.go)
 
-	scripting scripting // EVAL, SCRIPT and the script time limit (cmd_scripting.go)
-	aof       aofState  // the append-only file (aof.go)
-	blocking  blocking  // clients waiting in BLPOP and friends (blocking.go); guarded by lock
+	scripting scripting      // EVAL, SCRIPT and the script time limit (cmd_scripting.go)
+	aof       aofState       // the append-only file (aof.go)
+	blocking  blocking       // clients waiting in BLPOP and friends (blocking.go); guarded by lock
 	pubsub    pubsubRegistry // channels, patterns and their subscribers (pubsub.go); guarded by lock
 
 	persist persistence  // RDB files, save points, BGSAVE (persistence.go); guarded by lock
