@@ -245,10 +245,13 @@ type Server struct {
 
 	double testDouble // the test-double API's state (testdouble.go)
 
-	scripting scripting      // EVAL, SCRIPT and the script time limit (cmd_scripting.go)
-	aof       aofState       // the append-only file (aof.go)
-	blocking  blocking       // clients waiting in BLPOP and friends (blocking.go); guarded by lock
-	pubsub    pubsubRegistry // channels, patterns and their subscribers (pubsub.go); guarded by lock
+	scripting scripting // EVAL, SCRIPT and the script time limit (cmd_scripting.go)
+	aof       aofState  // the append-only file (aof.go)
+	blocking  blocking  // clients waiting in BLPOP and friends (blocking.go); guarded by lock
+
+	// pubsub is the channels, patterns and their subscribers (pubsub.go);
+	// guarded by lock.
+	pubsub pubsubRegistry
 
 	persist persistence  // RDB files, save points, BGSAVE (persistence.go); guarded by lock
 	migrate migratePool  // MIGRATE's cached connections (cmd_migrate.go)
