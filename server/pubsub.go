@@ -352,7 +352,7 @@ func appendPushHeader(dst []byte, proto, n int) []byte {
 // when the subscriber is over its output buffer limit and must be closed.
 func (s *Server) deliver(sub *Client, frame []byte) bool {
 	cn := sub.conn
-	if cn == nil || cn.outLimited || cn.killed.Load() {
+	if cn == nil || cn.killed.Load() {
 		return true
 	}
 	if cn == s.running {
