@@ -91,7 +91,7 @@ func TestPubSubRESP2(t *testing.T) {
 		{"subscribed-state", []string{
 			"@2 SUBSCRIBE c", "@2 GET k", "@2 SET k v", "@2 CLIENT LIST", "@2 CONFIG GET maxmemory", "@2 PUBLISH c x",
 			"@2 MULTI", "@2 EXEC", "@2 NOSUCH a", "@2 PING", "@2 PING hi", `@2 PING ""`, "@2 PING a b", "@2 ECHO x",
-			"@2 HELLO 2", "@2 SUBSCRIBE d", "@2 UNSUBSCRIBE", "@2 !recv UNSUBSCRIBE", "@2 PING", "@2 GET k",
+			"@2 HELLO 2", "@2 SUBSCRIBE d", "@2 UNSUBSCRIBE c d", "@2 !recv UNSUBSCRIBE", "@2 PING", "@2 GET k",
 		}},
 		{"pattern-and-shard-state", []string{
 			"@2 PSUBSCRIBE p*", "@2 GET k", "@2 PUNSUBSCRIBE", "@2 SSUBSCRIBE s", "@2 GET k", "@2 SUNSUBSCRIBE",
