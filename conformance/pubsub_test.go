@@ -75,6 +75,11 @@ func TestPubSub(t *testing.T) {
 			"PUBSUB NUMSUB a1 b1 none", "PUBSUB NUMSUB", "PUBSUB NUMPAT", "PUBSUB HELP", "PUBSUB help",
 			"PUBSUB SHARDCHANNELS", "PUBSUB SHARDNUMSUB x",
 		}},
+		{"client-types", []string{
+			"@2 SUBSCRIBE c", "@3 PING", "!type CLIENT LIST TYPE pubsub", "!type CLIENT LIST TYPE normal",
+			"CLIENT KILL TYPE replica", "CLIENT KILL TYPE master", "CLIENT KILL TYPE pubsub", "@2 !close",
+			"PUBLISH c x", "CLIENT KILL TYPE pubsub TYPE normal", "@3 !close", "CLIENT LIST TYPE pubsub",
+		}},
 		{"errors", []string{
 			"SUBSCRIBE", "PSUBSCRIBE", "SSUBSCRIBE", "PUBLISH a", "PUBLISH a b c", "SPUBLISH a", "SPUBLISH a b c",
 			"PUBSUB", "PUBSUB FOO", "PUBSUB CHANNELS a b", "PUBSUB SHARDCHANNELS a b", "PUBSUB NUMPAT x",
@@ -124,18 +129,21 @@ func TestPubSubRESP3(t *testing.T) {
 }
 
 // withResets ends each case with RESET on every connection but the first
-// that it uses.
+// that it uses and leaves open.
 func withResets(cases []tcase) []tcase {
 	for i, tc := range cases {
-		used := map[int]bool{}
+		used, closed := map[int]bool{}, map[int]bool{}
 		for _, line := range tc.lines {
-			if conn, mode, _, _ := parseModifiers(line); conn > 1 && mode != "close" {
+			if conn, mode, _, _ := parseModifiers(line); conn > 1 {
 				used[conn] = true
+				if mode == "close" {
+					closed[conn] = true
+				}
 			}
 		}
 		lines := append([]string(nil), tc.lines...)
 		for n := 2; n <= 9; n++ {
-			if used[n] && !quits(tc.lines, n) {
+			if used[n] && !closed[n] && !quits(tc.lines, n) {
 				lines = append(lines, fmt.Sprintf("@%d RESET", n))
 			}
 		}
