@@ -362,7 +362,16 @@ func (s *Server) deliver(sub *Client, frame []byte) bool {
 		cn.raw(frame)
 		return true
 	}
+	if d, ok := cn.tr.(directPusher); ok && d.pushDirect(frame, s.running) {
+		return true // over its limit, the loop closes it (outputGrew)
+	}
 	return cn.push(frame)
+}
+
+// directPusher is a transport that can take a message without the inbox
+// (the event loop's connections: loopConn.pushDirect).
+type directPusher interface {
+	pushDirect(frame []byte, running *conn) bool
 }
 
 // closeOverLimit closes a subscriber whose pending messages passed its
