@@ -292,3 +292,25 @@ func TestPubSubGoRedis(t *testing.T) {
 		}
 	})
 }
+
+// A publisher on one transport reaches subscribers on the others: Dial's
+// goroutine publishing to the event loop's connections goes through their
+// inboxes and wakes the loop, and the loop publishing to a Dial subscriber
+// wakes its goroutine.
+func TestPubSubAcrossTransports(t *testing.T) {
+	srv := startServer(t, Config{})
+	loopSub, dialSub := dialRawOver(t, srv, viaLoop), dialRawOver(t, srv, viaDial)
+	loopPub, dialPub := dialRawOver(t, srv, viaLoop), dialRawOver(t, srv, viaDial)
+	for _, sub := range []*rawClient{loopSub, dialSub} {
+		sub.send("SUBSCRIBE x\r\n")
+		sub.expect("*3\r\n$9\r\nsubscribe\r\n$1\r\nx\r\n:1\r\n")
+	}
+	for i, pub := range []*rawClient{dialPub, loopPub, dialPub} {
+		m := fmt.Sprintf("m%d", i)
+		pub.send("PUBLISH x " + m + "\r\n")
+		pub.expect(":2\r\n")
+		for _, sub := range []*rawClient{loopSub, dialSub} {
+			sub.expect("*3\r\n$7\r\nmessage\r\n$1\r\nx\r\n$2\r\n" + m + "\r\n")
+		}
+	}
+}
