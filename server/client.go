@@ -49,6 +49,10 @@ type Client struct {
 	// then answer at once.
 	inExec bool
 
+	// pubsub is the client's subscriptions (pubsub.go), nil before its
+	// first; guarded by the execution lock.
+	pubsub *clientSubs
+
 	// blockedOn is the client's wait in a blocking command (blocking.go);
 	// guarded by the execution lock.
 	blockedOn *waiter

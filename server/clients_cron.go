@@ -29,7 +29,7 @@ func (s *Server) clientsCron() {
 // and those over their output buffer limit.
 func (s *Server) checkClients(now time.Time) {
 	timeout := s.idleTimeout.Load()
-	if lim := s.OutputLimits()[0]; timeout == 0 && lim.Hard == 0 && lim.Soft == 0 && s.clientEvict.limit.Load() == 0 {
+	if lim := s.OutputLimits()[0]; timeout == 0 && lim.Hard == 0 && lim.Soft == 0 && s.clientEvict.limit.Load() == 0 && s.pubsub.clients.Load() == 0 {
 		return // Redis's defaults: nothing to check, so the lock is not taken
 	}
 	s.lock <- struct{}{}

@@ -42,6 +42,17 @@ const (
 )
 
 func cmdPing(c *Client, args [][]byte) {
+	if len(args) <= 2 && c.protocol() == 2 && c.subscribed() {
+		// Redis's pingCommand in the RESP2 subscribed state.
+		c.w.Array(2)
+		c.w.BulkString("pong")
+		if len(args) == 1 {
+			c.w.BulkString("")
+		} else {
+			c.w.Bulk(args[1])
+		}
+		return
+	}
 	switch len(args) {
 	case 1:
 		c.w.Status("PONG")
@@ -179,6 +190,7 @@ func cmdReset(c *Client, args [][]byte) {
 	// RESET's own reply.
 	c.replyOff, c.replySkipNext = false, false
 	c.syncMute()
+	c.srv.dropSubscriptions(c)
 	c.setProto(2)
 	c.multi = nil
 	c.unwatchAll()
@@ -259,29 +271,44 @@ func cmdClientInfo(c *Client, args [][]byte) {
 	c.w.Verbatim(c.infoLine(time.Now(), args) + "\n")
 }
 
-// clientTypes are the names CLIENT LIST TYPE and CLIENT KILL TYPE accept.
-// Every floodgate client is "normal".
-var clientTypes = map[string]bool{"normal": true, "master": false, "slave": false, "replica": false, "pubsub": false}
+// Client types, as Redis's getClientType: a floodgate client is normal, or
+// pubsub while subscribed to anything; none is a master or a replica.
+const (
+	clientNormal = iota
+	clientReplica
+	clientPubsub
+	clientMaster
+)
 
-// clientType looks up a CLIENT ... TYPE name: known, and whether floodgate
-// clients are of that type.
-func clientType(b []byte) (normal, known bool) {
-	normal, known = clientTypes[strings.ToLower(string(b))]
-	return normal, known
+// clientTypes are the names CLIENT LIST TYPE and CLIENT KILL TYPE accept.
+var clientTypes = map[string]int{"normal": clientNormal, "master": clientMaster, "slave": clientReplica, "replica": clientReplica, "pubsub": clientPubsub}
+
+// clientType looks up a CLIENT ... TYPE name.
+func clientType(b []byte) (typ int, known bool) {
+	typ, known = clientTypes[strings.ToLower(string(b))]
+	return typ, known
+}
+
+// kind is the client's type.
+func (c *Client) kind() int {
+	if c.subscribed() {
+		return clientPubsub
+	}
+	return clientNormal
 }
 
 func cmdClientList(c *Client, args [][]byte) {
 	var ids map[int64]bool
-	matchNone := false
+	typ := -1
 	switch {
 	case len(args) == 2:
 	case len(args) == 4 && eqFold(args[2], "type"):
-		normal, known := clientType(args[3])
+		t, known := clientType(args[3])
 		if !known {
 			c.errorf(errUnknownClientType, sanitizeError(string(args[3])))
 			return
 		}
-		matchNone = !normal
+		typ = t
 	case len(args) > 3 && eqFold(args[2], "id"):
 		ids = make(map[int64]bool)
 		for _, a := range args[3:] {
@@ -297,13 +324,11 @@ func cmdClientList(c *Client, args [][]byte) {
 		return
 	}
 	var b strings.Builder
-	if !matchNone {
-		now := time.Now()
-		for _, cl := range c.srv.clientsByID() {
-			if ids == nil || ids[cl.id] {
-				b.WriteString(cl.infoLine(now, selfArgs(cl, c, args)))
-				b.WriteByte('\n')
-			}
+	now := time.Now()
+	for _, cl := range c.srv.clientsByID() {
+		if (ids == nil || ids[cl.id]) && (typ < 0 || cl.kind() == typ) {
+			b.WriteString(cl.infoLine(now, selfArgs(cl, c, args)))
+			b.WriteByte('\n')
 		}
 	}
 	c.w.Verbatim(b.String())
@@ -326,6 +351,9 @@ func (s *Server) clientsByID() []*Client {
 // an idle client: floodgate's buffers are not measured.
 func (c *Client) infoLine(now time.Time, argv [][]byte) string {
 	flags := ""
+	if c.subscribed() {
+		flags += "P"
+	}
 	if c.multi != nil {
 		flags += "x"
 	}
@@ -380,9 +408,13 @@ func (c *Client) infoLine(now time.Time, argv [][]byte) string {
 	num("idle", max(idle, 0))
 	field("flags", flags)
 	num("db", int64(c.db.Index()))
-	num("sub", 0)
-	num("psub", 0)
-	num("ssub", 0)
+	var sub, psub, ssub int
+	if cs := c.pubsub; cs != nil {
+		sub, psub, ssub = cs.channels.len(), cs.patterns.len(), cs.shard.len()
+	}
+	num("sub", int64(sub))
+	num("psub", int64(psub))
+	num("ssub", int64(ssub))
 	num("multi", int64(multi))
 	var qbuf, qbufFree, argvMem, oll, omem int64
 	if c.conn != nil {
@@ -435,7 +467,7 @@ func selfArgs(cl, caller *Client, args [][]byte) [][]byte {
 func cmdClientKill(c *Client, args [][]byte) {
 	var addr, laddr string
 	var id int64
-	skipMe, anyAddr, anyLaddr, typeNone := true, false, false, false
+	skipMe, anyAddr, anyLaddr, typ := true, false, false, -1
 	if len(args) == 3 {
 		addr, anyAddr, skipMe = string(args[2]), true, false
 	} else {
@@ -454,12 +486,12 @@ func cmdClientKill(c *Client, args [][]byte) {
 				}
 				id = n
 			case eqFold(opt, "type"):
-				normal, known := clientType(val)
+				t, known := clientType(val)
 				if !known {
 					c.errorf(errUnknownClientType, sanitizeError(string(val)))
 					return
 				}
-				typeNone = typeNone || !normal
+				typ = t // the last TYPE counts, as in Redis
 			case eqFold(opt, "addr"):
 				addr, anyAddr = string(val), true
 			case eqFold(opt, "laddr"):
@@ -488,7 +520,7 @@ func cmdClientKill(c *Client, args [][]byte) {
 	killed := 0
 	for _, cl := range c.srv.clientsByID() {
 		switch {
-		case typeNone,
+		case typ >= 0 && cl.kind() != typ,
 			anyAddr && cl.addr != addr,
 			anyLaddr && (cl.conn == nil || cl.conn.tr.localAddr() != laddr),
 			id != 0 && cl.id != id,

@@ -344,9 +344,9 @@ func infoStats(s *Server, b *infoBuilder) {
 	hits, misses := s.store.Lookups()
 	b.int("keyspace_hits", hits)
 	b.int("keyspace_misses", misses)
-	b.int("pubsub_channels", 0)
-	b.int("pubsub_patterns", 0)
-	b.int("pubsubshard_channels", 0)
+	b.int("pubsub_channels", int64(len(s.pubsub.channels)))
+	b.int("pubsub_patterns", int64(len(s.pubsub.patterns)))
+	b.int("pubsubshard_channels", int64(len(s.pubsub.shard)))
 	// No fork: the BGSAVE pause is BeginSnapshot's, reported where Redis
 	// reports its fork's; total_forks stays 0.
 	b.int("latest_fork_usec", s.persist.lastBegin.Microseconds())

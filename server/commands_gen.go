@@ -2,8 +2,8 @@
 // To regenerate: REDIS_SRC=/path/to/redis-7.0.15 go generate ./server/
 //
 // redis-sha256: 9b058529b46c27040aaff4264caddf430020d18c33cd69f8164d1b3b9e41a9b3
-// floodgate-sha256: 85913c7b714f23e0870dea6c6f15ce2522ac7682b005a658a4d6a42f0cab51b4
-// body-sha256: ef78947c85046e0fe12aab04bc420aa8062e25175ee53993c10fe31512d11fda
+// floodgate-sha256: 61ed1f9cb7c2266dad0c8f789f4d04d383c42761fb2e0588fa0e192741c4a8dc
+// body-sha256: c0768f9a533164da11036d4ebd6752dc54e65372ec09a72e4fd0ad28d0a473ee
 
 package server
 
@@ -2240,6 +2240,15 @@ var generatedCommands = []*Command{
 			{Name: "milliseconds", Type: "integer"},
 			{Name: "value", Type: "string"},
 		}},
+	{Name: "psubscribe", Arity: -2, Flags: FlagPubSub | FlagNoScript | FlagLoading | FlagStale,
+		Group: "pubsub", Since: "2.0.0",
+		Summary:    "Listen for messages published to channels matching the given patterns",
+		Complexity: "O(N) where N is the number of patterns the client is already subscribed to.",
+		Args: []Arg{
+			{Name: "pattern", Type: "block", Flags: ArgMultiple, Args: []Arg{
+				{Name: "pattern", Type: "pattern"},
+			}},
+		}},
 	{Name: "psync", Arity: -3, Flags: FlagAdmin | FlagNoScript | FlagNoAsyncLoading | FlagNoMulti,
 		Group: "server", Since: "2.8.0",
 		Summary: "Internal command used for replication",
@@ -2260,6 +2269,63 @@ var generatedCommands = []*Command{
 		},
 		Args: []Arg{
 			{Name: "key", Type: "key", KeySpec: 1},
+		}},
+	{Name: "publish", Arity: 3, Flags: FlagPubSub | FlagLoading | FlagStale | FlagFast | FlagMayReplicate,
+		Group: "pubsub", Since: "2.0.0",
+		Summary:    "Post a message to a channel",
+		Complexity: "O(N+M) where N is the number of clients subscribed to the receiving channel and M is the total number of subscribed patterns (by any client).",
+		Args: []Arg{
+			{Name: "channel", Type: "string"},
+			{Name: "message", Type: "string"},
+		}},
+	{Name: "pubsub", Arity: -2,
+		Group: "pubsub", Since: "2.8.0",
+		Summary:    "A container for Pub/Sub commands",
+		Complexity: "Depends on subcommand.",
+		Subcommands: []*Command{
+			{Name: "pubsub|channels", Arity: -2, Flags: FlagPubSub | FlagLoading | FlagStale,
+				Group: "pubsub", Since: "2.8.0",
+				Summary:    "List active channels",
+				Complexity: "O(N) where N is the number of active channels, and assuming constant time pattern matching (relatively short channels and patterns)",
+				Args: []Arg{
+					{Name: "pattern", Type: "pattern", Flags: ArgOptional},
+				}},
+			{Name: "pubsub|help", Arity: 2, Flags: FlagLoading | FlagStale,
+				Group: "pubsub", Since: "6.2.0",
+				Summary:    "Show helpful text about the different subcommands",
+				Complexity: "O(1)"},
+			{Name: "pubsub|numpat", Arity: 2, Flags: FlagPubSub | FlagLoading | FlagStale,
+				Group: "pubsub", Since: "2.8.0",
+				Summary:    "Get the count of unique patterns pattern subscriptions",
+				Complexity: "O(1)"},
+			{Name: "pubsub|numsub", Arity: -2, Flags: FlagPubSub | FlagLoading | FlagStale,
+				Group: "pubsub", Since: "2.8.0",
+				Summary:    "Get the count of subscribers for channels",
+				Complexity: "O(N) for the NUMSUB subcommand, where N is the number of requested channels",
+				Args: []Arg{
+					{Name: "channel", Type: "string", Flags: ArgOptional | ArgMultiple},
+				}},
+			{Name: "pubsub|shardchannels", Arity: -2, Flags: FlagPubSub | FlagLoading | FlagStale,
+				Group: "pubsub", Since: "7.0.0",
+				Summary:    "List active shard channels",
+				Complexity: "O(N) where N is the number of active shard channels, and assuming constant time pattern matching (relatively short shard channels).",
+				Args: []Arg{
+					{Name: "pattern", Type: "pattern", Flags: ArgOptional},
+				}},
+			{Name: "pubsub|shardnumsub", Arity: -2, Flags: FlagPubSub | FlagLoading | FlagStale,
+				Group: "pubsub", Since: "7.0.0",
+				Summary:    "Get the count of subscribers for shard channels",
+				Complexity: "O(N) for the SHARDNUMSUB subcommand, where N is the number of requested shard channels",
+				Args: []Arg{
+					{Name: "shardchannel", Type: "string", Flags: ArgOptional | ArgMultiple},
+				}},
+		}},
+	{Name: "punsubscribe", Arity: -1, Flags: FlagPubSub | FlagNoScript | FlagLoading | FlagStale,
+		Group: "pubsub", Since: "2.0.0",
+		Summary:    "Stop listening for messages posted to channels matching the given patterns",
+		Complexity: "O(N+M) where N is the number of patterns the client is already subscribed and M is the number of total patterns subscribed in the system (by any client).",
+		Args: []Arg{
+			{Name: "pattern", Type: "pattern", Flags: ArgOptional | ArgMultiple},
 		}},
 	{Name: "quit", Arity: -1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoAuth | FlagAllowBusy, ACL: []string{"connection"},
 		Group: "connection", Since: "1.0.0",
@@ -2787,6 +2853,17 @@ var generatedCommands = []*Command{
 			{Name: "key", Type: "key", KeySpec: 1},
 			{Name: "count", Type: "integer", Since: "3.2.0", Flags: ArgOptional},
 		}},
+	{Name: "spublish", Arity: 3, Flags: FlagPubSub | FlagLoading | FlagStale | FlagFast | FlagMayReplicate, FirstKey: 1, LastKey: 1, Step: 1,
+		Group: "pubsub", Since: "7.0.0",
+		Summary:    "Post a message to a shard channel",
+		Complexity: "O(N) where N is the number of clients subscribed to the receiving shard channel.",
+		keySpecs: []keySpec{
+			{flags: "not_key", begin: beginIndex(1), find: findRange(0, 1, 0)},
+		},
+		Args: []Arg{
+			{Name: "shardchannel", Type: "string"},
+			{Name: "message", Type: "string"},
+		}},
 	{Name: "srandmember", Arity: -2, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"set"},
 		Group: "set", Since: "1.0.0",
 		Summary:    "Get one or multiple random members from a set",
@@ -2830,6 +2907,16 @@ var generatedCommands = []*Command{
 			{Name: "pattern", Type: "pattern", Token: "MATCH", Flags: ArgOptional},
 			{Name: "count", Type: "integer", Token: "COUNT", Flags: ArgOptional},
 		}},
+	{Name: "ssubscribe", Arity: -2, Flags: FlagPubSub | FlagNoScript | FlagLoading | FlagStale, FirstKey: 1, LastKey: -1, Step: 1,
+		Group: "pubsub", Since: "7.0.0",
+		Summary:    "Listen for messages published to the given shard channels",
+		Complexity: "O(N) where N is the number of shard channels to subscribe to.",
+		keySpecs: []keySpec{
+			{flags: "not_key", begin: beginIndex(1), find: findRange(-1, 1, 0)},
+		},
+		Args: []Arg{
+			{Name: "shardchannel", Type: "string", Flags: ArgMultiple},
+		}},
 	{Name: "strlen", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"},
 		Group: "string", Since: "2.2.0",
 		Summary:    "Get the length of the value stored in a key",
@@ -2839,6 +2926,13 @@ var generatedCommands = []*Command{
 		},
 		Args: []Arg{
 			{Name: "key", Type: "key", KeySpec: 1},
+		}},
+	{Name: "subscribe", Arity: -2, Flags: FlagPubSub | FlagNoScript | FlagLoading | FlagStale,
+		Group: "pubsub", Since: "2.0.0",
+		Summary:    "Listen for messages published to the given channels",
+		Complexity: "O(N) where N is the number of channels to subscribe to.",
+		Args: []Arg{
+			{Name: "channel", Type: "string", Flags: ArgMultiple},
 		}},
 	{Name: "substr", Arity: 4, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"},
 		Group: "string", Since: "1.0.0",
@@ -2875,6 +2969,16 @@ var generatedCommands = []*Command{
 		Args: []Arg{
 			{Name: "destination", Type: "key", KeySpec: 1},
 			{Name: "key", Type: "key", KeySpec: 2, Flags: ArgMultiple},
+		}},
+	{Name: "sunsubscribe", Arity: -1, Flags: FlagPubSub | FlagNoScript | FlagLoading | FlagStale, FirstKey: 1, LastKey: -1, Step: 1,
+		Group: "pubsub", Since: "7.0.0",
+		Summary:    "Stop listening for messages posted to the given shard channels",
+		Complexity: "O(N) where N is the number of clients already subscribed to a shard channel.",
+		keySpecs: []keySpec{
+			{flags: "not_key", begin: beginIndex(1), find: findRange(-1, 1, 0)},
+		},
+		Args: []Arg{
+			{Name: "shardchannel", Type: "string", Flags: ArgOptional | ArgMultiple},
 		}},
 	{Name: "swapdb", Arity: 3, Flags: FlagWrite | FlagFast, ACL: []string{"keyspace", "dangerous"},
 		Group: "server", Since: "4.0.0",
@@ -2937,6 +3041,13 @@ var generatedCommands = []*Command{
 		},
 		Args: []Arg{
 			{Name: "key", Type: "key", KeySpec: 1, Flags: ArgMultiple},
+		}},
+	{Name: "unsubscribe", Arity: -1, Flags: FlagPubSub | FlagNoScript | FlagLoading | FlagStale,
+		Group: "pubsub", Since: "2.0.0",
+		Summary:    "Stop listening for messages posted to the given channels",
+		Complexity: "O(N) where N is the number of clients already subscribed to a channel.",
+		Args: []Arg{
+			{Name: "channel", Type: "string", Flags: ArgOptional | ArgMultiple},
 		}},
 	{Name: "unwatch", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy, ACL: []string{"transaction"},
 		Group: "transactions", Since: "2.2.0",

@@ -73,6 +73,11 @@ type conn struct {
 	wakeMu  sync.Mutex
 	woken   []byte
 	isWoken bool
+	// pushed is the pub/sub messages other clients published to this one,
+	// not yet moved to the replies (pubsub.go), guarded by wakeMu;
+	// wokenPre those that came before a blocked client's reply.
+	// pushSpare and pushScratch are buffers kept for reuse.
+	pushed, wokenPre, pushSpare, pushScratch []byte
 
 	// killed is set by CLIENT KILL from another client (Server.killClient):
 	// requests the connection read before the kill do not run after it.
@@ -302,6 +307,9 @@ func (cn *conn) process(data []byte, inHook bool) int {
 		h = holdHook
 	}
 	off := 0
+	if inHook {
+		cn.takePushes()
+	}
 	for off < len(data) && !c.closing && !cn.blocked {
 		st, used, args, msg := cn.parser.Next(data[off:], c.authed)
 		if st == resp.ParseIncomplete {
@@ -326,6 +334,9 @@ func (cn *conn) process(data []byte, inHook bool) int {
 			if h == holdLock {
 				s.running = cn
 			}
+			// Messages published before this batch go out before its
+			// replies.
+			cn.takePushes()
 			// Killed while waiting for the lock; a kill needs the lock, so
 			// once it is held nobody kills us mid-batch.
 			if cn.killed.Load() {
@@ -362,6 +373,10 @@ func (cn *conn) process(data []byte, inHook bool) int {
 func (cn *conn) wake(reply []byte) {
 	cn.wakeMu.Lock()
 	cn.woken, cn.isWoken = reply, true
+	if len(cn.pushed) > 0 { // published before the reply: written before it
+		cn.wokenPre = append(cn.wokenPre, cn.pushed...)
+		cn.pushed = cn.pushed[:0]
+	}
 	cn.wakeMu.Unlock()
 	cn.tr.woke()
 }
@@ -372,11 +387,14 @@ func (cn *conn) wake(reply []byte) {
 // take; keep as received's.
 func (cn *conn) resume(inHook bool) (woken, keep bool) {
 	cn.wakeMu.Lock()
-	reply, woken := cn.woken, cn.isWoken
-	cn.woken, cn.isWoken = nil, false
+	reply, woken, pre := cn.woken, cn.isWoken, cn.wokenPre
+	cn.woken, cn.isWoken, cn.wokenPre = nil, false, nil
 	cn.wakeMu.Unlock()
 	if !woken {
 		return false, true
+	}
+	if len(pre) > 0 && !cn.outLimited {
+		cn.raw(pre)
 	}
 	if !cn.reply.Muted {
 		cn.raw(reply)
@@ -471,8 +489,8 @@ func (cn *conn) outputGrew() {
 // limit for more than its seconds. now is in unix seconds. Safe from any
 // goroutine.
 func (cn *conn) overOutputLimit(now int64) bool {
-	lim := cn.srv.OutputLimits()[0]
-	used := uint64(cn.omem.Load())
+	lim := cn.srv.OutputLimits()[cn.outputClass()]
+	used := uint64(cn.omem.Load()) + uint64(cn.pendingPushes())
 	if lim.Hard != 0 && used >= lim.Hard {
 		return true
 	}

@@ -250,6 +250,10 @@ type Server struct {
 	aof       aofState  // the append-only file (aof.go)
 	blocking  blocking  // clients waiting in BLPOP and friends (blocking.go); guarded by lock
 
+	// pubsub is the channels, patterns and their subscribers (pubsub.go);
+	// guarded by lock.
+	pubsub pubsubRegistry
+
 	persist persistence  // RDB files, save points, BGSAVE (persistence.go); guarded by lock
 	migrate migratePool  // MIGRATE's cached connections (cmd_migrate.go)
 	loading loadingState // loading the data at Start (loading.go)
@@ -525,6 +529,7 @@ func (s *Server) killClient(c *Client) {
 	s.clientsMu.Unlock()
 	s.forgetClientMemory(c)
 	s.clientGone(c)
+	s.dropSubscriptions(c)
 	cn.tr.kill()
 }
 
@@ -536,10 +541,11 @@ func (s *Server) closedConn(cn *conn) {
 	delete(s.clients, c)
 	s.clientsMu.Unlock()
 	s.forgetClientMemory(c)
-	if len(c.watch.keys) > 0 || cn.blocked {
+	if len(c.watch.keys) > 0 || cn.blocked || c.pubsub != nil {
 		h := s.acquire(cn.turnDone)
 		c.unwatchAll()
 		s.clientGone(c)
+		s.dropSubscriptions(c)
 		s.releaseHold(h, cn.turnDone)
 	}
 	cn.releaseOutput()
@@ -669,6 +675,12 @@ func (s *Server) dispatch(c *Client, args [][]byte) {
 	// cannot be written.
 	if msg := s.diskError(); msg != "" && (cmd.Name == "ping" || isWrite(c, cmd, args)) {
 		s.refuse(c, &refusal{cmd: cmd, msg: msg, viaReject: true})
+		return
+	}
+	// As in processCommand: a RESP2 client subscribed to anything may
+	// only (un)subscribe, PING, QUIT and RESET.
+	if c.pubsub != nil && c.subscribed() && c.protocol() == 2 && !allowedSubscribed(cmd) {
+		s.refuse(c, &refusal{cmd: cmd, msg: sanitizeError("ERR Can't execute '" + cmd.FullName() + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"), viaReject: true})
 		return
 	}
 	if s.loading.active.Load() && denyLoading(c, cmd) {

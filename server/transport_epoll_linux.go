@@ -374,6 +374,35 @@ func (lc *loopConn) woke() {
 	l.wake()
 }
 
+// pushDirect is a pub/sub message's shortcut when the publisher's batch
+// runs on this connection's own event loop (running is its connection):
+// the loop's goroutine, which alone touches the connection's buffers, is
+// the one running, so the frame goes straight into the replies and the
+// connection into the round's pending list, with no inbox, no eventfd
+// write and no second copy. It reports false, and does nothing, when the
+// frame must go through the inbox instead (another goroutine's batch, or
+// earlier messages still in the inbox, which must go first).
+func (lc *loopConn) pushDirect(frame []byte, running *conn) bool {
+	l := lc.loop
+	if running == nil || running.loop != l || lc.closed {
+		return false
+	}
+	lc.wakeMu.Lock()
+	waiting := len(lc.pushed) > 0
+	lc.wakeMu.Unlock()
+	if waiting {
+		return false
+	}
+	if !lc.outLimited {
+		lc.raw(frame)
+	}
+	if !lc.queued {
+		lc.queued = true
+		l.pending = append(l.pending, lc)
+	}
+	return true
+}
+
 // takeWoken resumes the blocked connections whose reply has come: the
 // reply and what their input then runs go out with the round's replies.
 func (l *eventLoop) takeWoken() {
@@ -386,6 +415,9 @@ func (l *eventLoop) takeWoken() {
 			continue
 		}
 		woke, keep := lc.resume(l.polling)
+		if keep && lc.takePushes() { // pub/sub messages
+			woke = true
+		}
 		switch {
 		case !woke:
 		case !keep:

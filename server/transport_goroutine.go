@@ -85,6 +85,9 @@ func (s *Server) serveConn(cn *conn, nc net.Conn) {
 				keep = ok
 			}
 		}
+		if keep {
+			cn.takePushes() // pub/sub messages (woke)
+		}
 		// The replies before a blocking command go out now, as Redis
 		// sends them; the blocked client's own comes with resume.
 		if cn.outLimited {
