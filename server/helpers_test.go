@@ -38,9 +38,15 @@ var testTransport = viaLoop
 // current testTransport, closed when the test ends.
 func startServer(t testing.TB, cfg Config) *Server {
 	t.Helper()
+	return startServerOver(t, cfg, testTransport)
+}
+
+// startServerOver is startServer for the given transport.
+func startServerOver(t testing.TB, cfg Config, transport string) *Server {
+	t.Helper()
 	cfg.Addr = "127.0.0.1:0"
-	cfg.GoroutineConns = testTransport == viaGoroutine
-	cfg.LoopOwnsProcessor = testTransport == viaLoop // as the binary runs
+	cfg.GoroutineConns = transport == viaGoroutine
+	cfg.LoopOwnsProcessor = transport == viaLoop // as the binary runs
 	srv := New(cfg)
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)

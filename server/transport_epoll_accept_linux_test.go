@@ -127,11 +127,7 @@ func TestAcceptedSockets(t *testing.T) {
 func TestConfigSetPortMovesListener(t *testing.T) {
 	for _, transport := range []string{viaLoop, viaGoroutine} {
 		t.Run(transport, func(t *testing.T) {
-			srv := New(Config{Addr: "127.0.0.1:0", GoroutineConns: transport == viaGoroutine})
-			if err := srv.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { srv.Close() })
+			srv := startServerOver(t, Config{}, transport)
 			oldAddr := srv.Addr()
 			admin := dialRaw(t, srv)
 			for i := 0; i < 3; i++ {

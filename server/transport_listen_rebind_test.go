@@ -30,11 +30,7 @@ func pingAt(t *testing.T, addr string) {
 func TestConfigSetBindAndPortRebind(t *testing.T) {
 	for _, transport := range []string{viaLoop, viaGoroutine} {
 		t.Run(transport, func(t *testing.T) {
-			srv := New(Config{Addr: "127.0.0.1:0", GoroutineConns: transport == viaGoroutine})
-			if err := srv.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { srv.Close() })
+			srv := startServerOver(t, Config{}, transport)
 			_, port, _ := net.SplitHostPort(srv.Addr())
 			admin := dialRaw(t, srv)
 			taken, err := net.Listen("tcp", "127.0.0.1:0")
