@@ -1,6 +1,8 @@
 package ratelimit
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"net"
 	"net/http"
 	"net/netip"
@@ -15,10 +17,21 @@ func IPKey(ip string) string { return "rate:ip:" + ip }
 // UserKey returns the key limiting an authenticated user: "rate:user:42".
 func UserKey(id string) string { return "rate:user:" + id }
 
-// APIKeyKey returns the key limiting an API client: "rate:apikey:abc". The
-// key name holds the API key as given; pass a digest of it if store keys may
-// be read by people who must not see API keys.
-func APIKeyKey(apiKey string) string { return "rate:apikey:" + apiKey }
+// APIKeyKey returns the key limiting an API client, named by a digest of the
+// API key, never the key itself: anyone who may run KEYS or MONITOR on the
+// store, or read its RDB files, would otherwise hold every client's
+// credentials. "rate:apikey:" and the first 16 bytes of its SHA-256 in hex
+// (HashAPIKey).
+func APIKeyKey(apiKey string) string { return "rate:apikey:" + HashAPIKey(apiKey) }
+
+// HashAPIKey returns the first 16 bytes of apiKey's SHA-256 in hex: what
+// APIKeyKey names a key by, and what a list of known keys can hold instead
+// of the keys. API keys are long random strings, so a plain digest cannot be
+// reversed by guessing; 128 bits keep collisions out of reach.
+func HashAPIKey(apiKey string) string {
+	sum := sha256.Sum256([]byte(apiKey))
+	return hex.EncodeToString(sum[:16])
+}
 
 // Identity is who a request comes from, as far as the caller knows. Only
 // fill APIKey and User once they are authenticated: a limit keyed by an

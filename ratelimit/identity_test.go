@@ -11,7 +11,7 @@ func TestIdentityKey(t *testing.T) {
 		id   Identity
 		want string
 	}{
-		{Identity{APIKey: "abc", User: "42", IP: "1.2.3.4"}, "rate:apikey:abc"},
+		{Identity{APIKey: "abc", User: "42", IP: "1.2.3.4"}, "rate:apikey:ba7816bf8f01cfea414140de5dae2223"},
 		{Identity{User: "42", IP: "1.2.3.4"}, "rate:user:42"},
 		{Identity{IP: "1.2.3.4"}, "rate:ip:1.2.3.4"},
 		{Identity{}, ""},

@@ -3,12 +3,9 @@ package ratelimit
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"math"
 	"net/http"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 )
 
@@ -31,9 +28,10 @@ type Rule struct {
 // func(http.Handler) http.Handler, so it plugs into net/http, chi and
 // gorilla directly and into echo through echo.WrapMiddleware.
 //
-// Every response carries X-RateLimit-Limit, X-RateLimit-Remaining and
-// X-RateLimit-Reset (seconds until the limit is fully reset) of the
-// strictest rule; a limited request gets 429 and Retry-After.
+// Every response carries the fields Headers selects (by default
+// X-RateLimit-Limit, -Remaining and -Reset as a Unix time, of the binding
+// rule); a limited request gets 429 and Retry-After, and one refused because
+// the store is down under FailClosed gets 503 and Retry-After.
 type Middleware struct {
 	Limiter Allower
 	Rules   []Rule
@@ -44,11 +42,18 @@ type Middleware struct {
 	Key func(r *http.Request) string
 	// Cost returns what a request costs; nil means 1.
 	Cost func(r *http.Request) int
-	// PolicyHeaders adds the IETF RateLimit-Policy and RateLimit fields
-	// (draft-ietf-httpapi-ratelimit-headers) beside the X-RateLimit ones.
+	// Headers selects the rate-limit fields of each response.
+	Headers Headers
+	// PolicyHeaders adds the IETF fields: Headers.Fields |= IETF.
 	PolicyHeaders bool
+	// ProblemJSON makes denials application/problem+json (RFC 9457) with
+	// the draft's quota-exceeded problem type.
+	ProblemJSON bool
+	// Now is the clock X-RateLimit-Reset counts from; nil means time.Now.
+	// Give it the Limiter's clock when that is not the wall clock.
+	Now func() time.Time
 	// Denied writes the response to a limited request once the headers are
-	// set; nil writes 429 with a JSON body.
+	// set; nil is WriteDenied.
 	Denied func(w http.ResponseWriter, r *http.Request, res Result)
 	// Error writes the response when the Limiter returns an error (the
 	// request's context ended, an invalid rule); nil writes 500.
@@ -62,7 +67,8 @@ type Middleware struct {
 // before a denial have counted the request; going shortest first means a
 // request refused by the per-second burst never eats into the hourly quota,
 // while one refused by the quota only spends a per-second token that
-// refills soon.
+// refills soon. When the RateLimit fields report every rule (IETF, Draft8),
+// the rules after a denial are read at cost 0 for them.
 func (m *Middleware) Wrap(next http.Handler) http.Handler {
 	rules := slices.Clone(m.Rules)
 	for i := range rules {
@@ -71,7 +77,18 @@ func (m *Middleware) Wrap(next http.Handler) http.Handler {
 		}
 	}
 	slices.SortStableFunc(rules, func(a, b Rule) int { return cmp.Compare(a.Limit.Period, b.Limit.Period) })
-	policy := policyHeader(rules)
+	headers := m.Headers
+	if headers.Fields == 0 {
+		headers.Fields = XRateLimit
+	}
+	if m.PolicyHeaders {
+		headers.Fields |= IETF
+	}
+	reportAll := headers.Fields&(IETF|Draft8) != 0
+	now := m.Now
+	if now == nil {
+		now = time.Now
+	}
 	keyOf := m.Key
 	if keyOf == nil {
 		var anyone ClientIP
@@ -87,43 +104,45 @@ func (m *Middleware) Wrap(next http.Handler) http.Handler {
 		if m.Cost != nil {
 			cost = m.Cost(r)
 		}
-		var strictest Result
-		var strictestRule string
-		for i, rule := range rules {
+		decisions := make([]Decision, 0, len(rules))
+		denied := false
+		for _, rule := range rules {
+			n := cost
+			if denied {
+				if !reportAll {
+					break
+				}
+				n = 0
+			}
 			// The identity is the hash tag, so all rules of one client
 			// share a Cluster slot.
-			res, err := m.Limiter.AllowN(r.Context(), "{"+key+"}:"+rule.Name, rule.Limit, cost)
+			res, err := m.Limiter.AllowN(r.Context(), "{"+key+"}:"+rule.Name, rule.Limit, n)
 			if err != nil {
 				m.fail(w, r, err)
 				return
 			}
-			if i == 0 || !res.Allowed || stricter(res, strictest) {
-				strictest, strictestRule = res, rule.Name
+			if n == 0 {
+				// A look, not a request: it must not read as a denial.
+				res.Allowed = true
 			}
+			decisions = append(decisions, Decision{Policy: rule.Name, Limit: rule.Limit, Key: key, Result: res})
 			if !res.Allowed {
-				break
+				denied = true
+				if res.Unavailable {
+					break
+				}
 			}
 		}
-		h := w.Header()
-		h.Set("X-RateLimit-Limit", strconv.Itoa(strictest.Limit))
-		h.Set("X-RateLimit-Remaining", strconv.Itoa(strictest.Remaining))
-		h.Set("X-RateLimit-Reset", strconv.FormatInt(seconds(strictest.ResetAfter), 10))
-		if m.PolicyHeaders {
-			h.Set("RateLimit-Policy", policy)
-			h.Set("RateLimit", strconv.Quote(strictestRule)+";r="+strconv.Itoa(strictest.Remaining)+";t="+strconv.FormatInt(seconds(strictest.ResetAfter), 10))
-		}
-		if strictest.Allowed {
+		headers.Set(w.Header(), now(), decisions)
+		if !denied {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if strictest.RetryAfter >= 0 {
-			h.Set("Retry-After", strconv.FormatInt(max(1, seconds(strictest.RetryAfter)), 10))
-		}
 		if m.Denied != nil {
-			m.Denied(w, r, strictest)
+			m.Denied(w, r, decisions[Binding(decisions)].Result)
 			return
 		}
-		deny(w, strictest)
+		WriteDenied(w, decisions, m.ProblemJSON)
 	})
 }
 
@@ -141,30 +160,6 @@ func (m *Middleware) fail(w http.ResponseWriter, r *http.Request, err error) {
 		return
 	}
 	http.Error(w, "rate limiter: "+err.Error(), http.StatusInternalServerError)
-}
-
-// deny writes the default 429 answer.
-func deny(w http.ResponseWriter, res Result) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusTooManyRequests)
-	body := struct {
-		Error      string `json:"error"`
-		RetryAfter int64  `json:"retry_after_seconds"`
-	}{"rate limit exceeded", -1}
-	if res.RetryAfter >= 0 {
-		body.RetryAfter = max(1, seconds(res.RetryAfter))
-	}
-	json.NewEncoder(w).Encode(body)
-}
-
-// policyHeader formats the RateLimit-Policy field: one item per rule, with
-// its quota q and window w in seconds.
-func policyHeader(rules []Rule) string {
-	items := make([]string, len(rules))
-	for i, rule := range rules {
-		items[i] = strconv.Quote(rule.Name) + ";q=" + strconv.Itoa(rule.Limit.Rate) + ";w=" + strconv.FormatInt(seconds(rule.Limit.Period), 10)
-	}
-	return strings.Join(items, ", ")
 }
 
 // seconds rounds d up to whole seconds, as HTTP headers count: a client

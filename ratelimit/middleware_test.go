@@ -46,6 +46,7 @@ func TestMiddlewareHeaders(t *testing.T) {
 			Limiter:       lim,
 			Rules:         []Rule{{"hour", PerHour(3)}, {"burst", PerSecond(2)}},
 			PolicyHeaders: true,
+			Now:           clock.Now,
 		}
 		srv := httptest.NewServer(mw.Wrap(okHandler))
 		defer srv.Close()
@@ -58,11 +59,15 @@ func TestMiddlewareHeaders(t *testing.T) {
 			retryAfter              string
 			rateLimit               string
 		}{
-			{0, 200, "2", "1", "1", "", `"burst";r=1;t=1`},
-			{0, 200, "2", "0", "1", "", `"burst";r=0;t=1`},
-			{0, 429, "2", "0", "1", "1", `"burst";r=0;t=1`},                       // the burst is spent; the quota is not charged
-			{time.Second, 200, "3", "0", "3599", "", `"hour";r=0;t=3599`},         // burst refilled, quota now the strictest
-			{2 * time.Second, 429, "3", "0", "3598", "1198", `"hour";r=0;t=3598`}, // quota spent: one request per 1200s
+			// X-RateLimit-Reset is a Unix time: the clock starts at 1767225600.
+			{0, 200, "2", "1", "1767225601", "", `"burst";r=1;t=1, "hour";r=2;t=1200`},
+			{0, 200, "2", "0", "1767225601", "", `"burst";r=0;t=1, "hour";r=1;t=2400`},
+			// The burst is spent; the quota is not charged, only read.
+			{0, 429, "2", "0", "1767225601", "1", `"burst";r=0;t=1, "hour";r=1;t=2400`},
+			// Burst refilled, the quota now binds.
+			{time.Second, 200, "3", "0", "1767229200", "", `"burst";r=1;t=1, "hour";r=0;t=3599`},
+			// Quota spent: one request per 1200s.
+			{2 * time.Second, 429, "3", "0", "1767229200", "1198", `"burst";r=1;t=1, "hour";r=0;t=3598`},
 		} {
 			clock.Set(start.Add(tc.at))
 			resp, body := get(t, srv.URL)

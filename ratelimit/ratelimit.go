@@ -16,6 +16,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -171,6 +172,12 @@ type Result struct {
 	// ResetAfter is how long until the limiter is back to its fresh state,
 	// with Remaining equal to Limit, if no more requests arrive.
 	ResetAfter time.Duration
+	// Degraded reports that the store did not answer and the
+	// FailurePolicy decided.
+	Degraded bool
+	// Unavailable reports a denial because the store could not be asked
+	// (FailClosed): an outage, not overuse. HTTP answers it with 503.
+	Unavailable bool
 }
 
 // Errors returned by a Limiter. Store failures are not among them: the
@@ -183,11 +190,17 @@ var (
 // Limiter decides requests against counters in a Redis-protocol store. It is
 // safe for concurrent use; replicas that share a store share their limits.
 type Limiter struct {
-	rdb      redis.UniversalClient
-	algo     Algorithm
-	script   *redis.Script
-	clock    func() time.Time
-	timeout  time.Duration
+	rdb         redis.UniversalClient
+	algo        Algorithm
+	script      *redis.Script
+	clock       func() time.Time
+	timeout     time.Duration
+	coldTimeout time.Duration
+	log         *slog.Logger
+	stats       counters
+	// warm is whether the last store call succeeded: a connection is then
+	// pooled and the script loaded, and the short timeout applies.
+	warm atomic.Bool
 	policy   FailurePolicy
 	replicas int
 	probe    time.Duration
@@ -225,7 +238,18 @@ func WithClock(now func() time.Time) Option { return func(l *Limiter) { l.clock 
 // failed; the default is 100ms and zero means no limit. A slow limiter should not become the outage.
 // It holds whether or not the client sets ContextTimeoutEnabled; setting it
 // lets the client itself stop waiting, which is cheaper.
+//
+// The timeout applies once the store has answered; see WithColdTimeout for
+// the calls before that.
 func WithTimeout(d time.Duration) Option { return func(l *Limiter) { l.timeout = d } }
+
+// WithColdTimeout sets how long a store call may take while the Limiter has
+// no answer from the store yet: the first call, and each probe after a
+// failure. Such a call dials (TCP, TLS, AUTH, HELLO) and loads the script
+// (NOSCRIPT, then EVAL), several round trips where a warm call makes one;
+// judged by the warm timeout, a first run would fail for no fault of the
+// store. The default is 2s; it is never shorter than WithTimeout.
+func WithColdTimeout(d time.Duration) Option { return func(l *Limiter) { l.coldTimeout = d } }
 
 // NewLimiter returns a Limiter using rdb. rdb may be a *redis.Client, a
 // *redis.Ring or a *redis.ClusterClient: every script touches one key, named
@@ -236,6 +260,7 @@ func NewLimiter(rdb redis.UniversalClient, opts ...Option) *Limiter {
 	l := &Limiter{
 		rdb:          rdb,
 		timeout:      100 * time.Millisecond,
+		coldTimeout:  2 * time.Second,
 		probe:        time.Second,
 		replicas:     1,
 		memberPrefix: hex.EncodeToString(b[:]),
@@ -246,6 +271,9 @@ func NewLimiter(rdb redis.UniversalClient, opts ...Option) *Limiter {
 	l.script = scripts[l.algo]
 	if l.script == nil {
 		panic("ratelimit: unknown " + l.algo.String())
+	}
+	if l.log == nil {
+		l.log = slog.Default()
 	}
 	l.ctxDeadlines = honoursDeadlines(rdb)
 	l.local = NewLocal(l.algo, l.clock)
@@ -286,7 +314,7 @@ func (l *Limiter) allow(ctx context.Context, key string, limit Limit, n int) (Re
 	}
 	res, err := l.eval(ctx, key, limit, n)
 	if err == nil {
-		l.health.succeeded(l.onChange)
+		l.storeAnswered()
 		return res, nil
 	}
 	if ctx.Err() != nil {
@@ -294,15 +322,15 @@ func (l *Limiter) allow(ctx context.Context, key string, limit Limit, n int) (Re
 		l.health.abandon()
 		return Result{}, ctx.Err()
 	}
-	l.health.failed(err, l.probe, l.onChange)
+	l.storeFailed(err)
 	return l.fallback(key, limit, n), nil
 }
 
 // eval runs the algorithm's script for one request.
 func (l *Limiter) eval(ctx context.Context, key string, limit Limit, n int) (Result, error) {
-	if l.timeout > 0 {
+	if timeout := l.callTimeout(); timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, l.timeout)
+		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
 	now := ""
@@ -340,6 +368,15 @@ func (l *Limiter) eval(ctx context.Context, key string, limit Limit, n int) (Res
 		RetryAfter: micros(reply[3]),
 		ResetAfter: micros(reply[4]),
 	}, nil
+}
+
+// callTimeout is the timeout of the next store call: the cold one until the
+// store has answered.
+func (l *Limiter) callTimeout() time.Duration {
+	if l.timeout <= 0 || l.warm.Load() {
+		return l.timeout
+	}
+	return max(l.timeout, l.coldTimeout)
 }
 
 // runUntilDone returns run's answer, or ctx's error as soon as ctx ends.
