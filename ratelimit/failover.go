@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // FailurePolicy decides requests while the store fails: when a call errors or
@@ -171,7 +173,11 @@ func Cause(err error) string {
 	}
 	var netErr net.Error
 	var dnsErr *net.DNSError
+	var storeErr redis.Error
 	msg := err.Error()
+	if errors.As(err, &storeErr) {
+		msg = storeErr.Error()
+	}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		return "timeout"

@@ -200,7 +200,7 @@ type Limiter struct {
 	stats       counters
 	// warm is whether the last store call succeeded: a connection is then
 	// pooled and the script loaded, and the short timeout applies.
-	warm atomic.Bool
+	warm     atomic.Bool
 	policy   FailurePolicy
 	replicas int
 	probe    time.Duration
