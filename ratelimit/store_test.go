@@ -204,4 +204,3 @@ func TestColdTimeout(t *testing.T) {
 		t.Errorf("probe: %+v, want the store's second decision", res)
 	}
 }
-
