@@ -16,6 +16,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -347,13 +348,15 @@ func serve(ctx context.Context, o *options, stderr io.Writer, signals <-chan os.
 		g.metrics.reloads.WithLabelValues("ok").Inc()
 		log.Info("rules reloaded", "trigger", why, "rules", len(rs.limited))
 	}
+	// The poll compares contents, not modification times: those are as
+	// coarse as the kernel's tick, and a config manager may keep them.
 	var poll <-chan time.Time
-	var lastStat os.FileInfo
+	var last []byte
 	if o.rulesFile != "" && o.rulesPoll > 0 {
 		t := time.NewTicker(o.rulesPoll)
 		defer t.Stop()
 		poll = t.C
-		lastStat, _ = os.Stat(o.rulesFile)
+		last, _ = os.ReadFile(o.rulesFile)
 	}
 	for {
 		select {
@@ -361,9 +364,9 @@ func serve(ctx context.Context, o *options, stderr io.Writer, signals <-chan os.
 			log.Error("serving failed", "error", err.Error())
 			return 1
 		case <-poll:
-			st, err := os.Stat(o.rulesFile)
-			if err == nil && (lastStat == nil || !st.ModTime().Equal(lastStat.ModTime()) || st.Size() != lastStat.Size()) {
-				lastStat = st
+			data, err := os.ReadFile(o.rulesFile)
+			if err == nil && !bytes.Equal(data, last) {
+				last = data
 				reload("file change")
 			}
 		case sig := <-signals:

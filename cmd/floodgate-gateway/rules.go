@@ -298,6 +298,11 @@ func (rs *ruleSet) parseDescriptors(n *yaml.Node, parent string, algo ratelimit.
 				d.value = strings.ToUpper(d.value)
 			}
 		}
+		for _, sib := range out {
+			if sib.kind == d.kind && sib.header == d.header && sib.value == d.value && sib.prefix == d.prefix {
+				return nil, lineError(item, "the same match as the descriptor at line %d", sib.line)
+			}
+		}
 		here := d.kind
 		if d.header != "" {
 			here += ":" + d.header
@@ -347,11 +352,6 @@ func (rs *ruleSet) parseDescriptors(n *yaml.Node, parent string, algo ratelimit.
 		}
 		if d.limit == nil && len(d.children) == 0 {
 			return nil, lineError(item, "a descriptor without rate_limit needs descriptors below it")
-		}
-		for _, sib := range out {
-			if sib.kind == d.kind && sib.header == d.header && sib.value == d.value && sib.prefix == d.prefix {
-				return nil, lineError(item, "the same match as the descriptor at line %d", sib.line)
-			}
 		}
 		out = append(out, d)
 	}
@@ -548,6 +548,9 @@ func (rs *ruleSet) walk(a *attributes, level []*descriptor, parts []string, appl
 		}
 		if best.value != "" {
 			part += "=" + best.value // a configured value: all matches share it
+			if best.prefix && best.kind != "route" {
+				part += "*"
+			}
 		} else {
 			part += "=" + v // one counter per value
 		}
