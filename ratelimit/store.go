@@ -50,8 +50,17 @@ const (
 // Defaults for store clients that NewStoreClient applies when the URL does
 // not set them. A go-redis client otherwise ignores context deadlines and
 // waits its 3 s ReadTimeout on a stuck store.
+//
+// go-redis dials a refused connection 5 times, 100ms apart, before it
+// answers: past a rate limiter's timeout, so that every outage would read as
+// "timeout" and never as its cause. A limiter has its own probes; one dial
+// per call is enough.
 const (
-	storeDialTimeout = 2 * time.Second
+	storeDialTimeout   = 2 * time.Second
+	storeDialerRetries = 1
+	// storeMaxRetries retries a command once: enough for a pooled
+	// connection the store closed, within the timeout.
+	storeMaxRetries = 1
 )
 
 // ErrStoreURL is wrapped by every error about a store URL. The message
@@ -84,6 +93,12 @@ func NewStoreClient(rawURL string, opts StoreOptions) (redis.UniversalClient, er
 		if !hasParam(base, "dial_timeout") {
 			o.DialTimeout = storeDialTimeout
 		}
+		if !hasParam(base, "dialer_retries") {
+			o.DialerRetries = storeDialerRetries
+		}
+		if !hasParam(base, "max_retries") {
+			o.MaxRetries = storeMaxRetries
+		}
 		return redis.NewClient(o), nil
 	case schemeCluster, schemeRing:
 		o, err := redis.ParseClusterURL(base)
@@ -96,6 +111,12 @@ func NewStoreClient(rawURL string, opts StoreOptions) (redis.UniversalClient, er
 		if !hasParam(base, "dial_timeout") {
 			o.DialTimeout = storeDialTimeout
 		}
+		if !hasParam(base, "dialer_retries") {
+			o.DialerRetries = storeDialerRetries
+		}
+		if !hasParam(base, "max_retries") {
+			o.MaxRetries = storeMaxRetries
+		}
 		if kind == schemeCluster {
 			return redis.NewClusterClient(o), nil
 		}
@@ -107,7 +128,7 @@ func NewStoreClient(rawURL string, opts StoreOptions) (redis.UniversalClient, er
 			Addrs: shards, Username: o.Username, Password: o.Password, TLSConfig: o.TLSConfig,
 			ContextTimeoutEnabled: true, DialTimeout: o.DialTimeout, ReadTimeout: o.ReadTimeout,
 			WriteTimeout: o.WriteTimeout, PoolSize: o.PoolSize, MaxRetries: o.MaxRetries,
-			ClientName: o.ClientName, Protocol: o.Protocol,
+			ClientName: o.ClientName, Protocol: o.Protocol, DialerRetries: o.DialerRetries,
 		}), nil
 	default: // schemeSentinel
 		o, err := redis.ParseFailoverURL(base)
@@ -122,6 +143,12 @@ func NewStoreClient(rawURL string, opts StoreOptions) (redis.UniversalClient, er
 		o.ContextTimeoutEnabled = true
 		if !hasParam(base, "dial_timeout") {
 			o.DialTimeout = storeDialTimeout
+		}
+		if !hasParam(base, "dialer_retries") {
+			o.DialerRetries = storeDialerRetries
+		}
+		if !hasParam(base, "max_retries") {
+			o.MaxRetries = storeMaxRetries
 		}
 		return redis.NewFailoverClient(o), nil
 	}
