@@ -47,7 +47,7 @@ type running struct {
 
 // startGateway runs the command with args (plus --listen and --admin-addr
 // on free ports and text logs) until the test ends.
-func startGateway(t *testing.T, allower ratelimit.Allower, args ...string) *running {
+func startGateway(t testing.TB, allower ratelimit.Allower, args ...string) *running {
 	t.Helper()
 	g := &running{signals: make(chan os.Signal, 4), exit: make(chan int, 1), log: &syncBuffer{}}
 	args = append([]string{"--listen", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0", "--log-format", "text", "--log-level", "debug"}, args...)
@@ -97,7 +97,7 @@ func do(t *testing.T, method, url string, header ...string) (*http.Response, str
 	return resp, string(body)
 }
 
-func newUpstream(t *testing.T) *httptest.Server {
+func newUpstream(t testing.TB) *httptest.Server {
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "upstream "+r.URL.Path)
 	}))
