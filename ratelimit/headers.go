@@ -143,7 +143,9 @@ func (hs Headers) Set(h http.Header, now time.Time, ds []Decision) {
 				pk = ";pk=:" + partitionKey(d.Key) + ":"
 			}
 			name := sfString(d.Policy)
-			policies[i] = name + ";q=" + strconv.Itoa(d.Result.Limit) + ";w=" + window(d) + pk
+			// q is the policy's quota per window, Rate per Period, even
+			// where a burst lets more through at once (GCRA, TokenBucket).
+			policies[i] = name + ";q=" + strconv.Itoa(d.Limit.Rate) + ";w=" + window(d) + pk
 			states[i] = name + ";r=" + strconv.Itoa(d.Result.Remaining) + ";t=" + strconv.FormatInt(reset(d), 10) + pk
 		}
 		h.Set("RateLimit-Policy", strings.Join(policies, ", "))

@@ -448,3 +448,14 @@ func TestDrainFinishesRequestsInFlight(t *testing.T) {
 		t.Fatal("the gateway did not exit after draining")
 	}
 }
+
+// TestExampleRulesFile keeps the documented example valid.
+func TestExampleRulesFile(t *testing.T) {
+	rs, err := loadRules("rules.example.yaml", ratelimit.GCRA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs.limited) != 6 {
+		t.Errorf("%d rules, want 6", len(rs.limited))
+	}
+}
