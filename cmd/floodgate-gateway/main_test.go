@@ -459,3 +459,17 @@ func TestExampleRulesFile(t *testing.T) {
 		t.Errorf("%d rules, want 6", len(rs.limited))
 	}
 }
+
+// TestGoRedisLogsGoToSlog checks the adapter go-redis's logger is set to.
+func TestGoRedisLogsGoToSlog(t *testing.T) {
+	var buf syncBuffer
+	log, err := newLogger("json", "info", &buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	redisLogger{log}.Printf(context.Background(), "redis: connection pool: failed to dial after %d attempts: %s", 1, "refused")
+	want := `"level":"WARN","msg":"connection pool: failed to dial after 1 attempts: refused","component":"go-redis"}`
+	if !strings.Contains(buf.String(), want) {
+		t.Errorf("got %s, want a record ending %s", &buf, want)
+	}
+}
