@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -211,5 +214,60 @@ func TestStartWithWrongPassword(t *testing.T) {
 		"--require-store", "--listen", "127.0.0.1:0", "--admin-addr", "", "--log-format", "text"}, &log, nil, nil)
 	if code != 1 || !strings.Contains(log.String(), "cause=WRONGPASS") || strings.Contains(log.String(), "wrong-one") {
 		t.Errorf("exit %d, log:\n%s\nwant 1 and a WRONGPASS cause without the password", code, &log)
+	}
+}
+
+// TestBinarySignals runs the built command as a process and sends it real
+// signals: SIGHUP reloads (the old gateway died of it) and SIGTERM drains
+// and exits 0.
+func TestBinarySignals(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "floodgate-gateway")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	store := servertest.RunT(t)
+	up := newUpstream(t)
+	listen := net.JoinHostPort("127.0.0.1", strconv.Itoa(redistest.ReservePort(t)))
+	path := writeRules(t, "", "domain: api\ndescriptors:\n  - key: ip\n    rate_limit: {requests_per_unit: 5, unit: hour}\n")
+	var log syncBuffer
+	cmd := exec.Command(bin, "--listen", listen, "--admin-addr", "", "--upstream", up.URL, "--redis", store.Addr(),
+		"--rules", path, "--rules-poll", "0", "--log-format", "text")
+	cmd.Stderr = &log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		cmd.Process.Kill()
+		if t.Failed() {
+			t.Logf("log:\n%s", &log)
+		}
+	}()
+	redistest.Eventually(t, "the gateway to serve", func() bool { return strings.Contains(log.String(), "msg=serving") })
+	if resp, _ := do(t, "GET", "http://"+listen+"/"); resp.StatusCode != 200 || resp.Header.Get("X-RateLimit-Limit") != "5" {
+		t.Fatalf("%d limit %q", resp.StatusCode, resp.Header.Get("X-RateLimit-Limit"))
+	}
+	writeRules(t, path, "domain: api\ndescriptors:\n  - key: ip\n    rate_limit: {requests_per_unit: 9, unit: hour}\n")
+	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	redistest.Eventually(t, "the reload", func() bool { return strings.Contains(log.String(), "rules reloaded") })
+	if resp, _ := do(t, "GET", "http://"+listen+"/"); resp.StatusCode != 200 || resp.Header.Get("X-RateLimit-Limit") != "9" {
+		t.Errorf("after SIGHUP: %d limit %q, want 200 and 9", resp.StatusCode, resp.Header.Get("X-RateLimit-Limit"))
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil || !strings.Contains(log.String(), "msg=drained") {
+			t.Errorf("after SIGTERM: %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("no exit within a minute of SIGTERM")
 	}
 }
