@@ -221,7 +221,11 @@ func (l *Limiter) storeFailed(err error) {
 
 // storeAnswered records a store answer; a switch back is logged and reported.
 func (l *Limiter) storeAnswered() {
-	l.warm.Store(true)
+	if !l.warm.Load() {
+		// Read first: a store on every decision would bounce the cache
+		// line between cores.
+		l.warm.Store(true)
+	}
 	since, switched := l.health.succeeded()
 	if !switched {
 		return
