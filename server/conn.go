@@ -361,6 +361,7 @@ func (cn *conn) process(data []byte, inHook bool) int {
 		}
 	}
 	if h == holdLock {
+		s.trackingBroadcast() // Redis's beforeSleep
 		s.running = nil
 	}
 	s.releaseHold(h, cn.turnDone)
