@@ -78,8 +78,8 @@ func TestTrackingCommands(t *testing.T) {
 			trackingInfo("tracking_clients"), "@2 CLIENT TRACKING on", "@3 CLIENT TRACKING on BCAST PREFIX p PREFIX q",
 			trackingInfo("tracking_clients"), trackingInfo("tracking_total_prefixes"), "@2 GET a", "@2 MGET a b c",
 			"@3 GET a", "@2 CLIENT TRACKING on OPTIN", trackingInfo("tracking_total_keys"), trackingInfo("tracking_total_items"),
-			"SET a 1", trackingInfo("tracking_total_keys"), trackingInfo("tracking_total_items"), "@2 CLIENT TRACKING off",
-			trackingInfo("tracking_clients"), trackingInfo("tracking_total_keys"), "@3 RESET", trackingInfo("tracking_clients"),
+			"@2 CLIENT TRACKING off", trackingInfo("tracking_clients"), trackingInfo("tracking_total_keys"), "SET a 1",
+			"@2 PING", trackingInfo("tracking_total_keys"), trackingInfo("tracking_total_items"), "@3 RESET", trackingInfo("tracking_clients"),
 			trackingInfo("tracking_total_prefixes"), "@3 CLIENT TRACKINGINFO",
 		}},
 		{"scripts-and-multi-refuse", []string{
