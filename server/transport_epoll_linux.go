@@ -71,9 +71,9 @@ type eventLoop struct {
 	// connection meanwhile, so that they go straight into the replies.
 	bcastDue  bool
 	bcastConn *conn
-	iov     [][]byte    // flush's writev vector, reused
-	polling bool        // inside pollBusy
-	dead    []*loopConn
+	iov       [][]byte // flush's writev vector, reused
+	polling   bool     // inside pollBusy
+	dead      []*loopConn
 
 	listeners []*loopListener // the sockets it accepts from (transport_epoll_accept_linux.go)
 
