@@ -30,6 +30,7 @@ var io_ReadFull = io.ReadFull
 //	!send        send without reading the reply (a blocking command)
 //	!recv        read the reply an earlier !send left on that connection and
 //	             compare it; the rest of the line only names the command
+//	!recvtype    as !recv, comparing as !type (a message naming a random key)
 //	!blocked=N   wait until both servers report N blocked_clients
 //	!id          remember the connection's CLIENT ID on each server: {id@N}
 //	             in a later line stands for connection N's
@@ -138,9 +139,12 @@ func runCase(t *testing.T, tc tcase, proto int) {
 		}
 		// do sends the line on connection i of the set, or for !recv reads
 		// the reply an earlier !send left there.
-		recv := mode == "recv"
-		if recv {
+		recv := mode == "recv" || mode == "recvtype"
+		switch mode {
+		case "recv":
 			mode = ""
+		case "recvtype":
+			mode = "type"
 		}
 		do := func(i int) ([]byte, error) {
 			if recv {

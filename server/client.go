@@ -52,6 +52,9 @@ type Client struct {
 	// pubsub is the client's subscriptions (pubsub.go), nil before its
 	// first; guarded by the execution lock.
 	pubsub *clientSubs
+	// tracking is the client's CLIENT TRACKING state (tracking.go), nil
+	// before its first CLIENT TRACKING on; guarded by the execution lock.
+	tracking *clientTracking
 
 	// blockedOn is the client's wait in a blocking command (blocking.go);
 	// guarded by the execution lock.

@@ -29,7 +29,6 @@ var connectionHandlers = map[string]Handler{
 	"client|unpause":  cmdClientUnpause,
 	"client|unblock":  cmdClientUnblock,
 	"client|reply":    cmdClientReply,
-	"client|getredir": cmdClientGetRedir,
 	"client|help":     helpHandler(clientHelp),
 }
 
@@ -191,6 +190,7 @@ func cmdReset(c *Client, args [][]byte) {
 	c.replyOff, c.replySkipNext = false, false
 	c.syncMute()
 	c.srv.dropSubscriptions(c)
+	c.srv.disableTracking(c)
 	c.setProto(2)
 	c.multi = nil
 	c.unwatchAll()
@@ -251,8 +251,6 @@ func cmdClientGetName(c *Client, args [][]byte) {
 	}
 	c.w.BulkString(c.name)
 }
-
-func cmdClientGetRedir(c *Client, args [][]byte) { c.w.Int(-1) }
 
 func cmdClientNoEvict(c *Client, args [][]byte) {
 	switch {
@@ -360,6 +358,7 @@ func (c *Client) infoLine(now time.Time, argv [][]byte) string {
 	if c.blockedOn != nil {
 		flags += "b"
 	}
+	flags += c.trackingFlags()
 	if c.watch.dirty {
 		flags += "d"
 	}
@@ -445,7 +444,7 @@ func (c *Client) infoLine(now time.Time, argv [][]byte) string {
 	field("events", "r")
 	field("cmd", cmd)
 	field("user", "default")
-	num("redir", -1)
+	num("redir", c.trackingRedirect())
 	num("resp", int64(c.protocol()))
 	return b.String()
 }

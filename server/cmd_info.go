@@ -162,7 +162,7 @@ func infoClients(s *Server, b *infoBuilder) {
 	b.int("client_recent_max_input_buffer", 0)
 	b.int("client_recent_max_output_buffer", 0)
 	b.int("blocked_clients", int64(s.blocking.count))
-	b.int("tracking_clients", 0)
+	b.int("tracking_clients", int64(s.tracking.clients))
 	b.int("clients_in_timeout_table", int64(len(s.blocking.deadlines)))
 }
 
@@ -359,9 +359,9 @@ func infoStats(s *Server, b *infoBuilder) {
 	b.int("active_defrag_key_misses", 0)
 	b.int("total_active_defrag_time", 0)
 	b.int("current_active_defrag_time", 0)
-	b.int("tracking_total_keys", 0)
-	b.int("tracking_total_items", 0)
-	b.int("tracking_total_prefixes", 0)
+	b.int("tracking_total_keys", int64(len(s.tracking.keys)))
+	b.int("tracking_total_items", s.tracking.items)
+	b.int("tracking_total_prefixes", int64(len(s.tracking.prefixes)))
 	b.int("unexpected_error_replies", 0)
 	b.int("total_error_replies", s.errorStats.totalReplies())
 	b.int("dump_payload_sanitizations", 0)

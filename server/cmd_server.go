@@ -29,6 +29,7 @@ func flushMode(c *Client, args [][]byte) bool {
 func cmdFlushDB(c *Client, args [][]byte) {
 	if flushMode(c, args) {
 		c.db.Flush()
+		c.srv.trackingFlushed()
 		c.forceLog() // an empty database's FLUSHDB too, as Redis
 		c.w.Status("OK")
 	}
@@ -37,6 +38,7 @@ func cmdFlushDB(c *Client, args [][]byte) {
 func cmdFlushAll(c *Client, args [][]byte) {
 	if flushMode(c, args) {
 		c.srv.store.FlushAll()
+		c.srv.trackingFlushed()
 		c.forceLog()
 		c.w.Status("OK")
 	}

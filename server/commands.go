@@ -159,7 +159,7 @@ var families = []map[string]Handler{
 	migrateHandlers, objectHandlers, persistenceHandlers, pubsubHandlers, replicationHandlers,
 	scriptingHandlers, serverHandlers, setHandlers, slowlogHandlers, sortHandlers,
 	stringHandlers, throttleHandlers, transactionHandlers, zsetHandlers,
-	zsetOpHandlers, zsetBlockingHandlers,
+	zsetOpHandlers, zsetBlockingHandlers, trackingHandlers,
 }
 
 // testCommands are commands outside the generated table, with their own

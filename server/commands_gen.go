@@ -2,8 +2,8 @@
 // To regenerate: REDIS_SRC=/path/to/redis-7.0.15 go generate ./server/
 //
 // redis-sha256: 9b058529b46c27040aaff4264caddf430020d18c33cd69f8164d1b3b9e41a9b3
-// floodgate-sha256: 61ed1f9cb7c2266dad0c8f789f4d04d383c42761fb2e0588fa0e192741c4a8dc
-// body-sha256: c0768f9a533164da11036d4ebd6752dc54e65372ec09a72e4fd0ad28d0a473ee
+// floodgate-sha256: db1a23e15d9811521d7ad8a34aa3cbe0d867c770911005f367d9b12f93271059
+// body-sha256: fdf1a1ea6208da33b62c24e0413853a67ad28289ba95f1f47e13f04c4548ddcf
 
 package server
 
@@ -305,6 +305,16 @@ var generatedCommands = []*Command{
 		Summary:    "A container for client connection commands",
 		Complexity: "Depends on subcommand.",
 		Subcommands: []*Command{
+			{Name: "client|caching", Arity: 3, Flags: FlagNoScript | FlagLoading | FlagStale, ACL: []string{"connection"},
+				Group: "connection", Since: "6.0.0",
+				Summary:    "Instruct the server about tracking or not keys in the next request",
+				Complexity: "O(1)",
+				Args: []Arg{
+					{Name: "mode", Type: "oneof", Args: []Arg{
+						{Name: "yes", Type: "pure-token", Token: "YES"},
+						{Name: "no", Type: "pure-token", Token: "NO"},
+					}},
+				}},
 			{Name: "client|getname", Arity: 2, Flags: FlagNoScript | FlagLoading | FlagStale, ACL: []string{"connection"},
 				Group: "connection", Since: "2.6.9",
 				Summary:    "Get the current connection name",
@@ -422,6 +432,26 @@ var generatedCommands = []*Command{
 				Args: []Arg{
 					{Name: "connection-name", Type: "string"},
 				}},
+			{Name: "client|tracking", Arity: -3, Flags: FlagNoScript | FlagLoading | FlagStale, ACL: []string{"connection"},
+				Group: "connection", Since: "6.0.0",
+				Summary:    "Enable or disable server assisted client side caching support",
+				Complexity: "O(1). Some options may introduce additional complexity.",
+				Args: []Arg{
+					{Name: "status", Type: "oneof", Args: []Arg{
+						{Name: "on", Type: "pure-token", Token: "ON"},
+						{Name: "off", Type: "pure-token", Token: "OFF"},
+					}},
+					{Name: "client-id", Type: "integer", Token: "REDIRECT", Flags: ArgOptional},
+					{Name: "prefix", Type: "string", Token: "PREFIX", Flags: ArgOptional | ArgMultiple | ArgMultipleToken},
+					{Name: "bcast", Type: "pure-token", Token: "BCAST", Flags: ArgOptional},
+					{Name: "optin", Type: "pure-token", Token: "OPTIN", Flags: ArgOptional},
+					{Name: "optout", Type: "pure-token", Token: "OPTOUT", Flags: ArgOptional},
+					{Name: "noloop", Type: "pure-token", Token: "NOLOOP", Flags: ArgOptional},
+				}},
+			{Name: "client|trackinginfo", Arity: 2, Flags: FlagNoScript | FlagLoading | FlagStale, ACL: []string{"connection"},
+				Group: "connection", Since: "6.2.0",
+				Summary:    "Return information about server assisted client side caching for the current connection",
+				Complexity: "O(1)"},
 			{Name: "client|unblock", Arity: -3, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, ACL: []string{"connection"},
 				Group: "connection", Since: "5.0.0",
 				Summary:    "Unblock a client blocked in a blocking command from a different connection",

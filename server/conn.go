@@ -361,6 +361,15 @@ func (cn *conn) process(data []byte, inHook bool) int {
 		}
 	}
 	if h == holdLock {
+		// BCAST invalidations go out once the event loop's round is done,
+		// as Redis's beforeSleep sends them; a goroutine's, after its batch.
+		if s.tracking.bcastDirty {
+			if cn.loop != nil {
+				cn.loop.bcastDue = true
+			} else {
+				s.trackingBroadcast()
+			}
+		}
 		s.running = nil
 	}
 	s.releaseHold(h, cn.turnDone)

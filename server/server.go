@@ -253,6 +253,8 @@ type Server struct {
 	// pubsub is the channels, patterns and their subscribers (pubsub.go);
 	// guarded by lock.
 	pubsub pubsubRegistry
+	// tracking is client-side caching's tables (tracking.go).
+	tracking tracking
 
 	persist persistence  // RDB files, save points, BGSAVE (persistence.go); guarded by lock
 	migrate migratePool  // MIGRATE's cached connections (cmd_migrate.go)
@@ -345,6 +347,7 @@ func (s *Server) Init() {
 	s.applyPersistenceSettings()
 	s.initSlowlog()
 	s.initLatency()
+	s.initTracking()
 }
 
 // requirePass is the password clients must AUTH with; "" for none.
@@ -435,6 +438,7 @@ func (s *Server) doLocked(fn func()) {
 	if len(s.blocking.ready) > 0 {
 		s.serveReady()
 	}
+	s.trackingBroadcast()
 }
 
 // Close stops accepting connections, lets every batch in flight finish and
@@ -530,6 +534,7 @@ func (s *Server) killClient(c *Client) {
 	s.forgetClientMemory(c)
 	s.clientGone(c)
 	s.dropSubscriptions(c)
+	s.disableTracking(c)
 	cn.tr.kill()
 }
 
@@ -541,11 +546,12 @@ func (s *Server) closedConn(cn *conn) {
 	delete(s.clients, c)
 	s.clientsMu.Unlock()
 	s.forgetClientMemory(c)
-	if len(c.watch.keys) > 0 || cn.blocked || c.pubsub != nil {
+	if len(c.watch.keys) > 0 || cn.blocked || c.pubsub != nil || c.tracking != nil {
 		h := s.acquire(cn.turnDone)
 		c.unwatchAll()
 		s.clientGone(c)
 		s.dropSubscriptions(c)
+		s.disableTracking(c)
 		s.releaseHold(h, cn.turnDone)
 	}
 	cn.releaseOutput()
@@ -652,11 +658,16 @@ func (s *Server) execute(c *Client, args [][]byte) {
 	}
 	s.store.Refresh()
 	s.store.HoldExpired = s.paused() != pauseNone // Redis's expireIfNeeded under a pause
+	s.tracking.current = c
 	s.dispatch(c, args)
 	if len(s.blocking.ready) > 0 {
 		s.serveReady()
 	}
 	s.afterCommandEviction(c)
+	s.tracking.current = nil
+	if t := c.tracking; t != nil && t.caching && c.multi == nil && !eqFold(args[0], "client") {
+		t.caching = false // as resetClient: CLIENT CACHING is for the next command or transaction
+	}
 }
 
 // dispatch applies the generic rules of the command table (unknown command,
@@ -669,6 +680,9 @@ func (s *Server) dispatch(c *Client, args [][]byte) {
 	}
 	if s.memory.max > 0 && !s.answeringBusy && s.refuseOOM(c, cmd, args) {
 		return
+	}
+	if s.tracking.clients > 0 { // as processCommand, before every command
+		s.trackingLimit()
 	}
 	// After the OOM check, as in processCommand: MISCONF once a background
 	// save has failed (stop-writes-on-bgsave-error) or while the AOF
@@ -781,11 +795,23 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 		outerArgs, outerNone, outerForce = c.propArgs, c.propNone, c.propForce // a script's redis.call may run as c
 		c.propArgs, c.propNone, c.propForce = nil, false, false
 	}
+	tk := &s.tracking
+	outerCaller, outerCmd, outerTopArgs := tk.caller, tk.topCmd, tk.topArgs
+	tk.caller = c
+	if !c.inScript {
+		tk.topCmd, tk.topArgs = cmd, args
+	}
+	tk.depth++
 	defer func() {
 		if r := recover(); r != nil {
 			s.panics.note(s.log, cmd.Name, r)
 			c.w.Error("ERR internal error while running '" + cmd.Name + "'")
 		}
+		if tk.keys != nil {
+			s.trackingAfterCall(c, cmd)
+		}
+		tk.depth--
+		tk.caller, tk.topCmd, tk.topArgs = outerCaller, outerCmd, outerTopArgs
 		end := time.Since(s.started)
 		s.callEnd.Store(s.ioOffset + int64(end))
 		micros := int64((end - start) / time.Microsecond)
@@ -816,6 +842,11 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 			if s.aof.prop.depth == 0 {
 				s.propagatePending(true)
 			}
+		}
+		// afterCommand: once the outermost command is done (and logged),
+		// the invalidations it made for its own client.
+		if tk.depth == 0 && len(tk.pending) > 0 {
+			s.flushPendingInvalidations()
 		}
 	}()
 	c.lastCmd = cmd.Name
@@ -916,6 +947,10 @@ func (s *Server) expiryCron() {
 		}
 		s.usedMemory() // INFO's used_memory_peak, as Redis's cron samples it
 		s.tuneGC()
+		if s.tracking.clients > 0 { // serverCron's, for a CONFIG SET on an idle server
+			s.trackingLimit()
+		}
+		s.trackingBroadcast()
 		s.propagatePending(false)
 		<-s.lock
 		if n < chunk {

@@ -66,9 +66,14 @@ type eventLoop struct {
 	events  []unix.EpollEvent
 	now     int64       // the time read once per round and phase (ioClock), for lastIO
 	pending []*loopConn // with replies to write at the end of the round
-	iov     [][]byte    // flush's writev vector, reused
-	polling bool        // inside pollBusy
-	dead    []*loopConn
+	// bcastDue: a batch of the round left BCAST invalidations to send
+	// (broadcast); bcastConn stands for the loop as the running
+	// connection meanwhile, so that they go straight into the replies.
+	bcastDue  bool
+	bcastConn *conn
+	iov       [][]byte // flush's writev vector, reused
+	polling   bool     // inside pollBusy
+	dead      []*loopConn
 
 	listeners []*loopListener // the sockets it accepts from (transport_epoll_accept_linux.go)
 
@@ -312,6 +317,9 @@ func (l *eventLoop) run() {
 		// so that timeout never counts a long command as idleness: the
 		// end of the last command, which invoke read anyway.
 		l.now = max(l.now, s.callEnd.Load())
+		if l.bcastDue {
+			l.broadcast()
+		}
 		l.flushPending(nil)
 		l.releaseDead()
 		if l.resizeDue.Load() {
@@ -874,4 +882,26 @@ func epollPoll(epfd int, events []unix.EpollEvent) (int, error) {
 		return 0, e
 	}
 	return int(n), nil
+}
+
+// broadcast sends the BCAST invalidations of the round's batches, once
+// per round as Redis's beforeSleep does, rather than once per batch, which
+// under 50 writers sent each BCAST client a message per write. If the lock
+// is taken (a busy script's), it is tried again next round, and the
+// expiry cron sends them meanwhile.
+func (l *eventLoop) broadcast() {
+	s := l.srv
+	select {
+	case s.lock <- struct{}{}:
+	default:
+		return
+	}
+	l.bcastDue = false
+	if l.bcastConn == nil {
+		l.bcastConn = &conn{loop: l}
+	}
+	s.running = l.bcastConn
+	s.trackingBroadcast()
+	s.running = nil
+	<-s.lock
 }

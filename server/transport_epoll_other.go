@@ -10,7 +10,7 @@ import (
 // eventLoop is Linux's (transport_epoll_linux.go); elsewhere every connection is
 // served on a goroutine of its own (transport_goroutine.go), through the same
 // parser and dispatch.
-type eventLoop struct{}
+type eventLoop struct{ bcastDue bool }
 
 // loopAccepts says the event loop accepts from the sockets Start opens.
 const loopAccepts = false

@@ -220,6 +220,9 @@ func (s *Store) Evict(need int64, deadline time.Time, onEvict func(db int, key s
 		if onEvict != nil {
 			onEvict(vdb.index, key)
 		}
+		if s.OnInvalidate != nil { // evict.c's signalModifiedKey
+			s.OnInvalidate([]byte(key), false)
+		}
 		if res.Evicted%16 == 0 && !deadline.IsZero() && time.Now().After(deadline) {
 			return res
 		}

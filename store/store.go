@@ -238,6 +238,13 @@ type Store struct {
 	// client, whose pop no command line describes.
 	TrackTouched bool
 	Touched      []TouchedKey
+	// OnInvalidate, when set, is told of every key that changed or was
+	// deleted (byCommand) and of every key that expired or was evicted
+	// (!byCommand, where Redis's signalModifiedKey has no client): where
+	// Redis calls trackingInvalidateKey, for client-side caching. The
+	// server sets it once a client first turns tracking on (Redis creates
+	// its tracking table then), so a store nobody tracks pays a nil check.
+	OnInvalidate func(key []byte, byCommand bool)
 	// OnReady, when set, is called whenever a list or a sorted set is
 	// stored at a key (Redis's signalKeyAsReady from dbAdd): a client
 	// blocked on that key may now be served.
@@ -584,6 +591,9 @@ func (db *DB) expire(e *Entry) {
 	if db.store.OnExpire != nil {
 		db.store.OnExpire(db.index, e.Key())
 	}
+	if db.store.OnInvalidate != nil {
+		db.store.OnInvalidate([]byte(e.Key()), false)
+	}
 }
 
 // Entry returns key's entry even if its time has passed, without deleting
@@ -762,6 +772,9 @@ func (db *DB) notifyWatchers(key []byte) {
 	db.store.dirty++
 	if db.store.TrackTouched {
 		db.store.Touched = append(db.store.Touched, TouchedKey{db.index, string(key)})
+	}
+	if db.store.OnInvalidate != nil {
+		db.store.OnInvalidate(key, true)
 	}
 	if len(db.watched) == 0 {
 		return
