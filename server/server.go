@@ -253,6 +253,9 @@ type Server struct {
 	// pubsub is the channels, patterns and their subscribers (pubsub.go);
 	// guarded by lock.
 	pubsub pubsubRegistry
+	// notifyFlags is notify-keyspace-events (notify.go); guarded by the
+	// execution lock.
+	notifyFlags notifyClass
 
 	persist persistence  // RDB files, save points, BGSAVE (persistence.go); guarded by lock
 	migrate migratePool  // MIGRATE's cached connections (cmd_migrate.go)
