@@ -113,14 +113,34 @@ func (f notifyClass) String() string {
 
 const errKeyspaceEvents = "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."
 
-// parseKeyspaceEvents is setConfigNotifyKeyspaceEventsOption's check: the
-// canonical value is what CONFIG GET prints.
+// parseKeyspaceEvents is setConfigNotifyKeyspaceEventsOption's check.
 func parseKeyspaceEvents(v string) (string, string) {
 	f, ok := parseNotifyClasses(v)
 	if !ok {
 		return "", errKeyspaceEvents
 	}
-	return f.String(), ""
+	return f.letters(), ""
+}
+
+// letters spells every class of f, A's one by one: the stored form, from
+// which apply reads the classes back (String, what CONFIG GET prints,
+// drops n beside A).
+func (f notifyClass) letters() string {
+	var b []byte
+	for _, l := range notifyLetters {
+		if f&l.class != 0 {
+			b = append(b, l.letter)
+		}
+	}
+	for _, l := range []struct {
+		class  notifyClass
+		letter byte
+	}{{notifyKeyspace, 'K'}, {notifyKeyevent, 'E'}, {notifyKeyMiss, 'm'}} {
+		if f&l.class != 0 {
+			b = append(b, l.letter)
+		}
+	}
+	return string(b)
 }
 
 // applyKeyspaceEvents puts notify-keyspace-events into effect; called with
