@@ -146,8 +146,16 @@ func (f notifyClass) letters() string {
 // applyKeyspaceEvents puts notify-keyspace-events into effect; called with
 // the execution lock held (CONFIG SET) or before serving (the config file).
 func applyKeyspaceEvents(s *Server, v string) string {
-	f, _ := parseNotifyClasses(v)
-	s.notifyFlags = f
+	s.notifyFlags, _ = parseNotifyClasses(v)
+	if s.store != nil { // a config file is read before the store is made (Init)
+		s.setNotifyHooks()
+	}
+	return ""
+}
+
+// setNotifyHooks sets the store's hooks for the classes on.
+func (s *Server) setNotifyHooks() {
+	f := s.notifyFlags
 	// Key misses and new keys are seen by the store (its read lookups,
 	// its key creation); a hook is set only while its class is on, so that
 	// no lookup or write pays for it otherwise.
@@ -158,7 +166,6 @@ func applyKeyspaceEvents(s *Server, v string) string {
 	if f&notifyNew != 0 {
 		s.store.OnNew = s.keyCreated
 	}
-	return ""
 }
 
 func getKeyspaceEvents(s *Server) string { return s.notifyFlags.String() }

@@ -346,6 +346,7 @@ func (s *Server) Init() {
 	s.applyEvictionSettings()
 	s.applyEncodingSettings()
 	s.applyPersistenceSettings()
+	s.setNotifyHooks()
 	s.initSlowlog()
 	s.initLatency()
 }
