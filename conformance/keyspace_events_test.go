@@ -75,11 +75,9 @@ func TestKeyspaceEvents(t *testing.T) {
 
 func keyspaceEventCases() []tcase {
 	const sub = "@2 PSUBSCRIBE __keyevent@*"
-	restore := func(args string) string {
-		return "RESTORE r " + args + " " + quoteBytes(string(dumpPayload(0, []byte{1, 'v'})))
-	}
-	restoreX := func(args string) string {
-		return "RESTORE r " + args[:strings.IndexByte(args, ' ')] + " " + quoteBytes(string(dumpPayload(0, []byte{1, 'v'}))) + args[strings.IndexByte(args, ' '):]
+	// restore is RESTORE r <ttl> <the string "v"> <options>.
+	restore := func(ttl, options string) string {
+		return strings.TrimSpace("RESTORE r " + ttl + " " + quoteBytes(string(dumpPayload(0, []byte{1, 'v'}))) + " " + options)
 	}
 	return []tcase{
 		{"channels", eventLines(
@@ -194,8 +192,8 @@ func keyspaceEventCases() []tcase {
 		)},
 		{"restore", eventLines(
 			"CONFIG SET notify-keyspace-events Eg", sub,
-			restore("0") + " #1", restore("0"), restoreX("0 REPLACE") + " #1", restoreX("1 REPLACE ABSTTL") + " #1",
-			restoreX("1 ABSTTL"), restore("100000") + " #1", restoreX("0 REPLACE IDLETIME 10") + " #1",
+			restore("0", "#1"), restore("0", ""), restore("0", "REPLACE #1"), restore("1", "REPLACE ABSTTL #1"),
+			restore("1", "ABSTTL"), restore("100000", "#1"), restore("0", "REPLACE IDLETIME 10 #1"),
 			`RESTORE bad 0 "garbage"`, "DEL r #1",
 		)},
 		{"new", eventLines(
@@ -203,7 +201,7 @@ func keyspaceEventCases() []tcase {
 			"SET a 1 #1", "SET a 2", "LPUSH l x #1", "RPUSH l y", "RENAME a l #1", "RENAME l m #1", "HSET h f v #1",
 			"COPY m n #1", "COPY m n REPLACE #1", "MOVE n 1 #1", "SADD s a #1", "ZADD z 1 a #1", "INCR c #1", "INCR c",
 			"APPEND ap x #1", "SETRANGE sr 1 x #1", "SETBIT sb 1 1 #1", "PFADD hl a #1", "SET e v PXAT 1 #1",
-			"DEL a m h s z c e", restore("0") + " #1", "LMOVE l2 d LEFT LEFT", "RPUSH l2 v #1", "LMOVE l2 d LEFT LEFT #1",
+			"DEL a m h s z c e", restore("0", "#1"), "LMOVE l2 d LEFT LEFT", "RPUSH l2 v #1", "LMOVE l2 d LEFT LEFT #1",
 			"SUNIONSTORE su s2 s3", "SADD s2 x #1", "SUNIONSTORE su s2 s3 #1", "SUNIONSTORE su s2 s3",
 			"CONFIG SET notify-keyspace-events KEA", "SET plain v #1", "CONFIG SET notify-keyspace-events EAn",
 			"SET plain2 v #2", "CONFIG SET notify-keyspace-events KEAn", "CONFIG GET notify-keyspace-events",
@@ -214,6 +212,8 @@ func keyspaceEventCases() []tcase {
 			"GET nokey #1", "SET k v", "GET k", "MGET k a b #2", "EXISTS zz #1", "TYPE zz #1", "LRANGE nol 0 -1 #1",
 			"HGET noh f #1", "SMEMBERS nos #1", "ZRANGE noz 0 -1 #1", "INCR newc", "DEL k zz", "TTL zz #1",
 			"STRLEN nostr #1", "GETRANGE nostr 0 1 #1", "SET k v", "SET k v GET", "GETDEL k", "GETDEL k #1",
+			"SUNIONSTORE d nos1 nos2 #2", "COPY nosrc dst #1", "ZUNIONSTORE d 1 noz #1", "SORT nol STORE d #1",
+			"BITOP OR d nob #1", "LMOVE nol d LEFT LEFT", "SMOVE nos d m", "RENAME nor x", "SORT_RO nol #1",
 			"CONFIG SET notify-keyspace-events Ag", "GET nokey", "CONFIG SET notify-keyspace-events KEm", "GET nokey #1",
 		)},
 		{"multi-and-scripts", eventLines(

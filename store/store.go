@@ -248,7 +248,7 @@ type Store struct {
 	// OnNew, when set, is told of every key added where none was (Redis's
 	// dbAdd and its "new" event), before the value is written.
 	OnNew func(db int, key string)
-	used    int64 // accounted memory, see memsize.go
+	used  int64 // accounted memory, see memsize.go
 	// expiredBytes is the accounted memory active expiry has freed since
 	// memory was last given back to the system.
 	expiredBytes int64
