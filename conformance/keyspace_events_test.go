@@ -118,6 +118,8 @@ func keyspaceEventCases() []tcase {
 			"SET k v PXAT 1", "GET k #1", "SET k v PXAT 1", "EXISTS k #1", "SET k2 v PXAT 1", "@2 !recv pmessage",
 			"CONFIG SET notify-keyspace-events Eg", "SET k v PXAT 1 #1", "GET k", "SET k v PX 100000 #1",
 			"CONFIG SET notify-keyspace-events Egx", "PEXPIRE k 1 #1", "@2 !recv pmessage",
+			"CONFIG SET notify-keyspace-events Ex$", "SET k v PXAT 1 #1", "SET k v2 #2", "GET k",
+			`EVAL "redis.call('set', KEYS[1], 'v', 'pxat', 1); return redis.call('get', KEYS[1])" 1 k #2`,
 		)},
 		{"lists", eventLines(
 			"CONFIG SET notify-keyspace-events Elg", sub,
@@ -214,6 +216,7 @@ func keyspaceEventCases() []tcase {
 			"STRLEN nostr #1", "GETRANGE nostr 0 1 #1", "SET k v", "SET k v GET", "GETDEL k", "GETDEL k #1",
 			"SUNIONSTORE d nos1 nos2 #2", "COPY nosrc dst #1", "ZUNIONSTORE d 1 noz #1", "SORT nol STORE d #1",
 			"BITOP OR d nob #1", "LMOVE nol d LEFT LEFT", "SMOVE nos d m", "RENAME nor x", "SORT_RO nol #1",
+			`EVAL "return redis.call('get', 'nokey')" 0 #1`, "MULTI", "GET nokey", "LLEN nol", "EXEC #2",
 			"CONFIG SET notify-keyspace-events Ag", "GET nokey", "CONFIG SET notify-keyspace-events KEm", "GET nokey #1",
 		)},
 		{"multi-and-scripts", eventLines(
