@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"bytes"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -263,4 +265,84 @@ func TestKeyspaceEventsEvicted(t *testing.T) {
 			"CONFIG SET maxmemory 0", "CONFIG SET maxmemory-policy noeviction", "EXISTS victim",
 		)},
 	}))
+}
+
+// TestKeyspaceEventsMigrate: MIGRATE raises "del" on the source for each
+// key it moved (not with COPY), and the target's RESTORE raises "restore"
+// there. Each source migrates into a target of its own kind
+// (startMigrateEnv); what each side's subscriber read is compared with
+// Redis's.
+func TestKeyspaceEventsMigrate(t *testing.T) {
+	if os.Getenv("FLOODGATE_ADDR") != "" {
+		t.Skip("the floodgate targets run in process")
+	}
+	env := startMigrateEnv(t)
+	sources := append([]string{redisAddr}, floodgates()...)
+	t.Cleanup(func() {
+		setEverywhere(t, `CONFIG SET notify-keyspace-events ""`)
+		resetTargets(t, env)
+	})
+	var want []byte
+	for i, src := range sources {
+		resetTargets(t, env)
+		var got bytes.Buffer
+		func() {
+			var conns []*rawConn
+			defer func() {
+				for _, c := range conns {
+					c.close()
+				}
+			}()
+			dial := func(addr string) *rawConn {
+				c, err := dialRaw(addr)
+				if err != nil {
+					t.Fatalf("dial %s: %v", addr, err)
+				}
+				conns = append(conns, c)
+				return c
+			}
+			do := func(c *rawConn, args ...string) {
+				if _, err := c.do(env.expand(args, i)...); err != nil {
+					t.Fatalf("%s %v: %v", src, args, err)
+				}
+			}
+			w, tw := dial(src), dial(env.targets[i])
+			do(w, "FLUSHALL")
+			do(w, "CONFIG", "SET", "notify-keyspace-events", "Eg")
+			do(tw, "CONFIG", "SET", "notify-keyspace-events", "Eg")
+			sub, tsub := dial(src), dial(env.targets[i])
+			do(sub, "PSUBSCRIBE", "__keyevent@*")
+			do(tsub, "PSUBSCRIBE", "__keyevent@*")
+			do(w, "MSET", "a", "1", "b", "2", "c", "3")
+			do(w, "MIGRATE", "127.0.0.1", "{target}", "", "0", "5000", "KEYS", "a", "b")
+			do(w, "MIGRATE", "127.0.0.1", "{target}", "c", "0", "5000", "COPY")
+			do(w, "MIGRATE", "127.0.0.1", "{target}", "c", "0", "5000", "REPLACE")
+			do(w, "DEL", "c") // gone already: no event; the marker below ends the reads
+			do(w, "SET", "marker", "v", "PX", "100000")
+			do(tw, "CONFIG", "SET", "notify-keyspace-events", "")
+			read := func(c *rawConn) []byte {
+				m, err := c.read()
+				if err != nil {
+					t.Fatalf("%s: reading events: %v (so far %q)", src, err, got.String())
+				}
+				got.Write(m)
+				return m
+			}
+			for !bytes.Contains(read(sub), []byte("marker")) { // del a, del b, del c, then the marker's expire
+			}
+			for range 4 { // restore a, b, c (COPY) and c (REPLACE)
+				read(tsub)
+			}
+		}()
+		if i == 0 {
+			want = got.Bytes()
+			if n := bytes.Count(want, []byte("pmessage")); n != 8 {
+				t.Fatalf("Redis raised %d events, not 8: %q", n, want)
+			}
+			continue
+		}
+		if !bytes.Equal(want, got.Bytes()) {
+			t.Errorf("%s:\n%s", transportName(src), replyDiff(want, got.Bytes()))
+		}
+	}
 }
