@@ -2,6 +2,7 @@ package server
 
 import (
 	"math"
+	"slices"
 	"math/rand/v2"
 	"strconv"
 
@@ -453,6 +454,15 @@ func setOpCommand(c *Client, op setOp, keys [][]byte, dst []byte) {
 		return
 	}
 	if out.Len() == 0 {
+		// Redis's intersection with a missing key deletes dst before it
+		// replies; every other empty result after.
+		if op == opInter && slices.Contains(sets, nil) {
+			if c.db.Delete(dst) {
+				c.notify(notifyGeneric, "del", dst)
+			}
+			c.w.Int(0)
+			return
+		}
 		c.w.Int(0)
 		if c.db.Delete(dst) {
 			c.notify(notifyGeneric, "del", dst)
