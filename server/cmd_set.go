@@ -2,8 +2,8 @@ package server
 
 import (
 	"math"
-	"slices"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 
 	"github.com/floodgate/floodgate/internal/number"
