@@ -32,7 +32,7 @@ proto-max-bulk-len 2mb
 client-query-buffer-limit 4MB
 client-output-buffer-limit normal 32mb 16mb 10
 client-output-buffer-limit pubsub 64mb 16mb 30
-notify-keyspace-events ""
+notify-keyspace-events "nlxE"
 hll-sparse-max-bytes 2000
 databases 8
    save ""

@@ -352,10 +352,18 @@ func (s *Server) expiredKey(db int, key string) {
 	if s.aof.on.Load() {
 		s.propagate(db, s.deletion("lazyfree-lazy-expire"), []byte(key))
 	}
+	if s.notifyFlags&notifyExpired != 0 {
+		s.notifyKeyspaceEvent(notifyExpired, "expired", []byte(key), db)
+	}
 }
 
 // evictedKey logs a key maxmemory evicted as DEL, as Redis's
 // performEvictions; the caller moves the DELs to the feed unwrapped.
 func (s *Server) evictedKey(db int, key string) {
-	s.propagate(db, s.deletion("lazyfree-lazy-eviction"), []byte(key))
+	if s.aof.on.Load() {
+		s.propagate(db, s.deletion("lazyfree-lazy-eviction"), []byte(key))
+	}
+	if s.notifyFlags&notifyEvicted != 0 {
+		s.notifyKeyspaceEvent(notifyEvicted, "evicted", []byte(key), db)
+	}
 }

@@ -83,6 +83,7 @@ func cmdSetBit(c *Client, args [][]byte) {
 	old := store.SetBit(s.Mutable(), offset, on == 1)
 	if grew || old != (on == 1) {
 		c.db.Modified(args[1])
+		c.notify(notifyString, "setbit", args[1])
 	}
 	c.w.Int(b2i(old))
 }
@@ -244,9 +245,12 @@ func cmdBitOp(c *Client, args [][]byte) {
 	}
 	res := store.BitOperation(op, srcs)
 	if res == nil {
-		c.db.Delete(args[2])
+		if c.db.Delete(args[2]) {
+			c.notify(notifyGeneric, "del", args[2])
+		}
 	} else {
 		setKey(c, args[2], store.NewRawString(res))
+		c.notify(notifyString, "set", args[2])
 	}
 	c.w.Int(int64(len(res)))
 }
@@ -380,5 +384,6 @@ func bitfield(c *Client, args [][]byte, readOnly bool) {
 	}
 	if changes > 0 {
 		c.db.ModifiedBy(args[1], changes)
+		c.notify(notifyString, "setbit", args[1])
 	}
 }

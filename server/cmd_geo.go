@@ -386,7 +386,9 @@ func geoRadius(c *Client, args [][]byte, srcIdx int, kind geoSearchKind) {
 	}
 	if z == nil {
 		if o.storeKey != nil {
-			c.db.Delete(o.storeKey)
+			if c.db.Delete(o.storeKey) {
+				c.notify(notifyGeneric, "del", o.storeKey)
+			}
 			c.w.Int(0)
 		} else {
 			c.w.Array(0)
@@ -561,7 +563,9 @@ func geoReply(c *Client, points []geoPoint, o *geoOptions) {
 // STOREDIST, by distance; no results delete the destination.
 func geoStore(c *Client, key []byte, points []geoPoint, byDist bool) {
 	if len(points) == 0 {
-		c.db.Delete(key)
+		if c.db.Delete(key) {
+			c.notify(notifyGeneric, "del", key)
+		}
 		c.w.Int(0)
 		return
 	}
@@ -574,6 +578,11 @@ func geoStore(c *Client, key []byte, points []geoPoint, byDist bool) {
 		z.Add(p.member, score, c.db.Encodings())
 	}
 	setKey(c, key, z)
+	event := "georadiusstore"
+	if c.cmd.Name == "geosearchstore" {
+		event = "geosearchstore"
+	}
+	c.notify(notifyZSet, event, key)
 	c.w.Int(int64(len(points)))
 }
 

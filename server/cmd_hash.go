@@ -81,9 +81,10 @@ func cmdHSet(c *Client, args [][]byte) {
 	}
 	if c.cmd.Name == "hmset" {
 		c.w.Status("OK")
-		return
+	} else {
+		c.w.Int(int64(added))
 	}
-	c.w.Int(int64(added))
+	c.notify(notifyHash, "hset", args[1])
 }
 
 func cmdHSetNX(c *Client, args [][]byte) {
@@ -98,6 +99,7 @@ func cmdHSetNX(c *Client, args [][]byte) {
 	h.Set(args[2], args[3], c.db.Encodings())
 	hashStore(c, args[1], h, created)
 	c.w.Int(1)
+	c.notify(notifyHash, "hset", args[1])
 }
 
 func cmdHGet(c *Client, args [][]byte) {
@@ -167,6 +169,10 @@ func cmdHDel(c *Client, args [][]byte) {
 	}
 	if deleted > 0 {
 		hashStore(c, args[1], h, false)
+		c.notify(notifyHash, "hdel", args[1])
+		if h.Len() == 0 {
+			c.notify(notifyGeneric, "del", args[1])
+		}
 	}
 	c.w.Int(deleted)
 }
@@ -207,7 +213,7 @@ func cmdHIncrBy(c *Client, args [][]byte) {
 	if !ok {
 		return
 	}
-	hashUpdate(c, args[1], func(h *store.Hash) error {
+	hashUpdate(c, args[1], "hincrby", func(h *store.Hash) error {
 		n, err := h.IncrBy(args[2], delta, c.db.Encodings())
 		if err == nil {
 			c.w.Int(n)
@@ -226,7 +232,7 @@ func cmdHIncrByFloat(c *Client, args [][]byte) {
 		c.w.Error(errNaNOrInfArg)
 		return
 	}
-	hashUpdate(c, args[1], func(h *store.Hash) error {
+	hashUpdate(c, args[1], "hincrbyfloat", func(h *store.Hash) error {
 		v, err := h.IncrByFloat(args[2], delta, c.db.Encodings())
 		if err == nil {
 			c.w.BulkString(v)
@@ -237,8 +243,9 @@ func cmdHIncrByFloat(c *Client, args [][]byte) {
 
 // hashUpdate runs change, which replies on success, on the hash at key
 // (created if missing) and publishes the result; a change that fails
-// leaves the hash as it was, and its error is the reply.
-func hashUpdate(c *Client, key []byte, change func(h *store.Hash) error) {
+// leaves the hash as it was, and its error is the reply. A change raises
+// event after its reply, as HINCRBY and HINCRBYFLOAT.
+func hashUpdate(c *Client, key []byte, event string, change func(h *store.Hash) error) {
 	h, created, ok := hashForWrite(c, key)
 	if !ok {
 		return
@@ -248,6 +255,7 @@ func hashUpdate(c *Client, key []byte, change func(h *store.Hash) error) {
 		return
 	}
 	hashStore(c, key, h, created)
+	c.notify(notifyHash, event, key)
 }
 
 // cmdHRandField follows Redis's hrandfieldCommand: the count is checked

@@ -66,6 +66,9 @@ func cmdPFAdd(c *Client, args [][]byte) {
 	if updated {
 		c.db.Modified(args[1])
 	}
+	if updated || created {
+		c.notify(notifyString, "pfadd", args[1])
+	}
 	c.w.Int(b2i(updated || created))
 }
 
@@ -133,6 +136,8 @@ func cmdPFMerge(c *Client, args [][]byte) {
 		return
 	}
 	c.db.Modified(args[1])
+	// Redis announces a merge as a PFADD, "a mass-add of elements".
+	c.notify(notifyString, "pfadd", args[1])
 	c.w.Status("OK")
 }
 

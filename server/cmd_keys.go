@@ -46,6 +46,7 @@ func cmdDel(c *Client, args [][]byte) {
 	var n int64
 	for _, k := range args[1:] {
 		if c.db.Delete(k) {
+			c.notify(notifyGeneric, "del", k)
 			n++
 		}
 	}
@@ -162,13 +163,21 @@ func rename(c *Client, from, to []byte, nx bool) {
 		reply(false)
 		return
 	}
-	if nx && c.db.Get(to) != nil {
-		reply(false)
-		return
+	if c.db.Get(to) != nil {
+		if nx {
+			reply(false)
+			return
+		}
+		// Redis deletes the old key and adds the new one (dbAdd): "new"
+		// even though the name was taken. The store overwrites, and tells
+		// OnNew only of a name that was free.
+		c.notify(notifyNew, "new", to)
 	}
 	v, at := e.Value(), c.db.ExpireAt(e)
 	c.db.Delete(from)
 	c.db.SetMoved(to, v, at, e)
+	c.notify(notifyGeneric, "rename_from", from)
+	c.notify(notifyGeneric, "rename_to", to)
 	reply(true)
 }
 
@@ -209,6 +218,7 @@ func cmdCopy(c *Client, args [][]byte) {
 		dst.Delete(args[2])
 	}
 	dst.Set(args[2], e.Value().Clone(), c.db.ExpireAt(e))
+	c.notifyIn(dst.Index(), notifyGeneric, "copy_to", args[2])
 	c.w.Int(1)
 }
 
@@ -232,6 +242,8 @@ func cmdMove(c *Client, args [][]byte) {
 	v, at := e.Value(), c.db.ExpireAt(e)
 	c.db.Delete(args[1])
 	dst.SetMoved(args[1], v, at, e)
+	c.notify(notifyGeneric, "move_from", args[1])
+	c.notifyIn(dst.Index(), notifyGeneric, "move_to", args[1])
 	c.w.Int(1)
 }
 
@@ -314,8 +326,16 @@ func expireGeneric(c *Client, args [][]byte, basetime, unit int64) {
 		c.w.Int(0)
 		return
 	}
+	if when <= c.srv.store.Now() {
+		c.db.Expire(e, when) // deleted at once
+		c.notify(notifyGeneric, "del", args[1])
+		c.w.Int(1)
+		return
+	}
 	c.db.Expire(e, when)
 	c.w.Int(1)
+	c.notify(notifyGeneric, "expire", args[1]) // after the reply, as Redis
+
 }
 
 func cmdTTL(c *Client, args [][]byte)         { ttlGeneric(c, args[1], false, false) }
@@ -356,5 +376,6 @@ func cmdPersist(c *Client, args [][]byte) {
 		return
 	}
 	c.db.SetExpire(e, 0)
+	c.notify(notifyGeneric, "persist", args[1])
 	c.w.Int(1)
 }

@@ -43,31 +43,63 @@ const (
 
 func cmdLPush(c *Client, args [][]byte) {
 	n, err := c.db.LPush(args[1], args[2:]...)
-	pushed(c, n, err)
+	pushed(c, args[1], true, n, err)
 }
 
 func cmdRPush(c *Client, args [][]byte) {
 	n, err := c.db.RPush(args[1], args[2:]...)
-	pushed(c, n, err)
+	pushed(c, args[1], false, n, err)
 }
 
 func cmdLPushX(c *Client, args [][]byte) {
 	n, err := c.db.LPushX(args[1], args[2:]...)
-	pushed(c, n, err)
+	pushed(c, args[1], true, n, err)
 }
 
 func cmdRPushX(c *Client, args [][]byte) {
 	n, err := c.db.RPushX(args[1], args[2:]...)
-	pushed(c, n, err)
+	pushed(c, args[1], false, n, err)
 }
 
-// pushed answers a push: the list's new length, or WRONGTYPE.
-func pushed(c *Client, n int, err error) {
+// pushed answers a push: the list's new length, or WRONGTYPE; then its
+// event, as pushGenericCommand.
+func pushed(c *Client, key []byte, front bool, n int, err error) {
 	if err != nil {
 		c.w.Error(err.Error())
 		return
 	}
 	c.w.Int(int64(n))
+	if n > 0 {
+		c.notify(notifyList, pushEvent(front), key)
+	}
+}
+
+// pushEvent and popEvent are the events of a push onto and a pop from
+// one end of a list.
+func pushEvent(front bool) string {
+	if front {
+		return "lpush"
+	}
+	return "rpush"
+}
+
+func popEvent(front bool) string {
+	if front {
+		return "lpop"
+	}
+	return "rpop"
+}
+
+// listShrunk raises event for the list l at key, and "del" if that left
+// it empty (and so deleted), as listElementsRemoved, LTRIM and LREM.
+func listShrunk(c *Client, event string, key []byte, l *store.List) {
+	if c.srv.notifyFlags == 0 {
+		return
+	}
+	c.notify(notifyList, event, key)
+	if l.Len() == 0 {
+		c.notify(notifyGeneric, "del", key)
+	}
 }
 
 func cmdLPop(c *Client, args [][]byte) { pop(c, args, true) }
@@ -103,6 +135,7 @@ func pop(c *Client, args [][]byte, front bool) {
 		return
 	case !hasCount:
 		c.w.Bulk(c.db.PopList(args[1], l, front, 1)[0])
+		listShrunk(c, popEvent(front), args[1], l)
 	default:
 		popRange(c, args[1], l, front, count)
 	}
@@ -116,6 +149,7 @@ func popRange(c *Client, key []byte, l *store.List, front bool, count int64) {
 	for _, v := range elems {
 		c.w.Bulk(v)
 	}
+	listShrunk(c, popEvent(front), key, l)
 }
 
 // popRangeWithKey answers [key, [elements...]] (LMPOP, BLMPOP).
@@ -170,6 +204,7 @@ func cmdLSet(c *Client, args [][]byte) {
 	}
 	c.db.Modified(args[1])
 	c.w.Status("OK")
+	c.notify(notifyList, "lset", args[1])
 }
 
 // listRange normalizes start..end as Redis's addListRangeReply and LTRIM
@@ -235,6 +270,7 @@ func cmdLTrim(c *Client, args [][]byte) {
 		l.Trim(1, 0)
 	}
 	c.db.ListChanged(args[1], l)
+	listShrunk(c, "ltrim", args[1], l)
 	c.w.Status("OK")
 }
 
@@ -250,6 +286,7 @@ func cmdLRem(c *Client, args [][]byte) {
 	removed := l.Remove(args[3], int(max(min(count, math.MaxInt32), math.MinInt32+1)))
 	if removed > 0 {
 		c.db.ListChanged(args[1], l)
+		listShrunk(c, "lrem", args[1], l)
 	}
 	c.w.Int(int64(removed))
 }
@@ -271,6 +308,7 @@ func cmdLInsert(c *Client, args [][]byte) {
 	n := l.Insert(args[3], args[4], after)
 	if n > 0 {
 		c.db.Modified(args[1])
+		c.notify(notifyList, "linsert", args[1])
 	}
 	c.w.Int(int64(n))
 }
@@ -402,6 +440,17 @@ func lmove(c *Client, src, dst []byte, from, to bool) bool {
 	case v == nil:
 		c.w.Null()
 	default:
+		if c.srv.notifyFlags != 0 {
+			// lmoveHandlePush's push (before its reply), then the pop,
+			// and "del" for a source left empty.
+			c.notify(notifyList, pushEvent(to), dst)
+			c.w.Bulk(v)
+			c.notify(notifyList, popEvent(from), src)
+			if c.db.Entry(src) == nil {
+				c.notify(notifyGeneric, "del", src)
+			}
+			return true
+		}
 		c.w.Bulk(v)
 		return true
 	}
@@ -447,6 +496,7 @@ func popWithKey(c *Client, key []byte, l *store.List, front bool) {
 	c.w.Array(2)
 	c.w.Bulk(key)
 	c.w.Bulk(c.db.PopList(key, l, front, 1)[0])
+	listShrunk(c, popEvent(front), key, l)
 	c.logAsPop(popName(front), key, -1)
 }
 

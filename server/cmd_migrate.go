@@ -207,6 +207,7 @@ func cmdMigrate(c *Client, args [][]byte) {
 					c.w.Error(errMigrateTarget + oneLine(msg[1:]))
 				case !failed && !o.copy:
 					c.db.Delete(sent[j].key)
+					c.notify(notifyGeneric, "del", sent[j].key)
 					deleted = append(deleted, sent[j].key)
 				}
 			}

@@ -193,9 +193,7 @@ func cmdRestore(c *Client, args [][]byte) {
 		}
 		return
 	}
-	if replace {
-		c.db.Delete(key)
-	}
+	deleted := replace && c.db.Delete(key)
 	now := c.db.Store().Now()
 	if ttl != 0 && !absTTL {
 		// Redis's ttl+=mstime() wraps as Go's addition does: a TTL near
@@ -203,11 +201,15 @@ func cmdRestore(c *Client, args [][]byte) {
 		ttl += now
 	}
 	if ttl != 0 && ttl <= now {
+		if deleted {
+			c.notify(notifyGeneric, "del", key)
+		}
 		c.w.Status("OK") // already expired: the old key is gone, nothing is added
 		return
 	}
 	e := c.db.Set(key, v, ttl)
 	c.db.Store().SetAccess(e, freq, idle)
+	c.notify(notifyGeneric, "restore", key)
 	c.w.Status("OK")
 }
 

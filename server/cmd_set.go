@@ -3,6 +3,7 @@ package server
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 
 	"github.com/floodgate/floodgate/internal/number"
@@ -56,6 +57,9 @@ func cmdSAdd(c *Client, args [][]byte) {
 		c.w.Error(err.Error())
 		return
 	}
+	if n > 0 {
+		c.notify(notifySet, "sadd", args[1])
+	}
 	c.w.Int(n)
 }
 
@@ -64,6 +68,12 @@ func cmdSRem(c *Client, args [][]byte) {
 	if err != nil {
 		c.w.Error(err.Error())
 		return
+	}
+	if n > 0 {
+		c.notify(notifySet, "srem", args[1])
+		if c.srv.notifyFlags&notifyGeneric != 0 && c.db.Entry(args[1]) == nil {
+			c.notify(notifyGeneric, "del", args[1])
+		}
 	}
 	c.w.Int(n)
 }
@@ -154,16 +164,23 @@ func cmdSPop(c *Client, args [][]byte) {
 		return
 	case count < 0:
 		m := s.Pop(c.rng())
+		c.notify(notifySet, "spop", args[1])
 		c.w.BulkString(m)
 		c.logAs(cmdSREM, args[1], []byte(m))
+		if s.Len() == 0 {
+			c.notify(notifyGeneric, "del", args[1])
+		}
 	case count >= int64(s.Len()):
 		// Redis answers through SUNION of the one set: an intset's order,
 		// also for a hashtable whose members would now fit one.
+		c.notify(notifySet, "spop", args[1])
 		writeMembers(c, setAlgebra(opUnion, []*store.Set{s}, 0, c.db.Encodings()).Members())
 		c.db.Delete(args[1])
+		c.notify(notifyGeneric, "del", args[1])
 		c.logAs(cmdDEL, args[1])
 		return
 	default:
+		c.notify(notifySet, "spop", args[1])
 		remaining := int64(s.Len()) - count
 		// Logged as one SREM a member, as Redis 7.0's spopWithCountCommand
 		// (in MULTI/EXEC, as any command logged as several).
@@ -270,12 +287,18 @@ func cmdSMove(c *Client, args [][]byte) {
 		return
 	}
 	setChanged(c, src, from)
+	c.notify(notifySet, "srem", src)
+	if from.Len() == 0 {
+		c.notify(notifyGeneric, "del", src)
+	}
 	if to == nil {
 		to = store.NewSet()
 		to.Add(member, c.db.Encodings())
 		c.db.Set(dst, to, 0)
+		c.notify(notifySet, "sadd", dst)
 	} else if to.Add(member, c.db.Encodings()) {
 		c.db.Modified(dst)
+		c.notify(notifySet, "sadd", dst)
 	}
 	c.w.Int(1)
 }
@@ -431,12 +454,28 @@ func setOpCommand(c *Client, op setOp, keys [][]byte, dst []byte) {
 		return
 	}
 	if out.Len() == 0 {
-		c.db.Delete(dst)
-	} else {
-		setKey(c, dst, out)
+		// Redis's intersection with a missing key deletes dst before it
+		// replies; every other empty result after.
+		if op == opInter && slices.Contains(sets, nil) {
+			if c.db.Delete(dst) {
+				c.notify(notifyGeneric, "del", dst)
+			}
+			c.w.Int(0)
+			return
+		}
+		c.w.Int(0)
+		if c.db.Delete(dst) {
+			c.notify(notifyGeneric, "del", dst)
+		}
+		return
 	}
+	setKey(c, dst, out)
 	c.w.Int(int64(out.Len()))
+	c.notify(notifySet, setStoreEvents[op], dst)
 }
+
+// setStoreEvents are the events of SUNIONSTORE, SINTERSTORE, SDIFFSTORE.
+var setStoreEvents = [...]string{opUnion: "sunionstore", opInter: "sinterstore", opDiff: "sdiffstore"}
 
 // numKeysArg parses the numkeys argument at args[i] of SINTERCARD, ZUNION
 // and the like, and checks that that many keys follow; it answers the error

@@ -404,7 +404,9 @@ func lookupByPattern(c *Client, pattern, elem []byte) (val []byte, intEncoded, f
 // nothing, and answers the count.
 func sortStore(c *Client, q sortQuery, items []sortItem, start, end, outLen int) {
 	if outLen == 0 {
-		c.db.Delete(q.dst)
+		if c.db.Delete(q.dst) {
+			c.notify(notifyGeneric, "del", q.dst)
+		}
 		c.w.Int(0)
 		return
 	}
@@ -423,5 +425,6 @@ func sortStore(c *Client, q sortQuery, items []sortItem, start, end, outLen int)
 	l := store.NewList()
 	l.PushBack(out...)
 	setKey(c, q.dst, l)
+	c.notify(notifyList, "sortstore", q.dst)
 	c.w.Int(int64(outLen))
 }

@@ -209,6 +209,10 @@ func setGeneric(c *Client, o setOptions, key, value []byte, okReply, abortReply 
 		// the key is invisible at once and reclaimed by expiry.
 		c.db.Set(key, v(value), at)
 	}
+	c.notify(notifyString, "set", key)
+	if o.flags&setAnyExpire != 0 {
+		c.notify(notifyGeneric, "expire", key)
+	}
 	if o.flags&setGet == 0 {
 		replyCanned(c, okReply)
 	}
@@ -255,10 +259,13 @@ func cmdGetEX(c *Client, args [][]byte) {
 	switch {
 	case o.flags&(setEXAT|setPXAT) != 0 && at <= c.srv.store.Now():
 		c.db.Delete(args[1])
+		c.notify(notifyGeneric, "del", args[1])
 	case o.flags&setAnyExpire != 0:
 		c.db.SetExpire(e, at)
+		c.notify(notifyGeneric, "expire", args[1])
 	case o.flags&setPersist != 0 && c.db.ExpireAt(e) != 0:
 		c.db.SetExpire(e, 0)
+		c.notify(notifyGeneric, "persist", args[1])
 	}
 }
 
@@ -288,6 +295,7 @@ func cmdMSet(c *Client, args [][]byte) {
 	}
 	for i := 1; i < len(args); i += 2 {
 		setKey(c, args[i], store.NewString(args[i+1]))
+		c.notify(notifyString, "set", args[i])
 	}
 	c.w.Status("OK")
 }
@@ -304,6 +312,7 @@ func cmdMSetNX(c *Client, args [][]byte) {
 	}
 	for i := 1; i < len(args); i += 2 {
 		c.db.Set(args[i], store.NewString(args[i+1]), 0)
+		c.notify(notifyString, "set", args[i])
 	}
 	c.w.Int(1)
 }
@@ -313,11 +322,13 @@ func cmdGetSet(c *Client, args [][]byte) {
 		return
 	}
 	setKey(c, args[1], store.NewString(args[2]))
+	c.notify(notifyString, "set", args[1])
 }
 
 func cmdGetDel(c *Client, args [][]byte) {
 	if s, ok := getString(c, args[1]); ok && s != nil {
 		c.db.Delete(args[1])
+		c.notify(notifyGeneric, "del", args[1])
 	}
 }
 
@@ -349,6 +360,7 @@ func incrBy(c *Client, key []byte, delta int64) {
 		c.w.Error(err.Error())
 		return
 	}
+	c.notify(notifyString, "incrby", key)
 	c.w.Int(n)
 }
 
@@ -367,6 +379,7 @@ func cmdIncrByFloat(c *Client, args [][]byte) {
 	} else {
 		c.db.SetKeepTTL(args[1], sum)
 	}
+	c.notify(notifyString, "incrbyfloat", args[1])
 	c.w.Bulk(sum.Bytes())
 }
 
@@ -387,6 +400,7 @@ func cmdAppend(c *Client, args [][]byte) {
 	if s == nil {
 		v := store.NewString(args[2])
 		c.db.Set(args[1], v, 0)
+		c.notify(notifyString, "append", args[1])
 		c.w.Int(int64(v.Len()))
 		return
 	}
@@ -395,6 +409,7 @@ func cmdAppend(c *Client, args [][]byte) {
 	}
 	n := c.db.UnshareString(args[1], s).Append(args[2])
 	c.db.Modified(args[1])
+	c.notify(notifyString, "append", args[1])
 	c.w.Int(int64(n))
 }
 
@@ -478,6 +493,7 @@ func cmdSetRange(c *Client, args [][]byte) {
 	}
 	n := c.db.UnshareString(args[1], s).SetRange(int(offset), value)
 	c.db.Modified(args[1])
+	c.notify(notifyString, "setrange", args[1])
 	c.w.Int(int64(n))
 }
 

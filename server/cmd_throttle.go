@@ -78,6 +78,14 @@ func cmdThrottle(c *Client, args [][]byte) {
 	limited := int64(0)
 	if r.Limited {
 		limited = 1
+	} else {
+		// redis-cell raises no keyspace event. floodgate announces an
+		// allowed request, which rewrote the key's TAT and its expiry, as
+		// SET ... PXAT is announced: "cl.throttle" of the string class,
+		// then "expire" of the generic one. A limited request changes
+		// nothing and raises nothing.
+		c.notify(notifyString, "cl.throttle", args[1])
+		c.notify(notifyGeneric, "expire", args[1])
 	}
 	c.w.Array(5)
 	c.w.Int(limited)

@@ -53,6 +53,26 @@ const (
 	errInvalidCursor  = "ERR invalid cursor"
 )
 
+// zsetShrunk raises event for the sorted set z at key, and "del" if that
+// left it empty (and so deleted).
+func zsetShrunk(c *Client, event string, key []byte, z *store.ZSet) {
+	if c.srv.notifyFlags == 0 {
+		return
+	}
+	c.notify(notifyZSet, event, key)
+	if z.Len() == 0 {
+		c.notify(notifyGeneric, "del", key)
+	}
+}
+
+// zpopEvent is the event of a pop from one end of a sorted set.
+func zpopEvent(fromTop bool) string {
+	if fromTop {
+		return "zpopmax"
+	}
+	return "zpopmin"
+}
+
 // zsetChanged signals a change made in place and deletes the key once the
 // set is empty, as Redis never keeps an empty collection.
 func zsetChanged(c *Client, key []byte, z *store.ZSet) {
@@ -133,11 +153,11 @@ func cmdZIncrBy(c *Client, args [][]byte) {
 // ZADD does.
 func zadd(c *Client, key []byte, f zaddFlags, members []store.ScoredMember) {
 	res, err := c.db.ZAdd(key, f.ZAddFlags, members)
-	if err != nil {
-		c.w.Error(err.Error())
-		return
-	}
 	switch {
+	case err != nil:
+		// An INCR that made a NaN keeps, and announces, what the members
+		// before it did (zaddGenericCommand's cleanup).
+		c.w.Error(err.Error())
 	case !f.Incr:
 		n := res.Added
 		if f.ch {
@@ -148,6 +168,13 @@ func zadd(c *Client, key []byte, f zaddFlags, members []store.ScoredMember) {
 		c.w.Double(res.Last)
 	default:
 		c.w.Null()
+	}
+	if res.Added+res.Updated > 0 {
+		event := "zadd"
+		if f.Incr {
+			event = "zincr"
+		}
+		c.notify(notifyZSet, event, key)
 	}
 }
 
@@ -165,6 +192,7 @@ func cmdZRem(c *Client, args [][]byte) {
 		}
 		if n > 0 {
 			zsetChanged(c, args[1], z)
+			zsetShrunk(c, "zrem", args[1], z)
 		}
 	}
 	c.w.Int(n)
@@ -460,6 +488,9 @@ func rangeOf(c *Client, kind rangeKind, min, max []byte, rev bool) (func(*store.
 	}, true
 }
 
+// zremRangeEvents are the events of ZREMRANGEBYRANK, BYSCORE and BYLEX.
+var zremRangeEvents = [...]string{byRank: "zremrangebyrank", byScore: "zremrangebyscore", byLex: "zremrangebylex"}
+
 func zremRange(c *Client, args [][]byte, kind rangeKind) {
 	ranks, ok := rangeOf(c, kind, args[2], args[3], false)
 	if !ok {
@@ -473,6 +504,7 @@ func zremRange(c *Client, args [][]byte, kind rangeKind) {
 	n := z.RemoveRange(ranks(z))
 	if n > 0 {
 		zsetChanged(c, key, z)
+		zsetShrunk(c, zremRangeEvents[kind], key, z)
 	}
 	c.w.Int(int64(n))
 }
@@ -690,6 +722,7 @@ func zpop(c *Client, args [][]byte, fromTop bool) {
 	zreply(c, z, lo, hi, fromTop, true, len(args) == 2)
 	z.RemoveRange(lo, hi)
 	zsetChanged(c, args[1], z)
+	zsetShrunk(c, zpopEvent(fromTop), args[1], z)
 }
 
 // ZRANDMEMBER.
@@ -1046,7 +1079,7 @@ func zsetOpCommand(c *Client, args [][]byte, op setOp, numkeysAt int, dst []byte
 	case cardOnly:
 		c.w.Int(int64(len(result)))
 	case dst != nil:
-		storeZPairs(c, dst, result)
+		storeZPairs(c, dst, result, zsetStoreEvents[op])
 	default:
 		p := newPairReply(c, len(result), withScores, false)
 		for _, r := range result {
@@ -1143,7 +1176,7 @@ func weighted(weight, score float64) float64 {
 // (zsetConvertToListpackIfNeeded): the way there matters beyond the final
 // encoding, since a listpack keeps -0 as the integer 0 and a skiplist
 // keeps the double.
-func storeZPairs(c *Client, dst []byte, pairs []zpair) {
+func storeZPairs(c *Client, dst []byte, pairs []zpair, event string) {
 	enc := c.db.Encodings()
 	z := store.NewZSet()
 	z.Unpack()
@@ -1151,20 +1184,27 @@ func storeZPairs(c *Client, dst []byte, pairs []zpair) {
 		z.Add([]byte(p.member), p.score, enc)
 	}
 	z.PackIfFits(enc)
-	storeZSet(c, dst, z)
+	storeZSet(c, dst, z, event)
 }
 
 // storeZSet stores z at dst, or deletes dst if z is empty, and answers
-// z's size.
-func storeZSet(c *Client, dst []byte, z *store.ZSet) {
+// z's size; then the store's event (or "del").
+func storeZSet(c *Client, dst []byte, z *store.ZSet, event string) {
 	if z.Len() == 0 {
-		c.db.Delete(dst)
+		deleted := c.db.Delete(dst)
 		c.w.Int(0)
+		if deleted {
+			c.notify(notifyGeneric, "del", dst)
+		}
 		return
 	}
 	setKey(c, dst, z)
 	c.w.Int(int64(z.Len()))
+	c.notify(notifyZSet, event, dst)
 }
+
+// zsetStoreEvents are the events of ZUNIONSTORE, ZINTERSTORE, ZDIFFSTORE.
+var zsetStoreEvents = [...]string{opUnion: "zunionstore", opInter: "zinterstore", opDiff: "zdiffstore"}
 
 // cmdZRangeStore is ZRANGE with a destination: the arguments after the
 // destination are ZRANGE's, WITHSCORES excepted.
@@ -1190,7 +1230,7 @@ func storeZRange(c *Client, dst []byte, z *store.ZSet, lo, hi int, byRank bool) 
 			return n < hi-lo
 		})
 	}
-	storeZSet(c, dst, out)
+	storeZSet(c, dst, out, "zrangestore")
 }
 
 // cmdZMPop follows Redis's zmpopGenericCommand: numkeys, MIN|MAX, COUNT,
@@ -1252,4 +1292,5 @@ func zmpopReply(c *Client, key []byte, z *store.ZSet, fromTop bool, count int64)
 	zwrite(c, z, lo, hi, fromTop, true, pairReply{w: c.w, nested: true})
 	z.RemoveRange(lo, hi)
 	zsetChanged(c, key, z)
+	zsetShrunk(c, zpopEvent(fromTop), key, z)
 }

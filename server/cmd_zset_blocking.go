@@ -45,4 +45,5 @@ func zpopWithKey(c *Client, key []byte, z *store.ZSet, fromTop bool) {
 	c.w.Double(score)
 	z.RemoveRange(rank, rank+1)
 	zsetChanged(c, key, z)
+	zsetShrunk(c, zpopEvent(fromTop), key, z)
 }

@@ -243,7 +243,7 @@ var floodgateParams = map[string]floodgateParam{
 	"client-output-buffer-limit": {effect: effectApplied, parse: parseOutputLimits, get: getOutputLimits, apply: setOutputLimits},
 	"io-threads": {effect: effectApplied, apply: func(s *Server, v string) string { n, _ := strconv.Atoi(v); s.cfg.IOThreads = n; return "" },
 		get: func(s *Server) string { return strconv.Itoa(max(s.cfg.IOThreads, 1)) }},
-	"notify-keyspace-events": {effect: effectApplied, parse: parseKeyspaceEvents},
+	"notify-keyspace-events": {effect: effectApplied, parse: parseKeyspaceEvents, get: getKeyspaceEvents, apply: applyKeyspaceEvents},
 	"hll-sparse-max-bytes":   {effect: effectApplied},
 
 	// daemonize is applied by the binary (cmd/floodgate), which starts
@@ -470,19 +470,6 @@ func parseOOMValues(v string) (string, string) {
 	}
 	return strings.Join(f, " "), ""
 }
-
-// parseKeyspaceEvents accepts only notify-keyspace-events' default, "":
-// floodgate has no pub/sub, so no client could receive an event, and a
-// configuration that asks for them is refused (at start, by CONFIG SET)
-// with Redis's own text for a value it cannot take.
-func parseKeyspaceEvents(v string) (string, string) {
-	if v != "" {
-		return "", errKeyspaceEvents
-	}
-	return "", ""
-}
-
-const errKeyspaceEvents = "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."
 
 // OutputLimit is one class of client-output-buffer-limit: a client is
 // closed when its pending replies pass Hard bytes, or stay over Soft bytes

@@ -46,3 +46,48 @@ func BenchmarkPublishFanout(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkNotifySet: SET, pipelined 16 deep, with notify-keyspace-events
+// off, KEA with nobody subscribed, and KEA with one PSUBSCRIBE
+// __key*__:* subscriber draining its socket (two messages per SET).
+func BenchmarkNotifySet(b *testing.B) {
+	for _, mode := range []string{"off", "kea", "subscribed"} {
+		b.Run(mode, func(b *testing.B) {
+			srv := startServer(b, Config{})
+			pub, err := net.Dial("tcp", srv.Addr())
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer pub.Close()
+			if mode != "off" {
+				pub.Write([]byte("CONFIG SET notify-keyspace-events KEA\r\n"))
+				io.ReadFull(pub, make([]byte, 5))
+			}
+			if mode == "subscribed" {
+				c, err := net.Dial("tcp", srv.Addr())
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Cleanup(func() { c.Close() })
+				c.Write([]byte("PSUBSCRIBE __key*__:*\r\n"))
+				go io.Copy(io.Discard, c)
+				waitFor(b, "the subscriber", func() bool {
+					n := 0
+					srv.Do(func() { n = len(srv.pubsub.patternList) })
+					return n == 1
+				})
+			}
+			batch := []byte(strings.Repeat("SET key:0123456789 value\r\n", 16))
+			reply := make([]byte, 16*5)
+			b.ResetTimer()
+			for i := 0; i < b.N; i += 16 {
+				if _, err := pub.Write(batch); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := io.ReadFull(pub, reply); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -255,6 +255,9 @@ type Server struct {
 	pubsub pubsubRegistry
 	// tracking is client-side caching's tables (tracking.go).
 	tracking tracking
+	// notifyFlags is notify-keyspace-events (notify.go); guarded by the
+	// execution lock.
+	notifyFlags notifyClass
 
 	persist persistence  // RDB files, save points, BGSAVE (persistence.go); guarded by lock
 	migrate migratePool  // MIGRATE's cached connections (cmd_migrate.go)
@@ -345,6 +348,7 @@ func (s *Server) Init() {
 	s.applyEvictionSettings()
 	s.applyEncodingSettings()
 	s.applyPersistenceSettings()
+	s.setNotifyHooks()
 	s.initSlowlog()
 	s.initLatency()
 	s.initTracking()

@@ -249,7 +249,13 @@ type Store struct {
 	// stored at a key (Redis's signalKeyAsReady from dbAdd): a client
 	// blocked on that key may now be served.
 	OnReady func(db *DB, key string)
-	used    int64 // accounted memory, see memsize.go
+	// OnMiss, when set, is told of every read lookup (one counted as a
+	// keyspace hit or miss) that finds no live key: Redis's keymiss event.
+	OnMiss func(db int, key []byte)
+	// OnNew, when set, is told of every key added where none was (Redis's
+	// dbAdd and its "new" event), before the value is written.
+	OnNew func(db int, key string)
+	used  int64 // accounted memory, see memsize.go
 	// expiredBytes is the accounted memory active expiry has freed since
 	// memory was last given back to the system.
 	expiredBytes int64
@@ -430,6 +436,9 @@ func (db *DB) Peek(key []byte) *Entry {
 	e := db.live(key)
 	if db.store.countLookups {
 		db.store.countLookup(e != nil)
+		if e == nil && db.store.OnMiss != nil {
+			db.store.OnMiss(db.index, key)
+		}
 	}
 	return e
 }
@@ -462,6 +471,9 @@ func (db *DB) GetString(key string) *Entry {
 	}
 	if db.store.countLookups {
 		db.store.countLookup(e != nil)
+		if e == nil && db.store.OnMiss != nil {
+			db.store.OnMiss(db.index, []byte(key))
+		}
 	}
 	if e != nil {
 		db.store.touch(e)
@@ -504,6 +516,9 @@ func (db *DB) set(key []byte, v Value, expireAt int64, counted bool) *Entry {
 		e = newEntry(key)
 		e.heapIdx, e.access, e.snap = -1, db.store.newAccess(), db.store.epochIfOpen()
 		db.keys.insert(e)
+		if db.store.OnNew != nil {
+			db.store.OnNew(db.index, e.Key())
+		}
 	} else {
 		if sn := db.store.snap; sn != nil {
 			sn.keep(e, db.index, false)
