@@ -169,6 +169,7 @@ func init() {
 		"getset":       propagateGetSet,
 		"getdel":       propagateGetDel,
 		"cl.throttle":  propagateKeyState,
+		"increx":       propagateKeyState,
 	}
 }
 

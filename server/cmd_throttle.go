@@ -74,7 +74,7 @@ func cmdThrottle(c *Client, args [][]byte) {
 		c.w.Error(err.Error())
 		return
 	}
-	c.srv.limiter.count(args[1], r.Limited)
+	c.srv.limiter.count(limiterThrottle, args[1], r.Limited)
 	limited := int64(0)
 	if r.Limited {
 		limited = 1

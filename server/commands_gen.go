@@ -2,8 +2,8 @@
 // To regenerate: REDIS_SRC=/path/to/redis-7.0.15 go generate ./server/
 //
 // redis-sha256: 9b058529b46c27040aaff4264caddf430020d18c33cd69f8164d1b3b9e41a9b3
-// floodgate-sha256: 61ed1f9cb7c2266dad0c8f789f4d04d383c42761fb2e0588fa0e192741c4a8dc
-// body-sha256: c0768f9a533164da11036d4ebd6752dc54e65372ec09a72e4fd0ad28d0a473ee
+// floodgate-sha256: ed55dd59db0a2b27c6f17aef258f0a5740f08ae6df5e39c0e08c35222d0e56f2
+// body-sha256: 6d497d4cfa012649f2752fb45ad5502775c0ac5d49cc5cf8ad405973d0651c80
 
 package server
 
@@ -1607,6 +1607,35 @@ var generatedCommands = []*Command{
 		Args: []Arg{
 			{Name: "key", Type: "key", KeySpec: 1},
 			{Name: "increment", Type: "double"},
+		}},
+	{Name: "increx", Arity: -2, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"},
+		Group: "string", Since: "8.8.0",
+		Summary:    "Increments the numeric value of a key by a number and sets its expiration time. Uses 0 as initial value if the key doesn't exist.",
+		Complexity: "O(1)",
+		keySpecs: []keySpec{
+			{flags: "RW access update", begin: beginIndex(1), find: findRange(0, 1, 0)},
+		},
+		Args: []Arg{
+			{Name: "key", Type: "key", KeySpec: 1},
+			{Name: "increment", Type: "oneof", Flags: ArgOptional, Args: []Arg{
+				{Name: "float", Type: "double", Token: "BYFLOAT"},
+				{Name: "integer", Type: "integer", Token: "BYINT"},
+			}},
+			{Name: "lowerbound", Type: "string", Token: "LBOUND", Flags: ArgOptional},
+			{Name: "upperbound", Type: "string", Token: "UBOUND", Flags: ArgOptional},
+			{Name: "saturate", Type: "pure-token", Token: "SATURATE", Flags: ArgOptional},
+			{Name: "expiration", Type: "oneof", Flags: ArgOptional, Args: []Arg{
+				{Name: "seconds", Type: "integer", Token: "EX"},
+				{Name: "milliseconds", Type: "integer", Token: "PX"},
+				{Name: "unix-time-seconds", Type: "unix-time", Token: "EXAT"},
+				{Name: "unix-time-milliseconds", Type: "unix-time", Token: "PXAT"},
+				{Name: "persist", Type: "pure-token", Token: "PERSIST"},
+			}},
+			{Name: "enx", Type: "pure-token", Token: "ENX", Flags: ArgOptional},
+			{Name: "condition", Type: "oneof", Flags: ArgOptional, Args: []Arg{
+				{Name: "nx", Type: "pure-token", Token: "NX"},
+				{Name: "xx", Type: "pure-token", Token: "XX"},
+			}},
 		}},
 	{Name: "info", Arity: -1, Flags: FlagLoading | FlagStale, ACL: []string{"dangerous"},
 		Group: "server", Since: "1.0.0",
