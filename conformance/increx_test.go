@@ -6,10 +6,10 @@ import (
 	"testing"
 )
 
-// INCREX is Redis 8.8's; the reference Redis 7.0 has no such command, so
-// its replies are golden-tested in server/cmd_increx_test.go. What it shares
-// with Redis 7.0 is checked here against the real server: each INCREX
-// error that INCRBY, INCRBYFLOAT or SET gives for the same input has the
+// INCREX and GCRA are Redis 8.8's; the reference Redis 7.0 has neither, so
+// their replies are golden-tested in server/cmd_increx_test.go. What they
+// share with Redis 7.0 is checked here against the real server: each error
+// that INCRBY, INCRBYFLOAT or SET gives for the same input has the
 // same bytes as Redis's (RESP2 and RESP3), and leaves the key as Redis's
 // failed command does.
 func TestIncrExSharesRedisTexts(t *testing.T) {
@@ -34,6 +34,11 @@ func TestIncrExSharesRedisTexts(t *testing.T) {
 		{[]string{"SET", "x", "1", "EX"}, []string{"INCREX", "x", "EX"}},
 		{[]string{"SET", "x", "1", "EX", "abc"}, []string{"INCREX", "x", "EX", "abc"}},
 		{[]string{"SET", "x", "1", "FOO"}, []string{"INCREX", "x", "FOO"}},
+		// GCRA's number errors are Redis's parsers'.
+		{[]string{"INCRBY", "x", "abc"}, []string{"GCRA", "x", "abc", "1", "1"}},
+		{[]string{"INCRBY", "x", "abc"}, []string{"GCRA", "x", "1", "1", "1", "TOKENS", "abc"}},
+		{[]string{"INCRBYFLOAT", "x", "abc"}, []string{"GCRA", "x", "1", "1", "abc"}},
+		{[]string{"INCR", "l"}, []string{"GCRA", "l", "1", "1", "1"}},
 		// What the failed commands left: the same keyspace.
 		{[]string{"GET", "n"}, []string{"GET", "n"}},
 		{[]string{"GET", "s"}, []string{"GET", "s"}},

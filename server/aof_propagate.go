@@ -170,6 +170,7 @@ func init() {
 		"getdel":       propagateGetDel,
 		"cl.throttle":  propagateKeyState,
 		"increx":       propagateKeyState,
+		"gcra":         propagateKeyState,
 	}
 }
 

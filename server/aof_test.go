@@ -77,6 +77,7 @@ func TestAOFPropagation(t *testing.T) {
 		{"increx", "j", "exat", "1"},                                              // in the past: DEL
 		{"multi"}, {"increx", "m", "px", "500000"}, {"exec"},                      // in MULTI: the effect
 		{"eval", "return redis.call('increx', 'e', 'byint', 5, 'ex', 20)", "0"}, // from a script: the effect
+		{"gcra", "g", "0", "1", "1.5"},                                          // the key's state, as CL.THROTTLE
 	} {
 		c.Do(ctx, cmd...)
 	}
@@ -101,6 +102,7 @@ func TestAOFPropagation(t *testing.T) {
 		"DEL j",
 		"SET m 1 PXAT 1700000500000",
 		"SET e 5 PXAT 1700000020000",
+		"SET g 1700000001500000000 PXAT 1700000001500",
 		"DEL c",
 	}
 	got := loggedCommands(t, dir)

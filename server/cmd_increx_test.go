@@ -221,3 +221,73 @@ func TestIncrExGolden(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { runIncrExSteps(t, tc.steps) })
 	}
 }
+
+// TestGCRAGolden: GCRA as Redis documented it for 8.8, on the manual clock,
+// and its key shared with CL.THROTTLE. Where the documentation is silent
+// (the reply's rounding, the range errors) the vector follows
+// docs/increx.md#gcra.
+func TestGCRAGolden(t *testing.T) {
+	cases := []struct {
+		name  string
+		steps []increxStep
+	}{
+		{"redis-cell's readme", []increxStep{
+			{0, "GCRA k 15 30 60", "[0 16 15 -1 2]"},
+			{0, "GCRA k 15 30 60 TOKENS 1", "[0 16 14 -1 4]"},
+		}},
+		{"a float period", []increxStep{
+			{0, "GCRA k 0 1 1.5", "[0 1 0 -1 2]"},
+			{0, "GCRA k 0 1 1.5", "[1 1 0 2 2]"},
+			{1499 * time.Millisecond, "GCRA k 0 1 1.5", "[1 1 0 1 1]"},
+			{1500 * time.Millisecond, "GCRA k 0 1 1.5", "[0 1 0 -1 2]"},
+		}},
+		{"tokens larger than the burst", []increxStep{
+			{0, "GCRA k 5 1 60 TOKENS 10", "[1 6 6 -1 0]"},
+			{0, "EXISTS k", "0"},
+			{0, "GCRA k 5 1 60 TOKENS 6", "[0 6 0 -1 360]"},
+			{0, "GCRA k 5 1 60 TOKENS 7", "[1 6 0 -1 360]"},
+		}},
+		{"tokens 0 peeks", []increxStep{
+			{0, "GCRA k 15 30 60 TOKENS 0", "[0 16 16 -1 0]"},
+			{0, "GCRA k 15 30 60", "[0 16 15 -1 2]"},
+			{0, "GCRA k 15 30 60 TOKENS 0", "[0 16 15 -1 2]"},
+		}},
+		{"the key is CL.THROTTLE's", []increxStep{
+			{0, "GCRA k 15 30 60", "[0 16 15 -1 2]"},
+			{0, "CL.THROTTLE k 15 30 60", "[0 16 14 -1 4]"},
+			{0, "GET k", "1767225604000000000"},
+			{0, "PTTL k", "4000"},
+			{0, "GCRA k 15 30 60", "[0 16 13 -1 6]"},
+		}},
+		{"the interval in whole microseconds", []increxStep{
+			{0, "GCRA k 0 7 1", "[0 1 0 -1 1]"},
+			{0, "GET k", "1767225600142857000"},
+			{0, "CL.THROTTLE c 0 7 1", "[0 1 0 -1 1]"},
+			{0, "GET c", "1767225600142857142"},
+		}},
+		{"errors", []increxStep{
+			{0, "GCRA k", "ERR: ERR wrong number of arguments for 'gcra' command"},
+			{0, "GCRA k 1 1", "ERR: ERR wrong number of arguments for 'gcra' command"},
+			{0, "GCRA k 1 1 1 TOKENS", "ERR: ERR syntax error"},
+			{0, "GCRA k 1 1 1 FOO 1", "ERR: ERR syntax error"},
+			{0, "GCRA k 1 1 1 TOKENS 1 2", "ERR: ERR syntax error"},
+			{0, "GCRA k x 1 1", "ERR: ERR value is not an integer or out of range"},
+			{0, "GCRA k 1 x 1", "ERR: ERR value is not an integer or out of range"},
+			{0, "GCRA k 1 1 x", "ERR: ERR value is not a valid float"},
+			{0, "GCRA k 1 1 1 TOKENS x", "ERR: ERR value is not an integer or out of range"},
+			{0, "GCRA k -1 1 1", "ERR: ERR max_burst must be greater than or equal to 0"},
+			{0, "GCRA k 1 0 1", "ERR: ERR tokens_per_period must be greater than or equal to 1"},
+			{0, "GCRA k 1 1 0.5", "ERR: ERR period must be greater than or equal to 1.0"},
+			{0, "GCRA k 1 1 nan", "ERR: ERR value is not a valid float"},
+			{0, "GCRA k 1 1 1 TOKENS -1", "ERR: ERR TOKENS must be greater than or equal to 0"},
+			{0, "GCRA k 1 2000000 1", "ERR: ERR GCRA limiting uses microsecond accuracy. Combination of period, tokens_per_period and tokens would cause an overflow"},
+			{0, "GCRA k 9223372036854775807 1 1", "ERR: ERR GCRA limiting uses microsecond accuracy. Combination of period, tokens_per_period and tokens would cause an overflow"},
+			{0, "EXISTS k", "0"},
+			{0, "LPUSH l a", "1"},
+			{0, "GCRA l 1 1 1", "ERR: WRONGTYPE Operation against a key holding the wrong kind of value"},
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { runIncrExSteps(t, tc.steps) })
+	}
+}

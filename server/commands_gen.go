@@ -2,8 +2,8 @@
 // To regenerate: REDIS_SRC=/path/to/redis-7.0.15 go generate ./server/
 //
 // redis-sha256: 9b058529b46c27040aaff4264caddf430020d18c33cd69f8164d1b3b9e41a9b3
-// floodgate-sha256: ed55dd59db0a2b27c6f17aef258f0a5740f08ae6df5e39c0e08c35222d0e56f2
-// body-sha256: 6d497d4cfa012649f2752fb45ad5502775c0ac5d49cc5cf8ad405973d0651c80
+// floodgate-sha256: 9126cc5ba21c345b9c5f62fbf91c0a89964e05e542e0e796df7f3cbd08ac7ad3
+// body-sha256: 32e6319abae137a84423f4538e8e128e121902a9d5f72d9ef7e0e60b19a2a989
 
 package server
 
@@ -981,6 +981,20 @@ var generatedCommands = []*Command{
 				{Name: "async", Type: "pure-token", Token: "ASYNC", Since: "4.0.0"},
 				{Name: "sync", Type: "pure-token", Token: "SYNC", Since: "6.2.0"},
 			}},
+		}},
+	{Name: "gcra", Arity: -5, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"},
+		Group: "string", Since: "8.8.0",
+		Summary:    "Rate limit via GCRA (Generic Cell Rate Algorithm).",
+		Complexity: "O(1)",
+		keySpecs: []keySpec{
+			{flags: "RW access update", begin: beginIndex(1), find: findRange(0, 1, 0)},
+		},
+		Args: []Arg{
+			{Name: "key", Type: "key", KeySpec: 1},
+			{Name: "max-burst", Type: "integer"},
+			{Name: "tokens-per-period", Type: "integer"},
+			{Name: "period", Type: "double"},
+			{Name: "count", Type: "integer", Token: "TOKENS", Flags: ArgOptional},
 		}},
 	{Name: "geoadd", Arity: -5, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"geo"},
 		Group: "geo", Since: "3.2.0",

@@ -37,20 +37,22 @@ func TestLimiterStats(t *testing.T) {
 	reply(t, c, "INCREX", "rate:api:carol", "UBOUND", "1")     // allowed
 	reply(t, c, "INCREX", "rate:api:carol", "UBOUND", "1")     // limited: over the bound
 	reply(t, c, "INCREX", "rate:api:carol", "NX")              // refused by NX: no decision
+	reply(t, c, "GCRA", "rate:api:dave", "0", "1", "60")       // allowed
+	reply(t, c, "GCRA", "rate:api:dave", "0", "1", "60")       // limited
 
 	fields, headers := infoLines(t, reply(t, c, "INFO", "limiter"))
 	want := map[string]string{
-		"limiter_allowed":      "7",
-		"limiter_limited":      "2",
+		"limiter_allowed":      "8",
+		"limiter_limited":      "3",
 		"limiter_cl_throttle":  "allowed=6,limited=1",
-		"limiter_gcra":         "allowed=0,limited=0",
+		"limiter_gcra":         "allowed=1,limited=1",
 		"limiter_increx":       "allowed=1,limited=1",
 		"limiter_prefixes":     "4",
 		"limiter_prefixes_max": "1024",
 		"limiter_prefix0":      "name=,allowed=1,limited=0",
 		"limiter_prefix1":      "name=login,allowed=1,limited=0",
 		"limiter_prefix2":      `name=odd\x20key\x2c\x3d\x5c,allowed=1,limited=0`,
-		"limiter_prefix3":      "name=rate:api,allowed=4,limited=2",
+		"limiter_prefix3":      "name=rate:api,allowed=5,limited=3",
 		"limiter_other":        "allowed=0,limited=0",
 	}
 	if fmt.Sprint(headers) != "[Limiter]" {
