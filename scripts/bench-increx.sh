@@ -8,27 +8,27 @@
 #   FG=bin/floodgate scripts/bench-increx.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-REPS=${REPS:-3}; N=${N:-100000}
+REPS=${REPS:-3}; N=${N:-100000}; RPORT=${RPORT:-17459}; FPORT=${FPORT:-17460}
 FG=${FG:-bin/floodgate}
 SEED001="local c = redis.call('INCR', KEYS[1]) if c == 1 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end if c > tonumber(ARGV[1]) then return 0 end return 1"
 tmp=$(mktemp -d)
-redis-server --port 17459 --bind 127.0.0.1 --save '' --appendonly no --dir "$tmp" --logfile "$tmp/redis.log" & RP=$!
+redis-server --port $RPORT --bind 127.0.0.1 --save '' --appendonly no --dir "$tmp" --logfile "$tmp/redis.log" & RP=$!
 mkdir -p "$tmp/fg"
-"$FG" --port 17460 --loglevel warning --save "" --appendonly no --dir "$tmp/fg" & FP=$!
+"$FG" --port $FPORT --loglevel warning --save "" --appendonly no --dir "$tmp/fg" & FP=$!
 trap 'kill $RP $FP 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
-for p in 17459 17460; do
+for p in $RPORT $FPORT; do
   for _ in $(seq 100); do redis-cli -p "$p" ping >/dev/null 2>&1 && break; sleep 0.05; done
 done
-RS=$(redis-cli -p 17459 SCRIPT LOAD "$SEED001")
+RS=$(redis-cli -p $RPORT SCRIPT LOAD "$SEED001")
 . scripts/measure.sh
 out="$tmp/results"
 for r in $(seq "$REPS"); do
   echo "rep $r, load average $(cut -d' ' -f1 /proc/loadavg)" >&2
   for P in 1 16; do
-    echo "redis-evalsha-$P $(per_request 17459 $RP $P EVALSHA "$RS" 1 'rate:__rand_int__' 100 60)" >>"$out"
-    echo "fg-incr-$P $(per_request 17460 $FP $P INCR 'rate:__rand_int__')" >>"$out"
-    echo "fg-increx-ex-$P $(per_request 17460 $FP $P INCREX 'rate:__rand_int__' EX 60)" >>"$out"
-    echo "fg-increx-limit-$P $(per_request 17460 $FP $P INCREX 'rate:__rand_int__' UBOUND 100 EX 60 ENX)" >>"$out"
+    echo "redis-evalsha-$P $(per_request $RPORT $RP $P EVALSHA "$RS" 1 'rate:__rand_int__' 100 60)" >>"$out"
+    echo "fg-incr-$P $(per_request $FPORT $FP $P INCR 'rate:__rand_int__')" >>"$out"
+    echo "fg-increx-ex-$P $(per_request $FPORT $FP $P INCREX 'rate:__rand_int__' EX 60)" >>"$out"
+    echo "fg-increx-limit-$P $(per_request $FPORT $FP $P INCREX 'rate:__rand_int__' UBOUND 100 EX 60 ENX)" >>"$out"
   done
 done
 echo "load average at the end: $(cut -d' ' -f1 /proc/loadavg)" >&2
