@@ -99,24 +99,33 @@ func (db *DB) IncrEx(key []byte, x *IncrEx) (IncrExResult, error) {
 		e = db.Set(key, NewInt(n), 0)
 	} else {
 		db.storeInt(e, s, n)
-		db.notifyWatchers(key)
 	}
-	db.incrExExpire(e, x)
+	db.incrExWritten(key, e, x, s != nil)
 	return r, nil
 }
 
-// incrExExpire applies INCREX's expiry option to the entry it wrote.
-func (db *DB) incrExExpire(e *Entry, x *IncrEx) {
-	switch x.Expiry {
-	case ExpirySet:
-		if x.ENX && db.ExpireAt(e) != 0 {
-			return
-		}
-		db.SetExpire(e, x.ExpireAt) // one in the past deletes the key, as SET EXAT does
-	case ExpiryPersist:
-		if db.ExpireAt(e) != 0 {
-			db.SetExpire(e, 0)
-		}
+// incrExWritten finishes an applied INCREX on the entry it wrote: the
+// expiry option, then one change counted (a created key was counted by
+// Set), as Redis counts one per INCREX; a deadline in the past deletes the
+// key, as SET EXAT does.
+func (db *DB) incrExWritten(key []byte, e *Entry, x *IncrEx, existed bool) {
+	at := db.ExpireAt(e)
+	switch {
+	case x.Expiry == ExpirySet && !(x.ENX && at != 0):
+		at = x.ExpireAt
+	case x.Expiry == ExpiryPersist:
+		at = 0
+	}
+	if at != 0 && at <= db.store.now {
+		db.remove(e)
+		db.notifyWatchers(key)
+		return
+	}
+	if at != db.ExpireAt(e) {
+		db.setExpire(e, at)
+	}
+	if existed {
+		db.notifyWatchers(key)
 	}
 }
 
@@ -162,8 +171,8 @@ func (db *DB) incrExFloat(key []byte, e *Entry, s *String, x *IncrEx) (IncrExRes
 	if e == nil {
 		e = db.Set(key, v, 0)
 	} else {
-		e = db.SetKeepTTL(key, v)
+		e = db.SetKeepTTL(key, v) // counted: the change is
 	}
-	db.incrExExpire(e, x)
+	db.incrExWritten(key, e, x, false)
 	return r, nil
 }
