@@ -154,6 +154,13 @@ func TestIncrExGolden(t *testing.T) {
 			{11 * time.Second, "INCREX k ENX PX 1500", "[6 1]"},
 			{11 * time.Second, "PTTL k", "1500"},
 		}},
+		{"a kept deadline equal to now is still live", []increxStep{
+			{0, "SET k 1 PX 1000", "OK"},
+			{time.Second, "INCREX k EX 10 ENX", "[2 1]"},
+			{time.Second, "INCREX k", "[3 1]"},
+			{time.Second, "GET k", "3"},
+			{time.Second + time.Millisecond, "EXISTS k", "0"},
+		}},
 		{"persist removes the ttl", []increxStep{
 			{0, "SET k 1 EX 10", "OK"},
 			{0, "INCREX k PERSIST", "[2 1]"},

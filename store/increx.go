@@ -110,13 +110,16 @@ func (db *DB) IncrEx(key []byte, x *IncrEx) (IncrExResult, error) {
 // key, as SET EXAT does.
 func (db *DB) incrExWritten(key []byte, e *Entry, x *IncrEx, existed bool) {
 	at := db.ExpireAt(e)
+	set := false // a deadline the option gives, not the one the key kept
 	switch {
 	case x.Expiry == ExpirySet && !(x.ENX && at != 0):
-		at = x.ExpireAt
+		at, set = x.ExpireAt, true
 	case x.Expiry == ExpiryPersist:
 		at = 0
 	}
-	if at != 0 && at <= db.store.now {
+	// A kept deadline equal to now is still live (a key expires once the
+	// clock is past it); a given one that is not in the future deletes.
+	if set && at <= db.store.now {
 		db.remove(e)
 		db.notifyWatchers(key)
 		return
