@@ -10,7 +10,7 @@ import (
 
 // TestCommandMetadata compares, byte for byte and under RESP2 and RESP3,
 // COMMAND INFO and COMMAND DOCS of every command and subcommand floodgate
-// has that Redis has (all of floodgate's but CL.THROTTLE): the metadata
+// has that Redis has (all of floodgate's but CL.THROTTLE, GCRA and INCREX): the metadata
 // both answer from Redis's command JSON. A container's own fields are
 // compared whole; its subcommands are compared one by one (each is in the
 // list), and here only for being among Redis's, since Redis lists them in

@@ -7,6 +7,7 @@
 package luaengine
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -392,3 +393,18 @@ func itoa(n int) string { return strconv.Itoa(n) }
 
 var _ = sync.Mutex{}
 var _ atomic.Bool
+
+// Bodies returns the text of every cached script, in SHA1 order: what
+// persist-scripts saves with the dataset.
+func (e *Engine) Bodies() []string {
+	shas := make([]string, 0, len(e.scripts))
+	for sha := range e.scripts {
+		shas = append(shas, sha)
+	}
+	slices.Sort(shas)
+	bodies := make([]string, len(shas))
+	for i, sha := range shas {
+		bodies[i] = e.scripts[sha].Body
+	}
+	return bodies
+}

@@ -3,6 +3,7 @@ package ratelimit
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 )
 
@@ -32,9 +33,11 @@ const (
 )
 
 // WithScriptOnly makes the Limiter run its Lua script even on a store that
-// has CL.THROTTLE: for comparing the two, or for microsecond RetryAfter and
-// ResetAfter.
-func WithScriptOnly() Option { return func(l *Limiter) { l.native.Store(nativeNo) } }
+// has CL.THROTTLE or INCREX: for comparing the two, or for microsecond
+// RetryAfter and ResetAfter.
+func WithScriptOnly() Option {
+	return func(l *Limiter) { l.native.Store(nativeNo); l.increx.Store(nativeNo) }
+}
 
 // Native reports whether the Limiter decides with the store's CL.THROTTLE,
 // asking the store if it has not yet. A failed question answers false and
@@ -43,22 +46,29 @@ func (l *Limiter) Native(ctx context.Context) bool {
 	if l.algo != GCRA || l.clock != nil {
 		return false
 	}
-	switch l.native.Load() {
+	return l.storeHas(ctx, "cl.throttle", &l.native)
+}
+
+// storeHas reports whether the store has the command name, asking it with
+// COMMAND INFO the first time and remembering the answer in state. A failed
+// question answers false and is asked again next time.
+func (l *Limiter) storeHas(ctx context.Context, name string, state *atomic.Int32) bool {
+	switch state.Load() {
 	case nativeYes:
 		return true
 	case nativeNo:
 		return false
 	}
-	info, err := l.rdb.Do(ctx, "COMMAND", "INFO", "cl.throttle").Slice()
+	info, err := l.rdb.Do(ctx, "COMMAND", "INFO", name).Slice()
 	if err != nil {
 		return false
 	}
 	has := len(info) == 1 && info[0] != nil
-	state := nativeNo
+	answer := nativeNo
 	if has {
-		state = nativeYes
+		answer = nativeYes
 	}
-	l.native.CompareAndSwap(nativeUnknown, state)
+	state.CompareAndSwap(nativeUnknown, answer)
 	return has
 }
 

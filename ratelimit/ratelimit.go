@@ -218,8 +218,10 @@ type Limiter struct {
 	health health
 	batch  *batcher
 
-	// native is whether the store has CL.THROTTLE (native.go).
+	// native is whether the store has CL.THROTTLE (native.go), increx
+	// whether it has INCREX (increx.go).
 	native atomic.Int32
+	increx atomic.Int32
 }
 
 // Option configures a Limiter.
@@ -344,6 +346,9 @@ func (l *Limiter) eval(ctx context.Context, key string, limit Limit, n int) (Res
 	run := func() ([]int64, error) {
 		if l.nativeFor(ctx, limit) {
 			return l.throttle(ctx, key, limit, n)
+		}
+		if l.increxFor(ctx, limit, n) {
+			return l.incrEx(ctx, key, limit, n)
 		}
 		return l.script.Run(ctx, l.rdb, []string{storeKey(key, l.algo)},
 			now, limit.Rate, limit.Period.Microseconds(), limit.burst(), n, member).Int64Slice()

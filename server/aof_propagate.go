@@ -169,6 +169,8 @@ func init() {
 		"getset":       propagateGetSet,
 		"getdel":       propagateGetDel,
 		"cl.throttle":  propagateKeyState,
+		"increx":       propagateKeyState,
+		"gcra":         propagateKeyState,
 	}
 }
 

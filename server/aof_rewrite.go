@@ -38,6 +38,9 @@ type rewriteJob struct {
 	opts    rdb.Options
 	stamp   bool // aof-timestamp-enabled: a base of commands starts with #TS
 	gen     int  // aof.rewriteGen at the start: a rewrite the AOF was turned off under is dropped
+	// scripts are the script bodies a base of commands starts with
+	// (persist-scripts); an RDB base has them in opts.Aux.
+	scripts []string
 }
 
 // newRewriteJob opens a snapshot for a base written to tmp (in the AOF
@@ -49,6 +52,9 @@ func (s *Server) newRewriteJob(tmp string) *rewriteJob {
 	begin := time.Now()
 	j := &rewriteJob{srv: s, sn: s.store.BeginSnapshot(), tmp: s.aofPath(tmp), rdbBase: s.rdbPreamble(),
 		stamp: a.cfg.Timestamps, gen: a.rewriteGen}
+	if !j.rdbBase {
+		j.scripts = s.scriptBodies()
+	}
 	s.persist.lastBegin = time.Since(begin) // INFO's latest_fork_usec, as Redis's for any fork
 	if j.rdbBase {
 		j.opts = s.rdbOptions()
@@ -106,6 +112,11 @@ func (j *rewriteJob) write() (int64, error) {
 			var m int
 			m, err = f.Write(aof.AppendTimestamp(nil, time.Now().Unix()))
 			n = int64(m)
+		}
+		if err == nil && len(j.scripts) > 0 {
+			var m int
+			m, err = f.Write(appendScriptLoads(nil, j.scripts))
+			n += int64(m)
 		}
 		if err == nil {
 			var m int64

@@ -71,6 +71,13 @@ func TestAOFPropagation(t *testing.T) {
 		{"eval", "redis.call('incr', 'x') redis.call('incr', 'y') return 1", "0"}, // MULTI/EXEC of its effects
 		{"eval", "redis.call('incr', 'x') return 1", "0"},                         // one effect: no MULTI
 		{"cl.throttle", "t", "0", "1", "60"},                                      // the key's state
+		{"increx", "i", "ex", "10"},                                               // SET PXAT: the resolved expiry
+		{"increx", "i", "ubound", "1"},                                            // skipped: nothing
+		{"increx", "i", "byfloat", "0.25", "persist"},                             // SET, no TTL
+		{"increx", "j", "exat", "1"},                                              // in the past: DEL
+		{"multi"}, {"increx", "m", "px", "500000"}, {"exec"},                      // in MULTI: the effect
+		{"eval", "return redis.call('increx', 'e', 'byint', 5, 'ex', 20)", "0"}, // from a script: the effect
+		{"gcra", "g", "0", "1", "1.5"},                                          // the key's state, as CL.THROTTLE
 	} {
 		c.Do(ctx, cmd...)
 	}
@@ -90,6 +97,12 @@ func TestAOFPropagation(t *testing.T) {
 		"incr x", "incr y",
 		"incr x",
 		"SET t 1700000060000000000 PXAT 1700000060000",
+		"SET i 1 PXAT 1700000010000",
+		"SET i 1.25",
+		"DEL j",
+		"SET m 1 PXAT 1700000500000",
+		"SET e 5 PXAT 1700000020000",
+		"SET g 1700000001500000000 PXAT 1700000001500",
 		"DEL c",
 	}
 	got := loggedCommands(t, dir)

@@ -66,6 +66,10 @@ type scripting struct {
 	// watchWake (scriptPoll).
 	watchAsleep atomic.Bool
 	watchWake   chan struct{}
+
+	// persist is persist-scripts (persist_scripts.go); guarded by the
+	// execution lock.
+	persist bool
 }
 
 // engine returns the Lua engine, creating it on first use. Call it only
@@ -143,10 +147,15 @@ func evalCommand(c *Client, args [][]byte, bySHA, readOnly bool) {
 			return
 		}
 	} else {
+		e := sc.engine()
+		known := !sc.persist || e.Exists(luaengine.SHA1Hex(args[1]))
 		var err error
-		if script, err = sc.engine().Get(args[1]); err != nil {
+		if script, err = e.Get(args[1]); err != nil {
 			c.w.Error(err.Error())
 			return
+		}
+		if !known {
+			c.logScriptLoad(args[1])
 		}
 	}
 	if readOnly && script.Flags&luaengine.FlagShebang != 0 && !script.ReadOnly() {
@@ -381,10 +390,15 @@ func (s *Server) markBusy(on bool, started int64) {
 }
 
 func cmdScriptLoad(c *Client, args [][]byte) {
-	script, err := c.srv.scripting.engine().Load(args[2])
+	e := c.srv.scripting.engine()
+	known := !c.srv.scripting.persist || e.Exists(luaengine.SHA1Hex(args[2]))
+	script, err := e.Load(args[2])
 	if err != nil {
 		c.w.Error(err.Error())
 		return
+	}
+	if !known {
+		c.logScriptLoad(args[2])
 	}
 	c.w.BulkString(script.SHA)
 }
@@ -409,6 +423,7 @@ func cmdScriptFlush(c *Client, args [][]byte) {
 	if e := c.srv.scripting.current(); e != nil {
 		e.Flush()
 	}
+	c.logScriptFlush()
 	c.w.Status("OK")
 }
 

@@ -154,7 +154,7 @@ func (c *Command) FullName() string { return c.Name }
 // and the generator writes metadata for exactly those.
 var families = []map[string]Handler{
 	aofHandlers, bitmapHandlers, clusterHandlers, commandHandlers, configHandlers,
-	connectionHandlers, geoHandlers, hashHandlers, hllHandlers, infoHandlers,
+	connectionHandlers, geoHandlers, hashHandlers, hllHandlers, increxHandlers, infoHandlers,
 	keyHandlers, latencyHandlers, listHandlers, lolwutHandlers, memoryHandlers,
 	migrateHandlers, objectHandlers, persistenceHandlers, pubsubHandlers, replicationHandlers,
 	scriptingHandlers, serverHandlers, setHandlers, slowlogHandlers, sortHandlers,

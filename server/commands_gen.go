@@ -2,8 +2,8 @@
 // To regenerate: REDIS_SRC=/path/to/redis-7.0.15 go generate ./server/
 //
 // redis-sha256: 9b058529b46c27040aaff4264caddf430020d18c33cd69f8164d1b3b9e41a9b3
-// floodgate-sha256: db1a23e15d9811521d7ad8a34aa3cbe0d867c770911005f367d9b12f93271059
-// body-sha256: fdf1a1ea6208da33b62c24e0413853a67ad28289ba95f1f47e13f04c4548ddcf
+// floodgate-sha256: bb80d5358d8b6023fb7b5b2eed4d5604ee53a9931093e16dbf6e0611aff64b63
+// body-sha256: 63e90e4bddabfbb82bf09309ff69225c2bce5bc0522be0b1651839bac8fd1a06
 
 package server
 
@@ -1012,6 +1012,20 @@ var generatedCommands = []*Command{
 				{Name: "sync", Type: "pure-token", Token: "SYNC", Since: "6.2.0"},
 			}},
 		}},
+	{Name: "gcra", Arity: -5, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"},
+		Group: "string", Since: "8.8.0",
+		Summary:    "Rate limit via GCRA (Generic Cell Rate Algorithm).",
+		Complexity: "O(1)",
+		keySpecs: []keySpec{
+			{flags: "RW access update", begin: beginIndex(1), find: findRange(0, 1, 0)},
+		},
+		Args: []Arg{
+			{Name: "key", Type: "key", KeySpec: 1},
+			{Name: "max-burst", Type: "integer"},
+			{Name: "tokens-per-period", Type: "integer"},
+			{Name: "period", Type: "double"},
+			{Name: "count", Type: "integer", Token: "TOKENS", Flags: ArgOptional},
+		}},
 	{Name: "geoadd", Arity: -5, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"geo"},
 		Group: "geo", Since: "3.2.0",
 		Summary:    "Add one or more geospatial items in the geospatial index represented using a sorted set",
@@ -1637,6 +1651,35 @@ var generatedCommands = []*Command{
 		Args: []Arg{
 			{Name: "key", Type: "key", KeySpec: 1},
 			{Name: "increment", Type: "double"},
+		}},
+	{Name: "increx", Arity: -2, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"},
+		Group: "string", Since: "8.8.0",
+		Summary:    "Increments the numeric value of a key by a number and sets its expiration time. Uses 0 as initial value if the key doesn't exist.",
+		Complexity: "O(1)",
+		keySpecs: []keySpec{
+			{flags: "RW access update", begin: beginIndex(1), find: findRange(0, 1, 0)},
+		},
+		Args: []Arg{
+			{Name: "key", Type: "key", KeySpec: 1},
+			{Name: "increment", Type: "oneof", Flags: ArgOptional, Args: []Arg{
+				{Name: "float", Type: "double", Token: "BYFLOAT"},
+				{Name: "integer", Type: "integer", Token: "BYINT"},
+			}},
+			{Name: "lowerbound", Type: "string", Token: "LBOUND", Flags: ArgOptional},
+			{Name: "upperbound", Type: "string", Token: "UBOUND", Flags: ArgOptional},
+			{Name: "saturate", Type: "pure-token", Token: "SATURATE", Flags: ArgOptional},
+			{Name: "expiration", Type: "oneof", Flags: ArgOptional, Args: []Arg{
+				{Name: "seconds", Type: "integer", Token: "EX"},
+				{Name: "milliseconds", Type: "integer", Token: "PX"},
+				{Name: "unix-time-seconds", Type: "unix-time", Token: "EXAT"},
+				{Name: "unix-time-milliseconds", Type: "unix-time", Token: "PXAT"},
+				{Name: "persist", Type: "pure-token", Token: "PERSIST"},
+			}},
+			{Name: "enx", Type: "pure-token", Token: "ENX", Flags: ArgOptional},
+			{Name: "condition", Type: "oneof", Flags: ArgOptional, Args: []Arg{
+				{Name: "nx", Type: "pure-token", Token: "NX"},
+				{Name: "xx", Type: "pure-token", Token: "XX"},
+			}},
 		}},
 	{Name: "info", Arity: -1, Flags: FlagLoading | FlagStale, ACL: []string{"dangerous"},
 		Group: "server", Since: "1.0.0",

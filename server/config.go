@@ -148,7 +148,7 @@ func buildConfigTable() ([]*configParam, map[string]*configParam) {
 }
 
 // ownParams are floodgate's own parameters, which Redis does not have.
-var ownParams = []*configParam{limiterPrefixDelimiter}
+var ownParams = []*configParam{limiterPrefixDelimiter, persistScripts}
 
 // configValue is a parameter's value in effect.
 func (s *Server) configValue(name string) string { return configByName[name].value(s) }

@@ -10,6 +10,7 @@ import (
 func TestInitKeepsLoadedConfig(t *testing.T) {
 	cases := []struct{ directive, name, want string }{
 		{"limiter-prefix-delimiter /", "limiter-prefix-delimiter", "/"},
+		{"persist-scripts yes", "persist-scripts", "yes"},
 		{"requirepass secret", "requirepass", "secret"},
 		{"maxclients 77", "maxclients", "77"},
 		{"timeout 42", "timeout", "42"},

@@ -8,8 +8,9 @@ import (
 	"strings"
 )
 
-// Per-limiter statistics, which no Redis has: CL.THROTTLE decisions counted
-// by key prefix (the part of the key before the last delimiter, ":" unless
+// Per-limiter statistics, which no Redis has: the decisions of CL.THROTTLE,
+// GCRA and INCREX (an INCREX is allowed when it applied its increment,
+// limited when a bound made it skip) counted by command and by key prefix (the part of the key before the last delimiter, ":" unless
 // CONFIG SET limiter-prefix-delimiter says otherwise), shown by INFO limiter
 // and cleared by CONFIG RESETSTAT.
 //
@@ -34,6 +35,7 @@ type limiterStats struct {
 	prefixes map[string]*limiterCounts
 	other    limiterCounts
 	total    limiterCounts
+	commands [limiterCommands]limiterCounts
 
 	// tracked has a bit set for the hash of every tracked prefix. Once the
 	// map is full, a limiter keyed by client (a fresh prefix per request)
@@ -48,6 +50,19 @@ type limiterStats struct {
 }
 
 type limiterCounts struct{ allowed, limited int64 }
+
+// limiterCommand names the command a decision came from.
+type limiterCommand uint8
+
+const (
+	limiterThrottle limiterCommand = iota
+	limiterGCRA
+	limiterIncrEx
+	limiterCommands
+)
+
+// limiterCommandFields are the INFO fields of each command's totals.
+var limiterCommandFields = [limiterCommands]string{"limiter_cl_throttle", "limiter_gcra", "limiter_increx"}
 
 func (c *limiterCounts) add(limited bool) {
 	if limited {
@@ -82,10 +97,11 @@ func (l *limiterStats) prefix(key []byte) []byte {
 	return p
 }
 
-// count records one decision for key. It allocates only the first time a
-// prefix is seen (the map lookup with string(p) does not copy).
-func (l *limiterStats) count(key []byte, limited bool) {
+// count records one decision of cmd for key. It allocates only the first
+// time a prefix is seen (the map lookup with string(p) does not copy).
+func (l *limiterStats) count(cmd limiterCommand, key []byte, limited bool) {
 	l.total.add(limited)
+	l.commands[cmd].add(limited)
 	p := l.prefix(key)
 	if !l.seeded {
 		l.seed, l.seeded = maphash.MakeSeed(), true
@@ -121,6 +137,7 @@ func (l *limiterStats) reset() {
 	l.tracked = nil
 	l.other = limiterCounts{}
 	l.total = limiterCounts{}
+	l.commands = [limiterCommands]limiterCounts{}
 }
 
 // infoLimiter writes the "# Limiter" section. Prefixes are listed in byte
@@ -130,6 +147,9 @@ func infoLimiter(s *Server, b *infoBuilder) {
 	l := &s.limiter
 	b.int("limiter_allowed", l.total.allowed)
 	b.int("limiter_limited", l.total.limited)
+	for i, name := range limiterCommandFields {
+		b.str(name, fmt.Sprintf("allowed=%d,limited=%d", l.commands[i].allowed, l.commands[i].limited))
+	}
 	b.int("limiter_prefixes", int64(len(l.prefixes)))
 	b.int("limiter_prefixes_max", limiterMaxPrefixes)
 	names := make([]string, 0, len(l.prefixes))

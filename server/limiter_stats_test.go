@@ -34,17 +34,25 @@ func TestLimiterStats(t *testing.T) {
 	reply(t, c, "CL.THROTTLE", "plain", "0", "1", "60")
 	reply(t, c, "CL.THROTTLE", "odd key,=\\:x", "0", "1", "60")
 	reply(t, c, "CL.THROTTLE", "rate:api:bad", "x", "1", "60") // an error is no decision
+	reply(t, c, "INCREX", "rate:api:carol", "UBOUND", "1")     // allowed
+	reply(t, c, "INCREX", "rate:api:carol", "UBOUND", "1")     // limited: over the bound
+	reply(t, c, "INCREX", "rate:api:carol", "NX")              // refused by NX: no decision
+	reply(t, c, "GCRA", "rate:api:dave", "0", "1", "60")       // allowed
+	reply(t, c, "GCRA", "rate:api:dave", "0", "1", "60")       // limited
 
 	fields, headers := infoLines(t, reply(t, c, "INFO", "limiter"))
 	want := map[string]string{
-		"limiter_allowed":      "6",
-		"limiter_limited":      "1",
+		"limiter_allowed":      "8",
+		"limiter_limited":      "3",
+		"limiter_cl_throttle":  "allowed=6,limited=1",
+		"limiter_gcra":         "allowed=1,limited=1",
+		"limiter_increx":       "allowed=1,limited=1",
 		"limiter_prefixes":     "4",
 		"limiter_prefixes_max": "1024",
 		"limiter_prefix0":      "name=,allowed=1,limited=0",
 		"limiter_prefix1":      "name=login,allowed=1,limited=0",
 		"limiter_prefix2":      `name=odd\x20key\x2c\x3d\x5c,allowed=1,limited=0`,
-		"limiter_prefix3":      "name=rate:api,allowed=3,limited=1",
+		"limiter_prefix3":      "name=rate:api,allowed=5,limited=3",
 		"limiter_other":        "allowed=0,limited=0",
 	}
 	if fmt.Sprint(headers) != "[Limiter]" {
@@ -116,7 +124,7 @@ func TestLimiterStatsBounded(t *testing.T) {
 	var l limiterStats
 	long := strings.Repeat("x", 10*limiterMaxPrefixLen)
 	for i := range 5 * limiterMaxPrefixes {
-		l.count(fmt.Appendf(nil, "%s%d:user", long, i), i%2 == 0)
+		l.count(limiterThrottle, fmt.Appendf(nil, "%s%d:user", long, i), i%2 == 0)
 	}
 	if len(l.prefixes) != 1 {
 		// Every prefix shares its first limiterMaxPrefixLen bytes.
@@ -124,7 +132,7 @@ func TestLimiterStatsBounded(t *testing.T) {
 	}
 	l.reset()
 	for i := range 5 * limiterMaxPrefixes {
-		l.count(fmt.Appendf(nil, "tenant%d:user", i), i%2 == 0)
+		l.count(limiterThrottle, fmt.Appendf(nil, "tenant%d:user", i), i%2 == 0)
 	}
 	if len(l.prefixes) != limiterMaxPrefixes {
 		t.Fatalf("%d prefixes tracked, want %d", len(l.prefixes), limiterMaxPrefixes)
@@ -141,13 +149,13 @@ func TestLimiterStatsBounded(t *testing.T) {
 		}
 	}
 	// A tracked prefix keeps counting after the table is full.
-	l.count([]byte("tenant0:other-user"), true)
+	l.count(limiterThrottle, []byte("tenant0:other-user"), true)
 	if c := l.prefixes["tenant0"]; c.allowed != 0 || c.limited != 2 {
 		t.Fatalf("tenant0: %+v", *c)
 	}
 	// Every one does: the filter in front of the map never hides one.
 	for i := range limiterMaxPrefixes {
-		l.count(fmt.Appendf(nil, "tenant%d:x", i), false)
+		l.count(limiterThrottle, fmt.Appendf(nil, "tenant%d:x", i), false)
 	}
 	for p, c := range l.prefixes {
 		want := int64(2) // one from the first round, one now
@@ -163,7 +171,7 @@ func TestLimiterStatsBounded(t *testing.T) {
 	}
 	// RESETSTAT forgets them, filter included: new prefixes are tracked.
 	l.reset()
-	l.count([]byte("fresh:user"), false)
+	l.count(limiterThrottle, []byte("fresh:user"), false)
 	if c := l.prefixes["fresh"]; c == nil || c.allowed != 1 || len(l.prefixes) != 1 {
 		t.Fatalf("after reset: %v", l.prefixes)
 	}

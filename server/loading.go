@@ -194,6 +194,8 @@ func (s *Server) rdbProgress(offset int64) error {
 func (s *Server) rdbAux(key, value string) {
 	n, _ := strconv.ParseInt(value, 10, 64) // strtoll's 0 for what is not a number
 	switch {
+	case strings.EqualFold(key, "lua"):
+		s.loadScriptAux(key, value)
 	case strings.HasPrefix(key, "%"):
 		s.log.Info(fmt.Sprintf("RDB '%s': %s", key, value))
 	case strings.EqualFold(key, "redis-ver"):

@@ -110,7 +110,7 @@ func (s *Server) rdbPath() string { return filepath.Join(s.cfg.Dir, s.cfg.DBFile
 func (s *Server) rdbOptions() rdb.Options {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	return rdb.Options{
+	opts := rdb.Options{
 		Compress: s.persist.compression,
 		Checksum: s.persist.checksum,
 		Aux: []rdb.Aux{
@@ -121,6 +121,8 @@ func (s *Server) rdbOptions() rdb.Options {
 			{Key: "aof-base", Value: "0"},
 		},
 	}
+	opts.Aux = append(opts.Aux, s.scriptAux()...)
+	return opts
 }
 
 // LoadRDB loads dir/dbfilename into the keyspace, as Redis does at start

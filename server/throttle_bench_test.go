@@ -49,6 +49,21 @@ func BenchmarkThrottleServerPath(b *testing.B) {
 			return [][]byte{[]byte("CL.THROTTLE"), []byte(key), []byte("99"), []byte("1"), []byte("1")}
 		})
 	})
+	// The fixed window beside the counter it replaces: INCR, INCREX with
+	// EX (issue 26's comparison), and the ratelimit package's INCREX form.
+	b.Run("incr", func(b *testing.B) {
+		bench(b, func(key string) [][]byte { return [][]byte{[]byte("INCR"), []byte(key)} })
+	})
+	b.Run("increx-ex", func(b *testing.B) {
+		bench(b, func(key string) [][]byte {
+			return [][]byte{[]byte("INCREX"), []byte(key), []byte("EX"), []byte("60")}
+		})
+	})
+	b.Run("increx-window", func(b *testing.B) {
+		bench(b, func(key string) [][]byte {
+			return [][]byte{[]byte("INCREX"), []byte(key), []byte("UBOUND"), []byte("1000000000"), []byte("EX"), []byte("60"), []byte("ENX")}
+		})
+	})
 	b.Run("evalsha-gcra", func(b *testing.B) {
 		var src []byte
 		for _, f := range []string{"../ratelimit/prelude.lua", "../ratelimit/gcra.lua"} {

@@ -42,9 +42,15 @@ func (db *DB) IncrBy(key []byte, delta int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	// As Redis's incrDecrCommand: a result of 0..9999 becomes the shared
-	// integer, another one is written in place unless the old value is
-	// shared.
+	db.storeInt(e, s, n)
+	db.notifyWatchers(key)
+	return n, nil
+}
+
+// storeInt writes the integer n over e's string s as Redis's
+// incrDecrCommand does: a result of 0..9999 becomes the shared integer,
+// another one is written in place unless the old value is shared.
+func (db *DB) storeInt(e *Entry, s *String, n int64) {
 	switch {
 	case !db.store.sharing():
 		// Redis makes a new object unless the old one is an integer of
@@ -65,8 +71,6 @@ func (db *DB) IncrBy(key []byte, delta int64) (int64, error) {
 		s.SetInt(n)
 		db.account(e)
 	}
-	db.notifyWatchers(key)
-	return n, nil
 }
 
 // UnshareString returns the string at key ready to be changed in place,
