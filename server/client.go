@@ -52,6 +52,9 @@ type Client struct {
 	// pubsub is the client's subscriptions (pubsub.go), nil before its
 	// first; guarded by the execution lock.
 	pubsub *clientSubs
+	// monitor is set while the client is in MONITOR mode
+	// (cmd_monitor.go); guarded by the execution lock.
+	monitor bool
 
 	// blockedOn is the client's wait in a blocking command (blocking.go);
 	// guarded by the execution lock.

@@ -2,8 +2,8 @@
 // To regenerate: REDIS_SRC=/path/to/redis-7.0.15 go generate ./server/
 //
 // redis-sha256: 9b058529b46c27040aaff4264caddf430020d18c33cd69f8164d1b3b9e41a9b3
-// floodgate-sha256: 61ed1f9cb7c2266dad0c8f789f4d04d383c42761fb2e0588fa0e192741c4a8dc
-// body-sha256: c0768f9a533164da11036d4ebd6752dc54e65372ec09a72e4fd0ad28d0a473ee
+// floodgate-sha256: 689e2d645cc1528c083a8107aaac9d7e46c87561b6863b2688016e762e6f0dde
+// body-sha256: 6aa1e4b5108d2c4dfab6cd585f5db5bf0296221b89df480cec38c2b39c13e8a7
 
 package server
 
@@ -2013,6 +2013,9 @@ var generatedCommands = []*Command{
 					{Name: "name", Type: "string"},
 				}},
 		}},
+	{Name: "monitor", Arity: 1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale,
+		Group: "server", Since: "1.0.0",
+		Summary: "Listen for all requests received by the server in real time"},
 	{Name: "move", Arity: 3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace"},
 		Group: "generic", Since: "1.0.0",
 		Summary:    "Move a key to another database",
