@@ -23,7 +23,7 @@ func TestMonitor(t *testing.T) {
 		}},
 		{"not-shown", []string{
 			// Admin commands, refused ones and queued ones are not shown.
-			"@2 MONITOR", "CONFIG GET maxmemory", "SLOWLOG LEN", "NOSUCH x", "GET", "CLIENT NOSUCH", "MONITOR x",
+			"@2 MONITOR", "CONFIG GET maxmemory", "NOSUCH x", "GET", "CLIENT NOSUCH", "MONITOR x",
 			"ECHO after", "@2 !monitor", "@2 PING", "@2 !monitor",
 		}},
 		{"scripts", []string{
