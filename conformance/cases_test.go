@@ -126,7 +126,7 @@ func runCase(t *testing.T, tc tcase, proto int) {
 			continue
 		}
 		args, err := splitArgs(rest)
-		if err != nil || len(args) == 0 {
+		if err != nil || (len(args) == 0 && mode != "monitor") {
 			t.Fatalf("bad case line %q: %v", line, err)
 		}
 		if mode == "send" {
@@ -139,7 +139,9 @@ func runCase(t *testing.T, tc tcase, proto int) {
 		}
 		// do sends the line on connection i of the set, or for !recv reads
 		// the reply an earlier !send left there.
-		recv := mode == "recv" || mode == "recvtype"
+		// !monitor reads like !recv, and compares a MONITOR line by its
+		// shape (monitorShape).
+		recv := mode == "recv" || mode == "recvtype" || mode == "monitor"
 		switch mode {
 		case "recv":
 			mode = ""
@@ -166,7 +168,7 @@ func runCase(t *testing.T, tc tcase, proto int) {
 				t.Logf("known difference (%s): %s over %s: %s", arg, shortLine(line), who, replyDiff(want, got))
 				continue
 			}
-			if i == 0 {
+			if i == 0 && len(args) > 0 {
 				countCommand(args)
 			}
 			if !sameReply(mode, arg, want, got) {
@@ -233,6 +235,8 @@ func sameReply(mode, arg string, want, got []byte) bool {
 		return shape(want) == shape(got) && distinctElements(want) && distinctElements(got)
 	case "art":
 		return bytes.Equal(artShape(want), artShape(got))
+	case "monitor":
+		return monitorShape(want) == monitorShape(got)
 	}
 	panic("unknown modifier " + mode)
 }

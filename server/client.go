@@ -55,6 +55,9 @@ type Client struct {
 	// tracking is the client's CLIENT TRACKING state (tracking.go), nil
 	// before its first CLIENT TRACKING on; guarded by the execution lock.
 	tracking *clientTracking
+	// monitor is set while the client is in MONITOR mode
+	// (cmd_monitor.go); guarded by the execution lock.
+	monitor bool
 
 	// blockedOn is the client's wait in a blocking command (blocking.go);
 	// guarded by the execution lock.

@@ -191,6 +191,7 @@ func cmdReset(c *Client, args [][]byte) {
 	c.syncMute()
 	c.srv.dropSubscriptions(c)
 	c.srv.disableTracking(c)
+	c.srv.stopMonitoring(c)
 	c.setProto(2)
 	c.multi = nil
 	c.unwatchAll()
@@ -349,6 +350,9 @@ func (s *Server) clientsByID() []*Client {
 // an idle client: floodgate's buffers are not measured.
 func (c *Client) infoLine(now time.Time, argv [][]byte) string {
 	flags := ""
+	if c.monitor {
+		flags += "O"
+	}
 	if c.subscribed() {
 		flags += "P"
 	}

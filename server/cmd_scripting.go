@@ -118,6 +118,9 @@ func cmdEvalSHARO(c *Client, args [][]byte) { evalCommand(c, args, true, true) }
 // evalCommand is EVAL, EVALSHA and their _RO forms, checking in the order of
 // Redis's evalShaCommand and evalGenericCommand.
 func evalCommand(c *Client, args [][]byte, bySHA, readOnly bool) {
+	// EVAL is skip_monitor: it feeds the monitors itself, first, so that
+	// the commands its script runs are shown after it (evalCommand).
+	c.srv.feedMonitors(c, nil, args)
 	if bySHA && len(args[1]) != 40 {
 		c.w.Error(errNoScript)
 		return

@@ -2,7 +2,6 @@ package server
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/floodgate/floodgate/internal/number"
 )
@@ -92,12 +91,13 @@ func (s *Server) slowlogPush(c *Client, cmd *Command, args [][]byte, micros int6
 	l := &s.slowlog
 	n := min(len(args), slowlogMaxArgs)
 	logged := make([]string, n)
+	hidden := redactedArgs(cmd, args)
 	for i := range n {
 		a := args[i]
 		switch {
 		case n != len(args) && i == n-1:
 			logged[i] = "... (" + strconv.Itoa(len(args)-n+1) + " more arguments)"
-		case redacted(cmd, args, i):
+		case hidden.has(i):
 			logged[i] = "(redacted)"
 		case len(a) > slowlogMaxString:
 			logged[i] = string(a[:slowlogMaxString]) + "... (" + strconv.Itoa(len(a)-slowlogMaxString) + " more bytes)"
@@ -112,30 +112,6 @@ func (s *Server) slowlogPush(c *Client, cmd *Command, args [][]byte, micros int6
 	l.entries = append(l.entries, slowlogEntry{id: l.nextID, time: s.store.Clock().Now().Unix(), micros: micros, args: logged, peer: peer, name: name})
 	l.nextID++
 	l.trim()
-}
-
-// redacted reports whether argument i is a secret Redis hides from the slow
-// log (redactClientCommandArgument): AUTH's arguments, HELLO's AUTH
-// username and password, the values CONFIG SET gives sensitive parameters.
-func redacted(cmd *Command, args [][]byte, i int) bool {
-	switch cmd.Name {
-	case "auth":
-		return i > 0
-	case "hello":
-		for j := 2; j+2 < len(args); j++ {
-			if strings.EqualFold(string(args[j]), "auth") {
-				return i == j+1 || i == j+2
-			}
-		}
-	case "config|set":
-		if i >= 3 && i%2 == 1 {
-			switch strings.ToLower(string(args[i-1])) {
-			case "requirepass", "masterauth", "masteruser":
-				return true
-			}
-		}
-	}
-	return false
 }
 
 func cmdSlowlogLen(c *Client, _ [][]byte) { c.w.Int(int64(len(c.srv.slowlog.entries))) }

@@ -156,7 +156,7 @@ var families = []map[string]Handler{
 	aofHandlers, bitmapHandlers, clusterHandlers, commandHandlers, configHandlers,
 	connectionHandlers, geoHandlers, hashHandlers, hllHandlers, increxHandlers, infoHandlers,
 	keyHandlers, latencyHandlers, listHandlers, lolwutHandlers, memoryHandlers,
-	migrateHandlers, objectHandlers, persistenceHandlers, pubsubHandlers, replicationHandlers,
+	migrateHandlers, monitorHandlers, objectHandlers, persistenceHandlers, pubsubHandlers, replicationHandlers,
 	scriptingHandlers, serverHandlers, setHandlers, slowlogHandlers, sortHandlers,
 	stringHandlers, throttleHandlers, transactionHandlers, zsetHandlers,
 	zsetOpHandlers, zsetBlockingHandlers, trackingHandlers,

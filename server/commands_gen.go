@@ -2,8 +2,8 @@
 // To regenerate: REDIS_SRC=/path/to/redis-7.0.15 go generate ./server/
 //
 // redis-sha256: 9b058529b46c27040aaff4264caddf430020d18c33cd69f8164d1b3b9e41a9b3
-// floodgate-sha256: bb80d5358d8b6023fb7b5b2eed4d5604ee53a9931093e16dbf6e0611aff64b63
-// body-sha256: 63e90e4bddabfbb82bf09309ff69225c2bce5bc0522be0b1651839bac8fd1a06
+// floodgate-sha256: e9e094b92752357bc3b04d658f98e817bda31585c55d7b666e3a994247069673
+// body-sha256: 68ec1831a49d0e691b2d864efb0480bdebfc9a25d561f8920b667876fcd2b617
 
 package server
 
@@ -2086,6 +2086,9 @@ var generatedCommands = []*Command{
 					{Name: "name", Type: "string"},
 				}},
 		}},
+	{Name: "monitor", Arity: 1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale,
+		Group: "server", Since: "1.0.0",
+		Summary: "Listen for all requests received by the server in real time"},
 	{Name: "move", Arity: 3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"keyspace"},
 		Group: "generic", Since: "1.0.0",
 		Summary:    "Move a key to another database",

@@ -95,7 +95,7 @@ func (s *Server) refuseOOM(c *Client, cmd *Command, args [][]byte) bool {
 		}
 	}
 	if oom && reject {
-		s.refuse(c, &refusal{cmd: cmd, msg: errOOM, viaReject: true})
+		s.refuse(c, &refusal{cmd: cmd, msg: errOOM, viaReject: true}, args)
 		return true
 	}
 	s.memory.preOOM = oom

@@ -426,6 +426,7 @@ func (cn *conn) push(frame []byte) bool {
 	first := len(cn.pushed) == 0
 	cn.pushed = append(cn.pushed, frame...)
 	pending := len(cn.pushed)
+	cn.pushedLen.Store(int64(pending))
 	cn.wakeMu.Unlock()
 	if first {
 		cn.tr.woke()
@@ -433,6 +434,7 @@ func (cn *conn) push(frame []byte) bool {
 	if pending > replyChunk && cn.overOutputLimit(time.Now().Unix()) {
 		cn.wakeMu.Lock()
 		cn.pushed = nil
+		cn.pushedLen.Store(0)
 		cn.wakeMu.Unlock()
 		return false
 	}
@@ -445,6 +447,7 @@ func (cn *conn) takePushes() bool {
 	cn.wakeMu.Lock()
 	p := cn.pushed
 	cn.pushed = cn.pushSpare[:0]
+	cn.pushedLen.Store(0)
 	cn.wakeMu.Unlock()
 	if len(p) == 0 {
 		cn.pushSpare = p
@@ -462,11 +465,7 @@ func (cn *conn) takePushes() bool {
 }
 
 // pendingPushes is the size of the inbox.
-func (cn *conn) pendingPushes() int {
-	cn.wakeMu.Lock()
-	defer cn.wakeMu.Unlock()
-	return len(cn.pushed)
-}
+func (cn *conn) pendingPushes() int { return int(cn.pushedLen.Load()) }
 
 // outputClass is the client's client-output-buffer-limit class: pubsub
 // (2) while subscribed to anything, as Redis's getClientType, else normal.

@@ -258,6 +258,9 @@ type Server struct {
 	// notifyFlags is notify-keyspace-events (notify.go); guarded by the
 	// execution lock.
 	notifyFlags notifyClass
+	// monitors is the clients in MONITOR mode, in the order they
+	// entered it (cmd_monitor.go); guarded by lock.
+	monitors []*Client
 
 	persist persistence  // RDB files, save points, BGSAVE (persistence.go); guarded by lock
 	migrate migratePool  // MIGRATE's cached connections (cmd_migrate.go)
@@ -539,6 +542,7 @@ func (s *Server) killClient(c *Client) {
 	s.clientGone(c)
 	s.dropSubscriptions(c)
 	s.disableTracking(c)
+	s.stopMonitoring(c)
 	cn.tr.kill()
 }
 
@@ -550,12 +554,13 @@ func (s *Server) closedConn(cn *conn) {
 	delete(s.clients, c)
 	s.clientsMu.Unlock()
 	s.forgetClientMemory(c)
-	if len(c.watch.keys) > 0 || cn.blocked || c.pubsub != nil || c.tracking != nil {
+	if len(c.watch.keys) > 0 || cn.blocked || c.pubsub != nil || c.tracking != nil || c.monitor {
 		h := s.acquire(cn.turnDone)
 		c.unwatchAll()
 		s.clientGone(c)
 		s.dropSubscriptions(c)
 		s.disableTracking(c)
+		s.stopMonitoring(c)
 		s.releaseHold(h, cn.turnDone)
 	}
 	cn.releaseOutput()
@@ -679,7 +684,7 @@ func (s *Server) execute(c *Client, args [][]byte) {
 func (s *Server) dispatch(c *Client, args [][]byte) {
 	cmd, r := check(c, args, s.answeringBusy)
 	if r != nil {
-		s.refuse(c, r)
+		s.refuse(c, r, args)
 		return
 	}
 	if s.memory.max > 0 && !s.answeringBusy && s.refuseOOM(c, cmd, args) {
@@ -692,22 +697,29 @@ func (s *Server) dispatch(c *Client, args [][]byte) {
 	// save has failed (stop-writes-on-bgsave-error) or while the AOF
 	// cannot be written.
 	if msg := s.diskError(); msg != "" && (cmd.Name == "ping" || isWrite(c, cmd, args)) {
-		s.refuse(c, &refusal{cmd: cmd, msg: msg, viaReject: true})
+		s.refuse(c, &refusal{cmd: cmd, msg: msg, viaReject: true}, args)
 		return
 	}
 	// As in processCommand: a RESP2 client subscribed to anything may
 	// only (un)subscribe, PING, QUIT and RESET.
 	if c.pubsub != nil && c.subscribed() && c.protocol() == 2 && !allowedSubscribed(cmd) {
-		s.refuse(c, &refusal{cmd: cmd, msg: sanitizeError("ERR Can't execute '" + cmd.FullName() + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"), viaReject: true})
+		s.refuse(c, &refusal{cmd: cmd, msg: sanitizeError("ERR Can't execute '" + cmd.FullName() + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"), viaReject: true}, args)
 		return
 	}
 	if s.loading.active.Load() && denyLoading(c, cmd) {
-		s.refuse(c, &refusal{cmd: cmd, msg: errLoading, viaReject: true})
+		s.refuse(c, &refusal{cmd: cmd, msg: errLoading, viaReject: true}, args)
+		return
+	}
+	// After the BUSY check, as in processCommand: a monitor is a replica
+	// to Redis, which may not touch the keyspace.
+	if refusesMonitor(c, cmd) {
+		s.refuse(c, &refusal{cmd: cmd, msg: errReplicaKeyspace, viaReject: true}, args)
 		return
 	}
 	// Last before running or queueing, as in processCommand: a client
-	// that can wait (not a script's, not in-process) waits for the pause.
-	if s.pause.mode != pauseNone && c.conn != nil && s.postpones(c, cmd, args) {
+	// that can wait (not a script's, not in-process, not a monitor)
+	// waits for the pause.
+	if s.pause.mode != pauseNone && c.conn != nil && !c.monitor && s.postpones(c, cmd, args) {
 		s.postpone(c)
 		return
 	}
@@ -764,13 +776,18 @@ func check(c *Client, args [][]byte, busy bool) (*Command, *refusal) {
 	return cmd, nil
 }
 
-// refuse answers a refusal and counts it as rejected in commandstats.
-func (s *Server) refuse(c *Client, r *refusal) {
+// refuse answers a refusal and counts it as rejected in commandstats. A
+// refused EXEC is still shown to the monitors (execCommandAbort), so that a
+// transaction they saw start is seen to end.
+func (s *Server) refuse(c *Client, r *refusal, args [][]byte) {
 	if r.cmd != nil {
 		s.stat(r.cmd.id).rejected++
 	}
 	if r.viaReject {
 		c.reject(r.cmd, r.msg)
+		if r.cmd.Name == "exec" && len(s.monitors) > 0 {
+			s.feedMonitors(c, r.cmd, args)
+		}
 	} else {
 		c.w.Error(r.msg)
 		c.flagMultiFailed()
@@ -810,6 +827,10 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 		if r := recover(); r != nil {
 			s.panics.note(s.log, cmd.Name, r)
 			c.w.Error("ERR internal error while running '" + cmd.Name + "'")
+		}
+		// After the command ran, as call() feeds the monitors.
+		if len(s.monitors) > 0 && monitored(cmd) {
+			s.feedMonitors(c, cmd, args)
 		}
 		if tk.keys != nil {
 			s.trackingAfterCall(c, cmd)

@@ -395,10 +395,9 @@ func (lc *loopConn) pushDirect(frame []byte, running *conn) bool {
 	if running == nil || running.loop != l || lc.closed {
 		return false
 	}
-	lc.wakeMu.Lock()
-	waiting := len(lc.pushed) > 0
-	lc.wakeMu.Unlock()
-	if waiting {
+	// Publishers hold the execution lock, as this one does, and only
+	// they fill the inbox: the length read here cannot change under us.
+	if lc.pushedLen.Load() > 0 {
 		return false
 	}
 	if !lc.outLimited {

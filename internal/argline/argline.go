@@ -7,7 +7,6 @@ package argline
 import (
 	"bytes"
 	"errors"
-	"strings"
 )
 
 // ErrUnbalanced is the one error sdssplitargs has: a quote that is never
@@ -96,37 +95,7 @@ func SplitString(line string) ([]string, error) {
 // Quote is sdscatrepr: s in double quotes, with \\ \" \n \r \t \a \b and
 // \xHH for any other byte outside printable ASCII.
 func Quote(s string) string {
-	var b strings.Builder
-	b.Grow(len(s) + 2)
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '\\', '"':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\a':
-			b.WriteString(`\a`)
-		case '\b':
-			b.WriteString(`\b`)
-		default:
-			if isPrint(c) {
-				b.WriteByte(c)
-			} else {
-				const hex = "0123456789abcdef"
-				b.WriteString(`\x`)
-				b.WriteByte(hex[c>>4])
-				b.WriteByte(hex[c&0xf])
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
+	return string(AppendQuote(make([]byte, 0, len(s)+2), []byte(s)))
 }
 
 // QuoteIfNeeded quotes s as sdsneedsrepr decides: when it holds a space,
@@ -179,4 +148,34 @@ func unescape(c byte) byte {
 		return '\a'
 	}
 	return c
+}
+
+// AppendQuote appends s as Quote writes it (sdscatrepr) to dst, for the
+// hot paths that build a line per command (MONITOR).
+func AppendQuote(dst, s []byte) []byte {
+	dst = append(dst, '"')
+	for _, c := range s {
+		switch c {
+		case '\\', '"':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		case '\a':
+			dst = append(dst, '\\', 'a')
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		default:
+			if isPrint(c) {
+				dst = append(dst, c)
+			} else {
+				const hex = "0123456789abcdef"
+				dst = append(dst, '\\', 'x', hex[c>>4], hex[c&0xf])
+			}
+		}
+	}
+	return append(dst, '"')
 }
