@@ -124,6 +124,22 @@ func cmdConfigSet(c *Client, args [][]byte) {
 			return
 		}
 	}
+	ran := map[*configCommit]bool{}
+	for i, p := range params {
+		if p.commit == nil || ran[p.commit] {
+			continue
+		}
+		ran[p.commit] = true
+		if why := p.commit.run(c.srv); why != "" {
+			// A commit changes nothing when it fails: restoring the
+			// values is enough (Redis's restoreBackupConfig).
+			for j := len(params) - 1; j >= 0; j-- {
+				params[j].set(c.srv, old[j], false)
+			}
+			failed(args[2+2*i], why)
+			return
+		}
+	}
 	c.w.Status("OK")
 }
 
