@@ -34,10 +34,10 @@ func (s *Server) StartAddr(addr string) error {
 			return err
 		}
 	}
-	// port 0 with a tls-port serves TLS only, as Redis does; port 0
-	// alone picks a free port (Config.Addr).
-	host, port, _ := net.SplitHostPort(addr)
-	tlsOnly := port == "0" && s.tls.port != 0
+	// The port directive 0 with a tls-port serves TLS only, as Redis
+	// does; port 0 alone, or Config.Addr's, picks a free port.
+	host, _, _ := net.SplitHostPort(addr)
+	tlsOnly := s.tls.portZero && s.tls.port != 0
 	var lns []net.Listener
 	if !tlsOnly {
 		var err error

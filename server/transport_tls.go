@@ -39,6 +39,7 @@ type tlsState struct {
 	settings tlsconf.Settings
 	port     int
 	started  bool // Start has run startTLS
+	portZero bool // the port directive was 0: with a tls-port, no TCP
 	auth     atomic.Uint32                  // tls-auth-clients, read at each handshake
 	current  atomic.Pointer[tlsconf.Config] // what a connection accepted now gets
 

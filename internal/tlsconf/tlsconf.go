@@ -125,7 +125,6 @@ func Build(s Settings) (*Config, error) {
 	}
 	base := &tls.Config{
 		Certificates: []tls.Certificate{cert},
-		ClientCAs:    pool,
 		MinVersion:   minV,
 		MaxVersion:   maxV,
 		CipherSuites: suites,
@@ -145,9 +144,35 @@ func Build(s Settings) (*Config, error) {
 		limitSessionAge(base, time.Duration(s.SessionCacheTimeout)*time.Second)
 	}
 	c := &Config{Client: client}
-	for auth, mode := range []tls.ClientAuthType{AuthYes: tls.RequireAndVerifyClientCert, AuthNo: tls.NoClientCert, AuthOptional: tls.VerifyClientCertIfGiven} {
+	// The client's certificate is verified here rather than by crypto/tls
+	// (ClientCAs), which would name the CAs in its certificate request:
+	// Redis names none, and a Go client then sends its certificate
+	// whatever its CA, to be refused, where told the names it would send
+	// none, and pass tls-auth-clients optional.
+	verify := func(raw [][]byte, _ [][]*x509.Certificate) error {
+		if len(raw) == 0 {
+			return nil // optional; yes refuses it before this
+		}
+		certs := make([]*x509.Certificate, len(raw))
+		for i, der := range raw {
+			var err error
+			if certs[i], err = x509.ParseCertificate(der); err != nil {
+				return err
+			}
+		}
+		opts := x509.VerifyOptions{Roots: pool, Intermediates: x509.NewCertPool(), KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
+		for _, ic := range certs[1:] {
+			opts.Intermediates.AddCert(ic)
+		}
+		_, err := certs[0].Verify(opts)
+		return err
+	}
+	for auth, mode := range []tls.ClientAuthType{AuthYes: tls.RequireAnyClientCert, AuthNo: tls.NoClientCert, AuthOptional: tls.RequestClientCert} {
 		cfg := base.Clone()
 		cfg.ClientAuth = mode
+		if mode != tls.NoClientCert {
+			cfg.VerifyPeerCertificate = verify
+		}
 		c.byAuth[auth] = cfg
 	}
 	return c, nil
