@@ -126,7 +126,10 @@ func cmdConfigSet(c *Client, args [][]byte) {
 	}
 	ran := map[*configCommit]bool{}
 	for i, p := range params {
-		if p.commit == nil || ran[p.commit] {
+		// A value set to itself changes nothing and is not applied
+		// again, unless the parameter is volatile (a file's name: its
+		// contents may have changed), as config.c's setters answer.
+		if p.commit == nil || ran[p.commit] || (old[i] == canon[i] && p.flags&paramVolatile == 0) {
 			continue
 		}
 		ran[p.commit] = true
