@@ -104,8 +104,10 @@ func applyTLS(s *Server) string {
 	if !s.tls.started {
 		return "" // not started: Start configures
 	}
+	// Loaded only with a tls-port (applyTlsCfg); before one is set the
+	// values are only stored, as Redis stores them.
 	var cfg *tlsconf.Config
-	if s.tls.port != 0 || s.tls.current.Load() == nil {
+	if s.tls.port != 0 {
 		var ok bool
 		if cfg, ok = s.configureTLS(); !ok {
 			return errTLSUpdate
