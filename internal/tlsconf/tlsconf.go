@@ -358,13 +358,23 @@ func checkDHParams(file string) error {
 		}
 		return fail("Failed to load %s: %s", file, errnoText(err))
 	}
+	// PKCS#3's DH PARAMETERS (p, g) or X9.42's (p, g, q, ...), as
+	// `openssl dhparam` and `openssl dhparam -dsaparam` write them.
 	block, _ := pem.Decode(data)
-	var params struct{ P, G *big.Int }
-	if block == nil || block.Type != "DH PARAMETERS" {
+	if block == nil || (block.Type != "DH PARAMETERS" && block.Type != "X9.42 DH PARAMETERS") {
 		return fail("%s: failed to read DH params.", file)
 	}
-	if _, err := asn1.Unmarshal(block.Bytes, &params); err != nil || params.P.Sign() <= 0 || params.G.Sign() <= 0 {
+	var seq asn1.RawValue
+	if rest, err := asn1.Unmarshal(block.Bytes, &seq); err != nil || len(rest) > 0 || seq.Tag != asn1.TagSequence {
 		return fail("%s: failed to read DH params.", file)
+	}
+	inner := seq.Bytes
+	for range 2 { // p, then g
+		var n *big.Int
+		var err error
+		if inner, err = asn1.Unmarshal(inner, &n); err != nil || n.Sign() <= 0 {
+			return fail("%s: failed to read DH params.", file)
+		}
 	}
 	return nil
 }
