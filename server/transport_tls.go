@@ -38,8 +38,8 @@ type tlsState struct {
 	// the execution lock once the server runs (CONFIG SET holds it).
 	settings tlsconf.Settings
 	port     int
-	started  bool // Start has run startTLS
-	portZero bool // the port directive was 0: with a tls-port, no TCP
+	started  bool                           // Start has run startTLS
+	portZero bool                           // the port directive was 0: with a tls-port, no TCP
 	auth     atomic.Uint32                  // tls-auth-clients, read at each handshake
 	current  atomic.Pointer[tlsconf.Config] // what a connection accepted now gets
 
