@@ -115,36 +115,44 @@ func applyTLS(s *Server) string {
 	}
 	s.tls.mu.Lock()
 	defer s.tls.mu.Unlock()
-	if want := strconv.Itoa(s.tls.port); want != s.tlsListeningPort() {
-		// changeListenPort: close, then open, restoring on failure.
-		old := s.tlsListeningPort()
-		closeAll(s.tls.lns)
-		s.tls.lns = nil
-		listen := func(port string) error {
-			if port == "0" || port == "" {
-				return nil
-			}
-			lns, err := listenAll(s.listenBinds(), port)
-			if err != nil {
-				return err
-			}
-			if s.tls.ctx == nil {
-				s.tls.ctx, s.tls.cancel = context.WithCancel(context.Background())
-			}
-			s.tls.lns = lns
-			for _, ln := range lns {
-				go s.acceptTLS(ln)
-			}
+	want := strconv.Itoa(s.tls.port)
+	if want == s.tlsListeningPort() || want == "0" && len(s.tls.lns) == 0 {
+		if cfg != nil {
+			s.tls.current.Store(cfg)
+		}
+		return ""
+	}
+	// changeListenPort: close, then open, the old port again on failure.
+	// The new configuration is in place before the first accept.
+	old := s.tlsListeningPort()
+	closeAll(s.tls.lns)
+	s.tls.lns = nil
+	listen := func(port string) error {
+		if port == "0" || port == "" {
 			return nil
 		}
-		if err := listen(want); err != nil {
-			s.log.Warn(err.Error())
-			listen(old)
-			return "Unable to listen on this port. Check server logs."
+		lns, err := listenAll(s.listenBinds(), port)
+		if err != nil {
+			return err
 		}
+		s.tls.lns = lns
+		return nil
 	}
-	if cfg != nil {
+	err := listen(want)
+	if err != nil {
+		s.log.Warn(err.Error())
+		listen(old)
+	} else if cfg != nil {
 		s.tls.current.Store(cfg)
+	}
+	if s.tls.ctx == nil {
+		s.tls.ctx, s.tls.cancel = context.WithCancel(context.Background())
+	}
+	for _, ln := range s.tls.lns {
+		go s.acceptTLS(ln)
+	}
+	if err != nil {
+		return "Unable to listen on this port. Check server logs."
 	}
 	return ""
 }
