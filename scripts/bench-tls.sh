@@ -6,6 +6,9 @@
 # medians of REPS. CPU per request is the server's on-CPU time
 # (scripts/measure.sh). A throw-away CA is made with openssl.
 #
+# ONLY=tcp runs the plain-TCP rows only, adding AFTER with
+# --goroutine-conns (the transport TLS connections get) for its cost.
+#
 #   BEFORE=/tmp/fg-old AFTER=bin/floodgate scripts/bench-tls.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,8 +27,10 @@ mkdir -p "$tmp/before" "$tmp/after"
 redis-server --port 17449 --tls-port 17459 "${TLSARGS[@]}" --bind 127.0.0.1 --save '' --appendonly no --dir "$tmp" --logfile "$tmp/redis.log" & RP=$!
 "$AFTER" --port 17451 --tls-port 17461 "${TLSARGS[@]}" --loglevel warning --save "" --appendonly no --dir "$tmp/after" & AP=$!
 "$BEFORE" --port 17450 --loglevel warning --save "" --appendonly no --dir "$tmp/before" & BP=$!
-trap 'kill $RP $BP $AP 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
-for p in 17449 17450 17451; do
+mkdir -p "$tmp/goroutine"
+"$AFTER" --port 17452 --goroutine-conns --loglevel warning --save "" --appendonly no --dir "$tmp/goroutine" & GP=$!
+trap 'kill $RP $BP $AP $GP 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
+for p in 17449 17450 17451 17452; do
   for _ in $(seq 100); do redis-cli -p "$p" ping >/dev/null 2>&1 && break; sleep 0.05; done
 done
 SCRIPT='return redis.call("GET", KEYS[1])'
@@ -45,6 +50,13 @@ out="$tmp/results"
 for r in $(seq "$REPS"); do
   echo "rep $r, load average $(cut -d' ' -f1 /proc/loadavg)" >&2
   for P in 1 16; do
+    if [ "${ONLY:-}" = tcp ]; then
+      echo "redis-tcp-GET-$P $(per_request 17449 $RP $P GET 'key:__rand_int__')" >>"$out"
+      echo "before-tcp-GET-$P $(per_request 17450 $BP $P GET 'key:__rand_int__')" >>"$out"
+      echo "after-tcp-GET-$P $(per_request 17451 $AP $P GET 'key:__rand_int__')" >>"$out"
+      echo "after-goroutine-GET-$P $(per_request 17452 $GP $P GET 'key:__rand_int__')" >>"$out"
+      continue
+    fi
     echo "redis-tls-GET-$P $(tls_request 17449 17459 $RP $P GET 'key:__rand_int__')" >>"$out"
     echo "fg-tls-GET-$P $(tls_request 17451 17461 $AP $P GET 'key:__rand_int__')" >>"$out"
     echo "redis-tls-EVALSHA-$P $(tls_request 17449 17459 $RP $P EVALSHA "$RS" 1 'key:__rand_int__')" >>"$out"
