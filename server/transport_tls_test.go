@@ -320,13 +320,29 @@ func TestTLSReloadUnderLoad(t *testing.T) {
 	}
 }
 
-// TestTLSConfigSet: the refusals and errors of CONFIG SET and the config
-// file as Redis gives them.
+// TestTLSConfigSet: the refusals and errors of CONFIG SET of the tls-*
+// parameters on a server serving TLS, each also sent to Debian's Redis
+// 7.0 with the same certificates, which must answer the same (but for
+// tls-replication and tls-cluster yes, which floodgate refuses).
 func TestTLSConfigSet(t *testing.T) {
 	f := redistest.NewTLSFiles(t)
 	srv := startTLSServer(t, f)
 	ctx := context.Background()
 	c := tlsClient(t, srv, f)
+	var theirs *redis.Client
+	if _, err := exec.LookPath("redis-server"); err == nil {
+		tlsPort := redistest.ReservePort(t)
+		rs := redistest.Start(t, "--tls-port", strconv.Itoa(tlsPort), "--tls-cert-file", f.ServerCert,
+			"--tls-key-file", f.ServerKey, "--tls-ca-cert-file", f.CA)
+		theirs = redis.NewClient(patient(&redis.Options{Addr: rs.Addr, Protocol: 2, DisableIdentity: true}))
+		defer theirs.Close()
+	}
+	errText := func(err error) string {
+		if err == nil {
+			return ""
+		}
+		return err.Error()
+	}
 	for _, tc := range []struct {
 		args []any
 		want string // "" for OK
@@ -342,21 +358,33 @@ func TestTLSConfigSet(t *testing.T) {
 		{[]any{"tls-auth-clients", "maybe"}, "ERR CONFIG SET failed (possibly related to argument 'tls-auth-clients') - argument(s) must be one of the following: no, yes, optional"},
 		{[]any{"tls-ca-cert-file", "", "tls-auth-clients", "no"}, ""},
 		{[]any{"tls-auth-clients", "yes"}, ""}, // no apply step in Redis: checked at the next reload
+		// Any reload now fails: tls-auth-clients yes without a CA.
 		{[]any{"tls-key-file-pass", "x"}, "ERR CONFIG SET failed (possibly related to argument 'tls-key-file-pass') - Unable to update TLS configuration. Check server logs."},
 		{[]any{"tls-auth-clients", "no"}, ""},
 		{[]any{"tls-ca-cert-file", f.CA, "tls-auth-clients", "yes"}, ""},
+		{[]any{"tls-key-file-pass", "x"}, ""}, // the key is not encrypted: no pass asked for
+		{[]any{"tls-key-file-pass", ""}, ""},
+		{[]any{"tls-protocols", "TLSv1 TLSv1.1"}, ""},
+		{[]any{"tls-protocols", ""}, ""},
+		{[]any{"tls-cert-file", f.Dir + "/none.crt"}, "ERR CONFIG SET failed (possibly related to argument 'tls-cert-file') - Unable to update TLS configuration. Check server logs."},
+		{[]any{"tls-key-file", f.CA}, "ERR CONFIG SET failed (possibly related to argument 'tls-key-file') - Unable to update TLS configuration. Check server logs."},
+		{[]any{"tls-ca-cert-dir", f.Dir + "/none"}, ""},
+		{[]any{"tls-ca-cert-dir", f.Dir}, ""},
+		{[]any{"tls-ca-cert-dir", ""}, ""},
 		{[]any{"tls-dh-params-file", f.CA}, "ERR CONFIG SET failed (possibly related to argument 'tls-dh-params-file') - Unable to update TLS configuration. Check server logs."},
 		{[]any{"tls-replication", "yes"}, "ERR Unknown option or number of arguments for CONFIG SET - 'tls-replication'"},
 		{[]any{"tls-cluster", "yes"}, "ERR Unknown option or number of arguments for CONFIG SET - 'tls-cluster'"},
 		{[]any{"tls-replication", "no", "tls-cluster", "no"}, ""},
 	} {
-		err := c.Do(ctx, append([]any{"CONFIG", "SET"}, tc.args...)...).Err()
-		got := ""
-		if err != nil {
-			got = err.Error()
-		}
-		if got != tc.want {
+		cmd := append([]any{"CONFIG", "SET"}, tc.args...)
+		if got := errText(c.Do(ctx, cmd...).Err()); got != tc.want {
 			t.Errorf("CONFIG SET %v: %q, want %q", tc.args, got, tc.want)
+		}
+		if theirs == nil || strings.HasPrefix(tc.want, "ERR Unknown option") {
+			continue
+		}
+		if got := errText(theirs.Do(ctx, cmd...).Err()); got != tc.want {
+			t.Errorf("Redis: CONFIG SET %v: %q, want %q", tc.args, got, tc.want)
 		}
 	}
 	// The server still serves with what loaded.

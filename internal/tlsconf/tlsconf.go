@@ -329,10 +329,10 @@ func loadCAs(file, dir string) (*x509.CertPool, error) {
 		}
 	}
 	if dir != "" {
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			return nil, err
-		}
+		// A directory that cannot be read is no error: OpenSSL adds it to
+		// the lookup path and finds nothing there (Redis 7.0 accepts
+		// tls-ca-cert-dir /nonexistent).
+		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {
 			if !hashedName.MatchString(e.Name()) {
 				continue
