@@ -71,6 +71,9 @@ func (s *Server) StartAddr(addr string) error {
 	}
 	if tlsOnly {
 		s.startExpiry()
+		if !loading {
+			s.log.Info("Ready to accept connections", "addr", s.TLSAddr())
+		}
 	} else {
 		s.serve(dl, s.front)
 	}
