@@ -75,7 +75,7 @@ func (s *Server) startTLS(binds []string) error {
 	}
 	cfg, ok := s.configureTLS()
 	if !ok {
-		s.log.Warn("Failed to configure TLS. Check logs for more info.")
+		// The caller logs it (the binary, as Redis, then exits 1).
 		return errors.New("Failed to configure TLS. Check logs for more info.")
 	}
 	lns, err := listenAll(binds, strconv.Itoa(s.tls.port))
