@@ -124,6 +124,25 @@ func cmdConfigSet(c *Client, args [][]byte) {
 			return
 		}
 	}
+	ran := map[*configCommit]bool{}
+	for i, p := range params {
+		// A value set to itself changes nothing and is not applied
+		// again, unless the parameter is volatile (a file's name: its
+		// contents may have changed), as config.c's setters answer.
+		if p.commit == nil || ran[p.commit] || (old[i] == canon[i] && p.flags&paramVolatile == 0) {
+			continue
+		}
+		ran[p.commit] = true
+		if why := p.commit.run(c.srv); why != "" {
+			// A commit changes nothing when it fails: restoring the
+			// values is enough (Redis's restoreBackupConfig).
+			for j := len(params) - 1; j >= 0; j-- {
+				params[j].set(c.srv, old[j], false)
+			}
+			failed(args[2+2*i], why)
+			return
+		}
+	}
 	c.w.Status("OK")
 }
 

@@ -107,6 +107,9 @@ func infoServer(s *Server, b *infoBuilder) {
 	now := time.Now()
 	uptime := int64(now.Sub(s.started) / time.Second)
 	_, port := s.bindAddr()
+	if s.front == nil && s.tls.port != 0 {
+		port = strconv.Itoa(s.tls.port) // TLS only: server.port ? server.port : server.tls_port
+	}
 	exe, _ := os.Executable()
 	b.str("redis_version", Version)
 	b.str("redis_git_sha1", "00000000")

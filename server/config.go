@@ -79,6 +79,17 @@ type configParam struct {
 	// apply puts a canonical value into effect; nil: only stored. It
 	// returns a reason when it cannot (a port that cannot be bound).
 	apply func(s *Server, v string) string
+	// commit, if set, runs once per CONFIG SET after every value is
+	// stored, for the parameters it is shared by (config.c's apply
+	// functions, such as applyTlsCfg: a certificate and its key change
+	// together).
+	commit *configCommit
+}
+
+// configCommit is a step shared by several parameters; a pointer, so that
+// CONFIG SET runs each once.
+type configCommit struct {
+	run func(s *Server) string // a reason if it cannot be applied
 }
 
 // floodgateParam is floodgate's part of a configParam.
@@ -89,6 +100,7 @@ type floodgateParam struct {
 	parse  func(v string) (string, string)
 	get    func(s *Server) string
 	apply  func(s *Server, v string) string
+	commit *configCommit
 }
 
 // configTable lists every parameter, Redis's (config_params.go) in name
@@ -108,7 +120,7 @@ func init() { configTable, configByName = buildConfigTable() }
 
 func buildConfigTable() ([]*configParam, map[string]*configParam) {
 	rows := make(map[string]floodgateParam, len(floodgateParams))
-	for _, group := range []map[string]floodgateParam{floodgateParams, evictionParams, clientEvictionParams, persistenceParams, aofParams, encodingParams, slowlogParams, latencyParams, loadingParams, trackingParams} {
+	for _, group := range []map[string]floodgateParam{floodgateParams, evictionParams, clientEvictionParams, tlsParams, persistenceParams, aofParams, encodingParams, slowlogParams, latencyParams, loadingParams, trackingParams} {
 		for name, p := range group {
 			if _, dup := rows[name]; dup {
 				panic("server: two rows for config parameter " + name)
@@ -121,7 +133,7 @@ func buildConfigTable() ([]*configParam, map[string]*configParam) {
 	for i := range redisParams {
 		p := &redisParams[i]
 		if f, ok := rows[p.name]; ok {
-			p.effect, p.parse, p.get, p.apply = f.effect, f.parse, f.get, f.apply
+			p.effect, p.parse, p.get, p.apply, p.commit = f.effect, f.parse, f.get, f.apply, f.commit
 			if f.values != nil {
 				p.values = f.values
 			}

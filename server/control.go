@@ -34,24 +34,50 @@ func (s *Server) StartAddr(addr string) error {
 			return err
 		}
 	}
-	lns, err := s.listenersFor(addr)
-	if err != nil {
+	// The port directive 0 with a tls-port serves TLS only, as Redis
+	// does; port 0 alone, or Config.Addr's, picks a free port.
+	host, _, _ := net.SplitHostPort(addr)
+	tlsOnly := s.tls.portZero && s.tls.port != 0
+	var lns []net.Listener
+	if !tlsOnly {
+		var err error
+		if lns, err = s.listenersFor(addr); err != nil {
+			return err
+		}
+	}
+	binds := s.binds
+	if len(binds) == 0 {
+		binds = []string{host}
+	}
+	if err := s.startTLS(binds); err != nil {
+		closeAll(lns)
 		return err
 	}
 	if s.onListening != nil {
 		s.onListening()
 	}
 	s.store.OnExpire = s.expiredKey
-	s.front = newFrontListener(s, lns)
-	dl := &detachableListener{Listener: s.front, stop: s.stop}
-	s.double.mu.Lock()
-	s.double.listener = dl
-	s.double.mu.Unlock()
+	var dl *detachableListener
+	if !tlsOnly {
+		s.front = newFrontListener(s, lns)
+		dl = &detachableListener{Listener: s.front, stop: s.stop}
+		s.double.mu.Lock()
+		s.double.listener = dl
+		s.double.mu.Unlock()
+	}
 	if loading {
 		s.startLoading() // before any client can connect
 		s.holdForLoad()
 	}
-	s.serve(dl, s.front)
+	if tlsOnly {
+		s.startExpiry()
+		if !loading {
+			s.log.Info("Ready to accept connections", "addr", s.TLSAddr())
+		}
+	} else {
+		s.serve(dl, s.front)
+	}
+	var err error
 	if !loading {
 		return nil
 	}

@@ -236,6 +236,7 @@ type Server struct {
 	logLevel        *slog.LevelVar
 	binds           []string               // bind's addresses; empty: cfg.Addr's host
 	front           *frontListener         // the sockets Start opened (transport_listen.go)
+	tls             tlsState               // tls-port and its settings (transport_tls.go)
 	configFile      string                 // the file CONFIG REWRITE writes; "" for none
 	refused         map[*configParam]error // LoadConfig's refusals that a later line may lift
 
@@ -327,6 +328,7 @@ func Prepare(cfg Config) *Server {
 	s.queryBufferLimit.Store(cfg.QueryBufferLimit)
 	s.tcpKeepalive.Store(300)
 	s.hz.Store(10)
+	s.tls.initDefaults()
 	return s
 }
 
@@ -464,6 +466,7 @@ func (s *Server) Close() error {
 	if s.ln != nil {
 		s.ln.Close()
 	}
+	s.closeTLS()
 	s.wakeLoop()
 	// Goroutine-served connections are woken (an expired read deadline)
 	// and stop after their current batch, once its replies are out; the

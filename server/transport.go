@@ -28,6 +28,8 @@ package server
 //     Config.GoroutineConns, systems without epoll, and Dial.
 //   - transport_dial.go: Dial, the goroutine transport over an in-memory
 //     pipe (package internal/pipe).
+//   - transport_tls.go: tls-port, the goroutine transport over crypto/tls
+//     (its settings loaded by package internal/tlsconf).
 //   - transport_listen.go: the sockets Start opens and the refusals every
 //     TCP transport applies (bind, protected mode, maxclients).
 //   - transport_direct.go: Call, no transport at all: a command run with

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"crypto/tls"
 	"errors"
 	"net"
 	"os"
@@ -31,7 +32,11 @@ func (g goConn) localAddr() string { return g.nc.LocalAddr().String() }
 
 // socketFD is the socket's descriptor, for CLIENT LIST; -1 for a pipe.
 func (g goConn) socketFD() int {
-	sc, ok := g.nc.(syscall.Conn)
+	nc := g.nc
+	if tc, ok := nc.(*tls.Conn); ok {
+		nc = tc.NetConn()
+	}
+	sc, ok := nc.(syscall.Conn)
 	if !ok {
 		return -1
 	}

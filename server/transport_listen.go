@@ -341,6 +341,7 @@ func setBind(s *Server, v string) string {
 // picks a free port (Redis: no TCP at all).
 func setPort(s *Server, v string) string {
 	if s.front == nil {
+		s.tls.portZero = v == "0"
 		host, _, _ := net.SplitHostPort(s.cfg.Addr)
 		s.cfg.Addr = net.JoinHostPort(host, v)
 		return ""
