@@ -146,6 +146,9 @@ func cmdIncrEx(c *Client, args [][]byte) {
 		return
 	}
 	c.srv.limiter.count(limiterIncrEx, args[1], !r.Changed)
+	if r.Changed {
+		notifyIncrEx(c, args[1], x.Float != nil, r.TTL)
+	}
 	c.w.Array(2)
 	if x.Float != nil {
 		c.w.BulkString(r.FValue)
@@ -154,6 +157,27 @@ func cmdIncrEx(c *Client, args [][]byte) {
 	}
 	c.w.Int(r.Value)
 	c.w.Int(r.Applied)
+}
+
+// notifyIncrEx raises an applied INCREX's keyspace events as the commands
+// it combines raise theirs: "incrby" (or "incrbyfloat") as INCRBY does, then
+// "expire" for a deadline set, "persist" for one removed, or "del" when a
+// deadline not in the future deleted the key, as SET with EX/EXAT does.
+// A skipped or refused INCREX changes nothing and raises nothing.
+func notifyIncrEx(c *Client, key []byte, float bool, ttl store.IncrExTTL) {
+	if float {
+		c.notify(notifyString, "incrbyfloat", key)
+	} else {
+		c.notify(notifyString, "incrby", key)
+	}
+	switch ttl {
+	case store.TTLSet:
+		c.notify(notifyGeneric, "expire", key)
+	case store.TTLRemoved:
+		c.notify(notifyGeneric, "persist", key)
+	case store.TTLDeleted:
+		c.notify(notifyGeneric, "del", key)
+	}
 }
 
 // increxNumbers reads the increment and the bounds, as integers or, with

@@ -81,13 +81,7 @@ func cmdThrottle(c *Client, args [][]byte) {
 	if r.Limited {
 		limited = 1
 	} else {
-		// redis-cell raises no keyspace event. floodgate announces an
-		// allowed request, which rewrote the key's TAT and its expiry, as
-		// SET ... PXAT is announced: "cl.throttle" of the string class,
-		// then "expire" of the generic one. A limited request changes
-		// nothing and raises nothing.
-		c.notify(notifyString, "cl.throttle", args[1])
-		c.notify(notifyGeneric, "expire", args[1])
+		notifyThrottle(c, "cl.throttle", args[1])
 	}
 	c.w.Array(5)
 	c.w.Int(limited)
@@ -197,6 +191,16 @@ const (
 // the emission interval is period / tokens_per_period in whole
 // microseconds, as Redis's, kept as nanoseconds so that the stored TAT is
 // CL.THROTTLE's and either command reads the other's key.
+// notifyThrottle raises an allowed CL.THROTTLE's or GCRA's keyspace events.
+// redis-cell raises none; floodgate announces an allowed request, which
+// rewrote the key's TAT and its expiry, as SET ... PXAT is announced: the
+// command's own event of the string class, then "expire" of the generic
+// one. A limited request changes nothing and raises nothing.
+func notifyThrottle(c *Client, event string, key []byte) {
+	c.notify(notifyString, event, key)
+	c.notify(notifyGeneric, "expire", key)
+}
+
 func cmdGCRA(c *Client, args [][]byte) {
 	if len(args) != 5 && (len(args) != 7 || !eqFold(args[5], "tokens")) {
 		if len(args) > 5 {
@@ -259,6 +263,8 @@ func cmdGCRA(c *Client, args [][]byte) {
 	limited := int64(0)
 	if r.Limited {
 		limited = 1
+	} else {
+		notifyThrottle(c, "gcra", args[1])
 	}
 	c.w.Array(5)
 	c.w.Int(limited)

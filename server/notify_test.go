@@ -2,7 +2,10 @@ package server
 
 import (
 	"context"
+	"strings"
 	"testing"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // keyspaceSubscriber subscribes to every keyspace and keyevent channel of
@@ -76,6 +79,49 @@ func TestNotifyThrottle(t *testing.T) {
 	for _, want := range []string{"__keyevent@0__:cl.throttle lim", "__keyevent@0__:set marker"} {
 		if got := next(); got != want {
 			t.Fatalf("got %q, want %q", got, want)
+		}
+	}
+}
+
+// TestNotifyIncrExGCRA: INCREX raises the events of the commands it
+// combines (incrby or incrbyfloat, then expire, persist or del), GCRA those
+// of CL.THROTTLE under its own name, and neither raises any when it
+// changes nothing. Each case ends with a marker SET, so a case that raised
+// too much fails on the marker.
+func TestNotifyIncrExGCRA(t *testing.T) {
+	srv := startServer(t, Config{})
+	c := newRedisClient(t, srv)
+	ctx := context.Background()
+	next := keyspaceSubscriber(t, srv)
+	if err := c.ConfigSet(ctx, "notify-keyspace-events", "E$g").Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		cmd  []any
+		want []string
+	}{
+		{[]any{"INCREX", "i"}, []string{"incrby i"}},
+		{[]any{"INCREX", "i", "BYINT", "5", "EX", "100"}, []string{"incrby i", "expire i"}},
+		{[]any{"INCREX", "i", "EX", "100", "ENX"}, []string{"incrby i"}}, // the TTL it had stays
+		{[]any{"INCREX", "i", "PERSIST"}, []string{"incrby i", "persist i"}},
+		{[]any{"INCREX", "i", "PERSIST"}, []string{"incrby i"}}, // no TTL to remove
+		{[]any{"INCREX", "i", "UBOUND", "3"}, nil},              // out of bounds: skipped
+		{[]any{"INCREX", "i", "NX"}, nil},                       // refused
+		{[]any{"INCREX", "i", "UBOUND", "3", "SATURATE"}, nil},  // already past the bound
+		{[]any{"INCREX", "f", "BYFLOAT", "1.5"}, []string{"incrbyfloat f"}},
+		{[]any{"INCREX", "i", "EXAT", "1"}, []string{"incrby i", "del i"}},
+		{[]any{"GCRA", "g", "0", "1", "3600"}, []string{"gcra g", "expire g"}},
+		{[]any{"GCRA", "g", "0", "1", "3600"}, nil}, // limited
+	} {
+		if err := c.Do(ctx, tc.cmd...).Err(); err != nil && err != redis.Nil {
+			t.Fatalf("%v: %v", tc.cmd, err)
+		}
+		c.Set(ctx, "marker", "v", 0)
+		for _, w := range append(tc.want, "set marker") {
+			ev, key, _ := strings.Cut(w, " ")
+			if got, want := next(), "__keyevent@0__:"+ev+" "+key; got != want {
+				t.Fatalf("%v: got %q, want %q", tc.cmd, got, want)
+			}
 		}
 	}
 }

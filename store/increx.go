@@ -43,7 +43,20 @@ type IncrExResult struct {
 	Applied int64
 	// Float mode: both formatted as INCRBYFLOAT formats its result.
 	FValue, FApplied string
+	// TTL is what an applied INCREX did to the key's expiry, for the
+	// keyspace events the command raises.
+	TTL IncrExTTL
 }
+
+// IncrExTTL is what an applied INCREX did to the key's time to live.
+type IncrExTTL uint8
+
+const (
+	TTLUnchanged IncrExTTL = iota
+	TTLSet                 // a deadline was set (EX, PX, EXAT, PXAT)
+	TTLRemoved             // PERSIST removed a deadline
+	TTLDeleted             // a deadline not in the future deleted the key
+)
 
 // IncrEx runs INCREX on key. Out of bounds (past Lower/Upper, or past the
 // type's range) it changes nothing and answers the current value with an
@@ -100,7 +113,7 @@ func (db *DB) IncrEx(key []byte, x *IncrEx) (IncrExResult, error) {
 	} else {
 		db.storeInt(e, s, n)
 	}
-	db.incrExWritten(key, e, x, s != nil)
+	r.TTL = db.incrExWritten(key, e, x, s != nil)
 	return r, nil
 }
 
@@ -108,7 +121,7 @@ func (db *DB) IncrEx(key []byte, x *IncrEx) (IncrExResult, error) {
 // expiry option, then one change counted (a created key was counted by
 // Set), as Redis counts one per INCREX; a deadline in the past deletes the
 // key, as SET EXAT does.
-func (db *DB) incrExWritten(key []byte, e *Entry, x *IncrEx, existed bool) {
+func (db *DB) incrExWritten(key []byte, e *Entry, x *IncrEx, existed bool) IncrExTTL {
 	at := db.ExpireAt(e)
 	set := false // a deadline the option gives, not the one the key kept
 	switch {
@@ -122,7 +135,14 @@ func (db *DB) incrExWritten(key []byte, e *Entry, x *IncrEx, existed bool) {
 	if set && at <= db.store.now {
 		db.remove(e)
 		db.notifyWatchers(key)
-		return
+		return TTLDeleted
+	}
+	ttl := TTLUnchanged
+	switch {
+	case set:
+		ttl = TTLSet
+	case at != db.ExpireAt(e):
+		ttl = TTLRemoved
 	}
 	if at != db.ExpireAt(e) {
 		db.setExpire(e, at)
@@ -130,6 +150,7 @@ func (db *DB) incrExWritten(key []byte, e *Entry, x *IncrEx, existed bool) {
 	if existed {
 		db.notifyWatchers(key)
 	}
+	return ttl
 }
 
 // incrExFloat is IncrEx in BYFLOAT mode: INCRBYFLOAT's long double
@@ -176,6 +197,6 @@ func (db *DB) incrExFloat(key []byte, e *Entry, s *String, x *IncrEx) (IncrExRes
 	} else {
 		e = db.SetKeepTTL(key, v) // counted: the change is
 	}
-	db.incrExWritten(key, e, x, false)
+	r.TTL = db.incrExWritten(key, e, x, false)
 	return r, nil
 }
