@@ -2,8 +2,8 @@
 // To regenerate: REDIS_SRC=/path/to/redis-7.0.15 go generate ./server/
 //
 // redis-sha256: 9b058529b46c27040aaff4264caddf430020d18c33cd69f8164d1b3b9e41a9b3
-// floodgate-sha256: 61ed1f9cb7c2266dad0c8f789f4d04d383c42761fb2e0588fa0e192741c4a8dc
-// body-sha256: 9c479abf2b8a27d0609a0f83b8160ad92d68274e009f20b986a12afe6c1c4a78
+// floodgate-sha256: e86006a893923196b79e93d2ccdcf9a86905600d1ff9dd2af3c082e05aeebe82
+// body-sha256: 42479207be1e8426344630291b141928551d511477a700ab497cb7a035f3e2ad
 
 package server
 
@@ -11,6 +11,99 @@ package server
 // implements (the keys of its handler maps), sorted by name, with the
 // subcommands it implements; buildTable adds the handlers.
 var generatedCommands = []*Command{
+	{Name: "acl", Arity: -2,
+		Group: "server", Since: "6.0.0",
+		Summary:    "A container for Access List Control commands ",
+		Complexity: "Depends on subcommand.",
+		Subcommands: []*Command{
+			{Name: "acl|cat", Arity: -2, Flags: FlagNoScript | FlagLoading | FlagStale,
+				Group: "server", Since: "6.0.0",
+				Summary:    "List the ACL categories or the commands inside a category",
+				Complexity: "O(1) since the categories and commands are a fixed set.",
+				Args: []Arg{
+					{Name: "categoryname", Type: "string", Flags: ArgOptional},
+				}},
+			{Name: "acl|deluser", Arity: -3, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale,
+				Group: "server", Since: "6.0.0",
+				Summary:    "Remove the specified ACL users and the associated rules",
+				Complexity: "O(1) amortized time considering the typical user.",
+				Args: []Arg{
+					{Name: "username", Type: "string", Flags: ArgMultiple},
+				}},
+			{Name: "acl|dryrun", Arity: -4, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale,
+				Group: "server", Since: "7.0.0",
+				Summary:    "Returns whether the user can execute the given command without executing the command.",
+				Complexity: "O(1).",
+				Args: []Arg{
+					{Name: "username", Type: "string"},
+					{Name: "command", Type: "string"},
+					{Name: "arg", Type: "string", Flags: ArgOptional | ArgMultiple},
+				}},
+			{Name: "acl|genpass", Arity: -2, Flags: FlagNoScript | FlagLoading | FlagStale,
+				Group: "server", Since: "6.0.0",
+				Summary:    "Generate a pseudorandom secure password to use for ACL users",
+				Complexity: "O(1)",
+				Args: []Arg{
+					{Name: "bits", Type: "integer", Flags: ArgOptional},
+				}},
+			{Name: "acl|getuser", Arity: 3, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale,
+				Group: "server", Since: "6.0.0",
+				Summary:    "Get the rules for a specific ACL user",
+				Complexity: "O(N). Where N is the number of password, command and pattern rules that the user has.",
+				History: [][2]string{
+					{"6.2.0", "Added Pub/Sub channel patterns."},
+					{"7.0.0", "Added selectors and changed the format of key and channel patterns from a list to their rule representation."},
+				},
+				Args: []Arg{
+					{Name: "username", Type: "string"},
+				}},
+			{Name: "acl|help", Arity: 2, Flags: FlagLoading | FlagStale,
+				Group: "server", Since: "6.0.0",
+				Summary:    "Show helpful text about the different subcommands",
+				Complexity: "O(1)"},
+			{Name: "acl|list", Arity: 2, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale,
+				Group: "server", Since: "6.0.0",
+				Summary:    "List the current ACL rules in ACL config file format",
+				Complexity: "O(N). Where N is the number of configured users."},
+			{Name: "acl|load", Arity: 2, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale,
+				Group: "server", Since: "6.0.0",
+				Summary:    "Reload the ACLs from the configured ACL file",
+				Complexity: "O(N). Where N is the number of configured users."},
+			{Name: "acl|log", Arity: -2, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale,
+				Group: "server", Since: "6.0.0",
+				Summary:    "List latest events denied because of ACLs in place",
+				Complexity: "O(N) with N being the number of entries shown.",
+				Args: []Arg{
+					{Name: "operation", Type: "oneof", Flags: ArgOptional, Args: []Arg{
+						{Name: "count", Type: "integer"},
+						{Name: "reset", Type: "pure-token", Token: "RESET"},
+					}},
+				}},
+			{Name: "acl|save", Arity: 2, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale,
+				Group: "server", Since: "6.0.0",
+				Summary:    "Save the current ACL rules in the configured ACL file",
+				Complexity: "O(N). Where N is the number of configured users."},
+			{Name: "acl|setuser", Arity: -3, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale,
+				Group: "server", Since: "6.0.0",
+				Summary:    "Modify or create the rules for a specific ACL user",
+				Complexity: "O(N). Where N is the number of rules provided.",
+				History: [][2]string{
+					{"6.2.0", "Added Pub/Sub channel patterns."},
+					{"7.0.0", "Added selectors and key based permissions."},
+				},
+				Args: []Arg{
+					{Name: "username", Type: "string"},
+					{Name: "rule", Type: "string", Flags: ArgOptional | ArgMultiple},
+				}},
+			{Name: "acl|users", Arity: 2, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale,
+				Group: "server", Since: "6.0.0",
+				Summary:    "List the username of all the configured ACL rules",
+				Complexity: "O(N). Where N is the number of configured users."},
+			{Name: "acl|whoami", Arity: 2, Flags: FlagNoScript | FlagLoading | FlagStale,
+				Group: "server", Since: "6.0.0",
+				Summary:    "Return the name of the user associated to the current connection",
+				Complexity: "O(1)"},
+		}},
 	{Name: "append", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"string"},
 		Group: "string", Since: "2.0.0",
 		Summary:    "Append a value to a key",
@@ -3563,19 +3656,6 @@ var generatedCommands = []*Command{
 // floodgate does not implement, for ACL rules and categories only.
 var aclOnlyCommands = []*Command{
 	{Name: "acl"},
-	{Name: "acl|cat", Flags: FlagNoScript | FlagLoading | FlagStale},
-	{Name: "acl|deluser", Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale},
-	{Name: "acl|dryrun", Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale},
-	{Name: "acl|genpass", Flags: FlagNoScript | FlagLoading | FlagStale},
-	{Name: "acl|getuser", Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale},
-	{Name: "acl|help", Flags: FlagLoading | FlagStale},
-	{Name: "acl|list", Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale},
-	{Name: "acl|load", Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale},
-	{Name: "acl|log", Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale},
-	{Name: "acl|save", Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale},
-	{Name: "acl|setuser", Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale},
-	{Name: "acl|users", Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale},
-	{Name: "acl|whoami", Flags: FlagNoScript | FlagLoading | FlagStale},
 	{Name: "client"},
 	{Name: "client|caching", Flags: FlagNoScript | FlagLoading | FlagStale, ACL: []string{"connection"}},
 	{Name: "client|tracking", Flags: FlagNoScript | FlagLoading | FlagStale, ACL: []string{"connection"}},

@@ -1,6 +1,7 @@
 package acl
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -315,3 +316,107 @@ func (u *User) AllChannels() bool {
 
 // String is for debugging.
 func (u *User) String() string { return "user " + u.name + " " + strings.TrimSpace(u.Describe()) }
+
+// Load replaces the users with those of an aclfile's text
+// (ACLLoadFromFile): all or nothing. The default user keeps its identity
+// (and its connections), taking the file's rules or, when the file has
+// none for it, its rules at creation. It returns the users replaced, whose
+// connections the caller closes, or the errors in Redis's words.
+func (r *Registry) Load(text, filename string) (replaced []*User, errs string) {
+	var b strings.Builder
+	users := map[string]*User{}
+	for i, line := range strings.Split(text, "\n") {
+		line = strings.Trim(line, " \t\r\n")
+		if line == "" {
+			continue
+		}
+		n := i + 1
+		argv := strings.Split(line, " ")
+		if argv[0] != "user" || len(argv) < 2 {
+			fmt.Fprintf(&b, "%s:%d should start with user keyword followed by the username. ", filename, n)
+			continue
+		}
+		if hasSpaces([]byte(argv[1])) {
+			fmt.Fprintf(&b, "'%s:%d: username '%s' contains invalid characters. ", filename, n, cString([]byte(argv[1])))
+			continue
+		}
+		if users[argv[1]] != nil {
+			fmt.Fprintf(&b, "WARNING: Duplicate user '%s' found on line %d. ", cString([]byte(argv[1])), n)
+			continue
+		}
+		u := newUser(r.cat, argv[1], r.PubsubAll)
+		users[argv[1]] = u
+		rules := make([][]byte, len(argv)-2)
+		for j, a := range argv[2:] {
+			rules[j] = []byte(a)
+		}
+		merged, bad := mergeSelectors(rules)
+		if bad >= 0 {
+			fmt.Fprintf(&b, "%s:%d: Unmatched parenthesis in selector definition.", filename, n)
+		}
+		syntax := false
+		for _, op := range merged {
+			op = []byte(strings.Trim(string(op), "\t\r\n"))
+			if code, ok := u.set(op, r.PubsubAll); !ok {
+				if code == errUnknown {
+					fmt.Fprintf(&b, "%s:%d: Error in applying operation '%s': %s. ", filename, n, cString(op), code.text())
+				} else if !syntax {
+					fmt.Fprintf(&b, "%s:%d: %s. ", filename, n, code.text())
+					syntax = true
+				}
+			}
+		}
+	}
+	if b.Len() > 0 {
+		b.WriteString("WARNING: ACL errors detected, no change to the previously active ACL rules was performed")
+		return nil, b.String()
+	}
+	def := users["default"]
+	if def == nil {
+		def = NewRegistry(r.cat).def
+	}
+	r.def.copyFrom(def)
+	users["default"] = r.def
+	for name, u := range r.users {
+		if name != "default" {
+			replaced = append(replaced, u)
+		}
+	}
+	r.users = users
+	return replaced, ""
+}
+
+// Save is the users as an aclfile holds them (ACLSaveToFile).
+func (r *Registry) Save() string {
+	var b strings.Builder
+	for _, n := range r.Names() {
+		b.WriteString("user " + n + " " + r.users[n].Describe() + "\n")
+	}
+	return b.String()
+}
+
+// Define applies a config file's "user" directive (ACLAppendUserForLoading
+// and ACLLoadConfiguredUsers): the user, created once, gets the rules. A
+// second definition of one user is refused.
+func (r *Registry) Define(name string, rules [][]byte, defined map[string]bool) error {
+	if defined[name] {
+		return &Error{errDuplicateUser.text()}
+	}
+	if hasSpaces([]byte(name)) {
+		return &Error{"Usernames can't contain spaces or null characters"}
+	}
+	if r.users[name] != nil && name != "default" {
+		r.Delete(name)
+	}
+	if name == "default" {
+		// The file's rules replace the default user's, not add to them.
+		rules = append([][]byte{[]byte("reset")}, rules...)
+	}
+	u, err := r.SetUser(name, rules)
+	if err != nil {
+		return err
+	}
+	_ = u
+	defined[name] = true
+	return nil
+}

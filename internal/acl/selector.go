@@ -201,7 +201,11 @@ func (s *Selector) set(op []byte) (errCode, bool) {
 		} else {
 			perm = PermAll
 		}
-		// As Redis: "%R" alone (no '~') is a pattern "" after the flags.
+		// Redis takes "%R" (no '~') as the pattern "" readable, and
+		// refuses "%" and "%~", which grant nothing.
+		if perm == 0 {
+			return errSyntax, false
+		}
 		var pat []byte
 		if offset <= len(op) {
 			pat = op[offset:]
