@@ -34,6 +34,10 @@ var io_ReadFull = io.ReadFull
 //	!id          remember the connection's CLIENT ID on each server: {id@N}
 //	             in a later line stands for connection N's
 //	!close       close the connection on both servers
+//	!words       every line of the reply compared as a set of words (ACL
+//	             LIST's single-command rules come in Redis's dict order)
+//	!acllog      ACL LOG entries: every field compared but age-seconds (its
+//	             type only) and client-info (its cmd= and user= only)
 //
 // A command line's comparisons are counted under its command name.
 type tcase struct {
@@ -229,6 +233,10 @@ func sameReply(mode, arg string, want, got []byte) bool {
 		return shape(want) == shape(got) && distinctElements(want) && distinctElements(got)
 	case "art":
 		return bytes.Equal(artShape(want), artShape(got))
+	case "words":
+		return bytes.Equal(sortedWords(want), sortedWords(got))
+	case "acllog":
+		return bytes.Equal(aclLogShape(want), aclLogShape(got))
 	}
 	panic("unknown modifier " + mode)
 }

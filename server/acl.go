@@ -23,7 +23,11 @@ var aclCatalog *acl.Catalog
 // the ACL model, and links each table command to its entry.
 func buildACLCatalog(t *table, only []*Command) *acl.Catalog {
 	entry := func(cmd *Command) *acl.Command {
-		e := &acl.Command{Name: cmd.Name, NoAuth: cmd.Flags.Has(FlagNoAuth), Module: cmd.Flags.Has(FlagModule)}
+		// floodgate's own commands (CL.THROTTLE, in the "module" group)
+		// are what a module's would be in Redis: out of ACL CAT and of
+		// category rules, granted by +@all or by name.
+		e := &acl.Command{Name: cmd.Name, NoAuth: cmd.Flags.Has(FlagNoAuth),
+			Module: cmd.Flags.Has(FlagModule) || cmd.Group == "module"}
 		for _, c := range cmd.categories {
 			e.Categories |= acl.CategoryBit(c)
 		}
@@ -40,7 +44,9 @@ func buildACLCatalog(t *table, only []*Command) *acl.Catalog {
 	}
 	// Containers first, so that their subcommands find them.
 	for _, cmd := range only {
-		if !strings.Contains(cmd.Name, "|") {
+		// A container floodgate implements some subcommands of is in the
+		// table already.
+		if !strings.Contains(cmd.Name, "|") && top[cmd.Name] == nil {
 			cmd.setACLCategories()
 			top[cmd.Name] = entry(cmd)
 		}
@@ -205,6 +211,11 @@ func (s *Server) aclCheck(c *Client, cmd *Command, args [][]byte, ctx int) (acl.
 	u := c.aclUser()
 	if u == nil || cmd.acl == nil {
 		return acl.OK, 0
+	}
+	// Redis's lastcmd is the command looked up, run or refused: the log
+	// entry's client-info says cmd=<it>.
+	if !c.inScript && !c.inExec { // EXEC's checks leave it at exec
+		c.lastCmd = cmd.Name
 	}
 	d, pos := u.Check(aclRequest(cmd, args))
 	if d != acl.OK {

@@ -32,8 +32,8 @@ type Client struct {
 	// lastArgv0 is the command's name as sent, for the object of an
 	// auth failure's ACL LOG entry (AUTH, HELLO).
 	lastArgv0 string
-	noEvict bool
-	closing bool // QUIT: close once the reply is out
+	noEvict   bool
+	closing   bool // QUIT: close once the reply is out
 
 	// memReported is the memory this client last added to the clients'
 	// sum, and queuedMem that of its MULTI queue and watched keys

@@ -107,7 +107,7 @@ type Command struct {
 	// readsKeys: its lookups count as keyspace hits and misses (read-only
 	// commands, and the writes Redis looks their sources up for reading).
 	readsKeys bool
-	parent    *Command // for subcommands
+	parent    *Command     // for subcommands
 	acl       *acl.Command // the command in the ACL catalog (buildACLCatalog)
 	// categories are the ACL categories COMMAND INFO reports: ACL and
 	// those the flags imply, in Redis's order.

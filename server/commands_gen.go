@@ -3,7 +3,7 @@
 //
 // redis-sha256: 9b058529b46c27040aaff4264caddf430020d18c33cd69f8164d1b3b9e41a9b3
 // floodgate-sha256: e86006a893923196b79e93d2ccdcf9a86905600d1ff9dd2af3c082e05aeebe82
-// body-sha256: 42479207be1e8426344630291b141928551d511477a700ab497cb7a035f3e2ad
+// body-sha256: 04ca765de563d460db6ee950018ef76584ac42a953871e0de33a26bdd281efc1
 
 package server
 
@@ -3683,28 +3683,6 @@ var aclOnlyCommands = []*Command{
 	{Name: "replicaof", Flags: FlagAdmin | FlagNoScript | FlagStale | FlagNoAsyncLoading},
 	{Name: "restore-asking", Flags: FlagWrite | FlagDenyOOM | FlagAsking, ACL: []string{"keyspace", "dangerous"}},
 	{Name: "script"},
-	{Name: "sentinel", Flags: FlagAdmin},
-	{Name: "sentinel|ckquorum", Flags: FlagAdmin},
-	{Name: "sentinel|config", Flags: FlagAdmin},
-	{Name: "sentinel|debug", Flags: FlagAdmin},
-	{Name: "sentinel|failover", Flags: FlagAdmin},
-	{Name: "sentinel|flushconfig", Flags: FlagAdmin},
-	{Name: "sentinel|get-master-addr-by-name", Flags: FlagAdmin},
-	{Name: "sentinel|help", Flags: FlagLoading | FlagStale},
-	{Name: "sentinel|info-cache", Flags: FlagAdmin},
-	{Name: "sentinel|is-master-down-by-addr", Flags: FlagAdmin},
-	{Name: "sentinel|master", Flags: FlagAdmin},
-	{Name: "sentinel|masters", Flags: FlagAdmin},
-	{Name: "sentinel|monitor", Flags: FlagAdmin},
-	{Name: "sentinel|myid", Flags: FlagAdmin},
-	{Name: "sentinel|pending-scripts", Flags: FlagAdmin},
-	{Name: "sentinel|remove", Flags: FlagAdmin},
-	{Name: "sentinel|replicas", Flags: FlagAdmin},
-	{Name: "sentinel|reset", Flags: FlagAdmin},
-	{Name: "sentinel|sentinels", Flags: FlagAdmin},
-	{Name: "sentinel|set", Flags: FlagAdmin},
-	{Name: "sentinel|simulate-failure", Flags: FlagAdmin},
-	{Name: "sentinel|slaves", Flags: FlagAdmin},
 	{Name: "slaveof", Flags: FlagAdmin | FlagNoScript | FlagStale | FlagNoAsyncLoading},
 	{Name: "slowlog"},
 	{Name: "xack", Flags: FlagWrite | FlagFast, ACL: []string{"stream"}},

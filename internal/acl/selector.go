@@ -114,15 +114,15 @@ func (s *Selector) setAll(on bool) {
 type errCode int
 
 const (
-	errWrongFormat errCode = iota
-	errUnknown             // ENOENT
-	errSyntax              // EINVAL
-	errKeyAfterAll         // EEXIST
-	errChannelAfterAll     // EISDIR
-	errNoSuchPass          // ENODEV
-	errBadHash             // EBADMSG
-	errDuplicateUser       // EALREADY
-	errFirstArgOfSub       // ECHILD
+	errWrongFormat     errCode = iota
+	errUnknown                 // ENOENT
+	errSyntax                  // EINVAL
+	errKeyAfterAll             // EEXIST
+	errChannelAfterAll         // EISDIR
+	errNoSuchPass              // ENODEV
+	errBadHash                 // EBADMSG
+	errDuplicateUser           // EALREADY
+	errFirstArgOfSub           // ECHILD
 )
 
 func (e errCode) text() string {

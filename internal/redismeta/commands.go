@@ -558,8 +558,11 @@ func cLiteral(s string) (string, error) {
 // the ACL model needs the commands floodgate leaves out as well.
 func writeACLOnly(b *bytes.Buffer, all map[string]*cmdDesc, claimed []string) error {
 	names := make([]string, 0, len(all))
-	for n := range all {
-		if !slices.Contains(claimed, n) {
+	onlySentinel := func(d *cmdDesc) bool { return d != nil && slices.Contains(d.CommandFlags, "ONLY_SENTINEL") }
+	for n, d := range all {
+		// Sentinel's own commands are not in a Redis server's table.
+		container, _, _ := strings.Cut(n, "|")
+		if !slices.Contains(claimed, n) && !onlySentinel(d) && !onlySentinel(all[container]) {
 			names = append(names, n)
 		}
 	}
