@@ -79,6 +79,8 @@ type aclState struct {
 	// INFO's acl_access_denied_*.
 	deniedAuth, deniedCmd, deniedKey, deniedChannel int64
 	logMax                                          int // acllog-max-len
+	// declared are the config file's user lines, until LoadConfig ends.
+	declared []declaredUser
 }
 
 func (s *Server) initACL() {

@@ -29,6 +29,7 @@ var aclHandlers = map[string]Handler{
 
 // aclParams are the ACL's settings, applied (config.go).
 var aclParams = map[string]floodgateParam{
+	"aclfile": {effect: effectApplied},
 	"acllog-max-len": {effect: effectApplied, apply: func(s *Server, v string) string {
 		n, _ := strconv.Atoi(v)
 		s.acl.logMax = n

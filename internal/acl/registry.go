@@ -395,28 +395,44 @@ func (r *Registry) Save() string {
 	return b.String()
 }
 
-// Define applies a config file's "user" directive (ACLAppendUserForLoading
-// and ACLLoadConfiguredUsers): the user, created once, gets the rules. A
-// second definition of one user is refused.
-func (r *Registry) Define(name string, rules [][]byte, defined map[string]bool) error {
-	if defined[name] {
-		return &Error{errDuplicateUser.text()}
+// ErrDuplicateUser is the refusal of a second "user" line for one name.
+var ErrDuplicateUser = errDuplicateUser.text()
+
+// CheckDeclaration checks a config file's user rules on a throw-away user
+// (ACLAppendUserForLoading): it returns the index j of the first refused
+// rule and Redis's text, or "". An unknown command or category is not
+// refused here.
+func CheckDeclaration(cat *Catalog, rules [][]byte) (int, string) {
+	merged, bad := mergeSelectors(rules)
+	if bad >= 0 {
+		return bad, errSyntax.text()
 	}
+	u := newUser(cat, "", false)
+	for j, op := range merged {
+		if code, ok := u.set(op, false); !ok && code != errUnknown {
+			return j, code.text()
+		}
+	}
+	return 0, ""
+}
+
+// Declare creates a user of a config file's user line, or, for the
+// default user, resets it first (ACLLoadConfiguredUsers).
+func (r *Registry) Declare(name string, rules [][]byte) error {
 	if hasSpaces([]byte(name)) {
-		return &Error{"Usernames can't contain spaces or null characters"}
+		return &Error{"Spaces not allowed in ACL usernames"}
 	}
-	if r.users[name] != nil && name != "default" {
-		r.Delete(name)
+	u := r.users[name]
+	if u == nil {
+		u = r.create(name)
+	} else {
+		u.set([]byte("reset"), r.PubsubAll)
 	}
-	if name == "default" {
-		// The file's rules replace the default user's, not add to them.
-		rules = append([][]byte{[]byte("reset")}, rules...)
+	merged, _ := mergeSelectors(rules)
+	for _, op := range merged {
+		if code, ok := u.set(op, r.PubsubAll); !ok {
+			return &Error{"'" + cString(op) + "': " + code.text()}
+		}
 	}
-	u, err := r.SetUser(name, rules)
-	if err != nil {
-		return err
-	}
-	_ = u
-	defined[name] = true
 	return nil
 }
