@@ -342,8 +342,14 @@ func TestACLChecks(t *testing.T) {
 			"@3 ACL WHOAMI",
 			"!type @4 HELLO 2 AUTH default secret",
 			"@4 ACL WHOAMI",
+			"@6 PING",
+			"@7 PING",
+			"@7 MSET a 1 b 2 c 3 d 4 e 5",
 			"ACL SETUSER default nopass",
 			"@5 ACL WHOAMI",
+			// Not authenticated, but no longer required to be: no limit.
+			"@6 MSET a 1 b 2 c 3 d 4 e 5",
+			"@6 ACL WHOAMI",
 		),
 	})
 }

@@ -333,3 +333,8 @@ func (c *Client) subscriptionsAllowed(u *acl.User) bool {
 	}
 	return true
 }
+
+// mustAuth is Redis's authRequired(c): the client has not authenticated
+// and the default user needs a password (or is off). Such a client gets
+// the NOAUTH reply and the parser's unauthenticated limits.
+func (c *Client) mustAuth() bool { return !c.authed && c.srv.authRequired() }

@@ -746,7 +746,7 @@ func check(c *Client, args [][]byte, busy bool) (*Command, *refusal) {
 	// Once the default user is nopass again, a client that never
 	// authenticated is served, as in Redis (authRequired reads the default
 	// user's flags).
-	case !c.authed && !cmd.Flags.Has(FlagNoAuth) && c.srv.authRequired():
+	case !cmd.Flags.Has(FlagNoAuth) && c.mustAuth():
 		return nil, &refusal{cmd: cmd, msg: errNoAuth, viaReject: true}
 	case c.multi != nil && cmd.Flags.Has(FlagNoMulti):
 		return nil, &refusal{cmd: cmd, msg: "ERR Command not allowed inside a transaction", viaReject: true}
