@@ -116,11 +116,14 @@ func (s *Server) slowlogPush(c *Client, cmd *Command, args [][]byte, micros int6
 
 // redacted reports whether argument i is a secret Redis hides from the slow
 // log (redactClientCommandArgument): AUTH's arguments, HELLO's AUTH
-// username and password, the values CONFIG SET gives sensitive parameters.
+// username and password, ACL SETUSER's user and rules, the values CONFIG
+// SET gives sensitive parameters.
 func redacted(cmd *Command, args [][]byte, i int) bool {
 	switch cmd.Name {
 	case "auth":
 		return i > 0
+	case "acl|setuser": // its name and every rule (aclCommand)
+		return i > 1
 	case "hello":
 		for j := 2; j+2 < len(args); j++ {
 			if strings.EqualFold(string(args[j]), "auth") {
