@@ -28,7 +28,7 @@ func aclLogShape(raw []byte) []byte {
 // servers.
 var aclCleanup = []string{
 	"ACL DELUSER alice bob carol",
-	"ACL SETUSER default reset on nopass ~* &* +@all",
+	"ACL SETUSER default on nopass clearselectors ~* &* +@all",
 	"ACL LOG RESET",
 }
 

@@ -112,3 +112,27 @@ func TestACLRevokedChannelsCloseSubscribers(t *testing.T) {
 		t.Errorf("the news subscriber got %q", got)
 	}
 }
+
+// TestACLDeniedCounters: INFO's acl_access_denied_* count each kind of
+// denial, as Redis 7.2's do.
+func TestACLDeniedCounters(t *testing.T) {
+	srv := startServer(t, Config{})
+	ctx := context.Background()
+	admin := newRedisClient(t, srv)
+	admin.Do(ctx, "ACL", "SETUSER", "dave", "on", "nopass", "-@all", "+get", "+publish", "~k*", "resetchannels")
+	c := dialConn(t, srv)
+	r := bufio.NewReader(c)
+	c.Write([]byte("AUTH dave x\r\nAUTH nobody x\r\nSET k v\r\nGET x\r\nPUBLISH ch m\r\n"))
+	for i := 0; i < 5; i++ {
+		r.ReadString('\n')
+	}
+	info, err := admin.Info(ctx, "stats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"acl_access_denied_auth:1", "acl_access_denied_cmd:1", "acl_access_denied_key:1", "acl_access_denied_channel:1"} {
+		if !strings.Contains(info, want+"\r\n") {
+			t.Errorf("INFO stats lacks %s:\n%s", want, info)
+		}
+	}
+}
