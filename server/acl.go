@@ -1,6 +1,7 @@
 package server
 
 import (
+	"net"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -338,3 +339,20 @@ func (c *Client) subscriptionsAllowed(u *acl.User) bool {
 // and the default user needs a password (or is off). Such a client gets
 // the NOAUTH reply and the parser's unauthenticated limits.
 func (c *Client) mustAuth() bool { return !c.authed && c.srv.authRequired() }
+
+// allowedProtected is Redis's allowProtectedAction for the setting named
+// (enable-protected-configs): "yes", or "local" and the client is local
+// (islocalClient; an in-process client is).
+func (c *Client) allowedProtected(setting string) bool {
+	switch c.srv.configValue(setting) {
+	case "yes":
+		return true
+	case "local":
+		if c.conn == nil || c.addr == "" || strings.HasPrefix(c.addr, "/") {
+			return true
+		}
+		host, _, err := net.SplitHostPort(c.addr)
+		return err == nil && (host == "127.0.0.1" || host == "::1")
+	}
+	return false
+}

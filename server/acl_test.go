@@ -136,3 +136,32 @@ func TestACLDeniedCounters(t *testing.T) {
 		}
 	}
 }
+
+// TestProtectedConfigs: CONFIG SET of a protected config (dbfilename)
+// follows enable-protected-configs: refused with no, allowed with yes,
+// and with local for a local client (an in-process one is).
+func TestProtectedConfigs(t *testing.T) {
+	for _, tc := range []struct{ setting, want string }{
+		{"no", "ERR CONFIG SET failed (possibly related to argument 'dbfilename') - can't set protected config"},
+		{"yes", "OK"},
+		{"local", "OK"},
+	} {
+		srv := Prepare(Config{Addr: "127.0.0.1:0", Dir: t.TempDir()})
+		if err := srv.LoadConfig("", nil, "enable-protected-configs "+tc.setting+"\nsave \"\""); err != nil {
+			t.Fatal(err)
+		}
+		srv.Init()
+		if err := srv.Start(); err != nil {
+			t.Fatal(err)
+		}
+		c := newRedisClient(t, srv)
+		got, err := c.ConfigSet(context.Background(), "dbfilename", "other.rdb").Result()
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("enable-protected-configs %s: %q, want %q", tc.setting, got, tc.want)
+		}
+		srv.Close()
+	}
+}

@@ -30,6 +30,9 @@ var aclHandlers = map[string]Handler{
 // aclParams are the ACL's settings, applied (config.go).
 var aclParams = map[string]floodgateParam{
 	"aclfile": {effect: effectApplied},
+	// CONFIG SET of the protected configs (dir, dbfilename): yes, or
+	// local for a client on 127.0.0.1, ::1 or a Unix socket.
+	"enable-protected-configs": {effect: effectApplied},
 	"acllog-max-len": {effect: effectApplied, apply: func(s *Server, v string) string {
 		n, _ := strconv.Atoi(v)
 		s.acl.logMax = n

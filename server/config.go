@@ -407,9 +407,6 @@ func (p *configParam) set(s *Server, v string, starting bool) string {
 	if !starting && p.flags&paramImmutable != 0 {
 		return "can't set immutable config"
 	}
-	if !starting && p.flags&paramProtected != 0 {
-		return "can't set protected config"
-	}
 	canon, why := p.canonical(v)
 	if why != "" {
 		return why
