@@ -436,3 +436,15 @@ func (r *Registry) Declare(name string, rules [][]byte) error {
 	}
 	return nil
 }
+
+// Unrestricted reports whether some selector allows every command, key
+// and channel (the default user's +@all ~* &*): then no request needs
+// building, which keeps the check off the cost of every command.
+func (u *User) Unrestricted() bool {
+	for _, s := range u.selectors {
+		if s.allCommands && s.allKeys && s.allChannels {
+			return true
+		}
+	}
+	return false
+}
