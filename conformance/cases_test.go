@@ -22,6 +22,8 @@ var io_ReadFull = io.ReadFull
 //
 //	@2           send on connection 2 (1 is the default; for WATCH and the like)
 //	!sort        compare the top-level array ignoring order (KEYS, SMEMBERS)
+//	!sortown     as !sort, floodgate's own commands (ownCommands) left out of
+//	             its reply first (ACL CAT: Redis 7.0 has no INCREX or GCRA)
 //	!approx=N    integer replies may differ by N (TTL, PTTL)
 //	!type        compare only the reply's type and shape, not its content (TIME)
 //	!distinct    as !type, and the top-level elements of each reply are
@@ -35,6 +37,10 @@ var io_ReadFull = io.ReadFull
 //	!id          remember the connection's CLIENT ID on each server: {id@N}
 //	             in a later line stands for connection N's
 //	!close       close the connection on both servers
+//	!words       every line of the reply compared as a set of words (ACL
+//	             LIST's single-command rules come in Redis's dict order)
+//	!acllog      ACL LOG entries: every field compared but age-seconds (its
+//	             type only) and client-info (its cmd= and user= only)
 //
 // A command line's comparisons are counted under its command name.
 type tcase struct {
@@ -220,6 +226,8 @@ func sameReply(mode, arg string, want, got []byte) bool {
 		return bytes.Equal(want, got)
 	case "sort":
 		return bytes.Equal(sortedArray(want), sortedArray(got))
+	case "sortown":
+		return bytes.Equal(sortedArray(want), sortedArray(withoutOwnCommands(got)))
 	case "approx":
 		tol, _ := strconv.ParseInt(arg, 10, 64)
 		if len(want) == 0 || len(got) == 0 || want[0] != ':' || got[0] != ':' {
@@ -237,6 +245,10 @@ func sameReply(mode, arg string, want, got []byte) bool {
 		return bytes.Equal(artShape(want), artShape(got))
 	case "monitor":
 		return monitorShape(want) == monitorShape(got)
+	case "words":
+		return bytes.Equal(sortedWords(want), sortedWords(got))
+	case "acllog":
+		return bytes.Equal(aclLogShape(want), aclLogShape(got))
 	}
 	panic("unknown modifier " + mode)
 }
@@ -285,6 +297,34 @@ func sortedArray(raw []byte) []byte {
 	}
 	sort.Strings(elems)
 	return []byte(string(line) + strings.Join(elems, ""))
+}
+
+// ownCommands are the commands floodgate has and Redis 7.0 lacks; a reply
+// that lists commands (ACL CAT) names them on floodgate only.
+var ownCommands = map[string]bool{"cl.throttle": true, "gcra": true, "increx": true}
+
+// withoutOwnCommands drops ownCommands from a flat array of bulk strings,
+// for !sortown: the list Redis 7.0 would answer.
+func withoutOwnCommands(raw []byte) []byte {
+	if len(raw) == 0 || raw[0] != '*' {
+		return raw
+	}
+	rd := &rawConn{rd: bufio.NewReader(bytes.NewReader(raw))}
+	line, _ := rd.rd.ReadBytes('\n')
+	n, _ := strconv.Atoi(strings.TrimSpace(string(line[1:])))
+	var kept []string
+	for i := 0; i < n; i++ {
+		var b bytes.Buffer
+		if err := rd.readIntoNoDeadline(&b); err != nil {
+			return raw
+		}
+		elem := b.String()
+		if _, v, ok := strings.Cut(elem, "\r\n"); ok && ownCommands[strings.TrimSuffix(v, "\r\n")] {
+			continue
+		}
+		kept = append(kept, elem)
+	}
+	return []byte(fmt.Sprintf("*%d\r\n%s", len(kept), strings.Join(kept, "")))
 }
 
 // distinctElements reports whether a top-level array's (or RESP3 set's)

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/floodgate/floodgate/internal/acl"
 	"github.com/floodgate/floodgate/internal/resp"
 	"github.com/floodgate/floodgate/store"
 )
@@ -27,8 +28,12 @@ type Client struct {
 	lastCmd string
 	cmd     *Command // the command running now
 	authed  bool
-	noEvict bool
-	closing bool // QUIT: close once the reply is out
+	user    *acl.User // the ACL user; nil for the server's own clients
+	// lastArgv0 is the command's name as sent, for the object of an
+	// auth failure's ACL LOG entry (AUTH, HELLO).
+	lastArgv0 string
+	noEvict   bool
+	closing   bool // QUIT: close once the reply is out
 
 	// memReported is the memory this client last added to the clients'
 	// sum, and queuedMem that of its MULTI queue and watched keys

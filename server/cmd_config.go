@@ -85,6 +85,10 @@ func cmdConfigSet(c *Client, args [][]byte) {
 			failed(args[i], "can't set immutable config")
 			return
 		}
+		if p != nil && p.flags&paramProtected != 0 && !c.allowedProtected("enable-protected-configs") {
+			failed(args[i], "can't set protected config")
+			return
+		}
 		if p == nil || p.unbuilt(p.setValue(args[i+1])) {
 			c.errorf("ERR Unknown option or number of arguments for CONFIG SET - '%s'", sanitizeError(string(args[i])))
 			return

@@ -7,6 +7,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/floodgate/floodgate/internal/acl"
 	"github.com/floodgate/floodgate/internal/number"
 )
 
@@ -79,15 +80,23 @@ func cmdSelect(c *Client, args [][]byte) {
 	c.w.Status("OK")
 }
 
-// checkPassword reports whether user/pass authenticate, as Redis's default
-// user does: with no requirepass it is "nopass" and takes any password;
-// no other user exists.
-func (s *Server) checkPassword(user, pass []byte) bool {
-	if string(user) != "default" {
-		return false
+// authenticate checks user/pass as Redis's ACLAuthenticateUser does: a
+// match makes the client that user's, a failure goes into the ACL LOG
+// (the object is the command's name as sent).
+func (c *Client) authenticate(user, pass []byte) bool {
+	s := c.srv
+	if u := s.acl.users.User(string(user)); u != nil && u.CheckPassword(pass) {
+		c.authed = true
+		c.user = u
+		return true
 	}
-	pass0 := s.requirePass()
-	return pass0 == "" || string(pass) == pass0
+	ctx := acl.CtxToplevel
+	if c.multi != nil {
+		ctx = acl.CtxMulti
+	}
+	name := c.lastArgv0
+	s.aclLogDenial(c, acl.DeniedAuth, ctx, name, string(user))
+	return false
 }
 
 func cmdAuth(c *Client, args [][]byte) {
@@ -97,18 +106,18 @@ func cmdAuth(c *Client, args [][]byte) {
 	}
 	user, pass := []byte("default"), args[len(args)-1]
 	if len(args) == 2 {
-		if c.srv.requirePass() == "" {
+		if c.srv.acl.users.Default().NoPass() {
 			c.w.Error(errNoPassword)
 			return
 		}
 	} else {
 		user = args[1]
 	}
-	if !c.srv.checkPassword(user, pass) {
+	c.lastArgv0 = string(args[0])
+	if !c.authenticate(user, pass) {
 		c.w.Error(errWrongPass)
 		return
 	}
-	c.authed = true
 	c.w.Status("OK")
 }
 
@@ -145,11 +154,11 @@ func cmdHello(c *Client, args [][]byte) {
 		}
 	}
 	if user != nil {
-		if !c.srv.checkPassword(user, pass) {
+		c.lastArgv0 = string(args[0])
+		if !c.authenticate(user, pass) {
 			c.w.Error(errWrongPass)
 			return
 		}
-		c.authed = true
 	}
 	if !c.authed {
 		c.w.Error(errHelloNoAuth)
@@ -198,7 +207,8 @@ func cmdReset(c *Client, args [][]byte) {
 	c.db = c.srv.store.DB(0)
 	c.name = ""
 	c.noEvict = false
-	c.authed = c.srv.requirePass() == ""
+	c.user = c.srv.acl.users.Default()
+	c.authed = c.srv.acl.open.Load()
 	c.w.Status("RESET")
 }
 
@@ -447,7 +457,7 @@ func (c *Client) infoLine(now time.Time, argv [][]byte) string {
 	num("tot-mem", clientBytes+qbuf+qbufFree+argvMem+8*int64(len(argv))+omem+c.queuedMem.Load())
 	field("events", "r")
 	field("cmd", cmd)
-	field("user", "default")
+	field("user", c.userName())
 	num("redir", c.trackingRedirect())
 	num("resp", int64(c.protocol()))
 	return b.String()
@@ -471,6 +481,7 @@ func cmdClientKill(c *Client, args [][]byte) {
 	var addr, laddr string
 	var id int64
 	skipMe, anyAddr, anyLaddr, typ := true, false, false, -1
+	var byUser *acl.User
 	if len(args) == 3 {
 		addr, anyAddr, skipMe = string(args[2]), true, false
 	} else {
@@ -500,10 +511,12 @@ func cmdClientKill(c *Client, args [][]byte) {
 			case eqFold(opt, "laddr"):
 				laddr, anyLaddr = string(val), true
 			case eqFold(opt, "user"):
-				if string(val) != "default" {
+				u := c.srv.acl.users.User(string(val))
+				if u == nil {
 					c.errorf("ERR No such user '%s'", sanitizeError(string(val)))
 					return
 				}
+				byUser = u
 			case eqFold(opt, "skipme"):
 				switch {
 				case eqFold(val, "yes"):
@@ -527,6 +540,7 @@ func cmdClientKill(c *Client, args [][]byte) {
 			anyAddr && cl.addr != addr,
 			anyLaddr && (cl.conn == nil || cl.conn.tr.localAddr() != laddr),
 			id != 0 && cl.id != id,
+			byUser != nil && cl.user != byUser,
 			cl == c && skipMe:
 			continue
 		}
@@ -597,4 +611,13 @@ var clientHelp = []string{
 	"    Protect current client connection from eviction.",
 	"HELP",
 	"    Prints this help.",
+}
+
+// userName is CLIENT LIST's user field: the client's user, or "default"
+// for the server's own clients.
+func (c *Client) userName() string {
+	if c.user == nil {
+		return "default"
+	}
+	return c.user.Name()
 }

@@ -374,6 +374,11 @@ func infoStats(s *Server, b *infoBuilder) {
 	b.int("io_threaded_writes_processed", 0)
 	b.int("reply_buffer_shrinks", 0)
 	b.int("reply_buffer_expands", 0)
+	// Redis 7.2's fields (7.0 has none): denials by reason.
+	b.int("acl_access_denied_auth", s.acl.deniedAuth)
+	b.int("acl_access_denied_cmd", s.acl.deniedCmd)
+	b.int("acl_access_denied_key", s.acl.deniedKey)
+	b.int("acl_access_denied_channel", s.acl.deniedChannel)
 }
 
 func infoReplication(s *Server, b *infoBuilder) {

@@ -204,6 +204,14 @@ func redactedArgs(cmd *Command, args [][]byte) redactions {
 			r = append(r, 2)
 		}
 		return r
+	case "acl|setuser":
+		// aclCommand redacts the user's name and every rule before it
+		// parses any of them.
+		var r redactions
+		for i := 2; i < len(args); i++ {
+			r = append(r, i)
+		}
+		return r
 	case "hello":
 		return helloRedactions(args)
 	case "migrate":

@@ -6,6 +6,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/floodgate/floodgate/internal/acl"
 	"github.com/floodgate/floodgate/internal/number"
 	"github.com/floodgate/floodgate/luaengine"
 )
@@ -245,6 +246,7 @@ func (sc *scriptCaller) Call(args [][]byte, w luaengine.ReplyWriter) {
 		refusal = errScriptWrongArity
 	case cmd.Flags.Has(FlagNoScript):
 		refusal = string(luaengine.ErrNotAllowed)
+	case sc.aclDenied(cmd, args, &refusal):
 	case sc.readOnly && cmd.Flags&(FlagWrite|FlagMayReplicate) != 0:
 		refusal = errScriptReadOnlyWrite
 	case sc.scriptOOM(cmd):
@@ -266,6 +268,21 @@ func (sc *scriptCaller) Call(args [][]byte, w luaengine.ReplyWriter) {
 	}
 	sc.c.w = w
 	sc.srv.invoke(sc.c, cmd, args)
+}
+
+// aclDenied checks the command against the user running the script
+// (scriptVerifyACL), logging a denial in the lua context; it sets the
+// refusal and reports true when the user may not run it.
+func (sc *scriptCaller) aclDenied(cmd *Command, args [][]byte, refusal *string) bool {
+	if sc.origin == nil || sc.origin.user == nil {
+		return false
+	}
+	d, _ := sc.srv.aclCheck(sc.c, cmd, args, acl.CtxLua)
+	if d == acl.OK {
+		return false
+	}
+	*refusal = aclScriptMessage(d)
+	return true
 }
 
 // scriptWatch turns a script that runs past the time limit into BUSY for

@@ -1,6 +1,10 @@
 package server
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/floodgate/floodgate/internal/acl"
+)
 
 var transactionHandlers = map[string]Handler{
 	"multi":   cmdMulti,
@@ -59,6 +63,14 @@ func cmdExec(c *Client, args [][]byte) {
 	c.w.Array(len(m.cmds))
 	c.inExec = true
 	for i, cmd := range m.cmds {
+		// Permissions again, in case the user's changed since it queued
+		// (execCommand).
+		if c.user != nil {
+			if d, _ := c.srv.aclCheck(c, cmd, m.queued[i], acl.CtxMulti); d != acl.OK {
+				c.w.Error(aclExecMessage(d))
+				continue
+			}
+		}
 		c.srv.invoke(c, cmd, m.queued[i])
 	}
 	c.inExec = false

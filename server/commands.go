@@ -2,6 +2,8 @@ package server
 
 import (
 	"fmt"
+
+	"github.com/floodgate/floodgate/internal/acl"
 	"slices"
 	"sort"
 	"strings"
@@ -105,7 +107,8 @@ type Command struct {
 	// readsKeys: its lookups count as keyspace hits and misses (read-only
 	// commands, and the writes Redis looks their sources up for reading).
 	readsKeys bool
-	parent    *Command // for subcommands
+	parent    *Command     // for subcommands
+	acl       *acl.Command // the command in the ACL catalog (buildACLCatalog)
 	// categories are the ACL categories COMMAND INFO reports: ACL and
 	// those the flags imply, in Redis's order.
 	categories []string
@@ -153,7 +156,7 @@ func (c *Command) FullName() string { return c.Name }
 // file (cmd_<family>.go): the keys are the commands floodgate implements,
 // and the generator writes metadata for exactly those.
 var families = []map[string]Handler{
-	aofHandlers, bitmapHandlers, clusterHandlers, commandHandlers, configHandlers,
+	aclHandlers, aofHandlers, bitmapHandlers, clusterHandlers, commandHandlers, configHandlers,
 	connectionHandlers, geoHandlers, hashHandlers, hllHandlers, increxHandlers, infoHandlers,
 	keyHandlers, latencyHandlers, listHandlers, lolwutHandlers, memoryHandlers,
 	migrateHandlers, monitorHandlers, objectHandlers, persistenceHandlers, pubsubHandlers, replicationHandlers,
@@ -184,6 +187,7 @@ func initCommandTable() {
 			panic("server: " + err.Error())
 		}
 		commandTable = buildTable(generatedCommands, testCommands)
+		aclCatalog = buildACLCatalog(commandTable, aclOnlyCommands)
 	})
 }
 

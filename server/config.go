@@ -120,7 +120,7 @@ func init() { configTable, configByName = buildConfigTable() }
 
 func buildConfigTable() ([]*configParam, map[string]*configParam) {
 	rows := make(map[string]floodgateParam, len(floodgateParams))
-	for _, group := range []map[string]floodgateParam{floodgateParams, evictionParams, clientEvictionParams, tlsParams, persistenceParams, aofParams, encodingParams, slowlogParams, latencyParams, loadingParams, trackingParams} {
+	for _, group := range []map[string]floodgateParam{floodgateParams, evictionParams, clientEvictionParams, tlsParams, persistenceParams, aofParams, encodingParams, slowlogParams, latencyParams, loadingParams, trackingParams, aclParams} {
 		for name, p := range group {
 			if _, dup := rows[name]; dup {
 				panic("server: two rows for config parameter " + name)
@@ -418,9 +418,6 @@ const errBadDirective = "Bad directive or wrong number of arguments"
 func (p *configParam) set(s *Server, v string, starting bool) string {
 	if !starting && p.flags&paramImmutable != 0 {
 		return "can't set immutable config"
-	}
-	if !starting && p.flags&paramProtected != 0 {
-		return "can't set protected config"
 	}
 	canon, why := p.canonical(v)
 	if why != "" {

@@ -17,9 +17,15 @@ type ConfigError struct {
 	Line   int    // 1-based, in the file (or the options) being read; 0: none
 	Text   string // the line, trimmed
 	Reason string
+	// aclStartup: the users could not be loaded once the file was read;
+	// Redis logs the reason and exits.
+	aclStartup bool
 }
 
 func (e *ConfigError) Error() string {
+	if e.aclStartup {
+		return e.Reason + "\n" // logged by Redis before it exits
+	}
 	if strings.HasPrefix(e.Reason, "Fatal error") {
 		return e.Reason + "\n" // a log line in Redis, not the block
 	}
@@ -108,6 +114,9 @@ func (s *Server) LoadConfig(file string, stdin io.Reader, options string) error 
 			return err
 		}
 	}
+	if err := s.loadUsersAtStartup(); err != nil {
+		return err
+	}
 	if lf := s.settings["logfile"]; lf != "" {
 		f, err := os.OpenFile(lf, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 		if err != nil {
@@ -173,6 +182,10 @@ func (s *Server) loadConfigString(text string, depth int) error {
 		}
 		switch {
 		case deprecatedDirectives[name] && len(argv) == 2:
+		case name == "user" && len(argv) >= 2:
+			if why := s.declareUser(argv); why != "" {
+				return fail(why)
+			}
 		case name == "include" && len(argv) == 2:
 			if depth > 16 {
 				return fail("include nested too deeply")
@@ -181,7 +194,7 @@ func (s *Server) loadConfigString(text string, depth int) error {
 				return err
 			}
 		default:
-			// rename-command, user, loadmodule, sentinel and module
+			// rename-command, loadmodule, sentinel and module
 			// parameters too: floodgate has none of them, and refuses
 			// them as Redis refuses what it does not know.
 			return fail(errBadDirective)

@@ -135,7 +135,7 @@ func (cn *conn) readBuf(scratch []byte) []byte {
 	free := cap(cn.in) - len(cn.in)
 	if free < max(need, minReadRoom) {
 		room := max(need, len(cn.in), queryBufLen)
-		if !cn.client.authed {
+		if cn.client.mustAuth() {
 			room = unauthRoom(room, len(cn.in))
 		}
 		if free < room {
@@ -239,7 +239,7 @@ func (cn *conn) received(buf []byte, n int, inHook bool) bool {
 	case !own:
 		if len(rest) > 0 {
 			extra := min(max(cn.parser.Need(len(rest)), 4<<10), 64<<10)
-			if !cn.client.authed {
+			if cn.client.mustAuth() {
 				extra = unauthRoom(extra, len(rest))
 			}
 			cn.in = make([]byte, len(rest), len(rest)+extra)
@@ -317,7 +317,7 @@ func (cn *conn) process(data []byte, inHook bool) int {
 		cn.takePushes()
 	}
 	for off < len(data) && !c.closing && !cn.blocked {
-		st, used, args, msg := cn.parser.Next(data[off:], c.authed)
+		st, used, args, msg := cn.parser.Next(data[off:], !c.mustAuth())
 		if st == resp.ParseIncomplete {
 			break
 		}

@@ -236,6 +236,9 @@ var (
 		"client|pause": true, "client|kill": true, "monitor": true, "subscribe": true,
 		"psubscribe": true, "ssubscribe": true, "replicaof": true, "slaveof": true,
 		"migrate": true, // connects to the host it is given: no network but loopback in tests
+		// could turn the default user off or take its password: the next
+		// input's connection would be refused
+		"acl|setuser": true, "acl|deluser": true, "acl|load": true,
 	}
 	fzNoRunDirect = map[string]bool{
 		"blpop": true, "brpop": true, "blmove": true, "brpoplpush": true, "bzpopmin": true,

@@ -30,6 +30,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/floodgate/floodgate/internal/acl"
 	"github.com/floodgate/floodgate/internal/resp"
 	"github.com/floodgate/floodgate/luaengine"
 	"github.com/floodgate/floodgate/store"
@@ -219,6 +220,7 @@ type Server struct {
 	settings    map[string]string // CONFIG SET values kept for CONFIG GET (cmd_config.go); guarded by lock
 	limiter     limiterStats      // CL.THROTTLE decisions by key prefix (limiter_stats.go); guarded by lock
 	panics      panicLog          // recovered handler panics (panic_log.go)
+	acl         aclState          // users, the ACL LOG (acl.go); guarded by lock
 
 	// Settings CONFIG SET changes while other goroutines read them.
 	password        atomic.Pointer[string] // requirepass
@@ -321,6 +323,8 @@ func Prepare(cfg Config) *Server {
 		closeDone: make(chan struct{}),
 		clients:   make(map[*Client]struct{}),
 	}
+	initCommandTable() // the ACL catalog, for the users a config file defines
+	s.initACL()
 	s.setRequirePass(cfg.Password)
 	s.protectedMode.Store(!cfg.DisableProtectedMode)
 	s.maxClients.Store(10000)
@@ -364,7 +368,10 @@ func (s *Server) requirePass() string { return *s.password.Load() }
 
 // setRequirePass changes the password; clients already authenticated stay
 // so, as in Redis.
-func (s *Server) setRequirePass(p string) { s.password.Store(&p) }
+func (s *Server) setRequirePass(p string) {
+	s.password.Store(&p)
+	s.setDefaultPassword(p)
+}
 
 // Start listens on the configured address and serves in the background.
 func (s *Server) Start() error { return s.StartAddr(s.cfg.Addr) }
@@ -506,7 +513,8 @@ func (s *Server) accept(cn *conn, addr string) bool {
 		db:      s.store.DB(0),
 		addr:    addr,
 		created: time.Now(),
-		authed:  s.requirePass() == "",
+		authed:  s.acl.open.Load(),
+		user:    s.acl.users.Default(),
 	}
 	c.resp = resp.NewWriter(&cn.reply, cn)
 	c.w = c.resp
@@ -743,8 +751,9 @@ type refusal struct {
 // check applies the command table's generic checks in the order of Redis's
 // processCommand: unknown command, arity, unknown subcommand, NOAUTH, a
 // command refused inside MULTI, and, when busy, BUSY for all but the
-// allow-busy commands. It returns the command to run, or the refusal. It
-// reads only the client and the table, so it needs no lock.
+// allow-busy commands, with the ACL check (which logs a denial) before
+// BUSY as in processCommand. It returns the command to run, or the
+// refusal. It runs under the execution lock, for the ACL's users and log.
 func check(c *Client, args [][]byte, busy bool) (*Command, *refusal) {
 	cmd := commandTable.lookup(args[0])
 	if cmd == nil {
@@ -767,12 +776,24 @@ func check(c *Client, args [][]byte, busy bool) (*Command, *refusal) {
 		cmd = sub
 	}
 	switch {
-	// Once requirepass is "" again, a client that never authenticated is
-	// served, as in Redis (authRequired reads the default user's nopass).
-	case !c.authed && !cmd.Flags.Has(FlagNoAuth) && c.srv.requirePass() != "":
+	// Once the default user is nopass again, a client that never
+	// authenticated is served, as in Redis (authRequired reads the default
+	// user's flags).
+	case !cmd.Flags.Has(FlagNoAuth) && c.mustAuth():
 		return nil, &refusal{cmd: cmd, msg: errNoAuth, viaReject: true}
 	case c.multi != nil && cmd.Flags.Has(FlagNoMulti):
 		return nil, &refusal{cmd: cmd, msg: "ERR Command not allowed inside a transaction", viaReject: true}
+	}
+	if c.user != nil {
+		ctx := acl.CtxToplevel
+		if c.multi != nil {
+			ctx = acl.CtxMulti
+		}
+		if d, _ := c.srv.aclCheck(c, cmd, args, ctx); d != acl.OK {
+			return nil, &refusal{cmd: cmd, msg: aclDenialMessage(cmd, d), viaReject: true}
+		}
+	}
+	switch {
 	case busy && !cmd.Flags.Has(FlagAllowBusy):
 		return nil, &refusal{cmd: cmd, msg: errBusy, viaReject: true}
 	}

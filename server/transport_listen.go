@@ -248,7 +248,7 @@ func (f *frontListener) admit(c net.Conn) bool {
 // (Redis's acceptCommonHandler and clientAcceptHandler).
 func (s *Server) acceptRefusal(remote net.Addr) string {
 	switch {
-	case s.protectedMode.Load() && s.requirePass() == "" && !isLocalAddr(remote):
+	case s.protectedMode.Load() && s.acl.open.Load() && !isLocalAddr(remote): // the default user is nopass
 		return errProtected
 	case int64(s.clientCount()) >= s.maxClients.Load():
 		return errMaxClients

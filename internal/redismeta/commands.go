@@ -174,6 +174,9 @@ func generateCommands(in *inputs) ([]byte, error) {
 		b.WriteString(",\n")
 	}
 	b.WriteString("}\n")
+	if err := writeACLOnly(&b, all, in.claimed); err != nil {
+		return nil, err
+	}
 	src, err := format.Source(b.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("formatting the output: %v", err)
@@ -545,4 +548,47 @@ func cLiteral(s string) (string, error) {
 		src = strings.TrimLeft(src[end+1:], " \t")
 	}
 	return out.String(), nil
+}
+
+// writeACLOnly writes aclOnlyCommands: every command and subcommand of
+// Redis (and floodgate's JSON) that floodgate does not implement, with the
+// flags and categories ACL rules read. Redis's ACL works on its whole
+// command table: +xadd is a valid rule, @write counts XADD, and ACL LIST
+// describes a user by how many commands of each category it may run, so
+// the ACL model needs the commands floodgate leaves out as well.
+func writeACLOnly(b *bytes.Buffer, all map[string]*cmdDesc, claimed []string) error {
+	names := make([]string, 0, len(all))
+	onlySentinel := func(d *cmdDesc) bool { return d != nil && slices.Contains(d.CommandFlags, "ONLY_SENTINEL") }
+	for n, d := range all {
+		// Sentinel's own commands are not in a Redis server's table.
+		container, _, _ := strings.Cut(n, "|")
+		if !slices.Contains(claimed, n) && !onlySentinel(d) && !onlySentinel(all[container]) {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	b.WriteString("\n// aclOnlyCommands are the commands and subcommands (\"client|tracking\")\n")
+	b.WriteString("// floodgate does not implement, for ACL rules and categories only.\n")
+	b.WriteString("var aclOnlyCommands = []*Command{\n")
+	for _, n := range names {
+		d := all[n]
+		flags, _, _, _, err := commandFlagsAndRange(d)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(b, "{Name: %q", n)
+		if flags != "" {
+			fmt.Fprintf(b, ", Flags: %s", flags)
+		}
+		if len(d.ACLCategories) > 0 {
+			var cats []string
+			for _, c := range d.ACLCategories {
+				cats = append(cats, strconv.Quote(strings.ToLower(c)))
+			}
+			fmt.Fprintf(b, ", ACL: []string{%s}", strings.Join(cats, ", "))
+		}
+		b.WriteString("},\n")
+	}
+	b.WriteString("}\n")
+	return nil
 }

@@ -89,10 +89,16 @@ func tableRows(t *testing.T, src []byte) []byte {
 	t.Helper()
 	const open = "var generatedCommands = []*Command{\n"
 	i := bytes.Index(src, []byte(open))
-	if i < 0 || !bytes.HasSuffix(src, []byte("}\n")) {
+	if i < 0 {
 		t.Fatalf("unexpected generated text:\n%s", src)
 	}
-	return src[i+len(open) : len(src)-2]
+	// The literal ends at the first line that is a lone brace (the ACL
+	// catalogue, aclOnlyCommands, follows it).
+	end := bytes.Index(src[i:], []byte("\n}\n"))
+	if end < 0 {
+		t.Fatalf("unexpected generated text:\n%s", src)
+	}
+	return src[i+len(open) : i+end+1]
 }
 
 // redisSource is Redis's source tree, from $REDIS_SRC; the full
