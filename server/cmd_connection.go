@@ -291,6 +291,9 @@ func clientType(b []byte) (typ int, known bool) {
 
 // kind is the client's type.
 func (c *Client) kind() int {
+	if c.isReplica() {
+		return clientReplica
+	}
 	if c.subscribed() {
 		return clientPubsub
 	}
@@ -351,6 +354,9 @@ func (s *Server) clientsByID() []*Client {
 // an idle client: floodgate's buffers are not measured.
 func (c *Client) infoLine(now time.Time, argv [][]byte) string {
 	flags := ""
+	if c.isReplica() {
+		flags += "S"
+	}
 	if c.subscribed() {
 		flags += "P"
 	}

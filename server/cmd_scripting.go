@@ -241,6 +241,9 @@ func (sc *scriptCaller) Call(args [][]byte, w luaengine.ReplyWriter) {
 		// Once a script has written, refusing a later write would break
 		// its atomicity (Redis's scriptVerifyWriteCommandAllow).
 		refusal = sc.srv.diskError()
+		if refusal == "" {
+			refusal = sc.srv.noReplicasError()
+		}
 	}
 	if refusal != "" {
 		// Counted as written (CountError) and as the command's rejected

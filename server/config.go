@@ -108,7 +108,7 @@ func init() { configTable, configByName = buildConfigTable() }
 
 func buildConfigTable() ([]*configParam, map[string]*configParam) {
 	rows := make(map[string]floodgateParam, len(floodgateParams))
-	for _, group := range []map[string]floodgateParam{floodgateParams, evictionParams, clientEvictionParams, persistenceParams, aofParams, encodingParams, slowlogParams, latencyParams, loadingParams} {
+	for _, group := range []map[string]floodgateParam{floodgateParams, replicationParams, evictionParams, clientEvictionParams, persistenceParams, aofParams, encodingParams, slowlogParams, latencyParams, loadingParams} {
 		for name, p := range group {
 			if _, dup := rows[name]; dup {
 				panic("server: two rows for config parameter " + name)

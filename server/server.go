@@ -248,6 +248,7 @@ type Server struct {
 
 	scripting scripting // EVAL, SCRIPT and the script time limit (cmd_scripting.go)
 	aof       aofState  // the append-only file (aof.go)
+	repl      replState // replication, master side (replication.go)
 	blocking  blocking  // clients waiting in BLPOP and friends (blocking.go); guarded by lock
 
 	// pubsub is the channels, patterns and their subscribers (pubsub.go);
@@ -340,6 +341,7 @@ func (s *Server) Init() {
 		s.log.Warn("ignoring the save setting", "save", cfg.Save, "err", err)
 	}
 	s.initBlocking()
+	s.initReplication()
 	s.applyEvictionSettings()
 	s.applyEncodingSettings()
 	s.applyPersistenceSettings()
@@ -468,6 +470,7 @@ func (s *Server) Close() error {
 	}
 	s.stopSpawning()
 	s.expiry.stop()
+	s.repl.cron.stop()
 	s.stopped.Wait()
 	s.closeAOF()
 	s.closeScripting()
@@ -530,6 +533,7 @@ func (s *Server) killClient(c *Client) {
 	s.forgetClientMemory(c)
 	s.clientGone(c)
 	s.dropSubscriptions(c)
+	s.replicaGone(c)
 	cn.tr.kill()
 }
 
@@ -541,11 +545,12 @@ func (s *Server) closedConn(cn *conn) {
 	delete(s.clients, c)
 	s.clientsMu.Unlock()
 	s.forgetClientMemory(c)
-	if len(c.watch.keys) > 0 || cn.blocked || c.pubsub != nil {
+	if len(c.watch.keys) > 0 || cn.blocked || c.pubsub != nil || c.replica != nil {
 		h := s.acquire(cn.turnDone)
 		c.unwatchAll()
 		s.clientGone(c)
 		s.dropSubscriptions(c)
+		s.replicaGone(c)
 		s.releaseHold(h, cn.turnDone)
 	}
 	cn.releaseOutput()
@@ -677,6 +682,13 @@ func (s *Server) dispatch(c *Client, args [][]byte) {
 		s.refuse(c, &refusal{cmd: cmd, msg: msg, viaReject: true})
 		return
 	}
+	// Then min-replicas-to-write (checkGoodReplicasStatus).
+	if s.repl.minReplicas > 0 && isWrite(c, cmd, args) {
+		if msg := s.noReplicasError(); msg != "" {
+			s.refuse(c, &refusal{cmd: cmd, msg: msg, viaReject: true})
+			return
+		}
+	}
 	// As in processCommand: a RESP2 client subscribed to anything may
 	// only (un)subscribe, PING, QUIT and RESET.
 	if c.pubsub != nil && c.subscribed() && c.protocol() == 2 && !allowedSubscribed(cmd) {
@@ -771,7 +783,7 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 	// Logging to the AOF: a command that changed the keyspace (Redis's
 	// server.dirty) is queued, and the outermost command moves the queue
 	// to the feed once everything it ran is done.
-	logging := s.aof.on.Load()
+	logging := s.propagating()
 	var dirty int64
 	var outerArgs [][]byte
 	var outerNone, outerForce bool
@@ -817,6 +829,7 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 				s.propagatePending(true)
 			}
 		}
+		c.woff = s.repl.offset
 	}()
 	c.lastCmd = cmd.Name
 	c.cmd = cmd
