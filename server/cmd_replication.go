@@ -114,7 +114,7 @@ func cmdWait(c *Client, args [][]byte) {
 	w.waitOffset, w.waitReplicas = offset, want
 	w.onTimeout = func(c *Client) { c.w.Int(c.srv.acksAt(offset)) }
 	s.repl.waits = append(s.repl.waits, w)
-	s.requestAcks()
+	s.repl.getackWanted = true
 }
 
 // cmdFailover parses as Redis's failoverCommand, then finds no replica.

@@ -40,9 +40,12 @@ type replState struct {
 	feed     aof.Feed
 	replicas []*replicaLink
 	waits    []*waiter // WAIT clients, oldest first (clients_waiting_acks)
-	// getackAt is the offset at which REPLCONF GETACK was last fed, so
-	// WAITs at one offset ask once.
-	getackAt int64
+	// getackWanted: a WAIT asked for ACKs, fed once the command is over
+	// (so the GETACK is after the offset it waits for); getackAt is the
+	// offset at which REPLCONF GETACK was last fed, so WAITs at one offset
+	// ask once.
+	getackWanted bool
+	getackAt     int64
 
 	cron      cron
 	cronOn    bool
@@ -628,6 +631,7 @@ func (s *Server) acksAt(offset int64) int64 {
 // (replicationRequestAckFromSlaves).
 func (s *Server) requestAcks() {
 	r := &s.repl
+	r.getackWanted = false
 	if r.backlog == nil || len(r.replicas) == 0 || r.getackAt == r.offset {
 		return
 	}

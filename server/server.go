@@ -830,6 +830,9 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 			}
 		}
 		c.woff = s.repl.offset
+		if s.repl.getackWanted {
+			s.requestAcks() // after woff, as Redis feeds it in beforeSleep
+		}
 	}()
 	c.lastCmd = cmd.Name
 	c.cmd = cmd

@@ -1,0 +1,481 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/floodgate/floodgate/internal/redistest"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// The master side against Redis 7.0's own replica and its own master:
+// the stream a replica reads is compared byte for byte with Redis's, and
+// a real redis-server replica of floodgate is compared key by key.
+
+// startReplicationMaster starts a floodgate server with a directory of
+// its own and the diskless sync's delay off, so a replica syncs at once.
+func startReplicationMaster(t *testing.T) (*Server, *redis.Client) {
+	t.Helper()
+	srv := startServerOver(t, Config{Dir: t.TempDir()}, viaLoop)
+	c := dialOver(t, srv, viaLoop)
+	if err := c.ConfigSet(context.Background(), "repl-diskless-sync-delay", "0").Err(); err != nil {
+		t.Fatal(err)
+	}
+	return srv, c
+}
+
+// fakeReplica is a raw connection that attached with PSYNC, reading the
+// stream as a replica does.
+type fakeReplica struct {
+	conn    net.Conn
+	r       *bufio.Reader
+	replid  string
+	offset  int64
+	payload []byte
+}
+
+// attachFakeReplica sends the handshake a Redis 7.0 replica sends (without
+// capa eof, so both servers send the RDB with its length) and reads the
+// full resync's reply and RDB.
+func attachFakeReplica(t *testing.T, addr string, psync ...string) *fakeReplica {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	conn.SetDeadline(time.Now().Add(testDeadline))
+	f := &fakeReplica{conn: conn, r: bufio.NewReader(conn)}
+	for _, cmd := range [][]string{{"REPLCONF", "listening-port", "7777"}, {"REPLCONF", "capa", "psync2"}} {
+		f.send(t, cmd...)
+		if line := f.line(t); line != "+OK" {
+			t.Fatalf("%v: %q", cmd, line)
+		}
+	}
+	if len(psync) == 0 {
+		psync = []string{"?", "-1"}
+	}
+	f.send(t, append([]string{"PSYNC"}, psync...)...)
+	line := f.line(t)
+	if strings.HasPrefix(line, "+CONTINUE") {
+		f.replid = strings.TrimPrefix(line, "+CONTINUE ")
+		return f
+	}
+	var off int64
+	if _, err := fmt.Sscanf(line, "+FULLRESYNC %s %d", &f.replid, &off); err != nil {
+		t.Fatalf("PSYNC: %q", line)
+	}
+	f.offset = off
+	bulk := f.line(t)
+	n, err := strconv.Atoi(strings.TrimPrefix(bulk, "$"))
+	if err != nil {
+		t.Fatalf("RDB header %q", bulk)
+	}
+	f.payload = make([]byte, n)
+	if _, err := io.ReadFull(f.r, f.payload); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func (f *fakeReplica) send(t *testing.T, args ...string) {
+	t.Helper()
+	var b []byte
+	b = fmt.Appendf(b, "*%d\r\n", len(args))
+	for _, a := range args {
+		b = fmt.Appendf(b, "$%d\r\n%s\r\n", len(a), a)
+	}
+	if _, err := f.conn.Write(b); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// line reads a reply line, skipping the newlines a master sends while a
+// replica waits for its RDB.
+func (f *fakeReplica) line(t *testing.T) string {
+	t.Helper()
+	for {
+		l, err := f.r.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l = strings.TrimRight(l, "\r\n"); l != "" {
+			return l
+		}
+	}
+}
+
+// readUntil reads the stream until it has seen marker.
+func (f *fakeReplica) readUntil(t *testing.T, marker []byte) []byte {
+	t.Helper()
+	var got []byte
+	buf := make([]byte, 4096)
+	for !bytes.Contains(got, marker) {
+		n, err := f.r.Read(buf)
+		if err != nil {
+			t.Fatalf("stream so far %q: %v", got, err)
+		}
+		got = append(got, buf[:n]...)
+	}
+	return got
+}
+
+var streamPing = []byte("*1\r\n$4\r\nPING\r\n")
+
+// TestReplicationStreamMatchesRedis runs the same commands on floodgate
+// and on redis-server, each with a replica attached, and compares the
+// streams the replicas read: SELECTs, rewritten commands, MULTI/EXEC
+// around transactions and scripts' effects, lazy expiry as DEL. (PINGs,
+// which each sends on its own clock, are left out.)
+func TestReplicationStreamMatchesRedis(t *testing.T) {
+	ctx := context.Background()
+	redisSrv := redistest.Start(t)
+	rc := redis.NewClient(patient(&redis.Options{Addr: redisSrv.Addr, Protocol: 2, DisableIdentity: true}))
+	t.Cleanup(func() { rc.Close() })
+	_, fc := startReplicationMaster(t)
+	far := strconv.FormatInt(time.Now().Add(time.Hour).UnixMilli(), 10)
+	commands := [][]any{
+		{"set", "a", "1"},
+		{"incr", "a"},
+		{"incrbyfloat", "f", "1.5"},
+		{"del", "missing"},
+		{"rpush", "l", "x", "y", "z"},
+		{"lpop", "l"},
+		{"hset", "h", "f", "v", "g", "w"},
+		{"sadd", "s", "m"},
+		{"spop", "s"},
+		{"zadd", "z", "1", "a", "2", "b"},
+		{"zpopmin", "z"},
+		{"set", "t", "v", "pxat", far},
+		{"pexpireat", "a", far},
+		{"persist", "a"},
+		{"getdel", "t"},
+		{"getset", "a", "9"},
+		{"select", "3"},
+		{"set", "in3", "v"},
+		{"eval", "redis.call('set', KEYS[1], '1') redis.call('incr', KEYS[1]) return 1", "1", "sc"},
+		{"eval", "return redis.call('get', KEYS[1])", "1", "sc"},
+		{"eval", "redis.call('select', 5) redis.call('set', 'x', 'y') return 1", "0"},
+		{"select", "0"},
+		{"flushdb"},
+	}
+	streams := map[string][]byte{}
+	for name, c := range map[string]*redis.Client{"redis": rc, "floodgate": fc} {
+		addr := c.Options().Addr
+		if err := c.ConfigSet(ctx, "repl-ping-replica-period", "3600").Err(); err != nil {
+			t.Fatal(err)
+		}
+		f := attachFakeReplica(t, addr)
+		conn := redis.NewClient(patient(&redis.Options{Addr: addr, Protocol: 2, DisableIdentity: true, PoolSize: 1}))
+		t.Cleanup(func() { conn.Close() })
+		for _, cmd := range commands {
+			conn.Do(ctx, cmd...)
+		}
+		// A key that expires soon (its time differs between the runs, so
+		// the stream gets it replaced).
+		expireAt := strconv.FormatInt(time.Now().Add(50*time.Millisecond).UnixMilli(), 10)
+		conn.Set(ctx, "e", "v", 0)
+		conn.Do(ctx, "pexpireat", "e", expireAt)
+		// A transaction across databases, and the lazy expiry of e.
+		pipe := conn.TxPipeline()
+		pipe.Set(ctx, "m1", "1", 0)
+		pipe.Do(ctx, "select", "2")
+		pipe.Set(ctx, "m2", "2", 0)
+		if _, err := pipe.Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		redistest.Eventually(t, "e to expire", func() bool {
+			return conn.Do(ctx, "exists", "e").Val() == int64(0)
+		})
+		conn.Do(ctx, "select", "0")
+		conn.Do(ctx, "set", "end", "1")
+		got := f.readUntil(t, []byte("$3\r\nend\r\n$1\r\n1\r\n"))
+		got = bytes.ReplaceAll(got, []byte("$13\r\n"+expireAt+"\r\n"), []byte("$13\r\n<expireAt>\r\n"))
+		streams[name] = bytes.ReplaceAll(got, streamPing, nil)
+	}
+	if !bytes.Equal(streams["floodgate"], streams["redis"]) {
+		t.Errorf("stream differs:\nfloodgate %q\nredis     %q", streams["floodgate"], streams["redis"])
+	}
+}
+
+// replicationInfo reads one field of INFO replication (or stats).
+func replicationInfo(c *redis.Client, section, field string) string {
+	info := c.Info(context.Background(), section).Val()
+	for _, line := range strings.Split(info, "\r\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// fillEveryType writes keys of every type floodgate has, some with TTLs.
+func fillEveryType(t *testing.T, c *redis.Client, prefix string, n int) {
+	t.Helper()
+	ctx := context.Background()
+	pipe := c.Pipeline()
+	for i := range n {
+		k := fmt.Sprintf("%s:%d", prefix, i)
+		pipe.Set(ctx, k+":str", i, 0)
+		pipe.Set(ctx, k+":ttl", "v", time.Hour)
+		pipe.RPush(ctx, k+":list", "a", i, "c")
+		pipe.HSet(ctx, k+":hash", "f", i, "g", "x")
+		pipe.SAdd(ctx, k+":set", i, "m", 1000+i)
+		pipe.ZAdd(ctx, k+":zset", redis.Z{Score: float64(i) + 0.5, Member: "a"}, redis.Z{Score: -1, Member: "b"})
+		pipe.PFAdd(ctx, k+":hll", "a", "b", i)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// keyspaceDump reads every key of database 0 with its type, value (in a
+// canonical form) and TTL rounded to seconds.
+func keyspaceDump(t *testing.T, c *redis.Client) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	out := map[string]string{}
+	keys, err := c.Keys(ctx, "*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		typ := c.Type(ctx, k).Val()
+		var v string
+		switch typ {
+		case "string":
+			v = c.Get(ctx, k).Val()
+		case "list":
+			v = strings.Join(c.LRange(ctx, k, 0, -1).Val(), ",")
+		case "hash":
+			m := c.HGetAll(ctx, k).Val()
+			var parts []string
+			for f, x := range m {
+				parts = append(parts, f+"="+x)
+			}
+			sort.Strings(parts)
+			v = strings.Join(parts, ",")
+		case "set":
+			m := c.SMembers(ctx, k).Val()
+			sort.Strings(m)
+			v = strings.Join(m, ",")
+		case "zset":
+			for _, z := range c.ZRangeWithScores(ctx, k, 0, -1).Val() {
+				v += fmt.Sprintf("%v:%v,", z.Member, z.Score)
+			}
+		}
+		// The absolute time: the stream and the RDB carry it, so it is
+		// exact on both sides.
+		at := c.Do(ctx, "pexpiretime", k).Val()
+		out[k] = fmt.Sprintf("%s %q expires=%v", typ, v, at)
+	}
+	return out
+}
+
+// compareKeyspaces fails t where the replica's keys differ from the
+// master's.
+func compareKeyspaces(t *testing.T, master, replica *redis.Client) {
+	t.Helper()
+	m, r := keyspaceDump(t, master), keyspaceDump(t, replica)
+	if len(m) != len(r) {
+		t.Errorf("master has %d keys, replica %d", len(m), len(r))
+	}
+	bad := 0
+	for k, v := range m {
+		if r[k] != v {
+			if bad++; bad <= 10 {
+				t.Errorf("key %s: master %s, replica %s", k, v, r[k])
+			}
+		}
+	}
+}
+
+// waitCaughtUp waits until the replica has processed everything the
+// master's stream holds.
+func waitCaughtUp(t *testing.T, master, replica *redis.Client) {
+	t.Helper()
+	redistest.Eventually(t, "the replica to catch up", func() bool {
+		m := replicationInfo(master, "replication", "master_repl_offset")
+		return replicationInfo(replica, "replication", "master_link_status") == "up" &&
+			replicationInfo(replica, "replication", "slave_repl_offset") == m
+	})
+}
+
+// writeLoad runs writes of every kind on c until stop is closed: counters,
+// a limiter script, a transaction, expiring keys.
+func writeLoad(c *redis.Client, stop chan struct{}, done *sync.WaitGroup, ops *atomic.Int64) {
+	defer done.Done()
+	ctx := context.Background()
+	script := redis.NewScript(`local n = redis.call('incr', KEYS[1]) if n == 1 then redis.call('pexpire', KEYS[1], 60000) end return n`)
+	for i := 0; ; i++ {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		k := strconv.Itoa(i % 200)
+		c.Incr(ctx, "load:ctr:"+k)
+		script.Run(ctx, c, []string{"load:limit:" + k})
+		pipe := c.TxPipeline()
+		pipe.HIncrBy(ctx, "load:hash", k, 1)
+		pipe.ZIncrBy(ctx, "load:zset", 1, k)
+		pipe.Exec(ctx)
+		c.Set(ctx, "load:ex:"+k, i, 30*time.Second)
+		c.LPush(ctx, "load:list", i)
+		c.LTrim(ctx, "load:list", 0, 99)
+		ops.Add(1)
+	}
+}
+
+// TestRedisReplicaOfFloodgate attaches a real redis-server replica to a
+// floodgate master holding every type, with a write load running during
+// the full sync, compares the datasets key by key, then cuts the link
+// (CLIENT KILL TYPE replica, not the process) and checks the replica
+// comes back with a partial resync and is identical again.
+func TestRedisReplicaOfFloodgate(t *testing.T) {
+	ctx := context.Background()
+	srv, master := startReplicationMaster(t)
+	fillEveryType(t, master, "k", 2000)
+	stop := make(chan struct{})
+	var done sync.WaitGroup
+	var ops atomic.Int64
+	done.Add(1)
+	go writeLoad(dialOver(t, srv, viaLoop), stop, &done, &ops)
+	_, port, _ := net.SplitHostPort(srv.Addr())
+	replicaSrv := redistest.Start(t, "--replicaof", "127.0.0.1", port)
+	replica := redis.NewClient(patient(&redis.Options{Addr: replicaSrv.Addr, Protocol: 2, DisableIdentity: true}))
+	t.Cleanup(func() { replica.Close() })
+	redistest.Eventually(t, "the replica's link to be up", func() bool {
+		return replicationInfo(replica, "replication", "master_link_status") == "up"
+	})
+	redistest.Eventually(t, "writes after the sync", func() bool { return ops.Load() > 200 })
+	close(stop)
+	done.Wait()
+	waitCaughtUp(t, master, replica)
+	compareKeyspaces(t, master, replica)
+	if got := replicationInfo(master, "stats", "sync_full"); got != "1" {
+		t.Errorf("sync_full %s", got)
+	}
+	if got := replicationInfo(master, "replication", "slave0"); !strings.Contains(got, "state=online") || !strings.Contains(got, "port="+strconv.Itoa(replicaSrv.Port)) {
+		t.Errorf("slave0 %q", got)
+	}
+	role := master.Do(ctx, "role").Val().([]any)
+	if role[0] != "master" || len(role[2].([]any)) != 1 {
+		t.Errorf("ROLE %v", role)
+	}
+
+	// Cut the link; the replica reconnects and continues from the backlog.
+	if n := master.Do(ctx, "client", "kill", "type", "replica").Val(); n != int64(1) {
+		t.Fatalf("CLIENT KILL TYPE replica: %v", n)
+	}
+	fillEveryType(t, master, "after", 100)
+	redistest.Eventually(t, "a partial resync", func() bool {
+		return replicationInfo(master, "stats", "sync_partial_ok") == "1"
+	})
+	waitCaughtUp(t, master, replica)
+	compareKeyspaces(t, master, replica)
+	if got := replicationInfo(master, "stats", "sync_full"); got != "1" {
+		t.Errorf("sync_full %s after the partial resync", got)
+	}
+
+	// WAIT counts the replica's acknowledgement.
+	master.Set(ctx, "w", "1", 0)
+	if n, err := master.Do(ctx, "wait", "1", "0").Int64(); err != nil || n != 1 {
+		t.Errorf("WAIT 1 0: %v %v", n, err)
+	}
+	if n, err := master.Do(ctx, "wait", "2", "50").Int64(); err != nil || n != 1 {
+		t.Errorf("WAIT 2 50: %v %v", n, err)
+	}
+	// min-replicas-to-write: one good replica is enough, two are not.
+	master.ConfigSet(ctx, "min-replicas-to-write", "1")
+	if err := master.Set(ctx, "w", "2", 0).Err(); err != nil {
+		t.Errorf("SET with one good replica: %v", err)
+	}
+	master.ConfigSet(ctx, "min-replicas-to-write", "2")
+	if err := master.Set(ctx, "w", "3", 0).Err(); err == nil || err.Error() != errNoReplicas {
+		t.Errorf("SET with too few replicas: %v", err)
+	}
+	master.ConfigSet(ctx, "min-replicas-to-write", "0")
+}
+
+// TestPartialResyncNeedsTheBacklog asks for offsets the backlog does not
+// hold (too old, or of another history) and is given a full resync, and
+// for one it holds and is given the rest of the stream.
+func TestPartialResyncNeedsTheBacklog(t *testing.T) {
+	ctx := context.Background()
+	srv, master := startReplicationMaster(t)
+	master.ConfigSet(ctx, "repl-backlog-size", "16384")
+	master.ConfigSet(ctx, "repl-ping-replica-period", "3600")
+	first := attachFakeReplica(t, srv.Addr())
+	start := first.offset
+	master.Set(ctx, "k", strings.Repeat("x", 100), 0)
+	after := replicationInfo(master, "replication", "master_repl_offset")
+	// Held: the replica gets what followed its offset.
+	f := attachFakeReplica(t, srv.Addr(), first.replid, strconv.FormatInt(start+1, 10))
+	if f.replid != first.replid {
+		t.Fatalf("+CONTINUE %q, want the master's ID %q", f.replid, first.replid)
+	}
+	master.Set(ctx, "end", "1", 0)
+	got := f.readUntil(t, []byte("$3\r\nend\r\n"))
+	if !bytes.HasPrefix(got, []byte("*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n*3\r\n$3\r\nset\r\n$1\r\nk\r\n")) {
+		t.Errorf("partial resync stream %q", got)
+	}
+	for range 20 {
+		master.Set(ctx, "k", strings.Repeat("x", 1000), 0)
+	}
+	if got := replicationInfo(master, "replication", "repl_backlog_first_byte_offset"); got == "1" {
+		t.Fatalf("backlog did not wrap: first byte %s (offset was %s)", got, after)
+	}
+	// Too old: full resync.
+	old := attachFakeReplica(t, srv.Addr(), first.replid, strconv.FormatInt(start+1, 10))
+	if old.payload == nil {
+		t.Errorf("an offset out of the backlog was continued")
+	}
+	// Another history: full resync.
+	other := attachFakeReplica(t, srv.Addr(), strings.Repeat("a", 40), "1")
+	if other.payload == nil {
+		t.Errorf("another replication ID was continued")
+	}
+	if got := replicationInfo(master, "stats", "sync_partial_err"); got != "2" {
+		t.Errorf("sync_partial_err %s, want 2", got)
+	}
+	if got := replicationInfo(master, "stats", "sync_partial_ok"); got != "1" {
+		t.Errorf("sync_partial_ok %s, want 1", got)
+	}
+}
+
+// TestMinReplicasNoReplica: with min-replicas-to-write and no replica, a
+// write (and a script's write) is refused with Redis's NOREPLICAS, a read
+// is not.
+func TestMinReplicasNoReplica(t *testing.T) {
+	ctx := context.Background()
+	_, c := startReplicationMaster(t)
+	c.ConfigSet(ctx, "min-replicas-to-write", "1")
+	if err := c.Set(ctx, "k", "v", 0).Err(); err == nil || err.Error() != errNoReplicas {
+		t.Errorf("SET: %v", err)
+	}
+	if err := c.Eval(ctx, "return redis.call('set', 'k', 'v')", nil).Err(); err == nil || !strings.HasPrefix(err.Error(), errNoReplicas+" script: ") {
+		t.Errorf("EVAL writing: %v", err)
+	}
+	if err := c.Eval(ctx, "#!lua\nreturn redis.call('set', 'k', 'v')", nil).Err(); err == nil || err.Error() != errNoReplicas {
+		t.Errorf("EVAL with a shebang, writing: %v", err)
+	}
+	if err := c.Get(ctx, "k").Err(); err != redis.Nil {
+		t.Errorf("GET: %v", err)
+	}
+	if n, err := c.Do(ctx, "wait", "1", "10").Int64(); err != nil || n != 0 {
+		t.Errorf("WAIT 1 10 with no replica: %v %v", n, err)
+	}
+}
