@@ -49,7 +49,7 @@ func (s *Server) propagatePending(wrap bool) {
 		p.appendTo(&a.feed, wrap)
 		a.mu.Unlock()
 	}
-	if r := &s.repl; r.active.Load() {
+	if r := &s.repl; r.active.Load() && r.master == nil { // a replica proxies its master's stream instead
 		p.appendTo(&r.feed, wrap)
 		s.replicationFeed(r.feed.Buf)
 		r.feed.Buf = r.feed.Buf[:0]

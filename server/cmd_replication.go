@@ -18,6 +18,8 @@ var replicationHandlers = map[string]Handler{
 	"sync":          cmdSync,
 	"psync":         cmdSync,
 	"replconf":      cmdReplconf,
+	"replicaof":     cmdReplicaof,
+	"slaveof":       cmdReplicaof,
 	"role":          cmdRole,
 	"wait":          cmdWait,
 	"failover":      cmdFailover,
@@ -58,6 +60,22 @@ func refuse(err string) func(c *Client, _ [][]byte) {
 // replicas as [ip, port, acknowledged offset].
 func cmdRole(c *Client, _ [][]byte) {
 	s := c.srv
+	if l := s.repl.master; l != nil {
+		state := "connecting"
+		switch {
+		case l.syncing.Load():
+			state = "sync"
+		case l.up.Load():
+			state = "connected"
+		}
+		c.w.Array(5)
+		c.w.BulkString("slave")
+		c.w.BulkString(l.host)
+		c.w.Int(int64(l.port))
+		c.w.BulkString(state)
+		c.w.Int(s.repl.offset)
+		return
+	}
 	var online []*replicaLink
 	for _, l := range s.liveReplicas() {
 		if l.state == replicaOnline {
@@ -86,6 +104,10 @@ func cmdRole(c *Client, _ [][]byte) {
 // having asked the replicas for an ACK.
 func cmdWait(c *Client, args [][]byte) {
 	s := c.srv
+	if s.repl.master != nil {
+		c.w.Error(errWaitOnReplica)
+		return
+	}
 	want, ok := intArg(c, args[1])
 	if !ok {
 		return

@@ -240,8 +240,15 @@ func (sc *scriptCaller) Call(args [][]byte, w luaengine.ReplyWriter) {
 	case cmd.Flags.Has(FlagWrite) && !sc.srv.scripting.current().Written():
 		// Once a script has written, refusing a later write would break
 		// its atomicity (Redis's scriptVerifyWriteCommandAllow).
-		refusal = sc.srv.diskError()
+		// As scriptVerifyWriteCommandAllow: a read-only replica, a disk
+		// error, too few good replicas.
+		if l := sc.srv.repl.master; l != nil && l.client != sc.c && sc.srv.configValue("replica-read-only") == "yes" {
+			refusal = errReadOnlyReplica
+		}
 		if refusal == "" {
+			refusal = sc.srv.diskError()
+		}
+		if refusal == "" && sc.srv.repl.master == nil {
 			refusal = sc.srv.noReplicasError()
 		}
 	}

@@ -2,8 +2,8 @@
 // To regenerate: REDIS_SRC=/path/to/redis-7.0.15 go generate ./server/
 //
 // redis-sha256: 9b058529b46c27040aaff4264caddf430020d18c33cd69f8164d1b3b9e41a9b3
-// floodgate-sha256: 61ed1f9cb7c2266dad0c8f789f4d04d383c42761fb2e0588fa0e192741c4a8dc
-// body-sha256: c0768f9a533164da11036d4ebd6752dc54e65372ec09a72e4fd0ad28d0a473ee
+// floodgate-sha256: 1055eecb39831e96651a2e07915539a46c21e4793001ccbff16babe660362c92
+// body-sha256: 7b12cfaf79b3cb509d7c0ddbc6e73c58dc1f1ddd3a2420b7eb8f033038044d2b
 
 package server
 
@@ -2376,6 +2376,22 @@ var generatedCommands = []*Command{
 		Summary:    "An internal command for configuring the replication stream",
 		Complexity: "O(1)",
 		DocFlags:   []string{"syscmd"}},
+	{Name: "replicaof", Arity: 3, Flags: FlagAdmin | FlagNoScript | FlagStale | FlagNoAsyncLoading,
+		Group: "server", Since: "5.0.0",
+		Summary:    "Make the server a replica of another instance, or promote it as master.",
+		Complexity: "O(1)",
+		Args: []Arg{
+			{Name: "args", Type: "oneof", Args: []Arg{
+				{Name: "host-port", Type: "block", Args: []Arg{
+					{Name: "host", Type: "string"},
+					{Name: "port", Type: "integer"},
+				}},
+				{Name: "no-one", Type: "block", Args: []Arg{
+					{Name: "no", Type: "pure-token", Token: "NO"},
+					{Name: "one", Type: "pure-token", Token: "ONE"},
+				}},
+			}},
+		}},
 	{Name: "reset", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoAuth | FlagAllowBusy, ACL: []string{"connection"},
 		Group: "connection", Since: "6.2.0",
 		Summary:    "Reset the connection",
@@ -2725,6 +2741,23 @@ var generatedCommands = []*Command{
 		Args: []Arg{
 			{Name: "key", Type: "key", KeySpec: 1},
 			{Name: "member", Type: "string"},
+		}},
+	{Name: "slaveof", Arity: 3, Flags: FlagAdmin | FlagNoScript | FlagStale | FlagNoAsyncLoading,
+		Group: "server", Since: "1.0.0",
+		Summary:    "Make the server a replica of another instance, or promote it as master.",
+		Complexity: "O(1)",
+		DocFlags:   []string{"deprecated"}, DeprecatedSince: "5.0.0", ReplacedBy: "`REPLICAOF`",
+		Args: []Arg{
+			{Name: "args", Type: "oneof", Args: []Arg{
+				{Name: "host-port", Type: "block", Args: []Arg{
+					{Name: "host", Type: "string"},
+					{Name: "port", Type: "integer"},
+				}},
+				{Name: "no-one", Type: "block", Args: []Arg{
+					{Name: "no", Type: "pure-token", Token: "NO"},
+					{Name: "one", Type: "pure-token", Token: "ONE"},
+				}},
+			}},
 		}},
 	{Name: "slowlog", Arity: -2,
 		Group: "server", Since: "2.2.12",

@@ -62,6 +62,9 @@ type replState struct {
 	disklessSync                                 bool
 	disklessDelay                                int64
 	minReplicas, minReplicasMaxLag               int64
+
+	// master is the link to this server's master; nil on a master.
+	master *masterLink
 }
 
 // replicaState is a replica's place in its synchronization
@@ -110,7 +113,7 @@ func (s *Server) initReplication() {
 	r := &s.repl
 	r.id, r.id2, r.secondOffset = replication.NewID(), replication.NoID, -1
 	for name, p := range replicationParams {
-		if _, set := s.settings[name]; !set {
+		if _, set := s.settings[name]; !set && p.apply != nil {
 			p.apply(s, configByName[name].def)
 		}
 	}
@@ -261,6 +264,10 @@ func cmdSync(c *Client, args [][]byte) {
 		return
 	}
 	if c.isReplica() {
+		return
+	}
+	if l := s.repl.master; l != nil && !l.up.Load() {
+		c.w.Error("NOMASTERLINK Can't SYNC while not connected with my master")
 		return
 	}
 	if c.conn.pendingBytes() > 0 {
@@ -661,11 +668,15 @@ func (s *Server) serveWaits() {
 // infoReplication is INFO's replication section of a master.
 func infoReplication(s *Server, b *infoBuilder) {
 	r := &s.repl
-	b.str("role", "master")
+	if r.master != nil {
+		s.infoReplicaLink(b, r.master)
+	} else {
+		b.str("role", "master")
+	}
 	live := s.liveReplicas()
 	r.replicas = live
 	b.int("connected_slaves", int64(len(live)))
-	if r.minReplicas > 0 && r.minReplicasMaxLag > 0 {
+	if r.minReplicas > 0 && r.minReplicasMaxLag > 0 && r.master == nil {
 		b.int("min_slaves_good_slaves", int64(s.goodReplicas()))
 	}
 	now := time.Now().Unix()
@@ -714,6 +725,15 @@ var replicationParams = map[string]floodgateParam{
 	"repl-diskless-sync-delay": replInt("repl-diskless-sync-delay", func(r *replState) *int64 { return &r.disklessDelay }, nil),
 	"min-replicas-to-write":    replInt("min-replicas-to-write", func(r *replState) *int64 { return &r.minReplicas }, nil),
 	"min-replicas-max-lag":     replInt("min-replicas-max-lag", func(r *replState) *int64 { return &r.minReplicasMaxLag }, nil),
+	"replicaof":                {effect: effectApplied, parse: parseReplicaof},
+	"masterauth":               {effect: effectApplied},
+	"masteruser":               {effect: effectApplied},
+	"replica-read-only":        {effect: effectApplied},
+	"replica-serve-stale-data": {effect: effectApplied},
+	"replica-priority":         {effect: effectApplied},
+	"replica-announce-ip":      {effect: effectApplied},
+	"replica-announce-port":    {effect: effectApplied},
+	"replica-announced":        {effect: effectApplied},
 	"repl-diskless-sync": {effect: effectApplied, apply: func(s *Server, v string) string {
 		s.setSetting("repl-diskless-sync", v)
 		s.repl.disklessSync = v == "yes"

@@ -398,6 +398,7 @@ func (s *Server) serve(ln net.Listener, front *frontListener) {
 		startAcceptLoop()
 	}
 	s.startExpiry()
+	s.startConfiguredReplication()
 	// Else once loaded, as Redis logs it (StartAddr). Enabled first: the
 	// address's text alone cost a test double 5% of its start.
 	if !s.loading.active.Load() && s.log.Enabled(context.Background(), slog.LevelInfo) {
@@ -656,7 +657,9 @@ func (s *Server) execute(c *Client, args [][]byte) {
 		return
 	}
 	s.store.Refresh()
-	s.store.HoldExpired = s.paused() != pauseNone // Redis's expireIfNeeded under a pause
+	// Redis's expireIfNeeded under a pause, and on a replica, which leaves
+	// expiring to its master's DELs.
+	s.store.HoldExpired = s.paused() != pauseNone || s.repl.master != nil
 	s.dispatch(c, args)
 	if len(s.blocking.ready) > 0 {
 		s.serveReady()
@@ -682,9 +685,16 @@ func (s *Server) dispatch(c *Client, args [][]byte) {
 		s.refuse(c, &refusal{cmd: cmd, msg: msg, viaReject: true})
 		return
 	}
-	// Then min-replicas-to-write (checkGoodReplicasStatus).
-	if s.repl.minReplicas > 0 && isWrite(c, cmd, args) {
+	// Then min-replicas-to-write (checkGoodReplicasStatus), and a
+	// replica's READONLY and MASTERDOWN.
+	if s.repl.minReplicas > 0 && s.repl.master == nil && isWrite(c, cmd, args) {
 		if msg := s.noReplicasError(); msg != "" {
+			s.refuse(c, &refusal{cmd: cmd, msg: msg, viaReject: true})
+			return
+		}
+	}
+	if s.repl.master != nil {
+		if msg := s.replicaRefusal(c, cmd, args); msg != "" {
 			s.refuse(c, &refusal{cmd: cmd, msg: msg, viaReject: true})
 			return
 		}
@@ -922,7 +932,7 @@ func (s *Server) expiryCron() {
 		s.lock <- struct{}{}
 		began := time.Now()
 		n := 0
-		if s.paused() == pauseNone && !s.loading.active.Load() { // CLIENT PAUSE pauses expiry too
+		if s.paused() == pauseNone && !s.loading.active.Load() && s.repl.master == nil { // CLIENT PAUSE pauses expiry too; a replica's master expires its keys
 			n = s.store.ActiveExpire(chunk)
 		}
 		s.expireCycle += time.Since(began)
