@@ -257,7 +257,18 @@ func (s *Server) syncWithMaster(l *masterLink) error {
 	}
 	l.conn = conn
 	l.wmu.Unlock()
-	defer conn.Close()
+	// Close and REPLICAOF end a read or write in progress by closing the
+	// connection.
+	session := make(chan struct{})
+	defer close(session)
+	go func() {
+		select {
+		case <-s.stop:
+		case <-l.stop:
+		case <-session:
+		}
+		conn.Close()
+	}()
 	s.log.Info("MASTER <-> REPLICA sync started")
 	r := bufio.NewReaderSize(conn, 64<<10)
 	ask := func(args ...string) (string, error) {

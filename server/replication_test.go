@@ -242,44 +242,71 @@ func fillEveryType(t *testing.T, c *redis.Client, prefix string, n int) {
 }
 
 // keyspaceDump reads every key of database 0 with its type, value (in a
-// canonical form) and TTL rounded to seconds.
+// canonical form) and absolute expiry time (which the stream and the RDB
+// carry, so it is exact on both sides), in two pipelines.
 func keyspaceDump(t *testing.T, c *redis.Client) map[string]string {
 	t.Helper()
 	ctx := context.Background()
-	out := map[string]string{}
 	keys, err := c.Keys(ctx, "*").Result()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range keys {
-		typ := c.Type(ctx, k).Val()
-		var v string
-		switch typ {
+	pipe := c.Pipeline()
+	types := make([]*redis.StatusCmd, len(keys))
+	for i, k := range keys {
+		types[i] = pipe.Type(ctx, k)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pipe = c.Pipeline()
+	values := make([]redis.Cmder, len(keys))
+	expiries := make([]*redis.Cmd, len(keys))
+	for i, k := range keys {
+		switch types[i].Val() {
 		case "string":
-			v = c.Get(ctx, k).Val()
+			values[i] = pipe.Get(ctx, k)
 		case "list":
-			v = strings.Join(c.LRange(ctx, k, 0, -1).Val(), ",")
+			values[i] = pipe.LRange(ctx, k, 0, -1)
 		case "hash":
-			m := c.HGetAll(ctx, k).Val()
+			values[i] = pipe.HGetAll(ctx, k)
+		case "set":
+			values[i] = pipe.SMembers(ctx, k)
+		case "zset":
+			values[i] = pipe.ZRangeWithScores(ctx, k, 0, -1)
+		default:
+			t.Fatalf("key %s of type %s", k, types[i].Val())
+		}
+		expiries[i] = pipe.Do(ctx, "pexpiretime", k)
+	}
+	if _, err := pipe.Exec(ctx); err != nil && err != redis.Nil {
+		t.Fatal(err)
+	}
+	out := make(map[string]string, len(keys))
+	for i, k := range keys {
+		var v string
+		switch x := values[i].(type) {
+		case *redis.StringCmd:
+			v = x.Val()
+		case *redis.StringSliceCmd:
+			m := x.Val()
+			if types[i].Val() == "set" {
+				sort.Strings(m)
+			}
+			v = strings.Join(m, ",")
+		case *redis.MapStringStringCmd:
 			var parts []string
-			for f, x := range m {
-				parts = append(parts, f+"="+x)
+			for f, y := range x.Val() {
+				parts = append(parts, f+"="+y)
 			}
 			sort.Strings(parts)
 			v = strings.Join(parts, ",")
-		case "set":
-			m := c.SMembers(ctx, k).Val()
-			sort.Strings(m)
-			v = strings.Join(m, ",")
-		case "zset":
-			for _, z := range c.ZRangeWithScores(ctx, k, 0, -1).Val() {
+		case *redis.ZSliceCmd:
+			for _, z := range x.Val() {
 				v += fmt.Sprintf("%v:%v,", z.Member, z.Score)
 			}
 		}
-		// The absolute time: the stream and the RDB carry it, so it is
-		// exact on both sides.
-		at := c.Do(ctx, "pexpiretime", k).Val()
-		out[k] = fmt.Sprintf("%s %q expires=%v", typ, v, at)
+		out[k] = fmt.Sprintf("%s %q expires=%v", types[i].Val(), v, expiries[i].Val())
 	}
 	return out
 }
@@ -477,5 +504,103 @@ func TestMinReplicasNoReplica(t *testing.T) {
 	}
 	if n, err := c.Do(ctx, "wait", "1", "10").Int64(); err != nil || n != 0 {
 		t.Errorf("WAIT 1 10 with no replica: %v %v", n, err)
+	}
+}
+
+// TestFloodgateReplicaOfRedis makes floodgate a replica of a real
+// redis-server holding every type, with a write load during the sync,
+// and compares key by key; then cuts the link from the master's side
+// (partial resync), promotes floodgate (REPLICAOF NO ONE) and makes the
+// old master its replica, which continues with PSYNC2 from floodgate's
+// replid2 instead of a full resync.
+func TestFloodgateReplicaOfRedis(t *testing.T) {
+	ctx := context.Background()
+	redisSrv := redistest.Start(t, "--repl-diskless-sync-delay", "0")
+	master := redis.NewClient(patient(&redis.Options{Addr: redisSrv.Addr, Protocol: 2, DisableIdentity: true}))
+	t.Cleanup(func() { master.Close() })
+	fillEveryType(t, master, "k", 2000)
+	srv, replica := startReplicationMaster(t)
+	replica.Set(ctx, "stale", "gone after the sync", 0)
+
+	stop := make(chan struct{})
+	var done sync.WaitGroup
+	var ops atomic.Int64
+	done.Add(1)
+	go writeLoad(master, stop, &done, &ops)
+	if err := replica.Do(ctx, "replicaof", "127.0.0.1", strconv.Itoa(redisSrv.Port)).Err(); err != nil {
+		t.Fatal(err)
+	}
+	redistest.Eventually(t, "the link to be up", func() bool {
+		return replicationInfo(replica, "replication", "master_link_status") == "up"
+	})
+	redistest.Eventually(t, "writes after the sync", func() bool { return ops.Load() > 200 })
+	close(stop)
+	done.Wait()
+	waitCaughtUp(t, master, replica)
+	compareKeyspaces(t, master, replica)
+	if err := replica.Set(ctx, "x", "1", 0).Err(); err == nil || err.Error() != errReadOnlyReplica {
+		t.Errorf("SET on the replica: %v", err)
+	}
+	if got := replica.Do(ctx, "replicaof", "127.0.0.1", strconv.Itoa(redisSrv.Port)).Val(); got != "OK Already connected to specified master" {
+		t.Errorf("REPLICAOF the same master: %v", got)
+	}
+
+	// Cut the link: the master kills its replica's connection.
+	if n := master.Do(ctx, "client", "kill", "type", "replica").Val(); n != int64(1) {
+		t.Fatalf("CLIENT KILL TYPE replica: %v", n)
+	}
+	fillEveryType(t, master, "after", 50)
+	redistest.Eventually(t, "a partial resync", func() bool {
+		return replicationInfo(master, "stats", "sync_partial_ok") == "1"
+	})
+	waitCaughtUp(t, master, replica)
+	compareKeyspaces(t, master, replica)
+
+	// Failover: floodgate becomes the master, the old master its replica.
+	oldID := replicationInfo(replica, "replication", "master_replid")
+	if err := replica.Do(ctx, "replicaof", "no", "one").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got := replicationInfo(replica, "replication", "master_replid2"); got != oldID {
+		t.Errorf("master_replid2 %s after promotion, want the old ID %s", got, oldID)
+	}
+	replica.Set(ctx, "promoted", "1", 0)
+	_, port, _ := net.SplitHostPort(srv.Addr())
+	if err := master.Do(ctx, "replicaof", "127.0.0.1", port).Err(); err != nil {
+		t.Fatal(err)
+	}
+	waitCaughtUp(t, replica, master)
+	compareKeyspaces(t, replica, master)
+	if got := replicationInfo(replica, "stats", "sync_partial_ok"); got != "1" {
+		t.Errorf("the old master resynced in full (sync_partial_ok %s, sync_full %s)", got, replicationInfo(replica, "stats", "sync_full"))
+	}
+}
+
+// TestFloodgateReplicaOfFloodgate chains three floodgates (master, replica,
+// replica of the replica) through the replicaof directive's command form,
+// with the master's own PINGs and a transaction in the stream.
+func TestFloodgateReplicaOfFloodgate(t *testing.T) {
+	ctx := context.Background()
+	msrv, master := startReplicationMaster(t)
+	fillEveryType(t, master, "k", 300)
+	rsrv, replica := startReplicationMaster(t)
+	_, chained := startReplicationMaster(t)
+	_, mport, _ := net.SplitHostPort(msrv.Addr())
+	_, rport, _ := net.SplitHostPort(rsrv.Addr())
+	replica.Do(ctx, "replicaof", "127.0.0.1", mport)
+	chained.Do(ctx, "replicaof", "127.0.0.1", rport)
+	pipe := master.TxPipeline()
+	pipe.Incr(ctx, "tx")
+	pipe.Do(ctx, "select", "1")
+	pipe.Incr(ctx, "tx")
+	pipe.Do(ctx, "select", "0") // the pooled connection goes back to database 0
+	pipe.Exec(ctx)
+	master.Eval(ctx, "redis.call('set', KEYS[1], 'a') redis.call('append', KEYS[1], 'b')", []string{"sc"})
+	waitCaughtUp(t, master, replica)
+	waitCaughtUp(t, master, chained)
+	compareKeyspaces(t, master, replica)
+	compareKeyspaces(t, master, chained)
+	if got := chained.Do(ctx, "role").Val().([]any); got[0] != "slave" || got[3] != "connected" {
+		t.Errorf("ROLE of the chained replica: %v", got)
 	}
 }
