@@ -65,12 +65,9 @@ func (c *Client) isMasterClient() bool {
 // startConfiguredReplication starts the link the replicaof directive
 // names, once the server listens (its port is what it announces).
 func (s *Server) startConfiguredReplication() {
-	v := s.settings["replicaof"]
-	if v == "" {
+	if !s.repl.configuredMaster {
 		return
 	}
-	host, port, _ := strings.Cut(v, " ")
-	n, _ := strconv.Atoi(port)
 	s.spawn(func() {
 		select {
 		case s.lock <- struct{}{}:
@@ -78,7 +75,9 @@ func (s *Server) startConfiguredReplication() {
 			return
 		}
 		defer func() { <-s.lock }()
-		if s.repl.master == nil {
+		host, port, _ := strings.Cut(s.settings["replicaof"], " ")
+		n, _ := strconv.Atoi(port)
+		if s.repl.master == nil && host != "" {
 			s.setMaster(host, n)
 		}
 	})

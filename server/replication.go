@@ -64,7 +64,9 @@ type replState struct {
 	minReplicas, minReplicasMaxLag               int64
 
 	// master is the link to this server's master; nil on a master.
-	master *masterLink
+	// configuredMaster: the replicaof directive names one.
+	master           *masterLink
+	configuredMaster bool
 }
 
 // replicaState is a replica's place in its synchronization
@@ -725,7 +727,11 @@ var replicationParams = map[string]floodgateParam{
 	"repl-diskless-sync-delay": replInt("repl-diskless-sync-delay", func(r *replState) *int64 { return &r.disklessDelay }, nil),
 	"min-replicas-to-write":    replInt("min-replicas-to-write", func(r *replState) *int64 { return &r.minReplicas }, nil),
 	"min-replicas-max-lag":     replInt("min-replicas-max-lag", func(r *replState) *int64 { return &r.minReplicasMaxLag }, nil),
-	"replicaof":                {effect: effectApplied, parse: parseReplicaof},
+	"replicaof": {effect: effectApplied, parse: parseReplicaof, apply: func(s *Server, v string) string {
+		s.setSetting("replicaof", v)
+		s.repl.configuredMaster = v != "" // read by Start (immutable: a config file's only)
+		return ""
+	}},
 	"masterauth":               {effect: effectApplied},
 	"masteruser":               {effect: effectApplied},
 	"replica-read-only":        {effect: effectApplied},
