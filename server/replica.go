@@ -86,11 +86,11 @@ func (s *Server) startConfiguredReplication() {
 // parseReplicaof checks the replicaof directive: host port.
 func parseReplicaof(v string) (string, string) {
 	f := strings.Fields(v)
-	if len(f) == 0 {
-		return "", ""
-	}
 	if len(f) != 2 {
 		return "", "wrong number of arguments"
+	}
+	if strings.EqualFold(f[0], "no") && strings.EqualFold(f[1], "one") {
+		return "", ""
 	}
 	if n, err := strconv.Atoi(f[1]); err != nil || n < 0 || n > 65535 {
 		return "", "Invalid master port"

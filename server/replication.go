@@ -727,7 +727,12 @@ var replicationParams = map[string]floodgateParam{
 	"repl-diskless-sync-delay": replInt("repl-diskless-sync-delay", func(r *replState) *int64 { return &r.disklessDelay }, nil),
 	"min-replicas-to-write":    replInt("min-replicas-to-write", func(r *replState) *int64 { return &r.minReplicas }, nil),
 	"min-replicas-max-lag":     replInt("min-replicas-max-lag", func(r *replState) *int64 { return &r.minReplicasMaxLag }, nil),
-	"replicaof": {effect: effectApplied, parse: parseReplicaof, apply: func(s *Server, v string) string {
+	"replicaof": {effect: effectApplied, parse: parseReplicaof, get: func(s *Server) string {
+		if l := s.repl.master; l != nil {
+			return l.host + " " + strconv.Itoa(l.port)
+		}
+		return s.settings["replicaof"]
+	}, apply: func(s *Server, v string) string {
 		s.setSetting("replicaof", v)
 		s.repl.configuredMaster = v != "" // read by Start (immutable: a config file's only)
 		return ""
