@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/floodgate/floodgate/aof"
+	"github.com/floodgate/floodgate/internal/number"
 	"github.com/floodgate/floodgate/internal/resp"
 	"github.com/floodgate/floodgate/rdb"
 	"github.com/floodgate/floodgate/replication"
@@ -109,8 +110,9 @@ func cmdReplicaof(c *Client, args [][]byte) {
 		c.w.Status("OK")
 		return
 	}
-	port, ok := intArg(c, args[2])
-	if !ok {
+	port, ok := number.ParseInt(args[2])
+	if !ok || port < 0 || port > 65535 {
+		c.w.Error("ERR Invalid master port") // getRangeLongFromObjectOrReply's own message
 		return
 	}
 	host := string(args[1])

@@ -218,9 +218,12 @@ func cmdReplconf(c *Client, args [][]byte) {
 		case "getack":
 			return // a master has no master to acknowledge
 		case "rdb-only":
-			n, ok := parseInt64(v)
-			if !ok || n < 0 || n > 1 {
-				c.w.Error("ERR value is out of range, must be positive")
+			n, ok := intArg(c, v)
+			if !ok {
+				return
+			}
+			if n < 0 || n > 1 {
+				c.w.Error("ERR value is out of range, value must between 0 and 1") // getRangeLongFromObjectOrReply
 				return
 			}
 			c.link().rdbOnly = n == 1
