@@ -604,3 +604,32 @@ func TestFloodgateReplicaOfFloodgate(t *testing.T) {
 		t.Errorf("ROLE of the chained replica: %v", got)
 	}
 }
+
+// TestReplicaNeedsMasterauth: a replica of a master with requirepass stays
+// down without masterauth (its PSYNC is refused NOAUTH), and syncs once
+// masterauth is set.
+func TestReplicaNeedsMasterauth(t *testing.T) {
+	ctx := context.Background()
+	msrv, master := startReplicationMaster(t)
+	master.Set(ctx, "k", "v", 0)
+	if err := master.ConfigSet(ctx, "requirepass", "secret").Err(); err != nil {
+		t.Fatal(err)
+	}
+	master = redis.NewClient(patient(&redis.Options{Addr: msrv.Addr(), Password: "secret", Protocol: 2, DisableIdentity: true}))
+	t.Cleanup(func() { master.Close() })
+	_, replica := startReplicationMaster(t)
+	_, port, _ := net.SplitHostPort(msrv.Addr())
+	replica.Do(ctx, "replicaof", "127.0.0.1", port)
+	// The replica tries (the master sees its refused PSYNC) and stays down.
+	redistest.Eventually(t, "the refused PSYNC", func() bool {
+		return strings.Contains(master.Info(ctx, "errorstats").Val(), "errorstat_NOAUTH")
+	})
+	if got := replicationInfo(replica, "replication", "master_link_status"); got != "down" {
+		t.Errorf("link %s without masterauth", got)
+	}
+	replica.ConfigSet(ctx, "masterauth", "secret")
+	waitCaughtUp(t, master, replica)
+	if got := replica.Get(ctx, "k").Val(); got != "v" {
+		t.Errorf("k = %q after the sync", got)
+	}
+}
