@@ -633,3 +633,30 @@ func TestReplicaNeedsMasterauth(t *testing.T) {
 		t.Errorf("k = %q after the sync", got)
 	}
 }
+
+// TestReplicaGoneMidSync: replicas that close during their full sync
+// (before and while the RDB is made) are dropped, and the next replica
+// syncs and follows the stream.
+func TestReplicaGoneMidSync(t *testing.T) {
+	ctx := context.Background()
+	srv, master := startReplicationMaster(t)
+	fillEveryType(t, master, "k", 5000)
+	for range 3 {
+		conn, err := net.Dial("tcp", srv.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn.Write([]byte("*3\r\n$5\r\nPSYNC\r\n$1\r\n?\r\n$2\r\n-1\r\n"))
+		bufio.NewReader(conn).ReadString('\n') // +FULLRESYNC, then gone
+		conn.Close()
+	}
+	redistest.Eventually(t, "the gone replicas to be dropped", func() bool {
+		return replicationInfo(master, "replication", "connected_slaves") == "0"
+	})
+	f := attachFakeReplica(t, srv.Addr())
+	master.Set(ctx, "after", "1", 0)
+	f.readUntil(t, []byte("$5\r\nafter\r\n"))
+	if got := replicationInfo(master, "replication", "connected_slaves"); got != "1" {
+		t.Errorf("connected_slaves %s", got)
+	}
+}
