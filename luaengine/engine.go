@@ -7,6 +7,7 @@
 package luaengine
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -213,6 +214,20 @@ func (e *Engine) Get(body []byte) (*Script, error) {
 func (e *Engine) addScript(s *Script) {
 	e.scripts[s.SHA] = s
 	e.scriptsMem += scriptMemory(len(s.Body))
+}
+
+// Bodies returns the body of every cached script, in SHA1 order.
+func (e *Engine) Bodies() []string {
+	shas := make([]string, 0, len(e.scripts))
+	for sha := range e.scripts {
+		shas = append(shas, sha)
+	}
+	slices.Sort(shas)
+	out := make([]string, len(shas))
+	for i, sha := range shas {
+		out[i] = e.scripts[sha].Body
+	}
+	return out
 }
 
 // Flush drops every cached script, as SCRIPT FLUSH does.

@@ -391,10 +391,17 @@ func (s *Server) markBusy(on bool, started int64) {
 }
 
 func cmdScriptLoad(c *Client, args [][]byte) {
-	script, err := c.srv.scripting.engine().Load(args[2])
+	e := c.srv.scripting.engine()
+	known := e.Exists(luaengine.SHA1Hex(args[2]))
+	script, err := e.Load(args[2])
 	if err != nil {
 		c.w.Error(err.Error())
 		return
+	}
+	// floodgate, unlike Redis 7.0, sends loaded scripts to its replicas,
+	// so EVALSHA finds them after a failover (replication.go).
+	if !known {
+		c.srv.replicateScript(args[2])
 	}
 	c.w.BulkString(script.SHA)
 }

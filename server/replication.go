@@ -157,6 +157,29 @@ func (s *Server) feedCommand(db int, args ...[]byte) {
 	f.Buf = f.Buf[:0]
 }
 
+// replicateScript feeds SCRIPT LOAD body to the replicas of a master: the
+// one difference from Redis 7.0's stream, which replicates only scripts'
+// effects, so that a promoted replica answers EVALSHA instead of NOSCRIPT.
+func (s *Server) replicateScript(body []byte) {
+	if s.repl.active.Load() && s.repl.master == nil {
+		s.feedCommand(-1, []byte("SCRIPT"), []byte("LOAD"), body)
+	}
+}
+
+// scriptLoads is SCRIPT LOAD of every cached script, sent to a replica
+// after its RDB (which, as Redis 7.0's, holds no scripts).
+func (s *Server) scriptLoads() []byte {
+	e := s.scripting.lua.Load()
+	if e == nil {
+		return nil
+	}
+	var b []byte
+	for _, body := range e.Bodies() {
+		b = aof.AppendCommand(b, []byte("SCRIPT"), []byte("LOAD"), []byte(body))
+	}
+	return b
+}
+
 // sendToReplica writes bytes to a replica's connection; one over its
 // output buffer limit (client-output-buffer-limit replica) is closed.
 func (s *Server) sendToReplica(l *replicaLink, b []byte) {
@@ -437,6 +460,11 @@ func (s *Server) startReplicationSync() {
 			s.sendToReplica(l, []byte("+FULLRESYNC "+s.repl.id+" "+strconv.FormatInt(s.repl.offset, 10)+"\r\n"))
 		}
 	}
+	// The cached scripts follow the RDB, in the stream (so counted in the
+	// offset like any command).
+	if loads := s.scriptLoads(); len(loads) > 0 {
+		s.replicationFeed(loads)
+	}
 	opts := s.rdbOptions()
 	opts.Aux = append(opts.Aux,
 		rdb.Aux{Key: "repl-stream-db", Value: "0"},
@@ -570,7 +598,9 @@ func (s *Server) replicationCron() {
 	r := &s.repl
 	r.replicas = s.liveReplicas()
 	now := time.Now()
-	if len(r.replicas) > 0 && r.cronLoops%max(r.pingPeriod, 1) == 0 && s.paused() == pauseNone {
+	// A replica proxies its master's PINGs; its own would move its
+	// replicas' offsets off the master's.
+	if len(r.replicas) > 0 && r.master == nil && r.cronLoops%max(r.pingPeriod, 1) == 0 && s.paused() == pauseNone {
 		s.feedCommand(-1, []byte("PING"))
 	}
 	r.cronLoops++
@@ -594,7 +624,7 @@ func (s *Server) replicationCron() {
 		s.startReplicationSync()
 	}
 	r.replicas = s.liveReplicas()
-	if len(r.replicas) == 0 && r.backlog != nil && r.backlogTTL > 0 && !r.noReplicasSince.IsZero() &&
+	if len(r.replicas) == 0 && r.master == nil && r.backlog != nil && r.backlogTTL > 0 && !r.noReplicasSince.IsZero() &&
 		now.Sub(r.noReplicasSince) > time.Duration(r.backlogTTL)*time.Second {
 		// A new ID: a replica of the old history must sync in full.
 		r.id, r.id2, r.secondOffset = replication.NewID(), replication.NoID, -1
