@@ -155,6 +155,16 @@ func TestReplicationAdmin(t *testing.T) {
 			"@2 !id", "@2 !send WAIT 1 0", "!blocked=1", "CLIENT UNBLOCK {id@2}", "@2 !recv WAIT",
 			"@2 !send WAIT 3 0", "!blocked=1", "CLIENT UNBLOCK {id@2} ERROR", "@2 !recv WAIT",
 		}},
+		{"replication-errors", []string{
+			"REPLCONF x y", "REPLCONF listening-port x", "REPLCONF capa", "REPLCONF rdb-only 2", "REPLCONF rdb-filter-only x",
+			"REPLCONF rdb-only x", "REPLCONF rdb-only 0",
+			"REPLICAOF 127.0.0.1 x", "REPLICAOF a", "SLAVEOF a b c", "REPLICAOF NO ONE", "SLAVEOF no one",
+			"MULTI", "REPLICAOF NO ONE", "EXEC",
+			"CONFIG GET replicaof", "CONFIG GET repl-backlog-size", "CONFIG GET repl-diskless-sync", "CONFIG GET repl-diskless-sync-delay",
+			"CONFIG GET min-replicas-to-write", "CONFIG GET min-replicas-max-lag", "CONFIG GET repl-ping-replica-period", "CONFIG GET replica-read-only",
+			"CONFIG SET min-replicas-to-write 1", "SET repl:k v", "GET repl:k", "EVAL \"return redis.call('set', 'repl:k', 'v')\" 0",
+			"MULTI", "SET repl:k v", "EXEC", "CONFIG SET min-replicas-to-write 0", "SET repl:k v", "DEL repl:k",
+		}},
 		{"debug-module", []string{
 			"DEBUG", "DEBUG HELP", "DEBUG SLEEP 0", "DEBUG OBJECT a", "debug reload",
 			"MODULE", "MODULE HELP", "MODULE LIST", "MODULE LIST x", "MODULE LOAD /nosuch.so", "MODULE LOAD",

@@ -32,34 +32,45 @@ func (s *Server) propagate(db int, args ...[]byte) {
 	p.ops = append(p.ops, propOp{db: db, end: len(p.buf)})
 }
 
-// propagatePending moves the queued commands to the feed, in MULTI/EXEC
-// when there are several and wrap is set.
+// propagatePending moves the queued commands to the AOF's feed and the
+// replication stream, in MULTI/EXEC when there are several and wrap is
+// set, each with a SELECT where the database changes.
 func (s *Server) propagatePending(wrap bool) {
 	p := &s.aof.prop
 	if len(p.ops) == 0 {
 		return
 	}
-	a := &s.aof
-	a.mu.Lock()
-	if a.cfg.Timestamps {
-		a.feed.Timestamp(s.store.Now() / 1000)
-	}
 	wrap = wrap && len(p.ops) > 1
+	if a := &s.aof; a.on.Load() {
+		a.mu.Lock()
+		if a.cfg.Timestamps {
+			a.feed.Timestamp(s.store.Now() / 1000)
+		}
+		p.appendTo(&a.feed, wrap)
+		a.mu.Unlock()
+	}
+	if r := &s.repl; r.active.Load() && r.master == nil { // a replica proxies its master's stream instead
+		p.appendTo(&r.feed, wrap)
+		s.replicationFeed(r.feed.Buf)
+		r.feed.Buf = r.feed.Buf[:0]
+	}
+	p.buf, p.ops = p.buf[:0], p.ops[:0]
+}
+
+func (p *propagation) appendTo(feed *aof.Feed, wrap bool) {
 	if wrap {
-		a.feed.Select(p.ops[0].db)
-		a.feed.Buf = aof.AppendCommand(a.feed.Buf, []byte("MULTI"))
+		feed.Select(p.ops[0].db)
+		feed.Buf = aof.AppendCommand(feed.Buf, []byte("MULTI"))
 	}
 	start := 0
 	for _, op := range p.ops {
-		a.feed.Select(op.db)
-		a.feed.Buf = append(a.feed.Buf, p.buf[start:op.end]...)
+		feed.Select(op.db)
+		feed.Buf = append(feed.Buf, p.buf[start:op.end]...)
 		start = op.end
 	}
 	if wrap {
-		a.feed.Buf = aof.AppendCommand(a.feed.Buf, []byte("EXEC"))
+		feed.Buf = aof.AppendCommand(feed.Buf, []byte("EXEC"))
 	}
-	a.mu.Unlock()
-	p.buf, p.ops = p.buf[:0], p.ops[:0]
 }
 
 // propagated logs a command that changed the keyspace: as it came, or
@@ -92,7 +103,7 @@ func (s *Server) propagated(c *Client, cmd *Command, args [][]byte) {
 // a blocking command as the pop it did. args must stay valid until the
 // command is over.
 func (c *Client) logAs(args ...[]byte) {
-	if c.srv.aof.on.Load() {
+	if c.srv.propagating() {
 		c.propArgs = args
 	}
 }
@@ -100,7 +111,7 @@ func (c *Client) logAs(args ...[]byte) {
 // forceLog logs the running command even if it changed nothing, as
 // Redis's forceCommandPropagation.
 func (c *Client) forceLog() {
-	if c.srv.aof.on.Load() {
+	if c.srv.propagating() {
 		c.propForce = true
 	}
 }
@@ -109,7 +120,7 @@ func (c *Client) forceLog() {
 // then not logged itself (Redis's alsoPropagate and
 // preventCommandPropagation): SPOP with a count logs one SREM a member.
 func (c *Client) alsoLog(args ...[]byte) {
-	if c.srv.aof.on.Load() {
+	if c.srv.propagating() {
 		c.srv.propagate(c.db.Index(), args...)
 		c.propNone = true
 	}
@@ -351,7 +362,7 @@ func valueOf[T store.Value](e *store.Entry) (T, bool) {
 // OnExpire), as Redis's deleteExpiredKeyAndPropagate.
 func (s *Server) expiredKey(db int, key string) {
 	s.expired++ // expired_keys: lazy and active expiry alike, as Redis's stat_expiredkeys
-	if s.aof.on.Load() {
+	if s.propagating() {
 		s.propagate(db, s.deletion("lazyfree-lazy-expire"), []byte(key))
 	}
 	if s.notifyFlags&notifyExpired != 0 {

@@ -80,6 +80,10 @@ type waiter struct {
 	// statistics and slow log entry carry once a push serves it.
 	micros int64
 	args   [][]byte
+	// waitOffset and waitReplicas are WAIT's: the offset to be
+	// acknowledged and by how many replicas.
+	waitOffset   int64
+	waitReplicas int64
 }
 
 // timeoutAnswer is what w's client is answered when the wait times out.

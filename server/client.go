@@ -81,6 +81,12 @@ type Client struct {
 	propArgs  [][]byte
 	propNone  bool
 	propForce bool
+
+	// replica is the client's replica link once it sent REPLCONF or
+	// SYNC (replication.go); woff is the replication offset after its
+	// last command, which WAIT waits for (Redis's c->woff).
+	replica *replicaLink
+	woff    int64
 }
 
 // multiState is a MULTI block being queued.

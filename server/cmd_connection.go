@@ -300,6 +300,9 @@ func clientType(b []byte) (typ int, known bool) {
 
 // kind is the client's type.
 func (c *Client) kind() int {
+	if c.isReplica() {
+		return clientReplica
+	}
 	if c.subscribed() {
 		return clientPubsub
 	}
@@ -360,8 +363,11 @@ func (s *Server) clientsByID() []*Client {
 // an idle client: floodgate's buffers are not measured.
 func (c *Client) infoLine(now time.Time, argv [][]byte) string {
 	flags := ""
+	// Redis: a replica-flagged client is O when it is a monitor, else S.
 	if c.monitor {
 		flags += "O"
+	} else if c.isReplica() {
+		flags += "S"
 	}
 	if c.subscribed() {
 		flags += "P"

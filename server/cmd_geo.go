@@ -160,7 +160,7 @@ options:
 		}
 		members[j] = store.ScoredMember{Score: store.GeoEncode(lon, lat), Member: args[at+2]}
 	}
-	if c.srv.aof.on.Load() {
+	if c.srv.propagating() {
 		// Logged as the ZADD it is, as Redis's geoaddCommand rewrites itself.
 		logged := append([][]byte{[]byte("zadd")}, args[1:i]...)
 		for _, m := range members {

@@ -331,9 +331,9 @@ func infoStats(s *Server, b *infoBuilder) {
 	// connections closed for bad input or their output buffer limit have
 	// no INFO field in 7.0 (they are logged).
 	b.int("rejected_connections", s.rejectedConns.Load())
-	b.int("sync_full", 0)
-	b.int("sync_partial_ok", 0)
-	b.int("sync_partial_err", 0)
+	b.int("sync_full", s.repl.syncFull)
+	b.int("sync_partial_ok", s.repl.syncPartialOK)
+	b.int("sync_partial_err", s.repl.syncPartialErr)
 	b.int("expired_keys", s.expired)
 	// Expiry keeps a heap of deadlines: a cycle finds every expired key,
 	// never a sample of stale ones, and is never cut short by a time cap.
@@ -379,20 +379,6 @@ func infoStats(s *Server, b *infoBuilder) {
 	b.int("acl_access_denied_cmd", s.acl.deniedCmd)
 	b.int("acl_access_denied_key", s.acl.deniedKey)
 	b.int("acl_access_denied_channel", s.acl.deniedChannel)
-}
-
-func infoReplication(s *Server, b *infoBuilder) {
-	b.str("role", "master")
-	b.int("connected_slaves", 0)
-	b.str("master_failover_state", "no-failover")
-	b.str("master_replid", runID)
-	b.str("master_replid2", strings.Repeat("0", 40))
-	b.int("master_repl_offset", 0)
-	b.int("second_repl_offset", -1)
-	b.int("repl_backlog_active", 0)
-	b.int("repl_backlog_size", 1048576)
-	b.int("repl_backlog_first_byte_offset", 0)
-	b.int("repl_backlog_histlen", 0)
 }
 
 func infoCPU(s *Server, b *infoBuilder) {

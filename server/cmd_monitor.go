@@ -77,7 +77,7 @@ func (s *Server) stopMonitoring(c *Client) {
 // refusesMonitor is processCommand's check for a replica (a monitor is
 // one): a command that reads, writes or may replicate is refused.
 func refusesMonitor(c *Client, cmd *Command) bool {
-	return c.monitor && cmd.Flags&(FlagReadonly|FlagWrite|FlagMayReplicate) != 0
+	return (c.monitor || c.isReplica()) && cmd.Flags&(FlagReadonly|FlagWrite|FlagMayReplicate) != 0
 }
 
 // monitored reports whether a command run through invoke is fed to the

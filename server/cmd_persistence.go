@@ -1,9 +1,7 @@
 package server
 
 import (
-	"bytes"
 	"errors"
-	"strconv"
 	"time"
 
 	"github.com/floodgate/floodgate/internal/number"
@@ -16,9 +14,6 @@ var persistenceHandlers = map[string]Handler{
 	"lastsave": cmdLastSave,
 	"dump":     cmdDump,
 	"restore":  cmdRestore,
-	"sync":     cmdSync,
-	"psync":    cmdSync,
-	"replconf": cmdReplconf,
 }
 
 // persistenceParams are the config parameters of RDB persistence (rows of
@@ -210,36 +205,6 @@ func cmdRestore(c *Client, args [][]byte) {
 	e := c.db.Set(key, v, ttl)
 	c.db.Store().SetAccess(e, freq, idle)
 	c.notify(notifyGeneric, "restore", key)
-	c.w.Status("OK")
-}
-
-// cmdSync sends a snapshot as Redis sends a replica its initial transfer
-// ($<length>, then the RDB file, no trailing CRLF) and closes the
-// connection: what `redis-cli --rdb` reads. There is no command stream to
-// follow, since floodgate does not replicate.
-func cmdSync(c *Client, args [][]byte) {
-	if c.resp == nil {
-		c.w.Error("ERR Replica can't interact with the keyspace") // not from a script
-		return
-	}
-	var file bytes.Buffer
-	if err := rdb.Save(&file, c.srv.store, c.srv.rdbOptions()); err != nil {
-		c.w.Error("ERR " + err.Error())
-		return
-	}
-	c.resp.Raw([]byte("$" + strconv.Itoa(file.Len()) + "\r\n"))
-	c.resp.Raw(file.Bytes())
-	c.closing = true
-	c.srv.log.Info("Synchronization with replica succeeded (rdb-only)", "addr", c.addr, "bytes", file.Len())
-}
-
-// cmdReplconf accepts what a replica or redis-cli says before SYNC
-// (listening-port, capa, rdb-only, ...).
-func cmdReplconf(c *Client, args [][]byte) {
-	if len(args)%2 == 0 {
-		c.w.Error(errSyntax)
-		return
-	}
 	c.w.Status("OK")
 }
 

@@ -1,19 +1,25 @@
 package server
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/floodgate/floodgate/internal/number"
 )
 
-// The replication and administration commands a server with no replicas
-// answers as Redis 7.0 does with none: ROLE, WAIT, FAILOVER; and DEBUG and
+// The replication commands (SYNC, PSYNC and REPLCONF are replication.go's),
+// ROLE and WAIT of a master, FAILOVER (not built: it finds no replica); and DEBUG and
 // MODULE's loading, which Redis 7.0 refuses by default
 // (enable-debug-command and enable-module-command are "no", the only value
 // floodgate accepts).
 
 var replicationHandlers = map[string]Handler{
+	"sync":          cmdSync,
+	"psync":         cmdSync,
+	"replconf":      cmdReplconf,
+	"replicaof":     cmdReplicaof,
+	"slaveof":       cmdReplicaof,
 	"role":          cmdRole,
 	"wait":          cmdWait,
 	"failover":      cmdFailover,
@@ -50,18 +56,58 @@ func refuse(err string) func(c *Client, _ [][]byte) {
 	return func(c *Client, _ [][]byte) { c.w.Error(err) }
 }
 
-// cmdRole: a master with no replicas and nothing replicated.
+// cmdRole is roleCommand of a master: its offset and its online
+// replicas as [ip, port, acknowledged offset].
 func cmdRole(c *Client, _ [][]byte) {
+	s := c.srv
+	if l := s.repl.master; l != nil {
+		state := "connecting"
+		switch {
+		case l.syncing.Load():
+			state = "sync"
+		case l.up.Load():
+			state = "connected"
+		}
+		c.w.Array(5)
+		c.w.BulkString("slave")
+		c.w.BulkString(l.host)
+		c.w.Int(int64(l.port))
+		c.w.BulkString(state)
+		c.w.Int(s.repl.offset)
+		return
+	}
+	var online []*replicaLink
+	for _, l := range s.liveReplicas() {
+		if l.state == replicaOnline {
+			online = append(online, l)
+		}
+	}
 	c.w.Array(3)
 	c.w.BulkString("master")
-	c.w.Int(0)
-	c.w.Array(0)
+	c.w.Int(s.repl.offset)
+	c.w.Array(len(online))
+	for _, l := range online {
+		ip := l.addr
+		if ip == "" {
+			ip = l.c.peerIP()
+		}
+		c.w.Array(3)
+		c.w.BulkString(ip)
+		c.w.BulkString(strconv.FormatInt(l.listeningPort, 10))
+		c.w.BulkString(strconv.FormatInt(l.ackOffset, 10))
+	}
 }
 
-// cmdWait is Redis's waitCommand with no replica ever acknowledging: WAIT
-// 0 answers 0 at once, and so does WAIT inside MULTI; otherwise the client
-// blocks until its timeout (milliseconds; 0 forever) and is answered 0.
+// cmdWait is waitCommand: the number of replicas that acknowledged the
+// client's last write, at once when enough have (or inside MULTI), else
+// once enough have or the timeout (milliseconds; 0 forever) passes,
+// having asked the replicas for an ACK.
 func cmdWait(c *Client, args [][]byte) {
+	s := c.srv
+	if s.repl.master != nil {
+		c.w.Error(errWaitOnReplica)
+		return
+	}
 	want, ok := intArg(c, args[1])
 	if !ok {
 		return
@@ -75,16 +121,22 @@ func cmdWait(c *Client, args [][]byte) {
 		c.w.Error(errTimeoutNegative)
 		return
 	}
-	if want <= 0 || !c.mayBlock() {
-		c.w.Int(0)
+	acked := s.acksAt(c.woff)
+	if acked >= want || !c.mayBlock() {
+		c.w.Int(acked)
 		return
 	}
 	timeout := time.Duration(0)
 	if ms > 0 {
 		timeout = time.Duration(min(ms, int64(1<<62)/int64(time.Millisecond))) * time.Millisecond
 	}
-	c.srv.block(c, nil, 0, timeout, nil)
-	c.blockedOn.onTimeout = func(c *Client) { c.w.Int(0) }
+	offset := c.woff
+	s.block(c, nil, 0, timeout, nil)
+	w := c.blockedOn
+	w.waitOffset, w.waitReplicas = offset, want
+	w.onTimeout = func(c *Client) { c.w.Int(c.srv.acksAt(offset)) }
+	s.repl.waits = append(s.repl.waits, w)
+	s.repl.getackWanted = true
 }
 
 // cmdFailover parses as Redis's failoverCommand, then finds no replica.

@@ -254,7 +254,17 @@ func (sc *scriptCaller) Call(args [][]byte, w luaengine.ReplyWriter) {
 	case cmd.Flags.Has(FlagWrite) && !sc.srv.scripting.current().Written():
 		// Once a script has written, refusing a later write would break
 		// its atomicity (Redis's scriptVerifyWriteCommandAllow).
-		refusal = sc.srv.diskError()
+		// As scriptVerifyWriteCommandAllow: a read-only replica, a disk
+		// error, too few good replicas.
+		if l := sc.srv.repl.master; l != nil && l.client != sc.c && sc.srv.configValue("replica-read-only") == "yes" {
+			refusal = errReadOnlyReplica
+		}
+		if refusal == "" {
+			refusal = sc.srv.diskError()
+		}
+		if refusal == "" && sc.srv.repl.master == nil {
+			refusal = sc.srv.noReplicasError()
+		}
 	}
 	if refusal != "" {
 		// Counted as written (CountError) and as the command's rejected
@@ -411,7 +421,7 @@ func (s *Server) markBusy(on bool, started int64) {
 
 func cmdScriptLoad(c *Client, args [][]byte) {
 	e := c.srv.scripting.engine()
-	known := !c.srv.scripting.persist || e.Exists(luaengine.SHA1Hex(args[2]))
+	known := e.Exists(luaengine.SHA1Hex(args[2]))
 	script, err := e.Load(args[2])
 	if err != nil {
 		c.w.Error(err.Error())
@@ -419,6 +429,9 @@ func cmdScriptLoad(c *Client, args [][]byte) {
 	}
 	if !known {
 		c.logScriptLoad(args[2])
+		// floodgate, unlike Redis 7.0, sends loaded scripts to its replicas,
+		// so EVALSHA finds them after a failover (replication.go).
+		c.srv.replicateScript(args[2])
 	}
 	c.w.BulkString(script.SHA)
 }

@@ -2,8 +2,8 @@
 // To regenerate: REDIS_SRC=/path/to/redis-7.0.15 go generate ./server/
 //
 // redis-sha256: 9b058529b46c27040aaff4264caddf430020d18c33cd69f8164d1b3b9e41a9b3
-// floodgate-sha256: f887f5e2cea351edaee8c6c464255aabfaa882eb036bff435f1ebb350182665b
-// body-sha256: b6b2e0a5a9379071539c9ae5ecaf1e569ef1a695a25bbaa8cef4903da0d587ef
+// floodgate-sha256: 091b36b0e503b52a4fc21b7ea9bfed2f58f943c706f971c2e11b9699c5b7a326
+// body-sha256: ebe95c29046bc6736dba031329b454774fcaa64ac65f8ae4f24611135b01e73f
 
 package server
 
@@ -2545,6 +2545,22 @@ var generatedCommands = []*Command{
 		Summary:    "An internal command for configuring the replication stream",
 		Complexity: "O(1)",
 		DocFlags:   []string{"syscmd"}},
+	{Name: "replicaof", Arity: 3, Flags: FlagAdmin | FlagNoScript | FlagStale | FlagNoAsyncLoading,
+		Group: "server", Since: "5.0.0",
+		Summary:    "Make the server a replica of another instance, or promote it as master.",
+		Complexity: "O(1)",
+		Args: []Arg{
+			{Name: "args", Type: "oneof", Args: []Arg{
+				{Name: "host-port", Type: "block", Args: []Arg{
+					{Name: "host", Type: "string"},
+					{Name: "port", Type: "integer"},
+				}},
+				{Name: "no-one", Type: "block", Args: []Arg{
+					{Name: "no", Type: "pure-token", Token: "NO"},
+					{Name: "one", Type: "pure-token", Token: "ONE"},
+				}},
+			}},
+		}},
 	{Name: "reset", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoAuth | FlagAllowBusy, ACL: []string{"connection"},
 		Group: "connection", Since: "6.2.0",
 		Summary:    "Reset the connection",
@@ -2894,6 +2910,23 @@ var generatedCommands = []*Command{
 		Args: []Arg{
 			{Name: "key", Type: "key", KeySpec: 1},
 			{Name: "member", Type: "string"},
+		}},
+	{Name: "slaveof", Arity: 3, Flags: FlagAdmin | FlagNoScript | FlagStale | FlagNoAsyncLoading,
+		Group: "server", Since: "1.0.0",
+		Summary:    "Make the server a replica of another instance, or promote it as master.",
+		Complexity: "O(1)",
+		DocFlags:   []string{"deprecated"}, DeprecatedSince: "5.0.0", ReplacedBy: "`REPLICAOF`",
+		Args: []Arg{
+			{Name: "args", Type: "oneof", Args: []Arg{
+				{Name: "host-port", Type: "block", Args: []Arg{
+					{Name: "host", Type: "string"},
+					{Name: "port", Type: "integer"},
+				}},
+				{Name: "no-one", Type: "block", Args: []Arg{
+					{Name: "no", Type: "pure-token", Token: "NO"},
+					{Name: "one", Type: "pure-token", Token: "ONE"},
+				}},
+			}},
 		}},
 	{Name: "slowlog", Arity: -2,
 		Group: "server", Since: "2.2.12",
@@ -3752,10 +3785,8 @@ var aclOnlyCommands = []*Command{
 	{Name: "module"},
 	{Name: "object"},
 	{Name: "pubsub"},
-	{Name: "replicaof", Flags: FlagAdmin | FlagNoScript | FlagStale | FlagNoAsyncLoading},
 	{Name: "restore-asking", Flags: FlagWrite | FlagDenyOOM | FlagAsking, ACL: []string{"keyspace", "dangerous"}},
 	{Name: "script"},
-	{Name: "slaveof", Flags: FlagAdmin | FlagNoScript | FlagStale | FlagNoAsyncLoading},
 	{Name: "slowlog"},
 	{Name: "xack", Flags: FlagWrite | FlagFast, ACL: []string{"stream"}},
 	{Name: "xadd", Flags: FlagWrite | FlagDenyOOM | FlagFast, ACL: []string{"stream"}},

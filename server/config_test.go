@@ -46,7 +46,7 @@ func TestLoadConfigRefusals(t *testing.T) {
 		{"foo bar\n", "", "at line 1\n>>> 'foo bar'\nBad directive or wrong number of arguments\n"},
 		{"\n# c\nport\n", "", "at line 3\n>>> 'port'\nwrong number of arguments\n"},
 		{"timeout x\n", "", "argument couldn't be parsed into an integer\n"},
-		{"replicaof 127.0.0.1 6380\n", "", "at line 1\n>>> 'replicaof 127.0.0.1 6380'\nBad directive or wrong number of arguments\n"},
+		{"replicaof 127.0.0.1 x\n", "", "at line 1\n>>> 'replicaof 127.0.0.1 x'\nInvalid master port\n"},
 		{"rename-command FLUSHALL \"\"\n", "", "Bad directive or wrong number of arguments\n"},
 		{"port 1\n", "cluster-enabled yes", "at line 3\n>>> 'cluster-enabled yes'\n"},
 	} {

@@ -78,13 +78,13 @@ func TestUnbuiltSettingsRefusedAsUnknown(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{"min-replicas-to-write", "repl-backlog-size", "stream-node-max-entries", "latency-monitor-threshold", "replicaof", "cluster-enabled", "unixsocket", "tls-replication", "aclfile"} {
+	for _, name := range []string{"replica-lazy-flush", "repl-diskless-load", "stream-node-max-entries", "latency-monitor-threshold", "cluster-enabled", "unixsocket", "tls-replication"} {
 		if !seen[name] {
 			t.Errorf("%s is not among the unbuilt settings", name)
 		}
 	}
 	// Directives floodgate has no row for are Redis's too.
-	for _, line := range []string{"rename-command FLUSHALL \"\"", "user alice on", "loadmodule /x.so", "sentinel monitor m 127.0.0.1 6379 2", "mymodule.setting 1"} {
+	for _, line := range []string{"rename-command FLUSHALL \"\"", "loadmodule /x.so", "sentinel monitor m 127.0.0.1 6379 2", "mymodule.setting 1"} {
 		_, err := load(t, line+"\n", "")
 		var ce *ConfigError
 		if !errors.As(err, &ce) || ce.Reason != errBadDirective {

@@ -61,7 +61,7 @@ func (s *Server) performEvictions() (outOfMemory bool) {
 		deadline = time.Now().Add(limit)
 	}
 	var onEvict func(db int, key string)
-	if s.aof.on.Load() || s.notifyFlags&notifyEvicted != 0 {
+	if s.propagating() || s.notifyFlags&notifyEvicted != 0 {
 		onEvict = s.evictedKey
 	}
 	res := s.store.Evict(over, deadline, onEvict)

@@ -57,6 +57,9 @@ type bgsave struct {
 	maxHold   time.Duration // the longest step under the lock, for the benchmark
 	held      time.Duration // all steps under the lock together
 	steps     int
+	// replication: the save is a full resync's (startReplicationSync);
+	// diskless: its RDB goes to memory, not dbfilename.
+	replication, diskless bool
 }
 
 // bgsaveRetryDelay is how long after a failed background save the save
@@ -308,30 +311,47 @@ func (s *Server) runBgsave(b *bgsave, sn *store.Snapshot, opts rdb.Options) {
 	// Redis's child writes temp-<its pid>.rdb; a SAVE or SHUTDOWN while
 	// this one is abandoned must not write into the same file.
 	err := writeFileAtomic(s.cfg.Dir, fmt.Sprintf("temp-%d-bg.rdb", os.Getpid()), s.cfg.DBFilename, func(out io.Writer) error {
-		return rdb.SaveSnapshot(out, sn, opts, func(step func()) bool {
-			select {
-			case s.lock <- struct{}{}:
-			case <-s.stop:
-				return false
-			}
-			if b.abort {
-				<-s.lock
-				return false
-			}
-			start := time.Now()
-			step()
-			took := time.Since(start)
-			b.maxHold, b.held, b.steps = max(b.maxHold, took), b.held+took, b.steps+1
-			<-s.lock
-			return true
-		}, &b.processed)
+		return s.saveSnapshotSteps(out, b, sn, opts)
 	})
 	s.lock <- struct{}{}
 	defer func() { <-s.lock }()
+	s.endBgsave(b, sn, err, true)
+	s.startReplicationSync() // replicas that waited for this save to end
+}
+
+// saveSnapshotSteps writes the snapshot as an RDB to out, taking keys in
+// short holds of the execution lock.
+func (s *Server) saveSnapshotSteps(out io.Writer, b *bgsave, sn *store.Snapshot, opts rdb.Options) error {
+	return rdb.SaveSnapshot(out, sn, opts, func(step func()) bool {
+		select {
+		case s.lock <- struct{}{}:
+		case <-s.stop:
+			return false
+		}
+		if b.abort {
+			<-s.lock
+			return false
+		}
+		start := time.Now()
+		step()
+		took := time.Since(start)
+		b.maxHold, b.held, b.steps = max(b.maxHold, took), b.held+took, b.steps+1
+		<-s.lock
+		return true
+	}, &b.processed)
+}
+
+// endBgsave records a background save's end, with the lock held; toDisk
+// says it wrote dbfilename (a diskless replication sync does not count as
+// a save, as in Redis).
+func (s *Server) endBgsave(b *bgsave, sn *store.Snapshot, err error, toDisk bool) {
 	sn.End()
 	s.persist.bgsave = nil
 	s.persist.lastDuration = time.Since(b.started)
 	s.persist.lastMaxHold, s.persist.lastHeld, s.persist.lastSteps = b.maxHold, b.held, b.steps
+	if !toDisk {
+		return
+	}
 	if err != nil {
 		s.persist.lastBgsaveOK = false
 		s.log.Warn("Background saving error", "err", err)

@@ -473,5 +473,8 @@ func (cn *conn) outputClass() int {
 	if c := cn.client; c != nil && c.pubsub != nil && c.pubsub.total.Load() > 0 {
 		return 2
 	}
+	if c := cn.client; c != nil && c.replica != nil && c.replica.state != replicaNone {
+		return 1 // client-output-buffer-limit replica
+	}
 	return 0
 }

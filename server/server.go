@@ -251,6 +251,7 @@ type Server struct {
 
 	scripting scripting // EVAL, SCRIPT and the script time limit (cmd_scripting.go)
 	aof       aofState  // the append-only file (aof.go)
+	repl      replState // replication, master side (replication.go)
 	blocking  blocking  // clients waiting in BLPOP and friends (blocking.go); guarded by lock
 
 	// pubsub is the channels, patterns and their subscribers (pubsub.go);
@@ -354,6 +355,7 @@ func (s *Server) Init() {
 		s.log.Warn("ignoring the save setting", "save", cfg.Save, "err", err)
 	}
 	s.initBlocking()
+	s.initReplication()
 	s.applyEvictionSettings()
 	s.applyEncodingSettings()
 	s.applyPersistenceSettings()
@@ -415,6 +417,7 @@ func (s *Server) serve(ln net.Listener, front *frontListener) {
 		startAcceptLoop()
 	}
 	s.startExpiry()
+	s.startConfiguredReplication()
 	// Else once loaded, as Redis logs it (StartAddr). Enabled first: the
 	// address's text alone cost a test double 5% of its start.
 	if !s.loading.active.Load() && s.log.Enabled(context.Background(), slog.LevelInfo) {
@@ -489,6 +492,7 @@ func (s *Server) Close() error {
 	}
 	s.stopSpawning()
 	s.expiry.stop()
+	s.repl.cron.stop()
 	s.stopped.Wait()
 	s.closeAOF()
 	s.closeScripting()
@@ -554,6 +558,7 @@ func (s *Server) killClient(c *Client) {
 	s.dropSubscriptions(c)
 	s.disableTracking(c)
 	s.stopMonitoring(c)
+	s.replicaGone(c)
 	cn.tr.kill()
 }
 
@@ -565,13 +570,14 @@ func (s *Server) closedConn(cn *conn) {
 	delete(s.clients, c)
 	s.clientsMu.Unlock()
 	s.forgetClientMemory(c)
-	if len(c.watch.keys) > 0 || cn.blocked || c.pubsub != nil || c.tracking != nil || c.monitor {
+	if len(c.watch.keys) > 0 || cn.blocked || c.pubsub != nil || c.tracking != nil || c.monitor || c.replica != nil {
 		h := s.acquire(cn.turnDone)
 		c.unwatchAll()
 		s.clientGone(c)
 		s.dropSubscriptions(c)
 		s.disableTracking(c)
 		s.stopMonitoring(c)
+		s.replicaGone(c)
 		s.releaseHold(h, cn.turnDone)
 	}
 	cn.releaseOutput()
@@ -677,7 +683,9 @@ func (s *Server) execute(c *Client, args [][]byte) {
 		return
 	}
 	s.store.Refresh()
-	s.store.HoldExpired = s.paused() != pauseNone // Redis's expireIfNeeded under a pause
+	// Redis's expireIfNeeded under a pause, and on a replica, which leaves
+	// expiring to its master's DELs.
+	s.store.HoldExpired = s.paused() != pauseNone || s.repl.master != nil
 	s.tracking.current = c
 	s.dispatch(c, args)
 	if len(s.blocking.ready) > 0 {
@@ -710,6 +718,20 @@ func (s *Server) dispatch(c *Client, args [][]byte) {
 	if msg := s.diskError(); msg != "" && (cmd.Name == "ping" || isWrite(c, cmd, args)) {
 		s.refuse(c, &refusal{cmd: cmd, msg: msg, viaReject: true}, args)
 		return
+	}
+	// Then min-replicas-to-write (checkGoodReplicasStatus), and a
+	// replica's READONLY and MASTERDOWN.
+	if s.repl.minReplicas > 0 && s.repl.master == nil && isWrite(c, cmd, args) {
+		if msg := s.noReplicasError(); msg != "" {
+			s.refuse(c, &refusal{cmd: cmd, msg: msg, viaReject: true}, args)
+			return
+		}
+	}
+	if s.repl.master != nil {
+		if msg := s.replicaRefusal(c, cmd, args); msg != "" {
+			s.refuse(c, &refusal{cmd: cmd, msg: msg, viaReject: true}, args)
+			return
+		}
 	}
 	// As in processCommand: a RESP2 client subscribed to anything may
 	// only (un)subscribe, PING, QUIT and RESET.
@@ -830,7 +852,7 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 	// Logging to the AOF: a command that changed the keyspace (Redis's
 	// server.dirty) is queued, and the outermost command moves the queue
 	// to the feed once everything it ran is done.
-	logging := s.aof.on.Load()
+	logging := s.propagating()
 	var dirty int64
 	var outerArgs [][]byte
 	var outerNone, outerForce bool
@@ -896,6 +918,10 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 		// the invalidations it made for its own client.
 		if tk.depth == 0 && len(tk.pending) > 0 {
 			s.flushPendingInvalidations()
+		}
+		c.woff = s.repl.offset
+		if s.repl.getackWanted {
+			s.requestAcks() // after woff, as Redis feeds it in beforeSleep
 		}
 	}()
 	c.lastCmd = cmd.Name
@@ -986,7 +1012,7 @@ func (s *Server) expiryCron() {
 		s.lock <- struct{}{}
 		began := time.Now()
 		n := 0
-		if s.paused() == pauseNone && !s.loading.active.Load() { // CLIENT PAUSE pauses expiry too
+		if s.paused() == pauseNone && !s.loading.active.Load() && s.repl.master == nil { // CLIENT PAUSE pauses expiry too; a replica's master expires its keys
 			n = s.store.ActiveExpire(chunk)
 		}
 		s.expireCycle += time.Since(began)

@@ -78,9 +78,14 @@ func TestGeneratedFromCommittedInputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Each command's row on its own: in the full table the floodgate-only
+	// commands sit among Redis's in name order, not next to each other.
 	rows := tableRows(t, part)
-	if !bytes.Contains(src, rows) {
-		t.Errorf("%s lacks the rows generated from server/commands/*.json:\n%s", commandsFile, rows)
+	for _, row := range bytes.SplitAfter(rows, []byte("\n\t{Name: ")) {
+		row = bytes.TrimSuffix(row, []byte("\t{Name: "))
+		if len(bytes.TrimSpace(row)) > 0 && !bytes.Contains(src, row) {
+			t.Errorf("%s lacks a row generated from server/commands/*.json:\n%s", commandsFile, row)
+		}
 	}
 }
 
