@@ -750,9 +750,9 @@ func (s *Server) dispatch(c *Client, args [][]byte) {
 		return
 	}
 	// Last before running or queueing, as in processCommand: a client
-	// that can wait (not a script's, not in-process, not a monitor)
+	// that can wait (not a script's, not in-process, not a replica or monitor)
 	// waits for the pause.
-	if s.pause.mode != pauseNone && c.conn != nil && !c.monitor && s.postpones(c, cmd, args) {
+	if s.pause.mode != pauseNone && c.conn != nil && !c.monitor && !c.isReplica() && s.postpones(c, cmd, args) {
 		s.postpone(c)
 		return
 	}
