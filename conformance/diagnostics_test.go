@@ -165,6 +165,14 @@ func TestReplicationAdmin(t *testing.T) {
 			"CONFIG SET min-replicas-to-write 1", "SET repl:k v", "GET repl:k", "EVAL \"return redis.call('set', 'repl:k', 'v')\" 0",
 			"MULTI", "SET repl:k v", "EXEC", "CONFIG SET min-replicas-to-write 0", "SET repl:k v", "DEL repl:k",
 		}},
+		{"replica-of-nothing", []string{
+			// A replica whose master never answers (nothing listens on
+			// port 1): FAILOVER is refused as on a replica, writes are
+			// READONLY, reads are served (replica-serve-stale-data).
+			"SET repl:k v", "REPLICAOF 127.0.0.1 1", "REPLICAOF 127.0.0.1 1", "FAILOVER", "FAILOVER TIMEOUT 10",
+			"SET repl:k w", "GET repl:k", "EVAL \"return redis.call('set', 'repl:k', 'w')\" 0",
+			"REPLICAOF NO ONE", "SET repl:k w", "DEL repl:k",
+		}},
 		{"debug-module", []string{
 			"DEBUG", "DEBUG HELP", "DEBUG SLEEP 0", "DEBUG OBJECT a", "debug reload",
 			"MODULE", "MODULE HELP", "MODULE LIST", "MODULE LIST x", "MODULE LOAD /nosuch.so", "MODULE LOAD",

@@ -139,7 +139,8 @@ func cmdWait(c *Client, args [][]byte) {
 	s.repl.getackWanted = true
 }
 
-// cmdFailover parses as Redis's failoverCommand, then finds no replica.
+// cmdFailover parses as Redis's failoverCommand, then refuses: FAILOVER is
+// not built yet.
 func cmdFailover(c *Client, args [][]byte) {
 	if len(args) == 2 && eqFold(args[1], "abort") {
 		c.w.Error("ERR No failover in progress.")
@@ -172,6 +173,13 @@ func cmdFailover(c *Client, args [][]byte) {
 			c.w.Error(errSyntax)
 			return
 		}
+	}
+	// failoverCommand's checks after parsing, in its order. The failover
+	// itself is not built: with replicas connected it is refused with the
+	// text Redis gives when none is (docs/design/replication.md).
+	if c.srv.repl.master != nil {
+		c.w.Error("ERR FAILOVER is not valid when server is a replica.")
+		return
 	}
 	c.w.Error("ERR FAILOVER requires connected replicas.")
 }

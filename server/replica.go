@@ -139,9 +139,6 @@ func (s *Server) setMaster(host string, port int) {
 	for _, l := range append([]*replicaLink(nil), s.repl.replicas...) {
 		s.killClient(l.c)
 	}
-	if s.repl.backlog == nil {
-		s.createBacklog() // so that this history can be continued, and proxied
-	}
 	l := &masterLink{host: host, port: port, stop: make(chan struct{}), done: make(chan struct{})}
 	l.client = s.replayClient()
 	l.client.name = ""
@@ -363,6 +360,11 @@ func (s *Server) syncWithMaster(l *masterLink) error {
 		s.log.Info("Successful partial resynchronization with master.")
 		s.linkLocked(l, func() {
 			r := &s.repl
+			// As Redis, the backlog that proxies the master's stream is
+			// made once a sync succeeds, not when REPLICAOF is given.
+			if r.backlog == nil {
+				s.createBacklog()
+			}
 			if newID != "" && newID != r.id {
 				r.id2, r.secondOffset, r.id = r.id, r.offset+1, newID
 				s.log.Info("Master replication ID changed to " + newID)
