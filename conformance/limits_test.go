@@ -202,13 +202,13 @@ func TestLimitsScripts(t *testing.T) {
 			eval(limitsAcquireSlidingWindow, sliding, "3", "60", "2"),
 			eval(limitsAcquireSlidingWindow, sliding, "3", "60", "1"),
 			eval(limitsAcquireSlidingWindow, sliding, "3", "60", "4"),
-			"GET " + cur, "!approx=50 PTTL " + cur, "EXISTS " + prev,
+			"GET " + cur, "!approx=1000 PTTL " + cur, "EXISTS " + prev,
 			"!type " + eval(limitsSlidingWindow, sliding, "60"),
 			// A current window with less than the expiry left shifts to the
 			// previous one, whose count then weighs by its remaining time.
 			"SET " + cur + " 3 PX 30000",
 			eval(limitsAcquireSlidingWindow, sliding, "3", "60", "1"),
-			"GET " + prev, "GET " + cur, "!approx=50 PTTL " + prev, "!approx=50 PTTL " + cur,
+			"GET " + prev, "GET " + cur, "!approx=1000 PTTL " + prev, "!approx=1000 PTTL " + cur,
 			eval(limitsAcquireSlidingWindow, sliding, "3", "60", "1"),
 			eval(limitsAcquireSlidingWindow, sliding, "3", "60", "1"),
 			"SET " + cur + " 2 PX 20000",

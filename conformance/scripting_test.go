@@ -49,7 +49,7 @@ func TestScripting(t *testing.T) {
 			"EVAL " + slidingWindow + " 1 sw 1002 60000 3 c",
 			"EVAL " + slidingWindow + " 1 sw 1003 60000 3 d",
 			"ZRANGE sw 0 -1 WITHSCORES",
-			"!approx=5 PTTL sw",
+			"!approx=1000 PTTL sw",
 			"EVAL " + slidingWindow + " 1 sw 61001 60000 3 e",
 			"EVAL " + slidingWindow + " 1 sw 61002 60000 3 f",
 			"ZRANGE sw 0 -1",
@@ -62,7 +62,7 @@ func TestScripting(t *testing.T) {
 			"EVAL " + tokenBucket + " 1 tb 10 5 1050 1",
 			"EVAL " + tokenBucket + " 1 tb 10 5 1100 1",
 			"HGETALL tb",
-			"!approx=5 PTTL tb",
+			"!approx=1000 PTTL tb",
 			"EVAL " + tokenBucket + " 1 tb 10 5 9000 5",
 		}},
 		{"gcra on TIME", []string{

@@ -21,7 +21,7 @@ func TestString(t *testing.T) {
 			"SET k v NX XX", "SET k v XX NX", "SET k v nx nx", "SET k v xx xx", "SET k v NX NX XX",
 		}},
 		{"set expire", []string{
-			"SET k v EX 100", "!approx=1 TTL k", "SET k v PX 100000", "!approx=50 PTTL k",
+			"SET k v EX 100", "!approx=1 TTL k", "SET k v PX 100000", "!approx=1000 PTTL k",
 			"SET k v ex 10 ex 20", "!approx=1 TTL k",
 			"SET k v EX 0", "SET k v EX -1", "SET k v PX 0", "SET k v PX -5",
 			"SET k v EX abc", "SET k v PX 1.5", "SET k v EX ' 10'",
@@ -51,7 +51,7 @@ func TestString(t *testing.T) {
 			"ZADD z 1 m", "SETNX z v",
 		}},
 		{"setex psetex", []string{
-			"SETEX k 100 v", "GET k", "!approx=1 TTL k", "PSETEX k 100000 w", "GET k", "!approx=50 PTTL k",
+			"SETEX k 100 v", "GET k", "!approx=1 TTL k", "PSETEX k 100000 w", "GET k", "!approx=1000 PTTL k",
 			"SETEX k 0 v", "SETEX k -10 v", "SETEX k x v", "PSETEX k 0 v", "PSETEX k -1 v", "PSETEX k 1.5 v",
 			"SETEX k 9223372036854776 v", "PSETEX k 9223372036854775807 v",
 			"SETEX k 10", "PSETEX k 10", "SETEX k 10 v x",
@@ -76,7 +76,7 @@ func TestString(t *testing.T) {
 			"ZADD z 1 m", "GETDEL z", "TYPE z", "GETDEL", "GETDEL a b",
 		}},
 		{"getex", []string{
-			"SET k v", "GETEX k", "TTL k", "GETEX k EX 100", "!approx=1 TTL k", "GETEX k PX 50000", "!approx=50 PTTL k",
+			"SET k v", "GETEX k", "TTL k", "GETEX k EX 100", "!approx=1 TTL k", "GETEX k PX 50000", "!approx=1000 PTTL k",
 			"GETEX k PERSIST", "TTL k", "GETEX k persist", "GETEX k EXAT 9999999999", "!approx=1 TTL k",
 			"GETEX k PXAT 9999999999999", "PEXPIRETIME k",
 			"GETEX k EX 0", "GETEX k EX -1", "GETEX k PX 0", "GETEX k EX abc", "GETEX k EX 9223372036854776",
