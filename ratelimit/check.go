@@ -9,9 +9,11 @@ import (
 
 // StoreInfo is what Check found.
 type StoreInfo struct {
-	// Version is the store's redis_version from INFO server ("7.0.15").
+	// Version is the store's redis_version from INFO server ("7.0.15");
+	// empty when the store's ACL user may not run INFO.
 	Version string
-	// Mode is its redis_mode: "standalone", "cluster" or "sentinel".
+	// Mode is its redis_mode: "standalone", "cluster" or "sentinel"; empty
+	// as Version is.
 	Mode string
 	// Native is whether GCRA runs as the store's CL.THROTTLE.
 	Native bool
@@ -34,8 +36,11 @@ func (l *Limiter) Check(ctx context.Context) (StoreInfo, error) {
 		defer cancel()
 	}
 	start := time.Now()
+	// INFO is @dangerous in Redis's ACL categories, so a least-privilege
+	// limiter user may not run it: NOPERM here leaves Version and Mode
+	// empty (the connection did log in), and the decision below is the check.
 	text, err := l.rdb.Info(ctx, "server").Result()
-	if err != nil {
+	if err != nil && !strings.HasPrefix(err.Error(), "NOPERM") {
 		return info, fmt.Errorf("ratelimit: store check: INFO: %w", err)
 	}
 	for line := range strings.SplitSeq(text, "\n") {

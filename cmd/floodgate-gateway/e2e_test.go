@@ -271,3 +271,55 @@ func TestBinarySignals(t *testing.T) {
 		t.Fatal("no exit within a minute of SIGTERM")
 	}
 }
+
+// TestEndToEndACLUser: the gateway logs in as an ACL user from the URL
+// (redis://user:pass@host), limits through the store with that user's
+// rights alone (the default user is off), and a wrong password for the
+// user stops the start with the cause and without the password.
+func TestEndToEndACLUser(t *testing.T) {
+	store := servertest.RunT(t)
+	ctx := context.Background()
+	admin := redis.NewClient(&redis.Options{Addr: store.Addr()})
+	defer admin.Close()
+	for _, cmd := range [][]any{
+		{"ACL", "SETUSER", "limiter", "on", ">s3cret", "~*", "+@all", "-@dangerous"},
+		{"ACL", "SETUSER", "default", "off"}, // admin stays logged in; new default connections cannot
+	} {
+		if err := admin.Do(ctx, cmd...).Err(); err != nil {
+			t.Fatalf("%v: %v", cmd, err)
+		}
+	}
+	up := newUpstream(t)
+	g := startGateway(t, nil, "--upstream", up.URL, "--redis", "redis://limiter:s3cret@"+store.Addr(),
+		"--require-store", "--ip-limit", "2/1h")
+	for i, want := range []int{200, 200, 429} {
+		if resp, _ := do(t, "GET", g.proxy+"/"); resp.StatusCode != want {
+			t.Fatalf("request %d: %d, want %d", i+1, resp.StatusCode, want)
+		}
+	}
+	if n, err := admin.DBSize(ctx).Result(); err != nil || n == 0 {
+		t.Errorf("DBSIZE %d, %v: the limiter wrote nothing to the store", n, err)
+	}
+	list, err := admin.ClientList(ctx).Result()
+	if err != nil || !strings.Contains(list, "user=limiter") {
+		t.Errorf("CLIENT LIST has no connection of user limiter: %v\n%s", err, list)
+	}
+	// The start-up check's INFO (@dangerous) is the one denial allowed:
+	// the limiter's own commands must all have been let through.
+	entries, err := admin.Do(ctx, "ACL", "LOG").Slice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if m, ok := e.(map[any]any); !ok || m["object"] != "info" {
+			t.Errorf("ACL LOG entry %v: a limiter command was denied", e)
+		}
+	}
+
+	var log syncBuffer
+	code := run(ctx, []string{"--upstream", up.URL, "--redis", "redis://limiter:not-it@" + store.Addr(),
+		"--require-store", "--listen", "127.0.0.1:0", "--admin-addr", "", "--log-format", "text"}, &log, nil, nil)
+	if code != 1 || !strings.Contains(log.String(), "cause=WRONGPASS") || strings.Contains(log.String(), "not-it") {
+		t.Errorf("exit %d, log:\n%s\nwant 1 and a WRONGPASS cause without the password", code, &log)
+	}
+}
