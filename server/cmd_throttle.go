@@ -71,17 +71,24 @@ func cmdThrottle(c *Client, args [][]byte) {
 		Tolerance: satMul(emission, satInc(maxBurst)),
 		Increment: satMul(emission, quantity),
 	}
-	r, err := c.db.Throttle(args[1], g)
+	throttleDecide(c, limiterThrottle, "cl.throttle", args[1], g, maxBurst)
+}
+
+// throttleDecide runs one GCRA decision for CL.THROTTLE or GCRA: counted in
+// INFO limiter, announced as event when allowed, answered with redis-cell's
+// five integers.
+func throttleDecide(c *Client, cmd limiterCommand, event string, key []byte, g store.GCRA, maxBurst int64) {
+	r, err := c.db.Throttle(key, g)
 	if err != nil {
 		c.w.Error(err.Error())
 		return
 	}
-	c.srv.limiter.count(limiterThrottle, args[1], r.Limited)
+	c.srv.limiter.count(cmd, key, r.Limited)
 	limited := int64(0)
 	if r.Limited {
 		limited = 1
 	} else {
-		notifyThrottle(c, "cl.throttle", args[1])
+		notifyThrottle(c, event, key)
 	}
 	c.w.Array(5)
 	c.w.Int(limited)
@@ -254,22 +261,5 @@ func cmdGCRA(c *Client, args [][]byte) {
 		c.w.Error(errGCRAOverflow)
 		return
 	}
-	r, err := c.db.Throttle(args[1], store.GCRA{Emission: emission, Tolerance: tolerance, Increment: increment})
-	if err != nil {
-		c.w.Error(err.Error())
-		return
-	}
-	c.srv.limiter.count(limiterGCRA, args[1], r.Limited)
-	limited := int64(0)
-	if r.Limited {
-		limited = 1
-	} else {
-		notifyThrottle(c, "gcra", args[1])
-	}
-	c.w.Array(5)
-	c.w.Int(limited)
-	c.w.Int(satInc(maxBurst))
-	c.w.Int(r.Remaining)
-	c.w.Int(cellSeconds(r.RetryAfter))
-	c.w.Int(cellSeconds(r.ResetAfter))
+	throttleDecide(c, limiterGCRA, "gcra", args[1], store.GCRA{Emission: emission, Tolerance: tolerance, Increment: increment}, maxBurst)
 }
