@@ -90,15 +90,7 @@ func NewStoreClient(rawURL string, opts StoreOptions) (redis.UniversalClient, er
 		o.Username, o.Password = override(o.Username, opts.Username), override(o.Password, opts.Password)
 		o.TLSConfig = mergeTLS(o.TLSConfig, tlsConfig, hostOf(o.Addr))
 		o.ContextTimeoutEnabled = true
-		if !hasParam(base, "dial_timeout") {
-			o.DialTimeout = storeDialTimeout
-		}
-		if !hasParam(base, "dialer_retries") {
-			o.DialerRetries = storeDialerRetries
-		}
-		if !hasParam(base, "max_retries") {
-			o.MaxRetries = storeMaxRetries
-		}
+		storeDefaults(base, &o.DialTimeout, &o.DialerRetries, &o.MaxRetries)
 		return redis.NewClient(o), nil
 	case schemeCluster, schemeRing:
 		o, err := redis.ParseClusterURL(base)
@@ -108,15 +100,7 @@ func NewStoreClient(rawURL string, opts StoreOptions) (redis.UniversalClient, er
 		o.Username, o.Password = override(o.Username, opts.Username), override(o.Password, opts.Password)
 		o.TLSConfig = mergeTLS(o.TLSConfig, tlsConfig, hostOf(o.Addrs[0]))
 		o.ContextTimeoutEnabled = true
-		if !hasParam(base, "dial_timeout") {
-			o.DialTimeout = storeDialTimeout
-		}
-		if !hasParam(base, "dialer_retries") {
-			o.DialerRetries = storeDialerRetries
-		}
-		if !hasParam(base, "max_retries") {
-			o.MaxRetries = storeMaxRetries
-		}
+		storeDefaults(base, &o.DialTimeout, &o.DialerRetries, &o.MaxRetries)
 		if kind == schemeCluster {
 			return redis.NewClusterClient(o), nil
 		}
@@ -141,16 +125,22 @@ func NewStoreClient(rawURL string, opts StoreOptions) (redis.UniversalClient, er
 		o.Username, o.Password = override(o.Username, opts.Username), override(o.Password, opts.Password)
 		o.TLSConfig = mergeTLS(o.TLSConfig, tlsConfig, "")
 		o.ContextTimeoutEnabled = true
-		if !hasParam(base, "dial_timeout") {
-			o.DialTimeout = storeDialTimeout
-		}
-		if !hasParam(base, "dialer_retries") {
-			o.DialerRetries = storeDialerRetries
-		}
-		if !hasParam(base, "max_retries") {
-			o.MaxRetries = storeMaxRetries
-		}
+		storeDefaults(base, &o.DialTimeout, &o.DialerRetries, &o.MaxRetries)
 		return redis.NewFailoverClient(o), nil
+	}
+}
+
+// storeDefaults sets the store's dial timeout and retries where the URL
+// does not give them, for every client kind alike.
+func storeDefaults(base string, dialTimeout *time.Duration, dialerRetries, maxRetries *int) {
+	if !hasParam(base, "dial_timeout") {
+		*dialTimeout = storeDialTimeout
+	}
+	if !hasParam(base, "dialer_retries") {
+		*dialerRetries = storeDialerRetries
+	}
+	if !hasParam(base, "max_retries") {
+		*maxRetries = storeMaxRetries
 	}
 }
 
