@@ -1,19 +1,43 @@
 #!/usr/bin/env bash
-# Makes sure a real redis-server (the reference for conformance tests) is on
-# PATH: installs Debian's package when missing and we are root, otherwise
-# says exactly what to do. Never lets the tests skip conformance silently.
+# Makes sure the reference programs the tests compare floodgate with are on
+# PATH: Debian's redis-server (required: the conformance tests), and
+# redis-sentinel and prometheus-redis-exporter (the failover and exporter
+# tests, which skip with a message naming the package when it is missing).
+# Installs what is missing when we are root with apt-get, otherwise says
+# exactly what to do. Never lets the tests skip conformance silently.
 set -euo pipefail
-if command -v redis-server >/dev/null 2>&1; then
-  exit 0
-fi
+
+# binary:package pairs.
+required="redis-server:redis-server"
+optional="redis-sentinel:redis-sentinel prometheus-redis-exporter:prometheus-redis-exporter"
+
+missing=()
+for pair in $required $optional; do
+  command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
 if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
-  echo "redis-server not found: installing Debian's redis-server package..." >&2
+  echo "installing Debian packages the tests use: ${missing[*]}..." >&2
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >/dev/null
-  apt-get install -y -qq redis-server >/dev/null
-  # The package starts a system service on 6379; the tests start their own.
-  (service redis-server stop >/dev/null 2>&1 || true)
-  command -v redis-server >/dev/null && exit 0
+  apt-get update -qq >/dev/null || true
+  apt-get install -y -qq "${missing[@]}" >/dev/null || true
+  # The packages start system services on 6379/26379/9121; the tests start their own.
+  for svc in redis-server redis-sentinel prometheus-redis-exporter; do
+    (service "$svc" stop >/dev/null 2>&1 || true)
+  done
 fi
-echo "redis-server is required for the conformance tests: run 'sudo apt-get install redis-server' (Debian/Ubuntu) and retry." >&2
-exit 1
+
+status=0
+for pair in $required; do
+  if ! command -v "${pair%%:*}" >/dev/null 2>&1; then
+    echo "${pair%%:*} is required for the conformance tests: run 'sudo apt-get install ${pair#*:}' (Debian/Ubuntu) and retry." >&2
+    status=1
+  fi
+done
+for pair in $optional; do
+  if ! command -v "${pair%%:*}" >/dev/null 2>&1; then
+    echo "note: ${pair%%:*} not found; the tests that need it will skip (install with 'sudo apt-get install ${pair#*:}')." >&2
+  fi
+done
+exit $status
