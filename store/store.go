@@ -25,9 +25,10 @@ const (
 	KindSet
 	KindZSet
 	KindHash
+	KindStream
 )
 
-var kindNames = [...]string{"none", "string", "list", "set", "zset", "hash"}
+var kindNames = [...]string{"none", "string", "list", "set", "zset", "hash", "stream"}
 
 // String returns the name TYPE replies with.
 func (k Kind) String() string { return kindNames[k] }
@@ -81,6 +82,8 @@ func (e *Entry) Value() Value {
 		return (*ZSet)(e.val)
 	case KindHash:
 		return (*Hash)(e.val)
+	case KindStream:
+		return (*Stream)(e.val)
 	}
 	return nil
 }
@@ -102,6 +105,8 @@ func (e *Entry) SetValue(v Value) {
 		e.val, e.kind = unsafe.Pointer(v), KindZSet
 	case *Hash:
 		e.val, e.kind = unsafe.Pointer(v), KindHash
+	case *Stream:
+		e.val, e.kind = unsafe.Pointer(v), KindStream
 	default:
 		panic("store: a value of an unknown type")
 	}
@@ -245,7 +250,7 @@ type Store struct {
 	// server sets it once a client first turns tracking on (Redis creates
 	// its tracking table then), so a store nobody tracks pays a nil check.
 	OnInvalidate func(key []byte, byCommand bool)
-	// OnReady, when set, is called whenever a list or a sorted set is
+	// OnReady, when set, is called whenever a list, a sorted set or a stream is
 	// stored at a key (Redis's signalKeyAsReady from dbAdd): a client
 	// blocked on that key may now be served.
 	OnReady func(db *DB, key string)
@@ -536,7 +541,7 @@ func (db *DB) set(key []byte, v Value, expireAt int64, counted bool) *Entry {
 		db.notifyWatchers(key)
 	}
 	if db.store.OnReady != nil {
-		if k := v.Kind(); k == KindList || k == KindZSet {
+		if k := v.Kind(); k == KindList || k == KindZSet || k == KindStream {
 			db.store.OnReady(db, e.Key())
 		}
 	}
