@@ -20,6 +20,10 @@ type Encodings struct {
 	// 64 KB. A list keeps the fill and compress depth it was created with.
 	ListMaxListpackSize int64
 	ListCompressDepth   int64
+	// StreamNodeMaxBytes and StreamNodeMaxEntries bound a stream node
+	// (stream-node-max-bytes, -entries; 0 for no bound), read at each XADD.
+	StreamNodeMaxBytes   int64
+	StreamNodeMaxEntries int64
 }
 
 // DefaultEncodings are Redis 7.0's defaults.
@@ -31,6 +35,8 @@ var DefaultEncodings = Encodings{
 	SetMaxIntsetEntries:    512,
 	ListMaxListpackSize:    -2,
 	ListCompressDepth:      0,
+	StreamNodeMaxBytes:     4096,
+	StreamNodeMaxEntries:   100,
 }
 
 // Loose are thresholds that never convert: what RDB loading uses to
@@ -40,6 +46,7 @@ var Loose = Encodings{
 	HashMaxListpackEntries: 1<<63 - 1, HashMaxListpackValue: 1<<63 - 1,
 	ZSetMaxListpackEntries: 1<<63 - 1, ZSetMaxListpackValue: 1<<63 - 1,
 	SetMaxIntsetEntries: 1<<63 - 1, ListMaxListpackSize: -2,
+	StreamNodeMaxBytes: 4096, StreamNodeMaxEntries: 100,
 }
 
 // Encodings returns the store's thresholds, for the server to change.

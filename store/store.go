@@ -25,9 +25,10 @@ const (
 	KindSet
 	KindZSet
 	KindHash
+	KindStream
 )
 
-var kindNames = [...]string{"none", "string", "list", "set", "zset", "hash"}
+var kindNames = [...]string{"none", "string", "list", "set", "zset", "hash", "stream"}
 
 // String returns the name TYPE replies with.
 func (k Kind) String() string { return kindNames[k] }
@@ -81,6 +82,8 @@ func (e *Entry) Value() Value {
 		return (*ZSet)(e.val)
 	case KindHash:
 		return (*Hash)(e.val)
+	case KindStream:
+		return (*Stream)(e.val)
 	}
 	return nil
 }
@@ -102,6 +105,8 @@ func (e *Entry) SetValue(v Value) {
 		e.val, e.kind = unsafe.Pointer(v), KindZSet
 	case *Hash:
 		e.val, e.kind = unsafe.Pointer(v), KindHash
+	case *Stream:
+		e.val, e.kind = unsafe.Pointer(v), KindStream
 	default:
 		panic("store: a value of an unknown type")
 	}

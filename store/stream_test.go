@@ -1,0 +1,91 @@
+package store
+
+import (
+	"fmt"
+	"testing"
+)
+
+func collect(s *Stream, start, end StreamID, rev bool) []string {
+	var out []string
+	it := s.Iter(start, end, rev)
+	for {
+		id, ok := it.Next()
+		if !ok {
+			return out
+		}
+		out = append(out, fmt.Sprintf("%s%q", id, it.Fields(nil)))
+	}
+}
+
+func TestStreamAppendRange(t *testing.T) {
+	s := NewStream()
+	lim := StreamLimits{NodeMaxBytes: 4096, NodeMaxEntries: 3}
+	for i := 1; i <= 7; i++ {
+		fv := [][]byte{[]byte("f"), []byte(fmt.Sprint(i * 1000))}
+		if i == 5 {
+			fv = [][]byte{[]byte("g"), []byte("x"), []byte("h"), []byte("-12")}
+		}
+		s.Append(StreamID{uint64(i), 0}, fv, lim)
+	}
+	if s.NodeCount() != 3 || s.Len() != 7 {
+		t.Fatalf("nodes %d len %d", s.NodeCount(), s.Len())
+	}
+	fwd := collect(s, StreamID{2, 0}, StreamID{5, 0}, false)
+	want := `[2-0["f" "2000"] 3-0["f" "3000"] 4-0["f" "4000"] 5-0["g" "x" "h" "-12"]]`
+	if fmt.Sprint(fwd) != want {
+		t.Fatalf("forward %v", fwd)
+	}
+	rev := collect(s, StreamID{3, 0}, StreamID{6, 0}, true)
+	if fmt.Sprint(rev) != `[6-0["f" "6000"] 5-0["g" "x" "h" "-12"] 4-0["f" "4000"] 3-0["f" "3000"]]` {
+		t.Fatalf("reverse %v", rev)
+	}
+	if n := s.DeleteIDs([]StreamID{{1, 0}, {4, 0}, {9, 0}}); n != 2 {
+		t.Fatalf("deleted %d", n)
+	}
+	if s.FirstID() != (StreamID{2, 0}) || s.MaxDeletedID() != (StreamID{4, 0}) {
+		t.Fatalf("first %v maxdel %v", s.FirstID(), s.MaxDeletedID())
+	}
+	if got := fmt.Sprint(collect(s, StreamID{}, MaxStreamID, true)); got != `[7-0["f" "7000"] 6-0["f" "6000"] 5-0["g" "x" "h" "-12"] 3-0["f" "3000"] 2-0["f" "2000"]]` {
+		t.Fatalf("after delete %v", got)
+	}
+	// Approximate: the first node (2 live of 3) goes: the rest keeps 3.
+	if n := s.Trim(TrimArgs{Strategy: TrimMaxLen, Approx: true, MaxLen: 3}); n != 2 || s.Len() != 3 || s.NodeCount() != 2 {
+		t.Fatalf("approx trim %d, len %d, nodes %d", n, s.Len(), s.NodeCount())
+	}
+	if n := s.Trim(TrimArgs{Strategy: TrimMinID, MinID: StreamID{6, 0}}); n != 1 || s.FirstID() != (StreamID{6, 0}) {
+		t.Fatalf("minid trim %d first %v", n, s.FirstID())
+	}
+	c := s.Clone().(*Stream)
+	c.Delete(StreamID{6, 0})
+	if s.Len() != 2 || c.Len() != 1 {
+		t.Fatal("clone shares entries")
+	}
+}
+
+func TestStreamGroupsModel(t *testing.T) {
+	s := NewStream()
+	g := s.CreateGroup("g2", StreamID{}, 0)
+	if s.CreateGroup("g2", StreamID{}, 0) != nil || s.CreateGroup("g1", StreamID{}, -1) == nil {
+		t.Fatal("create")
+	}
+	if s.Groups()[0].Name != "g1" || s.Group("g2") != g {
+		t.Fatal("order")
+	}
+	c := g.CreateConsumer("bob", 5)
+	for _, id := range []StreamID{{3, 0}, {1, 0}, {2, 0}} {
+		n := &StreamNACK{DeliveryTime: 5, DeliveryCount: 1, Consumer: c}
+		g.PEL.Set(id, n)
+		c.PEL.Set(id, n)
+	}
+	if id, _ := g.PEL.At(0); id != (StreamID{1, 0}) || g.PEL.Seek(StreamID{2, 5}) != 2 {
+		t.Fatal("pel order")
+	}
+	cl := s.Clone().(*Stream)
+	if g.DeleteConsumer(c) != 3 || g.PEL.Len() != 0 {
+		t.Fatal("delconsumer")
+	}
+	cg := cl.Group("g2")
+	if cg.PEL.Len() != 3 || cg.Consumer("bob").PEL.Get(StreamID{2, 0}) != cg.PEL.Get(StreamID{2, 0}) {
+		t.Fatal("clone of groups")
+	}
+}
