@@ -68,6 +68,10 @@ type waiter struct {
 	keys  []string
 	kind  store.Kind // the type of value that can serve it
 	serve func(c *Client, key []byte)
+	// ready, when set, says whether the value now at key serves the
+	// waiter: a stream read waits for an entry after its ID, and is not
+	// the only one served (it takes nothing away).
+	ready func(v store.Value, key string) bool
 	// deadline is when it times out, in unix ms of the server's clock
 	// (store.Store.Now, which a test double's manual clock moves); 0: never.
 	deadline int64
@@ -329,7 +333,7 @@ func (s *Server) keysReadyIn(i int) {
 			continue
 		}
 		if e := db.GetString(bk.key); e != nil {
-			if k := e.Kind(); k == store.KindList || k == store.KindZSet {
+			if k := e.Kind(); k == store.KindList || k == store.KindZSet || k == store.KindStream {
 				s.keyReady(db, bk.key)
 			}
 		}
@@ -354,7 +358,7 @@ func (s *Server) serveReady() {
 				}
 				var next *waiter
 				for _, w := range b.waiting[bk] {
-					if w.kind == e.Kind() {
+					if w.kind == e.Kind() && (w.ready == nil || w.ready(e.Value(), bk.key)) {
 						next = w
 						break
 					}

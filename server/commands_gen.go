@@ -2,8 +2,8 @@
 // To regenerate: REDIS_SRC=/path/to/redis-7.0.15 go generate ./server/
 //
 // redis-sha256: 9b058529b46c27040aaff4264caddf430020d18c33cd69f8164d1b3b9e41a9b3
-// floodgate-sha256: 091b36b0e503b52a4fc21b7ea9bfed2f58f943c706f971c2e11b9699c5b7a326
-// body-sha256: ebe95c29046bc6736dba031329b454774fcaa64ac65f8ae4f24611135b01e73f
+// floodgate-sha256: 99a2f25268bc995eedb513b43ab08e35eee270610232457a8af01a942b581402
+// body-sha256: 507a1ef15bcc9efa7a7e22b6b555bfad6f3a9bd810af92b73b893a786e8bdb23
 
 package server
 
@@ -3274,6 +3274,175 @@ var generatedCommands = []*Command{
 		Args: []Arg{
 			{Name: "key", Type: "key", KeySpec: 1, Flags: ArgMultiple},
 		}},
+	{Name: "xadd", Arity: -5, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"stream"},
+		Group: "stream", Since: "5.0.0",
+		Summary:    "Appends a new entry to a stream",
+		Complexity: "O(1) when adding a new entry, O(N) when trimming where N being the number of entries evicted.",
+		History: [][2]string{
+			{"6.2.0", "Added the `NOMKSTREAM` option, `MINID` trimming strategy and the `LIMIT` option."},
+			{"7.0.0", "Added support for the `<ms>-*` explicit ID form."},
+		},
+		Tips: []string{"nondeterministic_output"},
+		keySpecs: []keySpec{
+			{notes: "UPDATE instead of INSERT because of the optional trimming feature", flags: "RW update", begin: beginIndex(1), find: findRange(0, 1, 0)},
+		},
+		Args: []Arg{
+			{Name: "key", Type: "key", KeySpec: 1},
+			{Name: "nomkstream", Type: "pure-token", Token: "NOMKSTREAM", Since: "6.2.0", Flags: ArgOptional},
+			{Name: "trim", Type: "block", Flags: ArgOptional, Args: []Arg{
+				{Name: "strategy", Type: "oneof", Args: []Arg{
+					{Name: "maxlen", Type: "pure-token", Token: "MAXLEN"},
+					{Name: "minid", Type: "pure-token", Token: "MINID", Since: "6.2.0"},
+				}},
+				{Name: "operator", Type: "oneof", Flags: ArgOptional, Args: []Arg{
+					{Name: "equal", Type: "pure-token", Token: "="},
+					{Name: "approximately", Type: "pure-token", Token: "~"},
+				}},
+				{Name: "threshold", Type: "string"},
+				{Name: "count", Type: "integer", Token: "LIMIT", Since: "6.2.0", Flags: ArgOptional},
+			}},
+			{Name: "id_or_auto", Type: "oneof", Args: []Arg{
+				{Name: "auto_id", Type: "pure-token", Token: "*"},
+				{Name: "id", Type: "string"},
+			}},
+			{Name: "field_value", Type: "block", Flags: ArgMultiple, Args: []Arg{
+				{Name: "field", Type: "string"},
+				{Name: "value", Type: "string"},
+			}},
+		}},
+	{Name: "xdel", Arity: -3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"stream"},
+		Group: "stream", Since: "5.0.0",
+		Summary:    "Removes the specified entries from the stream. Returns the number of items actually deleted, that may be different from the number of IDs passed in case certain IDs do not exist.",
+		Complexity: "O(1) for each single item to delete in the stream, regardless of the stream size.",
+		keySpecs: []keySpec{
+			{flags: "RW delete", begin: beginIndex(1), find: findRange(0, 1, 0)},
+		},
+		Args: []Arg{
+			{Name: "key", Type: "key", KeySpec: 1},
+			{Name: "id", Type: "string", Flags: ArgMultiple},
+		}},
+	{Name: "xinfo", Arity: -2,
+		Group: "stream", Since: "5.0.0",
+		Summary:    "A container for stream introspection commands",
+		Complexity: "Depends on subcommand.",
+		Subcommands: []*Command{
+			{Name: "xinfo|stream", Arity: -3, Flags: FlagReadonly, FirstKey: 2, LastKey: 2, Step: 1, ACL: []string{"stream"},
+				Group: "stream", Since: "5.0.0",
+				Summary:    "Get information about a stream",
+				Complexity: "O(1)",
+				History: [][2]string{
+					{"6.0.0", "Added the `FULL` modifier."},
+					{"7.0.0", "Added the `max-deleted-entry-id`, `entries-added`, `recorded-first-entry-id`, `entries-read` and `lag` fields"},
+				},
+				keySpecs: []keySpec{
+					{flags: "RO access", begin: beginIndex(2), find: findRange(0, 1, 0)},
+				},
+				Args: []Arg{
+					{Name: "key", Type: "key", KeySpec: 1},
+					{Name: "full", Type: "block", Token: "FULL", Flags: ArgOptional, Args: []Arg{
+						{Name: "count", Type: "integer", Token: "COUNT", Flags: ArgOptional},
+					}},
+				}},
+		}},
+	{Name: "xlen", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"stream"},
+		Group: "stream", Since: "5.0.0",
+		Summary:    "Return the number of entries in a stream",
+		Complexity: "O(1)",
+		keySpecs: []keySpec{
+			{flags: "RO", begin: beginIndex(1), find: findRange(0, 1, 0)},
+		},
+		Args: []Arg{
+			{Name: "key", Type: "key", KeySpec: 1},
+		}},
+	{Name: "xrange", Arity: -4, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"stream"},
+		Group: "stream", Since: "5.0.0",
+		Summary:    "Return a range of elements in a stream, with IDs matching the specified IDs interval",
+		Complexity: "O(N) with N being the number of elements being returned. If N is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1).",
+		History: [][2]string{
+			{"6.2.0", "Added exclusive ranges."},
+		},
+		keySpecs: []keySpec{
+			{flags: "RO access", begin: beginIndex(1), find: findRange(0, 1, 0)},
+		},
+		Args: []Arg{
+			{Name: "key", Type: "key", KeySpec: 1},
+			{Name: "start", Type: "string"},
+			{Name: "end", Type: "string"},
+			{Name: "count", Type: "integer", Token: "COUNT", Flags: ArgOptional},
+		}},
+	{Name: "xread", Arity: -4, Flags: FlagReadonly | FlagBlocking | FlagMovableKeys, ACL: []string{"stream"},
+		Group: "stream", Since: "5.0.0",
+		Summary:    "Return never seen elements in multiple streams, with IDs greater than the ones reported by the caller for each stream. Can block.",
+		Complexity: "For each stream mentioned: O(N) with N being the number of elements being returned, it means that XREAD-ing with a fixed COUNT is O(1). Note that when the BLOCK option is used, XADD will pay O(M) time in order to serve the M clients blocked on the stream getting new data.",
+		keySpecs: []keySpec{
+			{flags: "RO access", begin: beginKeyword("STREAMS", 1), find: findRange(-1, 1, 2)},
+		},
+		Args: []Arg{
+			{Name: "count", Type: "integer", Token: "COUNT", Flags: ArgOptional},
+			{Name: "milliseconds", Type: "integer", Token: "BLOCK", Flags: ArgOptional},
+			{Name: "streams", Type: "block", Token: "STREAMS", Args: []Arg{
+				{Name: "key", Type: "key", KeySpec: 1, Flags: ArgMultiple},
+				{Name: "id", Type: "string", Flags: ArgMultiple},
+			}},
+		}},
+	{Name: "xrevrange", Arity: -4, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"stream"},
+		Group: "stream", Since: "5.0.0",
+		Summary:    "Return a range of elements in a stream, with IDs matching the specified IDs interval, in reverse order (from greater to smaller IDs) compared to XRANGE",
+		Complexity: "O(N) with N being the number of elements returned. If N is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1).",
+		History: [][2]string{
+			{"6.2.0", "Added exclusive ranges."},
+		},
+		keySpecs: []keySpec{
+			{flags: "RO access", begin: beginIndex(1), find: findRange(0, 1, 0)},
+		},
+		Args: []Arg{
+			{Name: "key", Type: "key", KeySpec: 1},
+			{Name: "end", Type: "string"},
+			{Name: "start", Type: "string"},
+			{Name: "count", Type: "integer", Token: "COUNT", Flags: ArgOptional},
+		}},
+	{Name: "xsetid", Arity: -3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"stream"},
+		Group: "stream", Since: "5.0.0",
+		Summary:    "An internal command for replicating stream values",
+		Complexity: "O(1)",
+		History: [][2]string{
+			{"7.0.0", "Added the `entries_added` and `max_deleted_entry_id` arguments."},
+		},
+		keySpecs: []keySpec{
+			{flags: "RW update", begin: beginIndex(1), find: findRange(0, 1, 0)},
+		},
+		Args: []Arg{
+			{Name: "key", Type: "key", KeySpec: 1},
+			{Name: "last-id", Type: "string"},
+			{Name: "entries_added", Type: "integer", Token: "ENTRIESADDED", Since: "7.0.0", Flags: ArgOptional},
+			{Name: "max_deleted_entry_id", Type: "string", Token: "MAXDELETEDID", Since: "7.0.0", Flags: ArgOptional},
+		}},
+	{Name: "xtrim", Arity: -4, Flags: FlagWrite, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"stream"},
+		Group: "stream", Since: "5.0.0",
+		Summary:    "Trims the stream to (approximately if '~' is passed) a certain size",
+		Complexity: "O(N), with N being the number of evicted entries. Constant times are very small however, since entries are organized in macro nodes containing multiple entries that can be released with a single deallocation.",
+		History: [][2]string{
+			{"6.2.0", "Added the `MINID` trimming strategy and the `LIMIT` option."},
+		},
+		Tips: []string{"nondeterministic_output"},
+		keySpecs: []keySpec{
+			{flags: "RW delete", begin: beginIndex(1), find: findRange(0, 1, 0)},
+		},
+		Args: []Arg{
+			{Name: "key", Type: "key", KeySpec: 1},
+			{Name: "trim", Type: "block", Args: []Arg{
+				{Name: "strategy", Type: "oneof", Args: []Arg{
+					{Name: "maxlen", Type: "pure-token", Token: "MAXLEN"},
+					{Name: "minid", Type: "pure-token", Token: "MINID", Since: "6.2.0"},
+				}},
+				{Name: "operator", Type: "oneof", Flags: ArgOptional, Args: []Arg{
+					{Name: "equal", Type: "pure-token", Token: "="},
+					{Name: "approximately", Type: "pure-token", Token: "~"},
+				}},
+				{Name: "threshold", Type: "string"},
+				{Name: "count", Type: "integer", Token: "LIMIT", Since: "6.2.0", Flags: ArgOptional},
+			}},
+		}},
 	{Name: "zadd", Arity: -4, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"sortedset"},
 		Group: "sorted-set", Since: "1.2.0",
 		Summary:    "Add one or more members to a sorted set, or update its score if it already exists",
@@ -3789,10 +3958,8 @@ var aclOnlyCommands = []*Command{
 	{Name: "script"},
 	{Name: "slowlog"},
 	{Name: "xack", Flags: FlagWrite | FlagFast, ACL: []string{"stream"}},
-	{Name: "xadd", Flags: FlagWrite | FlagDenyOOM | FlagFast, ACL: []string{"stream"}},
 	{Name: "xautoclaim", Flags: FlagWrite | FlagFast, ACL: []string{"stream"}},
 	{Name: "xclaim", Flags: FlagWrite | FlagFast, ACL: []string{"stream"}},
-	{Name: "xdel", Flags: FlagWrite | FlagFast, ACL: []string{"stream"}},
 	{Name: "xgroup"},
 	{Name: "xgroup|create", Flags: FlagWrite | FlagDenyOOM, ACL: []string{"stream"}},
 	{Name: "xgroup|createconsumer", Flags: FlagWrite | FlagDenyOOM, ACL: []string{"stream"}},
@@ -3804,13 +3971,6 @@ var aclOnlyCommands = []*Command{
 	{Name: "xinfo|consumers", Flags: FlagReadonly, ACL: []string{"stream"}},
 	{Name: "xinfo|groups", Flags: FlagReadonly, ACL: []string{"stream"}},
 	{Name: "xinfo|help", Flags: FlagLoading | FlagStale, ACL: []string{"stream"}},
-	{Name: "xinfo|stream", Flags: FlagReadonly, ACL: []string{"stream"}},
-	{Name: "xlen", Flags: FlagReadonly | FlagFast, ACL: []string{"stream"}},
 	{Name: "xpending", Flags: FlagReadonly, ACL: []string{"stream"}},
-	{Name: "xrange", Flags: FlagReadonly, ACL: []string{"stream"}},
-	{Name: "xread", Flags: FlagReadonly | FlagBlocking | FlagMovableKeys, ACL: []string{"stream"}},
 	{Name: "xreadgroup", Flags: FlagWrite | FlagBlocking | FlagMovableKeys, ACL: []string{"stream"}},
-	{Name: "xrevrange", Flags: FlagReadonly, ACL: []string{"stream"}},
-	{Name: "xsetid", Flags: FlagWrite | FlagDenyOOM | FlagFast, ACL: []string{"stream"}},
-	{Name: "xtrim", Flags: FlagWrite, ACL: []string{"stream"}},
 }

@@ -19,6 +19,8 @@ var encodingParams = map[string]floodgateParam{
 	"set-max-intset-entries":    encodingParam("set-max-intset-entries", func(e *store.Encodings) *int64 { return &e.SetMaxIntsetEntries }),
 	"list-max-listpack-size":    encodingParam("list-max-listpack-size", func(e *store.Encodings) *int64 { return &e.ListMaxListpackSize }),
 	"list-compress-depth":       encodingParam("list-compress-depth", func(e *store.Encodings) *int64 { return &e.ListCompressDepth }),
+	"stream-node-max-bytes":     encodingParam("stream-node-max-bytes", func(e *store.Encodings) *int64 { return &e.StreamNodeMaxBytes }),
+	"stream-node-max-entries":   encodingParam("stream-node-max-entries", func(e *store.Encodings) *int64 { return &e.StreamNodeMaxEntries }),
 }
 
 func encodingParam(name string, field func(*store.Encodings) *int64) floodgateParam {

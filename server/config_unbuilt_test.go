@@ -78,7 +78,7 @@ func TestUnbuiltSettingsRefusedAsUnknown(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{"replica-lazy-flush", "repl-diskless-load", "stream-node-max-entries", "latency-monitor-threshold", "cluster-enabled", "unixsocket", "tls-replication"} {
+	for _, name := range []string{"replica-lazy-flush", "repl-diskless-load", "latency-monitor-threshold", "cluster-enabled", "unixsocket", "tls-replication"} {
 		if !seen[name] {
 			t.Errorf("%s is not among the unbuilt settings", name)
 		}

@@ -250,7 +250,7 @@ type Store struct {
 	// server sets it once a client first turns tracking on (Redis creates
 	// its tracking table then), so a store nobody tracks pays a nil check.
 	OnInvalidate func(key []byte, byCommand bool)
-	// OnReady, when set, is called whenever a list or a sorted set is
+	// OnReady, when set, is called whenever a list, a sorted set or a stream is
 	// stored at a key (Redis's signalKeyAsReady from dbAdd): a client
 	// blocked on that key may now be served.
 	OnReady func(db *DB, key string)
@@ -541,7 +541,7 @@ func (db *DB) set(key []byte, v Value, expireAt int64, counted bool) *Entry {
 		db.notifyWatchers(key)
 	}
 	if db.store.OnReady != nil {
-		if k := v.Kind(); k == KindList || k == KindZSet {
+		if k := v.Kind(); k == KindList || k == KindZSet || k == KindStream {
 			db.store.OnReady(db, e.Key())
 		}
 	}

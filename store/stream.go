@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/binary"
 	"slices"
 	"strconv"
 
@@ -762,6 +763,49 @@ func (s *Stream) MemSize() int {
 	}
 	for _, g := range s.groups {
 		n += g.memSize()
+	}
+	return n
+}
+
+// RaxNodes is the number of nodes of the radix tree Redis would index the
+// nodes' master IDs with (XINFO STREAM's radix-tree-nodes): the rax of a
+// set of keys is canonical, a node per branching point, per child of one,
+// per chain of single children compressed into one node, and per key.
+func (s *Stream) RaxNodes() int {
+	keys := make([][16]byte, len(s.nodes))
+	for i, n := range s.nodes {
+		binary.BigEndian.PutUint64(keys[i][:8], n.master.Ms)
+		binary.BigEndian.PutUint64(keys[i][8:], n.master.Seq)
+	}
+	return raxCount(keys, 0)
+}
+
+// raxCount counts the nodes under the node at depth d that keys (sorted,
+// sharing their first d bytes) hang from.
+func raxCount(keys [][16]byte, d int) int {
+	if len(keys) == 0 {
+		return 1 // an empty rax is its root
+	}
+	if d == 16 {
+		return 1 // the key's leaf
+	}
+	// The bytes all keys share from d on are one compressed node.
+	first, last := keys[0], keys[len(keys)-1]
+	l := d
+	for l < 16 && first[l] == last[l] {
+		l++
+	}
+	if l > d {
+		return 1 + raxCount(keys, l)
+	}
+	n := 1 // a branching node, then a node per child
+	for i := 0; i < len(keys); {
+		j := i + 1
+		for j < len(keys) && keys[j][d] == keys[i][d] {
+			j++
+		}
+		n += raxCount(keys[i:j], d+1)
+		i = j
 	}
 	return n
 }

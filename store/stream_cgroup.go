@@ -220,3 +220,61 @@ func (g *StreamGroup) memSize() int {
 }
 
 func (p *PEL) memSize() int { return allocSize(cap(p.ids)*16) + allocSizeScan(cap(p.nacks)*8) }
+
+// RangeHasTombstones reports whether max_deleted_entry_id lies in start..
+// end (nil for the open ends), as streamRangeHasTombstones.
+func (s *Stream) RangeHasTombstones(start, end *StreamID) bool {
+	if s.length == 0 || s.maxDeletedID.IsZero() || s.firstID.Compare(s.maxDeletedID) > 0 {
+		return false
+	}
+	lo, hi := StreamID{}, MaxStreamID
+	if start != nil {
+		lo = *start
+	}
+	if end != nil {
+		hi = *end
+	}
+	return lo.Compare(s.maxDeletedID) <= 0 && s.maxDeletedID.Compare(hi) <= 0
+}
+
+// EstimateDistance is the logical read counter of id (its distance from
+// the first entry ever added), or StreamInvalidEntriesRead when it cannot
+// be known, as streamEstimateDistanceFromFirstEverEntry.
+func (s *Stream) EstimateDistance(id StreamID) int64 {
+	if s.entriesAdded == 0 {
+		return 0
+	}
+	if s.length == 0 && id.Compare(s.lastID) < 1 {
+		return int64(s.entriesAdded)
+	}
+	switch id.Compare(s.lastID) {
+	case 0:
+		return int64(s.entriesAdded)
+	case 1:
+		return StreamInvalidEntriesRead
+	}
+	if s.maxDeletedID.IsZero() || s.maxDeletedID.Less(s.firstID) {
+		switch id.Compare(s.firstID) {
+		case -1:
+			return int64(s.entriesAdded - s.length)
+		case 0:
+			return int64(s.entriesAdded - s.length + 1)
+		}
+	}
+	return StreamInvalidEntriesRead
+}
+
+// Lag is the group's lag, false when it cannot be known (a null reply),
+// as streamReplyWithCGLag.
+func (s *Stream) Lag(g *StreamGroup) (int64, bool) {
+	switch {
+	case s.entriesAdded == 0:
+		return 0, true
+	case g.EntriesRead != StreamInvalidEntriesRead && !s.RangeHasTombstones(&g.LastID, nil):
+		return int64(s.entriesAdded) - g.EntriesRead, true
+	}
+	if read := s.EstimateDistance(g.LastID); read != StreamInvalidEntriesRead {
+		return int64(s.entriesAdded) - read, true
+	}
+	return 0, false
+}
