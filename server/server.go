@@ -220,6 +220,7 @@ type Server struct {
 	settings    map[string]string // CONFIG SET values kept for CONFIG GET (cmd_config.go); guarded by lock
 	limiter     limiterStats      // CL.THROTTLE decisions by key prefix (limiter_stats.go); guarded by lock
 	panics      panicLog          // recovered handler panics (panic_log.go)
+	metrics     metricsEndpoint   // metrics-addr's Prometheus endpoint (metrics.go)
 	acl         aclState          // users, the ACL LOG (acl.go); guarded by lock
 
 	// Settings CONFIG SET changes while other goroutines read them.
@@ -472,6 +473,7 @@ func (s *Server) Close() error {
 	}
 	defer close(s.closeDone)
 	close(s.stop)
+	s.stopMetrics()
 	s.migrate.closeAll() // a MIGRATE waiting on its target fails now
 	if s.ln != nil {
 		s.ln.Close()
