@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -353,5 +354,44 @@ func TestHealthzWhileLoading(t *testing.T) {
 	finishLoad(t, c, started)
 	if code, body := healthz(t, maddr); code != http.StatusOK || body != "ok" {
 		t.Errorf("/healthz once loaded = %d %q", code, body)
+	}
+}
+
+// TestMetricsAddrRewrite: CONFIG REWRITE writes metrics-addr once set, and
+// the file read back starts the endpoint there; at its default it writes
+// nothing.
+func TestMetricsAddrRewrite(t *testing.T) {
+	s, err := load(t, "port 0\n", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Init()
+	if err := s.rewriteConfig(); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(s.configFile); strings.Contains(string(got), "metrics-addr") {
+		t.Errorf("metrics-addr written at its default:\n%s", got)
+	}
+	if why := configByName["metrics-addr"].set(s, "127.0.0.1:0", false); why != "" {
+		t.Fatal(why)
+	}
+	if err := s.rewriteConfig(); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(s.configFile)
+	if !strings.Contains(string(got), "\nmetrics-addr \"127.0.0.1:0\"\n") {
+		t.Errorf("rewritten without metrics-addr:\n%s", got)
+	}
+	s2 := Prepare(Config{Addr: "127.0.0.1:0"})
+	if err := s2.LoadConfig(s.configFile, nil, ""); err != nil {
+		t.Fatal(err)
+	}
+	s2.Init()
+	if err := s2.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if code, _ := healthz(t, s2.MetricsAddr()); code != http.StatusOK {
+		t.Errorf("/healthz of the reloaded server: %d", code)
 	}
 }
