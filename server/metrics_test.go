@@ -395,3 +395,23 @@ func TestMetricsAddrRewrite(t *testing.T) {
 		t.Errorf("/healthz of the reloaded server: %d", code)
 	}
 }
+
+// TestLatencyBuckets: a latency histogram read as Prometheus buckets, exact
+// at whole microseconds below 128 µs, with durations past a second
+// (clamped by the histogram) only in +Inf.
+func TestLatencyBuckets(t *testing.T) {
+	var h hdrHistogram
+	for _, micros := range []int64{5, 10, 11, 100, 101, 600_000, 2_000_000} {
+		h.record(micros * 1000)
+	}
+	got := h.buckets([]float64{10e-6, 25e-6, 100e-6, 0.5}, 2_600_227)
+	want := map[float64]uint64{10e-6: 2, 25e-6: 3, 100e-6: 4, 0.5: 5}
+	for b, n := range want {
+		if got.Buckets[b] != n {
+			t.Errorf("le=%v: %d, want %d", b, got.Buckets[b], n)
+		}
+	}
+	if got.Count != 7 || got.Sum != 2.600227 {
+		t.Errorf("count %d, sum %v", got.Count, got.Sum)
+	}
+}
