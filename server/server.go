@@ -387,6 +387,9 @@ func (s *Server) Serve(ln net.Listener) {
 	s.double.mu.Lock()
 	s.double.listener = dl
 	s.double.mu.Unlock()
+	if err := s.startMetrics(); err != nil {
+		s.log.Warn("Could not listen for metrics: " + err.Error())
+	}
 	s.serve(dl, nil)
 }
 
