@@ -27,6 +27,13 @@ for p in 17459 17460 17461; do
 done
 # The scraper: every second, for the whole run, whoever's turn it is.
 ( while sleep 1; do curl -s -o /dev/null http://127.0.0.1:17462/metrics; echo x; done >"$tmp/scrapes" ) & SP=$!
+# The worst case for a scrape: the limiter's prefix table full (1,024
+# prefixes, 2,048 series of floodgate_limiter_decisions_total), on both
+# floodgates alike. FLUSHALL between runs leaves the counts.
+for p in 17460 17461; do
+  redis-benchmark -p "$p" -c 20 -n 20000 -r 5000 -q CL.THROTTLE 'tenant__rand_int__:u' 99 100 60 >/dev/null 2>&1
+done
+echo "limiter prefixes: $(redis-cli -p 17461 INFO limiter | tr -d '\r' | awk -F: '/^limiter_prefixes:/ {print $2}'), /metrics $(curl -s http://127.0.0.1:17462/metrics | grep -vc '^#') series" >&2
 declare -A SHA
 for p in 17459 17460 17461; do SHA[$p]=$(redis-cli -p "$p" SCRIPT LOAD "$SEED001"); done
 . scripts/measure.sh
@@ -39,6 +46,7 @@ for r in $(seq "$REPS"); do
     name="$cmd-P$P"
     for s in "redis 17459 $RP" "off 17460 $OFFP" "on 17461 $ONP"; do
       read -r label port pid <<<"$s"
+      [ "$label" = redis ] && [ "$cmd" = CL.THROTTLE ] && continue # no CL.THROTTLE in Redis
       if [ "$cmd" = EVALSHA ]; then
         echo "$label-$name $(per_request "$port" "$pid" "$P" EVALSHA "${SHA[$port]}" 1 'rate:__rand_int__' 100 60)" >>"$out"
       else

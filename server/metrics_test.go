@@ -101,8 +101,9 @@ func value(t *testing.T, families map[string]*dto.MetricFamily, name string, lab
 func metricsServer(t *testing.T, cfg Config) (*Server, *redis.Client, string) {
 	t.Helper()
 	srv := startServer(t, cfg)
-	c := newRedisClient(t, srv)
-	c.Options().PoolSize = 1
+	// One connection, so redis_connected_clients is known.
+	c := redis.NewClient(patient(&redis.Options{Addr: srv.Addr(), Protocol: 2, DisableIdentity: true, MaxRetries: -1, PoolSize: 1}))
+	t.Cleanup(func() { c.Close() })
 	if err := c.ConfigSet(context.Background(), "metrics-addr", "127.0.0.1:0").Err(); err != nil {
 		t.Fatal(err)
 	}
