@@ -174,6 +174,8 @@ func cmdConfigResetStat(c *Client, args [][]byte) {
 	s.store.ResetLookups()
 	s.expired = 0
 	s.memory.evicted = 0
+	s.memory.evictedBy = [len(s.memory.evictedBy)]int64{}
+	s.scripting.busyScripts.Store(0)
 	s.totalConns.Store(0)
 	s.limiter.reset()
 	s.errorStats.reset()

@@ -61,6 +61,9 @@ type scripting struct {
 	// watch's setting of it against the script's end (see markBusy).
 	busyMu sync.Mutex
 	busy   atomic.Bool
+	// busyScripts counts the scripts that became busy
+	// (floodgate_script_busy_total).
+	busyScripts atomic.Int64
 
 	// watchAsleep is set while the watch sleeps, after watchIdleTicks
 	// ticks in which no script ran; the script hook wakes it through
@@ -413,6 +416,7 @@ func (s *Server) markBusy(on bool, started int64) {
 	sc.busy.Store(true)
 	if e := sc.current(); e != nil {
 		if since, ok := e.Running(); ok && since.UnixNano() == started {
+			sc.busyScripts.Add(1)
 			return
 		}
 	}

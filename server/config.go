@@ -160,7 +160,7 @@ func buildConfigTable() ([]*configParam, map[string]*configParam) {
 }
 
 // ownParams are floodgate's own parameters, which Redis does not have.
-var ownParams = []*configParam{limiterPrefixDelimiter, persistScripts}
+var ownParams = []*configParam{limiterPrefixDelimiter, persistScripts, metricsAddr}
 
 // configValue is a parameter's value in effect.
 func (s *Server) configValue(name string) string { return configByName[name].value(s) }

@@ -11,6 +11,7 @@ func TestInitKeepsLoadedConfig(t *testing.T) {
 	cases := []struct{ directive, name, want string }{
 		{"limiter-prefix-delimiter /", "limiter-prefix-delimiter", "/"},
 		{"persist-scripts yes", "persist-scripts", "yes"},
+		{"metrics-addr 127.0.0.1:0", "metrics-addr", "127.0.0.1:0"},
 		{"requirepass secret", "requirepass", "secret"},
 		{"maxclients 77", "maxclients", "77"},
 		{"timeout 42", "timeout", "42"},

@@ -53,6 +53,12 @@ func (s *Server) StartAddr(addr string) error {
 		closeAll(lns)
 		return err
 	}
+	// Before the load, so that /healthz answers 503 while it runs.
+	if err := s.startMetrics(); err != nil {
+		closeAll(lns)
+		s.closeTLS()
+		return err
+	}
 	if s.onListening != nil {
 		s.onListening()
 	}

@@ -17,7 +17,10 @@ type memoryLimit struct {
 	configured uint64 // maxmemory as set, for CONFIG GET (it may pass max)
 	tenacity   int    // maxmemory-eviction-tenacity
 	evicted    int64  // INFO stats evicted_keys
-	peak       int64  // INFO memory used_memory_peak
+	// evictedBy is evicted by the maxmemory-policy in effect when the keys
+	// went (floodgate_evicted_keys_total).
+	evictedBy [store.VolatileTTL + 1]int64
+	peak      int64 // INFO memory used_memory_peak
 	// preOOM is Redis's pre_command_oom_state: memory was over the limit,
 	// with nothing left to evict, when the running client command began.
 	// A script that has not written yet may then not call a denyoom command.
@@ -68,6 +71,7 @@ func (s *Server) performEvictions() (outOfMemory bool) {
 	s.propagatePending(false) // Redis's propagate_no_multi: each DEL on its own
 	s.memory.evicted += int64(res.Evicted)
 	if res.Evicted > 0 {
+		s.memory.evictedBy[s.store.Eviction().Policy] += int64(res.Evicted)
 		s.shrinkAfterEviction()
 	}
 	return res.OutOfMemory

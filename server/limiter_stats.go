@@ -32,8 +32,10 @@ const (
 type limiterStats struct {
 	delim    []byte // nil: limiterDefaultDelim
 	delimSet bool
-	prefixes map[string]*limiterCounts
-	other    limiterCounts
+	// prefixes and other count by command too, for the metrics
+	// (floodgate_limiter_decisions_total); INFO shows their sums.
+	prefixes map[string]*[limiterCommands]limiterCounts
+	other    [limiterCommands]limiterCounts
 	total    limiterCounts
 	commands [limiterCommands]limiterCounts
 
@@ -113,19 +115,19 @@ func (l *limiterStats) count(cmd limiterCommand, key []byte, limited bool) {
 	word, mask := &l.tracked[bit/64], uint64(1)<<(bit%64)
 	if *word&mask != 0 {
 		if c, ok := l.prefixes[string(p)]; ok {
-			c.add(limited)
+			c[cmd].add(limited)
 			return
 		}
 	}
 	if len(l.prefixes) >= limiterMaxPrefixes {
-		l.other.add(limited)
+		l.other[cmd].add(limited)
 		return
 	}
 	if l.prefixes == nil {
-		l.prefixes = make(map[string]*limiterCounts)
+		l.prefixes = make(map[string]*[limiterCommands]limiterCounts)
 	}
-	c := &limiterCounts{}
-	c.add(limited)
+	c := &[limiterCommands]limiterCounts{}
+	c[cmd].add(limited)
 	l.prefixes[string(p)] = c
 	*word |= mask
 }
@@ -135,7 +137,7 @@ func (l *limiterStats) count(cmd limiterCommand, key []byte, limited bool) {
 func (l *limiterStats) reset() {
 	l.prefixes = nil
 	l.tracked = nil
-	l.other = limiterCounts{}
+	l.other = [limiterCommands]limiterCounts{}
 	l.total = limiterCounts{}
 	l.commands = [limiterCommands]limiterCounts{}
 }
@@ -158,10 +160,21 @@ func infoLimiter(s *Server, b *infoBuilder) {
 	}
 	sort.Strings(names)
 	for i, p := range names {
-		c := l.prefixes[p]
+		c := sumCounts(l.prefixes[p])
 		b.str(fmt.Sprintf("limiter_prefix%d", i), fmt.Sprintf("name=%s,allowed=%d,limited=%d", escapeInfoValue(p), c.allowed, c.limited))
 	}
-	b.str("limiter_other", fmt.Sprintf("allowed=%d,limited=%d", l.other.allowed, l.other.limited))
+	other := sumCounts(&l.other)
+	b.str("limiter_other", fmt.Sprintf("allowed=%d,limited=%d", other.allowed, other.limited))
+}
+
+// sumCounts is the decisions of every command together.
+func sumCounts(byCmd *[limiterCommands]limiterCounts) limiterCounts {
+	var sum limiterCounts
+	for _, c := range byCmd {
+		sum.allowed += c.allowed
+		sum.limited += c.limited
+	}
+	return sum
 }
 
 // escapeInfoValue writes bytes that would break an INFO line or its

@@ -137,7 +137,7 @@ func TestLimiterStatsBounded(t *testing.T) {
 	if len(l.prefixes) != limiterMaxPrefixes {
 		t.Fatalf("%d prefixes tracked, want %d", len(l.prefixes), limiterMaxPrefixes)
 	}
-	if got := l.other.allowed + l.other.limited; got != 4*limiterMaxPrefixes {
+	if got := l.other[limiterThrottle].allowed + l.other[limiterThrottle].limited; got != 4*limiterMaxPrefixes {
 		t.Fatalf("other counted %d, want %d", got, 4*limiterMaxPrefixes)
 	}
 	if l.total.allowed != 5*limiterMaxPrefixes/2 || l.total.limited != 5*limiterMaxPrefixes/2 {
@@ -150,29 +150,30 @@ func TestLimiterStatsBounded(t *testing.T) {
 	}
 	// A tracked prefix keeps counting after the table is full.
 	l.count(limiterThrottle, []byte("tenant0:other-user"), true)
-	if c := l.prefixes["tenant0"]; c.allowed != 0 || c.limited != 2 {
-		t.Fatalf("tenant0: %+v", *c)
+	if c := l.prefixes["tenant0"][limiterThrottle]; c.allowed != 0 || c.limited != 2 {
+		t.Fatalf("tenant0: %+v", c)
 	}
 	// Every one does: the filter in front of the map never hides one.
 	for i := range limiterMaxPrefixes {
 		l.count(limiterThrottle, fmt.Appendf(nil, "tenant%d:x", i), false)
 	}
-	for p, c := range l.prefixes {
+	for p, byCmd := range l.prefixes {
+		c := byCmd[limiterThrottle]
 		want := int64(2) // one from the first round, one now
 		if p == "tenant0" {
 			want = 3
 		}
 		if c.allowed+c.limited != want {
-			t.Fatalf("%s: %+v, want %d decisions", p, *c, want)
+			t.Fatalf("%s: %+v, want %d decisions", p, c, want)
 		}
 	}
-	if got := l.other.allowed + l.other.limited; got != 4*limiterMaxPrefixes {
+	if got := l.other[limiterThrottle].allowed + l.other[limiterThrottle].limited; got != 4*limiterMaxPrefixes {
 		t.Fatalf("other counted %d after tracked prefixes, want %d", got, 4*limiterMaxPrefixes)
 	}
 	// RESETSTAT forgets them, filter included: new prefixes are tracked.
 	l.reset()
 	l.count(limiterThrottle, []byte("fresh:user"), false)
-	if c := l.prefixes["fresh"]; c == nil || c.allowed != 1 || len(l.prefixes) != 1 {
+	if c := l.prefixes["fresh"]; c == nil || c[limiterThrottle].allowed != 1 || len(l.prefixes) != 1 {
 		t.Fatalf("after reset: %v", l.prefixes)
 	}
 }

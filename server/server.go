@@ -220,6 +220,7 @@ type Server struct {
 	settings    map[string]string // CONFIG SET values kept for CONFIG GET (cmd_config.go); guarded by lock
 	limiter     limiterStats      // CL.THROTTLE decisions by key prefix (limiter_stats.go); guarded by lock
 	panics      panicLog          // recovered handler panics (panic_log.go)
+	metrics     metricsEndpoint   // metrics-addr's Prometheus endpoint (metrics.go)
 	acl         aclState          // users, the ACL LOG (acl.go); guarded by lock
 
 	// Settings CONFIG SET changes while other goroutines read them.
@@ -386,6 +387,9 @@ func (s *Server) Serve(ln net.Listener) {
 	s.double.mu.Lock()
 	s.double.listener = dl
 	s.double.mu.Unlock()
+	if err := s.startMetrics(); err != nil {
+		s.log.Warn("Could not listen for metrics: " + err.Error())
+	}
 	s.serve(dl, nil)
 }
 
@@ -472,6 +476,7 @@ func (s *Server) Close() error {
 	}
 	defer close(s.closeDone)
 	close(s.stop)
+	s.stopMetrics()
 	s.migrate.closeAll() // a MIGRATE waiting on its target fails now
 	if s.ln != nil {
 		s.ln.Close()

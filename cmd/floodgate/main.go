@@ -289,6 +289,7 @@ Examples:
        floodgate --port 7777
        floodgate /etc/myredis.conf --loglevel verbose --requirepass secret
        floodgate --bind 0.0.0.0 --protected-mode no
+       floodgate --metrics-addr 127.0.0.1:9121 (Prometheus /metrics and /healthz)
 
 floodgate's own options:
        --goroutine-conns   serve each connection on a goroutine of its own
