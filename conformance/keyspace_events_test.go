@@ -253,6 +253,78 @@ func TestKeyspaceEventsSelf(t *testing.T) {
 	}))
 }
 
+// TestKeyspaceEventsSelfZPop: Redis raises a sorted-set pop's event while
+// it writes the reply (genericZpopCommand notifies as it removes the first
+// member), so a RESP3 client subscribed to its own events reads the push
+// frame inside the reply's array, after the header (and the key, for the
+// BZPOP*s, ZMPOP and BZMPOP) and before the first member; the "del" of an
+// emptied set comes after the whole reply. A blocked pop served by another
+// client's ZADD writes the same way into the blocked client's reply. Each
+// !recv reads one frame, so a push read where a member was due shows.
+// Lists and sets raise theirs before or after the reply, never inside
+// (TestKeyspaceEventsSelf): LPOP and LMPOP with a count, SPOP with a count.
+func TestKeyspaceEventsSelfZPop(t *testing.T) {
+	eventsOff(t)
+	// self runs cmd on connection 2 and reads the frames it is followed
+	// by: frames in all, the reply's own first one included.
+	var lines []string
+	self := func(cmd string, frames int) {
+		lines = append(lines, "@2 "+cmd)
+		name, _, _ := strings.Cut(cmd, " ")
+		for range frames - 1 {
+			lines = append(lines, "@2 !recv "+name)
+		}
+	}
+	lines = append(lines, "CONFIG SET notify-keyspace-events KEA", "@2 PSUBSCRIBE __key*@*")
+	self("ZADD z 1 a 2 b 3 c 4 d 5 e 6 f", 3)
+	self("ZPOPMIN z", 3)     // *2 [push push] $a ,1
+	self("ZPOPMAX z 2", 3)   // RESP3 nests: the pushes fill the outer array
+	self("BZPOPMIN z 0", 3)  // after the key
+	self("ZMPOP 1 z MAX", 3) // inside the inner array
+	self("BZMPOP 0 1 z MIN COUNT 5", 5)
+	self("ZPOPMIN z", 1)
+	self("ZADD z 1 a", 3)
+	self("ZPOPMAX z 0", 1)
+	self("ZPOPMIN z 10", 5)
+	self("ZADD z 1 a 2 b", 3)
+	self("MULTI", 1)
+	self("ZPOPMIN z", 1)
+	self("BZPOPMAX z 0", 1)
+	self("EXEC", 7)
+	lines = append(lines, "@2 !send BZPOPMIN bz 0", "!blocked=1", "ZADD bz 1 m")
+	for range 7 {
+		lines = append(lines, "@2 !recv BZPOPMIN")
+	}
+	lines = append(lines, "@2 PING", `CONFIG SET notify-keyspace-events ""`)
+	zpops := lines
+	// Lists and sets, which raise around the reply: LPOP and LMPOP with a
+	// count after it, SPOP before it (and "del" after); a blocked pop
+	// served by another client's push after its reply, BLMOVE's push
+	// before its reply and its pop after (the sets have one member, as
+	// SPOP picks at random).
+	lines = []string{"CONFIG SET notify-keyspace-events KEA", "@2 PSUBSCRIBE __key*@*"}
+	self("RPUSH l a b c d e", 3)
+	self("LPOP l 2", 3)
+	self("LMPOP 1 l RIGHT COUNT 5", 5)
+	self("SADD s a", 3)
+	self("SPOP s 5", 5)
+	self("SADD s a", 3)
+	self("SPOP s", 5)
+	served := func(block, push string, frames int) {
+		name, _, _ := strings.Cut(block, " ")
+		lines = append(lines, "@2 !send "+block, "!blocked=1", push)
+		for range frames {
+			lines = append(lines, "@2 !recv "+name)
+		}
+	}
+	served("BLPOP bl 0", "RPUSH bl x", 7)
+	served("BLMOVE bl2 dst LEFT RIGHT 0", "RPUSH bl2 y", 9)
+	served("BLMPOP 0 1 bl3 LEFT COUNT 2", "RPUSH bl3 p q r", 5)
+	served("BRPOPLPUSH bl4 bl4 0", "RPUSH bl4 z", 7)
+	lines = append(lines, "@2 PING", `CONFIG SET notify-keyspace-events ""`)
+	runCasesOn(t, 3, withResets([]tcase{{"zpop-self", zpops}, {"list-set-self", lines}}))
+}
+
 // TestKeyspaceEventsEvicted: a key maxmemory evicts raises "evicted" (e).
 // One key, so that which key goes is not a matter of sampling.
 func TestKeyspaceEventsEvicted(t *testing.T) {

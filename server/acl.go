@@ -356,3 +356,14 @@ func (c *Client) allowedProtected(setting string) bool {
 	}
 	return false
 }
+
+// aclOnlyByName finds an entry of aclOnlyCommands by its full name, for
+// ACL DRYRUN, which checks the arity of a command floodgate lacks as
+// Redis checks any command's.
+var aclOnlyByName = func() map[string]*Command {
+	m := make(map[string]*Command, len(aclOnlyCommands))
+	for _, cmd := range aclOnlyCommands {
+		m[cmd.Name] = cmd
+	}
+	return m
+}()

@@ -281,7 +281,13 @@ func (s *Server) unblock(w *waiter, answer func(c *Client)) {
 	rw.SetProto(c.protocol())
 	saved := c.w
 	c.w = rw
+	// Under CLIENT REPLY OFF the reply is dropped and messages are not
+	// (CLIENT_PUSHING): they keep to the inbox then, before the reply.
+	if !c.conn.reply.Muted {
+		c.conn.answering = &buf
+	}
 	answer(c)
+	c.conn.answering = nil
 	c.w = saved
 	if c.resp != nil {
 		c.resp.Errors += rw.Errors

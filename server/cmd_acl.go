@@ -275,8 +275,8 @@ func cmdACLDryRun(c *Client, args [][]byte) {
 		}
 		req = aclRequest(cmd, target)
 	} else {
-		// A command of Redis's that floodgate lacks: its name is known
-		// to the catalog, but not its arity or keys.
+		// A command of Redis's that floodgate lacks: the catalog knows
+		// its name, aclOnlyCommands its arity and key specs.
 		name := strings.ToLower(string(target[0]))
 		if e := aclCatalog.Lookup(name); e != nil && len(e.Subs) > 0 && len(target) > 1 {
 			e = aclCatalog.Lookup(name + "|" + strings.ToLower(string(target[1])))
@@ -289,6 +289,13 @@ func cmdACLDryRun(c *Client, args [][]byte) {
 		if req == nil {
 			c.w.Error(sanitizeError("ERR Command '" + truncate(target[0], len(target[0])) + "' not found"))
 			return
+		}
+		if only := aclOnlyByName[req.Cmd.Name]; only != nil {
+			if !only.arityOK(len(target)) {
+				c.w.Error(arityError(only))
+				return
+			}
+			req = aclRequest(only, target) // its keys, from Redis's key specs
 		}
 	}
 	d, pos := u.Check(req)

@@ -65,6 +65,24 @@ func zsetShrunk(c *Client, event string, key []byte, z *store.ZSet) {
 	}
 }
 
+// zpopRaise raises a pop's event where Redis's genericZpopCommand raises
+// it: in the middle of the reply, after its headers (and BZPOP*'s and
+// ZMPOP's key) and before the first member, since Redis notifies as it
+// removes the first member and writes each member as it goes. Only a RESP3
+// client subscribed to its own events can tell: its push frame sits inside
+// the reply's array.
+func zpopRaise(c *Client, fromTop bool, key []byte) {
+	c.notify(notifyZSet, zpopEvent(fromTop), key)
+}
+
+// zpopEmptied raises "del" once a pop has emptied (and so deleted) z, at
+// the end of the reply, as genericZpopCommand does after its loop.
+func zpopEmptied(c *Client, key []byte, z *store.ZSet) {
+	if z.Len() == 0 {
+		c.notify(notifyGeneric, "del", key)
+	}
+}
+
 // zpopEvent is the event of a pop from one end of a sorted set.
 func zpopEvent(fromTop bool) string {
 	if fromTop {
@@ -719,10 +737,12 @@ func zpop(c *Client, args [][]byte, fromTop bool) {
 	if fromTop {
 		lo, hi = z.Len()-n, z.Len()
 	}
-	zreply(c, z, lo, hi, fromTop, true, len(args) == 2)
+	p := newPairReply(c, hi-lo, true, len(args) == 2)
+	zpopRaise(c, fromTop, args[1])
+	zwrite(c, z, lo, hi, fromTop, true, p)
 	z.RemoveRange(lo, hi)
 	zsetChanged(c, args[1], z)
-	zsetShrunk(c, zpopEvent(fromTop), args[1], z)
+	zpopEmptied(c, args[1], z)
 }
 
 // ZRANDMEMBER.
@@ -1289,8 +1309,9 @@ func zmpopReply(c *Client, key []byte, z *store.ZSet, fromTop bool, count int64)
 	c.w.Array(2)
 	c.w.Bulk(key)
 	c.w.Array(n)
+	zpopRaise(c, fromTop, key)
 	zwrite(c, z, lo, hi, fromTop, true, pairReply{w: c.w, nested: true})
 	z.RemoveRange(lo, hi)
 	zsetChanged(c, key, z)
-	zsetShrunk(c, zpopEvent(fromTop), key, z)
+	zpopEmptied(c, key, z)
 }

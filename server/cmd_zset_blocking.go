@@ -41,9 +41,10 @@ func zpopWithKey(c *Client, key []byte, z *store.ZSet, fromTop bool) {
 	c.logAsPop(zpopName(fromTop), key, -1)
 	c.w.Array(3)
 	c.w.Bulk(key)
+	zpopRaise(c, fromTop, key)
 	c.w.Bulk(m)
 	c.w.Double(score)
 	z.RemoveRange(rank, rank+1)
 	zsetChanged(c, key, z)
-	zsetShrunk(c, zpopEvent(fromTop), key, z)
+	zpopEmptied(c, key, z)
 }

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"net"
 	"os"
@@ -78,9 +80,12 @@ func TestConfigRewrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(s.configFile)
-	// dir and save "" are always written, as Redis does.
+	// dir and save "" are always written, as Redis does, and every ACL
+	// user last (the default one's password is requirepass's).
 	wd, _ := os.Getwd()
-	want := "# my comment\nport 7000\nhz 30\n\nrequirepass \"new pass\"\n" + rewriteSignature + "\ndir \"" + wd + "\"\nsave \"\"\ntimeout 60\n"
+	pass := sha256.Sum256([]byte("new pass"))
+	want := "# my comment\nport 7000\nhz 30\n\nrequirepass \"new pass\"\n" + rewriteSignature + "\ndir \"" + wd + "\"\nsave \"\"\ntimeout 60\n" +
+		"user default on #" + hex.EncodeToString(pass[:]) + " ~* &* +@all\n"
 	if string(got) != want {
 		t.Errorf("rewritten:\n%s\nwant:\n%s", got, want)
 	}

@@ -242,6 +242,7 @@ func (s *Server) rewriteConfig() error {
 	written := map[*configParam]bool{}
 	var out []string
 	hasTail := false
+	users := s.rewriteUserLines()
 	for _, line := range lines {
 		trimmed := strings.Trim(line, " \t\r\n")
 		if trimmed == rewriteSignature {
@@ -250,6 +251,15 @@ func (s *Server) rewriteConfig() error {
 		argv, err := argline.SplitString(trimmed)
 		if trimmed == "" || trimmed[0] == '#' || err != nil || len(argv) == 0 {
 			out = append(out, line)
+			continue
+		}
+		if strings.EqualFold(argv[0], "user") {
+			// Each user line of the file takes the next user, in
+			// order; the file's extra user lines go.
+			if len(users) > 0 {
+				out = append(out, users[0])
+				users = users[1:]
+			}
 			continue
 		}
 		p := configByName[strings.ToLower(argv[0])]
@@ -272,11 +282,33 @@ func (s *Server) rewriteConfig() error {
 		}
 		out = append(out, p.rewriteLines(s)...)
 	}
+	// The users the file had no line for come last, as Redis rewrites
+	// them after every parameter.
+	if len(users) > 0 && !hasTail {
+		out = append(out, rewriteSignature)
+	}
+	out = append(out, users...)
 	tmp := s.configFile + ".tmp"
 	if err := os.WriteFile(tmp, []byte(strings.Join(out, "\n")+"\n"), 0o644); err != nil {
 		return err
 	}
 	return os.Rename(tmp, s.configFile)
+}
+
+// rewriteUserLines are the user directives CONFIG REWRITE writes, as
+// Redis's rewriteConfigUserOption: every user, default included, in name
+// order, as ACL LIST describes it, whether or not the file had users; none
+// with an aclfile, which holds them instead (the file's user lines go).
+func (s *Server) rewriteUserLines() []string {
+	if s.aclFile() != "" {
+		return nil
+	}
+	users := s.acl.users
+	var lines []string
+	for _, n := range users.Names() {
+		lines = append(lines, "user "+n+" "+users.User(n).Describe())
+	}
+	return lines
 }
 
 // rewriteLines are a parameter's lines as CONFIG REWRITE writes them.

@@ -84,6 +84,11 @@ type conn struct {
 	// lock: at 1,000 subscribers taking wakeMu there was 7% of the
 	// server's CPU.
 	pushedLen atomic.Int64
+	// answering is the reply a blocked client is being served into
+	// (Server.unblock), nil otherwise; guarded by the execution lock.
+	// What is published to the client while it is served goes there, in
+	// place, as Redis writes it into the receiver's reply as it goes.
+	answering *resp.Buffer
 
 	// killed is set by CLIENT KILL from another client (Server.killClient):
 	// requests the connection read before the kill do not run after it.

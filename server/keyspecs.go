@@ -69,7 +69,8 @@ func (s *keySpec) positions(args [][]byte) []int {
 			from, end, step = len(args)+from, 0, -1
 		}
 		for i := from; i != end && i >= 0 && i < len(args); i += step {
-			if eqFold(args[i], s.begin.keyword) {
+			// The keyword is upper case, as COMMAND INFO prints it.
+			if strings.EqualFold(string(args[i]), s.begin.keyword) {
 				start = i + 1
 				break
 			}

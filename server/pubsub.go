@@ -355,6 +355,13 @@ func (s *Server) deliver(sub *Client, frame []byte) bool {
 	if cn == nil || cn.killed.Load() {
 		return true
 	}
+	if cn.answering != nil {
+		// A blocked client being served (ZPOPMIN's event inside its
+		// reply, BLPOP's after it), as Redis writes into the receiver's
+		// reply while serving it.
+		cn.answering.B = append(cn.answering.B, frame...)
+		return true
+	}
 	if cn == s.running {
 		// The connection whose batch runs: its own goroutine, which may
 		// touch its buffers. Pushes are written even under CLIENT REPLY

@@ -552,7 +552,8 @@ func cLiteral(s string) (string, error) {
 
 // writeACLOnly writes aclOnlyCommands: every command and subcommand of
 // Redis (and floodgate's JSON) that floodgate does not implement, with the
-// flags and categories ACL rules read. Redis's ACL works on its whole
+// flags and categories ACL rules read, and the arity and key specs ACL
+// DRYRUN checks. Redis's ACL works on its whole
 // command table: +xadd is a valid rule, @write counts XADD, and ACL LIST
 // describes a user by how many commands of each category it may run, so
 // the ACL model needs the commands floodgate leaves out as well.
@@ -577,6 +578,10 @@ func writeACLOnly(b *bytes.Buffer, all map[string]*cmdDesc, claimed []string) er
 			return err
 		}
 		fmt.Fprintf(b, "{Name: %q", n)
+		if d.Arity != 0 {
+			// ACL DRYRUN checks a command's arity before its permissions.
+			fmt.Fprintf(b, ", Arity: %d", d.Arity)
+		}
 		if flags != "" {
 			fmt.Fprintf(b, ", Flags: %s", flags)
 		}
@@ -586,6 +591,18 @@ func writeACLOnly(b *bytes.Buffer, all map[string]*cmdDesc, claimed []string) er
 				cats = append(cats, strconv.Quote(strings.ToLower(c)))
 			}
 			fmt.Fprintf(b, ", ACL: []string{%s}", strings.Join(cats, ", "))
+		}
+		if len(d.KeySpecs) > 0 {
+			// ACL DRYRUN checks a user's key patterns against them.
+			b.WriteString(", keySpecs: []keySpec{")
+			for i := range d.KeySpecs {
+				s, err := keySpecLiteral(&d.KeySpecs[i])
+				if err != nil {
+					return fmt.Errorf("%s: %w", d.file, err)
+				}
+				b.WriteString(s + ", ")
+			}
+			b.WriteString("}")
 		}
 		b.WriteString("},\n")
 	}

@@ -3,15 +3,17 @@
 // context: the certificate chain and its key (with tls-key-file-pass), the
 // CA pool clients are verified against, the protocol versions, the TLS 1.2
 // cipher list, the TLS 1.3 cipher suites, session resumption, and the DH
-// parameters. Build either returns a complete configuration or fails with
-// the line Redis logs for the same fault, so a reload that fails leaves the
-// configuration in effect untouched (tlsConfigure is atomic too).
+// parameters (checked, then refused: no DHE suites). Build either returns
+// a complete configuration or fails with the line Redis logs for the same
+// fault, so a reload that fails leaves the configuration in effect
+// untouched (tlsConfigure is atomic too).
 //
 // Where crypto/tls cannot do what OpenSSL would, the setting is refused
 // rather than ignored: Go offers no finite-field DHE suites and does not
 // let a server restrict its TLS 1.3 suites, so a tls-ciphers list of DHE
 // suites only, or a tls-ciphersuites list leaving out one of Go's three
-// TLS 1.3 suites while TLS 1.3 is on, fails as an invalid list would.
+// TLS 1.3 suites while TLS 1.3 is on, fails as an invalid list would; so
+// does any tls-dh-params-file, which could only choose the DHE group.
 package tlsconf
 
 import (
@@ -114,6 +116,11 @@ func Build(s Settings) (*Config, error) {
 		if err := checkDHParams(s.DHParamsFile); err != nil {
 			return nil, err
 		}
+		// Parameters Redis would load fine still cannot take effect:
+		// they choose the group of the DHE suites, and crypto/tls has
+		// none. Refused rather than ignored, as a file that does not
+		// load is, so a configuration that counts on DHE finds out.
+		return nil, fail("%s: DH parameters cannot take effect: floodgate's TLS (Go's crypto/tls) has no DHE cipher suites; leave tls-dh-params-file unset", s.DHParamsFile)
 	}
 	var client *tls.Certificate
 	if s.ClientCertFile != "" && s.ClientKeyFile != "" {
@@ -346,9 +353,8 @@ func loadCAs(file, dir string) (*x509.CertPool, error) {
 }
 
 // checkDHParams reads tls-dh-params-file as Redis does, with its log
-// lines. crypto/tls has no finite-field DHE suites, so the parameters
-// are checked and then unused: handshakes use ECDHE, as OpenSSL's do
-// whenever the client offers it.
+// lines, so that a file Redis would refuse gets Redis's reason first;
+// Build then refuses a good one too (no DHE suites to use it).
 func checkDHParams(file string) error {
 	data, err := os.ReadFile(file)
 	if err != nil {
