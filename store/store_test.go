@@ -121,7 +121,10 @@ func checkModel(t *testing.T, db *DB, model map[string]int64) {
 		if e := slot.e; int(e.heapIdx) != i {
 			t.Fatalf("entry %s records heap index %d, is at %d", e.Key(), e.heapIdx, i)
 		}
-		if i > 0 && db.expiries[(i-1)/expiryArity].at > slot.at {
+		if slot.due > slot.at {
+			t.Fatalf("entry %s due at %d, after its expiry %d", slot.e.Key(), slot.due, slot.at)
+		}
+		if i > 0 && db.expiries[(i-1)/expiryArity].due > slot.due {
 			t.Fatalf("heap order broken at %d", i)
 		}
 	}
@@ -152,7 +155,7 @@ func TestActiveExpireReclaimsOnlyExpired(t *testing.T) {
 		db.Set([]byte(fmt.Sprint(i)), NewInt(int64(i)), at)
 	}
 	clock.Add(time.Second)
-	if n := s.ActiveExpire(0); n != 100 {
+	if n, _ := s.ActiveExpire(0); n != 100 {
 		t.Fatalf("ActiveExpire deleted %d keys, want 100", n)
 	}
 	if db.Len() != 9900 || db.Expires() != 0 {
@@ -166,11 +169,51 @@ func TestActiveExpireLimit(t *testing.T) {
 		s.DB(0).Set([]byte(fmt.Sprint(i)), NewInt(1), 10)
 	}
 	clock.Add(time.Second)
-	if n := s.ActiveExpire(20); n != 20 {
-		t.Fatalf("limited ActiveExpire deleted %d, want 20", n)
+	if n, more := s.ActiveExpire(20); n != 20 || !more {
+		t.Fatalf("limited ActiveExpire deleted %d (more %v), want 20 and more", n, more)
 	}
-	if n := s.ActiveExpire(0); n != 30 {
-		t.Fatalf("second ActiveExpire deleted %d, want 30", n)
+	if n, more := s.ActiveExpire(0); n != 30 || more {
+		t.Fatalf("second ActiveExpire deleted %d (more %v), want 30 and no more", n, more)
+	}
+}
+
+// TestActiveExpireLaterTTL: a TTL moved later leaves the key where it was in
+// the heap (expiryHeap sorts it lazily); when its old due time comes active
+// expiry keeps it, counts the re-sort as a step of its limit, and deletes
+// it at its real expiry, while TTLs that moved earlier go at theirs.
+func TestActiveExpireLaterTTL(t *testing.T) {
+	s, clock := newTestStore(time.UnixMilli(0))
+	db := s.DB(0)
+	for i := range 30 {
+		db.Set([]byte(fmt.Sprint("later", i)), NewInt(1), 100)
+	}
+	db.Set([]byte("earlier"), NewInt(1), 5000)
+	for i := range 30 {
+		db.SetExpire(db.Get([]byte(fmt.Sprint("later", i))), 2000+int64(i))
+	}
+	db.SetExpire(db.Get([]byte("earlier")), 150)
+	clock.Add(time.Second)
+	if n, more := s.ActiveExpire(20); n != 0 || !more {
+		t.Fatalf("ActiveExpire(20) at 1 s deleted %d (more %v), want 20 re-sorts and more", n, more)
+	}
+	if n, more := s.ActiveExpire(0); n != 1 || more || db.Exists([]byte("earlier")) {
+		t.Fatalf("ActiveExpire at 1 s deleted %d (more %v), want earlier only", n, more)
+	}
+	checkModel(t, db, func() map[string]int64 {
+		m := map[string]int64{}
+		for i := range 30 {
+			m[fmt.Sprint("later", i)] = 2000 + int64(i)
+		}
+		return m
+	}())
+	for _, top := range db.expiries[:1] {
+		if top.due != top.at {
+			t.Fatalf("after the re-sort the top is due at %d, expires at %d", top.due, top.at)
+		}
+	}
+	clock.Add(1015 * time.Millisecond) // 2015 ms: later0..later14 have expired
+	if n, _ := s.ActiveExpire(0); n != 15 || db.Len() != 15 {
+		t.Fatalf("ActiveExpire at 2015 ms deleted %d, %d keys left; want 15 and 15", n, db.Len())
 	}
 }
 
