@@ -1,5 +1,7 @@
 package store
 
+import "unsafe"
+
 // expiryHeap is a 4-ary min-heap of the keys that have a TTL. It holds each
 // key's expiry beside its entry: the entry keeps only its position
 // (heapIdx), so a key without a TTL carries no expiry field at all, and
@@ -23,7 +25,19 @@ package store
 // from the heap's own array instead of through four entry pointers (the
 // sift-down of active expiry was 2.3-2.6% of the CPU of a CL.THROTTLE on
 // random keys, BENCHMARKS.md).
-type expiryHeap []expirySlot
+//
+// The slots are kept in pages of expiryPage slots rather than one array, so
+// the heap grows without copying itself: append's regrowth (1.25× past
+// 256 entries) copied the whole array again and again, 7% of the CPU of an
+// INCREX EX that creates its keys (redis-benchmark on random keys), and at
+// ten million keys one copy of 240 MB would stall a command for tens of
+// milliseconds where Redis's expires dict rehashes incrementally. The
+// first page grows by append, so a database with a few TTLs holds a small
+// array; the others are whole pages.
+type expiryHeap struct {
+	pages [][]expirySlot
+	n     int
+}
 
 type expirySlot struct {
 	e   *Entry
@@ -31,57 +45,102 @@ type expirySlot struct {
 	at  int64 // e's expiry, unix ms
 }
 
-const expiryArity = 4
+const (
+	expiryArity     = 4
+	expiryPageShift = 10
+	expiryPage      = 1 << expiryPageShift // slots a page: 24 KB
+)
 
-func (h expiryHeap) set(i int, s expirySlot) {
-	h[i] = s
+// len returns the number of keys with a TTL.
+func (h *expiryHeap) len() int { return h.n }
+
+// slot returns the slot at i (0 <= i < len).
+func (h *expiryHeap) slot(i int) *expirySlot {
+	return &h.pages[i>>expiryPageShift][i&(expiryPage-1)]
+}
+
+func (h *expiryHeap) set(i int, s expirySlot) {
+	*h.slot(i) = s
 	s.e.heapIdx = int32(i)
 }
 
 func (h *expiryHeap) push(e *Entry, at int64) {
-	*h = append(*h, expirySlot{})
-	h.up(len(*h)-1, expirySlot{e, at, at})
+	switch p := h.n >> expiryPageShift; {
+	case p == 0:
+		if len(h.pages) == 0 {
+			h.pages = append(h.pages, nil)
+		}
+		h.pages[0] = append(h.pages[0], expirySlot{})
+	case p == len(h.pages):
+		h.pages = append(h.pages, make([]expirySlot, expiryPage))
+	}
+	h.n++
+	h.up(h.n-1, expirySlot{e, at, at})
 }
 
 func (h *expiryHeap) remove(i int) {
-	old := *h
-	n := len(old) - 1
-	removed := old[i]
-	last := old[n]
-	old[n] = expirySlot{}
-	*h = old[:n]
+	n := h.n - 1
+	removed := *h.slot(i)
+	last := *h.slot(n)
+	*h.slot(n) = expirySlot{}
+	h.n = n
+	if n < expiryPage {
+		h.pages[0] = h.pages[0][:n]
+	}
 	removed.e.heapIdx = -1
 	if i != n {
 		h.fix(i, last)
 	}
-	// Release the backing array after a mass expiry.
-	if cap(*h) > 1024 && len(*h) < cap(*h)/4 {
-		*h = append(expiryHeap(nil), (*h)...)
+	h.release()
+}
+
+// release gives back what a mass expiry left empty: pages past the one in
+// use and a spare, and most of the first page's array.
+func (h *expiryHeap) release() {
+	if keep := h.n>>expiryPageShift + 2; len(h.pages) > keep {
+		clear(h.pages[keep:])
+		h.pages = h.pages[:keep]
 	}
+	if len(h.pages) > 0 {
+		if first := h.pages[0]; cap(first) > 1024 && len(first) < cap(first)/4 {
+			h.pages[0] = append([]expirySlot(nil), first...)
+		}
+	}
+}
+
+// bytes is what the heap's arrays take, for the accounting.
+func (h *expiryHeap) bytes() int {
+	if len(h.pages) == 0 {
+		return 0
+	}
+	n := allocSizeScan(int(unsafe.Sizeof(expirySlot{})) * cap(h.pages[0]))
+	n += (len(h.pages) - 1) * allocSizeScan(int(unsafe.Sizeof(expirySlot{}))*expiryPage)
+	return n + allocSizeScan(int(unsafe.Sizeof([]expirySlot{}))*cap(h.pages))
 }
 
 // update gives the key at i the expiry at. A later expiry stays where it
 // is, due at its old time (see expiryHeap); an earlier one than that is
 // sorted up now.
-func (h expiryHeap) update(i int, at int64) {
-	if at >= h[i].due {
-		h[i].at = at
+func (h *expiryHeap) update(i int, at int64) {
+	s := h.slot(i)
+	if at >= s.due {
+		s.at = at
 		return
 	}
-	h.up(i, expirySlot{h[i].e, at, at})
+	h.up(i, expirySlot{s.e, at, at})
 }
 
 // resort makes the top, whose due time has come but whose expiry has not,
 // due at its expiry and sorts it down to its place.
-func (h expiryHeap) resort() {
-	s := h[0]
+func (h *expiryHeap) resort() {
+	s := *h.slot(0)
 	s.due = s.at
 	h.down(0, s)
 }
 
 // fix puts s in the hole at i and moves it down or up to its place.
-func (h expiryHeap) fix(i int, s expirySlot) {
-	if i > 0 && s.due < h[(i-1)/expiryArity].due {
+func (h *expiryHeap) fix(i int, s expirySlot) {
+	if i > 0 && s.due < h.slot((i-1)/expiryArity).due {
 		h.up(i, s)
 		return
 	}
@@ -89,36 +148,37 @@ func (h expiryHeap) fix(i int, s expirySlot) {
 }
 
 // up moves s from the hole at i towards the root.
-func (h expiryHeap) up(i int, s expirySlot) {
+func (h *expiryHeap) up(i int, s expirySlot) {
 	for i > 0 {
 		p := (i - 1) / expiryArity
-		if s.due >= h[p].due {
+		parent := h.slot(p)
+		if s.due >= parent.due {
 			break
 		}
-		h.set(i, h[p])
+		h.set(i, *parent)
 		i = p
 	}
 	h.set(i, s)
 }
 
 // down moves s from the hole at i towards the leaves.
-func (h expiryHeap) down(i int, s expirySlot) {
-	n := len(h)
+func (h *expiryHeap) down(i int, s expirySlot) {
+	n := h.n
 	for {
 		first := expiryArity*i + 1
 		if first >= n {
 			break
 		}
-		m := first
+		m, least := first, h.slot(first)
 		for c := first + 1; c < min(first+expiryArity, n); c++ {
-			if h[c].due < h[m].due {
-				m = c
+			if child := h.slot(c); child.due < least.due {
+				m, least = c, child
 			}
 		}
-		if h[m].due >= s.due {
+		if least.due >= s.due {
 			break
 		}
-		h.set(i, h[m])
+		h.set(i, *least)
 		i = m
 	}
 	h.set(i, s)

@@ -1,7 +1,5 @@
 package store
 
-import "unsafe"
-
 // MemoryUsage is what the accounting charges a live entry: its key, value
 // and share of the keyspace's indexes (MEMORY USAGE).
 func (db *DB) MemoryUsage(e *Entry) int64 {
@@ -20,5 +18,5 @@ func (db *DB) Overhead() (main, expires int64) {
 	for _, b := range db.keys.ht {
 		main += int64(allocSizeScan(8 * len(b)))
 	}
-	return main, int64(allocSizeScan(int(unsafe.Sizeof(expirySlot{})) * cap(db.expiries)))
+	return main, int64(db.expiries.bytes())
 }

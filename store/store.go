@@ -202,7 +202,7 @@ func (db *DB) ExpireAt(e *Entry) int64 {
 	if e.heapIdx < 0 {
 		return 0
 	}
-	return db.expiries[e.heapIdx].at
+	return db.expiries.slot(int(e.heapIdx)).at
 }
 
 // TouchedKey is a key Modified signalled (see Store.TrackTouched).
@@ -350,12 +350,12 @@ func (s *Store) ActiveExpire(limit int) (deleted int, more bool) {
 	s.Refresh()
 	steps := 0
 	for _, d := range s.dbs {
-		for len(d.expiries) > 0 && d.expiries[0].due < s.now {
+		for d.expiries.len() > 0 && d.expiries.slot(0).due < s.now {
 			if limit > 0 && steps >= limit {
 				return deleted, true
 			}
 			steps++
-			top := &d.expiries[0]
+			top := d.expiries.slot(0)
 			if top.at >= s.now {
 				d.expiries.resort()
 				continue
@@ -411,10 +411,10 @@ func (db *DB) Store() *Store { return db.store }
 func (db *DB) Len() int { return db.keys.len() }
 
 // Expires returns how many keys have a TTL.
-func (db *DB) Expires() int { return len(db.expiries) }
+func (db *DB) Expires() int { return db.expiries.len() }
 
 func (db *DB) expired(e *Entry) bool {
-	return e.heapIdx >= 0 && db.expiries[e.heapIdx].at < db.store.now
+	return e.heapIdx >= 0 && db.expiries.slot(int(e.heapIdx)).at < db.store.now
 }
 
 // Get returns the live entry for key, or nil, and records the access for
@@ -638,7 +638,7 @@ func (db *DB) Flush() {
 	db.touchExisting(nil)
 	db.keys.each(func(e *Entry) { db.store.used -= int64(e.size) })
 	db.keys = newKeyTable()
-	db.expiries = nil
+	db.expiries = expiryHeap{}
 }
 
 // RandomKey returns a random live key, or "", false.

@@ -55,25 +55,33 @@ func TestSnapshotHoldsWithinCommand(t *testing.T) {
 }
 
 // TestExpiryHeapMatchesModel drives the indexed heap with random TTL
-// changes and deletions and checks ActiveExpire against a plain map.
+// changes and deletions and checks ActiveExpire against a plain map: within
+// the first page of the heap, and over several pages.
 func TestExpiryHeapMatchesModel(t *testing.T) {
+	t.Run("one page", func(t *testing.T) { testExpiryHeapMatchesModel(t, 500, 2000, 0) })
+	// TTLs long enough that more than a page's worth of keys have one.
+	t.Run("pages", func(t *testing.T) { testExpiryHeapMatchesModel(t, 3*expiryPage, 100000, expiryPage) })
+}
+
+func testExpiryHeapMatchesModel(t *testing.T, keys, ttlSpan, wantMost int) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	s, clock := newTestStore(time.UnixMilli(1_000_000))
 	db := s.DB(0)
 	model := map[string]int64{} // key -> expireAt (0 = persistent)
+	most := 0
 	for step := 0; step < 20000; step++ {
-		key := fmt.Sprintf("k%d", rng.IntN(500))
+		key := fmt.Sprintf("k%d", rng.IntN(keys))
 		switch op := rng.IntN(10); {
 		case op < 4:
 			at := int64(0)
 			if rng.IntN(3) > 0 {
-				at = s.Now() + int64(rng.IntN(2000)) + 1
+				at = s.Now() + int64(rng.IntN(ttlSpan)) + 1
 			}
 			db.Set([]byte(key), NewInt(1), at)
 			model[key] = at
 		case op < 6:
 			if e := db.Get([]byte(key)); e != nil {
-				at := s.Now() + int64(rng.IntN(2000)) + 1
+				at := s.Now() + int64(rng.IntN(ttlSpan)) + 1
 				if rng.IntN(4) == 0 {
 					at = 0
 				}
@@ -95,8 +103,12 @@ func TestExpiryHeapMatchesModel(t *testing.T) {
 		if step%1000 == 0 {
 			checkModel(t, db, model)
 		}
+		most = max(most, db.Expires())
 	}
 	checkModel(t, db, model)
+	if most <= wantMost {
+		t.Fatalf("at most %d keys had a TTL, want more than %d", most, wantMost)
+	}
 }
 
 func checkModel(t *testing.T, db *DB, model map[string]int64) {
@@ -117,14 +129,15 @@ func checkModel(t *testing.T, db *DB, model map[string]int64) {
 	if db.Expires() != withTTL {
 		t.Fatalf("heap holds %d entries, %d keys have a TTL", db.Expires(), withTTL)
 	}
-	for i, slot := range db.expiries {
+	for i := range db.expiries.len() {
+		slot := db.expiries.slot(i)
 		if e := slot.e; int(e.heapIdx) != i {
 			t.Fatalf("entry %s records heap index %d, is at %d", e.Key(), e.heapIdx, i)
 		}
 		if slot.due > slot.at {
 			t.Fatalf("entry %s due at %d, after its expiry %d", slot.e.Key(), slot.due, slot.at)
 		}
-		if i > 0 && db.expiries[(i-1)/expiryArity].due > slot.due {
+		if i > 0 && db.expiries.slot((i-1)/expiryArity).due > slot.due {
 			t.Fatalf("heap order broken at %d", i)
 		}
 	}
@@ -206,10 +219,8 @@ func TestActiveExpireLaterTTL(t *testing.T) {
 		}
 		return m
 	}())
-	for _, top := range db.expiries[:1] {
-		if top.due != top.at {
-			t.Fatalf("after the re-sort the top is due at %d, expires at %d", top.due, top.at)
-		}
+	if top := db.expiries.slot(0); top.due != top.at {
+		t.Fatalf("after the re-sort the top is due at %d, expires at %d", top.due, top.at)
 	}
 	clock.Add(1015 * time.Millisecond) // 2015 ms: later0..later14 have expired
 	if n, _ := s.ActiveExpire(0); n != 15 || db.Len() != 15 {
@@ -229,8 +240,8 @@ func TestShrinkAfterMassExpiry(t *testing.T) {
 	for range 100 { // the cron's share of the rehash, as the server calls it
 		s.Shrink()
 	}
-	if db.Len() != 1 || len(db.keys.ht[0])+len(db.keys.ht[1]) > 8 || cap(db.expiries) > 1024 {
-		t.Fatalf("after mass expiry: len %d, buckets %d+%d, cap(expiries) %d", db.Len(), len(db.keys.ht[0]), len(db.keys.ht[1]), cap(db.expiries))
+	if db.Len() != 1 || len(db.keys.ht[0])+len(db.keys.ht[1]) > 8 || db.expiries.bytes() > 64<<10 {
+		t.Fatalf("after mass expiry: len %d, buckets %d+%d, expiry heap %d bytes", db.Len(), len(db.keys.ht[0]), len(db.keys.ht[1]), db.expiries.bytes())
 	}
 	if e := db.Get([]byte("survivor")); e == nil {
 		t.Fatal("survivor lost in shrink")
