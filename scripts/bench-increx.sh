@@ -6,6 +6,10 @@
 # on-CPU time (scripts/measure.sh).
 #
 #   FG=bin/floodgate scripts/bench-increx.sh
+#
+# EXTRA=1 adds the other expiry writers on both servers (SET k v EX 60,
+# EXPIRE k 60 on 100,000 keys set first) and floodgate's CL.THROTTLE and GCRA
+# (Redis 7.0 has neither).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPS=${REPS:-3}; N=${N:-100000}; RPORT=${RPORT:-17459}; FPORT=${FPORT:-17460}
@@ -29,6 +33,15 @@ for r in $(seq "$REPS"); do
     echo "fg-incr-$P $(per_request $FPORT $FP $P INCR 'rate:__rand_int__')" >>"$out"
     echo "fg-increx-ex-$P $(per_request $FPORT $FP $P INCREX 'rate:__rand_int__' EX 60)" >>"$out"
     echo "fg-increx-limit-$P $(per_request $FPORT $FP $P INCREX 'rate:__rand_int__' UBOUND 100 EX 60 ENX)" >>"$out"
+    if [ "${EXTRA:-0}" = 1 ]; then
+      for s in "redis $RPORT $RP" "fg $FPORT $FP"; do
+        set -- $s
+        echo "$1-set-ex-$P $(per_request $2 $3 $P SET 'rate:__rand_int__' 1 EX 60)" >>"$out"
+        echo "$1-expire-$P $(FILL=rate: per_request $2 $3 $P EXPIRE 'rate:__rand_int__' 60)" >>"$out"
+      done
+      echo "fg-cl.throttle-$P $(per_request $FPORT $FP $P CL.THROTTLE 'rate:__rand_int__' 99 100 60)" >>"$out"
+      echo "fg-gcra-$P $(per_request $FPORT $FP $P GCRA 'rate:__rand_int__' 99 100 60)" >>"$out"
+    fi
   done
 done
 echo "load average at the end: $(cut -d' ' -f1 /proc/loadavg)" >&2

@@ -49,6 +49,12 @@ type limiterStats struct {
 	tracked *[limiterFilterBits / 64]uint64
 	seed    maphash.Seed
 	seeded  bool
+
+	// last is the counts of the prefix counted last, lastName that prefix:
+	// a limiter's keys mostly share one prefix ("rate:<client>"), whose
+	// hash and map probe were 6-13% of an INCREX EX without the network.
+	last     *[limiterCommands]limiterCounts
+	lastName []byte
 }
 
 type limiterCounts struct{ allowed, limited int64 }
@@ -105,6 +111,10 @@ func (l *limiterStats) count(cmd limiterCommand, key []byte, limited bool) {
 	l.total.add(limited)
 	l.commands[cmd].add(limited)
 	p := l.prefix(key)
+	if l.last != nil && bytes.Equal(p, l.lastName) {
+		l.last[cmd].add(limited)
+		return
+	}
 	if !l.seeded {
 		l.seed, l.seeded = maphash.MakeSeed(), true
 	}
@@ -116,6 +126,7 @@ func (l *limiterStats) count(cmd limiterCommand, key []byte, limited bool) {
 	if *word&mask != 0 {
 		if c, ok := l.prefixes[string(p)]; ok {
 			c[cmd].add(limited)
+			l.last, l.lastName = c, append(l.lastName[:0], p...)
 			return
 		}
 	}
@@ -130,6 +141,7 @@ func (l *limiterStats) count(cmd limiterCommand, key []byte, limited bool) {
 	c[cmd].add(limited)
 	l.prefixes[string(p)] = c
 	*word |= mask
+	l.last, l.lastName = c, append(l.lastName[:0], p...)
 }
 
 // reset forgets every count and tracked prefix (CONFIG RESETSTAT); the
@@ -137,6 +149,7 @@ func (l *limiterStats) count(cmd limiterCommand, key []byte, limited bool) {
 func (l *limiterStats) reset() {
 	l.prefixes = nil
 	l.tracked = nil
+	l.last = nil
 	l.other = [limiterCommands]limiterCounts{}
 	l.total = limiterCounts{}
 	l.commands = [limiterCommands]limiterCounts{}

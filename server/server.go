@@ -1016,9 +1016,9 @@ func (s *Server) expiryCron() {
 		const chunk = 10000
 		s.lock <- struct{}{}
 		began := time.Now()
-		n := 0
+		more := false
 		if s.paused() == pauseNone && !s.loading.active.Load() && s.repl.master == nil { // CLIENT PAUSE pauses expiry too; a replica's master expires its keys
-			n = s.store.ActiveExpire(chunk)
+			_, more = s.store.ActiveExpire(chunk)
 		}
 		s.expireCycle += time.Since(began)
 		if first {
@@ -1033,7 +1033,7 @@ func (s *Server) expiryCron() {
 		s.trackingBroadcast()
 		s.propagatePending(false)
 		<-s.lock
-		if n < chunk {
+		if !more {
 			return
 		}
 		select {

@@ -201,8 +201,8 @@ func (s *Store) Evict(need int64, deadline time.Time, onEvict func(db int, key s
 					victim, vdb = d.keys.random(s.rng), d
 					break
 				}
-				if p == VolatileRandom && len(d.expiries) > 0 {
-					victim, vdb = d.expiries[s.rng.IntN(len(d.expiries))].e, d
+				if p == VolatileRandom && d.expiries.len() > 0 {
+					victim, vdb = d.expiries.slot(s.rng.IntN(d.expiries.len())).e, d
 					break
 				}
 			}
@@ -240,7 +240,7 @@ func (s *Store) bestCandidate() (*Entry, *DB) {
 		for _, d := range s.dbs {
 			n := d.keys.len()
 			if volatile {
-				n = len(d.expiries)
+				n = d.expiries.len()
 			}
 			if n > 0 {
 				s.populatePool(d, volatile)
@@ -276,8 +276,8 @@ func (s *Store) populatePool(d *DB, volatile bool) {
 	samples := max(s.evict.Samples, 1)
 	s.samples = s.samples[:0]
 	if volatile {
-		for range min(samples, len(d.expiries)) {
-			s.samples = append(s.samples, d.expiries[s.rng.IntN(len(d.expiries))].e)
+		for range min(samples, d.expiries.len()) {
+			s.samples = append(s.samples, d.expiries.slot(s.rng.IntN(d.expiries.len())).e)
 		}
 	} else {
 		s.samples = d.keys.sample(s.rng, samples, s.samples)

@@ -17,7 +17,7 @@ import "unsafe"
 // themselves (indexBytes).
 const (
 	entryCost  = 10
-	expiryCost = 20 // a 16-byte slot and its share of the array's growth
+	expiryCost = 30 // a 24-byte slot and its share of the array's growth
 )
 
 // Used returns the accounted memory of every database's keys and indexes,

@@ -18,5 +18,5 @@ func (db *DB) Overhead() (main, expires int64) {
 	for _, b := range db.keys.ht {
 		main += int64(allocSizeScan(8 * len(b)))
 	}
-	return main, int64(allocSizeScan(16 * cap(db.expiries)))
+	return main, int64(db.expiries.bytes())
 }

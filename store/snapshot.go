@@ -70,7 +70,7 @@ func (s *Store) BeginSnapshot() *Snapshot {
 		sizes: make([][2]int, len(s.dbs)), cursor: make([]uint64, len(s.dbs)), done: make([]bool, len(s.dbs)),
 		detached: make([][]detachedTable, len(s.dbs)), keptOrder: make([][]*Entry, len(s.dbs))}
 	for i, d := range s.dbs {
-		sn.sizes[i] = [2]int{d.keys.len(), len(d.expiries)}
+		sn.sizes[i] = [2]int{d.keys.len(), d.expiries.len()}
 		sn.perm, sn.inv = append(sn.perm, i), append(sn.inv, i)
 	}
 	s.snap = sn
@@ -96,7 +96,7 @@ func (sn *Snapshot) Next(n int, visit func(db int, key string, v Value, expireAt
 			step := func(e *Entry) {
 				var at int64
 				if e.heapIdx >= 0 {
-					at = t.expiries[e.heapIdx].at
+					at = t.expiries.slot(int(e.heapIdx)).at
 				}
 				sn.visit(e, at, visit)
 			}

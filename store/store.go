@@ -207,7 +207,7 @@ func (db *DB) ExpireAt(e *Entry) int64 {
 	if e.heapIdx < 0 {
 		return 0
 	}
-	return db.expiries[e.heapIdx].at
+	return db.expiries.slot(int(e.heapIdx)).at
 }
 
 // TouchedKey is a key Modified signalled (see Store.TrackTouched).
@@ -344,19 +344,28 @@ func (s *Store) FlushAll() {
 	}
 }
 
-// ActiveExpire deletes keys whose time has passed, at most limit of them
-// (limit <= 0: all), and returns how many it deleted. It costs O(log n) per
-// expired key and nothing per live key, so a keyspace of millions of
-// short-lived per-IP counters is reclaimed without anyone reading them.
-func (s *Store) ActiveExpire(limit int) int {
+// ActiveExpire deletes keys whose time has passed and returns how many it
+// deleted, and whether it stopped at limit with more due (limit <= 0: no
+// limit). limit bounds its steps: a deletion, or a key whose due time came
+// with its TTL moved later since, sorted down to its new expiry (see
+// expiryHeap). It costs O(log n) per step and nothing per live key, so a
+// keyspace of millions of short-lived per-IP counters is reclaimed without
+// anyone reading them.
+func (s *Store) ActiveExpire(limit int) (deleted int, more bool) {
 	s.Refresh()
-	deleted := 0
+	steps := 0
 	for _, d := range s.dbs {
-		for len(d.expiries) > 0 && d.expiries[0].at < s.now {
-			if limit > 0 && deleted >= limit {
-				return deleted
+		for d.expiries.len() > 0 && d.expiries.slot(0).due < s.now {
+			if limit > 0 && steps >= limit {
+				return deleted, true
 			}
-			e := d.expiries[0].e
+			steps++
+			top := d.expiries.slot(0)
+			if top.at >= s.now {
+				d.expiries.resort()
+				continue
+			}
+			e := top.e
 			s.expiredBytes += int64(e.size)
 			d.expire(e)
 			deleted++
@@ -371,7 +380,7 @@ func (s *Store) ActiveExpire(limit int) int {
 		s.expiredBytes = 0
 		go debug.FreeOSMemory()
 	}
-	return deleted
+	return deleted, false
 }
 
 // Shrink goes on shrinking the key tables of databases that deletions
@@ -386,17 +395,6 @@ func (s *Store) Shrink() {
 // cronRehash is how many buckets of a resize ActiveExpire and Shrink move
 // per database per call: about a millisecond's work, as Redis's cron.
 const cronRehash = 10000
-
-// NextExpiry returns the earliest expiry time among all keys (unix ms), or 0.
-func (s *Store) NextExpiry() int64 {
-	var next int64
-	for _, d := range s.dbs {
-		if len(d.expiries) > 0 && (next == 0 || d.expiries[0].at < next) {
-			next = d.expiries[0].at
-		}
-	}
-	return next
-}
 
 // DB is one numbered database.
 type DB struct {
@@ -418,10 +416,10 @@ func (db *DB) Store() *Store { return db.store }
 func (db *DB) Len() int { return db.keys.len() }
 
 // Expires returns how many keys have a TTL.
-func (db *DB) Expires() int { return len(db.expiries) }
+func (db *DB) Expires() int { return db.expiries.len() }
 
 func (db *DB) expired(e *Entry) bool {
-	return e.heapIdx >= 0 && db.expiries[e.heapIdx].at < db.store.now
+	return e.heapIdx >= 0 && db.expiries.slot(int(e.heapIdx)).at < db.store.now
 }
 
 // Get returns the live entry for key, or nil, and records the access for
@@ -645,7 +643,7 @@ func (db *DB) Flush() {
 	db.touchExisting(nil)
 	db.keys.each(func(e *Entry) { db.store.used -= int64(e.size) })
 	db.keys = newKeyTable()
-	db.expiries = nil
+	db.expiries = expiryHeap{}
 }
 
 // RandomKey returns a random live key, or "", false.

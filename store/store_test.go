@@ -55,25 +55,33 @@ func TestSnapshotHoldsWithinCommand(t *testing.T) {
 }
 
 // TestExpiryHeapMatchesModel drives the indexed heap with random TTL
-// changes and deletions and checks ActiveExpire against a plain map.
+// changes and deletions and checks ActiveExpire against a plain map: within
+// the first page of the heap, and over several pages.
 func TestExpiryHeapMatchesModel(t *testing.T) {
+	t.Run("one page", func(t *testing.T) { testExpiryHeapMatchesModel(t, 500, 2000, 0) })
+	// TTLs long enough that more than a page's worth of keys have one.
+	t.Run("pages", func(t *testing.T) { testExpiryHeapMatchesModel(t, 3*expiryPage, 100000, expiryPage) })
+}
+
+func testExpiryHeapMatchesModel(t *testing.T, keys, ttlSpan, wantMost int) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	s, clock := newTestStore(time.UnixMilli(1_000_000))
 	db := s.DB(0)
 	model := map[string]int64{} // key -> expireAt (0 = persistent)
+	most := 0
 	for step := 0; step < 20000; step++ {
-		key := fmt.Sprintf("k%d", rng.IntN(500))
+		key := fmt.Sprintf("k%d", rng.IntN(keys))
 		switch op := rng.IntN(10); {
 		case op < 4:
 			at := int64(0)
 			if rng.IntN(3) > 0 {
-				at = s.Now() + int64(rng.IntN(2000)) + 1
+				at = s.Now() + int64(rng.IntN(ttlSpan)) + 1
 			}
 			db.Set([]byte(key), NewInt(1), at)
 			model[key] = at
 		case op < 6:
 			if e := db.Get([]byte(key)); e != nil {
-				at := s.Now() + int64(rng.IntN(2000)) + 1
+				at := s.Now() + int64(rng.IntN(ttlSpan)) + 1
 				if rng.IntN(4) == 0 {
 					at = 0
 				}
@@ -95,8 +103,12 @@ func TestExpiryHeapMatchesModel(t *testing.T) {
 		if step%1000 == 0 {
 			checkModel(t, db, model)
 		}
+		most = max(most, db.Expires())
 	}
 	checkModel(t, db, model)
+	if most <= wantMost {
+		t.Fatalf("at most %d keys had a TTL, want more than %d", most, wantMost)
+	}
 }
 
 func checkModel(t *testing.T, db *DB, model map[string]int64) {
@@ -117,11 +129,15 @@ func checkModel(t *testing.T, db *DB, model map[string]int64) {
 	if db.Expires() != withTTL {
 		t.Fatalf("heap holds %d entries, %d keys have a TTL", db.Expires(), withTTL)
 	}
-	for i, slot := range db.expiries {
+	for i := range db.expiries.len() {
+		slot := db.expiries.slot(i)
 		if e := slot.e; int(e.heapIdx) != i {
 			t.Fatalf("entry %s records heap index %d, is at %d", e.Key(), e.heapIdx, i)
 		}
-		if i > 0 && db.expiries[(i-1)/expiryArity].at > slot.at {
+		if slot.due > slot.at {
+			t.Fatalf("entry %s due at %d, after its expiry %d", slot.e.Key(), slot.due, slot.at)
+		}
+		if i > 0 && db.expiries.slot((i-1)/expiryArity).due > slot.due {
 			t.Fatalf("heap order broken at %d", i)
 		}
 	}
@@ -152,7 +168,7 @@ func TestActiveExpireReclaimsOnlyExpired(t *testing.T) {
 		db.Set([]byte(fmt.Sprint(i)), NewInt(int64(i)), at)
 	}
 	clock.Add(time.Second)
-	if n := s.ActiveExpire(0); n != 100 {
+	if n, _ := s.ActiveExpire(0); n != 100 {
 		t.Fatalf("ActiveExpire deleted %d keys, want 100", n)
 	}
 	if db.Len() != 9900 || db.Expires() != 0 {
@@ -166,11 +182,49 @@ func TestActiveExpireLimit(t *testing.T) {
 		s.DB(0).Set([]byte(fmt.Sprint(i)), NewInt(1), 10)
 	}
 	clock.Add(time.Second)
-	if n := s.ActiveExpire(20); n != 20 {
-		t.Fatalf("limited ActiveExpire deleted %d, want 20", n)
+	if n, more := s.ActiveExpire(20); n != 20 || !more {
+		t.Fatalf("limited ActiveExpire deleted %d (more %v), want 20 and more", n, more)
 	}
-	if n := s.ActiveExpire(0); n != 30 {
-		t.Fatalf("second ActiveExpire deleted %d, want 30", n)
+	if n, more := s.ActiveExpire(0); n != 30 || more {
+		t.Fatalf("second ActiveExpire deleted %d (more %v), want 30 and no more", n, more)
+	}
+}
+
+// TestActiveExpireLaterTTL: a TTL moved later leaves the key where it was in
+// the heap (expiryHeap sorts it lazily); when its old due time comes active
+// expiry keeps it, counts the re-sort as a step of its limit, and deletes
+// it at its real expiry, while TTLs that moved earlier go at theirs.
+func TestActiveExpireLaterTTL(t *testing.T) {
+	s, clock := newTestStore(time.UnixMilli(0))
+	db := s.DB(0)
+	for i := range 30 {
+		db.Set([]byte(fmt.Sprint("later", i)), NewInt(1), 100)
+	}
+	db.Set([]byte("earlier"), NewInt(1), 5000)
+	for i := range 30 {
+		db.SetExpire(db.Get([]byte(fmt.Sprint("later", i))), 2000+int64(i))
+	}
+	db.SetExpire(db.Get([]byte("earlier")), 150)
+	clock.Add(time.Second)
+	if n, more := s.ActiveExpire(20); n != 0 || !more {
+		t.Fatalf("ActiveExpire(20) at 1 s deleted %d (more %v), want 20 re-sorts and more", n, more)
+	}
+	if n, more := s.ActiveExpire(0); n != 1 || more || db.Exists([]byte("earlier")) {
+		t.Fatalf("ActiveExpire at 1 s deleted %d (more %v), want earlier only", n, more)
+	}
+	checkModel(t, db, func() map[string]int64 {
+		m := map[string]int64{}
+		for i := range 30 {
+			m[fmt.Sprint("later", i)] = 2000 + int64(i)
+		}
+		return m
+	}())
+	if top := db.expiries.slot(0); top.due != top.at {
+		t.Fatalf("after the re-sort the top is due at %d, expires at %d", top.due, top.at)
+	}
+	clock.Add(1015 * time.Millisecond) // 2015 ms: later0..later14 have expired
+	if n, _ := s.ActiveExpire(0); n != 15 || db.Len() != 15 {
+		t.Fatalf("ActiveExpire at 2015 ms deleted %d, %d keys left; want 15 and 15", n, db.Len())
 	}
 }
 
@@ -186,8 +240,8 @@ func TestShrinkAfterMassExpiry(t *testing.T) {
 	for range 100 { // the cron's share of the rehash, as the server calls it
 		s.Shrink()
 	}
-	if db.Len() != 1 || len(db.keys.ht[0])+len(db.keys.ht[1]) > 8 || cap(db.expiries) > 1024 {
-		t.Fatalf("after mass expiry: len %d, buckets %d+%d, cap(expiries) %d", db.Len(), len(db.keys.ht[0]), len(db.keys.ht[1]), cap(db.expiries))
+	if db.Len() != 1 || len(db.keys.ht[0])+len(db.keys.ht[1]) > 8 || db.expiries.bytes() > 64<<10 {
+		t.Fatalf("after mass expiry: len %d, buckets %d+%d, expiry heap %d bytes", db.Len(), len(db.keys.ht[0]), len(db.keys.ht[1]), db.expiries.bytes())
 	}
 	if e := db.Get([]byte("survivor")); e == nil {
 		t.Fatal("survivor lost in shrink")
