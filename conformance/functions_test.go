@@ -8,7 +8,7 @@ import "testing"
 // FUNCTION LIST as a set.
 
 const (
-	fnLibKV  = `"#!lua name=kv\nredis.register_function('kv_set', function(keys, args) return redis.call('set', keys[1], args[1]) end)\nredis.register_function{function_name='kv_get', callback=function(keys, args) return redis.call('get', keys[1]) end, flags={'no-writes'}, description='reads a key'}"`
+	fnLibKV   = `"#!lua name=kv\nredis.register_function('kv_set', function(keys, args) return redis.call('set', keys[1], args[1]) end)\nredis.register_function{function_name='kv_get', callback=function(keys, args) return redis.call('get', keys[1]) end, flags={'no-writes'}, description='reads a key'}"`
 	fnLibEcho = `"#!lua name=echo\nredis.register_function('echo', function(keys, args) return {keys, args, #keys, #args} end)"`
 )
 
