@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"net"
+	"strconv"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -159,4 +161,63 @@ func TestFunctionsAOF(t *testing.T) {
 		})
 		restart("rewritten")
 	}
+}
+
+// TestFunctionsReplicate: a full sync carries the master's libraries (in
+// its RDB) and the stream FUNCTION LOAD, DELETE and FCALL's writes, from
+// floodgate to redis-server and from redis-server to floodgate.
+func TestFunctionsReplicate(t *testing.T) {
+	ctx := context.Background()
+	check := func(t *testing.T, master, replica *redis.Client) {
+		t.Helper()
+		redistest.Eventually(t, "the replica's link to be up", func() bool {
+			return replicationInfo(replica, "replication", "master_link_status") == "up"
+		})
+		redistest.Eventually(t, "the synced library", func() bool {
+			return replica.Do(ctx, "FCALL_RO", "rdb_get", 1, "k").Val() == "before"
+		})
+		if err := master.Do(ctx, "FUNCTION", "LOAD", rdbLibraries[2]).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := master.Do(ctx, "FUNCTION", "DELETE", "rdblib").Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := master.Do(ctx, "FCALL", "rdb_get", 1, "k").Err(); err != nil {
+			t.Fatal(err)
+		}
+		master.Set(ctx, "k", "after", 0)
+		redistest.Eventually(t, "the stream's libraries", func() bool {
+			return replica.Do(ctx, "FCALL_RO", "rdb_get", 1, "k").Val() == "after" &&
+				len(replica.Do(ctx, "FUNCTION", "LIST", "LIBRARYNAME", "other").Val().([]any)) == 1 &&
+				len(replica.Do(ctx, "FUNCTION", "LIST", "LIBRARYNAME", "rdblib").Val().([]any)) == 0
+		})
+	}
+	t.Run("redis replica of floodgate", func(t *testing.T) {
+		srv, master := startReplicationMaster(t)
+		loadLibraries(t, master)
+		master.Do(ctx, "FUNCTION", "DELETE", "other")
+		master.Do(ctx, "FCALL", "rdb_set", 1, "k", "before")
+		_, port, _ := net.SplitHostPort(srv.Addr())
+		rs := redistest.Start(t, "--replicaof", "127.0.0.1", port)
+		replica := redis.NewClient(patient(&redis.Options{Addr: rs.Addr, Protocol: 2, DisableIdentity: true}))
+		t.Cleanup(func() { replica.Close() })
+		check(t, master, replica)
+	})
+	t.Run("floodgate replica of redis", func(t *testing.T) {
+		rs := redistest.Start(t, "--repl-diskless-sync-delay", "0")
+		master := redis.NewClient(patient(&redis.Options{Addr: rs.Addr, Protocol: 2, DisableIdentity: true}))
+		t.Cleanup(func() { master.Close() })
+		loadLibraries(t, master)
+		master.Do(ctx, "FUNCTION", "DELETE", "other")
+		master.Do(ctx, "FCALL", "rdb_set", 1, "k", "before")
+		_, replica := startReplicationMaster(t)
+		replica.Do(ctx, "FUNCTION", "LOAD", "#!lua name=stale\nredis.register_function('stale', function() return 1 end)")
+		if err := replica.Do(ctx, "replicaof", "127.0.0.1", strconv.Itoa(rs.Port)).Err(); err != nil {
+			t.Fatal(err)
+		}
+		check(t, master, replica)
+		if n := len(replica.Do(ctx, "FUNCTION", "LIST", "LIBRARYNAME", "stale").Val().([]any)); n != 0 {
+			t.Errorf("the replica kept a library of its own through the full sync")
+		}
+	})
 }
