@@ -3,10 +3,10 @@ package server
 import (
 	"context"
 	"net"
-	"strconv"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
