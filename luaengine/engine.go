@@ -143,6 +143,10 @@ type Engine struct {
 
 	interrupt interruptState
 	broken    bool // a panic escaped a script (recover.go)
+
+	// fns holds the loaded function libraries (functions.go), once one
+	// was loaded.
+	fns *functionsState
 }
 
 // New returns an engine with its own Lua state. Engines share nothing, so a
@@ -263,17 +267,28 @@ const errCompilePrefix = "ERR Error compiling script (new function): "
 // Run executes s with KEYS and ARGV and writes its reply (or error) to w.
 func (e *Engine) Run(s *Script, keys, args [][]byte, c Caller, w ReplyWriter) {
 	L := e.L
-	e.setArgs(keys, args)
-	e.argsTouched = s.changesTables
+	if s.function == nil {
+		e.setArgs(keys, args)
+		e.argsTouched = s.changesTables
+	}
 	e.caller = c
 	e.stats, _ = c.(ErrorStatsCaller)
 	e.current = s
 	e.errLine = 0
-	e.interrupt.begin()
+	e.interrupt.begin(s.function != nil)
 	defer e.recoverRun(s, w)
 
-	L.Push(s.fn)
-	err := L.PCall(0, 1, e.errFn)
+	var err error
+	if s.function != nil {
+		// A function gets its keys and arguments as two new tables.
+		L.Push(s.fn)
+		L.Push(newArray(L, keys))
+		L.Push(newArray(L, args))
+		err = L.PCall(2, 1, e.errFn)
+	} else {
+		L.Push(s.fn)
+		err = L.PCall(0, 1, e.errFn)
+	}
 
 	reason := e.interrupt.end()
 	e.caller = nil
@@ -297,6 +312,15 @@ func (e *Engine) Run(s *Script, keys, args [][]byte, c Caller, w ReplyWriter) {
 		stats.SkipErrorStats()
 	}
 	writeReply(w, ret, resp, replyBaseSlots)
+}
+
+// newArray is a fresh table of vals, as luaCreateArray.
+func newArray(L *lua.LState, vals [][]byte) *lua.LTable {
+	t := L.CreateTable(len(vals), 0)
+	for i, v := range vals {
+		t.RawSetInt(i+1, lua.LString(v))
+	}
+	return t
 }
 
 // setArgs refills the long-lived KEYS and ARGV tables in place.

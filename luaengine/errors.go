@@ -51,40 +51,14 @@ func (e *Engine) luaErrorHandler(L *lua.LState) int {
 // "<msg> script: <sha>, on @user_script:<line>."
 func (e *Engine) writeError(s *Script, err error, reason interruptReason, w ReplyWriter, stats ErrorStatsCaller) {
 	var msg string
-	var obj lua.LValue = lua.LString(err.Error())
-	var aerr *lua.ApiError
-	if errors.As(err, &aerr) {
-		obj = aerr.Object
-	}
-	switch {
-	case reason == reasonKilled:
+	switch reason {
+	case reasonKilled:
 		msg = "ERR " + string(errKilledCtx)
-	case reason == reasonMemory:
+	case reasonMemory:
 		msg = "ERR " + string(errMemoryCtx)
 	default:
-		switch v := obj.(type) {
-		case *lua.LTable:
-			// luaExtractErrorInformation takes any err lua_isstring
-			// accepts: a string or a number.
-			switch s := v.RawGetString("err").(type) {
-			case lua.LString:
-				msg = string(s)
-			case lua.LNumber:
-				msg = formatNumber(float64(s))
-			default:
-				msg = "ERR unknown error"
-			}
-		case lua.LNumber:
-			msg = "ERR " + formatNumber(float64(v))
-		case lua.LString:
-			msg = "ERR " + e.runtimeMessage(string(v))
-		default:
-			msg = "ERR " + obj.String()
-		}
+		msg = e.errorMessage(err)
 	}
-	// Redis formats the message as a C string, so it ends at a NUL byte
-	// even with the position after it.
-	msg = cString(msg)
 	if e.errLine == 0 {
 		// The error handler could not run (the call stack was full: "stack
 		// overflow"); Redis's did, and named the line the message names.
@@ -93,10 +67,48 @@ func (e *Engine) writeError(s *Script, err error, reason interruptReason, w Repl
 	if e.errLine > 0 {
 		msg += " script: " + s.SHA + ", on " + cString(e.errSourceName()) + ":" + itoa(e.errLine) + "."
 	}
-	if stats != nil && reason != reasonKilled && reason != reasonMemory && countedError(obj) {
+	if stats != nil && reason != reasonKilled && reason != reasonMemory && countedError(raisedObject(err)) {
 		stats.SkipErrorStats()
 	}
 	w.Error(errorReplyText(msg))
+}
+
+// raisedObject is the Lua value an error carries.
+func raisedObject(err error) lua.LValue {
+	var aerr *lua.ApiError
+	if errors.As(err, &aerr) {
+		return aerr.Object
+	}
+	return lua.LString(err.Error())
+}
+
+// errorMessage is the text of an error that left a script, as
+// luaExtractErrorInformation reads it: an error table's err, or "ERR " and
+// the string (with Lua 5.1's wording) or number raised.
+func (e *Engine) errorMessage(err error) string {
+	var msg string
+	switch v := raisedObject(err).(type) {
+	case *lua.LTable:
+		// luaExtractErrorInformation takes any err lua_isstring
+		// accepts: a string or a number.
+		switch s := v.RawGetString("err").(type) {
+		case lua.LString:
+			msg = string(s)
+		case lua.LNumber:
+			msg = formatNumber(float64(s))
+		default:
+			msg = "ERR unknown error"
+		}
+	case lua.LNumber:
+		msg = "ERR " + formatNumber(float64(v))
+	case lua.LString:
+		msg = "ERR " + e.runtimeMessage(string(v))
+	default:
+		msg = "ERR " + v.String()
+	}
+	// Redis formats the message as a C string, so it ends at a NUL byte
+	// even with the position after it.
+	return cString(msg)
 }
 
 // fnRole is the role of one of the engine's functions in argument errors.
@@ -116,6 +128,9 @@ func (e *Engine) errSourceName() string { return e.sourceName(e.errSource) }
 func (e *Engine) sourceName(chunk string) string {
 	if chunk == chunkName || chunk == "" {
 		return "@" + chunkName
+	}
+	if chunk == functionChunkName {
+		return "@" + functionChunkName
 	}
 	if name, ok := e.chunkNames[chunk]; ok {
 		return name

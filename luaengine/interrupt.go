@@ -74,6 +74,9 @@ type interruptState struct {
 	reason  interruptReason // guarded by mu
 	started atomic.Int64    // unix nanos of the running script's start, 0 when idle
 	written atomic.Bool
+	// function is set while the running script is a function (FCALL),
+	// for BUSY's text and the kill commands.
+	function atomic.Bool
 
 	// The memory watchdog: a timer armed for every run, cheap to re-arm,
 	// that samples the heap only once a script has run for a while.
@@ -106,8 +109,9 @@ func (s *interruptState) stop() {
 	}
 }
 
-func (s *interruptState) begin() {
+func (s *interruptState) begin(function bool) {
 	s.written.Store(false)
+	s.function.Store(function)
 	s.gen.Add(1)
 	s.baseline.Store(0)
 	s.started.Store(time.Now().UnixNano())
@@ -187,3 +191,9 @@ func (e *Engine) SetPoll(fn func()) {
 // that shuts down (SHUTDOWN NOSAVE while a script is busy). Safe from any
 // goroutine.
 func (e *Engine) Abort() error { return e.interrupt.kill(reasonAbort) }
+
+// RunningFunction reports whether the running script is a function
+// (FCALL) rather than an EVAL script. Safe from any goroutine.
+func (e *Engine) RunningFunction() bool {
+	return e.interrupt.started.Load() != 0 && e.interrupt.function.Load()
+}

@@ -31,7 +31,11 @@ func (e *Engine) recoverRun(s *Script, w ReplyWriter) {
 	if n := positionLine(msg); n > 0 {
 		line = itoa(n)
 	}
-	w.Error(errorReplyText(msg + " script: " + s.SHA + ", on @" + chunkName + ":" + line + "."))
+	chunk := chunkName
+	if s.function != nil {
+		chunk = functionChunkName
+	}
+	w.Error(errorReplyText(msg + " script: " + s.SHA + ", on @" + chunk + ":" + line + "."))
 }
 
 // Broken reports whether a script left the engine's Lua state unusable (see
@@ -49,5 +53,6 @@ func (e *Engine) Rebuild() *Engine {
 			n.addScript(ns)
 		}
 	}
+	n.rebuildFunctions(e)
 	return n
 }

@@ -39,7 +39,13 @@ type Script struct {
 
 	fn            *lua.LFunction
 	changesTables bool // may leave KEYS or ARGV changed (env.go)
+	// function is set for a registered function's callback (functions.go),
+	// which Run calls with the keys and arguments as arguments.
+	function *Function
 }
+
+// Function returns the function s runs, or nil for an EVAL script.
+func (s *Script) Function() *Function { return s.function }
 
 // ReadOnly reports whether the script declared flags=no-writes.
 func (s *Script) ReadOnly() bool { return s.Flags&FlagNoWrites != 0 }

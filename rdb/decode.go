@@ -69,6 +69,10 @@ type LoadOptions struct {
 	// Aux, when set, is called with each auxiliary field as it is read
 	// (the server shows used-mem in INFO while it loads).
 	Aux func(key, value string)
+	// Function, when set, is called with each function library's code
+	// (functions.go); its error stops the load. Without it a file holding
+	// functions is refused.
+	Function func(code string) error
 }
 
 // LoadInfo describes what a load found.
@@ -632,7 +636,21 @@ func Load(in io.Reader, s *store.Store, opts LoadOptions) (LoadInfo, error) {
 				opts.Aux(string(k), string(v))
 			}
 			continue
-		case opModuleAux, opFunction2:
+		case opFunction, opFunction2:
+			if opts.Function == nil {
+				return info, r.corrupt("Modules and functions are not supported (opcode %d)", t)
+			}
+			code, err := r.readFunction(t)
+			if err == nil {
+				if lerr := opts.Function(code); lerr != nil {
+					err = fmt.Errorf("Failed loading library, %v", lerr)
+				}
+			}
+			if err != nil {
+				return info, err
+			}
+			continue
+		case opModuleAux:
 			return info, r.corrupt("Modules and functions are not supported (opcode %d)", t)
 		case opEOF:
 			if ver >= 5 {

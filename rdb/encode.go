@@ -277,6 +277,9 @@ type Options struct {
 	Compress bool  // rdbcompression
 	Checksum bool  // rdbchecksum: without it the footer is zero, as Redis writes it
 	Aux      []Aux // written after the signature, in order
+	// Functions are the function libraries' codes, written after the
+	// aux fields as Redis 7.0 writes them (functions.go).
+	Functions []string
 }
 
 // Writer writes an RDB file: the header, then databases and their keys in
@@ -300,6 +303,9 @@ func NewWriter(w io.Writer, opts Options) *Writer {
 		wr.buf = append(wr.buf, opAux)
 		wr.buf = appendString(wr.buf, a.Key, false)
 		wr.buf = appendString(wr.buf, a.Value, false)
+	}
+	for _, code := range opts.Functions {
+		wr.buf = appendFunction(wr.buf, code, opts.Compress)
 	}
 	return wr
 }

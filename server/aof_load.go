@@ -109,7 +109,7 @@ func (s *Server) loadFile(c *Client, name string, last bool) (int64, error) {
 		return nil
 	}, LoadRDB: func(r *bufio.Reader) error {
 		s.log.Info("Reading RDB base file on AOF loading...")
-		_, err := rdb.Load(r, s.store, rdb.LoadOptions{Now: s.store.Now(), Progress: s.rdbProgress, Aux: s.rdbAux})
+		_, err := rdb.Load(r, s.store, rdb.LoadOptions{Now: s.store.Now(), Progress: s.rdbProgress, Aux: s.rdbAux, Function: s.loadFunctionCode})
 		return err
 	}}
 	res := loader.Load(f)

@@ -51,7 +51,7 @@ func isWrite(c *Client, cmd *Command, args [][]byte) bool {
 			}
 		}
 		return false
-	case "eval", "evalsha":
+	case "eval", "evalsha", "fcall":
 		flags := scriptFlags(c, cmd, args)
 		return flags&luaengine.FlagShebang != 0 && flags&luaengine.FlagNoWrites == 0
 	}

@@ -41,6 +41,10 @@ type rewriteJob struct {
 	// scripts are the script bodies a base of commands starts with
 	// (persist-scripts); an RDB base has them in opts.Aux.
 	scripts []string
+	// functions are the libraries' codes a base of commands starts with,
+	// as FUNCTION LOAD commands (rewriteFunctions); an RDB base has them
+	// in opts.Functions.
+	functions []string
 }
 
 // newRewriteJob opens a snapshot for a base written to tmp (in the AOF
@@ -54,6 +58,7 @@ func (s *Server) newRewriteJob(tmp string) *rewriteJob {
 		stamp: a.cfg.Timestamps, gen: a.rewriteGen}
 	if !j.rdbBase {
 		j.scripts = s.scriptBodies()
+		j.functions = s.functionCodes()
 	}
 	s.persist.lastBegin = time.Since(begin) // INFO's latest_fork_usec, as Redis's for any fork
 	if j.rdbBase {
@@ -112,6 +117,11 @@ func (j *rewriteJob) write() (int64, error) {
 			var m int
 			m, err = f.Write(aof.AppendTimestamp(nil, time.Now().Unix()))
 			n = int64(m)
+		}
+		if err == nil && len(j.functions) > 0 {
+			var m int
+			m, err = f.Write(appendFunctionLoads(nil, j.functions))
+			n += int64(m)
 		}
 		if err == nil && len(j.scripts) > 0 {
 			var m int

@@ -202,14 +202,21 @@ func infoMemory(s *Server, b *infoBuilder) {
 		scripts = e.Scripts()
 	}
 	b.int("number_of_cached_scripts", int64(scripts))
-	b.int("number_of_functions", 0)
-	b.int("number_of_libraries", 0)
-	b.int("used_memory_vm_functions", 0)
-	b.int("used_memory_vm_total", m.luaVM)
-	b.str("used_memory_vm_total_human", bytesToHuman(m.luaVM))
-	b.int("used_memory_functions", 0)
-	b.int("used_memory_scripts", m.lua)
-	b.str("used_memory_scripts_human", bytesToHuman(m.lua))
+	var nf, nl int
+	var fnMem, fnVM int64
+	if e := s.scripting.current(); e != nil {
+		nf, nl = e.FunctionCounts()
+		fnMem = e.FunctionsMemory()
+		fnVM = functionsVMMemory(nl, fnMem)
+	}
+	b.int("number_of_functions", int64(nf))
+	b.int("number_of_libraries", int64(nl))
+	b.int("used_memory_vm_functions", fnVM)
+	b.int("used_memory_vm_total", m.luaVM+fnVM)
+	b.str("used_memory_vm_total_human", bytesToHuman(m.luaVM+fnVM))
+	b.int("used_memory_functions", fnMem)
+	b.int("used_memory_scripts", m.lua+fnMem)
+	b.str("used_memory_scripts_human", bytesToHuman(m.lua+fnMem))
 	b.str("maxmemory", strconv.FormatUint(s.memory.configured, 10))
 	b.str("maxmemory_human", bytesToHuman(s.memory.max))
 	b.str("maxmemory_policy", s.store.Eviction().Policy.String())

@@ -74,6 +74,9 @@ type scripting struct {
 	// persist is persist-scripts (persist_scripts.go); guarded by the
 	// execution lock.
 	persist bool
+
+	// running is the FCALL a running function serves (FUNCTION STATS).
+	running atomic.Pointer[runningCall]
 }
 
 // engine returns the Lua engine, creating it on first use. Call it only
@@ -470,6 +473,10 @@ func cmdScriptKill(c *Client, args [][]byte) {
 	e := c.srv.scripting.current()
 	if e == nil {
 		c.w.Error(luaengine.ErrNotBusy.Error())
+		return
+	}
+	if _, running := e.Running(); running && e.RunningFunction() && !e.Written() {
+		c.w.Error(errBusyFunction) // a function is killed by FUNCTION KILL
 		return
 	}
 	if err := e.Kill(); err != nil {

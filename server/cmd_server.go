@@ -113,7 +113,7 @@ func cmdShutdown(c *Client, args [][]byte) {
 	s := c.srv
 	busy := s.scripting.busy.Load()
 	if busy && !noSave {
-		c.w.Error(errBusy)
+		c.w.Error(s.busyError())
 		return
 	}
 	if err := s.prepareShutdown(save, noSave, force); err != nil {

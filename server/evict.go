@@ -123,7 +123,7 @@ func denyOOM(c *Client, cmd *Command, args [][]byte) bool {
 			}
 		}
 		return false
-	case "eval", "eval_ro", "evalsha", "evalsha_ro":
+	case "eval", "eval_ro", "evalsha", "evalsha_ro", "fcall", "fcall_ro":
 		flags := scriptFlags(c, cmd, args)
 		return flags&luaengine.FlagShebang != 0 && flags&(luaengine.FlagNoWrites|luaengine.FlagAllowOOM) == 0
 	}
@@ -136,8 +136,17 @@ func scriptFlags(c *Client, cmd *Command, args [][]byte) luaengine.Flags {
 	if len(args) < 2 {
 		return 0
 	}
-	if cmd.Name == "eval" || cmd.Name == "eval_ro" {
+	switch cmd.Name {
+	case "eval", "eval_ro":
 		return luaengine.ShebangFlags(args[1])
+	case "fcall", "fcall_ro":
+		// fcallGetCommandFlags: a function's flags apply as a shebang's.
+		if e := c.srv.scripting.current(); e != nil {
+			if f := e.Function(string(args[1])); f != nil {
+				return f.Script().Flags
+			}
+		}
+		return 0
 	}
 	if e := c.srv.scripting.current(); e != nil {
 		if sc := e.Lookup(string(args[1])); sc != nil {

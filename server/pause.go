@@ -73,6 +73,13 @@ func mayReplicate(c *Client, cmd *Command, args [][]byte) bool {
 		return false
 	}
 	switch cmd.Name {
+	case "fcall", "fcall_ro":
+		// A function's flags say whether it writes (fcallGetCommandFlags);
+		// an unknown one keeps the command's: FCALL may replicate.
+		if flags := scriptFlags(c, cmd, args); flags&luaengine.FlagShebang != 0 {
+			return flags&luaengine.FlagNoWrites == 0
+		}
+		return cmd.Name == "fcall"
 	case "eval", "evalsha", "eval_ro", "evalsha_ro":
 		// A script that declares flags writes unless it says no-writes
 		// (scriptFlagsToCmdFlags); one that does not keeps the command's

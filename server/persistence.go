@@ -125,6 +125,7 @@ func (s *Server) rdbOptions() rdb.Options {
 		},
 	}
 	opts.Aux = append(opts.Aux, s.scriptAux()...)
+	opts.Functions = s.functionCodes()
 	return opts
 }
 
@@ -171,9 +172,10 @@ func (s *Server) loadRDB() error {
 			s.loading.totalBytes = st.Size()
 		}
 		info, err := rdb.Load(f, s.store, rdb.LoadOptions{Now: s.store.Now(), SkipChecksum: !s.persist.checksum,
-			Progress: s.rdbProgress, Aux: s.rdbAux})
+			Progress: s.rdbProgress, Aux: s.rdbAux, Function: s.loadFunctionCode})
 		if err != nil {
 			s.store.FlushAll() // never serve part of a file
+			s.flushFunctions()
 			loadErr = err
 			return
 		}

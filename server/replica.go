@@ -458,10 +458,12 @@ func (s *Server) fullSyncFromMaster(l *masterLink, conn net.Conn, r *bufio.Reade
 	ran := s.linkLocked(l, func() {
 		s.log.Info("MASTER <-> REPLICA sync: Flushing old data")
 		s.store.FlushAll()
+		s.flushFunctions() // the master's RDB brings its libraries
 		s.log.Info("MASTER <-> REPLICA sync: Loading DB in memory")
 		// Keys past their time are kept: the master's DEL removes them.
-		if _, err := rdb.Load(bytes.NewReader(payload), s.store, rdb.LoadOptions{SkipChecksum: !s.persist.checksum}); err != nil {
+		if _, err := rdb.Load(bytes.NewReader(payload), s.store, rdb.LoadOptions{SkipChecksum: !s.persist.checksum, Function: s.loadFunctionCode}); err != nil {
 			s.store.FlushAll()
+			s.flushFunctions()
 			loadErr = err
 			return
 		}

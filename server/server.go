@@ -822,7 +822,7 @@ func check(c *Client, args [][]byte, busy bool) (*Command, *refusal) {
 	}
 	switch {
 	case busy && !cmd.Flags.Has(FlagAllowBusy):
-		return nil, &refusal{cmd: cmd, msg: errBusy, viaReject: true}
+		return nil, &refusal{cmd: cmd, msg: c.srv.busyError(), viaReject: true}
 	}
 	return cmd, nil
 }

@@ -309,6 +309,10 @@ func (s *Store) Now() int64 { return s.now }
 // for save points and rdb_changes_since_last_save).
 func (s *Store) Dirty() int64 { return s.dirty }
 
+// MarkDirty counts a change outside the keyspace (FUNCTION LOAD), as
+// Redis's server.dirty++.
+func (s *Store) MarkDirty() { s.dirty++ }
+
 // epochIfOpen is the mark of entries born during an open snapshot.
 func (s *Store) epochIfOpen() uint32 {
 	if s.snap != nil {
