@@ -156,7 +156,7 @@ func TestStreamPersistence(t *testing.T) {
 			"XRANGE s - +",
 		}},
 		{"keyspace-events", []string{
-			"CONFIG SET notify-keyspace-events KEA", "@2 PSUBSCRIBE __keyevent@*", 
+			"CONFIG SET notify-keyspace-events KEA", "@2 PSUBSCRIBE __keyevent@*",
 			"XADD s 1 a 1", "@2 !recv pmessage", "XADD s MAXLEN 1 2 a 2", "@2 !recv pmessage", "@2 !recv pmessage", "XDEL s 2", "@2 !recv pmessage", "XDEL s 2",
 			"XADD s 3 a 3", "@2 !recv pmessage", "XADD s 4 a 4", "@2 !recv pmessage", "XTRIM s MAXLEN 1", "@2 !recv pmessage", "XTRIM s MAXLEN 1",
 			"XSETID s 10", "@2 !recv pmessage", "DEL s", "@2 !recv pmessage", "CONFIG SET notify-keyspace-events ''",
