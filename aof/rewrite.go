@@ -105,6 +105,49 @@ func appendValue(buf []byte, key string, v store.Value) []byte {
 			dst = AppendBulk(dst, []byte(fields[i].Name))
 			return AppendBulk(dst, []byte(fields[i].Value))
 		})
+	case *store.Stream:
+		return appendStream(buf, k, v)
+	}
+	return buf
+}
+
+// appendStream writes a stream as rewriteStreamObject does: an XADD per
+// entry (or XADD MAXLEN 0 0-1 x y for an empty stream), XSETID with the
+// counters, then per group XGROUP CREATE ... ENTRIESREAD, and per consumer
+// an XCLAIM ... FORCE of each pending entry, or XGROUP CREATECONSUMER.
+func appendStream(buf, k []byte, s *store.Stream) []byte {
+	id := func(id store.StreamID) []byte { return id.Append(nil) }
+	num := func(n int64) []byte { return strconv.AppendInt(nil, n, 10) }
+	if s.Len() > 0 {
+		it := s.Iter(store.StreamID{}, store.MaxStreamID, false)
+		for {
+			eid, ok := it.Next()
+			if !ok {
+				break
+			}
+			args := append([][]byte{[]byte("XADD"), k, id(eid)}, it.Fields(nil)...)
+			buf = AppendCommand(buf, args...)
+		}
+	} else {
+		buf = AppendCommand(buf, []byte("XADD"), k, []byte("MAXLEN"), []byte("0"), []byte("0-1"), []byte("x"), []byte("y"))
+	}
+	buf = AppendCommand(buf, []byte("XSETID"), k, id(s.LastID()), []byte("ENTRIESADDED"), num(int64(s.EntriesAdded())),
+		[]byte("MAXDELETEDID"), id(s.MaxDeletedID()))
+	for _, g := range s.Groups() {
+		name := []byte(g.Name)
+		buf = AppendCommand(buf, []byte("XGROUP"), []byte("CREATE"), k, name, id(g.LastID), []byte("ENTRIESREAD"), num(g.EntriesRead))
+		for _, c := range g.Consumers() {
+			if c.PEL.Len() == 0 {
+				buf = AppendCommand(buf, []byte("XGROUP"), []byte("CREATECONSUMER"), k, name, []byte(c.Name))
+				continue
+			}
+			for i := range c.PEL.Len() {
+				pid, nack := c.PEL.At(i)
+				buf = AppendCommand(buf, []byte("XCLAIM"), k, name, []byte(c.Name), []byte("0"), id(pid),
+					[]byte("TIME"), num(nack.DeliveryTime), []byte("RETRYCOUNT"), num(int64(nack.DeliveryCount)),
+					[]byte("JUSTID"), []byte("FORCE"))
+			}
+		}
 	}
 	return buf
 }

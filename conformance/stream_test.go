@@ -126,3 +126,40 @@ func TestStreamNodes(t *testing.T) {
 		"CONFIG SET stream-node-max-entries 100 stream-node-max-bytes 4kb", "CONFIG GET stream-node-max-bytes")
 	runCases(t, []tcase{{"nodes", lines}})
 }
+
+// TestStreamPersistence: DUMP of streams built by commands is Redis's
+// payload byte for byte (so the nodes split where Redis's do), Redis's
+// payloads restore (groups and PELs included), and keyspace events.
+func TestStreamPersistence(t *testing.T) {
+	setup := [][]any{}
+	for i := 1; i <= 130; i++ {
+		setup = append(setup, []any{"XADD", "big", fmt.Sprint(i, "-", i%4), "f", i, "g", strings.Repeat("z", i%9)})
+	}
+	setup = append(setup, []any{"XDEL", "big", "3-3", "101-1"},
+		[]any{"XGROUP", "CREATE", "big", "g1", "0"}, []any{"XGROUP", "CREATE", "big", "g0", "$", "ENTRIESREAD", "7"},
+		[]any{"XREADGROUP", "GROUP", "g1", "c1", "COUNT", "4", "STREAMS", "big", ">"},
+		[]any{"XGROUP", "CREATECONSUMER", "big", "g1", "c0"},
+		[]any{"XADD", "empty", "1-1", "a", "b"}, []any{"XDEL", "empty", "1-1"})
+	p := redisPayloads(t, setup, "big", "empty")
+	runCases(t, []tcase{
+		{"dump", []string{
+			"XADD s 1-1 a 1 b 2", "DUMP s", "XADD s 1-2 a 3 b 4", "XADD s 2-0 c 5", "DUMP s", "XDEL s 1-2", "DUMP s",
+			"XTRIM s MAXLEN 1", "DUMP s", "XSETID s 9-9 ENTRIESADDED 50 MAXDELETEDID 3-3", "DUMP s",
+			"XADD e 5 a 1", "XDEL e 5", "DUMP e", "XADD n 1 num 12345 neg -7 big 99999999999 str abc", "DUMP n",
+			"XADD k 1 " + strings.Repeat("x", 70) + " " + strings.Repeat("y", 5000), "DUMP k",
+		}},
+		{"restore", []string{
+			"RESTORE big 0 " + p["big"], "XLEN big", "XRANGE big - + COUNT 5", "XREVRANGE big + - COUNT 3",
+			"XINFO STREAM big", "!type XINFO STREAM big FULL", "DUMP big", "XADD big 200 f x", "XTRIM big MAXLEN ~ 50", "XLEN big",
+			"RESTORE empty 0 " + p["empty"], "XLEN empty", "XINFO STREAM empty", "DUMP empty",
+			"XADD s 1 a 1", "XADD s 2 b 2", "DUMP s", `EVAL "local p = redis.call('DUMP', KEYS[1]) redis.call('DEL', KEYS[1]) return {redis.call('RESTORE', KEYS[1], 0, p), redis.call('DUMP', KEYS[1]) == p}" 1 s`,
+			"XRANGE s - +",
+		}},
+		{"keyspace-events", []string{
+			"CONFIG SET notify-keyspace-events KEA", "@2 PSUBSCRIBE __keyevent@*",
+			"XADD s 1 a 1", "@2 !recv pmessage", "XADD s MAXLEN 1 2 a 2", "@2 !recv pmessage", "@2 !recv pmessage", "XDEL s 2", "@2 !recv pmessage", "XDEL s 2",
+			"XADD s 3 a 3", "@2 !recv pmessage", "XADD s 4 a 4", "@2 !recv pmessage", "XTRIM s MAXLEN 1", "@2 !recv pmessage", "XTRIM s MAXLEN 1",
+			"XSETID s 10", "@2 !recv pmessage", "DEL s", "@2 !recv pmessage", "CONFIG SET notify-keyspace-events ''",
+		}},
+	})
+}

@@ -542,6 +542,8 @@ func (r *reader) object(t byte) (store.Value, error) {
 			return nil, errEmptyKey
 		}
 		return l, nil
+	case typeStreamListpacks, typeStreamListpacks2:
+		return r.stream(t)
 	}
 	return nil, r.corrupt("Unknown RDB encoding type %d", t)
 }

@@ -25,38 +25,40 @@ const Version = 10
 
 // Object types and opcodes of rdb.h.
 const (
-	typeString          = 0
-	typeList            = 1
-	typeSet             = 2
-	typeZSet            = 3
-	typeHash            = 4
-	typeZSet2           = 5
-	typeHashZipmap      = 9
-	typeListZiplist     = 10
-	typeSetIntset       = 11
-	typeZSetZiplist     = 12
-	typeHashZiplist     = 13
-	typeListQuicklist   = 14
-	typeHashListpack    = 16
-	typeZSetListpack    = 17
-	typeListQuicklist2  = 18
-	opFunction2         = 245
-	opModuleAux         = 247
-	opIdle              = 248
-	opFreq              = 249
-	opAux               = 250
-	opResizeDB          = 251
-	opExpireTimeMS      = 252
-	opExpireTime        = 253
-	opSelectDB          = 254
-	opEOF               = 255
-	encInt8             = 0
-	encInt16            = 1
-	encInt32            = 2
-	encLZF              = 3
-	lenEncoded          = 3 // the top two bits of a length byte that says "encoded value"
-	compressMinLen      = 20
-	integerEncodeMaxLen = 11
+	typeString           = 0
+	typeList             = 1
+	typeSet              = 2
+	typeZSet             = 3
+	typeHash             = 4
+	typeZSet2            = 5
+	typeHashZipmap       = 9
+	typeListZiplist      = 10
+	typeSetIntset        = 11
+	typeZSetZiplist      = 12
+	typeHashZiplist      = 13
+	typeListQuicklist    = 14
+	typeStreamListpacks  = 15
+	typeHashListpack     = 16
+	typeZSetListpack     = 17
+	typeListQuicklist2   = 18
+	typeStreamListpacks2 = 19
+	opFunction2          = 245
+	opModuleAux          = 247
+	opIdle               = 248
+	opFreq               = 249
+	opAux                = 250
+	opResizeDB           = 251
+	opExpireTimeMS       = 252
+	opExpireTime         = 253
+	opSelectDB           = 254
+	opEOF                = 255
+	encInt8              = 0
+	encInt16             = 1
+	encInt32             = 2
+	encLZF               = 3
+	lenEncoded           = 3 // the top two bits of a length byte that says "encoded value"
+	compressMinLen       = 20
+	integerEncodeMaxLen  = 11
 )
 
 // appendLen appends Redis's variable-length length.
@@ -165,6 +167,8 @@ func objectType(v store.Value) (byte, error) {
 		return typeZSet2, nil
 	case *store.List:
 		return typeListQuicklist2, nil
+	case *store.Stream:
+		return typeStreamListpacks2, nil
 	}
 	return 0, fmt.Errorf("rdb: cannot encode a %T", v)
 }
@@ -202,6 +206,8 @@ func appendObject(b []byte, v store.Value, compress bool) []byte {
 		}
 	case *store.List:
 		return appendList(b, v, compress)
+	case *store.Stream:
+		return appendStream(b, v, compress)
 	case *store.Hash:
 		if v.Encoding() == "listpack" {
 			lp := listpack.New()

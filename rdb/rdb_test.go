@@ -123,7 +123,58 @@ func fill(s *store.Store, now int64) {
 		}
 		long.PushBack(bytes.Repeat([]byte("z"), 10000))
 		set("biglist", long, 0)
+		set("stream", testStream(now), 0)
+		set("emptystream", store.NewStream(), 0)
 	}
+}
+
+// testStream is a stream of several nodes with tombstones, a trimmed head
+// and a consumer group with pending entries.
+func testStream(now int64) *store.Stream {
+	st := store.NewStream()
+	lim := store.DefaultEncodings.StreamLimits()
+	for i := 1; i <= 250; i++ {
+		fv := [][]byte{[]byte("f"), []byte(strconv.Itoa(i)), []byte("g"), []byte("text")}
+		if i%7 == 0 {
+			fv = [][]byte{[]byte("other"), bytes.Repeat([]byte("x"), i)}
+		}
+		st.Append(store.StreamID{Ms: uint64(1000 + i), Seq: uint64(i % 3)}, fv, lim)
+	}
+	st.DeleteIDs([]store.StreamID{{Ms: 1010, Seq: 1}, {Ms: 1150, Seq: 0}})
+	st.Trim(store.TrimArgs{Strategy: store.TrimMaxLen, MaxLen: 230})
+	g := st.CreateGroup("grp", store.StreamID{Ms: 1100, Seq: 1}, 80)
+	st.CreateGroup("empty", store.StreamID{}, store.StreamInvalidEntriesRead)
+	c := g.CreateConsumer("alice", now)
+	g.CreateConsumer("bob", now-5)
+	for _, id := range []store.StreamID{{Ms: 1050, Seq: 2}, {Ms: 1099, Seq: 0}} {
+		n := &store.StreamNACK{DeliveryTime: now - 100, DeliveryCount: 3, Consumer: c}
+		g.PEL.Set(id, n)
+		c.PEL.Set(id, n)
+	}
+	return st
+}
+
+// describeStream renders a stream's entries and counters the way
+// describeRedis renders XRANGE and XINFO STREAM's.
+func describeStream(s *store.Stream) string {
+	var entries []any
+	it := s.Iter(store.StreamID{}, store.MaxStreamID, false)
+	for {
+		id, ok := it.Next()
+		if !ok {
+			break
+		}
+		var fv []any
+		for _, b := range it.Fields(nil) {
+			fv = append(fv, string(b))
+		}
+		entries = append(entries, []any{id.String(), fv})
+	}
+	var groups []string
+	for _, g := range s.Groups() {
+		groups = append(groups, fmt.Sprint(g.Name, " ", g.LastID, " ", g.EntriesRead, " ", g.PEL.Len(), " ", len(g.Consumers())))
+	}
+	return fmt.Sprint(entries, " ", s.Len(), " ", s.LastID(), " ", s.FirstID(), " ", s.MaxDeletedID(), " ", s.EntriesAdded(), " ", groups)
 }
 
 // describe renders a store's content, comparable across stores.
@@ -176,6 +227,8 @@ func describeValue(v store.Value) string {
 			return true
 		})
 		return strings.Join(f, ",")
+	case *store.Stream:
+		return describeStream(v)
 	}
 	return fmt.Sprintf("%T", v)
 }

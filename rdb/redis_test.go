@@ -71,10 +71,51 @@ func describeRedis(t *testing.T, addr string, dbs int) map[string]string {
 					f = append(f, fmt.Sprint(z.Member, "=", z.Score))
 				}
 				val = strings.Join(f, ",")
+			case "stream":
+				val = describeRedisStream(c, k)
 			default:
 				val = typ
 			}
 			out[fmt.Sprint(i, ":", k)] = fmt.Sprint(at, " ", enc, " ", val)
+		}
+	}
+	return out
+}
+
+// describeRedisStream is describeStream through XRANGE, XINFO STREAM and
+// XINFO GROUPS.
+func describeRedisStream(c *redis.Client, k string) string {
+	entries, _ := c.Do(ctx, "XRANGE", k, "-", "+").Slice()
+	info, _ := c.Do(ctx, "XINFO", "STREAM", k).Result()
+	field := replyMap(info)
+	var groups []string
+	gs, _ := c.Do(ctx, "XINFO", "GROUPS", k).Slice()
+	for _, g := range gs {
+		m := replyMap(g)
+		read := m["entries-read"]
+		if read == nil {
+			read = int64(-1)
+		}
+		groups = append(groups, fmt.Sprint(m["name"], " ", m["last-delivered-id"], " ", read, " ", m["pending"], " ", m["consumers"]))
+	}
+	if entries == nil {
+		entries = []any(nil)
+	}
+	return fmt.Sprint(entries, " ", field["length"], " ", field["last-generated-id"], " ", field["recorded-first-entry-id"], " ",
+		field["max-deleted-entry-id"], " ", field["entries-added"], " ", groups)
+}
+
+// replyMap reads a RESP3 map or a RESP2 array of pairs.
+func replyMap(v any) map[string]any {
+	out := map[string]any{}
+	switch v := v.(type) {
+	case map[any]any:
+		for k, x := range v {
+			out[fmt.Sprint(k)] = x
+		}
+	case []any:
+		for j := 0; j+1 < len(v); j += 2 {
+			out[fmt.Sprint(v[j])] = v[j+1]
 		}
 	}
 	return out
@@ -139,6 +180,20 @@ func redisFixture(t *testing.T, addr string) {
 				[]any{"HSET", "bighash", fmt.Sprint("f", i), i}, []any{"ZADD", "bigzset", float64(i) / 7, fmt.Sprint("z", i)})
 		}
 		cmds = append(cmds, []any{"HSET", "longhash", "f", strings.Repeat("v", 100)}, []any{"ZADD", "longzset", 1, strings.Repeat("m", 100)})
+		for i := 1; i <= 260; i++ {
+			if i%9 == 0 {
+				cmds = append(cmds, []any{"XADD", "stream", fmt.Sprint(i, "-1"), "other", strings.Repeat("y", i)})
+			} else {
+				cmds = append(cmds, []any{"XADD", "stream", fmt.Sprint(i, "-1"), "f", i, "g", "text"})
+			}
+		}
+		cmds = append(cmds, []any{"XDEL", "stream", "5-1", "120-1"}, []any{"XTRIM", "stream", "MAXLEN", "240"},
+			[]any{"XGROUP", "CREATE", "stream", "grp", "0"}, []any{"XGROUP", "CREATE", "stream", "late", "$"},
+			[]any{"XREADGROUP", "GROUP", "grp", "alice", "COUNT", "3", "STREAMS", "stream", ">"},
+			[]any{"XREADGROUP", "GROUP", "grp", "bob", "COUNT", "2", "STREAMS", "stream", ">"},
+			[]any{"XACK", "stream", "grp", "22-1"}, []any{"XGROUP", "CREATECONSUMER", "stream", "grp", "carol"},
+			[]any{"XADD", "emptystream", "1-1", "a", "1"}, []any{"XDEL", "emptystream", "1-1"},
+			[]any{"XADD", "smallstream", "MAXLEN", "0", "5-5", "a", "1"})
 		for _, cmd := range cmds {
 			if err := c.Do(ctx, cmd...).Err(); err != nil {
 				t.Fatalf("%v: %v", cmd[:2], err)
