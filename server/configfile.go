@@ -283,6 +283,8 @@ func (s *Server) rewriteConfig() error {
 func (p *configParam) rewriteLines(s *Server) []string {
 	v := p.value(s)
 	switch {
+	case p.name == "replicaof" && v == "":
+		return nil // a master's file names no master (rewriteConfigReplicaOfOption)
 	case p.name == "client-output-buffer-limit":
 		f := strings.Fields(v)
 		var lines []string

@@ -78,9 +78,10 @@ func (s *Server) startConfiguredReplication() {
 		defer func() { <-s.lock }()
 		host, port, _ := strings.Cut(s.settings["replicaof"], " ")
 		n, _ := strconv.Atoi(port)
-		if s.repl.master == nil && host != "" {
+		if s.repl.configuredMaster && s.repl.master == nil && host != "" {
 			s.setMaster(host, n)
 		}
+		s.repl.configuredMaster = false
 	})
 }
 
@@ -103,6 +104,7 @@ func parseReplicaof(v string) (string, string) {
 func cmdReplicaof(c *Client, args [][]byte) {
 	s := c.srv
 	if eqFold(args[1], "no") && eqFold(args[2], "one") {
+		s.repl.configuredMaster = false // a directive not started yet is overridden
 		if s.repl.master != nil {
 			s.unsetMaster()
 			s.log.Info("MASTER MODE enabled (user request from '" + c.infoLine(time.Now(), nil) + "')")
@@ -116,6 +118,7 @@ func cmdReplicaof(c *Client, args [][]byte) {
 		return
 	}
 	host := string(args[1])
+	s.repl.configuredMaster = false
 	if l := s.repl.master; l != nil && strings.EqualFold(l.host, host) && int64(l.port) == port {
 		s.log.Info("REPLICAOF would result into synchronization with the master we are already connected with. No operation performed.")
 		c.w.Status("OK Already connected to specified master")

@@ -64,7 +64,7 @@ type replState struct {
 	minReplicas, minReplicasMaxLag               int64
 
 	// master is the link to this server's master; nil on a master.
-	// configuredMaster: the replicaof directive names one.
+	// configuredMaster: the replicaof directive names one, not started yet.
 	master           *masterLink
 	configuredMaster bool
 }
@@ -161,10 +161,14 @@ func (s *Server) feedCommand(db int, args ...[]byte) {
 // one difference from Redis 7.0's stream, which replicates only scripts'
 // effects, so that a promoted replica answers EVALSHA instead of NOSCRIPT.
 func (s *Server) replicateScript(body []byte) {
-	if s.repl.active.Load() && s.repl.master == nil {
+	if s.scriptsReachReplicas() {
 		s.feedCommand(-1, []byte("SCRIPT"), []byte("LOAD"), body)
 	}
 }
+
+// scriptsReachReplicas reports whether newly cached scripts are fed to
+// the stream: on a master with a backlog (a replica proxies its master's).
+func (s *Server) scriptsReachReplicas() bool { return s.repl.active.Load() && s.repl.master == nil }
 
 // scriptLoads is SCRIPT LOAD of every cached script, sent to a replica
 // after its RDB (which, as Redis 7.0's, holds no scripts).
@@ -760,11 +764,17 @@ var replicationParams = map[string]floodgateParam{
 	"repl-diskless-sync-delay": replInt("repl-diskless-sync-delay", func(r *replState) *int64 { return &r.disklessDelay }, nil),
 	"min-replicas-to-write":    replInt("min-replicas-to-write", func(r *replState) *int64 { return &r.minReplicas }, nil),
 	"min-replicas-max-lag":     replInt("min-replicas-max-lag", func(r *replState) *int64 { return &r.minReplicasMaxLag }, nil),
+	// CONFIG GET replicaof is the master in effect, "" on a master (so
+	// CONFIG REWRITE drops the line of a promoted replica, as Sentinel
+	// relies on); a directive not yet started counts.
 	"replicaof": {effect: effectApplied, parse: parseReplicaof, get: func(s *Server) string {
 		if l := s.repl.master; l != nil {
 			return l.host + " " + strconv.Itoa(l.port)
 		}
-		return s.settings["replicaof"]
+		if s.repl.configuredMaster {
+			return s.settings["replicaof"]
+		}
+		return ""
 	}, apply: func(s *Server, v string) string {
 		s.setSetting("replicaof", v)
 		s.repl.configuredMaster = v != "" // read by Start (immutable: a config file's only)

@@ -666,7 +666,9 @@ func TestReplicaGoneMidSync(t *testing.T) {
 }
 
 // TestScriptsReachReplicas: scripts loaded before a replica attaches and
-// after are in its cache, so EVALSHA works on it once promoted.
+// after, and one EVAL cached after (go-redis's Script.Run: EVALSHA, then
+// EVAL on NOSCRIPT), are in its cache, so EVALSHA works on it once
+// promoted.
 func TestScriptsReachReplicas(t *testing.T) {
 	ctx := context.Background()
 	msrv, master := startReplicationMaster(t)
@@ -676,10 +678,14 @@ func TestScriptsReachReplicas(t *testing.T) {
 	replica.Do(ctx, "replicaof", "127.0.0.1", port)
 	waitCaughtUp(t, master, replica)
 	after := master.ScriptLoad(ctx, "return 'after'").Val()
+	evaled := redis.NewScript("return 'evaled'")
+	if got, err := evaled.Run(ctx, master, nil).Text(); err != nil || got != "evaled" {
+		t.Fatalf("Script.Run on the master: %q %v", got, err)
+	}
 	master.Set(ctx, "k", "v", 0)
 	waitCaughtUp(t, master, replica)
 	replica.Do(ctx, "replicaof", "no", "one")
-	for sha, want := range map[string]string{before: "before", after: "after"} {
+	for sha, want := range map[string]string{before: "before", after: "after", evaled.Hash(): "evaled"} {
 		if got, err := replica.EvalSha(ctx, sha, nil).Text(); err != nil || got != want {
 			t.Errorf("EVALSHA %s on the promoted replica: %q %v", sha, got, err)
 		}
