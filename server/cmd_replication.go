@@ -2,14 +2,13 @@ package server
 
 import (
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/floodgate/floodgate/internal/number"
 )
 
-// The replication commands (SYNC, PSYNC and REPLCONF are replication.go's),
-// ROLE and WAIT of a master, FAILOVER (not built: it finds no replica); and DEBUG and
+// The replication commands (SYNC, PSYNC and REPLCONF are replication.go's,
+// FAILOVER failover.go's), ROLE and WAIT of a master; and DEBUG and
 // MODULE's loading, which Redis 7.0 refuses by default
 // (enable-debug-command and enable-module-command are "no", the only value
 // floodgate accepts).
@@ -137,49 +136,4 @@ func cmdWait(c *Client, args [][]byte) {
 	w.onTimeout = func(c *Client) { c.w.Int(c.srv.acksAt(offset)) }
 	s.repl.waits = append(s.repl.waits, w)
 	s.repl.getackWanted = true
-}
-
-// cmdFailover parses as Redis's failoverCommand, then refuses: FAILOVER is
-// not built yet.
-func cmdFailover(c *Client, args [][]byte) {
-	if len(args) == 2 && eqFold(args[1], "abort") {
-		c.w.Error("ERR No failover in progress.")
-		return
-	}
-	var timeout int64
-	force, to := false, false
-	for j := 1; j < len(args); j++ {
-		switch a := string(args[j]); {
-		case strings.EqualFold(a, "timeout") && j+1 < len(args) && timeout == 0:
-			n, ok := intArg(c, args[j+1])
-			if !ok {
-				return
-			}
-			if n <= 0 {
-				c.w.Error("ERR FAILOVER timeout must be greater than 0")
-				return
-			}
-			timeout = n
-			j++
-		case strings.EqualFold(a, "to") && j+2 < len(args) && !to:
-			if _, ok := intArg(c, args[j+2]); !ok {
-				return
-			}
-			to = true
-			j += 2
-		case strings.EqualFold(a, "force") && !force:
-			force = true
-		default:
-			c.w.Error(errSyntax)
-			return
-		}
-	}
-	// failoverCommand's checks after parsing, in its order. The failover
-	// itself is not built: with replicas connected it is refused with the
-	// text Redis gives when none is (docs/design/replication.md).
-	if c.srv.repl.master != nil {
-		c.w.Error("ERR FAILOVER is not valid when server is a replica.")
-		return
-	}
-	c.w.Error("ERR FAILOVER requires connected replicas.")
 }

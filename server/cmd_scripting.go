@@ -158,7 +158,11 @@ func evalCommand(c *Client, args [][]byte, bySHA, readOnly bool) {
 		}
 	} else {
 		e := sc.engine()
-		known := !sc.persist || e.Exists(luaengine.SHA1Hex(args[1]))
+		// A script EVAL caches is logged for persist-scripts and sent to
+		// the replicas as SCRIPT LOAD, as SCRIPT LOAD's are: a limiter
+		// library that EVALs once then EVALSHAs finds it after a failover.
+		toReplicas := c.srv.scriptsReachReplicas()
+		known := !sc.persist && !toReplicas || e.Exists(luaengine.SHA1Hex(args[1]))
 		var err error
 		if script, err = e.Get(args[1]); err != nil {
 			c.w.Error(err.Error())
@@ -166,6 +170,7 @@ func evalCommand(c *Client, args [][]byte, bySHA, readOnly bool) {
 		}
 		if !known {
 			c.logScriptLoad(args[1])
+			c.srv.replicateScript(args[1])
 		}
 	}
 	if readOnly && script.Flags&luaengine.FlagShebang != 0 && !script.ReadOnly() {

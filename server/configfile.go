@@ -315,6 +315,8 @@ func (s *Server) rewriteUserLines() []string {
 func (p *configParam) rewriteLines(s *Server) []string {
 	v := p.value(s)
 	switch {
+	case p.name == "replicaof" && v == "":
+		return nil // a master's file names no master (rewriteConfigReplicaOfOption)
 	case p.name == "client-output-buffer-limit":
 		f := strings.Fields(v)
 		var lines []string

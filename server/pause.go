@@ -23,11 +23,24 @@ const (
 	pauseAll
 )
 
-// clientPause is the server's pause; guarded by the execution lock.
+// clientPause is the server's pause; guarded by the execution lock. Two
+// purposes pause, as Redis's pause_purpose: CLIENT PAUSE (byClient, until
+// its deadline or CLIENT UNPAUSE) and FAILOVER (writes, until the failover
+// ends); mode is the stronger.
 type clientPause struct {
-	mode    int
-	until   int64 // unix ms of the server's clock
-	waiters map[*waiter]struct{}
+	mode     int
+	byClient int
+	until    int64 // unix ms of the server's clock, CLIENT PAUSE's end
+	failover bool
+	waiters  map[*waiter]struct{}
+}
+
+// effective is the stronger of the two purposes' modes.
+func (p *clientPause) effective() int {
+	if p.failover {
+		return max(p.byClient, pauseWrite)
+	}
+	return p.byClient
 }
 
 const (
@@ -37,11 +50,14 @@ const (
 
 // paused reports the pause in effect now.
 func (s *Server) paused() int {
-	if s.pause.mode != pauseNone && s.store.Now() >= s.pause.until {
+	if s.pause.byClient != pauseNone && s.store.Now() >= s.pause.until {
 		// Over by its deadline: the block timer releases the clients
-		// still waiting (theirs is the same deadline).
-		s.pause.mode = pauseNone
-		clear(s.pause.waiters)
+		// still waiting (theirs is the same deadline), unless FAILOVER's
+		// pause holds them, without a deadline.
+		s.pause.byClient = pauseNone
+		if s.pause.mode = s.pause.effective(); s.pause.mode == pauseNone {
+			clear(s.pause.waiters)
+		}
 	}
 	return s.pause.mode
 }
@@ -96,7 +112,14 @@ func mayReplicate(c *Client, cmd *Command, args [][]byte) bool {
 
 // postpone makes c wait for the pause's end; its command runs again then.
 func (s *Server) postpone(c *Client) {
-	s.block(c, nil, 0, time.Duration(max(s.pause.until-s.store.Now(), 1))*time.Millisecond, nil)
+	// Until CLIENT PAUSE's end (the command is dispatched again then, and
+	// waits again if FAILOVER's pause covers it), else until the failover
+	// ends.
+	timeout := time.Duration(0)
+	if s.pause.byClient != pauseNone {
+		timeout = time.Duration(max(s.pause.until-s.store.Now(), 1)) * time.Millisecond
+	}
+	s.block(c, nil, 0, timeout, nil)
 	w := c.blockedOn
 	w.onTimeout = func(*Client) {} // nothing to answer: the command runs now
 	if s.pause.waiters == nil {
@@ -106,9 +129,28 @@ func (s *Server) postpone(c *Client) {
 	c.postponed = true
 }
 
-// unpause ends the pause and lets every postponed client run.
+// unpause ends CLIENT PAUSE's pause and lets every postponed client run
+// (those FAILOVER's pause covers wait again).
 func (s *Server) unpause() {
-	s.pause.mode = pauseNone
+	s.pause.byClient = pauseNone
+	s.releasePaused()
+}
+
+// pauseForFailover starts or ends FAILOVER's write pause
+// (PAUSE_DURING_FAILOVER).
+func (s *Server) pauseForFailover(on bool) {
+	s.pause.failover = on
+	if on {
+		s.pause.mode = s.pause.effective()
+		return
+	}
+	s.releasePaused()
+}
+
+// releasePaused sets the pause in effect and dispatches every postponed
+// client again.
+func (s *Server) releasePaused() {
+	s.pause.mode = s.pause.effective()
 	for w := range s.pause.waiters {
 		if w.c.blockedOn == w {
 			s.unblock(w, w.onTimeout)
@@ -146,12 +188,13 @@ func cmdClientPause(c *Client, args [][]byte) {
 	}
 	s := c.srv
 	until := s.store.Now() + min(ms, 1<<50)
-	if s.paused() == pauseNone {
+	if s.paused(); s.pause.byClient == pauseNone {
 		s.pause.until = until
 	} else {
 		s.pause.until = max(s.pause.until, until)
 	}
-	s.pause.mode = max(s.pause.mode, mode)
+	s.pause.byClient = max(s.pause.byClient, mode)
+	s.pause.mode = s.pause.effective()
 	c.w.Status("OK")
 }
 

@@ -66,7 +66,7 @@ func (c *Client) isMasterClient() bool {
 // startConfiguredReplication starts the link the replicaof directive
 // names, once the server listens (its port is what it announces).
 func (s *Server) startConfiguredReplication() {
-	if !s.repl.configuredMaster {
+	if !s.repl.configuredMaster.Load() {
 		return
 	}
 	s.spawn(func() {
@@ -78,9 +78,10 @@ func (s *Server) startConfiguredReplication() {
 		defer func() { <-s.lock }()
 		host, port, _ := strings.Cut(s.settings["replicaof"], " ")
 		n, _ := strconv.Atoi(port)
-		if s.repl.master == nil && host != "" {
+		if s.repl.configuredMaster.Load() && s.repl.master == nil && host != "" {
 			s.setMaster(host, n)
 		}
+		s.repl.configuredMaster.Store(false)
 	})
 }
 
@@ -102,7 +103,12 @@ func parseReplicaof(v string) (string, string) {
 // cmdReplicaof is REPLICAOF host port | NO ONE (and SLAVEOF).
 func cmdReplicaof(c *Client, args [][]byte) {
 	s := c.srv
+	if s.repl.failover.state != noFailover {
+		c.w.Error(errReplicaofFailover)
+		return
+	}
 	if eqFold(args[1], "no") && eqFold(args[2], "one") {
+		s.repl.configuredMaster.Store(false) // a directive not started yet is overridden
 		if s.repl.master != nil {
 			s.unsetMaster()
 			s.log.Info("MASTER MODE enabled (user request from '" + c.infoLine(time.Now(), nil) + "')")
@@ -116,6 +122,7 @@ func cmdReplicaof(c *Client, args [][]byte) {
 		return
 	}
 	host := string(args[1])
+	s.repl.configuredMaster.Store(false)
 	if l := s.repl.master; l != nil && strings.EqualFold(l.host, host) && int64(l.port) == port {
 		s.log.Info("REPLICAOF would result into synchronization with the master we are already connected with. No operation performed.")
 		c.w.Status("OK Already connected to specified master")
@@ -336,9 +343,30 @@ func (s *Server) syncWithMaster(l *masterLink) error {
 	}
 	var replid string
 	var offset int64
-	s.linkLocked(l, func() { replid, offset = s.repl.id, s.repl.offset })
+	var psync []string
+	s.linkLocked(l, func() {
+		replid, offset = s.repl.id, s.repl.offset
+		psync = s.failoverPSYNC(replid, offset+1)
+	})
 	s.log.Info(fmt.Sprintf("Trying a partial resynchronization (request %s:%d).", replid, offset+1))
-	if reply, err = ask("PSYNC", replid, strconv.FormatInt(offset+1, 10)); err != nil {
+	failingOver := len(psync) == 4 // PSYNC ... FAILOVER: the target becomes our master
+	reply, err = ask(psync...)
+	if failingOver {
+		// The target answered (or could not be told): the failover is over,
+		// one way or the other (syncWithMaster's failover checks).
+		accepted := err == nil && (strings.HasPrefix(reply, "+FULLRESYNC") || strings.HasPrefix(reply, "+CONTINUE"))
+		s.linkLocked(l, func() {
+			switch {
+			case accepted:
+				s.clearFailover()
+			case err != nil:
+				s.abortFailover("Write error to failover target")
+			default:
+				s.abortFailover("Failover target rejected psync request")
+			}
+		})
+	}
+	if err != nil {
 		return err
 	}
 	switch {

@@ -50,6 +50,7 @@ type replState struct {
 	cron      cron
 	cronOn    bool
 	cronLoops int64
+	cronTicks int64 // cron runs, counting the 100 ms ones of a failover
 	// noReplicasSince is when the last replica left (repl_no_slaves_since),
 	// for repl-backlog-ttl.
 	noReplicasSince time.Time
@@ -64,9 +65,14 @@ type replState struct {
 	minReplicas, minReplicasMaxLag               int64
 
 	// master is the link to this server's master; nil on a master.
-	// configuredMaster: the replicaof directive names one.
+	// configuredMaster: the replicaof directive names one, not started yet.
 	master           *masterLink
-	configuredMaster bool
+	configuredMaster atomic.Bool // read by serve without the lock
+
+	// failover is a FAILOVER under way (failover.go); failoverOn is
+	// its state != noFailover, for the cron's interval.
+	failover   failover
+	failoverOn atomic.Bool
 }
 
 // replicaState is a replica's place in its synchronization
@@ -161,10 +167,14 @@ func (s *Server) feedCommand(db int, args ...[]byte) {
 // one difference from Redis 7.0's stream, which replicates only scripts'
 // effects, so that a promoted replica answers EVALSHA instead of NOSCRIPT.
 func (s *Server) replicateScript(body []byte) {
-	if s.repl.active.Load() && s.repl.master == nil {
+	if s.scriptsReachReplicas() {
 		s.feedCommand(-1, []byte("SCRIPT"), []byte("LOAD"), body)
 	}
 }
+
+// scriptsReachReplicas reports whether newly cached scripts are fed to
+// the stream: on a master with a backlog (a replica proxies its master's).
+func (s *Server) scriptsReachReplicas() bool { return s.repl.active.Load() && s.repl.master == nil }
 
 // scriptLoads is SCRIPT LOAD of every cached script, sent to a replica
 // after its RDB (which, as Redis 7.0's, holds no scripts).
@@ -294,6 +304,13 @@ func cmdSync(c *Client, args [][]byte) {
 	if c.isReplica() {
 		return
 	}
+	if len(args) > 3 && eqFold(args[0], "psync") && eqFold(args[3], "failover") && !s.psyncFailover(c, string(args[1])) {
+		return
+	}
+	if s.repl.failover.state != noFailover {
+		c.w.Error(errSyncFailover) // replicas wait for the failover's outcome
+		return
+	}
 	if l := s.repl.master; l != nil && !l.up.Load() {
 		c.w.Error("NOMASTERLINK Can't SYNC while not connected with my master")
 		return
@@ -347,7 +364,14 @@ func (s *Server) attachReplica(l *replicaLink, state replicaState) {
 	}
 	if !r.cronOn {
 		r.cronOn = true
-		r.cron.start(func() time.Duration { return time.Second }, s.replicationCron)
+		// Every 100 ms during a FAILOVER, as Redis runs its cron then, so
+		// the failover starts soon after the target's ACK.
+		r.cron.start(func() time.Duration {
+			if r.failoverOn.Load() {
+				return 100 * time.Millisecond
+			}
+			return time.Second
+		}, s.replicationCron)
 	}
 }
 
@@ -596,6 +620,12 @@ func (s *Server) replicationCron() {
 	s.lock <- struct{}{}
 	defer func() { <-s.lock }()
 	r := &s.repl
+	s.updateFailoverStatus()
+	// The once-a-second part, when the cron runs every 100 ms.
+	r.cronTicks++
+	if r.failover.state != noFailover && r.cronTicks%10 != 0 {
+		return
+	}
 	r.replicas = s.liveReplicas()
 	now := time.Now()
 	// A replica proxies its master's PINGs; its own would move its
@@ -729,7 +759,7 @@ func infoReplication(s *Server, b *infoBuilder) {
 		}
 		b.str("slave"+strconv.Itoa(i), fmt.Sprintf("ip=%s,port=%d,state=%s,offset=%d,lag=%d", ip, l.listeningPort, state, l.ackOffset, lag))
 	}
-	b.str("master_failover_state", "no-failover")
+	b.str("master_failover_state", r.failover.state.String())
 	b.str("master_replid", r.id)
 	b.str("master_replid2", r.id2)
 	b.int("master_repl_offset", r.offset)
@@ -760,14 +790,20 @@ var replicationParams = map[string]floodgateParam{
 	"repl-diskless-sync-delay": replInt("repl-diskless-sync-delay", func(r *replState) *int64 { return &r.disklessDelay }, nil),
 	"min-replicas-to-write":    replInt("min-replicas-to-write", func(r *replState) *int64 { return &r.minReplicas }, nil),
 	"min-replicas-max-lag":     replInt("min-replicas-max-lag", func(r *replState) *int64 { return &r.minReplicasMaxLag }, nil),
+	// CONFIG GET replicaof is the master in effect, "" on a master (so
+	// CONFIG REWRITE drops the line of a promoted replica, as Sentinel
+	// relies on); a directive not yet started counts.
 	"replicaof": {effect: effectApplied, parse: parseReplicaof, get: func(s *Server) string {
 		if l := s.repl.master; l != nil {
 			return l.host + " " + strconv.Itoa(l.port)
 		}
-		return s.settings["replicaof"]
+		if s.repl.configuredMaster.Load() {
+			return s.settings["replicaof"]
+		}
+		return ""
 	}, apply: func(s *Server, v string) string {
 		s.setSetting("replicaof", v)
-		s.repl.configuredMaster = v != "" // read by Start (immutable: a config file's only)
+		s.repl.configuredMaster.Store(v != "") // read by Start (immutable: a config file's only)
 		return ""
 	}},
 	"masterauth":               {effect: effectApplied},
