@@ -93,7 +93,7 @@ func TestServer(t *testing.T) {
 		}},
 		{"config-get-every", []string{
 			"!sort CONFIG GET a*", "!sort CONFIG GET c*", "!sort CONFIG GET la*", "!sort CONFIG GET lf*", "!sort CONFIG GET lo*",
-			"!sort CONFIG GET lu*", "!sort CONFIG GET lazy*", "!sort CONFIG GET m*", "!sort CONFIG GET r*", "!sort CONFIG GET s*",
+			"!sort CONFIG GET lu*", "!sort CONFIG GET lazy*", "!sort CONFIG GET ma*", "!sort CONFIG GET mi*", "!sort CONFIG GET r*", "!sort CONFIG GET s*",
 			"!sort CONFIG GET t*", "!sort CONFIG GET z*", "!sort CONFIG GET h*", "!sort CONFIG GET *-max-*", "!sort CONFIG GET [b-c]*",
 			"!sort CONFIG GET [e-k]*", "!sort CONFIG GET da*", "!sort CONFIG GET db*", "!sort CONFIG GET [n-o]*", "!sort CONFIG GET pr*", "!sort CONFIG GET [u-y]*",
 		}},
