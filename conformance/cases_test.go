@@ -226,6 +226,8 @@ func sameReply(mode, arg string, want, got []byte) bool {
 		return bytes.Equal(want, got)
 	case "sort":
 		return bytes.Equal(sortedArray(want), sortedArray(got))
+	case "deepsort":
+		return bytes.Equal(deepSorted(want), deepSorted(got))
 	case "sortown":
 		return bytes.Equal(sortedArray(want), sortedArray(withoutOwnCommands(got)))
 	case "approx":
@@ -297,6 +299,58 @@ func sortedArray(raw []byte) []byte {
 	}
 	sort.Strings(elems)
 	return []byte(string(line) + strings.Join(elems, ""))
+}
+
+// deepSorted sorts, at every depth, each array or set whose elements are
+// all aggregates (FUNCTION LIST's libraries and each library's functions,
+// which Redis lists in its dicts' seeded order), and leaves arrays that
+// mix scalars with aggregates (a library's name/value fields) in order.
+func deepSorted(raw []byte) []byte {
+	rd := bufio.NewReader(bytes.NewReader(raw))
+	var walk func() (string, bool, error)
+	walk = func() (string, bool, error) {
+		line, err := rd.ReadBytes('\n')
+		if err != nil {
+			return "", false, err
+		}
+		n, _ := strconv.Atoi(strings.TrimSpace(string(line[1:])))
+		switch line[0] {
+		case '$', '=', '!':
+			if n >= 0 {
+				body := make([]byte, n+2)
+				if _, err := io.ReadFull(rd, body); err != nil {
+					return "", false, err
+				}
+				return string(line) + string(body), false, nil
+			}
+			return string(line), false, nil
+		case '*', '~', '%', '>':
+			count := n
+			if line[0] == '%' {
+				count *= 2
+			}
+			elems := make([]string, 0, max(count, 0))
+			allAgg := line[0] != '%'
+			for i := 0; i < count; i++ {
+				e, agg, err := walk()
+				if err != nil {
+					return "", false, err
+				}
+				allAgg = allAgg && agg
+				elems = append(elems, e)
+			}
+			if allAgg {
+				sort.Strings(elems)
+			}
+			return string(line) + strings.Join(elems, ""), true, nil
+		}
+		return string(line), false, nil
+	}
+	out, _, err := walk()
+	if err != nil {
+		return raw
+	}
+	return []byte(out)
 }
 
 // ownCommands are the commands floodgate has and Redis 7.0 lacks; a reply

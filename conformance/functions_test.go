@@ -4,8 +4,9 @@ import "testing"
 
 // Redis 7.0 functions: FUNCTION and FCALL, every reply and error text.
 // FLUSHALL leaves the libraries, so each case starts with FUNCTION FLUSH.
-// Redis lists libraries in its dict's order: cases with several compare
-// FUNCTION LIST as a set.
+// Redis lists libraries and a library's functions in its dicts' order,
+// which its random hash seed decides: cases with several compare FUNCTION
+// LIST with every list of them sorted (!deepsort).
 
 const (
 	fnLibKV   = `"#!lua name=kv\nredis.register_function('kv_set', function(keys, args) return redis.call('set', keys[1], args[1]) end)\nredis.register_function{function_name='kv_get', callback=function(keys, args) return redis.call('get', keys[1]) end, flags={'no-writes'}, description='reads a key'}"`
@@ -82,7 +83,7 @@ func TestFunctions(t *testing.T) {
 			"FCALL b1 0",
 			`FUNCTION LOAD REPLACE "#!lua name=b\nfoo("`,
 			"FCALL b1 0",
-			"!sort FUNCTION LIST",
+			"!deepsort FUNCTION LIST",
 		}},
 		{"register_function arguments", []string{
 			"FUNCTION FLUSH",
@@ -175,9 +176,9 @@ func TestFunctions(t *testing.T) {
 			"FUNCTION LIST LIBRARYNAME a LIBRARYNAME b",
 			"FUNCTION LIST foo",
 			"FUNCTION LOAD " + fnLibKV,
-			"!sort FUNCTION LIST",
-			"!sort FUNCTION LIST LIBRARYNAME *",
-			"FUNCTION LIST LIBRARYNAME kv",
+			"!deepsort FUNCTION LIST",
+			"!deepsort FUNCTION LIST LIBRARYNAME *",
+			"!deepsort FUNCTION LIST LIBRARYNAME kv",
 			"FUNCTION STATS",
 		}},
 		{"dump and restore", []string{

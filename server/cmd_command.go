@@ -321,7 +321,7 @@ func cmdCommandGetKeys(c *Client, args [][]byte) {
 	case cmd == nil:
 		c.w.Error("ERR Invalid command specified")
 		return
-	case cmd.FirstKey <= 0 && !movable:
+	case !hasKeys(cmd):
 		c.w.Error("ERR The command has no key arguments")
 		return
 	case !cmd.arityOK(len(target)):
@@ -338,6 +338,13 @@ func cmdCommandGetKeys(c *Client, args [][]byte) {
 		}
 	} else if spec, ok := keywordKeyCommands[cmd.Name]; ok {
 		pos = append(pos, spec.keys(target)...)
+	} else if cmd.Name == "xread" || cmd.Name == "xreadgroup" {
+		// A keyword spec the table's first/last/step cannot hold: the
+		// keys are the first half of what follows STREAMS.
+		if pos = cmd.keySpecs[0].positions(target); len(pos) == 0 {
+			c.w.Error("ERR Invalid arguments specified for command")
+			return
+		}
 	}
 	if movable {
 		var ok bool
