@@ -1,20 +1,8 @@
 package conformance
 
 import (
-	"os"
 	"testing"
 )
-
-// skipUnbuiltGroups skips the consumer-group cases until floodgate has the
-// commands (issue #27; notes/groups.md says what is left). With
-// FLOODGATE_GROUP_CASES=1 they run anyway: against floodgate to see what
-// fails, or with REDIS_ADDR and FLOODGATE_ADDR naming two redis-servers to
-// check that the cases themselves are deterministic.
-func skipUnbuiltGroups(t *testing.T) {
-	if os.Getenv("FLOODGATE_GROUP_CASES") == "" {
-		t.Skip("consumer-group commands not built yet (issue #27); FLOODGATE_GROUP_CASES=1 runs the cases")
-	}
-}
 
 // Stream consumer groups: XGROUP, XREADGROUP, XACK, XPENDING, XCLAIM,
 // XAUTOCLAIM, XINFO GROUPS and CONSUMERS, and the groups part of XINFO
@@ -41,7 +29,6 @@ const consumersScript = `EVAL "local r = redis.call('xinfo', 'consumers', KEYS[1
 const fullScript = `EVAL "local function mask(v) if type(v) == 'table' then for i, x in ipairs(v) do v[i] = mask(x) end return v end if type(v) == 'number' and v > 1e9 then return 'time' end if type(v) == 'number' and v > 1e6 then return 'epoch' end return v end return mask(redis.call('xinfo', 'stream', KEYS[1], 'full', unpack(ARGV)))" 1 `
 
 func TestStreamGroups(t *testing.T) {
-	skipUnbuiltGroups(t)
 	runCases(t, []tcase{
 		{"xgroup-create", []string{
 			"XGROUP CREATE s g $", "EXISTS s", "XGROUP CREATE s g $ MKSTREAM", "EXISTS s", "TYPE s", "XLEN s",
@@ -329,7 +316,6 @@ func TestStreamGroups(t *testing.T) {
 // TestStreamGroupEvents: the keyspace events of consumer groups, with the
 // subscriber on @2 (eventLines' " #N").
 func TestStreamGroupEvents(t *testing.T) {
-	skipUnbuiltGroups(t)
 	eventsOff(t)
 	const sub = "@2 PSUBSCRIBE __keyevent@*"
 	runCases(t, withResets([]tcase{

@@ -126,6 +126,15 @@ func (c *Client) alsoLog(args ...[]byte) {
 	}
 }
 
+// logNone keeps the running command out of the AOF, whatever it changed,
+// for one that queues what it did with alsoLog, if anything (Redis's
+// preventCommandPropagation): XREADGROUP, XCLAIM.
+func (c *Client) logNone() {
+	if c.srv.propagating() {
+		c.propNone = true
+	}
+}
+
 // Command names of logged rewrites, as Redis's shared objects spell them
 // (its shared.left and shared.right are lower case).
 var (

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"math"
 	"math/big"
+	"slices"
 	"sync"
 	"time"
 
@@ -72,6 +73,9 @@ type waiter struct {
 	// waiter: a stream read waits for an entry after its ID, and is not
 	// the only one served (it takes nothing away).
 	ready func(v store.Value, key string) bool
+	// groupRead marks an XREADGROUP, which fails when its key is deleted
+	// or no longer holds a stream.
+	groupRead bool
 	// deadline is when it times out, in unix ms of the server's clock
 	// (store.Store.Now, which a test double's manual clock moves); 0: never.
 	deadline int64
@@ -330,18 +334,17 @@ func (s *Server) keyReady(db *store.DB, key string) {
 	b.ready = append(b.ready, bk)
 }
 
-// keysReadyIn queues every waited-on key that exists in database i (after
-// SWAPDB, as Redis's scanDatabaseForReadyKeys).
+// keysReadyIn queues every waited-on key of database i (after SWAPDB or
+// FLUSHDB, as Redis's scanDatabaseForReadyKeys and
+// scanDatabaseForDeletedStreams): serveReady serves those that now hold
+// a value, and fails the XREADGROUP readers of those that no longer hold
+// a stream (an XREADGROUP only waits on a stream that exists, and its
+// deletion ends the wait, so a missing key was a stream before).
 func (s *Server) keysReadyIn(i int) {
 	db := s.store.DB(i)
 	for bk := range s.blocking.waiting {
-		if bk.db != i {
-			continue
-		}
-		if e := db.GetString(bk.key); e != nil {
-			if k := e.Kind(); k == store.KindList || k == store.KindZSet || k == store.KindStream {
-				s.keyReady(db, bk.key)
-			}
+		if bk.db == i {
+			s.keyReady(db, bk.key)
 		}
 	}
 }
@@ -359,6 +362,9 @@ func (s *Server) serveReady() {
 			key := []byte(bk.key)
 			for {
 				e := db.Get(key)
+				if e == nil || e.Kind() != store.KindStream {
+					s.failGroupReaders(bk)
+				}
 				if e == nil {
 					break
 				}
@@ -379,6 +385,21 @@ func (s *Server) serveReady() {
 	}
 }
 
+// errGroupReadKeyGone is what a blocked XREADGROUP gets when its stream
+// is deleted or overwritten.
+const errGroupReadKeyGone = "UNBLOCKED the stream key no longer exists"
+
+// failGroupReaders answers the XREADGROUP readers waiting on a key that
+// holds no stream any more, first blocked first, as Redis's
+// unblockDeletedStreamReadgroupClients.
+func (s *Server) failGroupReaders(bk blockKey) {
+	for _, w := range slices.Clone(s.blocking.waiting[bk]) {
+		if w.groupRead {
+			s.unblock(w, func(c *Client) { c.w.Error(errGroupReadKeyGone) })
+		}
+	}
+}
+
 // serveLogged serves a waiter and, with the AOF on, logs the pop it did as
 // its serve function named it (LPOP, LMOVE, ZPOPMIN ...), on its own, as
 // Redis's serveClientBlockedOnList and afterCommand: the command that
@@ -392,8 +413,8 @@ func (s *Server) serveLogged(w *waiter, key []byte) {
 	if c.propArgs != nil {
 		s.propagate(w.db, c.propArgs...)
 		c.propArgs = nil
-		s.propagatePending(true)
 	}
+	s.propagatePending(true) // a served XREADGROUP queued its XCLAIMs itself
 }
 
 // timedOut answers a waiter whose time is up: a null array, whatever the

@@ -29,6 +29,7 @@ func flushMode(c *Client, args [][]byte) bool {
 func cmdFlushDB(c *Client, args [][]byte) {
 	if flushMode(c, args) {
 		c.db.Flush()
+		c.srv.keysReadyIn(c.db.Index()) // fails the XREADGROUP readers
 		c.srv.trackingFlushed()
 		c.forceLog() // an empty database's FLUSHDB too, as Redis
 		c.w.Status("OK")
@@ -38,6 +39,9 @@ func cmdFlushDB(c *Client, args [][]byte) {
 func cmdFlushAll(c *Client, args [][]byte) {
 	if flushMode(c, args) {
 		c.srv.store.FlushAll()
+		for i := range c.srv.store.Databases() {
+			c.srv.keysReadyIn(i) // fails the XREADGROUP readers
+		}
 		c.srv.trackingFlushed()
 		c.forceLog()
 		c.w.Status("OK")

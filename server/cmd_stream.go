@@ -461,14 +461,20 @@ func writeStreamRange(c *Client, s *store.Stream, start, end store.StreamID, cou
 func writeStreamEntries(c *Client, it *store.StreamIterator, n int) {
 	for range n {
 		id, _ := it.Next()
-		c.w.Array(2)
-		writeStreamID(c, id)
-		c.w.Array(2 * it.NumFields())
-		it.EachField(func(f, v []byte) {
-			c.w.Bulk(f)
-			c.w.Bulk(v)
-		})
+		writeStreamEntry(c, it, id)
 	}
+}
+
+// writeStreamEntry writes the iterator's current entry as [id, [field,
+// value, ...]].
+func writeStreamEntry(c *Client, it *store.StreamIterator, id store.StreamID) {
+	c.w.Array(2)
+	writeStreamID(c, id)
+	c.w.Array(2 * it.NumFields())
+	it.EachField(func(f, v []byte) {
+		c.w.Bulk(f)
+		c.w.Bulk(v)
+	})
 }
 
 func cmdXLen(c *Client, args [][]byte) {
@@ -477,18 +483,28 @@ func cmdXLen(c *Client, args [][]byte) {
 	}
 }
 
+// parseStreamIDs parses XDEL's and XACK's IDs, all of them before the
+// command acts: an error must leave the stream as it was.
+func parseStreamIDs(c *Client, args [][]byte) ([]store.StreamID, bool) {
+	ids := make([]store.StreamID, 0, len(args))
+	for _, a := range args {
+		id, ok := parseStreamID(c, a, 0, true, nil)
+		if !ok {
+			return nil, false
+		}
+		ids = append(ids, id)
+	}
+	return ids, true
+}
+
 func cmdXDel(c *Client, args [][]byte) {
 	s := valueOrReply[*store.Stream](c, args[1], replyZero)
 	if s == nil {
 		return
 	}
-	ids := make([]store.StreamID, 0, len(args)-2)
-	for _, a := range args[2:] {
-		id, ok := parseStreamID(c, a, 0, true, nil)
-		if !ok {
-			return
-		}
-		ids = append(ids, id)
+	ids, ok := parseStreamIDs(c, args[2:])
+	if !ok {
+		return
 	}
 	deleted := s.DeleteIDs(ids)
 	if deleted > 0 {
@@ -648,20 +664,10 @@ func cmdXRead(c *Client, args [][]byte) {
 		}
 	}
 	if len(ready) > 0 {
-		if c.w.Proto() == 2 {
-			c.w.Array(len(ready))
-		} else {
-			c.w.Map(len(ready))
-		}
-		for _, i := range ready {
-			s, _ := valueAs[*store.Stream](c, r.keys[i])
-			if c.w.Proto() == 2 {
-				c.w.Array(2)
-			}
-			c.w.Bulk(r.keys[i])
+		writeXReadReply(c, r.keys, ready, func(i int, s *store.Stream) {
 			start, _ := r.ids[i].Incr()
 			writeStreamRange(c, s, start, store.MaxStreamID, r.count, false)
-		}
+		})
 		return
 	}
 	if !r.block {
@@ -683,19 +689,32 @@ func cmdXRead(c *Client, args [][]byte) {
 		}
 	}
 	c.srv.block(c, r.keys, store.KindStream, r.timeout, func(c *Client, key []byte) {
-		s, _ := valueAs[*store.Stream](c, key)
-		if c.w.Proto() == 2 {
-			c.w.Array(1)
-			c.w.Array(2)
-		} else {
-			c.w.Map(1)
-		}
-		c.w.Bulk(key)
-		start, _ := after[string(key)].Incr()
-		writeStreamRange(c, s, start, store.MaxStreamID, count, false)
+		writeXReadReply(c, [][]byte{key}, []int{0}, func(_ int, s *store.Stream) {
+			start, _ := after[string(key)].Incr()
+			writeStreamRange(c, s, start, store.MaxStreamID, count, false)
+		})
 	})
 	c.blockedOn.ready = func(v store.Value, key string) bool {
 		return v.(*store.Stream).LastID().Compare(after[key]) > 0
+	}
+}
+
+// writeXReadReply answers XREAD's and XREADGROUP's streams that ready
+// indexes, each as [key, entries] (a map of them in RESP3), serve writing
+// the entries.
+func writeXReadReply(c *Client, keys [][]byte, ready []int, serve func(i int, s *store.Stream)) {
+	if c.w.Proto() == 2 {
+		c.w.Array(len(ready))
+	} else {
+		c.w.Map(len(ready))
+	}
+	for _, i := range ready {
+		s, _ := valueAs[*store.Stream](c, keys[i])
+		if c.w.Proto() == 2 {
+			c.w.Array(2)
+		}
+		c.w.Bulk(keys[i])
+		serve(i, s)
 	}
 }
 
@@ -831,18 +850,7 @@ func cmdXInfoStream(c *Client, args [][]byte) {
 		c.w.BulkString(g.Name)
 		c.w.BulkString("last-delivered-id")
 		writeStreamID(c, g.LastID)
-		c.w.BulkString("entries-read")
-		if g.EntriesRead != store.StreamInvalidEntriesRead {
-			c.w.Int(g.EntriesRead)
-		} else {
-			c.w.Null()
-		}
-		c.w.BulkString("lag")
-		if lag, ok := s.Lag(g); ok {
-			c.w.Int(lag)
-		} else {
-			c.w.Null()
-		}
+		writeGroupCounters(c, s, g)
 		c.w.BulkString("pel-count")
 		c.w.Int(int64(g.PEL.Len()))
 		c.w.BulkString("pending")

@@ -162,7 +162,7 @@ var families = []map[string]Handler{
 	migrateHandlers, monitorHandlers, objectHandlers, persistenceHandlers, pubsubHandlers, replicationHandlers,
 	scriptingHandlers, serverHandlers, setHandlers, slowlogHandlers, sortHandlers,
 	stringHandlers, throttleHandlers, transactionHandlers, zsetHandlers,
-	zsetOpHandlers, zsetBlockingHandlers, trackingHandlers, streamHandlers, functionHandlers,
+	zsetOpHandlers, zsetBlockingHandlers, trackingHandlers, streamHandlers, streamGroupHandlers, functionHandlers,
 }
 
 // testCommands are commands outside the generated table, with their own

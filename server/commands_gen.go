@@ -2,8 +2,8 @@
 // To regenerate: REDIS_SRC=/path/to/redis-7.0.15 go generate ./server/
 //
 // redis-sha256: 9b058529b46c27040aaff4264caddf430020d18c33cd69f8164d1b3b9e41a9b3
-// floodgate-sha256: db0a73e0a48dfc8577333bb69634b55f651f6396527b3533b72259bfdec11d3a
-// body-sha256: 0a1ac7d426d23e7aa9a0d07c69a87700b83f70482b22806c913dfd5592abf53c
+// floodgate-sha256: 8f97bb79653ff091764900407bb633231c5b6f7f69356cdc6d01178be2a46955
+// body-sha256: 10a65ae6b0805f9c16dc318feb97e1cc480b10967c4ac0e9000c7839960b939a
 
 package server
 
@@ -3374,6 +3374,18 @@ var generatedCommands = []*Command{
 		Args: []Arg{
 			{Name: "key", Type: "key", KeySpec: 1, Flags: ArgMultiple},
 		}},
+	{Name: "xack", Arity: -4, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"stream"},
+		Group: "stream", Since: "5.0.0",
+		Summary:    "Marks a pending message as correctly processed, effectively removing it from the pending entries list of the consumer group. Return value of the command is the number of messages successfully acknowledged, that is, the IDs we were actually able to resolve in the PEL.",
+		Complexity: "O(1) for each message ID processed.",
+		keySpecs: []keySpec{
+			{flags: "RW update", begin: beginIndex(1), find: findRange(0, 1, 0)},
+		},
+		Args: []Arg{
+			{Name: "key", Type: "key", KeySpec: 1},
+			{Name: "group", Type: "string"},
+			{Name: "id", Type: "string", Flags: ArgMultiple},
+		}},
 	{Name: "xadd", Arity: -5, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"stream"},
 		Group: "stream", Since: "5.0.0",
 		Summary:    "Appends a new entry to a stream",
@@ -3410,6 +3422,47 @@ var generatedCommands = []*Command{
 				{Name: "value", Type: "string"},
 			}},
 		}},
+	{Name: "xautoclaim", Arity: -6, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"stream"},
+		Group: "stream", Since: "6.2.0",
+		Summary:    "Changes (or acquires) ownership of messages in a consumer group, as if the messages were delivered to the specified consumer.",
+		Complexity: "O(1) if COUNT is small.",
+		History: [][2]string{
+			{"7.0.0", "Added an element to the reply array, containing deleted entries the command cleared from the PEL"},
+		},
+		Tips: []string{"nondeterministic_output"},
+		keySpecs: []keySpec{
+			{flags: "RW delete", begin: beginIndex(1), find: findRange(0, 1, 0)},
+		},
+		Args: []Arg{
+			{Name: "key", Type: "key", KeySpec: 1},
+			{Name: "group", Type: "string"},
+			{Name: "consumer", Type: "string"},
+			{Name: "min-idle-time", Type: "string"},
+			{Name: "start", Type: "string"},
+			{Name: "count", Type: "integer", Token: "COUNT", Flags: ArgOptional},
+			{Name: "justid", Type: "pure-token", Token: "JUSTID", Flags: ArgOptional},
+		}},
+	{Name: "xclaim", Arity: -6, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"stream"},
+		Group: "stream", Since: "5.0.0",
+		Summary:    "Changes (or acquires) ownership of a message in a consumer group, as if the message was delivered to the specified consumer.",
+		Complexity: "O(log N) with N being the number of messages in the PEL of the consumer group.",
+		Tips:       []string{"nondeterministic_output"},
+		keySpecs: []keySpec{
+			{flags: "RW update", begin: beginIndex(1), find: findRange(0, 1, 0)},
+		},
+		Args: []Arg{
+			{Name: "key", Type: "key", KeySpec: 1},
+			{Name: "group", Type: "string"},
+			{Name: "consumer", Type: "string"},
+			{Name: "min-idle-time", Type: "string"},
+			{Name: "id", Type: "string", Flags: ArgMultiple},
+			{Name: "ms", Type: "integer", Token: "IDLE", Flags: ArgOptional},
+			{Name: "unix-time-milliseconds", Type: "unix-time", Token: "TIME", Flags: ArgOptional},
+			{Name: "count", Type: "integer", Token: "RETRYCOUNT", Flags: ArgOptional},
+			{Name: "force", Type: "pure-token", Token: "FORCE", Flags: ArgOptional},
+			{Name: "justid", Type: "pure-token", Token: "JUSTID", Flags: ArgOptional},
+			{Name: "id", Type: "string", Token: "LASTID", Flags: ArgOptional},
+		}},
 	{Name: "xdel", Arity: -3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"stream"},
 		Group: "stream", Since: "5.0.0",
 		Summary:    "Removes the specified entries from the stream. Returns the number of items actually deleted, that may be different from the number of IDs passed in case certain IDs do not exist.",
@@ -3421,11 +3474,124 @@ var generatedCommands = []*Command{
 			{Name: "key", Type: "key", KeySpec: 1},
 			{Name: "id", Type: "string", Flags: ArgMultiple},
 		}},
+	{Name: "xgroup", Arity: -2,
+		Group: "stream", Since: "5.0.0",
+		Summary:    "A container for consumer groups commands",
+		Complexity: "Depends on subcommand.",
+		Subcommands: []*Command{
+			{Name: "xgroup|create", Arity: -5, Flags: FlagWrite | FlagDenyOOM, FirstKey: 2, LastKey: 2, Step: 1, ACL: []string{"stream"},
+				Group: "stream", Since: "5.0.0",
+				Summary:    "Create a consumer group.",
+				Complexity: "O(1)",
+				History: [][2]string{
+					{"7.0.0", "Added the `entries_read` named argument."},
+				},
+				keySpecs: []keySpec{
+					{flags: "RW insert", begin: beginIndex(2), find: findRange(0, 1, 0)},
+				},
+				Args: []Arg{
+					{Name: "key", Type: "key", KeySpec: 1},
+					{Name: "groupname", Type: "string"},
+					{Name: "id", Type: "oneof", Args: []Arg{
+						{Name: "id", Type: "string"},
+						{Name: "new_id", Type: "pure-token", Token: "$"},
+					}},
+					{Name: "mkstream", Type: "pure-token", Token: "MKSTREAM", Flags: ArgOptional},
+					{Name: "entries_read", Type: "integer", Token: "ENTRIESREAD", Flags: ArgOptional},
+				}},
+			{Name: "xgroup|createconsumer", Arity: 5, Flags: FlagWrite | FlagDenyOOM, FirstKey: 2, LastKey: 2, Step: 1, ACL: []string{"stream"},
+				Group: "stream", Since: "6.2.0",
+				Summary:    "Create a consumer in a consumer group.",
+				Complexity: "O(1)",
+				keySpecs: []keySpec{
+					{flags: "RW insert", begin: beginIndex(2), find: findRange(0, 1, 0)},
+				},
+				Args: []Arg{
+					{Name: "key", Type: "key", KeySpec: 1},
+					{Name: "groupname", Type: "string"},
+					{Name: "consumername", Type: "string"},
+				}},
+			{Name: "xgroup|delconsumer", Arity: 5, Flags: FlagWrite, FirstKey: 2, LastKey: 2, Step: 1, ACL: []string{"stream"},
+				Group: "stream", Since: "5.0.0",
+				Summary:    "Delete a consumer from a consumer group.",
+				Complexity: "O(1)",
+				keySpecs: []keySpec{
+					{flags: "RW delete", begin: beginIndex(2), find: findRange(0, 1, 0)},
+				},
+				Args: []Arg{
+					{Name: "key", Type: "key", KeySpec: 1},
+					{Name: "groupname", Type: "string"},
+					{Name: "consumername", Type: "string"},
+				}},
+			{Name: "xgroup|destroy", Arity: 4, Flags: FlagWrite, FirstKey: 2, LastKey: 2, Step: 1, ACL: []string{"stream"},
+				Group: "stream", Since: "5.0.0",
+				Summary:    "Destroy a consumer group.",
+				Complexity: "O(N) where N is the number of entries in the group's pending entries list (PEL).",
+				keySpecs: []keySpec{
+					{flags: "RW delete", begin: beginIndex(2), find: findRange(0, 1, 0)},
+				},
+				Args: []Arg{
+					{Name: "key", Type: "key", KeySpec: 1},
+					{Name: "groupname", Type: "string"},
+				}},
+			{Name: "xgroup|help", Arity: 2, Flags: FlagLoading | FlagStale, ACL: []string{"stream"},
+				Group: "stream", Since: "5.0.0",
+				Summary:    "Show helpful text about the different subcommands",
+				Complexity: "O(1)"},
+			{Name: "xgroup|setid", Arity: -5, Flags: FlagWrite, FirstKey: 2, LastKey: 2, Step: 1, ACL: []string{"stream"},
+				Group: "stream", Since: "5.0.0",
+				Summary:    "Set a consumer group to an arbitrary last delivered ID value.",
+				Complexity: "O(1)",
+				History: [][2]string{
+					{"7.0.0", "Added the optional `entries_read` argument."},
+				},
+				keySpecs: []keySpec{
+					{flags: "RW update", begin: beginIndex(2), find: findRange(0, 1, 0)},
+				},
+				Args: []Arg{
+					{Name: "key", Type: "key", KeySpec: 1},
+					{Name: "groupname", Type: "string"},
+					{Name: "id", Type: "oneof", Args: []Arg{
+						{Name: "id", Type: "string"},
+						{Name: "new_id", Type: "pure-token", Token: "$"},
+					}},
+					{Name: "entries_read", Type: "integer", Token: "ENTRIESREAD", Flags: ArgOptional},
+				}},
+		}},
 	{Name: "xinfo", Arity: -2,
 		Group: "stream", Since: "5.0.0",
 		Summary:    "A container for stream introspection commands",
 		Complexity: "Depends on subcommand.",
 		Subcommands: []*Command{
+			{Name: "xinfo|consumers", Arity: 4, Flags: FlagReadonly, FirstKey: 2, LastKey: 2, Step: 1, ACL: []string{"stream"},
+				Group: "stream", Since: "5.0.0",
+				Summary:    "List the consumers in a consumer group",
+				Complexity: "O(1)",
+				Tips:       []string{"nondeterministic_output"},
+				keySpecs: []keySpec{
+					{flags: "RO access", begin: beginIndex(2), find: findRange(0, 1, 0)},
+				},
+				Args: []Arg{
+					{Name: "key", Type: "key", KeySpec: 1},
+					{Name: "groupname", Type: "string"},
+				}},
+			{Name: "xinfo|groups", Arity: 3, Flags: FlagReadonly, FirstKey: 2, LastKey: 2, Step: 1, ACL: []string{"stream"},
+				Group: "stream", Since: "5.0.0",
+				Summary:    "List the consumer groups of a stream",
+				Complexity: "O(1)",
+				History: [][2]string{
+					{"7.0.0", "Added the `entries-read` and `lag` fields"},
+				},
+				keySpecs: []keySpec{
+					{flags: "RO access", begin: beginIndex(2), find: findRange(0, 1, 0)},
+				},
+				Args: []Arg{
+					{Name: "key", Type: "key", KeySpec: 1},
+				}},
+			{Name: "xinfo|help", Arity: 2, Flags: FlagLoading | FlagStale, ACL: []string{"stream"},
+				Group: "stream", Since: "5.0.0",
+				Summary:    "Show helpful text about the different subcommands",
+				Complexity: "O(1)"},
 			{Name: "xinfo|stream", Arity: -3, Flags: FlagReadonly, FirstKey: 2, LastKey: 2, Step: 1, ACL: []string{"stream"},
 				Group: "stream", Since: "5.0.0",
 				Summary:    "Get information about a stream",
@@ -3454,6 +3620,28 @@ var generatedCommands = []*Command{
 		Args: []Arg{
 			{Name: "key", Type: "key", KeySpec: 1},
 		}},
+	{Name: "xpending", Arity: -3, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"stream"},
+		Group: "stream", Since: "5.0.0",
+		Summary:    "Return information and entries from a stream consumer group pending entries list, that are messages fetched but never acknowledged.",
+		Complexity: "O(N) with N being the number of elements returned, so asking for a small fixed number of entries per call is O(1). O(M), where M is the total number of entries scanned when used with the IDLE filter. When the command returns just the summary and the list of consumers is small, it runs in O(1) time; otherwise, an additional O(N) time for iterating every consumer.",
+		History: [][2]string{
+			{"6.2.0", "Added the `IDLE` option and exclusive range intervals."},
+		},
+		Tips: []string{"nondeterministic_output"},
+		keySpecs: []keySpec{
+			{flags: "RO access", begin: beginIndex(1), find: findRange(0, 1, 0)},
+		},
+		Args: []Arg{
+			{Name: "key", Type: "key", KeySpec: 1},
+			{Name: "group", Type: "string"},
+			{Name: "filters", Type: "block", Flags: ArgOptional, Args: []Arg{
+				{Name: "min-idle-time", Type: "integer", Token: "IDLE", Since: "6.2.0", Flags: ArgOptional},
+				{Name: "start", Type: "string"},
+				{Name: "end", Type: "string"},
+				{Name: "count", Type: "integer"},
+				{Name: "consumer", Type: "string", Flags: ArgOptional},
+			}},
+		}},
 	{Name: "xrange", Arity: -4, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, ACL: []string{"stream"},
 		Group: "stream", Since: "5.0.0",
 		Summary:    "Return a range of elements in a stream, with IDs matching the specified IDs interval",
@@ -3480,6 +3668,26 @@ var generatedCommands = []*Command{
 		Args: []Arg{
 			{Name: "count", Type: "integer", Token: "COUNT", Flags: ArgOptional},
 			{Name: "milliseconds", Type: "integer", Token: "BLOCK", Flags: ArgOptional},
+			{Name: "streams", Type: "block", Token: "STREAMS", Args: []Arg{
+				{Name: "key", Type: "key", KeySpec: 1, Flags: ArgMultiple},
+				{Name: "id", Type: "string", Flags: ArgMultiple},
+			}},
+		}},
+	{Name: "xreadgroup", Arity: -7, Flags: FlagWrite | FlagBlocking | FlagMovableKeys, ACL: []string{"stream"},
+		Group: "stream", Since: "5.0.0",
+		Summary:    "Return new entries from a stream using a consumer group, or access the history of the pending entries for a given consumer. Can block.",
+		Complexity: "For each stream mentioned: O(M) with M being the number of elements returned. If M is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1). On the other side when XREADGROUP blocks, XADD will pay the O(N) time in order to serve the N clients blocked on the stream getting new data.",
+		keySpecs: []keySpec{
+			{flags: "RO access", begin: beginKeyword("STREAMS", 4), find: findRange(-1, 1, 2)},
+		},
+		Args: []Arg{
+			{Name: "group_consumer", Type: "block", Token: "GROUP", Args: []Arg{
+				{Name: "group", Type: "string"},
+				{Name: "consumer", Type: "string"},
+			}},
+			{Name: "count", Type: "integer", Token: "COUNT", Flags: ArgOptional},
+			{Name: "milliseconds", Type: "integer", Token: "BLOCK", Flags: ArgOptional},
+			{Name: "noack", Type: "pure-token", Token: "NOACK", Flags: ArgOptional},
 			{Name: "streams", Type: "block", Token: "STREAMS", Args: []Arg{
 				{Name: "key", Type: "key", KeySpec: 1, Flags: ArgMultiple},
 				{Name: "id", Type: "string", Flags: ArgMultiple},
@@ -4046,20 +4254,6 @@ var aclOnlyCommands = []*Command{
 	{Name: "restore-asking", Arity: -4, Flags: FlagWrite | FlagDenyOOM | FlagAsking, ACL: []string{"keyspace", "dangerous"}, keySpecs: []keySpec{{flags: "OW update", begin: beginIndex(1), find: findRange(0, 1, 0)}}},
 	{Name: "script", Arity: -2},
 	{Name: "slowlog", Arity: -2},
-	{Name: "xack", Arity: -4, Flags: FlagWrite | FlagFast, ACL: []string{"stream"}, keySpecs: []keySpec{{flags: "RW update", begin: beginIndex(1), find: findRange(0, 1, 0)}}},
-	{Name: "xautoclaim", Arity: -6, Flags: FlagWrite | FlagFast, ACL: []string{"stream"}, keySpecs: []keySpec{{flags: "RW delete", begin: beginIndex(1), find: findRange(0, 1, 0)}}},
-	{Name: "xclaim", Arity: -6, Flags: FlagWrite | FlagFast, ACL: []string{"stream"}, keySpecs: []keySpec{{flags: "RW update", begin: beginIndex(1), find: findRange(0, 1, 0)}}},
 	{Name: "xgroup", Arity: -2},
-	{Name: "xgroup|create", Arity: -5, Flags: FlagWrite | FlagDenyOOM, ACL: []string{"stream"}, keySpecs: []keySpec{{flags: "RW insert", begin: beginIndex(2), find: findRange(0, 1, 0)}}},
-	{Name: "xgroup|createconsumer", Arity: 5, Flags: FlagWrite | FlagDenyOOM, ACL: []string{"stream"}, keySpecs: []keySpec{{flags: "RW insert", begin: beginIndex(2), find: findRange(0, 1, 0)}}},
-	{Name: "xgroup|delconsumer", Arity: 5, Flags: FlagWrite, ACL: []string{"stream"}, keySpecs: []keySpec{{flags: "RW delete", begin: beginIndex(2), find: findRange(0, 1, 0)}}},
-	{Name: "xgroup|destroy", Arity: 4, Flags: FlagWrite, ACL: []string{"stream"}, keySpecs: []keySpec{{flags: "RW delete", begin: beginIndex(2), find: findRange(0, 1, 0)}}},
-	{Name: "xgroup|help", Arity: 2, Flags: FlagLoading | FlagStale, ACL: []string{"stream"}},
-	{Name: "xgroup|setid", Arity: -5, Flags: FlagWrite, ACL: []string{"stream"}, keySpecs: []keySpec{{flags: "RW update", begin: beginIndex(2), find: findRange(0, 1, 0)}}},
 	{Name: "xinfo", Arity: -2},
-	{Name: "xinfo|consumers", Arity: 4, Flags: FlagReadonly, ACL: []string{"stream"}, keySpecs: []keySpec{{flags: "RO access", begin: beginIndex(2), find: findRange(0, 1, 0)}}},
-	{Name: "xinfo|groups", Arity: 3, Flags: FlagReadonly, ACL: []string{"stream"}, keySpecs: []keySpec{{flags: "RO access", begin: beginIndex(2), find: findRange(0, 1, 0)}}},
-	{Name: "xinfo|help", Arity: 2, Flags: FlagLoading | FlagStale, ACL: []string{"stream"}},
-	{Name: "xpending", Arity: -3, Flags: FlagReadonly, ACL: []string{"stream"}, keySpecs: []keySpec{{flags: "RO access", begin: beginIndex(1), find: findRange(0, 1, 0)}}},
-	{Name: "xreadgroup", Arity: -7, Flags: FlagWrite | FlagBlocking | FlagMovableKeys, ACL: []string{"stream"}, keySpecs: []keySpec{{flags: "RO access", begin: beginKeyword("STREAMS", 4), find: findRange(-1, 1, 2)}}},
 }

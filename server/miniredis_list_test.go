@@ -10,9 +10,6 @@ import (
 // miniredisPending are miniredis's commands floodgate does not have yet,
 // each with why. The list only shrinks.
 var miniredisPending = map[string]string{
-	// Stream consumer groups: not built yet (issue #27).
-	"XACK": "stream groups", "XAUTOCLAIM": "stream groups", "XCLAIM": "stream groups",
-	"XGROUP": "stream groups", "XPENDING": "stream groups", "XREADGROUP": "stream groups",
 	// Newer than Redis 7.0, which floodgate follows: miniredis registers
 	// them for Redis 7.4 (HEXPIRE) and Redis 8.4 (DELEX) users; Redis
 	// 7.0.15 answers them as unknown commands, and so does floodgate.

@@ -177,13 +177,7 @@ func TestReplicationStreamMatchesRedis(t *testing.T) {
 	}
 	streams := map[string][]byte{}
 	for name, c := range map[string]*redis.Client{"redis": rc, "floodgate": fc} {
-		addr := c.Options().Addr
-		if err := c.ConfigSet(ctx, "repl-ping-replica-period", "3600").Err(); err != nil {
-			t.Fatal(err)
-		}
-		f := attachFakeReplica(t, addr)
-		conn := redis.NewClient(patient(&redis.Options{Addr: addr, Protocol: 2, DisableIdentity: true, PoolSize: 1}))
-		t.Cleanup(func() { conn.Close() })
+		f, conn := streamWatcher(t, c)
 		for _, cmd := range commands {
 			conn.Do(ctx, cmd...)
 		}
@@ -204,10 +198,8 @@ func TestReplicationStreamMatchesRedis(t *testing.T) {
 			return conn.Do(ctx, "exists", "e").Val() == int64(0)
 		})
 		conn.Do(ctx, "select", "0")
-		conn.Do(ctx, "set", "end", "1")
-		got := f.readUntil(t, []byte("$3\r\nend\r\n$1\r\n1\r\n"))
+		got := f.streamUntilEnd(t, conn)
 		got = bytes.ReplaceAll(got, []byte("$13\r\n"+expireAt+"\r\n"), []byte("$13\r\n<expireAt>\r\n"))
-		got = bytes.ReplaceAll(got, streamPing, nil)
 		if name == "floodgate" {
 			// The one difference, on purpose: scripts a master caches
 			// reach its replicas as SCRIPT LOAD (replicateScript).
@@ -218,6 +210,28 @@ func TestReplicationStreamMatchesRedis(t *testing.T) {
 	if !bytes.Equal(streams["floodgate"], streams["redis"]) {
 		t.Errorf("stream differs:\nfloodgate %q\nredis     %q", streams["floodgate"], streams["redis"])
 	}
+}
+
+// streamWatcher attaches a fake replica to c's server, with the pings off,
+// and returns it with a connection of its own to write through.
+func streamWatcher(t *testing.T, c *redis.Client) (*fakeReplica, *redis.Client) {
+	t.Helper()
+	addr := c.Options().Addr
+	if err := c.ConfigSet(context.Background(), "repl-ping-replica-period", "3600").Err(); err != nil {
+		t.Fatal(err)
+	}
+	f := attachFakeReplica(t, addr)
+	conn := redis.NewClient(patient(&redis.Options{Addr: addr, Protocol: 2, DisableIdentity: true, PoolSize: 1}))
+	t.Cleanup(func() { conn.Close() })
+	return f, conn
+}
+
+// streamUntilEnd writes SET end 1 through conn and returns the stream f
+// read up to it, without pings.
+func (f *fakeReplica) streamUntilEnd(t *testing.T, conn *redis.Client) []byte {
+	t.Helper()
+	conn.Do(context.Background(), "set", "end", "1")
+	return bytes.ReplaceAll(f.readUntil(t, []byte("$3\r\nend\r\n$1\r\n1\r\n")), streamPing, nil)
 }
 
 // replicationInfo reads one field of INFO replication (or stats).

@@ -252,7 +252,8 @@ type Store struct {
 	OnInvalidate func(key []byte, byCommand bool)
 	// OnReady, when set, is called whenever a list, a sorted set or a stream is
 	// stored at a key (Redis's signalKeyAsReady from dbAdd): a client
-	// blocked on that key may now be served.
+	// blocked on that key may now be served. It is called too when a
+	// stream is deleted or overwritten, for its XREADGROUP readers to fail.
 	OnReady func(db *DB, key string)
 	// OnMiss, when set, is told of every read lookup (one counted as a
 	// keyspace hit or miss) that finds no live key: Redis's keymiss event.
@@ -519,6 +520,7 @@ func (db *DB) Add(key []byte, v Value) *Entry {
 
 func (db *DB) set(key []byte, v Value, expireAt int64, counted bool) *Entry {
 	e := db.keys.findBytes(key)
+	wasStream := e != nil && e.Kind() == KindStream
 	if e == nil {
 		e = newEntry(key)
 		e.heapIdx, e.access, e.snap = -1, db.store.newAccess(), db.store.epochIfOpen()
@@ -543,7 +545,9 @@ func (db *DB) set(key []byte, v Value, expireAt int64, counted bool) *Entry {
 		db.notifyWatchers(key)
 	}
 	if db.store.OnReady != nil {
-		if k := v.Kind(); k == KindList || k == KindZSet || k == KindStream {
+		// A stream overwritten by another type wakes its XREADGROUP
+		// readers too, to fail them (dbOverwrite's signalKeyAsReady).
+		if k := v.Kind(); k == KindList || k == KindZSet || k == KindStream || wasStream {
 			db.store.OnReady(db, e.Key())
 		}
 	}
@@ -637,6 +641,9 @@ func (db *DB) remove(e *Entry) {
 	}
 	if len(db.watched) > 0 {
 		db.touch(e.Key())
+	}
+	if db.store.OnReady != nil && e.Kind() == KindStream {
+		db.store.OnReady(db, e.Key()) // its XREADGROUP readers fail (dbGenericDelete)
 	}
 }
 
@@ -784,6 +791,17 @@ func (db *DB) ModifiedBy(key []byte, changes int64) {
 	}
 	db.store.dirty += changes - 1
 	db.notifyWatchers(key)
+}
+
+// Dirtied counts changes to key's value that Redis makes without
+// signalModifiedKey (a consumer group's state: XREADGROUP, XACK, XCLAIM
+// only add to server.dirty): the value's charge is recomputed and the
+// changes counted, and the key's watchers are not told.
+func (db *DB) Dirtied(key []byte, changes int64) {
+	if e := db.keys.findBytes(key); e != nil {
+		db.account(e)
+	}
+	db.store.dirty += changes
 }
 
 // notifyWatchers is Modified for a change that leaves the value's size as

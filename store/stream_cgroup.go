@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"unsafe"
+
+	"github.com/tidwall/btree"
 )
 
 // The consumer-group half of the stream model, as Redis 7.0's stream.h has
@@ -19,9 +21,10 @@ import (
 const StreamInvalidEntriesRead = -1
 
 // StreamNACK is a pending entry: delivered to a consumer and not yet
-// acknowledged.
+// acknowledged. The group's PEL and its consumer's share it.
 type StreamNACK struct {
-	DeliveryTime  int64 // unix ms of the last delivery
+	ID            StreamID // the entry's (set by PEL.Set)
+	DeliveryTime  int64    // unix ms of the last delivery
 	DeliveryCount uint64
 	Consumer      *StreamConsumer // who it was last delivered to
 }
@@ -42,59 +45,101 @@ type StreamGroup struct {
 	consumers   []*StreamConsumer // ordered by name
 }
 
-// PEL is a pending entries list: NACKs ordered by entry ID. It is a sorted
-// slice: entries are delivered in ID order, so inserts are appends in the
-// common case.
+// PEL is a pending entries list: NACKs ordered by entry ID, in a B-tree
+// (Redis's is a rax). A sorted slice made XACK of the oldest entries of a
+// large PEL, the usual order of acknowledgements, move the whole slice on
+// every ack; the tree makes the append of XREADGROUP and the delete of
+// XACK both O(log n). The zero PEL is empty; its tree comes with the
+// first entry.
 type PEL struct {
-	ids   []StreamID
-	nacks []*StreamNACK
+	tree *btree.BTree // of *StreamNACK by ID
 }
 
+func nackLess(a, b any) bool { return a.(*StreamNACK).ID.Less(b.(*StreamNACK).ID) }
+
+// probe is the key a lookup by ID searches with.
+func probe(id StreamID) *StreamNACK { return &StreamNACK{ID: id} }
+
 // Len is the number of pending entries.
-func (p *PEL) Len() int { return len(p.ids) }
+func (p *PEL) Len() int {
+	if p.tree == nil {
+		return 0
+	}
+	return p.tree.Len()
+}
 
 // At returns the i-th pending entry in ID order.
-func (p *PEL) At(i int) (StreamID, *StreamNACK) { return p.ids[i], p.nacks[i] }
+func (p *PEL) At(i int) (StreamID, *StreamNACK) {
+	n := p.tree.GetAt(i).(*StreamNACK)
+	return n.ID, n
+}
 
-// Seek is the index of the first pending entry whose ID is at least id
-// (Len if there is none).
-func (p *PEL) Seek(id StreamID) int {
-	i, _ := slices.BinarySearchFunc(p.ids, id, StreamID.Compare)
-	return i
+// Seek returns the first pending entry whose ID is at least id, nil if
+// there is none.
+func (p *PEL) Seek(id StreamID) *StreamNACK {
+	var found *StreamNACK
+	p.Ascend(id, func(n *StreamNACK) bool {
+		found = n
+		return false
+	})
+	return found
+}
+
+// Ascend calls fn with the pending entries from id on, in ID order, while
+// it returns true. fn must not change the PEL.
+func (p *PEL) Ascend(id StreamID, fn func(n *StreamNACK) bool) {
+	if p.tree == nil {
+		return
+	}
+	p.tree.Ascend(probe(id), func(item any) bool { return fn(item.(*StreamNACK)) })
+}
+
+// First and Last are the pending entries with the lowest and highest ID,
+// nil when there is none.
+func (p *PEL) First() *StreamNACK { return p.edge(p.tree.Min) }
+
+// Last: see First.
+func (p *PEL) Last() *StreamNACK { return p.edge(p.tree.Max) }
+
+func (p *PEL) edge(get func() any) *StreamNACK {
+	if p.tree == nil || p.tree.Len() == 0 {
+		return nil
+	}
+	return get().(*StreamNACK)
 }
 
 // Get returns the NACK of id, nil if it is not pending.
 func (p *PEL) Get(id StreamID) *StreamNACK {
-	if i, ok := slices.BinarySearchFunc(p.ids, id, StreamID.Compare); ok {
-		return p.nacks[i]
+	if p.tree == nil {
+		return nil
+	}
+	if n := p.tree.Get(probe(id)); n != nil {
+		return n.(*StreamNACK)
 	}
 	return nil
 }
 
 // Set makes id pending with n (replacing any NACK it had), and reports
-// whether it was new.
+// whether it was new. It sets n.ID.
 func (p *PEL) Set(id StreamID, n *StreamNACK) bool {
-	if k := len(p.ids); k == 0 || p.ids[k-1].Less(id) {
-		p.ids, p.nacks = append(p.ids, id), append(p.nacks, n)
-		return true
+	if p.tree == nil {
+		p.tree = btree.NewNonConcurrent(nackLess)
 	}
-	i, ok := slices.BinarySearchFunc(p.ids, id, StreamID.Compare)
-	if ok {
-		p.nacks[i] = n
-		return false
-	}
-	p.ids, p.nacks = slices.Insert(p.ids, i, id), slices.Insert(p.nacks, i, n)
-	return true
+	n.ID = id
+	return p.tree.Set(n) == nil
 }
 
 // Delete removes id and reports whether it was pending.
 func (p *PEL) Delete(id StreamID) bool {
-	i, ok := slices.BinarySearchFunc(p.ids, id, StreamID.Compare)
-	if !ok {
-		return false
+	return p.tree != nil && p.tree.Delete(probe(id)) != nil
+}
+
+// load appends n, whose ID is above every pending one (clone).
+func (p *PEL) load(n *StreamNACK) {
+	if p.tree == nil {
+		p.tree = btree.NewNonConcurrent(nackLess)
 	}
-	p.ids, p.nacks = slices.Delete(p.ids, i, i+1), slices.Delete(p.nacks, i, i+1)
-	return true
+	p.tree.Load(n)
 }
 
 // Groups returns the stream's groups ordered by name. The caller must not
@@ -163,10 +208,10 @@ func (g *StreamGroup) CreateConsumer(name string, now int64) *StreamConsumer {
 // group PEL, as streamDelConsumer, and returns how many it had pending.
 func (g *StreamGroup) DeleteConsumer(c *StreamConsumer) int {
 	n := c.PEL.Len()
-	for i := range n {
-		id, _ := c.PEL.At(i)
-		g.PEL.Delete(id)
-	}
+	c.PEL.Ascend(StreamID{}, func(nack *StreamNACK) bool {
+		g.PEL.Delete(nack.ID)
+		return true
+	})
 	if i, ok := slices.BinarySearchFunc(g.consumers, c.Name, consumerCmp); ok && g.consumers[i] == c {
 		g.consumers = slices.Delete(g.consumers, i, i+1)
 	}
@@ -183,22 +228,15 @@ func (g *StreamGroup) clone() *StreamGroup {
 		consumers[sc] = nc
 		c.consumers = append(c.consumers, nc)
 	}
-	nacks := make(map[*StreamNACK]*StreamNACK, g.PEL.Len())
-	c.PEL.ids = slices.Clone(g.PEL.ids)
-	c.PEL.nacks = make([]*StreamNACK, len(g.PEL.nacks))
-	for i, n := range g.PEL.nacks {
-		nn := &StreamNACK{DeliveryTime: n.DeliveryTime, DeliveryCount: n.DeliveryCount, Consumer: consumers[n.Consumer]}
-		nacks[n] = nn
-		c.PEL.nacks[i] = nn
-	}
-	for _, sc := range g.consumers {
-		nc := consumers[sc]
-		nc.PEL.ids = slices.Clone(sc.PEL.ids)
-		nc.PEL.nacks = make([]*StreamNACK, len(sc.PEL.nacks))
-		for i, n := range sc.PEL.nacks {
-			nc.PEL.nacks[i] = nacks[n]
+	g.PEL.Ascend(StreamID{}, func(n *StreamNACK) bool {
+		nn := &StreamNACK{ID: n.ID, DeliveryTime: n.DeliveryTime, DeliveryCount: n.DeliveryCount}
+		c.PEL.load(nn)
+		if nc := consumers[n.Consumer]; nc != nil {
+			nn.Consumer = nc
+			nc.PEL.load(nn)
 		}
-	}
+		return true
+	})
 	return c
 }
 
@@ -219,7 +257,21 @@ func (g *StreamGroup) memSize() int {
 	return n
 }
 
-func (p *PEL) memSize() int { return allocSize(cap(p.ids)*16) + allocSizeScan(cap(p.nacks)*8) }
+// pelTreeHeader is what an empty tree costs: the tree, its mutex and its
+// copy-on-write marker.
+const pelTreeHeader = 96 + 32 + 8
+
+// memSize estimates the tree: a 16-byte interface per entry in nodes of
+// up to 255 (kept between half and full, so 3/4 on average), each node
+// 48 bytes besides its items.
+func (p *PEL) memSize() int {
+	if p.tree == nil {
+		return 0
+	}
+	n := p.tree.Len()
+	nodes := n/190 + 1
+	return pelTreeHeader + nodes*48 + allocSizeScan(n*16*4/3/nodes)*nodes
+}
 
 // RangeHasTombstones reports whether max_deleted_entry_id lies in start..
 // end (nil for the open ends), as streamRangeHasTombstones.
@@ -277,4 +329,75 @@ func (s *Stream) Lag(g *StreamGroup) (int64, bool) {
 		return int64(s.entriesAdded) - read, true
 	}
 	return 0, false
+}
+
+// Deliver records a new delivery of entry id to c at now, as
+// streamReplyWithRange does for an XREADGROUP ">": a new NACK in the
+// group's and c's PELs, or, when the entry was pending already (XGROUP
+// SETID moved the group back), that NACK moved to c with its count reset
+// to 1.
+func (g *StreamGroup) Deliver(id StreamID, c *StreamConsumer, now int64) *StreamNACK {
+	if n := g.PEL.Get(id); n != nil {
+		if n.Consumer != nil {
+			n.Consumer.PEL.Delete(id)
+		}
+		n.Consumer, n.DeliveryTime, n.DeliveryCount = c, now, 1
+		c.PEL.Set(id, n)
+		return n
+	}
+	n := &StreamNACK{DeliveryTime: now, DeliveryCount: 1, Consumer: c}
+	g.PEL.Set(id, n)
+	c.PEL.Set(id, n)
+	return n
+}
+
+// Ack removes id from the group's PEL and its consumer's, and reports
+// whether it was pending (XACK).
+func (g *StreamGroup) Ack(id StreamID) bool {
+	n := g.PEL.Get(id)
+	if n == nil {
+		return false
+	}
+	g.PEL.Delete(id)
+	if n.Consumer != nil {
+		n.Consumer.PEL.Delete(id)
+	}
+	return true
+}
+
+// Force makes id pending with no consumer yet, delivered once at now
+// (streamCreateNACK), as XCLAIM's FORCE does before the claim gives it
+// one.
+func (g *StreamGroup) Force(id StreamID, now int64) *StreamNACK {
+	n := &StreamNACK{DeliveryTime: now, DeliveryCount: 1}
+	g.PEL.Set(id, n)
+	return n
+}
+
+// Claim moves the pending entry n to c (XCLAIM, XAUTOCLAIM).
+func (g *StreamGroup) Claim(n *StreamNACK, c *StreamConsumer) {
+	if n.Consumer == c {
+		return
+	}
+	if n.Consumer != nil {
+		n.Consumer.PEL.Delete(n.ID)
+	}
+	c.PEL.Set(n.ID, n)
+	n.Consumer = c
+}
+
+// Delivered moves the group's last delivered ID to id, an entry just read
+// past it, and its entries_read counter along, as streamReplyWithRange:
+// one more when the counter is valid and no tombstone lies ahead, else
+// the estimate for id.
+func (s *Stream) Delivered(g *StreamGroup, id StreamID) {
+	if id.Compare(g.LastID) <= 0 {
+		return
+	}
+	if g.EntriesRead != StreamInvalidEntriesRead && !s.RangeHasTombstones(&id, nil) {
+		g.EntriesRead++
+	} else if s.entriesAdded != 0 {
+		g.EntriesRead = s.EstimateDistance(id)
+	}
+	g.LastID = id
 }

@@ -77,7 +77,7 @@ func TestStreamGroupsModel(t *testing.T) {
 		g.PEL.Set(id, n)
 		c.PEL.Set(id, n)
 	}
-	if id, _ := g.PEL.At(0); id != (StreamID{1, 0}) || g.PEL.Seek(StreamID{2, 5}) != 2 {
+	if id, _ := g.PEL.At(0); id != (StreamID{1, 0}) || g.PEL.Seek(StreamID{2, 5}).ID != (StreamID{3, 0}) || g.PEL.Seek(StreamID{4, 0}) != nil {
 		t.Fatal("pel order")
 	}
 	cl := s.Clone().(*Stream)
