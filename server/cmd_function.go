@@ -122,7 +122,7 @@ func cmdFunctionLoad(c *Client, args [][]byte) {
 	i := 2
 	for ; i < len(args)-1; i++ {
 		if !eqFold(args[i], "replace") {
-			c.w.Error(sanitizeError("ERR Unknown option given: " + string(args[i])))
+			c.w.Error(errorEndingWith("ERR Unknown option given: ", args[i]))
 			return
 		}
 		replace = true
@@ -191,6 +191,7 @@ func cmdFunctionList(c *Client, args [][]byte) {
 			pattern = args[i]
 			continue
 		}
+		// addReplyErrorSds: unlike LOAD's error, trailing CR/LF are kept.
 		c.w.Error(sanitizeError("ERR Unknown argument " + string(args[i])))
 		return
 	}
