@@ -113,6 +113,9 @@ func runCase(t *testing.T, tc tcase, proto int) {
 		case "blocked":
 			waitBlocked(t, set, arg)
 			continue
+		case "bgsaved":
+			waitInfo(t, set, "persistence", bgsaveField, "0")
+			continue
 		case "id":
 			each := make([]string, len(set))
 			for i, c := range set {
@@ -519,25 +522,35 @@ func withIDs(args []string, ids map[string][]string, i int) []string {
 	return out
 }
 
-var blockedClientsField = regexp.MustCompile(`blocked_clients:(\d+)`)
+var (
+	blockedClientsField = regexp.MustCompile(`blocked_clients:(\d+)`)
+	bgsaveField         = regexp.MustCompile(`rdb_bgsave_in_progress:(\d+)`)
+)
 
 // waitBlocked polls INFO clients on every server until each reports want
 // blocked clients: a command sent with !send has reached the server and
 // blocked there before the next line runs.
 func waitBlocked(t *testing.T, set []*rawConn, want string) {
 	t.Helper()
+	waitInfo(t, set, "clients", blockedClientsField, want)
+}
+
+// waitInfo waits until field (a regexp whose group is the value) of INFO
+// section reads want on every server of set ("!bgsaved": no BGSAVE runs).
+func waitInfo(t *testing.T, set []*rawConn, section string, field *regexp.Regexp, want string) {
+	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for i, c := range set {
 		for {
-			reply, err := c.do("INFO", "clients")
+			reply, err := c.do("INFO", section)
 			if err != nil {
-				t.Fatalf("INFO clients: %v", err)
+				t.Fatalf("INFO %s: %v", section, err)
 			}
-			if m := blockedClientsField.FindSubmatch(reply); m != nil && string(m[1]) == want {
+			if m := field.FindSubmatch(reply); m != nil && string(m[1]) == want {
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("server %d: blocked_clients never reached %s: %q", i, want, reply)
+				t.Fatalf("server %d: %s never reached %s: %q", i, field, want, reply)
 			}
 			time.Sleep(time.Millisecond) // polling, bounded by the deadline
 		}

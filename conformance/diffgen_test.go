@@ -35,6 +35,8 @@ func init() {
 		{"bitmap", 8, (*gen).bitmapCmd},
 		{"hll", 5, (*gen).hllCmd},
 		{"geo", 7, (*gen).geoCmd},
+		{"stream", 12, (*gen).streamCmd},
+		{"function", 8, (*gen).functionCmd},
 	}
 }
 
@@ -127,6 +129,25 @@ func (g *gen) single() op {
 		o.mode = ""
 		if i := 1 + btoi(mode == "lexsrc"); i < len(args) {
 			o.skipIf = skipMixedSkiplist(args[i])
+		}
+	case "restore":
+		policy := g.pick(restorePolicies...)
+		o.mode, o.perSide = "fnexists", ownRestore(policy)
+		o.args = cmd("FUNCTION", "RESTORE", "<its own FUNCTION DUMP>", policy)
+		if policy == "" {
+			o.args = o.args[:3]
+		}
+	case "clearerrno":
+		o.mode = ""
+		o.clearErrno = true
+	case "clockid", "dumpstream":
+		skip := skipClockID
+		if mode == "dumpstream" {
+			skip = skipUnlessStream
+		}
+		o.mode = ""
+		if len(args) > 1 {
+			o.skipIf = skip(args[1])
 		}
 	case "noset", "errno":
 		o.mode = ""

@@ -26,6 +26,15 @@ func (g *gen) script() op {
 		"redis.setresp(3) return redis.call(unpack(ARGV))",
 		"local r = redis.call(unpack(ARGV)) if type(r) == 'number' then return tostring(r) end return r",
 	)
+	numkeys, keys := g.firstKey(args)
+	o.args = cmd("EVAL", body, numkeys, keys, args)
+	return o
+}
+
+// firstKey is the numkeys and keys of a script or function call whose
+// arguments are the command args: mostly its first key declared, now and
+// then a bad count.
+func (g *gen) firstKey(args []string) (string, []string) {
 	numkeys := "0"
 	var keys []string
 	if len(args) > 1 && g.chance(0.8) {
@@ -34,8 +43,7 @@ func (g *gen) script() op {
 	if g.n(40) == 0 {
 		numkeys = g.pick("-1", "5", "x")
 	}
-	o.args = cmd("EVAL", body, numkeys, keys, args)
-	return o
+	return numkeys, keys
 }
 
 // luaExpr returns an EVAL of one random expression.

@@ -280,6 +280,21 @@ func TestDifferentialFindings(t *testing.T) {
 			"ZADD x 5e-324 a 1 b", "HSET ha f 10", "HSET hb f 3", "SORT x BY h*->f", "GEORADIUS_RO nokey 0 0 1 m",
 			"ZADD v 5e-324 a 1 b", "HSET hb f 03", "SORT v BY h*->f", "GEORADIUS_RO nokey 0 0 1 m",
 		}},
+		// "ms-*" after ms-18446744073709551615 fails in streamAppendItem
+		// without setting errno: xaddCommand's error is then the size one,
+		// unless an earlier failed XADD left EDOM (not generated).
+		{"xadd ms-* after the largest sequence", []string{
+			"XADD s 6-18446744073709551615 f v", "GEORADIUS_RO nokey 0 0 1 m", "XADD s 6-* f v",
+			"XADD s 5-* f v", "XADD s 7-* f v", "XADD s 18446744073709551615-18446744073709551615 f v",
+			"GEORADIUS_RO nokey 0 0 1 m", "XADD s 18446744073709551615-* f v", "XADD s * f v", "XLEN s",
+		}},
+		// FUNCTION LOAD's error trims CR/LF from its end, FUNCTION LIST's
+		// (addReplyErrorSds) does not.
+		{"function option errors ending in CR/LF", []string{
+			"FUNCTION FLUSH", "FUNCTION LOAD \"#!lua name=x\nredis.register_function('x', function() return 1 end)\n\" 0",
+			"FUNCTION LOAD \"x\r\n\" y", "FUNCTION LOAD \"\r\nx\\x00y\r\n\" y", "FUNCTION LIST WITHCODE \"foo\r\n\"",
+			"FUNCTION LIST \"a\\x00b\n\"",
+		}},
 	})
 }
 

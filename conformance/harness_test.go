@@ -79,6 +79,8 @@ func run(m *testing.M) (int, error) {
 		}
 		defer dialSrv.Close()
 		floodgateDialAddr = dialAddrOf(dialSrv)
+		saveDirs[floodgateAddr] = filepath.Join(rdbDir, "tcp")
+		saveDirs[floodgateDialAddr] = filepath.Join(rdbDir, "dial")
 	}
 	code := m.Run()
 	printCounts()
@@ -99,6 +101,10 @@ func floodgates() []string {
 const dialPrefix = "dial:"
 
 var dialServers sync.Map // address → *server.Server
+
+// saveDirs are the in-process servers' directories for SAVE: CONFIG GET
+// dir answers the process's working directory, which they share.
+var saveDirs = map[string]string{}
 
 // dialAddrOf returns an address for srv that dialConn reaches by Dial.
 func dialAddrOf(srv *server.Server) string {

@@ -3,26 +3,29 @@ package server
 // MISCONF: write commands refused while the last background save failed
 // or the AOF cannot be written.
 
-import "github.com/floodgate/floodgate/luaengine"
-
 // aofError is the MISCONF error write commands get while the AOF cannot
 // be written or fsynced (Redis's writeCommandsGetDiskErrorMessage), or ""
 // when it can.
 func (s *Server) aofError() string {
+	if err := s.aofWriteError(); err != nil {
+		return "MISCONF Errors writing to the AOF file: " + errnoText(err)
+	}
+	return ""
+}
+
+// aofWriteError is the error that keeps the AOF from being written or
+// fsynced, or nil.
+func (s *Server) aofWriteError() error {
 	a := &s.aof
 	if !a.failing.Load() || !a.on.Load() {
-		return ""
+		return nil
 	}
 	a.mu.Lock()
-	err := a.writeErr
-	if err == nil {
-		err = a.fsyncErr
+	defer a.mu.Unlock()
+	if a.writeErr != nil {
+		return a.writeErr
 	}
-	a.mu.Unlock()
-	if err == nil {
-		return ""
-	}
-	return "MISCONF Errors writing to the AOF file: " + errnoText(err)
+	return a.fsyncErr
 }
 
 // diskError is the MISCONF error write commands get when the last
@@ -35,25 +38,23 @@ func (s *Server) diskError() string {
 	return s.aofError()
 }
 
-// isWrite reports whether a command counts as a write for MISCONF, as
-// processCommand's is_write_command: flagged write, or EXEC of a
-// transaction holding one, or EVAL/EVALSHA of a script whose shebang does
-// not say no-writes (a script without one is judged per redis.call).
+// isWrite reports whether a command counts as a write for MISCONF,
+// READONLY and min-replicas, as processCommand's is_write_command: its
+// flags (a script's, see commandFlags) say write, or it is EXEC of a
+// transaction that queued such a command.
 func isWrite(c *Client, cmd *Command, args [][]byte) bool {
-	switch cmd.Name {
-	case "exec":
-		if c.multi == nil {
-			return false
-		}
-		for _, q := range c.multi.cmds {
-			if q.Flags.Has(FlagWrite) {
-				return true
-			}
-		}
-		return false
-	case "eval", "evalsha", "fcall":
-		flags := scriptFlags(c, cmd, args)
-		return flags&luaengine.FlagShebang != 0 && flags&luaengine.FlagNoWrites == 0
+	if cmd.Name == "exec" {
+		return c.multi != nil && c.multi.flags.Has(FlagWrite)
 	}
-	return cmd.Flags.Has(FlagWrite)
+	return commandFlags(c, cmd, args).Has(FlagWrite)
+}
+
+// deniesStale reports whether a stale replica refuses the command with
+// MASTERDOWN (processCommand's is_denystale_command): it is not flagged
+// stale, or it is EXEC of a transaction that queued such a command.
+func deniesStale(c *Client, cmd *Command, args [][]byte) bool {
+	if cmd.Name == "exec" {
+		return c.multi != nil && c.multi.notStale
+	}
+	return !commandFlags(c, cmd, args).Has(FlagStale)
 }

@@ -93,8 +93,14 @@ type Client struct {
 type multiState struct {
 	queued [][][]byte
 	cmds   []*Command
-	failed bool  // a command was rejected while queueing: EXEC answers EXECABORT
-	mem    int64 // the queued arguments' bytes, with a pointer each (mstate.argv_len_sums)
+	failed bool // a command was rejected while queueing: EXEC answers EXECABORT
+	// flags is the union of the queued commands' flags, as they were when
+	// queued (a function replaced later keeps its old flags here), and
+	// notStale that one of them was not flagged stale (mstate.cmd_flags and
+	// cmd_inv_flags).
+	flags    Flags
+	notStale bool
+	mem      int64 // the queued arguments' bytes, with a pointer each (mstate.argv_len_sums)
 }
 
 // watchState is the set of keys a client WATCHes.

@@ -84,24 +84,8 @@ func fcallCommand(c *Client, args [][]byte, readOnly bool) {
 		c.w.Error(errNegativeKeys)
 		return
 	}
-	if f.Flags&luaengine.FlagNoWrites == 0 {
-		switch {
-		case s.repl.master != nil && s.configValue("replica-read-only") == "yes" && !c.isMasterClient():
-			c.w.Error(errScriptRO)
-			return
-		case readOnly:
-			c.w.Error(errROWithWriteFlag)
-			return
-		}
-		if s.repl.master == nil {
-			if msg := s.noReplicasError(); msg != "" {
-				c.w.Error(msg)
-				return
-			}
-		}
-	}
-	if s.memory.max > 0 && s.memory.preOOM && f.Flags&(luaengine.FlagAllowOOM|luaengine.FlagNoWrites) == 0 {
-		c.w.Error(errScriptOOM)
+	if msg := s.scriptRefusal(c, f.Script().Flags, readOnly); msg != "" {
+		c.w.Error(msg)
 		return
 	}
 	s.scripting.running.Store(&runningCall{name: f.Name, args: args, start: time.Now()})
@@ -122,7 +106,7 @@ func cmdFunctionLoad(c *Client, args [][]byte) {
 	i := 2
 	for ; i < len(args)-1; i++ {
 		if !eqFold(args[i], "replace") {
-			c.w.Error(sanitizeError("ERR Unknown option given: " + string(args[i])))
+			c.w.Error(errorEndingWith("ERR Unknown option given: ", args[i]))
 			return
 		}
 		replace = true
@@ -191,6 +175,7 @@ func cmdFunctionList(c *Client, args [][]byte) {
 			pattern = args[i]
 			continue
 		}
+		// addReplyErrorSds: unlike LOAD's error, trailing CR/LF are kept.
 		c.w.Error(sanitizeError("ERR Unknown argument " + string(args[i])))
 		return
 	}

@@ -173,8 +173,8 @@ func evalCommand(c *Client, args [][]byte, bySHA, readOnly bool) {
 			c.srv.replicateScript(args[1])
 		}
 	}
-	if readOnly && script.Flags&luaengine.FlagShebang != 0 && !script.ReadOnly() {
-		c.w.Error(errROWithWriteFlag)
+	if msg := c.srv.scriptRefusal(c, script.Flags, readOnly); msg != "" {
+		c.w.Error(msg)
 		return
 	}
 	c.srv.runScript(c, script, args[3:3+numKeys], args[3+numKeys:], readOnly)
@@ -257,6 +257,8 @@ func (sc *scriptCaller) Call(args [][]byte, w luaengine.ReplyWriter) {
 		refusal = errScriptWrongArity
 	case cmd.Flags.Has(FlagNoScript):
 		refusal = string(luaengine.ErrNotAllowed)
+	case !cmd.Flags.Has(FlagStale) && sc.srv.runningStale(): // scriptVerifyAllowStale
+		refusal = errScriptStale
 	case sc.aclDenied(cmd, args, &refusal):
 	case sc.readOnly && cmd.Flags&(FlagWrite|FlagMayReplicate) != 0:
 		refusal = errScriptReadOnlyWrite

@@ -325,7 +325,9 @@ func cmdXAdd(c *Client, args [][]byte) {
 		id = o.id
 	case s.LastID().Ms == o.id.Ms:
 		if s.LastID().Seq == 1<<64-1 {
-			c.w.Error(errStreamIDTooSmall)
+			// streamAppendItem fails without setting errno to EDOM, so
+			// xaddCommand takes it for a size error.
+			c.w.Error(errStreamTooLarge)
 			return
 		}
 		id = store.StreamID{Ms: o.id.Ms, Seq: s.LastID().Seq + 1}

@@ -687,7 +687,7 @@ func (s *Server) replicaRefusal(c *Client, cmd *Command, args [][]byte) string {
 	if s.configValue("replica-read-only") == "yes" && isWrite(c, cmd, args) {
 		return errReadOnlyReplica
 	}
-	if !l.up.Load() && s.configValue("replica-serve-stale-data") == "no" && !cmd.Flags.Has(FlagStale) {
+	if !l.up.Load() && s.configValue("replica-serve-stale-data") == "no" && deniesStale(c, cmd, args) {
 		return errMasterDown
 	}
 	return ""

@@ -998,6 +998,9 @@ func (c *Client) queue(cmd *Command, args [][]byte) {
 		c.multi.mem += int64(len(a)) + 8
 	}
 	c.multi.cmds = append(c.multi.cmds, cmd)
+	f := commandFlags(c, cmd, args)
+	c.multi.flags |= f
+	c.multi.notStale = c.multi.notStale || !f.Has(FlagStale)
 	c.w.Status("QUEUED")
 }
 
