@@ -241,6 +241,7 @@ type Server struct {
 	clientEvict     clientEviction // maxmemory-clients (client_eviction.go)
 	logLevel        *slog.LevelVar
 	binds           []string               // bind's addresses; empty: cfg.Addr's host
+	bindNone        bool                   // bind "": no TCP socket (Redis's bindaddr_count 0)
 	front           *frontListener         // the sockets Start opened (transport_listen.go)
 	tls             tlsState               // tls-port and its settings (transport_tls.go)
 	configFile      string                 // the file CONFIG REWRITE writes; "" for none
