@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -53,10 +54,25 @@ func TestConnQueryBufferFields(t *testing.T) {
 			}
 		})
 	}
+	for _, addr := range append([]string{redisAddr}, floodgates()...) {
+		c, err := dialRaw(addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.do("SET", "rbuf", strings.Repeat("x", 20000))
+		c.close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, req := range []string{
 		multibulk([]string{"CLIENT", "INFO"}),
 		multibulk([]string{"PING"}) + multibulk([]string{"CLIENT", "INFO"}),
 		"CLIENT INFO\r\n",
+		// obl: the replies before CLIENT INFO wait in the reply buffer,
+		// which holds 16 KB and sends the rest to the list.
+		multibulk([]string{"GET", "rbuf"}) + multibulk([]string{"CLIENT", "INFO"}),
+		multibulk([]string{"GETRANGE", "rbuf", "0", "16370"}) + multibulk([]string{"CLIENT", "INFO"}),
 	} {
 		want := selfFields(t, redisAddr, req)
 		for _, addr := range floodgates() {
@@ -118,7 +134,7 @@ func held(fields map[string]string) int {
 }
 
 // selfFields sends req, which ends with CLIENT INFO, and returns that
-// reply's qbuf, argv-mem and cmd.
+// reply's qbuf, argv-mem, cmd and reply buffer fields.
 func selfFields(t *testing.T, addr, req string) string {
 	t.Helper()
 	c, err := dialRaw(addr)
@@ -136,7 +152,85 @@ func selfFields(t *testing.T, addr, req string) string {
 		}
 	}
 	fields := infoFields(string(reply))
-	return fmt.Sprintf("qbuf=%s argv-mem=%s qbuf-free>0:%v cmd=%s", fields["qbuf"], fields["argv-mem"], fields["qbuf-free"] != "0", fields["cmd"])
+	// rbp is 16384 until the clients cron's first visit resets it (see
+	// replyBufferResize), which may come before the request: it is only
+	// compared with obl.
+	rbp, _ := strconv.Atoi(fields["rbp"])
+	obl, _ := strconv.Atoi(fields["obl"])
+	return fmt.Sprintf("qbuf=%s argv-mem=%s qbuf-free>0:%v cmd=%s rbs=%s obl=%s rbp>=obl:%v", fields["qbuf"], fields["argv-mem"],
+		fields["qbuf-free"] != "0", fields["cmd"], fields["rbs"], fields["obl"], rbp >= obl)
+}
+
+// TestConnReplyBufferResize mirrors tests/unit/replybufsize.tcl (which
+// needs DEBUG REPLYBUFFER): an idle client's reply buffer (CLIENT INFO's
+// rbs) shrinks to 1 KB once its peak is under half of it (the peak of a
+// new client, 16 KB, is reset at the clients cron's first visit, a Redis
+// 7.0 quirk of seconds compared with milliseconds), and grows back to
+// 16 KB while replies fill it; INFO counts both. Every server is watched
+// at once.
+func TestConnReplyBufferResize(t *testing.T) {
+	addrs := append([]string{redisAddr}, floodgates()...)
+	results := make([]string, len(addrs))
+	var wg sync.WaitGroup
+	for i, addr := range addrs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = replyBufferResize(addr)
+		}()
+	}
+	wg.Wait()
+	for i, addr := range addrs[1:] {
+		if results[i+1] != results[0] {
+			t.Errorf("%s:\n  redis:     %s\n  floodgate: %s", transportName(addr), results[0], results[i+1])
+		}
+	}
+	if results[0] != "new: rbs=16384 rbp=16384|0 obl=0; idle: rbs=1024; busy: rbs=16384; shrinks>0:true expands>0:true" {
+		t.Errorf("Redis: %s", results[0])
+	}
+}
+
+// replyBufferResize reports a new client's reply buffer figures, and its
+// size once idle and once busy (or what it was at a 20 s deadline).
+func replyBufferResize(addr string) string {
+	c, err := dialRaw(addr)
+	if err != nil {
+		return err.Error()
+	}
+	defer c.close()
+	info := func(args ...string) map[string]string {
+		reply, err := c.do(args...)
+		if err != nil {
+			return map[string]string{"error": err.Error()}
+		}
+		return infoFields(string(reply))
+	}
+	f := info("CLIENT", "INFO")
+	if f["rbp"] == "16384" || f["rbp"] == "0" {
+		f["rbp"] = "16384|0" // before or after the cron's first visit
+	}
+	out := fmt.Sprintf("new: rbs=%s rbp=%s obl=%s", f["rbs"], f["rbp"], f["obl"])
+	if _, err := c.do("SET", "rbuf:big", strings.Repeat("x", 32768)); err != nil {
+		return err.Error()
+	}
+	waitSize := func(want string, busy bool) string {
+		var rbs string
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if busy {
+				c.do("GET", "rbuf:big")
+			}
+			if rbs = info("CLIENT", "INFO")["rbs"]; rbs == want {
+				break
+			}
+		}
+		return rbs
+	}
+	out += "; idle: rbs=" + waitSize("1024", false)
+	out += "; busy: rbs=" + waitSize("16384", true)
+	reply, _ := c.do("INFO", "stats")
+	stats := string(reply)
+	return out + fmt.Sprintf("; shrinks>0:%v expands>0:%v", !strings.Contains(stats, "reply_buffer_shrinks:0\r\n"),
+		!strings.Contains(stats, "reply_buffer_expands:0\r\n"))
 }
 
 // infoFields splits a CLIENT LIST or CLIENT INFO line into its fields.

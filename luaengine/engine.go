@@ -308,10 +308,7 @@ func (e *Engine) Run(s *Script, keys, args [][]byte, c Caller, w ReplyWriter) {
 	}
 	ret := L.Get(-1)
 	L.SetTop(0)
-	if stats != nil && countedError(ret) {
-		stats.SkipErrorStats()
-	}
-	writeReply(w, ret, resp, replyBaseSlots)
+	writeReply(w, ret, resp, replyBaseSlots, stats)
 }
 
 // newArray is a fresh table of vals, as luaCreateArray.

@@ -304,7 +304,7 @@ func normalizeError(text string) string {
 // which decides how a boolean is answered. slots is how many Lua stack
 // slots Redis's recursion holds with v on top (replyBaseSlots for the
 // script's result).
-func writeReply(w ReplyWriter, v lua.LValue, resp, slots int) {
+func writeReply(w ReplyWriter, v lua.LValue, resp, slots int, stats ErrorStatsCaller) {
 	// luaReplyToRedisReply starts with lua_checkstack(lua, 4), which fails
 	// once the C stack would pass LUAI_MAXCSTACK; the value is then
 	// answered with this error in its place and its siblings go on.
@@ -321,6 +321,11 @@ func writeReply(w ReplyWriter, v lua.LValue, resp, slots int) {
 		writeBool(w, bool(v), resp)
 	case *lua.LTable:
 		if s, ok := v.RawGetString("err").(lua.LString); ok {
+			// At any depth, as luaReplyToRedisReply: an error a command
+			// counted already marks the script's command failed instead.
+			if stats != nil && countedError(v) {
+				stats.SkipErrorStats()
+			}
 			w.Error(errorReplyText(string(s)))
 			return
 		}
@@ -350,8 +355,8 @@ func writeReply(w ReplyWriter, v lua.LValue, resp, slots int) {
 			for i, k := range keys {
 				// The table, the map, lua_next's key and value and
 				// the key's copy; then the value on top of the key.
-				writeReply(w, k, resp, slots+4)
-				writeReply(w, vals[i], resp, slots+3)
+				writeReply(w, k, resp, slots+4, stats)
+				writeReply(w, vals[i], resp, slots+3, stats)
 			}
 			return
 		}
@@ -360,7 +365,7 @@ func writeReply(w ReplyWriter, v lua.LValue, resp, slots int) {
 			w.Set(len(keys))
 			for _, k := range keys {
 				// The table, the set and lua_next's key and its copy.
-				writeReply(w, k, resp, slots+3)
+				writeReply(w, k, resp, slots+3, stats)
 			}
 			return
 		}
@@ -370,7 +375,7 @@ func writeReply(w ReplyWriter, v lua.LValue, resp, slots int) {
 		}
 		w.Array(n)
 		for i := 1; i <= n; i++ {
-			writeReply(w, v.RawGetInt(i), resp, slots+1)
+			writeReply(w, v.RawGetInt(i), resp, slots+1, stats)
 		}
 	default:
 		w.Null()

@@ -462,8 +462,10 @@ func (r *reader) object(t byte) (store.Value, error) {
 		}
 		z := store.NewZSet()
 		for i := 0; i < len(entries); i += 2 {
-			s, ok := number.ParseDouble(entries[i+1])
-			if !ok || math.IsNaN(s) || !z.Add(entries[i], s, &store.Loose) {
+			// A NaN, which Redis would load too, is refused: the store
+			// orders by score and cannot hold one.
+			s := listpackScore(entries[i+1])
+			if math.IsNaN(s) || !z.Add(entries[i], s, &store.Loose) {
 				return nil, r.corrupt("Zset listpack integrity check failed.")
 			}
 		}
@@ -740,4 +742,16 @@ func VerifyPayload(p []byte, skipChecksum bool) bool {
 		return true
 	}
 	return CRC64(0, p[:len(p)-8]) == binary.LittleEndian.Uint64(footer[2:])
+}
+
+// listpackScore is the score of a listpack or ziplist sorted set entry as
+// Redis reads it, zzlStrtod: strtod of the text up to a NUL and at most
+// 127 bytes, so a text that is no number loads and scores 0 (Redis checks
+// none on load).
+func listpackScore(b []byte) float64 {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	v, _, _ := number.Strtod(b[:min(len(b), 127)])
+	return v
 }

@@ -21,7 +21,9 @@ func (s *Server) clientsCron() {
 		if l := s.loop.Load(); l != nil {
 			l.requestResize()
 		}
-		s.checkClients(time.Now())
+		now := time.Now()
+		s.resizeReplyBuffers(now)
+		s.checkClients(now)
 	}
 }
 
@@ -56,4 +58,23 @@ func (s *Server) checkClients(now time.Time) {
 		}
 	}
 	s.cronClientMemory(clients)
+}
+
+// resizeReplyBuffers is clientsCronResizeOutputBuffer for every client:
+// the figures are atomics, so only the client set's lock is taken.
+func (s *Server) resizeReplyBuffers(now time.Time) {
+	ms := now.UnixMilli()
+	s.clientsMu.Lock()
+	defer s.clientsMu.Unlock()
+	for c := range s.clients {
+		if c.conn == nil {
+			continue
+		}
+		switch c.conn.rbuf.cron(ms) {
+		case 1:
+			s.replyBufShrinks.Add(1)
+		case -1:
+			s.replyBufExpands.Add(1)
+		}
+	}
 }

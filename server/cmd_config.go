@@ -179,6 +179,8 @@ func cmdConfigResetStat(c *Client, args [][]byte) {
 	s.totalConns.Store(0)
 	s.limiter.reset()
 	s.errorStats.reset()
+	s.replyBufShrinks.Store(0)
+	s.replyBufExpands.Store(0)
 	c.w.Status("OK")
 }
 

@@ -359,8 +359,7 @@ func (s *Server) clientsByID() []*Client {
 }
 
 // infoLine formats a client as CLIENT LIST and CLIENT INFO do, with the
-// same fields in the same order. Buffer sizes are Redis's usual values for
-// an idle client: floodgate's buffers are not measured.
+// same fields in the same order.
 func (c *Client) infoLine(now time.Time, argv [][]byte) string {
 	flags := ""
 	// Redis: a replica-flagged client is O when it is a monitor, else S.
@@ -435,10 +434,12 @@ func (c *Client) infoLine(now time.Time, argv [][]byte) string {
 	num("psub", int64(psub))
 	num("ssub", int64(ssub))
 	num("multi", int64(multi))
-	var qbuf, qbufFree, argvMem, oll, omem int64
+	var qbuf, qbufFree, argvMem, oll, omem, obl int64
+	rbs, rbp := int64(replyBufMax), int64(replyBufMax)
 	if c.conn != nil {
 		qbuf, qbufFree, argvMem = c.conn.qbuf.Load(), c.conn.qbufFree.Load(), c.conn.argvMem.Load()
 		oll, omem = int64(c.conn.oll.Load()), c.conn.omem.Load()
+		rbs, rbp = c.conn.rbuf.size.Load(), c.conn.rbuf.peak.Load()
 	}
 	if argv != nil {
 		// The client listing itself: its argv is the running command's.
@@ -446,14 +447,21 @@ func (c *Client) infoLine(now time.Time, argv [][]byte) string {
 		for _, a := range argv {
 			argvMem += int64(len(a))
 		}
+		// The replies of the commands before it in the same read are still
+		// in its buffer, as in Redis. Another client's went out after its
+		// own round (obl 0), as Redis writes them before the next event.
+		if c.conn != nil {
+			obl = c.conn.rbuf.held(c.conn.pendingBytes())
+			rbp = max(rbp, obl)
+		}
 	}
 	num("qbuf", qbuf)
 	num("qbuf-free", qbufFree)
 	num("argv-mem", argvMem)
 	num("multi-mem", 0)
-	num("rbs", 1024)
-	num("rbp", 0)
-	num("obl", 0)
+	num("rbs", rbs)
+	num("rbp", rbp)
+	num("obl", obl)
 	num("oll", oll)
 	num("omem", omem)
 	// Redis's getClientMemoryUsage: the client, its query buffer, its

@@ -379,8 +379,8 @@ func infoStats(s *Server, b *infoBuilder) {
 	b.int("total_writes_processed", s.net.writes.Load())
 	b.int("io_threaded_reads_processed", 0)
 	b.int("io_threaded_writes_processed", 0)
-	b.int("reply_buffer_shrinks", 0)
-	b.int("reply_buffer_expands", 0)
+	b.int("reply_buffer_shrinks", s.replyBufShrinks.Load())
+	b.int("reply_buffer_expands", s.replyBufExpands.Load())
 	// Redis 7.2's fields (7.0 has none): denials by reason.
 	b.int("acl_access_denied_auth", s.acl.deniedAuth)
 	b.int("acl_access_denied_cmd", s.acl.deniedCmd)

@@ -64,6 +64,8 @@ type conn struct {
 	// arguments (while a batch runs, all the bytes read), its free room,
 	// and the bytes of the arguments of the partial request.
 	qbuf, qbufFree, argvMem atomic.Int64
+	// rbuf is CLIENT LIST's rbs, rbp and obl (replybuf.go).
+	rbuf replyBufStats
 
 	// blocked is set while the client waits in a blocking command
 	// (blocking.go): process runs none of its input, which waits in the
@@ -115,6 +117,7 @@ func (cn *conn) init(s *Server, tr transport) {
 	cn.parser.MaxBulkLen = &s.protoMaxBulkLen
 	cn.reply.Grow = cn.reserve
 	cn.lastIO.Store(ioClock())
+	cn.rbuf.init(time.Now())
 }
 
 // readBuf returns where the next read goes: with a scratch buffer (the

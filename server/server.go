@@ -183,6 +183,9 @@ type Server struct {
 	clients      map[*Client]struct{}
 	nextClientID atomic.Int64
 	totalConns   atomic.Int64
+	// replyBufShrinks and replyBufExpands are INFO's reply_buffer_shrinks
+	// and reply_buffer_expands (resizeReplyBuffers).
+	replyBufShrinks, replyBufExpands atomic.Int64
 	// errnoERANGE is whether C's errno would hold ERANGE in Redis, for its
 	// one reader, SORT, which tests errno after each strtod without
 	// clearing it first: strtod sets it on overflow and never clears it,
@@ -238,6 +241,7 @@ type Server struct {
 	clientEvict     clientEviction // maxmemory-clients (client_eviction.go)
 	logLevel        *slog.LevelVar
 	binds           []string               // bind's addresses; empty: cfg.Addr's host
+	bindNone        bool                   // bind "": no TCP socket (Redis's bindaddr_count 0)
 	front           *frontListener         // the sockets Start opened (transport_listen.go)
 	tls             tlsState               // tls-port and its settings (transport_tls.go)
 	configFile      string                 // the file CONFIG REWRITE writes; "" for none

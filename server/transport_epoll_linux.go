@@ -522,6 +522,7 @@ func (l *eventLoop) flush(lc *loopConn) {
 	if lc.outLimited {
 		lc.dropOutput()
 	}
+	lc.rbuf.written(lc.pendingBytes())
 	for lc.pendingBytes() > 0 {
 		var n int
 		var err error

@@ -99,6 +99,7 @@ func (s *Server) serveConn(cn *conn, nc net.Conn) {
 			cn.dropOutput()
 		}
 		if cn.pendingBytes() > 0 {
+			cn.rbuf.written(cn.pendingBytes())
 			s.aofFlush()
 			bufs = net.Buffers(cn.buffers(bufs[:0]))
 			written, werr := bufs.WriteTo(nc)

@@ -28,6 +28,7 @@ type frontListener struct {
 
 	mu       sync.Mutex
 	lns      []net.Listener
+	addr     net.Addr   // lns[0]'s, kept while there is none (bind "")
 	serving  bool       // serve has run: swap starts accepting at once
 	awaiting bool       // awaitLoop goroutines wait for the first connection
 	loop     *eventLoop // accepts from lns; nil: acceptFrom goroutines do
@@ -47,6 +48,9 @@ const errMaxClients = "-ERR max number of clients reached\r\n"
 // is every IPv4 interface and '::*' every IPv6 one. Port 0 picks a free
 // port for the first address and uses it for the others.
 func listenAll(binds []string, port string) ([]net.Listener, error) {
+	if len(binds) == 0 {
+		return nil, nil // bind "": listenToPort listens on nothing
+	}
 	var lns []net.Listener
 	fail := func(err error) ([]net.Listener, error) {
 		for _, ln := range lns {
@@ -104,7 +108,7 @@ func (e *ListenError) Unwrap() error { return e.Err }
 
 func newFrontListener(s *Server, lns []net.Listener) *frontListener {
 	openSpare() // see refuseOutOfFDs
-	return &frontListener{srv: s, conns: make(chan net.Conn), done: make(chan struct{}), lns: lns}
+	return &frontListener{srv: s, conns: make(chan net.Conn), done: make(chan struct{}), lns: lns, addr: lns[0].Addr()}
 }
 
 // serve starts accepting, on goroutines or, if useLoop, on the event loop
@@ -159,6 +163,9 @@ func (f *frontListener) rebind(open, restore func() ([]net.Listener, error)) err
 		}
 		if err == nil {
 			f.lns = lns
+			if len(lns) > 0 {
+				f.addr = lns[0].Addr()
+			}
 		}
 		return err
 	}
@@ -288,27 +295,39 @@ func (f *frontListener) Close() error {
 	return nil
 }
 
-// Addr is the first socket's address.
+// Addr is the first socket's address, or the last one's while bind ""
+// leaves none (its port is the port setting's).
 func (f *frontListener) Addr() net.Addr {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.lns[0].Addr()
+	return f.addr
 }
 
-// parseBind reads bind's addresses ("" alone: none, which floodgate, with
-// no Unix socket, cannot serve).
+// setPort records the port of a front without sockets (bind ""), which
+// the next CONFIG SET bind listens on.
+func (f *frontListener) setPort(port string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	host, _, _ := net.SplitHostPort(f.addr.String())
+	if a, err := net.ResolveTCPAddr("tcp", net.JoinHostPort(host, port)); err == nil {
+		f.addr = a
+	}
+}
+
+// parseBind reads bind's addresses ("" alone: none, as Redis's
+// setConfigBindOption, so no TCP socket).
 func parseBind(v string) (string, string) {
 	f := strings.Fields(v)
 	if len(f) > 16 {
 		return "", "Too many bind addresses specified."
 	}
-	if len(f) == 0 {
-		return "", "floodgate listens on TCP only: bind needs at least one address"
-	}
 	return strings.Join(f, " "), ""
 }
 
 func getBind(s *Server) string {
+	if s.bindNone {
+		return ""
+	}
 	if len(s.binds) == 0 {
 		host, _ := s.bindAddr()
 		return host
@@ -322,7 +341,7 @@ func getBind(s *Server) string {
 func setBind(s *Server, v string) string {
 	binds := strings.Fields(v)
 	if s.front == nil {
-		s.binds = binds
+		s.binds, s.bindNone = binds, len(binds) == 0
 		return ""
 	}
 	old := s.listenBinds()
@@ -332,7 +351,7 @@ func setBind(s *Server, v string) string {
 		s.log.Warn("Failed to bind: " + err.Error())
 		return "Failed to bind to specified addresses."
 	}
-	s.binds = binds
+	s.binds, s.bindNone = binds, len(binds) == 0
 	return ""
 }
 
@@ -351,6 +370,10 @@ func setPort(s *Server, v string) string {
 	if v == old {
 		return ""
 	}
+	if s.bindNone {
+		s.front.setPort(v) // no socket to move
+		return ""
+	}
 	if err := s.front.rebind(func() ([]net.Listener, error) { return listenAll(binds, v) },
 		func() ([]net.Listener, error) { return listenAll(binds, old) }); err != nil {
 		s.log.Warn("Could not create server TCP listening socket: " + err.Error())
@@ -361,6 +384,9 @@ func setPort(s *Server, v string) string {
 
 // listenBinds is the bind addresses the server listens on.
 func (s *Server) listenBinds() []string {
+	if s.bindNone {
+		return nil
+	}
 	if len(s.binds) == 0 {
 		host, _ := s.bindAddr()
 		return []string{host}
@@ -386,6 +412,10 @@ func (s *Server) listenersFor(addr string) ([]net.Listener, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, err
+	}
+	if s.bindNone {
+		// Redis would still serve a Unix socket, which floodgate has not.
+		return nil, errors.New("Configured to not listen anywhere, exiting.")
 	}
 	binds := s.binds
 	if len(binds) == 0 {

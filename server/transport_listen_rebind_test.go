@@ -50,6 +50,12 @@ func TestConfigSetBindAndPortRebind(t *testing.T) {
 				{[]string{"bind", "127.0.0.2 127.0.0.1"}, "+OK\r\n", []string{"127.0.0.1", "127.0.0.2"}},
 				{[]string{"bind", "-::1 127.0.0.1"}, "+OK\r\n", []string{"127.0.0.1"}},
 				{[]string{"port", port, "bind", "127.0.0.1"}, "+OK\r\n", []string{"127.0.0.1"}},
+				// bind "": no socket, so any port is taken (as Redis's
+				// listenToPort with no address) and kept for the next bind.
+				{[]string{"bind", ""}, "+OK\r\n", nil},
+				{[]string{"port", takenPort}, "+OK\r\n", nil},
+				{[]string{"port", port}, "+OK\r\n", nil},
+				{[]string{"bind", "127.0.0.1"}, "+OK\r\n", []string{"127.0.0.1"}},
 				{[]string{"port", takenPort}, "-ERR CONFIG SET failed (possibly related to argument 'port') - Unable to listen on this port. Check server logs.\r\n", []string{"127.0.0.1"}},
 				// 192.0.2.1 (TEST-NET-1) is no local address: it cannot be bound.
 				{[]string{"bind", "127.0.0.2 192.0.2.1"}, "-ERR CONFIG SET failed (possibly related to argument 'bind') - Failed to bind to specified addresses.\r\n", []string{"127.0.0.1"}},
