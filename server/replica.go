@@ -489,7 +489,8 @@ func (s *Server) fullSyncFromMaster(l *masterLink, conn net.Conn, r *bufio.Reade
 		s.flushFunctions() // the master's RDB brings its libraries
 		s.log.Info("MASTER <-> REPLICA sync: Loading DB in memory")
 		// Keys past their time are kept: the master's DEL removes them.
-		if _, err := rdb.Load(bytes.NewReader(payload), s.store, rdb.LoadOptions{SkipChecksum: !s.persist.checksum, Function: s.loadFunctionCode}); err != nil {
+		info, err := rdb.Load(bytes.NewReader(payload), s.store, rdb.LoadOptions{SkipChecksum: !s.persist.checksum, Function: s.loadFunctionCode})
+		if err != nil {
 			s.store.FlushAll()
 			s.flushFunctions()
 			loadErr = err
@@ -505,6 +506,7 @@ func (s *Server) fullSyncFromMaster(l *masterLink, conn net.Conn, r *bufio.Reade
 		}
 		l.client = s.replayClient()
 		l.pendingMeta = nil
+		s.takeSyncAux(l.client, info.Aux)
 	})
 	if !ran {
 		return errLinkStopped
@@ -514,6 +516,24 @@ func (s *Server) fullSyncFromMaster(l *masterLink, conn net.Conn, r *bufio.Reade
 	}
 	s.log.Info("MASTER <-> REPLICA sync: Finished with success")
 	return nil
+}
+
+// takeSyncAux applies what the master's RDB carries beside the keys: the
+// database its stream has selected at the RDB's offset (repl-stream-db,
+// which readSyncBulkPayload gives the master client: a chained master
+// proxies a stream that may not start with a SELECT), and the scripts a
+// floodgate replica puts in "lua" aux fields for its own replicas.
+func (s *Server) takeSyncAux(master *Client, aux []rdb.Aux) {
+	for _, a := range aux {
+		switch {
+		case strings.EqualFold(a.Key, "repl-stream-db"):
+			if n, err := strconv.Atoi(a.Value); err == nil && n >= 0 && n < s.store.Databases() {
+				master.db = s.store.DB(n)
+			}
+		case strings.EqualFold(a.Key, "lua"):
+			s.scripting.engine().Load([]byte(a.Value))
+		}
+	}
 }
 
 // streamFromMaster applies the master's stream, one read at a time under

@@ -179,12 +179,8 @@ func (s *Server) scriptsReachReplicas() bool { return s.repl.active.Load() && s.
 // scriptLoads is SCRIPT LOAD of every cached script, sent to a replica
 // after its RDB (which, as Redis 7.0's, holds no scripts).
 func (s *Server) scriptLoads() []byte {
-	e := s.scripting.lua.Load()
-	if e == nil {
-		return nil
-	}
 	var b []byte
-	for _, body := range e.Bodies() {
+	for _, body := range s.cachedScripts() {
 		b = aof.AppendCommand(b, []byte("SCRIPT"), []byte("LOAD"), []byte(body))
 	}
 	return b
@@ -484,18 +480,44 @@ func (s *Server) startReplicationSync() {
 			s.sendToReplica(l, []byte("+FULLRESYNC "+s.repl.id+" "+strconv.FormatInt(s.repl.offset, 10)+"\r\n"))
 		}
 	}
-	// The cached scripts follow the RDB, in the stream (so counted in the
-	// offset like any command).
-	if loads := s.scriptLoads(); len(loads) > 0 {
-		s.replicationFeed(loads)
-	}
 	opts := s.rdbOptions()
-	opts.Aux = append(opts.Aux,
-		rdb.Aux{Key: "repl-stream-db", Value: "0"},
-		rdb.Aux{Key: "repl-id", Value: s.repl.id},
-		rdb.Aux{Key: "repl-offset", Value: strconv.FormatInt(s.repl.offset, 10)})
+	opts.Aux = append(opts.Aux, s.replSaveInfo()...)
+	if s.repl.master == nil {
+		// The cached scripts follow the RDB, in the stream (so counted in
+		// the offset like any command).
+		if loads := s.scriptLoads(); len(loads) > 0 {
+			s.replicationFeed(loads)
+		}
+	} else if !s.scripting.persist {
+		// A replica's stream is its master's byte for byte: bytes of its
+		// own there would put its replicas' offsets ahead of the master's.
+		// Its scripts go in the RDB instead, as "lua" aux fields (those
+		// Redis 6 wrote for its replicas; Redis 7.0 skips them).
+		opts.Aux = append(opts.Aux, luaAux(s.cachedScripts())...)
+	}
 	s.stopped.Add(1)
 	go s.runReplicationSave(b, sn, opts)
+}
+
+// replSaveInfo is the aux fields with which an RDB carries this server's
+// replication history, for a replica it is sent to or for this server
+// once restarted from it (rdbPopulateSaveInfo): repl-stream-db is the
+// database the stream has selected at the RDB's offset, on a replica its
+// master client's. None without a history (no backlog).
+func (s *Server) replSaveInfo() []rdb.Aux {
+	r := &s.repl
+	if r.backlog == nil {
+		return nil
+	}
+	db := max(r.feed.Selected(), 0) // none selected: the next command has a SELECT
+	if r.master != nil {
+		db = r.master.client.db.Index()
+	}
+	return []rdb.Aux{
+		{Key: "repl-stream-db", Value: strconv.Itoa(db)},
+		{Key: "repl-id", Value: r.id},
+		{Key: "repl-offset", Value: strconv.FormatInt(r.offset, 10)},
+	}
 }
 
 // runReplicationSave writes the snapshot (to memory for a diskless sync,
