@@ -64,9 +64,12 @@ func (c *Client) isMasterClient() bool {
 }
 
 // startConfiguredReplication starts the link the replicaof directive
-// names, once the server listens (its port is what it announces).
+// names, once the server listens (its port is what it announces) and has
+// loaded its data.
 func (s *Server) startConfiguredReplication() {
-	if !s.repl.configuredMaster.Load() {
+	// After a load at start (StartAddr calls again): the link's PSYNC
+	// asks for the ID and offset the RDB brought back.
+	if !s.repl.configuredMaster.Load() || s.loading.active.Load() {
 		return
 	}
 	s.spawn(func() {
@@ -149,6 +152,7 @@ func (s *Server) setMaster(host string, port int) {
 	l := &masterLink{host: host, port: port, stop: make(chan struct{}), done: make(chan struct{})}
 	l.client = s.replayClient()
 	l.client.name = ""
+	l.client.db, s.repl.cachedMasterDB = s.store.DB(s.repl.cachedMasterDB), 0
 	l.downSince.Store(time.Now().Unix())
 	s.repl.master = l
 	s.store.HoldExpired = true
@@ -646,7 +650,9 @@ func (s *Server) applyFromMaster(l *masterLink, args [][]byte, raw []byte) {
 	case c.multi != nil && !queuesImmediately(cmd):
 		c.queue(cmd, args)
 	default:
+		s.store.ExpiredLive = true
 		s.invoke(c, cmd, args)
+		s.store.ExpiredLive = false
 	}
 	out := c.resp.Out()
 	out.B = out.B[:0]

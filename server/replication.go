@@ -64,6 +64,11 @@ type replState struct {
 	disklessDelay                                int64
 	minReplicas, minReplicasMaxLag               int64
 
+	// cachedMasterDB is the database the master's stream had selected at
+	// the offset of the RDB a replica started from (repl-stream-db), for
+	// the master client of its first link.
+	cachedMasterDB int
+
 	// master is the link to this server's master; nil on a master.
 	// configuredMaster: the replicaof directive names one, not started yet.
 	master           *masterLink
@@ -480,8 +485,7 @@ func (s *Server) startReplicationSync() {
 			s.sendToReplica(l, []byte("+FULLRESYNC "+s.repl.id+" "+strconv.FormatInt(s.repl.offset, 10)+"\r\n"))
 		}
 	}
-	opts := s.rdbOptions()
-	opts.Aux = append(opts.Aux, s.replSaveInfo()...)
+	opts := s.rdbSaveOptions()
 	if s.repl.master == nil {
 		// The cached scripts follow the RDB, in the stream (so counted in
 		// the offset like any command).
@@ -517,6 +521,51 @@ func (s *Server) replSaveInfo() []rdb.Aux {
 		{Key: "repl-stream-db", Value: strconv.Itoa(db)},
 		{Key: "repl-id", Value: r.id},
 		{Key: "repl-offset", Value: strconv.FormatInt(r.offset, 10)},
+	}
+}
+
+// expiredKey is a key an RDB load skipped as expired, in database db.
+type expiredKey struct {
+	db  int
+	key []byte
+}
+
+// restoreReplication continues the replication history that the RDB
+// loaded at start carries, as loadDataFromDisk: a replica takes its ID and
+// offset back (replicationCacheMasterUsingMyself), so its PSYNC continues
+// from there; a master keeps them as replid2 and second_repl_offset under
+// its new ID, with a backlog from that offset, so its replicas continue
+// with +CONTINUE (PSYNC2), and feeds a DEL for each key the load skipped
+// as expired, which they still hold. Without all three fields nothing is
+// restored, and a master keeps no backlog.
+func (s *Server) restoreReplication(aux []rdb.Aux, expired []expiredKey) {
+	id, offset, db := "", int64(-1), -1
+	for _, a := range aux {
+		switch {
+		case strings.EqualFold(a.Key, "repl-id") && len(a.Value) == len(replication.NoID):
+			id = a.Value
+		case strings.EqualFold(a.Key, "repl-offset"):
+			offset, _ = strconv.ParseInt(a.Value, 10, 64) // strtoll
+		case strings.EqualFold(a.Key, "repl-stream-db"):
+			db, _ = strconv.Atoi(a.Value) // atoi
+		}
+	}
+	if id == "" || offset == -1 || db == -1 {
+		return
+	}
+	r := &s.repl
+	if r.configuredMaster.Load() {
+		r.id, r.offset = id, offset
+		if db >= 0 && db < s.store.Databases() {
+			r.cachedMasterDB = db
+		}
+		return
+	}
+	r.id2, r.secondOffset, r.offset = id, offset+1, offset
+	s.createBacklog()
+	r.noReplicasSince = time.Now()
+	for _, k := range expired {
+		s.feedCommand(k.db, []byte("DEL"), k.key)
 	}
 }
 
