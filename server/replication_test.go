@@ -752,3 +752,28 @@ func TestScriptsReachReplicas(t *testing.T) {
 		}
 	}
 }
+
+// TestReplicaDeletesOnTheMastersDEL: a replica does not expire keys itself
+// (reads hide a key past its time), and the master's DEL for it, as its
+// expiry cron sends it, finds the key and removes it: the master client
+// sees expired keys as live, as Redis's expireIfNeeded has it.
+func TestReplicaDeletesOnTheMastersDEL(t *testing.T) {
+	ctx := context.Background()
+	msrv, master := startReplicationMaster(t)
+	_, replica := startReplicationMaster(t)
+	_, port, _ := net.SplitHostPort(msrv.Addr())
+	replica.Do(ctx, "replicaof", "127.0.0.1", port)
+	master.Set(ctx, "kept", "v", 0)
+	master.Set(ctx, "short", "v", 50*time.Millisecond)
+	waitCaughtUp(t, master, replica)
+	redistest.Eventually(t, "the key to read as gone on the replica", func() bool {
+		return replica.Exists(ctx, "short").Val() == 0
+	})
+	redistest.Eventually(t, "the master's DEL to remove it", func() bool {
+		return replica.DBSize(ctx).Val() == 1
+	})
+	waitCaughtUp(t, master, replica)
+	if got := replica.Get(ctx, "kept").Val(); got != "v" {
+		t.Errorf("kept = %q", got)
+	}
+}
