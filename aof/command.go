@@ -68,3 +68,7 @@ func (f *Feed) Select(db int) {
 // Reselect forgets the selected database, so the next command starts with
 // a SELECT: a new incremental file must not rely on the one before.
 func (f *Feed) Reselect() { f.selected = 0 }
+
+// Selected is the database the feed has selected, or -1 when the next
+// command will start with a SELECT.
+func (f *Feed) Selected() int { return f.selected - 1 }

@@ -69,6 +69,11 @@ type LoadOptions struct {
 	// Aux, when set, is called with each auxiliary field as it is read
 	// (the server shows used-mem in INFO while it loads).
 	Aux func(key, value string)
+	// Expired, when set, is called with each key skipped because its time
+	// had passed (Now), and its database: a master feeds its replicas a DEL
+	// for it, as Redis's loader does (RDBFLAGS_FEED_REPL). key is valid
+	// only during the call.
+	Expired func(db int, key []byte)
 	// Function, when set, is called with each function library's code
 	// (functions.go); its error stops the load. Without it a file holding
 	// functions is refused.
@@ -567,7 +572,7 @@ func Load(in io.Reader, s *store.Store, opts LoadOptions) (LoadInfo, error) {
 	if err != nil || ver < 1 || ver > Version {
 		return info, VersionError(ver)
 	}
-	db := s.DB(0)
+	db, dbIndex := s.DB(0), 0
 	maxKeys := uint64(1 << 16)
 	if size := sizeOf(in); size > 0 {
 		maxKeys = uint64(size / 3)
@@ -611,7 +616,7 @@ func Load(in io.Reader, s *store.Store, opts LoadOptions) (LoadInfo, error) {
 			if n >= uint64(s.Databases()) {
 				return info, fmt.Errorf("FATAL: Data file was created with a Redis server configured to handle more than %d databases. Exiting", s.Databases())
 			}
-			db = s.DB(int(n))
+			db, dbIndex = s.DB(int(n)), int(n)
 			continue
 		case opResizeDB:
 			keys, err := r.plainLength()
@@ -684,6 +689,9 @@ func Load(in io.Reader, s *store.Store, opts LoadOptions) (LoadInfo, error) {
 			return info, err
 		case expireAt != 0 && opts.Now != 0 && expireAt < opts.Now:
 			info.Expired++
+			if opts.Expired != nil {
+				opts.Expired(dbIndex, key)
+			}
 		default:
 			if n := db.Len(); db.Set(key, v, expireAt) != nil && db.Len() == n {
 				return info, r.corrupt("Duplicate key '%s' found in RDB file", key)

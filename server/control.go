@@ -105,6 +105,7 @@ func (s *Server) StartAddr(addr string) error {
 		return err
 	}
 	s.Do(s.stopLoading)
+	s.startConfiguredReplication()
 	s.log.Info("Ready to accept connections", "addr", s.Addr())
 	return nil
 }

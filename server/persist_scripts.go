@@ -51,6 +51,11 @@ func (s *Server) scriptBodies() []string {
 	if !s.scripting.persist {
 		return nil
 	}
+	return s.cachedScripts()
+}
+
+// cachedScripts is the body of every cached script.
+func (s *Server) cachedScripts() []string {
 	e := s.scripting.current()
 	if e == nil {
 		return nil
@@ -59,8 +64,10 @@ func (s *Server) scriptBodies() []string {
 }
 
 // scriptAux is the RDB aux fields of the saved scripts.
-func (s *Server) scriptAux() []rdb.Aux {
-	bodies := s.scriptBodies()
+func (s *Server) scriptAux() []rdb.Aux { return luaAux(s.scriptBodies()) }
+
+// luaAux is an RDB's "lua" aux field for each script body.
+func luaAux(bodies []string) []rdb.Aux {
 	aux := make([]rdb.Aux, len(bodies))
 	for i, b := range bodies {
 		aux[i] = rdb.Aux{Key: "lua", Value: b}

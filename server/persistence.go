@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -129,6 +130,15 @@ func (s *Server) rdbOptions() rdb.Options {
 	return opts
 }
 
+// rdbSaveOptions is rdbOptions for an RDB of the dataset (SAVE, BGSAVE,
+// SHUTDOWN, a full resync), which also carries the replication history
+// (rdbPopulateSaveInfo); an AOF's base does not.
+func (s *Server) rdbSaveOptions() rdb.Options {
+	opts := s.rdbOptions()
+	opts.Aux = append(opts.Aux, s.replSaveInfo()...)
+	return opts
+}
+
 // LoadRDB loads dir/dbfilename into the keyspace, as Redis does at start
 // (Start does it when Config.LoadRDB is set). Clients are answered LOADING
 // meanwhile. A missing file is no error; a corrupt or truncated one is, and
@@ -171,8 +181,17 @@ func (s *Server) loadRDB() error {
 		if st, err := f.Stat(); err == nil {
 			s.loading.totalBytes = st.Size()
 		}
-		info, err := rdb.Load(f, s.store, rdb.LoadOptions{Now: s.store.Now(), SkipChecksum: !s.persist.checksum,
-			Progress: s.rdbProgress, Aux: s.rdbAux, Function: s.loadFunctionCode})
+		opts := rdb.LoadOptions{Now: s.store.Now(), SkipChecksum: !s.persist.checksum,
+			Progress: s.rdbProgress, Aux: s.rdbAux, Function: s.loadFunctionCode}
+		var expired []expiredKey
+		if s.repl.configuredMaster.Load() {
+			// A replica keeps keys past their time: its master deletes them.
+			opts.Now = 0
+			s.store.HoldExpired = true
+		} else {
+			opts.Expired = func(db int, key []byte) { expired = append(expired, expiredKey{db, bytes.Clone(key)}) }
+		}
+		info, err := rdb.Load(f, s.store, opts)
 		if err != nil {
 			s.store.FlushAll() // never serve part of a file
 			s.flushFunctions()
@@ -181,6 +200,7 @@ func (s *Server) loadRDB() error {
 		}
 		s.persist.loaded = info
 		s.persist.dirtyAtSave = s.store.Dirty()
+		s.restoreReplication(info.Aux, expired)
 	})
 	if loadErr != nil {
 		return loadErr // its text is Redis's log line: short read, checksum, corruption
@@ -194,7 +214,7 @@ func (s *Server) loadRDB() error {
 // the caller holds the execution lock, so it is consistent by itself.
 func (s *Server) saveRDB() error {
 	err := writeFileAtomic(s.cfg.Dir, fmt.Sprintf("temp-%d.rdb", os.Getpid()), s.cfg.DBFilename, func(w io.Writer) error {
-		return rdb.Save(w, s.store, s.rdbOptions())
+		return rdb.Save(w, s.store, s.rdbSaveOptions())
 	})
 	if err != nil {
 		s.log.Warn(err.Error())
@@ -289,7 +309,7 @@ func (s *Server) startBgsave() error {
 	s.persist.lastBegin = time.Since(begin)
 	s.persist.bgsave = b
 	s.persist.lastTry = b.started
-	opts := s.rdbOptions()
+	opts := s.rdbSaveOptions()
 	s.log.Info("Background saving started")
 	s.stopped.Add(1)
 	go s.runBgsave(b, sn, opts)

@@ -64,9 +64,12 @@ func (c *Client) isMasterClient() bool {
 }
 
 // startConfiguredReplication starts the link the replicaof directive
-// names, once the server listens (its port is what it announces).
+// names, once the server listens (its port is what it announces) and has
+// loaded its data.
 func (s *Server) startConfiguredReplication() {
-	if !s.repl.configuredMaster.Load() {
+	// After a load at start (StartAddr calls again): the link's PSYNC
+	// asks for the ID and offset the RDB brought back.
+	if !s.repl.configuredMaster.Load() || s.loading.active.Load() {
 		return
 	}
 	s.spawn(func() {
@@ -149,6 +152,7 @@ func (s *Server) setMaster(host string, port int) {
 	l := &masterLink{host: host, port: port, stop: make(chan struct{}), done: make(chan struct{})}
 	l.client = s.replayClient()
 	l.client.name = ""
+	l.client.db, s.repl.cachedMasterDB = s.store.DB(s.repl.cachedMasterDB), 0
 	l.downSince.Store(time.Now().Unix())
 	s.repl.master = l
 	s.store.HoldExpired = true
@@ -489,7 +493,8 @@ func (s *Server) fullSyncFromMaster(l *masterLink, conn net.Conn, r *bufio.Reade
 		s.flushFunctions() // the master's RDB brings its libraries
 		s.log.Info("MASTER <-> REPLICA sync: Loading DB in memory")
 		// Keys past their time are kept: the master's DEL removes them.
-		if _, err := rdb.Load(bytes.NewReader(payload), s.store, rdb.LoadOptions{SkipChecksum: !s.persist.checksum, Function: s.loadFunctionCode}); err != nil {
+		info, err := rdb.Load(bytes.NewReader(payload), s.store, rdb.LoadOptions{SkipChecksum: !s.persist.checksum, Function: s.loadFunctionCode})
+		if err != nil {
 			s.store.FlushAll()
 			s.flushFunctions()
 			loadErr = err
@@ -505,6 +510,7 @@ func (s *Server) fullSyncFromMaster(l *masterLink, conn net.Conn, r *bufio.Reade
 		}
 		l.client = s.replayClient()
 		l.pendingMeta = nil
+		s.takeSyncAux(l.client, info.Aux)
 	})
 	if !ran {
 		return errLinkStopped
@@ -514,6 +520,24 @@ func (s *Server) fullSyncFromMaster(l *masterLink, conn net.Conn, r *bufio.Reade
 	}
 	s.log.Info("MASTER <-> REPLICA sync: Finished with success")
 	return nil
+}
+
+// takeSyncAux applies what the master's RDB carries beside the keys: the
+// database its stream has selected at the RDB's offset (repl-stream-db,
+// which readSyncBulkPayload gives the master client: a chained master
+// proxies a stream that may not start with a SELECT), and the scripts a
+// floodgate replica puts in "lua" aux fields for its own replicas.
+func (s *Server) takeSyncAux(master *Client, aux []rdb.Aux) {
+	for _, a := range aux {
+		switch {
+		case strings.EqualFold(a.Key, "repl-stream-db"):
+			if n, err := strconv.Atoi(a.Value); err == nil && n >= 0 && n < s.store.Databases() {
+				master.db = s.store.DB(n)
+			}
+		case strings.EqualFold(a.Key, "lua"):
+			s.scripting.engine().Load([]byte(a.Value))
+		}
+	}
 }
 
 // streamFromMaster applies the master's stream, one read at a time under
@@ -626,7 +650,9 @@ func (s *Server) applyFromMaster(l *masterLink, args [][]byte, raw []byte) {
 	case c.multi != nil && !queuesImmediately(cmd):
 		c.queue(cmd, args)
 	default:
+		s.store.ExpiredLive = true
 		s.invoke(c, cmd, args)
+		s.store.ExpiredLive = false
 	}
 	out := c.resp.Out()
 	out.B = out.B[:0]

@@ -64,6 +64,11 @@ type replState struct {
 	disklessDelay                                int64
 	minReplicas, minReplicasMaxLag               int64
 
+	// cachedMasterDB is the database the master's stream had selected at
+	// the offset of the RDB a replica started from (repl-stream-db), for
+	// the master client of its first link.
+	cachedMasterDB int
+
 	// master is the link to this server's master; nil on a master.
 	// configuredMaster: the replicaof directive names one, not started yet.
 	master           *masterLink
@@ -179,12 +184,8 @@ func (s *Server) scriptsReachReplicas() bool { return s.repl.active.Load() && s.
 // scriptLoads is SCRIPT LOAD of every cached script, sent to a replica
 // after its RDB (which, as Redis 7.0's, holds no scripts).
 func (s *Server) scriptLoads() []byte {
-	e := s.scripting.lua.Load()
-	if e == nil {
-		return nil
-	}
 	var b []byte
-	for _, body := range e.Bodies() {
+	for _, body := range s.cachedScripts() {
 		b = aof.AppendCommand(b, []byte("SCRIPT"), []byte("LOAD"), []byte(body))
 	}
 	return b
@@ -484,18 +485,88 @@ func (s *Server) startReplicationSync() {
 			s.sendToReplica(l, []byte("+FULLRESYNC "+s.repl.id+" "+strconv.FormatInt(s.repl.offset, 10)+"\r\n"))
 		}
 	}
-	// The cached scripts follow the RDB, in the stream (so counted in the
-	// offset like any command).
-	if loads := s.scriptLoads(); len(loads) > 0 {
-		s.replicationFeed(loads)
+	opts := s.rdbSaveOptions()
+	if s.repl.master == nil {
+		// The cached scripts follow the RDB, in the stream (so counted in
+		// the offset like any command).
+		if loads := s.scriptLoads(); len(loads) > 0 {
+			s.replicationFeed(loads)
+		}
+	} else if !s.scripting.persist {
+		// A replica's stream is its master's byte for byte: bytes of its
+		// own there would put its replicas' offsets ahead of the master's.
+		// Its scripts go in the RDB instead, as "lua" aux fields (those
+		// Redis 6 wrote for its replicas; Redis 7.0 skips them).
+		opts.Aux = append(opts.Aux, luaAux(s.cachedScripts())...)
 	}
-	opts := s.rdbOptions()
-	opts.Aux = append(opts.Aux,
-		rdb.Aux{Key: "repl-stream-db", Value: "0"},
-		rdb.Aux{Key: "repl-id", Value: s.repl.id},
-		rdb.Aux{Key: "repl-offset", Value: strconv.FormatInt(s.repl.offset, 10)})
 	s.stopped.Add(1)
 	go s.runReplicationSave(b, sn, opts)
+}
+
+// replSaveInfo is the aux fields with which an RDB carries this server's
+// replication history, for a replica it is sent to or for this server
+// once restarted from it (rdbPopulateSaveInfo): repl-stream-db is the
+// database the stream has selected at the RDB's offset, on a replica its
+// master client's. None without a history (no backlog).
+func (s *Server) replSaveInfo() []rdb.Aux {
+	r := &s.repl
+	if r.backlog == nil {
+		return nil
+	}
+	db := max(r.feed.Selected(), 0) // none selected: the next command has a SELECT
+	if r.master != nil {
+		db = r.master.client.db.Index()
+	}
+	return []rdb.Aux{
+		{Key: "repl-stream-db", Value: strconv.Itoa(db)},
+		{Key: "repl-id", Value: r.id},
+		{Key: "repl-offset", Value: strconv.FormatInt(r.offset, 10)},
+	}
+}
+
+// expiredKey is a key an RDB load skipped as expired, in database db.
+type expiredKey struct {
+	db  int
+	key []byte
+}
+
+// restoreReplication continues the replication history that the RDB
+// loaded at start carries, as loadDataFromDisk: a replica takes its ID and
+// offset back (replicationCacheMasterUsingMyself), so its PSYNC continues
+// from there; a master keeps them as replid2 and second_repl_offset under
+// its new ID, with a backlog from that offset, so its replicas continue
+// with +CONTINUE (PSYNC2), and feeds a DEL for each key the load skipped
+// as expired, which they still hold. Without all three fields nothing is
+// restored, and a master keeps no backlog.
+func (s *Server) restoreReplication(aux []rdb.Aux, expired []expiredKey) {
+	id, offset, db := "", int64(-1), -1
+	for _, a := range aux {
+		switch {
+		case strings.EqualFold(a.Key, "repl-id") && len(a.Value) == len(replication.NoID):
+			id = a.Value
+		case strings.EqualFold(a.Key, "repl-offset"):
+			offset, _ = strconv.ParseInt(a.Value, 10, 64) // strtoll
+		case strings.EqualFold(a.Key, "repl-stream-db"):
+			db, _ = strconv.Atoi(a.Value) // atoi
+		}
+	}
+	if id == "" || offset == -1 || db == -1 {
+		return
+	}
+	r := &s.repl
+	if r.configuredMaster.Load() {
+		r.id, r.offset = id, offset
+		if db >= 0 && db < s.store.Databases() {
+			r.cachedMasterDB = db
+		}
+		return
+	}
+	r.id2, r.secondOffset, r.offset = id, offset+1, offset
+	s.createBacklog()
+	r.noReplicasSince = time.Now()
+	for _, k := range expired {
+		s.feedCommand(k.db, []byte("DEL"), k.key)
+	}
 }
 
 // runReplicationSave writes the snapshot (to memory for a diskless sync,

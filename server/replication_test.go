@@ -428,13 +428,7 @@ func TestRedisReplicaOfFloodgate(t *testing.T) {
 	}
 
 	// Cut the link; the replica reconnects and continues from the backlog.
-	if n := master.Do(ctx, "client", "kill", "type", "replica").Val(); n != int64(1) {
-		t.Fatalf("CLIENT KILL TYPE replica: %v", n)
-	}
-	fillEveryType(t, master, "after", 100)
-	redistest.Eventually(t, "a partial resync", func() bool {
-		return replicationInfo(master, "stats", "sync_partial_ok") == "1"
-	})
+	cutAndContinue(t, master, master, "after")
 	waitCaughtUp(t, master, replica)
 	compareKeyspaces(t, master, replica)
 	if got := replicationInfo(master, "stats", "sync_full"); got != "1" {
@@ -531,6 +525,36 @@ func TestMinReplicasNoReplica(t *testing.T) {
 	}
 }
 
+// cutAndContinue kills the connection of upstream's one replica (the link,
+// not the process), writes through writer meanwhile, and waits for the
+// replica to come back with a partial resync from upstream.
+func cutAndContinue(t *testing.T, upstream, writer *redis.Client, prefix string) {
+	t.Helper()
+	ok, _ := strconv.Atoi(replicationInfo(upstream, "stats", "sync_partial_ok"))
+	if n := upstream.Do(context.Background(), "client", "kill", "type", "replica").Val(); n != int64(1) {
+		t.Fatalf("CLIENT KILL TYPE replica: %v", n)
+	}
+	fillEveryType(t, writer, prefix, 50)
+	redistest.Eventually(t, "a partial resync", func() bool {
+		return replicationInfo(upstream, "stats", "sync_partial_ok") == strconv.Itoa(ok+1)
+	})
+}
+
+// promote makes the replica c a master (REPLICAOF NO ONE), checks it keeps
+// its old ID as replid2 under a new one, and returns the new one.
+func promote(t *testing.T, c *redis.Client) string {
+	t.Helper()
+	oldID := replicationInfo(c, "replication", "master_replid")
+	if err := c.Do(context.Background(), "replicaof", "no", "one").Err(); err != nil {
+		t.Fatal(err)
+	}
+	newID, id2 := replicationInfo(c, "replication", "master_replid"), replicationInfo(c, "replication", "master_replid2")
+	if newID == oldID || id2 != oldID {
+		t.Errorf("after promotion: replid %s, replid2 %s; was %s", newID, id2, oldID)
+	}
+	return newID
+}
+
 // TestFloodgateReplicaOfRedis makes floodgate a replica of a real
 // redis-server holding every type, with a write load during the sync,
 // and compares key by key; then cuts the link from the master's side
@@ -570,24 +594,12 @@ func TestFloodgateReplicaOfRedis(t *testing.T) {
 	}
 
 	// Cut the link: the master kills its replica's connection.
-	if n := master.Do(ctx, "client", "kill", "type", "replica").Val(); n != int64(1) {
-		t.Fatalf("CLIENT KILL TYPE replica: %v", n)
-	}
-	fillEveryType(t, master, "after", 50)
-	redistest.Eventually(t, "a partial resync", func() bool {
-		return replicationInfo(master, "stats", "sync_partial_ok") == "1"
-	})
+	cutAndContinue(t, master, master, "after")
 	waitCaughtUp(t, master, replica)
 	compareKeyspaces(t, master, replica)
 
 	// Failover: floodgate becomes the master, the old master its replica.
-	oldID := replicationInfo(replica, "replication", "master_replid")
-	if err := replica.Do(ctx, "replicaof", "no", "one").Err(); err != nil {
-		t.Fatal(err)
-	}
-	if got := replicationInfo(replica, "replication", "master_replid2"); got != oldID {
-		t.Errorf("master_replid2 %s after promotion, want the old ID %s", got, oldID)
-	}
+	promote(t, replica)
 	replica.Set(ctx, "promoted", "1", 0)
 	_, port, _ := net.SplitHostPort(srv.Addr())
 	if err := master.Do(ctx, "replicaof", "127.0.0.1", port).Err(); err != nil {
@@ -602,21 +614,35 @@ func TestFloodgateReplicaOfRedis(t *testing.T) {
 
 // TestFloodgateReplicaOfFloodgate chains three floodgates (master, replica,
 // replica of the replica) through the replicaof directive's command form,
-// with the master's own PINGs and a transaction in the stream.
+// with the master's own PINGs and a transaction in the stream. The middle
+// one proxies its master's stream byte for byte, so all three offsets
+// are equal: scripts cached before the sub-replica synced reach it in
+// the RDB, not as stream bytes of the middle one's own, and the database
+// the stream has selected goes with the RDB (repl-stream-db). Then the
+// sub-replica's link is cut (a partial resync from the middle one), and
+// the middle one is promoted (the sub-replica continues from its replid2).
 func TestFloodgateReplicaOfFloodgate(t *testing.T) {
-	// Known bug (notes/repl.md): now and then the middle replica's offset
-	// ends ahead of the master's by the writes made while it synced, as if
-	// they were counted twice, and the catch-up wait times out.
-	t.Skip("known bug: the middle replica of a chain can count writes made during its sync twice")
 	ctx := context.Background()
 	msrv, master := startReplicationMaster(t)
 	fillEveryType(t, master, "k", 300)
 	rsrv, replica := startReplicationMaster(t)
-	_, chained := startReplicationMaster(t)
+	csrv, chained := startReplicationMaster(t)
 	_, mport, _ := net.SplitHostPort(msrv.Addr())
 	_, rport, _ := net.SplitHostPort(rsrv.Addr())
 	replica.Do(ctx, "replicaof", "127.0.0.1", mport)
+	waitCaughtUp(t, master, replica)
+	// Cached on the master after the middle one synced: reaches it as
+	// SCRIPT LOAD in the stream, and the sub-replica with the RDB.
+	sha := master.ScriptLoad(ctx, "return 'cached'").Val()
+	// The master's stream is left in database 1, so the sub-replica's
+	// stream starts with no SELECT.
+	master1 := redis.NewClient(patient(&redis.Options{Addr: msrv.Addr(), DB: 1, Protocol: 2, DisableIdentity: true}))
+	t.Cleanup(func() { master1.Close() })
+	master1.Set(ctx, "db1", "before", 0)
+	waitCaughtUp(t, master, replica)
 	chained.Do(ctx, "replicaof", "127.0.0.1", rport)
+	waitCaughtUp(t, master, chained)
+	master1.Set(ctx, "db1", "after", 0)
 	pipe := master.TxPipeline()
 	pipe.Incr(ctx, "tx")
 	pipe.Do(ctx, "select", "1")
@@ -628,8 +654,33 @@ func TestFloodgateReplicaOfFloodgate(t *testing.T) {
 	waitCaughtUp(t, master, chained)
 	compareKeyspaces(t, master, replica)
 	compareKeyspaces(t, master, chained)
+	chained1 := redis.NewClient(patient(&redis.Options{Addr: csrv.Addr(), DB: 1, Protocol: 2, DisableIdentity: true}))
+	t.Cleanup(func() { chained1.Close() })
+	compareKeyspaces(t, master1, chained1)
 	if got := chained.Do(ctx, "role").Val().([]any); got[0] != "slave" || got[3] != "connected" {
 		t.Errorf("ROLE of the chained replica: %v", got)
+	}
+	if got, err := chained.EvalSha(ctx, sha, nil).Text(); err != nil || got != "cached" {
+		t.Errorf("EVALSHA on the chained replica: %q %v", got, err)
+	}
+
+	// The sub-replica's link is cut: it continues from the middle one's
+	// backlog.
+	cutAndContinue(t, replica, master, "cut")
+	waitCaughtUp(t, master, chained)
+	compareKeyspaces(t, master, chained)
+
+	// The middle one is promoted: the sub-replica continues under its new
+	// ID from the old one, now its replid2.
+	newID := promote(t, replica)
+	fillEveryType(t, replica, "promoted", 20)
+	waitCaughtUp(t, replica, chained)
+	compareKeyspaces(t, replica, chained)
+	if got := replicationInfo(replica, "stats", "sync_partial_ok"); got != "2" {
+		t.Errorf("sync_partial_ok %s on the promoted replica, want 2 (sync_full %s)", got, replicationInfo(replica, "stats", "sync_full"))
+	}
+	if got := replicationInfo(chained, "replication", "master_replid"); got != newID {
+		t.Errorf("the sub-replica's replid %s, want the promoted one's %s", got, newID)
 	}
 }
 
@@ -713,5 +764,30 @@ func TestScriptsReachReplicas(t *testing.T) {
 		if got, err := replica.EvalSha(ctx, sha, nil).Text(); err != nil || got != want {
 			t.Errorf("EVALSHA %s on the promoted replica: %q %v", sha, got, err)
 		}
+	}
+}
+
+// TestReplicaDeletesOnTheMastersDEL: a replica does not expire keys itself
+// (reads hide a key past its time), and the master's DEL for it, as its
+// expiry cron sends it, finds the key and removes it: the master client
+// sees expired keys as live, as Redis's expireIfNeeded has it.
+func TestReplicaDeletesOnTheMastersDEL(t *testing.T) {
+	ctx := context.Background()
+	msrv, master := startReplicationMaster(t)
+	_, replica := startReplicationMaster(t)
+	_, port, _ := net.SplitHostPort(msrv.Addr())
+	replica.Do(ctx, "replicaof", "127.0.0.1", port)
+	master.Set(ctx, "kept", "v", 0)
+	master.Set(ctx, "short", "v", 50*time.Millisecond)
+	waitCaughtUp(t, master, replica)
+	redistest.Eventually(t, "the key to read as gone on the replica", func() bool {
+		return replica.Exists(ctx, "short").Val() == 0
+	})
+	redistest.Eventually(t, "the master's DEL to remove it", func() bool {
+		return replica.DBSize(ctx).Val() == 1
+	})
+	waitCaughtUp(t, master, replica)
+	if got := replica.Get(ctx, "kept").Val(); got != "v" {
+		t.Errorf("kept = %q", got)
 	}
 }

@@ -238,6 +238,11 @@ type Store struct {
 	// counted, as Redis's expireIfNeeded keeps the dataset constant while
 	// clients are paused: the key expires once the pause is over.
 	HoldExpired bool
+	// ExpiredLive, while set, has keys past their time read as live: a
+	// replica runs its master's commands so, as Redis's expireIfNeeded
+	// does for the master client, for the master decides when a key is
+	// gone (its DEL must find the key to delete it).
+	ExpiredLive bool
 	// Touched, while TrackTouched is set, collects the keys Modified
 	// signals: what the server logs the state of after serving a blocked
 	// client, whose pop no command line describes.
@@ -424,7 +429,7 @@ func (db *DB) Len() int { return db.keys.len() }
 func (db *DB) Expires() int { return db.expiries.len() }
 
 func (db *DB) expired(e *Entry) bool {
-	return e.heapIdx >= 0 && db.expiries.slot(int(e.heapIdx)).at < db.store.now
+	return e.heapIdx >= 0 && db.expiries.slot(int(e.heapIdx)).at < db.store.now && !db.store.ExpiredLive
 }
 
 // Get returns the live entry for key, or nil, and records the access for

@@ -1,0 +1,93 @@
+package failover
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/floodgate/floodgate/internal/redistest"
+)
+
+// shutdownSave is SHUTDOWN SAVE, waiting for the process to be gone.
+func (n *node) shutdownSave() {
+	n.t.Helper()
+	n.client.Do(context.Background(), "shutdown", "save") // the reply is the closed connection
+	<-n.exited
+	n.cmd = nil
+}
+
+// caughtUp reports whether replica's link to master is up at master's
+// offset.
+func caughtUp(master, replica *node) bool {
+	return replica.replicaOf(master) && replica.info("replication")["slave_repl_offset"] == master.info("replication")["master_repl_offset"]
+}
+
+// stat is one field of INFO stats.
+func (n *node) stat(field string) string { return n.info("stats")[field] }
+
+// TestRestartsResyncPartially restarts each side of a replication from
+// its RDB, as Redis 7.0 does it (loadDataFromDisk): a floodgate master
+// restarted with SHUTDOWN SAVE keeps its old replication ID as replid2 up
+// to the saved offset, so its floodgate and redis-server replicas both
+// continue with a partial resync, and the key that expired while it was
+// down reaches them as a DEL; a floodgate replica restarted from its own
+// RDB continues from the saved ID and offset too (the master's
+// sync_partial_ok counts each, sync_full none).
+func TestRestartsResyncPartially(t *testing.T) {
+	ctx := context.Background()
+	// No PINGs of the master's own between the replicas' catch-up and
+	// its shutdown: they would put the replicas behind the saved offset.
+	master := floodgate(t, "repl-ping-replica-period 3600")
+	mof := "replicaof 127.0.0.1 " + strconv.Itoa(master.port)
+	fg := floodgate(t, mof)
+	rd := newNode(t, "redis-server", mof, `save ""`)
+	for i := range 100 {
+		master.client.Set(ctx, "k"+strconv.Itoa(i), i, 0)
+	}
+	expireAt := time.Now().Add(300 * time.Millisecond)
+	master.client.Set(ctx, "expires-while-down", "v", 0)
+	master.client.PExpireAt(ctx, "expires-while-down", expireAt)
+	redistest.Eventually(t, "both replicas to catch up", func() bool { return caughtUp(master, fg) && caughtUp(master, rd) })
+	oldID := master.info("replication")["master_replid"]
+	if full := master.stat("sync_full"); full != "2" {
+		t.Fatalf("sync_full %s before the restart", full)
+	}
+
+	master.shutdownSave()
+	// The key's time passes while the master is down (a deadline, not a
+	// sleep): the load skips it and feeds its DEL.
+	redistest.Eventually(t, "the key's time to pass", func() bool { return time.Now().After(expireAt) })
+	master.start()
+	repl := master.info("replication")
+	if repl["master_replid2"] != oldID || repl["master_replid"] == oldID {
+		t.Errorf("after the restart: replid %s replid2 %s, want a new one and %s", repl["master_replid"], repl["master_replid2"], oldID)
+	}
+	master.client.Set(ctx, "after-restart", "1", 0)
+	redistest.Eventually(t, "both replicas to continue", func() bool { return caughtUp(master, fg) && caughtUp(master, rd) })
+	if ok, full := master.stat("sync_partial_ok"), master.stat("sync_full"); ok != "2" || full != "0" {
+		t.Errorf("the restarted master: sync_partial_ok %s, sync_full %s; want 2 and 0", ok, full)
+	}
+	for _, r := range []*node{fg, rd} {
+		if got := r.client.Get(ctx, "after-restart").Val(); got != "1" {
+			t.Errorf("%s: after-restart = %q", r.name, got)
+		}
+		// DBSIZE counts a key a replica holds past its time (its reads
+		// hide it): the DEL removed it.
+		if got, want := r.client.DBSize(ctx).Val(), master.client.DBSize(ctx).Val(); got != want {
+			t.Errorf("%s: DBSIZE %d, the master's %d", r.name, got, want)
+		}
+	}
+
+	// The floodgate replica restarted from its own RDB.
+	fg.shutdownSave()
+	master.client.Set(ctx, "while-replica-down", "1", 0)
+	fg.start()
+	redistest.Eventually(t, "the restarted replica to continue", func() bool { return caughtUp(master, fg) })
+	if ok, full := master.stat("sync_partial_ok"), master.stat("sync_full"); ok != "3" || full != "0" {
+		t.Errorf("the replica restarted from its RDB: sync_partial_ok %s, sync_full %s; want 3 and 0", ok, full)
+	}
+	if got := fg.client.Get(ctx, "while-replica-down").Val(); got != "1" {
+		t.Errorf("while-replica-down = %q on the restarted replica", got)
+	}
+}
