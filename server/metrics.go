@@ -168,8 +168,11 @@ func (s *Server) metricsSnapshot() *metrics.Snapshot {
 		last := sl.entries[len(sl.entries)-1]
 		snap.Slowlog = metrics.Slowlog{Len: int64(len(sl.entries)), LastID: last.id, LastMicros: last.micros}
 	}
-	// LATENCY LATEST holds no event here yet (latency.go): Latency stays
-	// empty, as it is on a Redis with latency-monitor-threshold 0.
+	for _, event := range s.latencyMon.order { // LATENCY LATEST's rows
+		ts := s.latencyMon.events[event]
+		last := ts.latest()
+		snap.Latency = append(snap.Latency, metrics.LatencyEvent{Name: event, Time: last.time, LatestMsec: last.latency, MaxMsec: ts.max})
+	}
 	snap.Limiter = s.limiter.snapshot()
 	for _, kind := range scriptKinds {
 		cmd := commandTable.lookup([]byte(kind))
