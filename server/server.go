@@ -658,6 +658,7 @@ func (s *Server) scriptPoll() {
 	if !s.scripting.busy.Load() {
 		return
 	}
+	s.logSlowScript()
 	if s.closed.Load() {
 		if e := s.scripting.current(); e != nil {
 			e.Abort()
