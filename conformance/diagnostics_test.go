@@ -113,19 +113,24 @@ func TestMemory(t *testing.T) {
 }
 
 // TestLatency compares LATENCY's replies with the latency monitor off (its
-// default, the only value floodgate accepts) and the latency-tracking
-// settings; histograms hold each server's own durations, so they are
-// compared by shape after CONFIG RESETSTAT leaves one call in them.
-// LATENCY DOCTOR by shape too: floodgate leaves out Redis's advice to
-// CONFIG SET latency-monitor-threshold, which it refuses.
+// default) and on with a threshold no command here reaches, and the
+// latency-tracking settings; histograms hold each server's own durations,
+// so they are compared by shape after CONFIG RESETSTAT leaves one call in
+// them.
 func TestLatency(t *testing.T) {
 	runCases(t, []tcase{
 		{"latency", []string{
 			"LATENCY HELP", "LATENCY help x", "LATENCY foo", "LATENCY", "LATENCY LATEST", "LATENCY LATEST x",
 			"LATENCY HISTORY", "LATENCY HISTORY command", "LATENCY HISTORY a b", "LATENCY GRAPH command", "LATENCY GRAPH",
-			"LATENCY RESET", "LATENCY RESET command fast-command", "!type LATENCY DOCTOR", "LATENCY DOCTOR x",
+			"LATENCY RESET", "LATENCY RESET command fast-command", "LATENCY DOCTOR", "LATENCY DOCTOR x",
 			"CONFIG RESETSTAT", "!type LATENCY HISTOGRAM", "LATENCY HISTOGRAM nosuch", "!type LATENCY HISTOGRAM config|resetstat nosuch",
 			"!type LATENCY HISTOGRAM CONFIG|RESETSTAT", "!type LATENCY HISTOGRAM config", "LATENCY HISTOGRAM get",
+		}},
+		{"latency-monitor", []string{
+			"CONFIG GET latency-monitor-threshold", "CONFIG SET latency-monitor-threshold -1", "CONFIG SET latency-monitor-threshold x",
+			"CONFIG SET latency-monitor-threshold 1.5", "CONFIG SET latency-monitor-threshold 100000", "CONFIG GET latency-monitor-threshold",
+			"SET a b", "LATENCY LATEST", "LATENCY HISTORY command", "LATENCY DOCTOR", "LATENCY GRAPH command", "LATENCY RESET",
+			"CONFIG SET latency-monitor-threshold 0", "LATENCY DOCTOR",
 		}},
 		{"latency-tracking-config", []string{
 			"!sort CONFIG GET latency-tracking*", "CONFIG SET latency-tracking-info-percentiles 101",

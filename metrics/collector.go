@@ -2,69 +2,26 @@ package metrics
 
 import (
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
+	"unicode/utf8"
 )
 
-// collector turns one Snapshot per scrape into metrics. It describes
-// nothing in advance (an unchecked collector): which series exist depends
-// on what the server has seen, as with redis_exporter.
-type collector struct {
-	src Source
-	// descs holds each metric's description, made at its first scrape:
-	// made anew for every series, they were a sixth of a scrape's time
-	// (BenchmarkScrape). A name always has the same label names.
-	descs sync.Map // name → *prometheus.Desc
-}
-
-func (*collector) Describe(chan<- *prometheus.Desc) {}
-
-func (c *collector) Collect(ch chan<- prometheus.Metric) {
-	snap := c.src.Snapshot()
-	e := emitter{ch: ch, descs: &c.descs}
-	e.info(snap)
-	e.config(snap.Config)
-	e.slowlog(snap.Slowlog)
+// collect writes one Snapshot's metrics: INFO read as redis_exporter reads
+// it, the few figures the exporter takes from other commands, and
+// floodgate's own.
+func (x *exposition) collect(snap *Snapshot) {
+	x.info(snap)
+	x.config(snap.Config)
+	x.slowlog(snap.Slowlog)
 	for _, ev := range snap.Latency {
-		e.gauge("redis_latency_spike_last", float64(ev.Time), []string{"event_name"}, ev.Name)
-		e.gauge("redis_latency_spike_duration_seconds", float64(ev.LatestMsec)/1e3, []string{"event_name"}, ev.Name)
+		x.gauge("redis_latency_spike_last", float64(ev.Time), labelsEvent, ev.Name)
+		x.gauge("redis_latency_spike_duration_seconds", float64(ev.LatestMsec)/1e3, labelsEvent, ev.Name)
 	}
-	e.gauge("redis_up", 1, nil)
-	e.floodgate(snap)
-}
-
-// emitter sends const metrics, with descriptions made on the way (a
-// scrape's few hundred, cheap next to the INFO text they come from).
-type emitter struct {
-	ch    chan<- prometheus.Metric
-	descs *sync.Map
-}
-
-// desc returns name's description, with these label names.
-func (e emitter) desc(name string, labels []string) *prometheus.Desc {
-	if d, ok := e.descs.Load(name); ok {
-		return d.(*prometheus.Desc)
-	}
-	d, _ := e.descs.LoadOrStore(name, prometheus.NewDesc(name, helpText(name), labels, nil))
-	return d.(*prometheus.Desc)
-}
-
-func (e emitter) emit(name string, t prometheus.ValueType, v float64, labels []string, values ...string) {
-	if m, err := prometheus.NewConstMetric(e.desc(name, labels), t, v, values...); err == nil {
-		e.ch <- m
-	}
-}
-
-func (e emitter) gauge(name string, v float64, labels []string, values ...string) {
-	e.emit(name, prometheus.GaugeValue, v, labels, values...)
-}
-
-func (e emitter) counter(name string, v float64, labels []string, values ...string) {
-	e.emit(name, prometheus.CounterValue, v, labels, values...)
+	x.gauge("redis_up", 1, nil)
+	x.floodgate(snap)
 }
 
 func helpText(name string) string {
@@ -91,21 +48,34 @@ var (
 	labelsMaster = []string{"master_host", "master_port"}
 	labelsSlave  = []string{"slave_ip", "slave_port", "slave_state"}
 	labelsDB     = []string{"db"}
+	labelsErr    = []string{"err"}
+	labelsEvent  = []string{"event_name"}
+
+	labelsInstance  = []string{"role", "redis_version", "redis_build_id", "redis_mode", "os", "maxmemory_policy", "tcp_port", "run_id", "process_id"}
+	labelsSlaveInfo = []string{"master_host", "master_port", "read_only"}
 )
 
-// info reads INFO as redis_exporter's extractInfoMetrics does.
-func (e emitter) info(snap *Snapshot) {
-	fields := map[string]string{}
-	handledDBs := map[string]bool{}
-	type cmdTotals struct {
-		calls uint64
-		usec  float64
+// cmdTotals is a command's commandstats, which its latencystats line's
+// summary takes its count and sum from.
+type cmdTotals struct {
+	calls uint64
+	usec  float64
+}
+
+// info reads INFO as redis_exporter's extractInfoMetrics does. It cuts
+// the text in place (no line or k=v list is copied) and reads a master's
+// or a replica's fields with the exporter's patterns only in the
+// Replication section, the only one that has them.
+func (x *exposition) info(snap *Snapshot) {
+	var inst struct{ role, version, buildID, mode, os, policy, port, runID, pid, masterHost, masterPort, readOnly string }
+	handledDBs := 0 // bit i: db<i> had a Keyspace line
+	if x.totals == nil {
+		x.totals = map[string]cmdTotals{}
 	}
-	totals := map[string]cmdTotals{}
-	percentiles := map[string]map[float64]float64{}
-	var cmdOrder []string
 	section, masterHost, masterPort := "", "", ""
-	for _, line := range strings.Split(snap.Info, "\n") {
+	for rest := snap.Info; rest != ""; {
+		var line string
+		line, rest, _ = strings.Cut(rest, "\n")
 		line = strings.TrimSpace(line)
 		if strings.HasPrefix(line, "# ") {
 			section = line[2:]
@@ -115,113 +85,137 @@ func (e emitter) info(snap *Snapshot) {
 		if len(line) < 2 || !ok {
 			continue
 		}
-		fields[key] = value
-		if reMasterHost.MatchString(key) {
-			masterHost = value
-		}
-		if reMasterPort.MatchString(key) {
-			masterPort = value
+		switch key {
+		case "role":
+			inst.role = value
+		case "redis_version":
+			inst.version = value
+		case "redis_build_id":
+			inst.buildID = value
+		case "redis_mode":
+			inst.mode = value
+		case "os":
+			inst.os = value
+		case "maxmemory_policy":
+			inst.policy = value
+		case "tcp_port":
+			inst.port = value
+		case "run_id":
+			inst.runID = value
+		case "process_id":
+			inst.pid = value
+		case "master_host":
+			inst.masterHost = value
+		case "master_port":
+			inst.masterPort = value
+		case "slave_read_only":
+			inst.readOnly = value
 		}
 		switch section {
 		case "Replication":
-			if e.replication(masterHost, masterPort, key, value) {
+			if reMasterHost.MatchString(key) {
+				masterHost = value
+			}
+			if reMasterPort.MatchString(key) {
+				masterPort = value
+			}
+			if x.replication(masterHost, masterPort, key, value) {
 				continue
 			}
 		case "Server":
 			if key == "uptime_in_seconds" {
 				if up, err := strconv.ParseFloat(value, 64); err == nil {
-					e.gauge("redis_start_time_seconds", float64(time.Now().Unix())-up, nil)
+					x.gauge("redis_start_time_seconds", float64(time.Now().Unix())-up, nil)
 				}
 			}
 		case "Commandstats":
 			if cmd, ok := strings.CutPrefix(key, "cmdstat_"); ok {
-				kv := kvList(value)
-				calls, usec := kv["calls"], kv["usec"]
-				e.counter("redis_commands_total", calls, labelsCmd, cmd)
-				e.counter("redis_commands_duration_seconds_total", usec/1e6, labelsCmd, cmd)
-				if _, ok := kv["failed_calls"]; ok {
-					e.counter("redis_commands_rejected_calls_total", kv["rejected_calls"], labelsCmd, cmd)
-					e.counter("redis_commands_failed_calls_total", kv["failed_calls"], labelsCmd, cmd)
+				calls, usec := kvNumber(value, "calls"), kvNumber(value, "usec")
+				x.counter("redis_commands_total", calls, labelsCmd, cmd)
+				x.counter("redis_commands_duration_seconds_total", usec/1e6, labelsCmd, cmd)
+				if strings.Contains(value, "failed_calls=") {
+					x.counter("redis_commands_rejected_calls_total", kvNumber(value, "rejected_calls"), labelsCmd, cmd)
+					x.counter("redis_commands_failed_calls_total", kvNumber(value, "failed_calls"), labelsCmd, cmd)
 				}
-				totals[cmd] = cmdTotals{uint64(calls), usec}
+				x.totals[cmd] = cmdTotals{uint64(calls), usec}
 			}
 			continue
 		case "Latencystats":
+			// The summary of each command's latency: these percentiles
+			// with the count and sum (µs, as the exporter has it) of
+			// Commandstats, which comes first.
 			if cmd, ok := strings.CutPrefix(key, "latency_percentiles_usec_"); ok {
-				q := map[float64]float64{}
-				for _, kv := range strings.Split(value, ",") {
-					p, v, ok := strings.Cut(kv, "=")
-					if !ok || len(p) < 2 {
-						continue
-					}
-					pf, err1 := strconv.ParseFloat(p[1:], 64)
-					vf, err2 := strconv.ParseFloat(v, 64)
-					if err1 == nil && err2 == nil {
-						q[pf] = vf
-					}
+				if t, ok := x.totals[cmd]; ok {
+					x.summary("redis_latency_percentiles_usec", t.calls, t.usec, x.percentiles(value), labelsCmd, cmd)
 				}
-				percentiles[cmd] = q
-				cmdOrder = append(cmdOrder, cmd)
 			}
 			continue
 		case "Errorstats":
 			if prefix, ok := strings.CutPrefix(key, "errorstat_"); ok {
-				e.counter("redis_errors_total", kvList(value)["count"], []string{"err"}, prefix)
+				x.counter("redis_errors_total", kvNumber(value, "count"), labelsErr, prefix)
 			}
 			continue
 		case "Keyspace":
-			if strings.HasPrefix(key, "db") {
-				kv := kvList(value)
-				if _, ok := kv["keys"]; ok {
-					e.gauge("redis_db_keys", kv["keys"], labelsDB, key)
-					e.gauge("redis_db_keys_expiring", kv["expires"], labelsDB, key)
-					if v, ok := kv["cached_keys"]; ok {
-						e.gauge("redis_db_keys_cached", v, labelsDB, key)
-					}
-					if v, ok := kv["avg_ttl"]; ok {
-						e.gauge("redis_db_avg_ttl_seconds", v/1000, labelsDB, key)
-					}
-					handledDBs[key] = true
-					continue
+			if strings.HasPrefix(key, "db") && strings.Contains(value, "keys=") {
+				x.gauge("redis_db_keys", kvNumber(value, "keys"), labelsDB, key)
+				x.gauge("redis_db_keys_expiring", kvNumber(value, "expires"), labelsDB, key)
+				if v, ok := kvLookup(value, "cached_keys"); ok {
+					x.gauge("redis_db_keys_cached", v, labelsDB, key)
 				}
+				if v, ok := kvLookup(value, "avg_ttl"); ok {
+					x.gauge("redis_db_avg_ttl_seconds", v/1000, labelsDB, key)
+				}
+				if n, err := strconv.Atoi(key[2:]); err == nil && n < 64 {
+					handledDBs |= 1 << n
+				}
+				continue
 			}
 		}
-		e.infoField(key, value)
+		x.infoField(key, value)
 	}
-	// The summary of each command's latency: the percentiles of
-	// Latencystats with the count and sum (µs, as the exporter has it) of
-	// Commandstats.
-	for _, cmd := range cmdOrder {
-		if t, ok := totals[cmd]; ok {
-			if m, err := prometheus.NewConstSummary(e.desc("redis_latency_percentiles_usec", labelsCmd), t.calls, t.usec, percentiles[cmd], cmd); err == nil {
-				e.ch <- m
-			}
-		}
-	}
+	clear(x.totals) // its keys point into this snapshot's text
 	dbs := 16
 	if n, err := strconv.Atoi(snap.Config["databases"]); err == nil {
 		dbs = n
 	}
 	for i := 0; i < dbs; i++ {
-		if db := "db" + strconv.Itoa(i); !handledDBs[db] {
-			e.gauge("redis_db_keys", 0, labelsDB, db)
-			e.gauge("redis_db_keys_expiring", 0, labelsDB, db)
+		if i >= 64 || handledDBs&(1<<i) == 0 {
+			db := "db" + strconv.Itoa(i)
+			x.gauge("redis_db_keys", 0, labelsDB, db)
+			x.gauge("redis_db_keys_expiring", 0, labelsDB, db)
 		}
 	}
-	e.gauge("redis_instance_info", 1,
-		[]string{"role", "redis_version", "redis_build_id", "redis_mode", "os", "maxmemory_policy", "tcp_port", "run_id", "process_id"},
-		fields["role"], fields["redis_version"], fields["redis_build_id"], fields["redis_mode"], fields["os"],
-		fields["maxmemory_policy"], fields["tcp_port"], fields["run_id"], fields["process_id"])
-	if fields["role"] == "slave" {
-		e.gauge("redis_slave_info", 1, []string{"master_host", "master_port", "read_only"},
-			fields["master_host"], fields["master_port"], fields["slave_read_only"])
+	x.gauge("redis_instance_info", 1, labelsInstance,
+		inst.role, inst.version, inst.buildID, inst.mode, inst.os, inst.policy, inst.port, inst.runID, inst.pid)
+	if inst.role == "slave" {
+		x.gauge("redis_slave_info", 1, labelsSlaveInfo, inst.masterHost, inst.masterPort, inst.readOnly)
 	}
+}
+
+// percentiles reads a latencystats value, "p50=1.003,p99=2.007", into
+// the exposition's reused slice.
+func (x *exposition) percentiles(value string) []quantile {
+	x.quantiles = x.quantiles[:0]
+	for rest := value; rest != ""; {
+		var kv string
+		kv, rest, _ = strings.Cut(rest, ",")
+		p, v, ok := strings.Cut(kv, "=")
+		if !ok || len(p) < 2 {
+			continue
+		}
+		pf, err1 := strconv.ParseFloat(p[1:], 64)
+		vf, err2 := strconv.ParseFloat(v, 64)
+		if err1 == nil && err2 == nil {
+			x.quantiles = append(x.quantiles, quantile{pf, vf})
+		}
+	}
+	return x.quantiles
 }
 
 // infoField is the exporter's includeMetric and parseAndRegisterConstMetric:
 // a mapped field under its name, db* and cluster_* under their own, as a
 // gauge unless the exporter counts it as a counter.
-func (e emitter) infoField(key, value string) {
+func (x *exposition) infoField(key, value string) {
 	name, ok := infoGauges[key]
 	counter := false
 	if !ok {
@@ -245,21 +239,21 @@ func (e emitter) infoField(key, value string) {
 		name, v = "latest_fork_seconds", v/1e6
 	}
 	if counter {
-		e.counter("redis_"+name, v, nil)
+		x.counter("redis_"+name, v, nil)
 	} else {
-		e.gauge("redis_"+name, v, nil)
+		x.gauge("redis_"+name, v, nil)
 	}
 }
 
 // replication is the exporter's handleMetricsReplication: a replica's
 // link to its master and a master's replicas, with labels.
-func (e emitter) replication(masterHost, masterPort, key, value string) bool {
+func (x *exposition) replication(masterHost, masterPort, key, value string) bool {
 	if reMasterLinkStatus.MatchString(key) {
 		up := 0.0
 		if value == "up" {
 			up = 1
 		}
-		e.gauge("redis_master_link_up", up, labelsMaster, masterHost, masterPort)
+		x.gauge("redis_master_link_up", up, labelsMaster, masterHost, masterPort)
 		return true
 	}
 	if reMasterDirect.MatchString(key) {
@@ -269,7 +263,7 @@ func (e emitter) replication(masterHost, masterPort, key, value string) bool {
 			key = "master_sync_in_progress"
 		}
 		n, _ := strconv.Atoi(value)
-		e.gauge("redis_"+key, float64(n), labelsMaster, masterHost, masterPort)
+		x.gauge("redis_"+key, float64(n), labelsMaster, masterHost, masterPort)
 		return true
 	}
 	if !reSlave.MatchString(key) {
@@ -287,41 +281,45 @@ func (e emitter) replication(masterHost, masterPort, key, value string) bool {
 	if err != nil {
 		return false
 	}
-	e.gauge("redis_connected_slave_offset_bytes", offset, labelsSlave, kv["ip"], kv["port"], kv["state"])
+	x.gauge("redis_connected_slave_offset_bytes", offset, labelsSlave, kv["ip"], kv["port"], kv["state"])
 	if lag, err := strconv.ParseFloat(kv["lag"], 64); err == nil {
-		e.gauge("redis_connected_slave_lag_seconds", lag, labelsSlave, kv["ip"], kv["port"], kv["state"])
+		x.gauge("redis_connected_slave_lag_seconds", lag, labelsSlave, kv["ip"], kv["port"], kv["state"])
 	}
 	return true
 }
 
-// kvList reads INFO's "k=v,k=v" values, numbers only.
-func kvList(s string) map[string]float64 {
-	out := map[string]float64{}
-	for _, part := range strings.Split(s, ",") {
-		k, v, ok := strings.Cut(part, "=")
-		if !ok {
-			continue
-		}
-		if f, err := strconv.ParseFloat(v, 64); err == nil {
-			out[k] = f
+// kvLookup reads one number of INFO's "k=v,k=v" values.
+func kvLookup(s, key string) (float64, bool) {
+	for s != "" {
+		var kv string
+		kv, s, _ = strings.Cut(s, ",")
+		if k, v, ok := strings.Cut(kv, "="); ok && k == key {
+			f, err := strconv.ParseFloat(v, 64)
+			return f, err == nil
 		}
 	}
-	return out
+	return 0, false
+}
+
+// kvNumber is kvLookup's number, 0 when missing.
+func kvNumber(s, key string) float64 {
+	f, _ := kvLookup(s, key)
+	return f
 }
 
 // config is the exporter's redis_config_* gauges.
-func (e emitter) config(cfg map[string]string) {
+func (x *exposition) config(cfg map[string]string) {
 	for _, key := range []string{"io-threads", "maxclients", "maxmemory"} {
 		if v, err := strconv.ParseFloat(cfg[key], 64); err == nil {
-			e.gauge("redis_config_"+strings.ReplaceAll(key, "-", "_"), v, nil)
+			x.gauge("redis_config_"+strings.ReplaceAll(key, "-", "_"), v, nil)
 		}
 	}
 }
 
-func (e emitter) slowlog(sl Slowlog) {
-	e.gauge("redis_slowlog_length", float64(sl.Len), nil)
-	e.gauge("redis_slowlog_last_id", float64(sl.LastID), nil)
-	e.gauge("redis_last_slow_execution_duration_seconds", float64(sl.LastMicros)/1e6, nil)
+func (x *exposition) slowlog(sl Slowlog) {
+	x.gauge("redis_slowlog_length", float64(sl.Len), nil)
+	x.gauge("redis_slowlog_last_id", float64(sl.LastID), nil)
+	x.gauge("redis_last_slow_execution_duration_seconds", float64(sl.LastMicros)/1e6, nil)
 }
 
 var floodgateHelp = map[string]string{
@@ -340,35 +338,62 @@ var (
 	labelsLimiter   = []string{"command", "prefix", "outcome"}
 	labelsUntracked = []string{"command", "outcome"}
 	labelsKind      = []string{"kind"}
+	labelsPolicy    = []string{"policy"}
 )
 
-func (e emitter) floodgate(snap *Snapshot) {
-	l := &snap.Limiter
-	for _, d := range l.Decisions {
-		e.counter("floodgate_limiter_decisions_total", float64(d.Allowed), labelsLimiter, d.Command, d.Prefix, "allowed")
-		e.counter("floodgate_limiter_decisions_total", float64(d.Limited), labelsLimiter, d.Command, d.Prefix, "limited")
-	}
-	for _, d := range l.Untracked {
-		e.counter("floodgate_limiter_untracked_decisions_total", float64(d.Allowed), labelsUntracked, d.Command, "allowed")
-		e.counter("floodgate_limiter_untracked_decisions_total", float64(d.Limited), labelsUntracked, d.Command, "limited")
-	}
-	e.gauge("floodgate_limiter_prefixes", float64(l.Prefixes), nil)
-	e.gauge("floodgate_limiter_prefixes_max", float64(l.PrefixesMax), nil)
-	for _, sc := range snap.Scripts {
-		e.counter("floodgate_script_calls_total", float64(sc.Calls), labelsKind, sc.Kind)
-		if h := sc.Durations; h != nil {
-			if m, err := prometheus.NewConstHistogram(e.desc("floodgate_script_duration_seconds", labelsKind), h.Count, h.Sum, h.Buckets, sc.Kind); err == nil {
-				e.ch <- m
-			}
+// limiterSeries sorts the decisions by prefix and command, so that the
+// series come in the same order in every scrape, with prefixes that are
+// not valid UTF-8 (a label may hold nothing else) made so, and any two
+// that became the same label summed into one series.
+func limiterSeries(ds []LimiterDecisions) []LimiterDecisions {
+	for i := range ds {
+		if !utf8.ValidString(ds[i].Prefix) {
+			ds[i].Prefix = strings.ToValidUTF8(ds[i].Prefix, "\uFFFD")
 		}
 	}
-	e.counter("floodgate_script_busy_total", float64(snap.BusyScripts), nil)
+	sort.Slice(ds, func(i, j int) bool {
+		if ds[i].Prefix != ds[j].Prefix {
+			return ds[i].Prefix < ds[j].Prefix
+		}
+		return ds[i].Command < ds[j].Command
+	})
+	out := ds[:0]
+	for _, d := range ds {
+		if n := len(out); n > 0 && out[n-1].Prefix == d.Prefix && out[n-1].Command == d.Command {
+			out[n-1].Allowed += d.Allowed
+			out[n-1].Limited += d.Limited
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func (x *exposition) floodgate(snap *Snapshot) {
+	l := &snap.Limiter
+	for _, d := range limiterSeries(l.Decisions) {
+		x.counter("floodgate_limiter_decisions_total", float64(d.Allowed), labelsLimiter, d.Command, d.Prefix, "allowed")
+		x.counter("floodgate_limiter_decisions_total", float64(d.Limited), labelsLimiter, d.Command, d.Prefix, "limited")
+	}
+	for _, d := range l.Untracked {
+		x.counter("floodgate_limiter_untracked_decisions_total", float64(d.Allowed), labelsUntracked, d.Command, "allowed")
+		x.counter("floodgate_limiter_untracked_decisions_total", float64(d.Limited), labelsUntracked, d.Command, "limited")
+	}
+	x.gauge("floodgate_limiter_prefixes", float64(l.Prefixes), nil)
+	x.gauge("floodgate_limiter_prefixes_max", float64(l.PrefixesMax), nil)
+	for _, sc := range snap.Scripts {
+		x.counter("floodgate_script_calls_total", float64(sc.Calls), labelsKind, sc.Kind)
+		if h := sc.Durations; h != nil {
+			x.histogram("floodgate_script_duration_seconds", h, ScriptBuckets, labelsKind, sc.Kind)
+		}
+	}
+	x.counter("floodgate_script_busy_total", float64(snap.BusyScripts), nil)
 	busy := 0.0
 	if snap.Busy {
 		busy = 1
 	}
-	e.gauge("floodgate_script_busy", busy, nil)
+	x.gauge("floodgate_script_busy", busy, nil)
 	for policy, n := range snap.Evicted {
-		e.counter("floodgate_evicted_keys_total", float64(n), []string{"policy"}, policy)
+		x.counter("floodgate_evicted_keys_total", float64(n), labelsPolicy, policy)
 	}
 }

@@ -10,13 +10,17 @@
 package metrics
 
 import (
+	"bytes"
 	"net"
 	"net/http"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/common/expfmt"
 )
 
 // Source is what the endpoint reads: a server.
@@ -109,12 +113,17 @@ type Histogram struct {
 var ScriptBuckets = []float64{10e-6, 25e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 25e-3, 50e-3, 100e-3, 250e-3, 500e-3}
 
 // Handler serves /metrics and /healthz for src.
+//
+// /metrics is the text format (0.0.4) whatever the scraper asks for, and
+// not compressed: the server's own metrics are written straight as text
+// (text.go), then the registry's (client_golang's Go runtime and process
+// collectors) through its text encoder. Gzip would cost the server's
+// cores more than the one scrape's bytes cost a network.
 func Handler(src Source) http.Handler {
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(&collector{src: src},
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
+	mux.Handle("GET /metrics", &scrapeHandler{src: src, reg: reg})
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		ok, status := src.Health()
@@ -124,6 +133,50 @@ func Handler(src Source) http.Handler {
 		w.Write([]byte(status + "\n"))
 	})
 	return mux
+}
+
+// scrapeHandler serves /metrics: one snapshot per request.
+type scrapeHandler struct {
+	src Source
+	reg *prometheus.Registry
+	// pool keeps a scrape's exposition and output buffer for the next, so
+	// that a scrape every second leaves the garbage collector next to
+	// nothing to do.
+	pool sync.Pool // *scrapeBuffers
+}
+
+type scrapeBuffers struct {
+	x   *exposition
+	out bytes.Buffer
+}
+
+var textFormat = expfmt.NewFormat(expfmt.TypeTextPlain)
+
+func (h *scrapeHandler) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
+	sb, _ := h.pool.Get().(*scrapeBuffers)
+	if sb == nil {
+		sb = &scrapeBuffers{x: newExposition()}
+	}
+	defer h.pool.Put(sb)
+	sb.x.reset()
+	sb.out.Reset()
+	sb.x.collect(h.src.Snapshot())
+	sb.x.writeTo(&sb.out)
+	families, err := h.reg.Gather()
+	enc := expfmt.NewEncoder(&sb.out, textFormat)
+	for _, f := range families {
+		if eerr := enc.Encode(f); err == nil {
+			err = eerr
+		}
+	}
+	if err != nil {
+		// As promhttp's ContinueOnError would: the server's metrics
+		// still go out, the runtime's failure is in the log's place.
+		sb.out.WriteString("# floodgate: go/process metrics: " + strings.ReplaceAll(err.Error(), "\n", " ") + "\n")
+	}
+	w.Header().Set("Content-Type", string(textFormat))
+	w.Header().Set("Content-Length", strconv.Itoa(sb.out.Len()))
+	w.Write(sb.out.Bytes())
 }
 
 // Endpoint is a listening metrics server.

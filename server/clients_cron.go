@@ -48,7 +48,7 @@ func (s *Server) checkClients(now time.Time) {
 		// Blocked clients have their own timeout (blocking.go), as in
 		// Redis; a half-sent request does not count as activity.
 		if timeout > 0 && c.blockedOn == nil && !c.monitor && !c.isReplica() && ioTime(now)-cn.lastIO.Load() > timeout*int64(time.Second) {
-			s.log.Debug("Closing idle client", "addr", c.addr)
+			s.log.Debug("Closing idle client") // verbose, Redis's text
 			cn.tr.kill()
 			continue
 		}

@@ -156,11 +156,11 @@ func cmdConfigRewrite(c *Client, args [][]byte) {
 		return
 	}
 	if err := c.srv.rewriteConfig(); err != nil {
-		c.srv.log.Warn("CONFIG REWRITE failed: " + err.Error())
+		c.srv.log.Warn("CONFIG REWRITE failed: " + errnoText(err))
 		c.errorf("ERR Rewriting config file: %s", errnoText(err))
 		return
 	}
-	c.srv.log.Info("CONFIG REWRITE executed with success.")
+	c.srv.log.Warn("CONFIG REWRITE executed with success.") // at warning, as Redis logs it
 	c.w.Status("OK")
 }
 

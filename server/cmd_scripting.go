@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -77,6 +78,37 @@ type scripting struct {
 
 	// running is the FCALL a running function serves (FUNCTION STATS).
 	running atomic.Pointer[runningCall]
+
+	// slowLogged is the start (unix ns) of the script last logged as slow
+	// (logSlowScript); guarded by the execution lock.
+	slowLogged int64
+}
+
+// logSlowScript logs, once per script, Redis's warning for a script past
+// busy-reply-threshold (scriptInterrupt's), from the script's hook: there
+// the script and its name (a function's, or an EVAL script's SHA) are known.
+func (s *Server) logSlowScript() {
+	sc := &s.scripting
+	e := sc.current()
+	if e == nil {
+		return
+	}
+	since, ok := e.Running()
+	if !ok || sc.slowLogged == since.UnixNano() {
+		return
+	}
+	sc.slowLogged = since.UnixNano()
+	kill, name := "SCRIPT KILL", ""
+	if e.RunningFunction() {
+		kill = "FUNCTION KILL"
+		if r := sc.running.Load(); r != nil {
+			name = r.name
+		}
+	} else if cur := e.Current(); cur != nil {
+		name = cur.SHA
+	}
+	s.log.Warn(fmt.Sprintf("Slow script detected: still in execution after %d milliseconds. "+
+		"You can try killing the script using the %s command. Script name is: %s.", time.Since(since).Milliseconds(), kill, name))
 }
 
 // engine returns the Lua engine, creating it on first use. Call it only

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -78,7 +77,7 @@ func TestUnbuiltSettingsRefusedAsUnknown(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{"replica-lazy-flush", "repl-diskless-load", "latency-monitor-threshold", "cluster-enabled", "unixsocket", "tls-replication"} {
+	for _, name := range []string{"replica-lazy-flush", "repl-diskless-load", "cluster-enabled", "unixsocket", "tls-replication"} {
 		if !seen[name] {
 			t.Errorf("%s is not among the unbuilt settings", name)
 		}
@@ -90,9 +89,5 @@ func TestUnbuiltSettingsRefusedAsUnknown(t *testing.T) {
 		if !errors.As(err, &ce) || ce.Reason != errBadDirective {
 			t.Errorf("%q: %v; want %q", line, err, errBadDirective)
 		}
-	}
-	// LATENCY DOCTOR does not advise turning on what is refused.
-	if doctor := c.Do(ctx, "LATENCY", "DOCTOR").String(); strings.Contains(doctor, "CONFIG SET") {
-		t.Errorf("LATENCY DOCTOR advises a refused setting: %s", doctor)
 	}
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"math"
 	"runtime/debug"
 	"strconv"
@@ -16,7 +17,11 @@ type memoryLimit struct {
 	max        int64  // maxmemory in bytes; 0: no limit
 	configured uint64 // maxmemory as set, for CONFIG GET (it may pass max)
 	tenacity   int    // maxmemory-eviction-tenacity
-	evicted    int64  // INFO stats evicted_keys
+	// running is set once Init has applied the config file's settings:
+	// from then on a maxmemory is a CONFIG SET, which warns as Redis's
+	// updateMaxmemory when it is below the memory in use.
+	running bool
+	evicted int64 // INFO stats evicted_keys
 	// evictedBy is evicted by the maxmemory-policy in effect when the keys
 	// went (floodgate_evicted_keys_total).
 	evictedBy [store.VolatileTTL + 1]int64
@@ -198,6 +203,10 @@ var evictionParams = map[string]floodgateParam{
 			n, _ := strconv.ParseUint(v, 10, 64)
 			s.memory.configured = n
 			s.setMaxMemory(int64(min(n, math.MaxInt64)))
+			if used := s.usedMemory(); s.memory.running && n > 0 && n < uint64(used) {
+				s.log.Warn(fmt.Sprintf("WARNING: the new maxmemory value set via CONFIG SET (%d) is smaller than the current memory usage (%d). "+
+					"This will result in key eviction and/or the inability to accept new write commands depending on the maxmemory-policy.", n, used))
+			}
 			s.updateClientEvictionLimit()
 		})},
 	"maxmemory-policy": {effect: effectApplied, get: func(s *Server) string { return s.store.Eviction().Policy.String() },
@@ -250,6 +259,7 @@ func (s *Server) applyEvictionSettings() {
 			p.apply(s, v)
 		}
 	}
+	s.memory.running = true
 }
 
 func getMaxMemory(s *Server) string { return strconv.FormatUint(s.memory.configured, 10) }

@@ -124,6 +124,7 @@ func (h *hdrHistogram) cdf(visit func(micros, cumulative int64)) {
 
 // latencyParams are latency-tracking's settings, applied (config.go).
 var latencyParams = map[string]floodgateParam{
+	"latency-monitor-threshold": latencyMonitorThreshold,
 	"latency-tracking": {effect: effectApplied, apply: func(s *Server, v string) string {
 		s.latency.tracking = v == "yes"
 		return ""
@@ -203,11 +204,11 @@ func (s *Server) latencyLine(h *hdrHistogram) string {
 }
 
 var latencyHandlers = map[string]Handler{
-	"latency|history":   cmdLatencyEmpty,
+	"latency|history":   cmdLatencyHistory,
 	"latency|histogram": cmdLatencyHistogram,
 	"latency|help":      helpHandler(latencyHelp),
 	"latency|graph":     cmdLatencyGraph,
-	"latency|latest":    cmdLatencyEmpty,
+	"latency|latest":    cmdLatencyLatest,
 	"latency|doctor":    cmdLatencyDoctor,
 	"latency|reset":     cmdLatencyReset,
 }
@@ -231,26 +232,6 @@ var latencyHelp = []string{
 	"HELP",
 	"    Prints this help.",
 }
-
-// The latency monitor (latency-monitor-threshold) is off and cannot be
-// turned on (config_params.go), so it never holds an event: LATEST and
-// HISTORY answer empty, RESET resets nothing, GRAPH has no samples.
-func cmdLatencyEmpty(c *Client, _ [][]byte) { c.w.Array(0) }
-
-func cmdLatencyReset(c *Client, _ [][]byte) { c.w.Int(0) }
-
-func cmdLatencyGraph(c *Client, args [][]byte) {
-	c.w.Error("ERR No samples available for event '" + string(args[2]) + "'")
-}
-
-// cmdLatencyDoctor answers Redis's text for a monitor that is off, less
-// its advice to turn it on with CONFIG SET latency-monitor-threshold,
-// which floodgate refuses.
-func cmdLatencyDoctor(c *Client, _ [][]byte) {
-	c.w.Verbatim(latencyDoctorText)
-}
-
-const latencyDoctorText = "I'm sorry, Dave, I can't do that. Latency monitoring is disabled in this Redis instance, and floodgate has no latency monitor to enable. If we weren't in a deep space mission I'd suggest to take a look at https://redis.io/topics/latency-monitor.\n"
 
 // cmdLatencyHistogram answers every command's distribution, or those of
 // the commands named (unknown ones and those never run are left out).

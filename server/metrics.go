@@ -145,7 +145,13 @@ func (m metricsSource) Snapshot() *metrics.Snapshot {
 	done := make(chan struct{})
 	h := s.acquire(done)
 	defer s.releaseHold(h, done)
+	return s.metricsSnapshot()
+}
 
+// metricsSnapshot is a scrape's work under the lock: INFO all's text and
+// copies of the counts, nothing formatted that INFO does not format
+// (BenchmarkLockHold compares it with INFO's).
+func (s *Server) metricsSnapshot() *metrics.Snapshot {
 	var b infoBuilder
 	for _, sec := range infoSections {
 		b.section(s, sec)
@@ -162,8 +168,11 @@ func (m metricsSource) Snapshot() *metrics.Snapshot {
 		last := sl.entries[len(sl.entries)-1]
 		snap.Slowlog = metrics.Slowlog{Len: int64(len(sl.entries)), LastID: last.id, LastMicros: last.micros}
 	}
-	// LATENCY LATEST holds no event here yet (latency.go): Latency stays
-	// empty, as it is on a Redis with latency-monitor-threshold 0.
+	for _, event := range s.latencyMon.order { // LATENCY LATEST's rows
+		ts := s.latencyMon.events[event]
+		last := ts.latest()
+		snap.Latency = append(snap.Latency, metrics.LatencyEvent{Name: event, Time: last.time, LatestMsec: last.latency, MaxMsec: ts.max})
+	}
 	snap.Limiter = s.limiter.snapshot()
 	for _, kind := range scriptKinds {
 		cmd := commandTable.lookup([]byte(kind))
@@ -198,6 +207,9 @@ func (h *hdrHistogram) buckets(bounds []float64, usec int64) *metrics.Histogram 
 	var cum uint64
 	b := 0
 	for i, n := range h.counts {
+		if cum == uint64(h.total) {
+			break // every bound left holds them all
+		}
 		for b < len(bounds) && float64(hdrValueAtIndex(i)) > bounds[b]*1e9 {
 			out.Buckets[bounds[b]] = cum
 			b++
@@ -219,7 +231,8 @@ var limiterCommandNames = [limiterCommands]string{"cl.throttle", "gcra", "increx
 // snapshot copies the decisions for the metrics: one entry per command
 // and prefix that decided anything.
 func (l *limiterStats) snapshot() metrics.Limiter {
-	out := metrics.Limiter{Prefixes: len(l.prefixes), PrefixesMax: limiterMaxPrefixes}
+	out := metrics.Limiter{Prefixes: len(l.prefixes), PrefixesMax: limiterMaxPrefixes,
+		Decisions: make([]metrics.LimiterDecisions, 0, len(l.prefixes))}
 	for p, byCmd := range l.prefixes {
 		for cmd, c := range byCmd {
 			if c.allowed+c.limited > 0 {

@@ -5,18 +5,21 @@ import (
 	"testing"
 )
 
-// The execution lock a scrape holds against an INFO's: a server that has
-// run 40 kinds of command and counted 300 limiter prefixes. The snapshot
-// takes INFO all's text and the limiter's counts under the lock; INFO
-// everything formats the same counts as text.
+// The execution lock a scrape holds against an INFO's, on a server that
+// has run 40 kinds of command and whose limiter prefix table is full
+// (1,024 prefixes): each sub-benchmark is the work done while the lock is
+// held, in one Do. A scrape takes INFO all's text and copies the counts;
+// INFO everything also formats the limiter's prefixes.
 //
-//	go test -run '^$' -bench 'MetricsSnapshot|InfoUnderLock' -benchmem ./server/
+//	go test -run '^$' -bench LockHold -benchmem ./server/
 func metricsBenchServer(b *testing.B) *Server {
 	srv := New(Config{})
 	b.Cleanup(func() { srv.Close() })
-	for i := range 300 {
-		srv.Do(func() { srv.limiter.count(limiterThrottle, fmt.Appendf(nil, "tenant%d:user", i), i%3 == 0) })
-	}
+	srv.Do(func() {
+		for i := range limiterMaxPrefixes {
+			srv.limiter.count(limiterThrottle, fmt.Appendf(nil, "tenant%d:user", i), i%3 == 0)
+		}
+	})
 	names := 0
 	for _, cmd := range commandTable.all {
 		if names == 40 {
@@ -30,35 +33,31 @@ func metricsBenchServer(b *testing.B) *Server {
 	return srv
 }
 
-func BenchmarkMetricsSnapshot(b *testing.B) {
-	src := metricsSource{metricsBenchServer(b)}
-	b.ReportAllocs()
-	for b.Loop() {
-		src.Snapshot()
-	}
-}
-
-func BenchmarkInfoUnderLock(b *testing.B) {
+func BenchmarkLockHold(b *testing.B) {
 	srv := metricsBenchServer(b)
+	info := func(sections ...[]infoSection) func() {
+		return func() {
+			var ib infoBuilder
+			for _, secs := range sections {
+				for _, sec := range secs {
+					ib.section(srv, sec)
+				}
+			}
+			_ = ib.String()
+		}
+	}
 	for _, tc := range []struct {
-		name    string
-		modules bool
-	}{{"all", false}, {"everything", true}} {
+		name string
+		work func()
+	}{
+		{"info-all", info(infoSections)},
+		{"info-everything", info(infoSections, moduleInfoSections)},
+		{"scrape", func() { srv.metricsSnapshot() }},
+	} {
 		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				srv.Do(func() {
-					var ib infoBuilder
-					for _, sec := range infoSections {
-						ib.section(srv, sec)
-					}
-					if tc.modules {
-						for _, sec := range moduleInfoSections {
-							ib.section(srv, sec)
-						}
-					}
-					_ = ib.String()
-				})
+				srv.Do(tc.work)
 			}
 		})
 	}

@@ -310,7 +310,9 @@ func (s *Server) startBgsave() error {
 	s.persist.bgsave = b
 	s.persist.lastTry = b.started
 	opts := s.rdbSaveOptions()
-	s.log.Info("Background saving started")
+	// Redis names its child; floodgate saves in its own process, so the
+	// pid is the server's.
+	s.log.Info("Background saving started by pid " + strconv.Itoa(os.Getpid()))
 	s.stopped.Add(1)
 	go s.runBgsave(b, sn, opts)
 	return nil
@@ -335,6 +337,12 @@ func (s *Server) runBgsave(b *bgsave, sn *store.Snapshot, opts rdb.Options) {
 	err := writeFileAtomic(s.cfg.Dir, fmt.Sprintf("temp-%d-bg.rdb", os.Getpid()), s.cfg.DBFilename, func(out io.Writer) error {
 		return s.saveSnapshotSteps(out, b, sn, opts)
 	})
+	// What Redis's child logs before it exits.
+	if err != nil {
+		s.log.Warn(err.Error())
+	} else {
+		s.log.Info("DB saved on disk")
+	}
 	s.lock <- struct{}{}
 	defer func() { <-s.lock }()
 	s.endBgsave(b, sn, err, true)
@@ -376,7 +384,7 @@ func (s *Server) endBgsave(b *bgsave, sn *store.Snapshot, err error, toDisk bool
 	}
 	if err != nil {
 		s.persist.lastBgsaveOK = false
-		s.log.Warn("Background saving error", "err", err)
+		s.log.Warn("Background saving error") // the reason logged before, as by Redis's child
 		return
 	}
 	s.persist.lastBgsaveOK = true

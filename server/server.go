@@ -213,6 +213,7 @@ type Server struct {
 	processed  int64           // guarded by lock
 	slowlog    slowlog         // guarded by lock (cmd_slowlog.go)
 	latency    latencyTracking // guarded by lock (latency.go)
+	latencyMon latencyMonitor  // guarded by lock (latency_monitor.go)
 	pause      clientPause     // guarded by lock (pause.go)
 	inst       instStats       // guarded by lock (stats.go)
 	// expireCycle is the time active expiry has taken; guarded by lock.
@@ -661,6 +662,7 @@ func (s *Server) scriptPoll() {
 	if !s.scripting.busy.Load() {
 		return
 	}
+	s.logSlowScript()
 	if s.closed.Load() {
 		if e := s.scripting.current(); e != nil {
 			e.Abort()
@@ -895,6 +897,11 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 		end := time.Since(s.started)
 		s.callEnd.Store(s.ioOffset + int64(end))
 		micros := int64((end - start) / time.Microsecond)
+		if cmd.Flags&FlagFast != 0 {
+			s.latencyEvent("fast-command", micros/1000)
+		} else {
+			s.latencyEvent("command", micros/1000)
+		}
 		st := s.stat(cmd.id)
 		st.calls++
 		st.usec += micros
