@@ -421,6 +421,12 @@ func TestStreamGroupEdges(t *testing.T) {
 			"@3 AUTH bob x", "@3 XREADGROUP GROUP g c STREAMS s >", "@3 XACK s g 1-1", "@3 XPENDING s g", "@3 XGROUP CREATECONSUMER s g d",
 			"@3 XCLAIM s g c 0 1-1", "@3 XGROUP DESTROY s g", "!acllog ACL LOG",
 		),
+		{"copy-rename-and-dump", []string{
+			"XADD s 1-1 f v", "XADD s 2-1 f v", "XGROUP CREATE s g 0", "XREADGROUP GROUP g c COUNT 1 STREAMS s >", "COPY s s2",
+			"XACK s2 g 1-1", "XREADGROUP GROUP g d STREAMS s2 >", "XPENDING s g", "XPENDING s2 g", "XINFO GROUPS s", "XINFO GROUPS s2",
+			"RENAME s2 s3", "XPENDING s3 g", "XGROUP DESTROY s3 g", "XINFO GROUPS s", "!type DUMP s", "!type MEMORY USAGE s",
+			"OBJECT ENCODING s", "TYPE s",
+		}},
 		{"consumers-and-reconnects-noack", []string{
 			"XADD s 1-1 f v", "XADD s 2-1 f v", "XGROUP CREATE s g 0", "@2 XREADGROUP GROUP g w NOACK COUNT 1 STREAMS s >", "@2 !close",
 			"@3 XREADGROUP GROUP g w STREAMS s 0", "@3 XREADGROUP GROUP g w STREAMS s >", "@3 !close", pendingScript + "s g - + 10 w",
