@@ -12,11 +12,7 @@ import (
 // nothing, the write after it counts), and BITFIELD once per write that
 // changed a field.
 func TestDirtyCountsMatchRedis(t *testing.T) {
-	cases := []struct {
-		name  string
-		setup []string
-		cmd   string
-	}{
+	runDirtyCases(t, []dirtyCase{
 		{"setbit new key", nil, "SETBIT k 7 1"},
 		{"setbit new key to 0", nil, "SETBIT k 7 0"},
 		{"setbit same bit", []string{"SETBIT k 7 1"}, "SETBIT k 7 1"},
@@ -42,7 +38,19 @@ func TestDirtyCountsMatchRedis(t *testing.T) {
 		{"incr new key", nil, "INCR k"},
 		{"incrbyfloat new key", nil, "INCRBYFLOAT k 1.5"},
 		{"mset", nil, "MSET a 1 b 2 c 3"},
-	}
+	})
+}
+
+// dirtyCase is a command whose change count is compared, after setup.
+type dirtyCase struct {
+	name  string
+	setup []string
+	cmd   string
+}
+
+// runDirtyCases compares what each case's command adds to the change
+// counter on Redis and on floodgate.
+func runDirtyCases(t *testing.T, cases []dirtyCase) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			want := dirtyDelta(t, redisAddr, tc.setup, tc.cmd)

@@ -338,3 +338,130 @@ func TestStreamGroupEvents(t *testing.T) {
 		)},
 	}))
 }
+
+// TestStreamGroupEdges: the option and error paths of t_stream.c the
+// cases above leave out: names that need cleaning in error texts, IDs
+// where they are not allowed, numbers at and past their limits, WATCH
+// (which no group change touches), and more blocked readers.
+func TestStreamGroupEdges(t *testing.T) {
+	runCases(t, []tcase{
+		{"error-texts-clean-names", []string{
+			"XADD s 1-1 f v", `XGROUP CREATE s "a b" 0`, `XGROUP CREATE s "a b" 0`, `XREADGROUP GROUP "x\ny" c STREAMS s >`,
+			`XREADGROUP GROUP "x\x00y" c STREAMS s >`, `XREADGROUP GROUP "x\r\n" c STREAMS "s\n" >`, `XPENDING "k\r\n" g`,
+			`XCLAIM s "g\n" c 0 1-1`, `XGROUP SETID s "n\no" 0`, `XINFO CONSUMERS s "n\r\n"`, `XAUTOCLAIM s "\ng" c 0 0`,
+			`XCLAIM s "a b" c 0 1-1 "FOO\nBAR"`, `XCLAIM s "a b" c 0 1-1 "FOO\x00BAR"`, `XCLAIM s "a b" c 0 1-1 "x\r\n"`,
+			`XGROUP DELCONSUMER s "g\x00" c`, `XGROUP CREATECONSUMER "s\n" g c`, `XGROUP FOO s g "x\ny"`,
+		}},
+		{"ids-where-not-allowed", []string{
+			"XADD s 1-1 f v", "XGROUP CREATE s g 0", "XREADGROUP GROUP g c STREAMS s >", "XPENDING s g > + 10",
+			"XPENDING s g - > 10", "XPENDING s g $ + 10", "XACK s g >", "XACK s g $", "XCLAIM s g c 0 >", "XCLAIM s g c 0 $",
+			"XCLAIM s g c 0 1-1 LASTID >", "XCLAIM s g c 0 1-1 LASTID -", "XCLAIM s g c 0 - 1-1", "XAUTOCLAIM s g c 0 >",
+			"XAUTOCLAIM s g c 0 $", "XAUTOCLAIM s g c 0 (+", "XGROUP SETID s g >", "XGROUP CREATE s h $ ENTRIESREAD 0",
+			"XGROUP SETID s g 1", "XINFO GROUPS s", "XCLAIM s g c 0 1", "XACK s g 1", "XPENDING s g", "XREADGROUP GROUP g c STREAMS s 999",
+			"XREADGROUP GROUP g c STREAMS s 0-18446744073709551615", "XREADGROUP GROUP h c STREAMS s 1-1",
+		}},
+		{"numbers-at-the-limits", []string{
+			"XADD s 1-1 f v", "XADD s 2-1 f v", "XGROUP CREATE s g 0", "XREADGROUP GROUP g alice STREAMS s >",
+			"XCLAIM s g bob 9223372036854775807 1-1", "XCLAIM s g bob 9223372036854775808 1-1", "XCLAIM s g bob -9223372036854775808 1-1 JUSTID",
+			"XCLAIM s g bob 0 1-1 IDLE -9223372036854775808 JUSTID", "XCLAIM s g bob 0 1-1 IDLE 9223372036854775807 JUSTID",
+			"XCLAIM s g bob 0 1-1 IDLE 9223372036854775808", "XCLAIM s g bob 0 1-1 TIME 9223372036854775807 JUSTID",
+			"XCLAIM s g bob 0 1-1 RETRYCOUNT 9223372036854775807 JUSTID", pendingScript + "s g - + 10",
+			"XCLAIM s g bob 0 1-1 RETRYCOUNT -1", pendingScript + "s g - + 10", "XCLAIM s g bob 0 1-1 2-1 1-1 JUSTID",
+			"XCLAIM s g bob 0 1-1 LASTID 1-1 LASTID 3-1 JUSTID", "XINFO GROUPS s", "XCLAIM s g bob 0 1-1 RETRYCOUNT 2 RETRYCOUNT 3 JUSTID",
+			pendingScript + "s g - + 10", "XREADGROUP GROUP g c COUNT 9223372036854775807 STREAMS s 0",
+			"XREADGROUP GROUP g c COUNT 9223372036854775808 STREAMS s 0", "XREADGROUP GROUP g c COUNT -9223372036854775808 STREAMS s 0",
+			"XREADGROUP GROUP g c BLOCK 9223372036854775808 STREAMS s >", "XREADGROUP GROUP g c BLOCK -0 STREAMS s 0",
+			"XPENDING s g IDLE 9223372036854775807 - + 10", "XPENDING s g IDLE 9223372036854775808 - + 10",
+			pendingScript + "s g - + 9223372036854775807", "XPENDING s g - + 9223372036854775808", "XPENDING s g IDLE 0 - + 0 bob",
+			pendingScript + "s g IDLE 0 - + 1 bob", "XPENDING s g IDLE 100000000 - + 10 bob",
+			"XGROUP CREATE s e 0 ENTRIESREAD 9223372036854775807", "XGROUP CREATE s e 0 ENTRIESREAD 9223372036854775808",
+			"XGROUP SETID s g 0 ENTRIESREAD -9223372036854775808", "XINFO GROUPS s",
+		}},
+		{"xautoclaim-count-limits", []string{
+			"XADD s 1-1 f v", "XADD s 2-1 f v", "XADD s 3-1 f v", "XADD s 4-1 f v", "XGROUP CREATE s g 0",
+			"XREADGROUP GROUP g alice STREAMS s >", "XAUTOCLAIM s g bob 0 0 COUNT 1 JUSTID", "XAUTOCLAIM s g bob 0 2-1 COUNT 1 JUSTID",
+			"XAUTOCLAIM s g bob 0 (2-1 COUNT 2 JUSTID", "XAUTOCLAIM s g bob 0 4-1 COUNT 1 JUSTID", "XAUTOCLAIM s g bob 0 (4-1 JUSTID",
+			"XAUTOCLAIM s g bob 0 0 COUNT 576460752303423488", "XAUTOCLAIM s g bob 0 0 COUNT 576460752303423487",
+			"XAUTOCLAIM s g bob 0 0 COUNT 10000000000000 JUSTID", "XAUTOCLAIM s g bob 0 0 COUNT 1000000000 JUSTID",
+			"XAUTOCLAIM s nog bob 0 0 COUNT 576460752303423487", "XAUTOCLAIM s g bob 0 0 COUNT 2 COUNT 1 JUSTID",
+			"XAUTOCLAIM s g bob 100000000 0 COUNT 1", "XDEL s 1-1 2-1 3-1", "XAUTOCLAIM s g carol 0 0 COUNT 1 JUSTID",
+			"XAUTOCLAIM s g carol 0 0 COUNT 1 JUSTID", "XAUTOCLAIM s g carol 0 0 COUNT 1 JUSTID", "XPENDING s g",
+			"XAUTOCLAIM s g carol 0 0 COUNT 1", consumersScript + "s g",
+		}},
+		{"watch-and-groups", []string{
+			"XADD s 1-1 f v", "XGROUP CREATE s g 0", "WATCH s", "@2 XREADGROUP GROUP g c STREAMS s >", "@2 XACK s g 1-1",
+			"@2 XGROUP CREATECONSUMER s g d", "@2 XGROUP SETID s g 0", "@2 XCLAIM s g d 0 1-1 FORCE JUSTID",
+			"@2 XAUTOCLAIM s g e 0 0 JUSTID", "@2 XGROUP DELCONSUMER s g e", "@2 XGROUP CREATE s h 0", "@2 XGROUP DESTROY s h",
+			"MULTI", "PING", "EXEC", "WATCH s", "@2 XGROUP CREATE s h 0 MKSTREAM", "MULTI", "PING", "EXEC", "WATCH n",
+			"@2 XGROUP CREATE n g 0 MKSTREAM", "MULTI", "PING", "EXEC",
+		}},
+		{"blocking-more-readers", []string{
+			"XGROUP CREATE s g $ MKSTREAM", "XGROUP CREATE s h $", "@2 !send XREADGROUP GROUP g a BLOCK 0 STREAMS s >", "!blocked=1",
+			"@3 !send XREADGROUP GROUP h b BLOCK 0 STREAMS s >", "!blocked=2", "@4 !send XREAD BLOCK 0 STREAMS s $", "!blocked=3",
+			"XADD s 1-1 f v", "@2 !recv XREADGROUP", "@3 !recv XREADGROUP", "@4 !recv XREAD", "!blocked=0",
+			"XGROUP CREATE x g $ MKSTREAM", "@2 !send XREADGROUP GROUP g a BLOCK 0 STREAMS x s > >", "!blocked=1",
+			"XADD x 1-1 f v", "@2 !recv XREADGROUP", "!blocked=0", "@2 !send XREADGROUP GROUP g a BLOCK 0 STREAMS s >", "!blocked=1",
+			"XGROUP SETID s g 0", "!blocked=1", "XADD s 2-1 f v", "@2 !recv XREADGROUP", "@2 !send XREADGROUP GROUP g a COUNT 1 BLOCK 0 STREAMS s >",
+			"!blocked=1", "MULTI", "XADD s 3-1 f v", "XADD s 4-1 f v", "EXEC", "@2 !recv XREADGROUP", "XPENDING s g",
+			"@2 XREADGROUP GROUP g a STREAMS s >", "@2 !send XREADGROUP GROUP g a BLOCK 0 STREAMS s >", "!blocked=1", "MULTI", "XADD s 5-1 f v", "XDEL s 4-1 5-1", "EXEC",
+			"@2 !recv XREADGROUP", "XINFO GROUPS s", "@2 !send XREADGROUP GROUP g a BLOCK 0 STREAMS s >", "!blocked=1",
+			"MULTI", "XADD s 6-1 f v", "XGROUP DESTROY s g", "XGROUP CREATE s g 0", "EXEC", "@2 !recv XREADGROUP",
+			"@2 !send XREADGROUP GROUP g a BLOCK 0 STREAMS s >", "!blocked=1", "EXPIRE s 100", "PERSIST s", "!blocked=1",
+			"UNLINK s", "@2 !recv XREADGROUP", "XGROUP CREATE s g $ MKSTREAM", "@2 !send XREADGROUP GROUP g a BLOCK 0 STREAMS s >",
+			"!blocked=1", "SET other x", "RENAME other s", "@2 !recv XREADGROUP", "DEL s", "XGROUP CREATE s g $ MKSTREAM",
+			"@2 !send XREADGROUP GROUP g a BLOCK 0 STREAMS s >", "!blocked=1",
+			"FLUSHALL", "@2 !recv XREADGROUP", "XGROUP CREATE s g $ MKSTREAM", "@2 !send XREADGROUP GROUP g a BLOCK 0 STREAMS s >",
+			"!blocked=1", "PEXPIRE s 1", "@2 !recv XREADGROUP", "EXISTS s",
+		}},
+		aclCase("acl-key-flags",
+			"XADD s 1-1 f v", "XGROUP CREATE s g 0", "ACL SETUSER alice on nopass %R~s* +@all", "ACL SETUSER bob on nopass %W~s* +@all",
+			"@2 AUTH alice x", "@2 XREADGROUP GROUP g c STREAMS s >", "@2 XPENDING s g", "@2 XINFO GROUPS s", "@2 !type XINFO CONSUMERS s g",
+			"@2 XACK s g 1-1", "@2 XCLAIM s g c 0 1-1", "@2 XAUTOCLAIM s g c 0 0", "@2 XGROUP CREATE s h 0", "@2 XGROUP SETID s g 0",
+			"@2 XGROUP DESTROY s g", "@2 XGROUP CREATECONSUMER s g d", "@2 XGROUP DELCONSUMER s g c",
+			"@3 AUTH bob x", "@3 XREADGROUP GROUP g c STREAMS s >", "@3 XACK s g 1-1", "@3 XPENDING s g", "@3 XGROUP CREATECONSUMER s g d",
+			"@3 XCLAIM s g c 0 1-1", "@3 XGROUP DESTROY s g", "!acllog ACL LOG",
+		),
+		{"copy-rename-and-dump", []string{
+			"XADD s 1-1 f v", "XADD s 2-1 f v", "XGROUP CREATE s g 0", "XREADGROUP GROUP g c COUNT 1 STREAMS s >", "COPY s s2",
+			"XACK s2 g 1-1", "XREADGROUP GROUP g d STREAMS s2 >", "XPENDING s g", "XPENDING s2 g", "XINFO GROUPS s", "XINFO GROUPS s2",
+			"RENAME s2 s3", "XPENDING s3 g", "XGROUP DESTROY s3 g", "XINFO GROUPS s", "!type DUMP s", "!type MEMORY USAGE s",
+			"OBJECT ENCODING s", "TYPE s",
+		}},
+		{"consumers-and-reconnects-noack", []string{
+			"XADD s 1-1 f v", "XADD s 2-1 f v", "XGROUP CREATE s g 0", "@2 XREADGROUP GROUP g w NOACK COUNT 1 STREAMS s >", "@2 !close",
+			"@3 XREADGROUP GROUP g w STREAMS s 0", "@3 XREADGROUP GROUP g w STREAMS s >", "@3 !close", pendingScript + "s g - + 10 w",
+			"@2 XGROUP DELCONSUMER s g w", "@2 XREADGROUP GROUP g w STREAMS s 0", "XPENDING s g", consumersScript + "s g",
+		}},
+	})
+}
+
+// TestStreamGroupDirtyCounts: what each group command adds to the change
+// counter, as Redis's server.dirty (the group state changes without
+// signalModifiedKey).
+func TestStreamGroupDirtyCounts(t *testing.T) {
+	base := []string{"XADD s 1-1 f v", "XADD s 2-1 f v", "XADD s 3-1 f v", "XGROUP CREATE s g 0"}
+	read := append(append([]string(nil), base...), "XREADGROUP GROUP g alice STREAMS s >")
+	runDirtyCases(t, []dirtyCase{
+		{"create", base, "XGROUP CREATE s h 0"},
+		{"create busy", base, "XGROUP CREATE s g 0"},
+		{"create mkstream", nil, "XGROUP CREATE n g 0 MKSTREAM"},
+		{"setid", base, "XGROUP SETID s g 0"},
+		{"destroy", base, "XGROUP DESTROY s g"},
+		{"destroy none", base, "XGROUP DESTROY s h"},
+		{"createconsumer", base, "XGROUP CREATECONSUMER s g c"},
+		{"createconsumer exists", read, "XGROUP CREATECONSUMER s g alice"},
+		{"delconsumer", read, "XGROUP DELCONSUMER s g alice"},
+		{"delconsumer none", read, "XGROUP DELCONSUMER s g bob"},
+		{"xreadgroup new consumer", base, "XREADGROUP GROUP g c STREAMS s >"},
+		{"xreadgroup two streams", append(append([]string(nil), base...), "XADD t 1-1 f v", "XGROUP CREATE t g 0"), "XREADGROUP GROUP g c STREAMS s t > >"},
+		{"xreadgroup history", read, "XREADGROUP GROUP g alice STREAMS s 0"},
+		{"xreadgroup nothing new", read, "XREADGROUP GROUP g alice STREAMS s >"},
+		{"xreadgroup noack", base, "XREADGROUP GROUP g c NOACK STREAMS s >"},
+		{"xack", read, "XACK s g 1-1 2-1 9-9"},
+		{"xclaim", read, "XCLAIM s g bob 0 1-1 2-1 9-9"},
+		{"xclaim lastid only", read, "XCLAIM s g bob 0 9-9 LASTID 9-9"},
+		{"xclaim deleted", append(append([]string(nil), read...), "XDEL s 1-1"), "XCLAIM s g bob 0 1-1 2-1"},
+		{"xautoclaim", append(append([]string(nil), read...), "XDEL s 1-1"), "XAUTOCLAIM s g bob 0 0"},
+		{"xautoclaim nothing idle", read, "XAUTOCLAIM s g bob 100000000 0"},
+	})
+}

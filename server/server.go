@@ -1034,6 +1034,9 @@ func (s *Server) expiryCron() {
 		if s.paused() == pauseNone && !s.loading.active.Load() && s.repl.master == nil { // CLIENT PAUSE pauses expiry too; a replica's master expires its keys
 			_, more = s.store.ActiveExpire(chunk)
 		}
+		if len(s.blocking.ready) > 0 {
+			s.serveReady() // an expired stream's XREADGROUP readers fail now, as beforeSleep does
+		}
 		s.expireCycle += time.Since(began)
 		if first {
 			s.sampleStats(time.Now())

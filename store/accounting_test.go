@@ -55,13 +55,27 @@ func TestAccountingMatchesHeap(t *testing.T) {
 			}
 			return l
 		},
+		"stream-pel": func(size int) Value {
+			st := NewStream()
+			for i := range size {
+				st.Append(StreamID{Ms: uint64(i + 1)}, [][]byte{[]byte("f"), elem(i)}, DefaultEncodings.StreamLimits())
+			}
+			g := st.CreateGroup("group", StreamID{}, 0)
+			consumers := []*StreamConsumer{g.CreateConsumer("alice", 1), g.CreateConsumer("bob", 1)}
+			for i := range size {
+				id := StreamID{Ms: uint64(i + 1)}
+				st.Delivered(g, id)
+				g.Deliver(id, consumers[i%2], 1)
+			}
+			return st
+		},
 		"zset": func(size int) Value {
 			z := NewZSet()
 			fillWindow(z, size)
 			return z
 		},
 	}
-	for _, name := range []string{"string", "intset", "set", "hash", "list", "zset"} {
+	for _, name := range []string{"string", "intset", "set", "hash", "list", "zset", "stream-pel"} {
 		for _, size := range []int{10, 100, 10000} {
 			if name == "string" && size > 10 {
 				continue
