@@ -461,10 +461,11 @@ func writeStreamRange(c *Client, s *store.Stream, start, end store.StreamID, cou
 
 // writeStreamEntries writes the next n entries of it.
 func writeStreamEntries(c *Client, it *store.StreamIterator, n int) {
+	var idBuf [41]byte // one for all entries: it escapes to c.w
 	for range n {
 		id, _ := it.Next()
 		c.w.Array(2)
-		writeStreamID(c, id)
+		c.w.Bulk(id.Append(idBuf[:0]))
 		c.w.Array(2 * it.NumFields())
 		it.EachField(func(f, v []byte) {
 			c.w.Bulk(f)
