@@ -11,6 +11,7 @@
 # alike; medians of REPS.
 #
 #   REPS=3 N=100000 scripts/bench-streams.sh
+#   MEMORY_ONLY=1 scripts/bench-streams.sh   # the memory rows alone
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPS=${REPS:-3}; N=${N:-100000}; ENTRIES=${ENTRIES:-1000000}; STREAMS=${STREAMS:-10}
@@ -57,12 +58,27 @@ stream_memory() {
   awk -v u=$((u1 - u0)) -v r=$((r1 - r0)) -v n="$len" 'BEGIN {printf "%.1f %.1f %d", u / n, r / n, n}'
 }
 
+# restart: a fresh pair, for the memory rows: a Go heap that grew in an
+# earlier rep keeps its pages, so RSS would hardly move.
+restart() {
+  kill "$RP" "$FP"
+  while kill -0 "$RP" 2>/dev/null || kill -0 "$FP" 2>/dev/null; do sleep 0.1; done
+  start_pair $RPORT $FPORT
+  RP=$RPID; FP=$FPID
+}
+
 out="$dir/results"; mem="$dir/memory"
 for r in $(seq "$REPS"); do
+  echo "memory rep $r, load average $(cut -d' ' -f1 /proc/loadavg)" >&2
+  [ "$r" -gt 1 ] && restart
+  echo "redis $(stream_memory $RPORT "$RP")" >>"$mem"
+  echo "floodgate $(stream_memory $FPORT "$FP")" >>"$mem"
+done
+for r in $(seq "$REPS"); do
+  [ -n "${MEMORY_ONLY:-}" ] && break
   echo "rep $r, load average $(cut -d' ' -f1 /proc/loadavg)" >&2
   for side in redis floodgate; do
     if [ $side = redis ]; then p=$RPORT; pid=$RP; else p=$FPORT; pid=$FP; fi
-    echo "$side $(stream_memory $p "$pid")" >>"$mem"
     echo "$side-xadd $(per_request $p "$pid" 1 XADD audit:__rand_int__ '*' "${RECORD[@]}")" >>"$out"
     echo "$side-xrange10 $(xrange $p "$pid")" >>"$out"
     redis-cli -p $p FUNCTION LOAD REPLACE "$LIB" >/dev/null
@@ -79,4 +95,4 @@ sort "$mem" | awk '{ k = $1; u[k] = u[k] " " $2; r[k] = r[k] " " $3; n[k] = $4 }
   rs=$(echo "$rest" | cut -d'|' -f2 | awk '{for (i = 1; i < NF; i++) print $i}' | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
   printf "%-10s used_memory %6.1f B/entry  RSS %6.1f B/entry\n" "$k" "$used" "$rs"
 done
-medians "$out" | awk '{ printf "%-20s ops/s %8.0f  CPU µs/op %6.2f\n", $1, $2, $3 }'
+[ -f "$out" ] && medians "$out" | awk '{ printf "%-20s ops/s %8.0f  CPU µs/op %6.2f\n", $1, $2, $3 }'

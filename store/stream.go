@@ -210,7 +210,10 @@ func (s *Stream) Append(id StreamID, fv [][]byte, lim StreamLimits) {
 			full = live+dead >= lim.NodeMaxEntries
 		}
 		if full {
-			tail.lp = slices.Clip(tail.lp) // lpShrinkToFit
+			// lpShrinkToFit: a copy of the exact size, since append grew
+			// the buffer to the next size class past it (Clip would only
+			// hide the slack from the accounting).
+			tail.lp = slices.Clone(tail.lp)
 			tail = nil
 		}
 	}
