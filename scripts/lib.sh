@@ -20,6 +20,16 @@ start_floodgate() {
 	echo $! >"$dir/floodgate.pid"
 }
 
+# start_pair RPORT FPORT: redis-server and floodgate side by side, each
+# answering PING; their pids in $RPID and $FPID.
+start_pair() {
+	start_redis "$1"
+	start_floodgate "$2"
+	wait_ping "$1" "$2"
+	RPID=$(cat "$dir/redis.pid")
+	FPID=$(cat "$dir/floodgate.pid")
+}
+
 # stop_servers: the EXIT trap; stops what start_* started and removes $dir.
 stop_servers() {
 	local f

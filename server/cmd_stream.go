@@ -461,17 +461,25 @@ func writeStreamRange(c *Client, s *store.Stream, start, end store.StreamID, cou
 
 // writeStreamEntries writes the next n entries of it.
 func writeStreamEntries(c *Client, it *store.StreamIterator, n int) {
+	var idBuf [41]byte // one for all entries: it escapes to c.w
 	for range n {
 		id, _ := it.Next()
-		writeStreamEntry(c, it, id)
+		writeStreamEntryBuf(c, it, id, idBuf[:0])
 	}
 }
 
 // writeStreamEntry writes the iterator's current entry as [id, [field,
 // value, ...]].
 func writeStreamEntry(c *Client, it *store.StreamIterator, id store.StreamID) {
+	var idBuf [41]byte
+	writeStreamEntryBuf(c, it, id, idBuf[:0])
+}
+
+// writeStreamEntryBuf is writeStreamEntry formatting the ID in buf, which a
+// caller writing many entries allocates once (it escapes to c.w).
+func writeStreamEntryBuf(c *Client, it *store.StreamIterator, id store.StreamID, buf []byte) {
 	c.w.Array(2)
-	writeStreamID(c, id)
+	c.w.Bulk(id.Append(buf))
 	c.w.Array(2 * it.NumFields())
 	it.EachField(func(f, v []byte) {
 		c.w.Bulk(f)

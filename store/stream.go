@@ -210,7 +210,10 @@ func (s *Stream) Append(id StreamID, fv [][]byte, lim StreamLimits) {
 			full = live+dead >= lim.NodeMaxEntries
 		}
 		if full {
-			tail.lp = slices.Clip(tail.lp) // lpShrinkToFit
+			// lpShrinkToFit: a copy of the exact size, since append grew
+			// the buffer to the next size class past it (Clip would only
+			// hide the slack from the accounting).
+			tail.lp = slices.Clone(tail.lp)
 			tail = nil
 		}
 	}
@@ -313,6 +316,9 @@ type StreamIterator struct {
 	numFields   int64
 	fieldsStart int
 	done        bool
+	// EachField's scratch for integer-encoded fields and values: on the
+	// stack they would escape to fn, two allocations an entry.
+	fieldBuf, valueBuf [20]byte
 }
 
 // Iter returns an iterator over the entries from start to end inclusive.
@@ -490,17 +496,16 @@ func (it *StreamIterator) EachField(fn func(field, value []byte)) {
 	lp := it.lp
 	same := it.entryFlags&streamFlagSameFields != 0
 	mf, p := it.mfStart, it.fieldsStart
-	var fb, vb [20]byte
 	for range it.numFields {
 		var f []byte
 		if same {
-			f = listpack.AppendValue(fb[:0], lp, mf)
+			f = listpack.AppendValue(it.fieldBuf[:0], lp, mf)
 			mf = listpack.Next(lp, mf)
 		} else {
-			f = listpack.AppendValue(fb[:0], lp, p)
+			f = listpack.AppendValue(it.fieldBuf[:0], lp, p)
 			p = listpack.Next(lp, p)
 		}
-		fn(f, listpack.AppendValue(vb[:0], lp, p))
+		fn(f, listpack.AppendValue(it.valueBuf[:0], lp, p))
 		p = listpack.Next(lp, p)
 	}
 }
