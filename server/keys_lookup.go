@@ -36,7 +36,4 @@ func valueOrReply[V store.Value](c *Client, key []byte, missing func(Writer)) V 
 // MSET, GETSET): its lookupKeyWrite is an access of the old value, and
 // under an LFU policy the new value inherits the old one's counter
 // (dbOverwrite), so an existing destination counts one more access.
-func setKey(c *Client, key []byte, v store.Value) {
-	c.db.Get(key)
-	c.db.Set(key, v, 0)
-}
+func setKey(c *Client, key []byte, v store.Value) { c.db.Put(key, v) }

@@ -523,8 +523,26 @@ func (db *DB) Add(key []byte, v Value) *Entry {
 	return db.set(key, v, 0, false)
 }
 
+// Put is Get then Set with one lookup of the key, as Redis's setKey
+// looks the key up for writing and then adds or overwrites it: a
+// 1M-key MSET spent a sixth of its time looking each key up again.
+func (db *DB) Put(key []byte, v Value) *Entry {
+	e := db.Get(key)
+	if e == nil && db.store.HoldExpired {
+		e = db.keys.findBytes(key) // an expired entry Get left in place
+	}
+	if s, ok := v.(*String); ok && s.isShared() && !db.store.sharing() {
+		v = ownInt(s.n)
+	}
+	return db.setFound(e, key, v, 0, true)
+}
+
 func (db *DB) set(key []byte, v Value, expireAt int64, counted bool) *Entry {
-	e := db.keys.findBytes(key)
+	return db.setFound(db.keys.findBytes(key), key, v, expireAt, counted)
+}
+
+// setFound is set with the lookup done: e is key's entry, or nil.
+func (db *DB) setFound(e *Entry, key []byte, v Value, expireAt int64, counted bool) *Entry {
 	wasStream := e != nil && e.Kind() == KindStream
 	if e == nil {
 		e = newEntry(key)

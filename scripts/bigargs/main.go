@@ -4,7 +4,8 @@
 // over TCP, times it from the first byte written to the last byte of the
 // reply, and reads the server's peak resident set (/proc/PID/status VmHWM)
 // and its resident set once the reply is read. It prints the median of
-// -reps runs. scripts/bench-bigargs.sh runs it.
+// -reps runs, the servers taking turns rep by rep. scripts/bench-bigargs.sh
+// runs it.
 //
 //	go run ./scripts/bigargs -reps 5 'redis=redis-server --port {port} --save ""' 'floodgate=bin/floodgate --port {port}'
 //
@@ -57,18 +58,25 @@ func main() {
 		if *only != "" && !strings.Contains(w.name, *only) {
 			continue
 		}
-		for _, s := range servers {
-			var walls, cpus, peaks, afters []float64
-			for r := 0; r < *reps; r++ {
+		// The servers take turns rep by rep, so that a machine's load,
+		// which changes over a run, weighs on each alike.
+		type samples struct{ walls, cpus, peaks, afters []float64 }
+		got := make([]samples, len(servers))
+		for r := 0; r < *reps; r++ {
+			for i, s := range servers {
 				m, err := run(s, w)
 				if err != nil {
 					fmt.Fprintf(os.Stderr, "bigargs: %s on %s: %v\n", w.name, s.name, err)
 					os.Exit(1)
 				}
-				walls, cpus = append(walls, m.wall), append(cpus, m.cpu)
-				peaks, afters = append(peaks, m.peak), append(afters, m.after)
+				g := &got[i]
+				g.walls, g.cpus = append(g.walls, m.wall), append(g.cpus, m.cpu)
+				g.peaks, g.afters = append(g.peaks, m.peak), append(g.afters, m.after)
 			}
-			fmt.Printf("%-10s %-10s %8.0f %8.0f %8.1f %9.1f\n", w.name, s.name, median(walls), median(cpus), median(peaks), median(afters))
+		}
+		for i, s := range servers {
+			g := got[i]
+			fmt.Printf("%-10s %-10s %8.0f %8.0f %8.1f %9.1f\n", w.name, s.name, median(g.walls), median(g.cpus), median(g.peaks), median(g.afters))
 		}
 	}
 }

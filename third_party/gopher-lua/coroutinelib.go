@@ -17,7 +17,12 @@ var coFuncs = map[string]LGFunction{
 }
 
 func coCreate(L *LState) int {
-	fn := L.CheckFunction(1)
+	// floodgate: Lua 5.1's luaB_cocreate takes only a Lua function, in
+	// its words.
+	fn, ok := L.Get(1).(*LFunction)
+	if !ok || fn.IsG {
+		L.ArgError(1, "Lua function expected")
+	}
 	newthread, _ := L.NewThread()
 	base := 0
 	newthread.stack.Push(callFrame{
@@ -39,20 +44,21 @@ func coYield(L *LState) int {
 	return -1
 }
 
-func coResume(L *LState) int {
-	th := L.CheckThread(1)
-	if L.G.CurrentThread == th {
-		msg := "can not resume a running thread"
-		if th.wrapped {
-			L.RaiseError("%s", msg) // floodgate: a constant format (go test vets printf)
-			return 0
-		}
-		L.Push(LFalse)
-		L.Push(LString(msg))
-		return 2
+// checkCoroutine is luaB_coresume's and luaB_costatus's check, in Lua
+// 5.1's words (floodgate).
+func checkCoroutine(L *LState) *LState {
+	th, ok := L.Get(1).(*LState)
+	if !ok {
+		L.ArgError(1, "coroutine expected")
 	}
-	if th.Dead {
-		msg := "can not resume a dead thread"
+	return th
+}
+
+func coResume(L *LState) int {
+	th := checkCoroutine(L)
+	// floodgate: Lua 5.1's auxresume, "cannot resume <status> coroutine".
+	if status := L.Status(th); status != "suspended" {
+		msg := "cannot resume " + status + " coroutine"
 		if th.wrapped {
 			L.RaiseError("%s", msg) // floodgate: a constant format (go test vets printf)
 			return 0
@@ -91,7 +97,7 @@ func coRunning(L *LState) int {
 }
 
 func coStatus(L *LState) int {
-	L.Push(LString(L.Status(L.CheckThread(1))))
+	L.Push(LString(L.Status(checkCoroutine(L))))
 	return 1
 }
 

@@ -176,7 +176,9 @@ func copyReturnValues(L *LState, regv, start, n, b int) { // +inline-start
 func switchToParentThread(L *LState, nargs int, haserror bool, kill bool) {
 	parent := L.Parent
 	if parent == nil {
-		L.RaiseError("can not yield from outside of a coroutine")
+		// floodgate: Lua 5.1's lua_yield from a script run by lua_pcall,
+		// with no position (the running function is yield, a C one).
+		L.raiseError(0, "attempt to yield across metamethod/C-call boundary")
 	}
 	L.G.CurrentThread = parent
 	L.Parent = nil
@@ -279,6 +281,12 @@ func threadRun(L *LState) {
 			}
 			if parent := L.Parent; parent != nil {
 				if L.wrapped {
+					// floodgate: Lua 5.1's auxwrap prefixes an error that
+					// is a string (or a number) with where its caller is.
+					switch lv.(type) {
+					case LString, LNumber:
+						parent.raiseError(1, "%s", lv.String())
+					}
 					L.Push(lv)
 					parent.Panic(L)
 				} else {

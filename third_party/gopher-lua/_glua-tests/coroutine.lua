@@ -1,3 +1,4 @@
+-- floodgate: the resume errors in Lua 5.1's words (auxresume), as Redis answers
 co = coroutine.wrap(function()
   co()
 end)
@@ -5,7 +6,7 @@ end)
 local ok, msg = pcall(function()
   co()
 end)
-assert(not ok and string.find(msg, "can not resume a running thread"))
+assert(not ok and string.find(msg, "cannot resume running coroutine"))
 
 co = coroutine.wrap(function()
   return 1
@@ -14,4 +15,4 @@ assert(co() == 1)
 local ok, msg = pcall(function()
   co()
 end)
-assert(not ok and string.find(msg, "can not resume a dead thread"))
+assert(not ok and string.find(msg, "cannot resume dead coroutine"))
