@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -487,13 +488,26 @@ func (s *Server) fullSyncFromMaster(l *masterLink, conn net.Conn, r *bufio.Reade
 		}
 	}
 	var loadErr error
+	defer debug.SetGCPercent(debug.SetGCPercent(-1)) // as loadRDB, for the same reason
 	ran := s.linkLocked(l, func() {
 		s.log.Info("MASTER <-> REPLICA sync: Flushing old data")
 		s.store.FlushAll()
 		s.flushFunctions() // the master's RDB brings its libraries
 		s.log.Info("MASTER <-> REPLICA sync: Loading DB in memory")
+		// Clients are served during the load, as readSyncBulkPayload's
+		// rdbLoad serves them (processEventsWhileBlocked) every
+		// loading-process-events-interval-bytes: LOADING for what lacks
+		// the loading flag, MASTERDOWN first with replica-serve-stale-data
+		// no (the link is not up yet).
+		s.startLoading()
+		s.loading.totalBytes = int64(len(payload))
 		// Keys past their time are kept: the master's DEL removes them.
-		info, err := rdb.Load(bytes.NewReader(payload), s.store, rdb.LoadOptions{SkipChecksum: !s.persist.checksum, Function: s.loadFunctionCode})
+		info, err := rdb.Load(bytes.NewReader(payload), s.store, rdb.LoadOptions{SkipChecksum: !s.persist.checksum,
+			Progress: s.rdbProgress, Aux: s.rdbAux, Function: s.loadFunctionCode})
+		s.stopLoading()
+		if err == nil && s.repl.master != l {
+			err = errLinkStopped // REPLICAOF while it loaded
+		}
 		if err != nil {
 			s.store.FlushAll()
 			s.flushFunctions()

@@ -777,3 +777,64 @@ func TestReplicaDeletesOnTheMastersDEL(t *testing.T) {
 		t.Errorf("kept = %q", got)
 	}
 }
+
+// TestReplicaLoadServesLOADING: while a replica loads its master's RDB
+// (made slow with Redis's hidden key-load-delay), its clients are served
+// between keys, as Redis's processEventsWhileBlocked serves them: INFO
+// says loading:1 and master_sync_in_progress:1, a read gets LOADING
+// (MASTERDOWN first with replica-serve-stale-data no), and once loaded
+// the read answers from the master's data. The same steps run on a
+// redis-server replica of the same master.
+func TestReplicaLoadServesLOADING(t *testing.T) {
+	ctx := context.Background()
+	msrv, master := startReplicationMaster(t)
+	const keys = 20000
+	pipe := master.Pipeline()
+	for i := range keys {
+		pipe.Set(ctx, "k:"+strconv.Itoa(i), i, 0)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := net.SplitHostPort(msrv.Addr())
+	_, floodgateReplica := startReplicationMaster(t)
+	redisSrv := redistest.Start(t)
+	redisReplica := redis.NewClient(patient(&redis.Options{Addr: redisSrv.Addr, Protocol: 2, DisableIdentity: true}))
+	t.Cleanup(func() { redisReplica.Close() })
+	for name, replica := range map[string]*redis.Client{"floodgate": floodgateReplica, "redis": redisReplica} {
+		replica.Set(ctx, "k:0", "stale", 0)
+		// At least 4 s of load, cut short once seen.
+		for _, kv := range [][2]string{{"key-load-delay", "200"}, {"loading-process-events-interval-bytes", "1024"}} {
+			if err := replica.ConfigSet(ctx, kv[0], kv[1]).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		replica.Do(ctx, "replicaof", "127.0.0.1", port)
+		redistest.Eventually(t, "LOADING from the "+name+" replica", func() bool {
+			err := replica.Get(ctx, "k:0").Err()
+			return err != nil && err.Error() == errLoading
+		})
+		if got := replicationInfo(replica, "persistence", "loading"); got != "1" {
+			t.Errorf("%s: loading:%s while a read gets LOADING", name, got)
+		}
+		if got := replicationInfo(replica, "replication", "master_sync_in_progress"); got != "1" {
+			t.Errorf("%s: master_sync_in_progress:%s during the load", name, got)
+		}
+		replica.ConfigSet(ctx, "replica-serve-stale-data", "no")
+		if err := replica.Get(ctx, "k:0").Err(); err == nil || err.Error() != errMasterDown {
+			t.Errorf("%s: GET during the load with replica-serve-stale-data no: %v", name, err)
+		}
+		replica.ConfigSet(ctx, "replica-serve-stale-data", "yes")
+		replica.ConfigSet(ctx, "key-load-delay", "0")
+		waitCaughtUp(t, master, replica)
+		if got := replicationInfo(replica, "persistence", "loading"); got != "0" {
+			t.Errorf("%s: loading:%s after the sync", name, got)
+		}
+		if got, err := replica.Get(ctx, "k:0").Result(); err != nil || got != "0" {
+			t.Errorf("%s: GET k:0 after the sync: %q %v", name, got, err)
+		}
+		if n := replica.DBSize(ctx).Val(); n != keys {
+			t.Errorf("%s: DBSIZE %d, want %d", name, n, keys)
+		}
+	}
+}
