@@ -393,6 +393,10 @@ func (s *Server) syncWithMaster(l *masterLink) error {
 		s.log.Info("Successful partial resynchronization with master.")
 		s.linkLocked(l, func() {
 			r := &s.repl
+			// A transaction the last link cut short is dropped, as
+			// replicationCacheMaster discards it: the master sends it again
+			// whole, from the offset before its MULTI.
+			l.client.multi, l.pendingMeta = nil, nil
 			// As Redis, the backlog that proxies the master's stream is
 			// made once a sync succeeds, not when REPLICAOF is given.
 			if r.backlog == nil {
@@ -409,6 +413,19 @@ func (s *Server) syncWithMaster(l *masterLink) error {
 		s.log.Info("MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.")
 	case strings.HasPrefix(reply, "-NOMASTERLINK"), strings.HasPrefix(reply, "-LOADING"):
 		return fmt.Errorf("Master is currently unable to PSYNC but should be in the future: %s", reply[1:])
+	case reply[0] == '-':
+		// Redis tries SYNC after an error (a master too old for PSYNC),
+		// and an error to that is what it logs as the failure: NOAUTH
+		// for a replica without the master's password.
+		s.log.Warn("Unexpected reply to PSYNC from master: " + reply)
+		s.log.Info("Retrying with SYNC...")
+		if reply, err = ask("SYNC"); err != nil {
+			return err
+		}
+		if reply[0] == '-' {
+			return fmt.Errorf("MASTER aborted replication with an error: %s", reply[1:])
+		}
+		return fmt.Errorf("Master does not support PSYNC, which floodgate needs: %s", reply)
 	default:
 		return fmt.Errorf("Unexpected reply to PSYNC from master: %s", reply)
 	}

@@ -6,7 +6,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
+	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -670,9 +673,10 @@ func TestFloodgateReplicaOfFloodgate(t *testing.T) {
 	}
 }
 
-// TestReplicaNeedsMasterauth: a replica of a master with requirepass stays
-// down without masterauth (its PSYNC is refused NOAUTH), and syncs once
-// masterauth is set.
+// TestReplicaNeedsMasterauth: a floodgate replica and a redis-server
+// replica of a master with requirepass stay down without masterauth and
+// log the same failure (PSYNC refused NOAUTH, then SYNC, the line Redis
+// logs as the error), and sync once masterauth is set.
 func TestReplicaNeedsMasterauth(t *testing.T) {
 	ctx := context.Background()
 	msrv, master := startReplicationMaster(t)
@@ -682,20 +686,41 @@ func TestReplicaNeedsMasterauth(t *testing.T) {
 	}
 	master = redis.NewClient(patient(&redis.Options{Addr: msrv.Addr(), Password: "secret", Protocol: 2, DisableIdentity: true}))
 	t.Cleanup(func() { master.Close() })
-	_, replica := startReplicationMaster(t)
 	_, port, _ := net.SplitHostPort(msrv.Addr())
-	replica.Do(ctx, "replicaof", "127.0.0.1", port)
-	// The replica tries (the master sees its refused PSYNC) and stays down.
-	redistest.Eventually(t, "the refused PSYNC", func() bool {
-		return strings.Contains(master.Info(ctx, "errorstats").Val(), "errorstat_NOAUTH")
-	})
-	if got := replicationInfo(replica, "replication", "master_link_status"); got != "down" {
-		t.Errorf("link %s without masterauth", got)
+	logs := &logRecorder{}
+	fsrv := startServerOver(t, Config{Dir: t.TempDir(), Logger: slog.New(logs)}, viaLoop)
+	redisSrv := redistest.Start(t, "--replicaof", "127.0.0.1", port)
+	redisLog := func() string {
+		paths, _ := filepath.Glob(filepath.Join(redisSrv.Dir, "redis-*.log"))
+		var all string
+		for _, p := range paths {
+			b, _ := os.ReadFile(p)
+			all += string(b)
+		}
+		return all
 	}
-	replica.ConfigSet(ctx, "masterauth", "secret")
-	waitCaughtUp(t, master, replica)
-	if got := replica.Get(ctx, "k").Val(); got != "v" {
-		t.Errorf("k = %q after the sync", got)
+	replicas := map[string]*redis.Client{
+		"floodgate": dialOver(t, fsrv, viaLoop),
+		"redis":     redis.NewClient(patient(&redis.Options{Addr: redisSrv.Addr, Protocol: 2, DisableIdentity: true})),
+	}
+	t.Cleanup(func() { replicas["redis"].Close() })
+	replicas["floodgate"].Do(ctx, "replicaof", "127.0.0.1", port)
+	for _, line := range []string{
+		"Unexpected reply to PSYNC from master: -NOAUTH Authentication required.",
+		"MASTER aborted replication with an error: NOAUTH Authentication required.",
+	} {
+		redistest.Eventually(t, "the floodgate replica to log "+line, func() bool { return len(logs.messages(line)) > 0 })
+		redistest.Eventually(t, "the redis replica to log "+line, func() bool { return strings.Contains(redisLog(), line) })
+	}
+	for name, replica := range replicas {
+		if got := replicationInfo(replica, "replication", "master_link_status"); got != "down" {
+			t.Errorf("%s: link %s without masterauth", name, got)
+		}
+		replica.ConfigSet(ctx, "masterauth", "secret")
+		waitCaughtUp(t, master, replica)
+		if got := replica.Get(ctx, "k").Val(); got != "v" {
+			t.Errorf("%s: k = %q after the sync", name, got)
+		}
 	}
 }
 
