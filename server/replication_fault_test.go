@@ -206,3 +206,42 @@ func TestLinkCutMidTransaction(t *testing.T) {
 		replica.Do(ctx, "replicaof", "no", "one")
 	}
 }
+
+// TestBacklogTooSmallFallsBackToFull: the master cuts its replicas' links
+// and writes more than its backlog holds in the same transaction, so
+// neither a floodgate nor a redis-server replica can continue: both
+// resync in full (sync_partial_err counts their refused PSYNCs) and end
+// equal to the master.
+func TestBacklogTooSmallFallsBackToFull(t *testing.T) {
+	ctx := context.Background()
+	msrv, master := startReplicationMaster(t)
+	master.ConfigSet(ctx, "repl-backlog-size", "16kb")
+	fillEveryType(t, master, "k", 100)
+	_, port, _ := net.SplitHostPort(msrv.Addr())
+	_, fg := startReplicationMaster(t)
+	fg.Do(ctx, "replicaof", "127.0.0.1", port)
+	redisSrv := redistest.Start(t, "--replicaof", "127.0.0.1", port)
+	rd := redis.NewClient(patient(&redis.Options{Addr: redisSrv.Addr, Protocol: 2, DisableIdentity: true}))
+	t.Cleanup(func() { rd.Close() })
+	waitCaughtUp(t, master, fg)
+	waitCaughtUp(t, master, rd)
+	if got := replicationInfo(master, "stats", "sync_full"); got != "2" {
+		t.Fatalf("sync_full %s before the cut", got)
+	}
+	// A replica given REPLICAOF asks to continue its own history, which
+	// counts as a refused PSYNC already (replicationCacheMasterUsingMyself).
+	errsBefore, _ := strconv.Atoi(replicationInfo(master, "stats", "sync_partial_err"))
+	pipe := master.TxPipeline()
+	pipe.Do(ctx, "client", "kill", "type", "replica")
+	pipe.Set(ctx, "big", strings.Repeat("x", 64<<10), 0)
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitCaughtUp(t, master, fg)
+	waitCaughtUp(t, master, rd)
+	if full, errs := replicationInfo(master, "stats", "sync_full"), replicationInfo(master, "stats", "sync_partial_err"); full != "4" || errs != strconv.Itoa(errsBefore+2) {
+		t.Errorf("after the cut: sync_full %s, sync_partial_err %s; want 4 and %d", full, errs, errsBefore+2)
+	}
+	compareKeyspaces(t, master, fg)
+	compareKeyspaces(t, master, rd)
+}
