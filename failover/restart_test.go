@@ -91,3 +91,39 @@ func TestRestartsResyncPartially(t *testing.T) {
 		t.Errorf("while-replica-down = %q on the restarted replica", got)
 	}
 }
+
+// TestReplicaKilledMidSync: a floodgate replica process killed with
+// SIGKILL while it loads its master's RDB is dropped by the master
+// (connected_slaves 0), and once started again it syncs in full and
+// holds the master's keys.
+func TestReplicaKilledMidSync(t *testing.T) {
+	ctx := context.Background()
+	master := floodgate(t)
+	const keys = 20000
+	pipe := master.client.Pipeline()
+	for i := range keys {
+		pipe.Set(ctx, "k:"+strconv.Itoa(i), i, 0)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// At least 4 s of load (key-load-delay is in microseconds per key).
+	r := floodgate(t, "replicaof 127.0.0.1 "+strconv.Itoa(master.port), "key-load-delay 200", "loading-process-events-interval-bytes 1024")
+	redistest.Eventually(t, "the replica to be loading the master's RDB", func() bool {
+		return r.info("persistence")["loading"] == "1" && r.info("replication")["master_sync_in_progress"] == "1"
+	})
+	r.kill()
+	redistest.Eventually(t, "the master to drop the killed replica", func() bool {
+		return master.info("replication")["connected_slaves"] == "0"
+	})
+	master.client.Set(ctx, "after-kill", "1", 0)
+	r.start()
+	r.client.ConfigSet(ctx, "key-load-delay", "0") // the file's setting, cut short
+	redistest.Eventually(t, "the restarted replica to catch up", func() bool { return caughtUp(master, r) })
+	if got, want := r.client.DBSize(ctx).Val(), int64(keys+1); got != want {
+		t.Errorf("DBSIZE %d on the replica, want %d", got, want)
+	}
+	if full := master.stat("sync_full"); full != "2" {
+		t.Errorf("sync_full %s, want 2 (the killed sync and the new one)", full)
+	}
+}

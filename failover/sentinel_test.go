@@ -24,7 +24,7 @@ return n`
 // "fg", with its periods shortened so a failover takes seconds: INFO
 // every 100 ms, hellos every 200 ms, and no TILT on a loaded machine
 // (a 2 s stall between timer runs would otherwise pause it for 30 s).
-func startSentinel(t *testing.T, master *node) *node {
+func startSentinel(t testing.TB, master *node) *node {
 	t.Helper()
 	s := newNode(t, "redis-sentinel",
 		"sentinel monitor fg 127.0.0.1 "+strconv.Itoa(master.port)+" 1",

@@ -428,10 +428,22 @@ func (c *Client) pushReply(kind string, name []byte, null bool, count int64) {
 // push appends a frame to the connection's inbox and wakes its transport
 // if the inbox was empty. Called with the execution lock held. It returns
 // false when the pending output is past the client's limit.
-func (cn *conn) push(frame []byte) bool {
+func (cn *conn) push(frame []byte) bool { return cn.enqueue(frame, false) }
+
+// pushOwned is push of a frame the caller gives up to this connection (a
+// replica's RDB): an empty inbox takes it as it is, so that a payload of
+// many megabytes is not copied, nor allocated again, under the execution
+// lock.
+func (cn *conn) pushOwned(frame []byte) bool { return cn.enqueue(frame, true) }
+
+func (cn *conn) enqueue(frame []byte, owned bool) bool {
 	cn.wakeMu.Lock()
 	first := len(cn.pushed) == 0
-	cn.pushed = append(cn.pushed, frame...)
+	if owned && first {
+		cn.pushed = frame
+	} else {
+		cn.pushed = append(cn.pushed, frame...)
+	}
 	pending := len(cn.pushed)
 	cn.pushedLen.Store(int64(pending))
 	cn.wakeMu.Unlock()
@@ -459,6 +471,15 @@ func (cn *conn) takePushes() bool {
 	if len(p) == 0 {
 		cn.pushSpare = p
 		return false
+	}
+	if len(p) > keepReplyBytes {
+		// Large: kept as a block rather than copied (the inbox is the
+		// connection's own, or a frame given up to it, pushOwned).
+		if !cn.outLimited {
+			cn.adopt(p)
+		}
+		cn.pushSpare = nil
+		return true
 	}
 	if !cn.outLimited {
 		cn.raw(p)

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -392,6 +393,10 @@ func (s *Server) syncWithMaster(l *masterLink) error {
 		s.log.Info("Successful partial resynchronization with master.")
 		s.linkLocked(l, func() {
 			r := &s.repl
+			// A transaction the last link cut short is dropped, as
+			// replicationCacheMaster discards it: the master sends it again
+			// whole, from the offset before its MULTI.
+			l.client.multi, l.pendingMeta = nil, nil
 			// As Redis, the backlog that proxies the master's stream is
 			// made once a sync succeeds, not when REPLICAOF is given.
 			if r.backlog == nil {
@@ -408,6 +413,19 @@ func (s *Server) syncWithMaster(l *masterLink) error {
 		s.log.Info("MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.")
 	case strings.HasPrefix(reply, "-NOMASTERLINK"), strings.HasPrefix(reply, "-LOADING"):
 		return fmt.Errorf("Master is currently unable to PSYNC but should be in the future: %s", reply[1:])
+	case reply[0] == '-':
+		// Redis tries SYNC after an error (a master too old for PSYNC),
+		// and an error to that is what it logs as the failure: NOAUTH
+		// for a replica without the master's password.
+		s.log.Warn("Unexpected reply to PSYNC from master: " + reply)
+		s.log.Info("Retrying with SYNC...")
+		if reply, err = ask("SYNC"); err != nil {
+			return err
+		}
+		if reply[0] == '-' {
+			return fmt.Errorf("MASTER aborted replication with an error: %s", reply[1:])
+		}
+		return fmt.Errorf("Master does not support PSYNC, which floodgate needs: %s", reply)
 	default:
 		return fmt.Errorf("Unexpected reply to PSYNC from master: %s", reply)
 	}
@@ -487,13 +505,26 @@ func (s *Server) fullSyncFromMaster(l *masterLink, conn net.Conn, r *bufio.Reade
 		}
 	}
 	var loadErr error
+	defer debug.SetGCPercent(debug.SetGCPercent(-1)) // as loadRDB, for the same reason
 	ran := s.linkLocked(l, func() {
 		s.log.Info("MASTER <-> REPLICA sync: Flushing old data")
 		s.store.FlushAll()
 		s.flushFunctions() // the master's RDB brings its libraries
 		s.log.Info("MASTER <-> REPLICA sync: Loading DB in memory")
+		// Clients are served during the load, as readSyncBulkPayload's
+		// rdbLoad serves them (processEventsWhileBlocked) every
+		// loading-process-events-interval-bytes: LOADING for what lacks
+		// the loading flag, MASTERDOWN first with replica-serve-stale-data
+		// no (the link is not up yet).
+		s.startLoading()
+		s.loading.totalBytes = int64(len(payload))
 		// Keys past their time are kept: the master's DEL removes them.
-		info, err := rdb.Load(bytes.NewReader(payload), s.store, rdb.LoadOptions{SkipChecksum: !s.persist.checksum, Function: s.loadFunctionCode})
+		info, err := rdb.Load(bytes.NewReader(payload), s.store, rdb.LoadOptions{SkipChecksum: !s.persist.checksum,
+			Progress: s.rdbProgress, Aux: s.rdbAux, Function: s.loadFunctionCode})
+		s.stopLoading()
+		if err == nil && s.repl.master != l {
+			err = errLinkStopped // REPLICAOF while it loaded
+		}
 		if err != nil {
 			s.store.FlushAll()
 			s.flushFunctions()

@@ -6,7 +6,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
+	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -684,9 +687,10 @@ func TestFloodgateReplicaOfFloodgate(t *testing.T) {
 	}
 }
 
-// TestReplicaNeedsMasterauth: a replica of a master with requirepass stays
-// down without masterauth (its PSYNC is refused NOAUTH), and syncs once
-// masterauth is set.
+// TestReplicaNeedsMasterauth: a floodgate replica and a redis-server
+// replica of a master with requirepass stay down without masterauth and
+// log the same failure (PSYNC refused NOAUTH, then SYNC, the line Redis
+// logs as the error), and sync once masterauth is set.
 func TestReplicaNeedsMasterauth(t *testing.T) {
 	ctx := context.Background()
 	msrv, master := startReplicationMaster(t)
@@ -696,20 +700,41 @@ func TestReplicaNeedsMasterauth(t *testing.T) {
 	}
 	master = redis.NewClient(patient(&redis.Options{Addr: msrv.Addr(), Password: "secret", Protocol: 2, DisableIdentity: true}))
 	t.Cleanup(func() { master.Close() })
-	_, replica := startReplicationMaster(t)
 	_, port, _ := net.SplitHostPort(msrv.Addr())
-	replica.Do(ctx, "replicaof", "127.0.0.1", port)
-	// The replica tries (the master sees its refused PSYNC) and stays down.
-	redistest.Eventually(t, "the refused PSYNC", func() bool {
-		return strings.Contains(master.Info(ctx, "errorstats").Val(), "errorstat_NOAUTH")
-	})
-	if got := replicationInfo(replica, "replication", "master_link_status"); got != "down" {
-		t.Errorf("link %s without masterauth", got)
+	logs := &logRecorder{}
+	fsrv := startServerOver(t, Config{Dir: t.TempDir(), Logger: slog.New(logs)}, viaLoop)
+	redisSrv := redistest.Start(t, "--replicaof", "127.0.0.1", port)
+	redisLog := func() string {
+		paths, _ := filepath.Glob(filepath.Join(redisSrv.Dir, "redis-*.log"))
+		var all string
+		for _, p := range paths {
+			b, _ := os.ReadFile(p)
+			all += string(b)
+		}
+		return all
 	}
-	replica.ConfigSet(ctx, "masterauth", "secret")
-	waitCaughtUp(t, master, replica)
-	if got := replica.Get(ctx, "k").Val(); got != "v" {
-		t.Errorf("k = %q after the sync", got)
+	replicas := map[string]*redis.Client{
+		"floodgate": dialOver(t, fsrv, viaLoop),
+		"redis":     redis.NewClient(patient(&redis.Options{Addr: redisSrv.Addr, Protocol: 2, DisableIdentity: true})),
+	}
+	t.Cleanup(func() { replicas["redis"].Close() })
+	replicas["floodgate"].Do(ctx, "replicaof", "127.0.0.1", port)
+	for _, line := range []string{
+		"Unexpected reply to PSYNC from master: -NOAUTH Authentication required.",
+		"MASTER aborted replication with an error: NOAUTH Authentication required.",
+	} {
+		redistest.Eventually(t, "the floodgate replica to log "+line, func() bool { return len(logs.messages(line)) > 0 })
+		redistest.Eventually(t, "the redis replica to log "+line, func() bool { return strings.Contains(redisLog(), line) })
+	}
+	for name, replica := range replicas {
+		if got := replicationInfo(replica, "replication", "master_link_status"); got != "down" {
+			t.Errorf("%s: link %s without masterauth", name, got)
+		}
+		replica.ConfigSet(ctx, "masterauth", "secret")
+		waitCaughtUp(t, master, replica)
+		if got := replica.Get(ctx, "k").Val(); got != "v" {
+			t.Errorf("%s: k = %q after the sync", name, got)
+		}
 	}
 }
 
@@ -789,5 +814,66 @@ func TestReplicaDeletesOnTheMastersDEL(t *testing.T) {
 	waitCaughtUp(t, master, replica)
 	if got := replica.Get(ctx, "kept").Val(); got != "v" {
 		t.Errorf("kept = %q", got)
+	}
+}
+
+// TestReplicaLoadServesLOADING: while a replica loads its master's RDB
+// (made slow with Redis's hidden key-load-delay), its clients are served
+// between keys, as Redis's processEventsWhileBlocked serves them: INFO
+// says loading:1 and master_sync_in_progress:1, a read gets LOADING
+// (MASTERDOWN first with replica-serve-stale-data no), and once loaded
+// the read answers from the master's data. The same steps run on a
+// redis-server replica of the same master.
+func TestReplicaLoadServesLOADING(t *testing.T) {
+	ctx := context.Background()
+	msrv, master := startReplicationMaster(t)
+	const keys = 20000
+	pipe := master.Pipeline()
+	for i := range keys {
+		pipe.Set(ctx, "k:"+strconv.Itoa(i), i, 0)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := net.SplitHostPort(msrv.Addr())
+	_, floodgateReplica := startReplicationMaster(t)
+	redisSrv := redistest.Start(t)
+	redisReplica := redis.NewClient(patient(&redis.Options{Addr: redisSrv.Addr, Protocol: 2, DisableIdentity: true}))
+	t.Cleanup(func() { redisReplica.Close() })
+	for name, replica := range map[string]*redis.Client{"floodgate": floodgateReplica, "redis": redisReplica} {
+		replica.Set(ctx, "k:0", "stale", 0)
+		// At least 4 s of load, cut short once seen.
+		for _, kv := range [][2]string{{"key-load-delay", "200"}, {"loading-process-events-interval-bytes", "1024"}} {
+			if err := replica.ConfigSet(ctx, kv[0], kv[1]).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		replica.Do(ctx, "replicaof", "127.0.0.1", port)
+		redistest.Eventually(t, "LOADING from the "+name+" replica", func() bool {
+			err := replica.Get(ctx, "k:0").Err()
+			return err != nil && err.Error() == errLoading
+		})
+		if got := replicationInfo(replica, "persistence", "loading"); got != "1" {
+			t.Errorf("%s: loading:%s while a read gets LOADING", name, got)
+		}
+		if got := replicationInfo(replica, "replication", "master_sync_in_progress"); got != "1" {
+			t.Errorf("%s: master_sync_in_progress:%s during the load", name, got)
+		}
+		replica.ConfigSet(ctx, "replica-serve-stale-data", "no")
+		if err := replica.Get(ctx, "k:0").Err(); err == nil || err.Error() != errMasterDown {
+			t.Errorf("%s: GET during the load with replica-serve-stale-data no: %v", name, err)
+		}
+		replica.ConfigSet(ctx, "replica-serve-stale-data", "yes")
+		replica.ConfigSet(ctx, "key-load-delay", "0")
+		waitCaughtUp(t, master, replica)
+		if got := replicationInfo(replica, "persistence", "loading"); got != "0" {
+			t.Errorf("%s: loading:%s after the sync", name, got)
+		}
+		if got, err := replica.Get(ctx, "k:0").Result(); err != nil || got != "0" {
+			t.Errorf("%s: GET k:0 after the sync: %q %v", name, got, err)
+		}
+		if n := replica.DBSize(ctx).Val(); n != keys {
+			t.Errorf("%s: DBSIZE %d, want %d", name, n, keys)
+		}
 	}
 }
