@@ -64,6 +64,7 @@ func (s *Server) performEvictions() (outOfMemory bool) {
 	if over <= 0 {
 		return false
 	}
+	defer s.latencySince("eviction-cycle", time.Now()) // from here, as performEvictions' latencyStartMonitor
 	var deadline time.Time
 	if limit, ok := store.EvictionTimeLimit(s.memory.tenacity); ok {
 		deadline = time.Now().Add(limit)

@@ -287,6 +287,7 @@ func (s *Server) startBgsave() error {
 	begin := time.Now()
 	sn := s.store.BeginSnapshot()
 	s.persist.lastBegin = time.Since(begin)
+	s.latencySince("fork", begin) // what fork's time is to Redis (latest_fork_usec)
 	s.persist.bgsave = b
 	s.persist.lastTry = b.started
 	opts := s.rdbOptions()

@@ -1028,6 +1028,7 @@ func (s *Server) expiryCron() {
 			_, more = s.store.ActiveExpire(chunk)
 		}
 		s.expireCycle += time.Since(began)
+		s.latencySince("expire-cycle", began) // a chunk is floodgate's activeExpireCycle
 		if first {
 			s.sampleStats(time.Now())
 			first = false
