@@ -467,8 +467,7 @@ func (s *Server) startReplicationSync() {
 	}
 	begin := time.Now()
 	sn := s.store.BeginSnapshot()
-	s.persist.lastBegin = time.Since(begin)
-	s.latencySince("fork", begin)
+	s.snapshotBegun(begin)
 	s.persist.bgsave = b
 	s.persist.lastTry = b.started
 	if diskless {
