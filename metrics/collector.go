@@ -2,7 +2,7 @@ package metrics
 
 import (
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -351,11 +351,12 @@ func limiterSeries(ds []LimiterDecisions) []LimiterDecisions {
 			ds[i].Prefix = strings.ToValidUTF8(ds[i].Prefix, "\uFFFD")
 		}
 	}
-	sort.Slice(ds, func(i, j int) bool {
-		if ds[i].Prefix != ds[j].Prefix {
-			return ds[i].Prefix < ds[j].Prefix
+	// slices.SortFunc: sort.Slice's reflection was a tenth of a scrape.
+	slices.SortFunc(ds, func(a, b LimiterDecisions) int {
+		if c := strings.Compare(a.Prefix, b.Prefix); c != 0 {
+			return c
 		}
-		return ds[i].Command < ds[j].Command
+		return strings.Compare(a.Command, b.Command)
 	})
 	out := ds[:0]
 	for _, d := range ds {

@@ -40,7 +40,9 @@ func (s *Server) aofWriteLocked(sync bool) {
 		return
 	}
 	if len(a.feed.Buf) > 0 {
+		start := time.Now()
 		n, err := a.file.Write(a.feed.Buf)
+		s.latencySince("aof-write", start)
 		if err != nil {
 			s.aofWriteFailed(n, err)
 			return
@@ -59,9 +61,13 @@ func (s *Server) aofWriteLocked(sync bool) {
 		}
 	}
 	if sync && a.unsynced {
+		start := time.Now()
 		if err := a.file.Sync(); err != nil {
 			s.aofFsyncFailed(err)
 			return
+		}
+		if a.policy.Load() == fsyncAlways {
+			s.latencySince("aof-fsync-always", start)
 		}
 		s.aofFsynced()
 		a.unsynced = false

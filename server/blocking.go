@@ -314,6 +314,7 @@ func (s *Server) servedStats(w *waiter, serving int64) {
 		return
 	}
 	total := w.micros + serving
+	s.latencyEvent("command-unblocking", serving/1000) // the reply's time, as updateStatsOnUnblock
 	st := s.stat(w.cmd.id)
 	st.usec += total
 	s.recordCall(w.c, w.cmd, w.args, st, total)

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"strings"
+	"time"
 
 	"github.com/floodgate/floodgate/store"
 )
@@ -174,7 +175,15 @@ func cmdConfigResetStat(c *Client, args [][]byte) {
 	s.store.ResetLookups()
 	s.expired = 0
 	s.memory.evicted = 0
+	s.memory.exceededTotal, s.memory.exceededSince = 0, time.Time{} // as resetServerStats
 	s.memory.evictedBy = [len(s.memory.evictedBy)]int64{}
+	s.clientEvict.evicted.Store(0)
+	s.expireCycle = 0
+	s.persist.lastBegin, s.persist.forks, s.persist.saves = 0, 0, 0
+	s.rejectedConns.Store(0)
+	s.repl.syncFull, s.repl.syncPartialOK, s.repl.syncPartialErr = 0, 0, 0
+	s.net.in.Store(0)
+	s.net.out.Store(0)
 	s.scripting.busyScripts.Store(0)
 	s.totalConns.Store(0)
 	s.limiter.reset()

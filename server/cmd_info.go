@@ -308,7 +308,11 @@ func infoPersistence(s *Server, b *infoBuilder) {
 	b.int("current_cow_peak", 0)
 	b.int("current_cow_size", 0)
 	b.int("current_cow_size_age", 0)
-	b.str("current_fork_perc", "0.00")
+	forkPerc := 0.0 // the save's progress, as Redis's for its child
+	if total > 0 {
+		forkPerc = float64(processed) / float64(total) * 100
+	}
+	b.str("current_fork_perc", fmt.Sprintf("%.2f", forkPerc))
 	b.int("current_save_keys_processed", processed)
 	b.int("current_save_keys_total", total)
 	b.int("rdb_changes_since_last_save", s.store.Dirty()-p.dirtyAtSave)
@@ -352,8 +356,9 @@ func infoStats(s *Server, b *infoBuilder) {
 	b.int("expire_cycle_cpu_milliseconds", s.expireCycle.Milliseconds())
 	b.int("evicted_keys", s.memory.evicted)
 	b.int("evicted_clients", s.clientEvict.evicted.Load())
-	b.int("total_eviction_exceeded_time", 0)
-	b.int("current_eviction_exceeded_time", 0)
+	exceeded, current := s.evictionExceededTimes()
+	b.int("total_eviction_exceeded_time", exceeded.Milliseconds())
+	b.int("current_eviction_exceeded_time", current.Milliseconds())
 	hits, misses := s.store.Lookups()
 	b.int("keyspace_hits", hits)
 	b.int("keyspace_misses", misses)
@@ -361,9 +366,9 @@ func infoStats(s *Server, b *infoBuilder) {
 	b.int("pubsub_patterns", int64(len(s.pubsub.patterns)))
 	b.int("pubsubshard_channels", int64(len(s.pubsub.shard)))
 	// No fork: the BGSAVE pause is BeginSnapshot's, reported where Redis
-	// reports its fork's; total_forks stays 0.
+	// reports its fork's (snapshotBegun).
 	b.int("latest_fork_usec", s.persist.lastBegin.Microseconds())
-	b.int("total_forks", 0)
+	b.int("total_forks", s.persist.forks)
 	b.int("migrate_cached_sockets", int64(s.migrate.count()))
 	b.int("slave_expires_tracked_keys", 0)
 	b.int("active_defrag_hits", 0)
@@ -398,6 +403,8 @@ func infoCPU(s *Server, b *infoBuilder) {
 	}
 	b.str("used_cpu_sys", sec(sys))
 	b.str("used_cpu_user", sec(user))
+	// No child: BGSAVE and AOF rewrites run in this process, their CPU is
+	// in used_cpu_sys/user; getrusage(RUSAGE_CHILDREN) would read 0 too.
 	b.str("used_cpu_sys_children", "0.000000")
 	b.str("used_cpu_user_children", "0.000000")
 	// Go has no main thread that does all the work: the whole process's

@@ -21,7 +21,13 @@ type memoryLimit struct {
 	// from then on a maxmemory is a CONFIG SET, which warns as Redis's
 	// updateMaxmemory when it is below the memory in use.
 	running bool
-	evicted int64 // INFO stats evicted_keys
+	// exceededSince is when memory last went over maxmemory and eviction
+	// could not bring it back (zero: it is not over); exceededTotal the
+	// time it was so before (INFO's *_eviction_exceeded_time, as Redis's
+	// stat_last_eviction_exceeded_time and stat_total_...).
+	exceededSince time.Time
+	exceededTotal time.Duration
+	evicted       int64 // INFO stats evicted_keys
 	// evictedBy is evicted by the maxmemory-policy in effect when the keys
 	// went (floodgate_evicted_keys_total).
 	evictedBy [store.VolatileTTL + 1]int64
@@ -62,8 +68,10 @@ func (s *Server) performEvictions() (outOfMemory bool) {
 	}
 	over := s.usedMemory() - s.memory.max
 	if over <= 0 {
+		s.evictionExceeded(false)
 		return false
 	}
+	defer s.latencySince("eviction-cycle", time.Now()) // from here, as performEvictions' latencyStartMonitor
 	var deadline time.Time
 	if limit, ok := store.EvictionTimeLimit(s.memory.tenacity); ok {
 		deadline = time.Now().Add(limit)
@@ -79,7 +87,31 @@ func (s *Server) performEvictions() (outOfMemory bool) {
 		s.memory.evictedBy[s.store.Eviction().Policy] += int64(res.Evicted)
 		s.shrinkAfterEviction()
 	}
+	// Still over: out of keys to evict (EVICT_FAIL) or out of this round's
+	// time (EVICT_RUNNING).
+	s.evictionExceeded(res.OutOfMemory || s.usedMemory() > s.memory.max)
 	return res.OutOfMemory
+}
+
+// evictionExceeded starts or ends a stretch of time over maxmemory, as
+// performEvictions' update_metrics.
+func (s *Server) evictionExceeded(over bool) {
+	m := &s.memory
+	switch {
+	case over && m.exceededSince.IsZero():
+		m.exceededSince = time.Now()
+	case !over && !m.exceededSince.IsZero():
+		m.exceededTotal += time.Since(m.exceededSince)
+		m.exceededSince = time.Time{}
+	}
+}
+
+// evictionExceededTimes are INFO's total_ and current_eviction_exceeded_time.
+func (s *Server) evictionExceededTimes() (total, current time.Duration) {
+	if m := &s.memory; !m.exceededSince.IsZero() {
+		current = time.Since(m.exceededSince)
+	}
+	return s.memory.exceededTotal + current, current
 }
 
 // shrinkAfterEviction gives a mass eviction's memory back: it moves on the
@@ -203,6 +235,9 @@ var evictionParams = map[string]floodgateParam{
 			n, _ := strconv.ParseUint(v, 10, 64)
 			s.memory.configured = n
 			s.setMaxMemory(int64(min(n, math.MaxInt64)))
+			if n == 0 {
+				s.evictionExceeded(false) // no limit: nothing exceeds it (getMaxmemoryState's C_OK)
+			}
 			if used := s.usedMemory(); s.memory.running && n > 0 && n < uint64(used) {
 				s.log.Warn(fmt.Sprintf("WARNING: the new maxmemory value set via CONFIG SET (%d) is smaller than the current memory usage (%d). "+
 					"This will result in key eviction and/or the inability to accept new write commands depending on the maxmemory-policy.", n, used))

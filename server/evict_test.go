@@ -75,3 +75,30 @@ func infoInt(t *testing.T, info, field string) int64 {
 	t.Fatalf("no %s in %q", field, info)
 	return 0
 }
+
+// TestEvictionExceededTime: while memory stays over maxmemory (noeviction
+// refuses writes with OOM) current_eviction_exceeded_time grows, and the
+// total keeps it once memory is under the limit again; RESETSTAT clears
+// both, as Redis's resetServerStats.
+func TestEvictionExceededTime(t *testing.T) {
+	_, c := newTestServer(t)
+	reply(t, c, "SET", "k", strings.Repeat("x", 1000))
+	if info := reply(t, c, "INFO", "stats"); infoInt(t, info, "total_eviction_exceeded_time") != 0 {
+		t.Fatal("exceeded before any maxmemory")
+	}
+	reply(t, c, "CONFIG", "SET", "maxmemory", "1")
+	defer reply(t, c, "CONFIG", "SET", "maxmemory", "0")
+	c.Do(context.Background(), "SET", "k2", "v") // OOM: the stretch begins
+	waitFor(t, "current_eviction_exceeded_time > 0", func() bool {
+		return infoInt(t, reply(t, c, "INFO", "stats"), "current_eviction_exceeded_time") > 0
+	})
+	reply(t, c, "CONFIG", "SET", "maxmemory", "0")
+	info := reply(t, c, "INFO", "stats")
+	if cur, total := infoInt(t, info, "current_eviction_exceeded_time"), infoInt(t, info, "total_eviction_exceeded_time"); cur != 0 || total < 1 {
+		t.Errorf("under the limit again: current %d, total %d", cur, total)
+	}
+	reply(t, c, "CONFIG", "RESETSTAT")
+	if total := infoInt(t, reply(t, c, "INFO", "stats"), "total_eviction_exceeded_time"); total != 0 {
+		t.Errorf("after RESETSTAT: total %d", total)
+	}
+}

@@ -4,6 +4,9 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // The latency monitor, as Redis 7.0's latency.c: with
@@ -12,8 +15,9 @@ import (
 // write or fsync) is kept per event name as one sample per second, the
 // slowest of that second, the last latencyHistoryLen seconds that had one,
 // and the worst ever. LATENCY LATEST, HISTORY, GRAPH, DOCTOR and RESET
-// read it; so do the metrics (redis_latency_spike_*). Guarded by the
-// execution lock.
+// read it; so do the metrics (redis_latency_spike_*). Its own mutex, not
+// the execution lock, guards it: AOF writes and fsyncs and the background
+// saver raise events outside the lock.
 
 // latencyHistoryLen is LATENCY_TS_LEN.
 const latencyHistoryLen = 160
@@ -45,21 +49,52 @@ func (ts *latencySeries) each(visit func(latencySample)) {
 }
 
 type latencyMonitor struct {
-	threshold int64 // ms
-	events    map[string]*latencySeries
-	order     []string // event names as first raised, for LATEST and DOCTOR
+	threshold atomic.Int64 // ms; read on every command, so not under mu
+
+	mu     sync.Mutex
+	events map[string]*latencySeries
+	order  []string // event names as first raised, for LATEST and DOCTOR
 }
 
 var latencyMonitorThreshold = floodgateParam{effect: effectApplied, apply: func(s *Server, v string) string {
-	s.latencyMon.threshold, _ = strconv.ParseInt(v, 10, 64)
+	ms, _ := strconv.ParseInt(v, 10, 64)
+	s.latencyMon.threshold.Store(ms)
+	if s.store != nil { // Init applies it again once the store exists
+		s.store.OnDeleteTime = nil
+		if ms > 0 {
+			s.store.OnDeleteTime = s.deleteLatency
+		}
+	}
 	return ""
 }}
 
-// latencyEvent is latencyAddSampleIfNeeded: event took ms.
+// latencyEvent is latencyAddSampleIfNeeded: event took ms. Safe from any
+// goroutine.
 func (s *Server) latencyEvent(event string, ms int64) {
-	if m := &s.latencyMon; m.threshold > 0 && ms >= m.threshold {
+	if m := &s.latencyMon; ms >= m.threshold.Load() && m.threshold.Load() > 0 {
+		m.mu.Lock()
 		m.add(event, ms, s.store.Clock().Now().Unix())
+		m.mu.Unlock()
 	}
+}
+
+// latencySince is latencyEndMonitor and latencyAddSampleIfNeeded for
+// work that began at start.
+func (s *Server) latencySince(event string, start time.Time) {
+	if s.latencyMon.threshold.Load() > 0 {
+		s.latencyEvent(event, time.Since(start).Milliseconds())
+	}
+}
+
+// deleteLatency is the store's OnDeleteTime while the monitor is on: one
+// key's deletion by expiry (expire-del) or eviction (eviction-del), the
+// part Redis times in deleteExpiredKeyAndPropagate and performEvictions.
+func (s *Server) deleteLatency(evicted bool, took time.Duration) {
+	event := "expire-del"
+	if evicted {
+		event = "eviction-del"
+	}
+	s.latencyEvent(event, took.Milliseconds())
 }
 
 // add is latencyAddSample: one sample per second, the second's worst.
@@ -106,6 +141,8 @@ func (m *latencyMonitor) reset(names [][]byte) int64 {
 
 func cmdLatencyLatest(c *Client, _ [][]byte) {
 	m := &c.srv.latencyMon
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	c.w.Array(len(m.order))
 	for _, event := range m.order {
 		ts := m.events[event]
@@ -121,7 +158,10 @@ func cmdLatencyLatest(c *Client, _ [][]byte) {
 // cmdLatencyHistory answers an event's samples, oldest first; the name
 // is matched exactly, as Redis's dict of events does.
 func cmdLatencyHistory(c *Client, args [][]byte) {
-	ts := c.srv.latencyMon.events[string(args[2])]
+	m := &c.srv.latencyMon
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ts := m.events[string(args[2])]
 	if ts == nil {
 		c.w.Array(0)
 		return
@@ -137,7 +177,10 @@ func cmdLatencyHistory(c *Client, args [][]byte) {
 }
 
 func cmdLatencyReset(c *Client, args [][]byte) {
-	c.w.Int(c.srv.latencyMon.reset(args[2:]))
+	m := &c.srv.latencyMon
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c.w.Int(m.reset(args[2:]))
 }
 
 // latencyGraphColumns is LATENCY_GRAPH_COLS.
@@ -147,7 +190,10 @@ const latencyGraphColumns = 80
 // a header, a rule and a filled sparkline four rows high, each sample
 // labelled with how long ago it was, written downwards.
 func cmdLatencyGraph(c *Client, args [][]byte) {
-	ts := c.srv.latencyMon.events[string(args[2])]
+	m := &c.srv.latencyMon
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ts := m.events[string(args[2])]
 	if ts == nil {
 		c.w.Error("ERR No samples available for event '" + string(args[2]) + "'")
 		return
@@ -257,8 +303,10 @@ func sparkline(b *strings.Builder, values []float64, labels []string, columns, r
 // follows it in Redis is not written).
 func cmdLatencyDoctor(c *Client, _ [][]byte) {
 	m := &c.srv.latencyMon
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	switch {
-	case m.threshold == 0 && len(m.order) == 0:
+	case m.threshold.Load() == 0 && len(m.order) == 0:
 		c.w.Verbatim(latencyDoctorOff)
 		return
 	case len(m.order) == 0:

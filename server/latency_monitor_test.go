@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestLatencyMonitorSeries: one sample per second, the second's worst; the
@@ -65,7 +66,7 @@ func TestLatencyMonitorEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Millions of Lua steps: far more than the 1 ms threshold anywhere.
-	slow := "for i = 1, 3000000 do end return 1"
+	slow := "for i = 1, 1000000 do end return 1"
 	if err := c.Eval(ctx, slow, nil).Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -109,5 +110,42 @@ func TestLatencyMonitorEvents(t *testing.T) {
 	}
 	if f := scrape(t, addr); sample(f, "redis_latency_spike_last", "event_name", "command") != nil {
 		t.Error("a spike series after LATENCY RESET")
+	}
+}
+
+// TestLatencyMonitorDeletes: the threshold turns the store's deletion
+// timing on and off, and a slow deletion is an expire-del or eviction-del
+// event as Redis names them.
+func TestLatencyMonitorDeletes(t *testing.T) {
+	srv := startServer(t, Config{})
+	c := newRedisClient(t, srv)
+	ctx := context.Background()
+	hooked := func() (on bool) {
+		srv.Do(func() { on = srv.store.OnDeleteTime != nil })
+		return on
+	}
+	if hooked() {
+		t.Fatal("deletions timed with the monitor off")
+	}
+	if err := c.ConfigSet(ctx, "latency-monitor-threshold", "5").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if !hooked() {
+		t.Fatal("deletions not timed with the monitor on")
+	}
+	srv.Do(func() {
+		srv.store.OnDeleteTime(true, 7*time.Millisecond)
+		srv.store.OnDeleteTime(false, 6*time.Millisecond)
+		srv.store.OnDeleteTime(false, 4*time.Millisecond) // under the threshold
+	})
+	for event, want := range map[string]int64{"eviction-del": 7, "expire-del": 6} {
+		hist, err := c.Do(ctx, "LATENCY", "HISTORY", event).Slice()
+		if err != nil || len(hist) != 1 || hist[0].([]any)[1] != want {
+			t.Errorf("LATENCY HISTORY %s: %v %v, want one sample of %d", event, hist, err, want)
+		}
+	}
+	c.ConfigSet(ctx, "latency-monitor-threshold", "0")
+	if hooked() {
+		t.Error("deletions still timed once the monitor is off")
 	}
 }

@@ -168,11 +168,13 @@ func (s *Server) metricsSnapshot() *metrics.Snapshot {
 		last := sl.entries[len(sl.entries)-1]
 		snap.Slowlog = metrics.Slowlog{Len: int64(len(sl.entries)), LastID: last.id, LastMicros: last.micros}
 	}
+	s.latencyMon.mu.Lock()
 	for _, event := range s.latencyMon.order { // LATENCY LATEST's rows
 		ts := s.latencyMon.events[event]
 		last := ts.latest()
 		snap.Latency = append(snap.Latency, metrics.LatencyEvent{Name: event, Time: last.time, LatestMsec: last.latency, MaxMsec: ts.max})
 	}
+	s.latencyMon.mu.Unlock()
 	snap.Limiter = s.limiter.snapshot()
 	for _, kind := range scriptKinds {
 		cmd := commandTable.lookup([]byte(kind))

@@ -42,6 +42,9 @@ type persistence struct {
 	lastBegin, lastMaxHold time.Duration
 	lastHeld               time.Duration // its steps under the lock together
 	lastSteps              int
+	// forks counts the snapshots begun (BGSAVE, AOF rewrite, replication
+	// sync): Redis's total_forks, as lastBegin is its latest_fork_usec.
+	forks int64
 }
 
 // savePoint is "save <seconds> <changes>": save after seconds when at least
@@ -306,7 +309,7 @@ func (s *Server) startBgsave() error {
 	}
 	begin := time.Now()
 	sn := s.store.BeginSnapshot()
-	s.persist.lastBegin = time.Since(begin)
+	s.snapshotBegun(begin)
 	s.persist.bgsave = b
 	s.persist.lastTry = b.started
 	opts := s.rdbSaveOptions()
@@ -316,6 +319,15 @@ func (s *Server) startBgsave() error {
 	s.stopped.Add(1)
 	go s.runBgsave(b, sn, opts)
 	return nil
+}
+
+// snapshotBegun records a snapshot begun at begin for a background save
+// of any kind: the pause that stands for Redis's fork in latest_fork_usec,
+// total_forks and the latency monitor's "fork" event.
+func (s *Server) snapshotBegun(begin time.Time) {
+	s.persist.lastBegin = time.Since(begin)
+	s.persist.forks++
+	s.latencySince("fork", begin)
 }
 
 var (

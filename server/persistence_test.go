@@ -130,6 +130,18 @@ func TestBGSAVEIsPointInTime(t *testing.T) {
 			t.Errorf("INFO lacks %s:\n%s", want, info)
 		}
 	}
+	// The snapshot's begin stands for the fork: counted as one, and, as
+	// Redis's, cleared by RESETSTAT with the save count.
+	if stats := c.Info(ctx, "stats").Val(); !strings.Contains(stats, "total_forks:1\r\n") {
+		t.Errorf("INFO stats after one BGSAVE:\n%s", stats)
+	}
+	c.ConfigResetStat(ctx)
+	all := c.Info(ctx, "stats", "persistence").Val()
+	for _, want := range []string{"total_forks:0\r\n", "latest_fork_usec:0\r\n", "rdb_saves:0\r\n"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("INFO after RESETSTAT lacks %q", want)
+		}
+	}
 }
 
 func TestSavePointsAndShutdown(t *testing.T) {

@@ -1075,6 +1075,7 @@ func (s *Server) expiryCron() {
 			s.serveReady() // an expired stream's XREADGROUP readers fail now, as beforeSleep does
 		}
 		s.expireCycle += time.Since(began)
+		s.latencySince("expire-cycle", began) // a chunk is floodgate's activeExpireCycle
 		if first {
 			s.sampleStats(time.Now())
 			first = false

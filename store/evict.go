@@ -215,7 +215,7 @@ func (s *Store) Evict(need int64, deadline time.Time, onEvict func(db int, key s
 		}
 		key := victim.Key()
 		res.Freed += int64(victim.size)
-		vdb.remove(victim)
+		vdb.timedRemove(victim, true)
 		res.Evicted++
 		if onEvict != nil {
 			onEvict(vdb.index, key)

@@ -192,3 +192,39 @@ func TestEvictionTimeLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestDeleteTimes: with OnDeleteTime set, every key deleted by expiry
+// (active or lazy) and by eviction is timed and reported as which it was;
+// a DEL is not.
+func TestDeleteTimes(t *testing.T) {
+	clock := NewManualClock(time.Unix(1_700_000_000, 0))
+	s := New(1, clock)
+	s.SetEviction(EvictionConfig{Policy: AllKeysRandom, Samples: 5})
+	var expired, evicted int
+	s.OnDeleteTime = func(ev bool, took time.Duration) {
+		if took < 0 {
+			t.Errorf("negative time %v", took)
+		}
+		if ev {
+			evicted++
+		} else {
+			expired++
+		}
+	}
+	db := s.DB(0)
+	fill(db, 10, true) // k:i expires after 1000+i seconds
+	db.Delete([]byte("k:9"))
+	clock.Add(1005 * time.Second)
+	s.ActiveExpire(0) // k:0 to k:4
+	s.Refresh()
+	clock.Add(time.Second)
+	s.Refresh()
+	db.Get([]byte("k:5")) // lazily
+	if expired != 6 || evicted != 0 {
+		t.Fatalf("after expiry: %d expired, %d evicted; want 6, 0", expired, evicted)
+	}
+	res := s.Evict(s.Used(), time.Time{}, nil)
+	if evicted != res.Evicted || evicted == 0 {
+		t.Errorf("%d eviction times for %d evicted", evicted, res.Evicted)
+	}
+}

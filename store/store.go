@@ -233,6 +233,10 @@ type Store struct {
 	// had passed, lazily or by ActiveExpire, so the server can log a DEL
 	// for it (Redis's deleteExpiredKeyAndPropagate).
 	OnExpire func(db int, key string)
+	// OnDeleteTime, when set (the server sets it while its latency monitor
+	// is on), is told how long each deletion by expiry or eviction took:
+	// Redis's expire-del and eviction-del latency events.
+	OnDeleteTime func(evicted bool, took time.Duration)
 	// HoldExpired, while set (the server sets it during CLIENT PAUSE), has
 	// a key whose time has passed reported missing but neither deleted nor
 	// counted, as Redis's expireIfNeeded keeps the dataset constant while
@@ -636,7 +640,7 @@ func (db *DB) setExpire(e *Entry, at int64) {
 
 // expire deletes an entry whose time has passed, and tells OnExpire.
 func (db *DB) expire(e *Entry) {
-	db.remove(e)
+	db.timedRemove(e, false)
 	if db.store.OnExpire != nil {
 		db.store.OnExpire(db.index, e.Key())
 	}
@@ -650,6 +654,18 @@ func (db *DB) expire(e *Entry) {
 // its effect (the absolute expiry a relative EXPIRE set), where a lazy
 // deletion would log a DEL of its own.
 func (db *DB) Entry(key []byte) *Entry { return db.keys.findBytes(key) }
+
+// timedRemove is remove, timed for OnDeleteTime when it is set.
+func (db *DB) timedRemove(e *Entry, evicted bool) {
+	t := db.store.OnDeleteTime
+	if t == nil {
+		db.remove(e)
+		return
+	}
+	start := time.Now()
+	db.remove(e)
+	t(evicted, time.Since(start))
+}
 
 // remove unlinks e from every index.
 func (db *DB) remove(e *Entry) {
