@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"strings"
+	"time"
 
 	"github.com/floodgate/floodgate/store"
 )
@@ -164,21 +165,10 @@ func cmdConfigRewrite(c *Client, args [][]byte) {
 	c.w.Status("OK")
 }
 
-// cmdConfigResetStat clears what INFO stats and commandstats count.
+// cmdConfigResetStat is Redis's configResetStatCommand: resetServerStats,
+// resetCommandTableStats and resetErrorTableStats (stats.go's resetStats).
 func cmdConfigResetStat(c *Client, args [][]byte) {
-	s := c.srv
-	for i := range s.stats {
-		s.stats[i] = cmdStat{}
-	}
-	s.processed = 0
-	s.store.ResetLookups()
-	s.expired = 0
-	s.memory.evicted = 0
-	s.memory.evictedBy = [len(s.memory.evictedBy)]int64{}
-	s.scripting.busyScripts.Store(0)
-	s.totalConns.Store(0)
-	s.limiter.reset()
-	s.errorStats.reset()
+	c.srv.resetStats(time.Now())
 	c.w.Status("OK")
 }
 
