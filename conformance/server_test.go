@@ -154,13 +154,13 @@ func TestServerInfoStructure(t *testing.T) {
 
 // withoutModuleSections drops floodgate's own "# Limiter" section, which
 // comes where Redis puts a loaded module's section: last, and only for
-// "everything", "modules" or its own name. The real Redis has no module
+// "all", "everything", "modules" or its own name. The real Redis has no module
 // loaded, so the section is checked to be there and then left out.
 func withoutModuleSections(t *testing.T, r infoReply, section string) infoReply {
 	t.Helper()
 	n := len(r.headers)
 	has := n > 0 && r.headers[n-1] == "Limiter"
-	if want := section == "everything" || section == "modules"; has != want {
+	if want := section == "everything" || section == "all" || section == "modules"; has != want {
 		t.Errorf("INFO %s: Limiter section %v, want %v", section, has, want)
 	}
 	if !has {

@@ -1,6 +1,9 @@
 package server
 
-import "time"
+import (
+	"sync/atomic"
+	"time"
+)
 
 // clientsCron is Redis's clientsCron for what floodgate enforces there:
 // query buffer resizing (clientsCronResizeQueryBuffer, which the event
@@ -12,7 +15,7 @@ import "time"
 // takes the execution lock briefly, as active expiry does.
 func (s *Server) clientsCron() {
 	for {
-		hz := max(int(s.hz.Load()), 1)
+		hz := s.updateCronHz()
 		select {
 		case <-s.stop:
 			return
@@ -23,8 +26,81 @@ func (s *Server) clientsCron() {
 		}
 		now := time.Now()
 		s.resizeReplyBuffers(now)
+		s.trackExpansiveClients(now)
 		s.checkClients(now)
 	}
+}
+
+// maxClientsPerTick and maxHz are Redis's MAX_CLIENTS_PER_CLOCK_TICK and
+// CONFIG_MAX_HZ.
+const (
+	maxClientsPerTick = 200
+	maxHz             = 500
+)
+
+// updateCronHz sets the cron's rate from hz, dynamic-hz and the number of
+// clients (cronHz); INFO reports it as hz.
+func (s *Server) updateCronHz() int {
+	hz := cronHz(int(s.hz.Load()), s.clientCount(), !s.fixedHz.Load())
+	s.cronHz.Store(int32(hz))
+	return hz
+}
+
+// cronHz is serverCron's server.hz: the configured hz, doubled (dynamic)
+// while there are more than 200 clients per tick, up to 500.
+func cronHz(configured, clients int, dynamic bool) int {
+	hz := max(configured, 1)
+	for dynamic && clients/hz > maxClientsPerTick {
+		if hz *= 2; hz > maxHz {
+			return maxHz
+		}
+	}
+	return hz
+}
+
+// peakSlots is Redis's CLIENTS_PEAK_MEM_USAGE_SLOTS: one slot per second,
+// so INFO's client_recent_max_* are the peaks of the last 8 seconds.
+const peakSlots = 8
+
+// clientPeaks are the largest query and output buffers the clients cron
+// saw in each of the last peakSlots seconds (clientsCronTrackExpansiveClients).
+type clientPeaks struct {
+	in, out [peakSlots]atomic.Int64
+}
+
+// trackExpansiveClients notes every client's buffers in the current
+// second's slot after clearing the next one, as Redis's clientsCron.
+// It reads the connections' counters, so it needs no execution lock.
+func (s *Server) trackExpansiveClients(now time.Time) {
+	p := &s.clientPeaks
+	slot := now.Unix() % peakSlots
+	p.in[(slot+1)%peakSlots].Store(0)
+	p.out[(slot+1)%peakSlots].Store(0)
+	s.clientsMu.Lock()
+	defer s.clientsMu.Unlock()
+	for c := range s.clients {
+		cn := c.conn
+		if cn == nil {
+			continue
+		}
+		// Redis: the query buffer's allocation plus the parsed arguments;
+		// the reply list's bytes.
+		in := cn.qbuf.Load() + cn.qbufFree.Load() + cn.argvMem.Load()
+		if in > p.in[slot].Load() {
+			p.in[slot].Store(in)
+		}
+		if out := cn.omem.Load(); out > p.out[slot].Load() {
+			p.out[slot].Store(out)
+		}
+	}
+}
+
+// recent returns the peaks over the last peakSlots seconds.
+func (p *clientPeaks) recent() (in, out int64) {
+	for i := range p.in {
+		in, out = max(in, p.in[i].Load()), max(out, p.out[i].Load())
+	}
+	return in, out
 }
 
 // checkClients closes the clients idle for more than timeout seconds

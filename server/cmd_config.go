@@ -165,31 +165,10 @@ func cmdConfigRewrite(c *Client, args [][]byte) {
 	c.w.Status("OK")
 }
 
-// cmdConfigResetStat clears what INFO stats and commandstats count.
+// cmdConfigResetStat is Redis's configResetStatCommand: resetServerStats,
+// resetCommandTableStats and resetErrorTableStats (stats.go's resetStats).
 func cmdConfigResetStat(c *Client, args [][]byte) {
-	s := c.srv
-	for i := range s.stats {
-		s.stats[i] = cmdStat{}
-	}
-	s.processed = 0
-	s.store.ResetLookups()
-	s.expired = 0
-	s.memory.evicted = 0
-	s.memory.exceededTotal, s.memory.exceededSince = 0, time.Time{} // as resetServerStats
-	s.memory.evictedBy = [len(s.memory.evictedBy)]int64{}
-	s.clientEvict.evicted.Store(0)
-	s.expireCycle = 0
-	s.persist.lastBegin, s.persist.forks, s.persist.saves = 0, 0, 0
-	s.rejectedConns.Store(0)
-	s.repl.syncFull, s.repl.syncPartialOK, s.repl.syncPartialErr = 0, 0, 0
-	s.net.in.Store(0)
-	s.net.out.Store(0)
-	s.scripting.busyScripts.Store(0)
-	s.totalConns.Store(0)
-	s.limiter.reset()
-	s.errorStats.reset()
-	s.replyBufShrinks.Store(0)
-	s.replyBufExpands.Store(0)
+	c.srv.resetStats(time.Now())
 	c.w.Status("OK")
 }
 

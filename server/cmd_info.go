@@ -4,8 +4,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,6 +23,7 @@ type infoSection struct {
 	name   string // lower case, as INFO's arguments name it
 	title  string // the "# Title" header
 	dflt   bool   // part of INFO with no argument and of "default"
+	alias  string // another name that selects it ("module_list" for "modules")
 	fields func(s *Server, b *infoBuilder)
 }
 
@@ -28,19 +31,19 @@ type infoSection struct {
 // names; values floodgate does not have (persistence, replication) are what
 // a fresh Redis without saving or replicas reports.
 var infoSections = []infoSection{
-	{"server", "Server", true, infoServer},
-	{"clients", "Clients", true, infoClients},
-	{"memory", "Memory", true, infoMemory},
-	{"persistence", "Persistence", true, infoPersistence},
-	{"stats", "Stats", true, infoStats},
-	{"replication", "Replication", true, infoReplication},
-	{"cpu", "CPU", true, infoCPU},
-	{"modules", "Modules", true, func(*Server, *infoBuilder) {}},
-	{"commandstats", "Commandstats", false, infoCommandStats},
-	{"errorstats", "Errorstats", true, infoErrorStats},
-	{"latencystats", "Latencystats", false, infoLatencyStats},
-	{"cluster", "Cluster", true, func(_ *Server, b *infoBuilder) { b.int("cluster_enabled", 0) }},
-	{"keyspace", "Keyspace", true, infoKeyspace},
+	{"server", "Server", true, "", infoServer},
+	{"clients", "Clients", true, "", infoClients},
+	{"memory", "Memory", true, "", infoMemory},
+	{"persistence", "Persistence", true, "", infoPersistence},
+	{"stats", "Stats", true, "", infoStats},
+	{"replication", "Replication", true, "", infoReplication},
+	{"cpu", "CPU", true, "", infoCPU},
+	{"modules", "Modules", true, "module_list", func(*Server, *infoBuilder) {}},
+	{"commandstats", "Commandstats", false, "", infoCommandStats},
+	{"errorstats", "Errorstats", true, "", infoErrorStats},
+	{"latencystats", "Latencystats", false, "", infoLatencyStats},
+	{"cluster", "Cluster", true, "", func(_ *Server, b *infoBuilder) { b.int("cluster_enabled", 0) }},
+	{"keyspace", "Keyspace", true, "", infoKeyspace},
 }
 
 // cmdInfo answers the sections named (any case; "default", "all" and
@@ -57,15 +60,17 @@ func cmdInfo(c *Client, args [][]byte) {
 	}
 	var b infoBuilder
 	for _, sec := range infoSections {
-		if !(want[sec.name] || want["all"] || want["everything"] || (want["default"] && sec.dflt)) {
+		if !(want[sec.name] || (sec.alias != "" && want[sec.alias]) || want["all"] || want["everything"] || (want["default"] && sec.dflt)) {
 			continue
 		}
 		b.section(c.srv, sec)
 	}
-	// Sections that Redis would get from a module come last, and only for
-	// "everything", "modules" or their own name: not for "all" or the default.
+	// Sections that Redis would get from a module come last, for
+	// "everything", "modules" or their own name, as Redis's; and for "all"
+	// too, unlike a module's, because exporters ask for INFO ALL and the
+	// limiter's counters are what an operator of floodgate watches.
 	for _, sec := range moduleInfoSections {
-		if want[sec.name] || want["everything"] || want["modules"] {
+		if want[sec.name] || want["everything"] || want["all"] || want["modules"] {
 			b.section(c.srv, sec)
 		}
 	}
@@ -104,6 +109,36 @@ var runID = func() string {
 	return hex.EncodeToString(buf[:])
 }()
 
+// build is what INFO says of the binary, from the Go build information:
+// Redis's redis_git_sha1 and redis_git_dirty are its source's commit, and
+// redis_build_id a hash of the build; here the VCS revision Go stamped
+// (00000000 and 0 when built outside a checkout, as Redis's), and a hash of
+// the module versions, Go version and build settings.
+var build = func() (b struct {
+	gitSHA1  string
+	gitDirty bool
+	id       string
+}) {
+	b.gitSHA1 = "00000000"
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		b.id = "0"
+		return b
+	}
+	for _, set := range info.Settings {
+		switch set.Key {
+		case "vcs.revision":
+			b.gitSHA1 = set.Value[:min(8, len(set.Value))]
+		case "vcs.modified":
+			b.gitDirty = set.Value == "true"
+		}
+	}
+	h := fnv.New64a()
+	h.Write([]byte(info.String()))
+	b.id = strconv.FormatUint(h.Sum64(), 16)
+	return b
+}()
+
 func infoServer(s *Server, b *infoBuilder) {
 	now := time.Now()
 	uptime := int64(now.Sub(s.started) / time.Second)
@@ -113,9 +148,9 @@ func infoServer(s *Server, b *infoBuilder) {
 	}
 	exe, _ := os.Executable()
 	b.str("redis_version", Version)
-	b.str("redis_git_sha1", "00000000")
-	b.int("redis_git_dirty", 0)
-	b.str("redis_build_id", "0")
+	b.str("redis_git_sha1", build.gitSHA1)
+	b.int("redis_git_dirty", boolInt(build.gitDirty))
+	b.str("redis_build_id", build.id)
 	b.str("redis_mode", "standalone")
 	b.str("os", osName())
 	b.int("arch_bits", strconv.IntSize)
@@ -130,8 +165,8 @@ func infoServer(s *Server, b *infoBuilder) {
 	b.int("server_time_usec", now.UnixMicro())
 	b.int("uptime_in_seconds", uptime)
 	b.int("uptime_in_days", uptime/86400)
-	b.int("hz", 10)
-	b.int("configured_hz", 10)
+	b.int("hz", int64(s.cronHz.Load()))
+	b.int("configured_hz", int64(s.hz.Load()))
 	b.int("lru_clock", now.Unix()&(1<<24-1))
 	b.str("executable", exe)
 	b.str("config_file", s.configFile) // absolute, as Redis's getAbsolutePath
@@ -165,8 +200,9 @@ func infoClients(s *Server, b *infoBuilder) {
 	b.int("connected_clients", int64(s.clientCount()))
 	b.int("cluster_connections", 0)
 	b.int("maxclients", s.maxClients.Load())
-	b.int("client_recent_max_input_buffer", 0)
-	b.int("client_recent_max_output_buffer", 0)
+	in, out := s.clientPeaks.recent()
+	b.int("client_recent_max_input_buffer", in)
+	b.int("client_recent_max_output_buffer", out)
 	b.int("blocked_clients", int64(s.blocking.count))
 	b.int("tracking_clients", int64(s.tracking.clients))
 	b.int("clients_in_timeout_table", int64(len(s.blocking.deadlines)))

@@ -175,7 +175,7 @@ var inertParams = map[string]bool{
 	"supervised": true, "always-show-logo": true, "set-proc-title": true, "proc-title-template": true,
 	"syslog-enabled": true, "syslog-ident": true, "syslog-facility": true,
 	"crash-log-enabled": true, "crash-memcheck-enabled": true,
-	"disable-thp": true, "jemalloc-bg-thread": true, "activerehashing": true, "dynamic-hz": true,
+	"disable-thp": true, "jemalloc-bg-thread": true, "activerehashing": true,
 	"lazyfree-lazy-eviction": true, "lazyfree-lazy-expire": true, "lazyfree-lazy-server-del": true,
 	"lazyfree-lazy-user-del": true, "lazyfree-lazy-user-flush": true,
 }
@@ -233,9 +233,17 @@ var floodgateParams = map[string]floodgateParam{
 		}},
 	"hz": {effect: effectApplied, apply: func(s *Server, v string) string {
 		n, _ := strconv.Atoi(v)
-		s.hz.Store(int32(min(max(n, 1), 500))) // Redis clamps to CONFIG_MIN_HZ..CONFIG_MAX_HZ
+		s.hz.Store(int32(min(max(n, 1), maxHz))) // Redis clamps to CONFIG_MIN_HZ..CONFIG_MAX_HZ
+		s.updateCronHz()
 		return ""
 	}, get: func(s *Server) string { return strconv.Itoa(int(s.hz.Load())) }},
+	// dynamic-hz raises the clients cron's rate with the number of clients
+	// (clients_cron.go's cronHz), as Redis's serverCron raises server.hz.
+	"dynamic-hz": {effect: effectApplied, apply: func(s *Server, v string) string {
+		s.fixedHz.Store(v == "no")
+		s.updateCronHz()
+		return ""
+	}, get: func(s *Server) string { return yesNo(!s.fixedHz.Load()) }},
 	// maxclients is applied where connections are accepted (transport_listen.go),
 	// timeout by the clients cron (clients_cron.go).
 	"maxclients": {effect: effectApplied, get: func(s *Server) string { return strconv.FormatInt(s.maxClients.Load(), 10) },

@@ -67,14 +67,16 @@ func TestLimiterStats(t *testing.T) {
 		t.Errorf("fields %v", fields)
 	}
 
-	// A module's section: not in the default INFO nor in "all".
+	// Listed as a module's section, but in "all" too (exporters ask for
+	// INFO ALL); not in the default INFO.
 	for _, tc := range []struct {
 		args []any
 		has  bool
 	}{
 		{[]any{"INFO"}, false},
 		{[]any{"INFO", "default"}, false},
-		{[]any{"INFO", "all"}, false},
+		{[]any{"INFO", "all"}, true},
+		{[]any{"INFO", "module_list"}, false},
 		{[]any{"INFO", "everything"}, true},
 		{[]any{"INFO", "modules"}, true},
 		{[]any{"INFO", "LIMITER"}, true},

@@ -236,7 +236,10 @@ type Server struct {
 	tcpKeepalive    atomic.Int64 // tcp-keepalive, seconds; set on accepted sockets
 	returningMemory atomic.Bool  // returnMemory is running
 	gcPercent       int          // the GC percent tuneGC set last (gctune.go)
-	hz              atomic.Int32
+	hz              atomic.Int32 // configured hz
+	fixedHz         atomic.Bool  // dynamic-hz no
+	cronHz          atomic.Int32 // hz as the clients cron last ran it, INFO's hz
+	clientPeaks     clientPeaks
 	outputLimits    atomic.Pointer[[3]OutputLimit]
 	rejectedConns   atomic.Int64
 	errorStats      errorStats     // INFO errorstats, total_error_replies (errorstats.go)
@@ -340,6 +343,7 @@ func Prepare(cfg Config) *Server {
 	s.queryBufferLimit.Store(cfg.QueryBufferLimit)
 	s.tcpKeepalive.Store(300)
 	s.hz.Store(10)
+	s.cronHz.Store(10)
 	s.tls.initDefaults()
 	return s
 }

@@ -56,3 +56,45 @@ func (s *Server) sampleStats(now time.Time) {
 	s.inst.netIn.track(now, s.net.in.Load())
 	s.inst.netOut.track(now, s.net.out.Load())
 }
+
+// resetStats clears what CONFIG RESETSTAT clears, in resetServerStats'
+// order, then the command table's and the error table's counts, then
+// floodgate's own counters. Gauges (connected clients, keys, memory) and
+// the clients cron's peaks stay, as in Redis. Called with the lock held.
+func (s *Server) resetStats(now time.Time) {
+	s.processed = 0
+	s.totalConns.Store(0)
+	s.expired = 0
+	s.expireCycle = 0
+	s.memory.evicted = 0
+	s.memory.exceededTotal, s.memory.exceededSince = 0, time.Time{}
+	s.clientEvict.evicted.Store(0)
+	s.store.ResetLookups()
+	s.persist.lastBegin = 0 // stat_fork_time: the last BGSAVE's pause
+	s.persist.forks = 0
+	s.rejectedConns.Store(0)
+	s.repl.syncFull, s.repl.syncPartialOK, s.repl.syncPartialErr = 0, 0, 0
+	s.net.reads.Store(0)
+	s.net.writes.Store(0)
+	// Each rate starts again from 0 now, as Redis sets last_sample_time.
+	s.inst = instStats{}
+	for _, m := range []*instMetric{&s.inst.ops, &s.inst.netIn, &s.inst.netOut} {
+		m.lastTime = now
+	}
+	s.aof.rewrites = 0
+	s.persist.saves = 0
+	s.aof.rewriteFails = 0
+	s.net.in.Store(0)
+	s.net.out.Store(0)
+	s.errorStats.reset() // total_error_replies and errorstats
+	for i := range s.stats {
+		s.stats[i] = cmdStat{} // commandstats and latencystats
+	}
+	// Redis 7.2's ACL denial counters, reset there by resetServerStats.
+	s.acl.deniedAuth, s.acl.deniedCmd, s.acl.deniedKey, s.acl.deniedChannel = 0, 0, 0, 0
+	s.memory.evictedBy = [len(s.memory.evictedBy)]int64{}
+	s.scripting.busyScripts.Store(0)
+	s.limiter.reset()
+	s.replyBufShrinks.Store(0)
+	s.replyBufExpands.Store(0)
+}

@@ -499,6 +499,7 @@ func (l *eventLoop) read(lc *loopConn) bool {
 		if err == nil {
 			err = io.EOF
 		}
+		lc.srv.net.reads.Add(1) // Redis counts the read that finds the end too
 		l.close(lc, err)
 		return false
 	}

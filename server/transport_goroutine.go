@@ -84,6 +84,8 @@ func (s *Server) serveConn(cn *conn, nc net.Conn) {
 		if n > 0 {
 			cn.movedBytes(ioClock())
 			keep = cn.received(buf, n, false)
+		} else if err != nil {
+			s.net.reads.Add(1) // Redis counts the read that finds the end too
 		}
 		if cn.blocked && keep {
 			if woken, ok := cn.resume(false); woken {
