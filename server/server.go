@@ -26,7 +26,6 @@ import (
 	"log/slog"
 	"net"
 	"path/filepath"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -952,43 +951,7 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 	if cmd.Flags&(FlagWrite|FlagMayReplicate) != 0 && s.store.Snapshotting() {
 		preWrite(c, cmd, args)
 	}
-	if len(args) >= manyArgs {
-		pauseGC()
-		defer resumeGC()
-	}
 	cmd.Handler(c, args)
-}
-
-// manyArgs is the argument count from which a command runs with the
-// collector paused. Such a command (MSET, SADD, RPUSH, DEL of a million
-// arguments) allocates what it keeps, or nothing: each collection during
-// it would mark the whole keyspace again for no garbage, as a load would
-// (loadRDB pauses it too). Redis has no collector to pause. A GOMEMLIMIT
-// (maxmemory's) still applies.
-const manyArgs = 1 << 16
-
-// pauseGC and resumeGC pause the collector for a command with many
-// arguments, nested calls (a script's) and other servers' included.
-func pauseGC() {
-	gcPause.mu.Lock()
-	defer gcPause.mu.Unlock()
-	if gcPause.n++; gcPause.n == 1 {
-		gcPause.percent = debug.SetGCPercent(-1)
-	}
-}
-
-func resumeGC() {
-	gcPause.mu.Lock()
-	defer gcPause.mu.Unlock()
-	if gcPause.n--; gcPause.n == 0 {
-		debug.SetGCPercent(gcPause.percent)
-	}
-}
-
-var gcPause struct {
-	mu      sync.Mutex
-	n       int // commands of many arguments running
-	percent int // the GC percent to restore
 }
 
 // recordCall puts a call's time in its latency histogram and, past the
