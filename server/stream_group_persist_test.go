@@ -49,6 +49,7 @@ var groupCommands = [][]any{
 	{"xgroup", "createconsumer", "s", "g", "hal"},
 	{"xgroup", "delconsumer", "s", "g", "carol"},
 	{"xgroup", "destroy", "m", "g"},
+	{"xgroup", "create", "e", "g", "$", "mkstream"}, // an empty stream with no last ID, and a group
 }
 
 // thirteenDigits are the unix-ms times a stream carries (TIME of the
@@ -128,12 +129,13 @@ func TestStreamGroupAOFReload(t *testing.T) {
 		}
 		clock.Add(time.Duration(i+1) * time.Second) // every delivery at its own time
 	}
-	want := replicatedState(t, c, "s")
+	state := func() string { return replicatedState(t, c, "s") + "\n" + replicatedState(t, c, "e") }
+	want := state()
 	srv.Close()
 	for _, step := range []string{"the incr file", "a rewrite"} {
 		srv = startServer(t, cfg)
 		c = newRedisClient(t, srv)
-		if got := replicatedState(t, c, "s"); got != want {
+		if got := state(); got != want {
 			t.Fatalf("after loading %s:\n%s\nwant:\n%s", step, got, want)
 		}
 		if err := c.Do(ctx, "bgrewriteaof").Err(); err != nil {
