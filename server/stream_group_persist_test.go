@@ -49,6 +49,7 @@ var groupCommands = [][]any{
 	{"xgroup", "createconsumer", "s", "g", "hal"},
 	{"xgroup", "delconsumer", "s", "g", "carol"},
 	{"xgroup", "destroy", "m", "g"},
+	{"xgroup", "create", "e", "g", "$", "mkstream"}, // an empty stream with no last ID, and a group
 }
 
 // thirteenDigits are the unix-ms times a stream carries (TIME of the
@@ -68,19 +69,21 @@ func TestStreamGroupReplicationStreamMatchesRedis(t *testing.T) {
 		for _, cmd := range groupCommands {
 			conn.Do(ctx, cmd...)
 		}
-		// A blocked XREADGROUP served by an XADD, and one failed by the
-		// group's destruction.
+		// Blocked XREADGROUPs served by an XADD (one with NOACK, for a
+		// consumer it creates), and one failed by the group's destruction.
 		blocked := redis.NewClient(patient(&redis.Options{Addr: addr, Protocol: 2, DisableIdentity: true, PoolSize: 1}))
 		t.Cleanup(func() { blocked.Close() })
-		for _, unblock := range [][]any{{"xadd", "s", "6-0", "f", "6"}, {"xgroup", "destroy", "s", "h"}} {
+		for _, w := range []struct{ read, unblock []any }{
+			{[]any{"xreadgroup", "group", "h", "ivy", "block", "0", "streams", "s", ">"}, []any{"xadd", "s", "6-0", "f", "6"}},
+			{[]any{"xreadgroup", "group", "h", "jo", "noack", "block", "0", "streams", "s", ">"}, []any{"xadd", "s", "7-0", "f", "7"}},
+			{[]any{"xreadgroup", "group", "h", "ivy", "block", "0", "streams", "s", ">"}, []any{"xgroup", "destroy", "s", "h"}},
+		} {
 			done := make(chan error, 1)
-			go func() {
-				done <- blocked.Do(ctx, "xreadgroup", "group", "h", "ivy", "block", "0", "streams", "s", ">").Err()
-			}()
+			go func() { done <- blocked.Do(ctx, w.read...).Err() }()
 			redistest.Eventually(t, "the XREADGROUP to block", func() bool {
 				return strings.Contains(conn.Info(ctx, "clients").Val(), "blocked_clients:1")
 			})
-			conn.Do(ctx, unblock...)
+			conn.Do(ctx, w.unblock...)
 			<-done
 		}
 		streams[name] = thirteenDigits.ReplaceAll(f.streamUntilEnd(t, conn), []byte("$13\r\n<time>\r\n"))
@@ -128,12 +131,13 @@ func TestStreamGroupAOFReload(t *testing.T) {
 		}
 		clock.Add(time.Duration(i+1) * time.Second) // every delivery at its own time
 	}
-	want := replicatedState(t, c, "s")
+	state := func() string { return replicatedState(t, c, "s") + "\n" + replicatedState(t, c, "e") }
+	want := state()
 	srv.Close()
 	for _, step := range []string{"the incr file", "a rewrite"} {
 		srv = startServer(t, cfg)
 		c = newRedisClient(t, srv)
-		if got := replicatedState(t, c, "s"); got != want {
+		if got := state(); got != want {
 			t.Fatalf("after loading %s:\n%s\nwant:\n%s", step, got, want)
 		}
 		if err := c.Do(ctx, "bgrewriteaof").Err(); err != nil {
