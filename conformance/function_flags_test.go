@@ -15,14 +15,16 @@ import (
 // the script flags. no-cluster changes nothing with cluster mode off.
 
 // fnFlagsLib: w writes, r and rs read (rs allowed stale), ws writes and
-// is allowed stale, nc is no-cluster.
+// is allowed stale, rw writes though no-writes, nc is no-cluster, ao
+// writes and is allowed past maxmemory.
 const fnFlagsLib = `"#!lua name=fl\n` +
 	`redis.register_function('w', function(keys, args) return redis.call('set', keys[1], 'w') end)\n` +
 	`redis.register_function{function_name='r', callback=function(keys, args) return redis.call('get', keys[1]) end, flags={'no-writes'}}\n` +
 	`redis.register_function{function_name='rs', callback=function(keys, args) return redis.call('get', keys[1]) end, flags={'no-writes', 'allow-stale'}}\n` +
 	`redis.register_function{function_name='ws', callback=function(keys, args) return redis.call('set', keys[1], 'ws') end, flags={'allow-stale'}}\n` +
 	`redis.register_function{function_name='rw', callback=function(keys, args) return redis.call('set', keys[1], 'rw') end, flags={'no-writes'}}\n` +
-	`redis.register_function{function_name='nc', callback=function(keys, args) return redis.call('set', keys[1], 'nc') end, flags={'no-cluster'}}"`
+	`redis.register_function{function_name='nc', callback=function(keys, args) return redis.call('set', keys[1], 'nc') end, flags={'no-cluster'}}\n` +
+	`redis.register_function{function_name='ao', callback=function(keys, args) return redis.call('set', keys[1], 'ao') end, flags={'allow-oom'}}"`
 
 // fnFlagsLibSwapped is fl with r and ws losing their flags: a call queued
 // under the old flags runs under the new ones.
@@ -135,6 +137,38 @@ func TestFunctionFlagsStale(t *testing.T) {
 			"FUNCTION FLUSH", "FUNCTION LOAD " + fnFlagsLib, "CONFIG SET replica-read-only no", "REPLICAOF 127.0.0.1 1",
 			"MULTI", "FCALL ws 1 k", "FCALL rs 1 k", "@2 FUNCTION LOAD REPLACE " + fnFlagsLibSwapped,
 			"@2 CONFIG SET replica-serve-stale-data no", "EXEC"}, restore...)},
+	})
+}
+
+// TestFunctionFlagsOOM: over maxmemory (1 byte, noeviction), denyoom
+// comes from the flags: a write function without allow-oom is refused
+// before it runs, also as queued in MULTI.
+func TestFunctionFlagsOOM(t *testing.T) {
+	servers := append([]string{redisAddr}, floodgates()...)
+	t.Cleanup(func() {
+		for _, addr := range servers {
+			if c, err := dialRaw(addr); err == nil {
+				c.do("CONFIG", "SET", "maxmemory", "0")
+				c.do("FUNCTION", "FLUSH")
+				c.close()
+			}
+		}
+	})
+	runCases(t, []tcase{
+		{"over maxmemory", []string{
+			"FUNCTION FLUSH", "FUNCTION LOAD " + fnFlagsLib, "SET k v", "CONFIG SET maxmemory 1",
+			"SET k v", "FCALL w 1 k", "FCALL ao 1 k", "FCALL r 1 k", "FCALL_RO r 1 k", "FCALL rw 1 k", "FCALL_RO ao 1 k",
+			evalWriteShebang, `EVAL "#!lua flags=allow-oom\nreturn redis.call('set', KEYS[1], 'e')" 1 k`, evalReadShebang,
+			evalNoShebang, evalNoShebangGet, "MULTI", "FCALL w 1 k", "EXEC", "MULTI", "FCALL ao 1 k", "FCALL r 1 k", "EXEC",
+			"GET k", "CONFIG SET maxmemory 0", "FUNCTION FLUSH",
+		}},
+		// Queued while memory was fine, run over maxmemory: EXEC is
+		// refused by what was queued (ao and r are not denyoom, w is).
+		{"over maxmemory after queueing", []string{
+			"FUNCTION FLUSH", "FUNCTION LOAD " + fnFlagsLib, "MULTI", "FCALL ao 1 k", "FCALL r 1 k",
+			"@2 CONFIG SET maxmemory 1", "EXEC", "MULTI", "FCALL w 1 k", "@2 CONFIG SET maxmemory 0", "@2 SET big x",
+			"@2 CONFIG SET maxmemory 1", "EXEC", "@2 CONFIG SET maxmemory 0", "GET k", "FUNCTION FLUSH",
+		}},
 	})
 }
 

@@ -143,28 +143,14 @@ func (s *Server) refuseOOM(c *Client, cmd *Command, args [][]byte) bool {
 	return false
 }
 
-// denyOOM reports whether a command may grow memory: it is flagged denyoom;
-// or it is EXEC of a transaction holding such a command; or it is EVAL or
-// EVALSHA of a script whose shebang neither says no-writes nor allow-oom
-// (Redis's scriptFlagsToCmdFlags; a script without a shebang is judged per
-// redis.call instead).
+// denyOOM reports whether a command may grow memory, as processCommand's
+// is_denyoom_command: its flags (a script's, see commandFlags) say
+// denyoom, or it is EXEC of a transaction that queued such a command.
 func denyOOM(c *Client, cmd *Command, args [][]byte) bool {
-	switch cmd.Name {
-	case "exec":
-		if c.multi == nil {
-			return false
-		}
-		for i, q := range c.multi.cmds {
-			if q.Name != "exec" && denyOOM(c, q, c.multi.queued[i]) {
-				return true
-			}
-		}
-		return false
-	case "eval", "eval_ro", "evalsha", "evalsha_ro", "fcall", "fcall_ro":
-		flags := scriptFlags(c, cmd, args)
-		return flags&luaengine.FlagShebang != 0 && flags&(luaengine.FlagNoWrites|luaengine.FlagAllowOOM) == 0
+	if cmd.Name == "exec" {
+		return c.multi != nil && c.multi.flags.Has(FlagDenyOOM)
 	}
-	return cmd.Flags.Has(FlagDenyOOM)
+	return commandFlags(c, cmd, args).Has(FlagDenyOOM)
 }
 
 // scriptFlags are the shebang flags of the script an EVAL or EVALSHA (or
