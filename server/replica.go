@@ -507,6 +507,17 @@ func (s *Server) fullSyncFromMaster(l *masterLink, conn net.Conn, r *bufio.Reade
 	var loadErr error
 	defer debug.SetGCPercent(debug.SetGCPercent(-1)) // as loadRDB, for the same reason
 	ran := s.linkLocked(l, func() {
+		// This server's replicas must sync again from the new history
+		// (replicationAttachToNewMaster), and a background save must not
+		// walk the keyspace while the load, which serves clients between
+		// keys, replaces it (readSyncBulkPayload's killRDBChild).
+		for _, x := range append([]*replicaLink(nil), s.repl.replicas...) {
+			s.killClient(x.c)
+		}
+		if b := s.persist.bgsave; b != nil {
+			s.log.Info("Replica is about to load the RDB file received from the master, but there is a pending RDB child running. Killing it to avoid any race")
+			b.abort = true
+		}
 		s.log.Info("MASTER <-> REPLICA sync: Flushing old data")
 		s.store.FlushAll()
 		s.flushFunctions() // the master's RDB brings its libraries
@@ -535,10 +546,6 @@ func (s *Server) fullSyncFromMaster(l *masterLink, conn net.Conn, r *bufio.Reade
 		rp.id, rp.id2, rp.secondOffset, rp.offset = replid, replication.NoID, -1, offset
 		rp.backlog = replication.NewBacklog(int(rp.backlogSize), offset)
 		rp.active.Store(true)
-		// This server's replicas must sync again from the new history.
-		for _, x := range append([]*replicaLink(nil), rp.replicas...) {
-			s.killClient(x.c)
-		}
 		l.client = s.replayClient()
 		l.pendingMeta = nil
 		s.takeSyncAux(l.client, info.Aux)
