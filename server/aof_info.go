@@ -27,7 +27,7 @@ func (s *Server) infoAOF(b *infoBuilder) {
 	size, buffered := a.currentSize, len(a.feed.Buf)
 	a.mu.Unlock()
 	b.str("aof_last_write_status", okErr(writeOK))
-	b.int("aof_last_cow_size", 0)
+	b.int("aof_last_cow_size", s.persist.lastAOFCOW)
 	b.int("module_fork_in_progress", 0)
 	b.int("module_fork_last_cow_size", 0)
 	if on {

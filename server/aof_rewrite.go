@@ -190,6 +190,7 @@ func (s *Server) startRewrite() error {
 		defer s.stopped.Done()
 		size, err := job.write()
 		s.lock <- struct{}{}
+		s.persist.lastAOFCOW = job.sn.KeptBytes()
 		job.sn.End()
 		s.finishRewrite(job.gen, job.tmp, size, job.rdbBase, err)
 		<-s.lock

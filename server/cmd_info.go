@@ -339,10 +339,12 @@ func infoPersistence(s *Server, b *infoBuilder) {
 	}
 	b.int("loading", boolInt(s.loading.active.Load()))
 	b.int("async_loading", 0)
-	// Copy-on-write here is per key (store.Snapshot), not per page: no
-	// fork, so these stay 0.
-	b.int("current_cow_peak", 0)
-	b.int("current_cow_size", 0)
+	// Copy-on-write here is per key: what the open snapshot keeps of the
+	// values changed or deleted since it began. It only grows while the
+	// snapshot is open, so the peak is the current size, read live (age 0).
+	cow := s.store.SnapshotKept()
+	b.int("current_cow_peak", cow)
+	b.int("current_cow_size", cow)
 	b.int("current_cow_size_age", 0)
 	forkPerc := 0.0 // the save's progress, as Redis's for its child
 	if total > 0 {
@@ -358,7 +360,7 @@ func infoPersistence(s *Server, b *infoBuilder) {
 	b.int("rdb_last_bgsave_time_sec", bgsaveSeconds(p.lastDuration))
 	b.int("rdb_current_bgsave_time_sec", bgsaveSeconds(current))
 	b.int("rdb_saves", p.saves)
-	b.int("rdb_last_cow_size", 0)
+	b.int("rdb_last_cow_size", s.persist.lastRDBCOW)
 	b.int("rdb_last_load_keys_expired", int64(p.loaded.Expired))
 	b.int("rdb_last_load_keys_loaded", int64(p.loaded.Keys))
 	s.infoAOF(b)

@@ -45,6 +45,10 @@ type persistence struct {
 	// forks counts the snapshots begun (BGSAVE, AOF rewrite, replication
 	// sync): Redis's total_forks, as lastBegin is its latest_fork_usec.
 	forks int64
+	// lastRDBCOW and lastAOFCOW are what the last save's and the last AOF
+	// rewrite's snapshots kept (store's KeptBytes): rdb_last_cow_size and
+	// aof_last_cow_size.
+	lastRDBCOW, lastAOFCOW int64
 }
 
 // savePoint is "save <seconds> <changes>": save after seconds when at least
@@ -387,6 +391,7 @@ func (s *Server) saveSnapshotSteps(out io.Writer, b *bgsave, sn *store.Snapshot,
 // says it wrote dbfilename (a diskless replication sync does not count as
 // a save, as in Redis).
 func (s *Server) endBgsave(b *bgsave, sn *store.Snapshot, err error, toDisk bool) {
+	s.persist.lastRDBCOW = sn.KeptBytes()
 	sn.End()
 	s.persist.bgsave = nil
 	s.persist.lastDuration = time.Since(b.started)

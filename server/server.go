@@ -901,10 +901,14 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 		end := time.Since(s.started)
 		s.callEnd.Store(s.ioOffset + int64(end))
 		micros := int64((end - start) / time.Microsecond)
-		if cmd.Flags&FlagFast != 0 {
-			s.latencyEvent("fast-command", micros/1000)
-		} else {
-			s.latencyEvent("command", micros/1000)
+		// As call()'s CMD_CALL_SLOWLOG: not for the commands an AOF load
+		// replays (Redis runs them without call()).
+		if s.latencyMon.threshold.Load() > 0 && !s.loading.active.Load() {
+			if cmd.Flags&FlagFast != 0 {
+				s.latencyEvent("fast-command", micros/1000)
+			} else {
+				s.latencyEvent("command", micros/1000)
+			}
 		}
 		st := s.stat(cmd.id)
 		st.calls++

@@ -44,6 +44,10 @@ type Snapshot struct {
 	// keptOrder[d]: the entries kept for database d, in the order kept.
 	keptOrder [][]*Entry
 	db        int // the database being walked
+	// keptBytes is the size of the values kept, as they were when kept:
+	// the memory the snapshot holds that the live keyspace no longer
+	// would, what copy-on-write is to a forked Redis.
+	keptBytes int64
 }
 
 type detachedTable struct {
@@ -79,6 +83,18 @@ func (s *Store) BeginSnapshot() *Snapshot {
 
 // Snapshotting reports whether a snapshot is open.
 func (s *Store) Snapshotting() bool { return s.snap != nil }
+
+// KeptBytes is how much the snapshot has kept of values changed or
+// deleted since it began (INFO's copy-on-write figures).
+func (sn *Snapshot) KeptBytes() int64 { return sn.keptBytes }
+
+// SnapshotKept is the open snapshot's KeptBytes, 0 with none open.
+func (s *Store) SnapshotKept() int64 {
+	if s.snap == nil {
+		return 0
+	}
+	return s.snap.keptBytes
+}
 
 // Sizes returns how many keys, and keys with a TTL, database db held when
 // the snapshot started (RESIZEDB's hints).
@@ -176,6 +192,7 @@ func (sn *Snapshot) keep(e *Entry, db int, deep bool) {
 		v = v.Clone()
 	}
 	sn.kept[e] = kept{value: v, expireAt: expireAt, db: db}
+	sn.keptBytes += int64(e.size)
 	sn.keptOrder[db] = append(sn.keptOrder[db], e)
 }
 

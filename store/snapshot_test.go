@@ -139,3 +139,32 @@ func TestSnapshotHandedValueStays(t *testing.T) {
 		t.Fatalf("live n = %d shared %v %s, want 6, shared, int", n, live.Shared(), live.Encoding())
 	}
 }
+
+// TestSnapshotKeptBytes: what a snapshot keeps of the values changed or
+// deleted while it is open (INFO's copy-on-write figures) is their size as
+// they were; keys the saver has not reached and that nobody writes cost
+// nothing, and so does a key written twice after its first copy.
+func TestSnapshotKeptBytes(t *testing.T) {
+	s := New(1, NewManualClock(time.Unix(1000, 0)))
+	db := s.DB(0)
+	for _, k := range []string{"a", "b", "c"} {
+		db.Set([]byte(k), NewString([]byte(k+" has a value of some length")), 0)
+	}
+	sizeOf := func(k string) int64 { return int64(db.Get([]byte(k)).size) }
+	want := sizeOf("a") + sizeOf("b")
+	if s.SnapshotKept() != 0 {
+		t.Fatal("kept bytes with no snapshot")
+	}
+	sn := s.BeginSnapshot()
+	db.PreWrite([]byte("a"))
+	db.Get([]byte("a")).SetValue(NewString([]byte("changed")))
+	db.PreWrite([]byte("a")) // kept once
+	db.Delete([]byte("b"))
+	if got := sn.KeptBytes(); got != want || s.SnapshotKept() != got {
+		t.Errorf("kept %d (store says %d), want %d: a's and b's sizes", got, s.SnapshotKept(), want)
+	}
+	sn.End()
+	if s.SnapshotKept() != 0 {
+		t.Error("kept bytes after End")
+	}
+}
