@@ -64,6 +64,9 @@ type conn struct {
 	// arguments (while a batch runs, all the bytes read), its free room,
 	// and the bytes of the arguments of the partial request.
 	qbuf, qbufFree, argvMem atomic.Int64
+	// writeWait is set while replies wait for the socket to take them
+	// (a write left bytes, or one is under way): CLIENT LIST's events=w.
+	writeWait atomic.Bool
 
 	// blocked is set while the client waits in a blocking command
 	// (blocking.go): process runs none of its input, which waits in the
@@ -603,6 +606,7 @@ func (cn *conn) flushed(written int) {
 		cn.blocks[0] = cn.blocks[0][written:]
 		cn.blockBytes -= written
 		cn.noteBlocks()
+		cn.writeWait.Store(true)
 		return
 	}
 	if i > 0 {
@@ -617,4 +621,5 @@ func (cn *conn) flushed(written int) {
 	case written > 0:
 		cn.reply.B = cn.reply.B[:copy(cn.reply.B, rest)]
 	}
+	cn.writeWait.Store(len(rest) > 0)
 }

@@ -103,6 +103,7 @@ func (s *Server) serveConn(cn *conn, nc net.Conn) {
 		if cn.pendingBytes() > 0 {
 			s.aofFlush()
 			bufs = net.Buffers(cn.buffers(bufs[:0]))
+			cn.writeWait.Store(true) // WriteTo returns once the socket took it all
 			written, werr := bufs.WriteTo(nc)
 			clear(bufs)
 			if written > 0 {
