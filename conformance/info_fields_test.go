@@ -139,6 +139,45 @@ func TestInfoFields(t *testing.T) {
 			compareInfo(t, name, infos[0], withoutLimiter(t, name, infos[1], section))
 		}
 	}
+
+	// CONFIG RESETSTAT after floodgate alone ran more (hits, misses, errors,
+	// a script, a connection): what it does not reset shows as a
+	// difference. Redis makes the same change to the keyspace as the
+	// CL.THROTTLE: a key with a TTL.
+	extra, err := dialRaw(addrs[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range [][]string{{"GET", "a"}, {"GET", "nosuch"}, {"INCR", "h"}, {"NOSUCH"}, {"EVAL", "return 1", "0"}, {"CL.THROTTLE", "k", "1", "1", "1"}} {
+		if _, err := extra.do(cmd...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	extra.close()
+	if _, err := conns[0][0].do("SET", "k", "v", "EX", "100"); err != nil {
+		t.Fatal(err)
+	}
+	redistest.Eventually(t, "floodgate to see the extra connection closed", func() bool {
+		reply, err := conns[1][0].do("CLIENT", "LIST")
+		return err == nil && strings.Count(string(reply), " addr=") == 2
+	})
+	var infos [2]infoText
+	for i := range addrs {
+		if reply, err := conns[i][0].do("CONFIG", "RESETSTAT"); err != nil || string(reply) != "+OK\r\n" {
+			t.Fatalf("%s: CONFIG RESETSTAT: %q %v", addrs[i], reply, err)
+		}
+		reply, err := conns[i][0].do("INFO", "everything")
+		if err != nil {
+			t.Fatal(err)
+		}
+		infos[i] = parseInfoText(t, reply)
+	}
+	for _, f := range infos[1].sections["Limiter"] {
+		if f[1] != "0" && !strings.HasSuffix(f[1], "allowed=0,limited=0") && f[0] != "limiter_prefixes_max" {
+			t.Errorf("after CONFIG RESETSTAT %s:%s", f[0], f[1])
+		}
+	}
+	compareInfo(t, "after CONFIG RESETSTAT", infos[0], withoutLimiter(t, "after CONFIG RESETSTAT", infos[1], "everything"))
 }
 
 // TestInfoSettings compares what the settings INFO reports take and the

@@ -458,7 +458,11 @@ func (c *Client) infoLine(now time.Time, argv [][]byte) string {
 	num("qbuf", qbuf)
 	num("qbuf-free", qbufFree)
 	num("argv-mem", argvMem)
-	num("multi-mem", 0)
+	multiMem := int64(0)
+	if c.multi != nil {
+		multiMem = c.multi.mem // mstate.argv_len_sums: the queued arguments and their pointers
+	}
+	num("multi-mem", multiMem)
 	num("rbs", rbs)
 	num("rbp", rbp)
 	num("obl", obl)
@@ -469,7 +473,14 @@ func (c *Client) infoLine(now time.Time, argv [][]byte) string {
 	// The query buffer's parsed part is counted in argv-mem. The MULTI
 	// queue and watched keys as client eviction last noted them.
 	num("tot-mem", clientBytes+qbuf+qbufFree+argvMem+8*int64(len(argv))+omem+c.queuedMem.Load())
-	field("events", "r")
+	// aeGetFileEvents: Redis reads while its write handler waits for the
+	// socket, so a client with replies pending is "rw"; floodgate's event
+	// loop reads it again once they are out, as the same requests follow.
+	events := "r"
+	if c.conn != nil && c.conn.writeWait.Load() {
+		events = "rw"
+	}
+	field("events", events)
 	field("cmd", cmd)
 	field("user", c.userName())
 	num("redir", c.trackingRedirect())

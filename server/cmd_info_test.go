@@ -28,7 +28,8 @@ func TestCronHz(t *testing.T) {
 }
 
 // TestClientRecentMaxBuffers checks that the clients cron notes a client's
-// half-sent request and its unread replies as INFO's recent peaks.
+// half-sent request and its unread replies as INFO's recent peaks, and
+// that mem_clients_normal counts them.
 func TestClientRecentMaxBuffers(t *testing.T) {
 	srv := startServer(t, Config{})
 	rdb := newRedisClient(t, srv)
@@ -67,4 +68,14 @@ func TestClientRecentMaxBuffers(t *testing.T) {
 	waitFor(t, "the cron to see the pending replies", func() bool {
 		return field("client_recent_max_output_buffer") >= 1<<20
 	})
+	// The same replies are the clients' memory, which used_memory (the
+	// keyspace) does not count.
+	info := rdb.Info(ctx, "memory").Val()
+	for _, line := range strings.Split(info, "\r\n") {
+		if v, ok := strings.CutPrefix(line, "mem_clients_normal:"); ok {
+			if n, _ := strconv.ParseInt(v, 10, 64); n < 1<<20 {
+				t.Errorf("mem_clients_normal %d with a megabyte of replies pending", n)
+			}
+		}
+	}
 }

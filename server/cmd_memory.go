@@ -72,6 +72,7 @@ func cmdMemoryUsage(c *Client, args [][]byte) {
 // memOverhead is Redis's redisMemOverhead, in floodgate's terms.
 type memOverhead struct {
 	peak, used, startup, clients, aof, lua int64
+	slaves, backlog                        int64 // replicas' output buffers, the backlog's ring
 	luaVM                                  int64 // the Lua state; lua is the script cache
 	dbs                                    []dbOverhead
 	overhead, keys, perKey, dataset        int64
@@ -91,7 +92,10 @@ func (s *Server) memoryOverhead() memOverhead {
 		m.lua = e.ScriptsMemory()
 		m.luaVM = int64(e.Scripts()) * 1024 // about a compiled script's footprint
 	}
-	m.overhead = m.startup + m.clients + m.aof + m.lua
+	m.clientBuffers(s)
+	// used_memory counts the keyspace only (evict.go): the buffers above
+	// are reported but not in the overhead, which would then exceed it.
+	m.overhead = m.startup + m.lua
 	for i := range s.store.Databases() {
 		db := s.store.DB(i)
 		if db.Len() == 0 {
@@ -119,6 +123,34 @@ func (s *Server) memoryOverhead() memOverhead {
 	return m
 }
 
+// clientBuffers fills in the clients', replicas', backlog's and AOF's
+// memory, as redisMemOverhead's clients_normal (monitors and pub/sub
+// clients included), clients_slaves, repl_backlog and aof_buffer.
+func (m *memOverhead) clientBuffers(s *Server) {
+	for _, c := range s.clientsByID() {
+		if c.isReplica() {
+			if c.conn != nil {
+				m.slaves += c.conn.omem.Load()
+			}
+			continue
+		}
+		m.clients += c.memoryUsage()
+	}
+	if b := s.repl.backlog; b != nil {
+		m.backlog = int64(b.Size())
+	}
+	if s.aof.on.Load() {
+		s.aof.mu.Lock()
+		m.aof = int64(cap(s.aof.feed.Buf))
+		s.aof.mu.Unlock()
+	}
+}
+
+// notCountedForEvict is Redis's freeMemoryGetNotCountedMemory: the
+// replicas' buffers (floodgate's backlog is apart from them) and the AOF
+// buffer.
+func (m *memOverhead) notCountedForEvict() int64 { return m.slaves + m.aof }
+
 func ratio(a, b int64) float64 { return float64(a) / float64(max(b, 1)) }
 
 func cmdMemoryStats(c *Client, _ [][]byte) {
@@ -130,8 +162,8 @@ func cmdMemoryStats(c *Client, _ [][]byte) {
 	num("peak.allocated", m.peak)
 	num("total.allocated", m.used)
 	num("startup.allocated", m.startup)
-	num("replication.backlog", 0)
-	num("clients.slaves", 0)
+	num("replication.backlog", m.backlog)
+	num("clients.slaves", m.slaves)
 	num("clients.normal", m.clients)
 	num("cluster.links", 0)
 	num("aof.buffer", m.aof)

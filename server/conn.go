@@ -66,6 +66,9 @@ type conn struct {
 	qbuf, qbufFree, argvMem atomic.Int64
 	// rbuf is CLIENT LIST's rbs, rbp and obl (replybuf.go).
 	rbuf replyBufStats
+	// writeWait is set while replies wait for the socket to take them
+	// (a write left bytes, or one is under way): CLIENT LIST's events=w.
+	writeWait atomic.Bool
 
 	// blocked is set while the client waits in a blocking command
 	// (blocking.go): process runs none of its input, which waits in the
@@ -621,6 +624,7 @@ func (cn *conn) flushed(written int) {
 		cn.blocks[0] = cn.blocks[0][written:]
 		cn.blockBytes -= written
 		cn.noteBlocks()
+		cn.writeWait.Store(true)
 		return
 	}
 	if i > 0 {
@@ -635,4 +639,5 @@ func (cn *conn) flushed(written int) {
 	case written > 0:
 		cn.reply.B = cn.reply.B[:copy(cn.reply.B, rest)]
 	}
+	cn.writeWait.Store(len(rest) > 0)
 }

@@ -1007,6 +1007,7 @@ func queuesImmediately(cmd *Command) bool {
 
 // queue adds a command to the client's MULTI block.
 func (c *Client) queue(cmd *Command, args [][]byte) {
+	c.lastCmd = cmd.Name // processCommand set lastcmd before queueing it: CLIENT LIST cmd=
 	cp := make([][]byte, len(args))
 	for i, a := range args {
 		// Never nil: commands tell an absent argument from an empty one.

@@ -104,6 +104,7 @@ func (s *Server) serveConn(cn *conn, nc net.Conn) {
 			cn.rbuf.written(cn.pendingBytes())
 			s.aofFlush()
 			bufs = net.Buffers(cn.buffers(bufs[:0]))
+			cn.writeWait.Store(true) // WriteTo returns once the socket took it all
 			written, werr := bufs.WriteTo(nc)
 			clear(bufs)
 			if written > 0 {
