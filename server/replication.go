@@ -638,9 +638,11 @@ func (s *Server) replicationSaveDone(frame []byte, err error) {
 		if i < len(waiting)-1 {
 			own = bytes.Clone(frame)
 		}
-		s.sendPayload(l, own)
+		// Online before the push, which the connection's goroutine reads
+		// the state after (its output limit class).
 		l.startOnAck = eof && !l.prePsync
 		l.state, l.ackTime = replicaOnline, time.Now()
+		s.sendPayload(l, own)
 		if !l.startOnAck {
 			if len(l.pending) > 0 {
 				s.sendToReplica(l, l.pending)
