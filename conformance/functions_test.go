@@ -117,6 +117,13 @@ func TestFunctions(t *testing.T) {
 			`FUNCTION LOAD "#!lua name=r5\nredis.register_function('rt', function() return redis.register_function end)"`,
 			"FCALL rt 0",
 		}},
+		{"fresh keys and args tables", []string{
+			// A function may keep its tables: each call gets new ones,
+			// even when the keys and arguments repeat.
+			"FUNCTION FLUSH",
+			`FUNCTION LOAD "#!lua name=keep\nlocal saved\nredis.register_function('keep', function(k, a) local was = saved and saved[1] or 'none' if saved then saved[1] = 'changed' end saved = k return {was, k[1], a[1], #k, #a} end)"`,
+			"FCALL keep 1 a x", "FCALL keep 1 a x", "FCALL keep 1 a x", "FCALL keep 2 b c y z", "FCALL keep 1 b", "FCALL keep 0",
+		}},
 		{"running functions", []string{
 			"FUNCTION FLUSH",
 			`FUNCTION LOAD "#!lua name=run\nlocal function helper(x) return x * 2 end\nredis.register_function('dbl', function(k, a) return helper(tonumber(a[1])) end)\nredis.register_function('keys', function(k, a) return KEYS end)\nredis.register_function('glob', function(k, a) x = 1 end)\nredis.register_function('nilidx', function(k, a) local t = nil return t.x end)\nredis.register_function('err', function(k, a) return redis.error_reply('MY err') end)\nredis.register_function('status', function(k, a) return redis.status_reply('FINE') end)\nredis.register_function('raise', function(k, a) error('oops') end)\nredis.register_function('callerr', function(k, a) return redis.call('incr', k[1]) end)\nredis.register_function('pcallerr', function(k, a) return redis.pcall('incr', k[1]) end)\nredis.register_function('resp3', function(k, a) redis.setresp(3) return redis.call('hgetall', k[1]) end)\nredis.register_function('str', function(k, a) return string.format('%d-%s', 7, cjson.encode({1})) end)"`,

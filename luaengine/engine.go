@@ -84,6 +84,9 @@ type Options struct {
 // MarkWritten and Running may be called from any goroutine.
 type Engine struct {
 	L       *lua.LState
+	// fnKeys and fnArgs are the previous FCALL's key and argument strings
+	// (newArray).
+	fnKeys, fnArgs []lua.LValue
 	opts    Options
 	globals *lua.LTable // readonly, as every table reachable from it
 	// stringMeta is the string metatable scripts see (getmetatable('')).
@@ -282,8 +285,8 @@ func (e *Engine) Run(s *Script, keys, args [][]byte, c Caller, w ReplyWriter) {
 	if s.function != nil {
 		// A function gets its keys and arguments as two new tables.
 		L.Push(s.fn)
-		L.Push(newArray(L, keys))
-		L.Push(newArray(L, args))
+		L.Push(newArray(L, keys, &e.fnKeys))
+		L.Push(newArray(L, args, &e.fnArgs))
 		err = L.PCall(2, 1, e.errFn)
 	} else {
 		L.Push(s.fn)
@@ -311,14 +314,34 @@ func (e *Engine) Run(s *Script, keys, args [][]byte, c Caller, w ReplyWriter) {
 	writeReply(w, ret, resp, replyBaseSlots, stats)
 }
 
-// newArray is a fresh table of vals, as luaCreateArray.
-func newArray(L *lua.LState, vals [][]byte) *lua.LTable {
+// newArray is a fresh table of vals, as luaCreateArray. The table must be
+// new (a function may keep it), but Lua strings are immutable: the strings
+// of the previous call, kept boxed in *last, are reused where the bytes
+// repeat, as limiter calls repeat their keys and arguments.
+func newArray(L *lua.LState, vals [][]byte, last *[]lua.LValue) *lua.LTable {
 	t := L.CreateTable(len(vals), 0)
+	prev := *last
 	for i, v := range vals {
-		t.RawSetInt(i+1, lua.LString(v))
+		if i < len(prev) {
+			if old := prev[i].(lua.LString); string(old) == string(v) {
+				t.RawSetInt(i+1, prev[i])
+				continue
+			}
+		}
+		var str lua.LValue = lua.LString(v)
+		if i < len(prev) {
+			prev[i] = str
+		} else if i < maxCachedArgs {
+			prev = append(prev, str)
+		}
+		t.RawSetInt(i+1, str)
 	}
+	*last = prev
 	return t
 }
+
+// maxCachedArgs bounds the strings newArray keeps between calls.
+const maxCachedArgs = 64
 
 // setArgs refills the long-lived KEYS and ARGV tables in place.
 func (e *Engine) setArgs(keys, args [][]byte) {
