@@ -25,6 +25,32 @@ type memoryLimit struct {
 	// with nothing left to evict, when the running client command began.
 	// A script that has not written yet may then not call a denyoom command.
 	preOOM bool
+	// exceededSince is when eviction last ended with memory still over the
+	// limit (zero: under it), exceededTotal the time of the spells before:
+	// INFO's current_ and total_eviction_exceeded_time.
+	exceededSince time.Time
+	exceededTotal time.Duration
+}
+
+// noteExceeded is performEvictions' update_metrics: a spell over the limit
+// starts when an eviction round ends still over it, and ends at the first
+// round that finds memory under it or brings it there.
+func (m *memoryLimit) noteExceeded(over bool, now time.Time) {
+	switch {
+	case over && m.exceededSince.IsZero():
+		m.exceededSince = now
+	case !over && !m.exceededSince.IsZero():
+		m.exceededTotal += now.Sub(m.exceededSince)
+		m.exceededSince = time.Time{}
+	}
+}
+
+// exceeded returns the current spell and the total, the current included.
+func (m *memoryLimit) exceeded(now time.Time) (current, total time.Duration) {
+	if !m.exceededSince.IsZero() {
+		current = now.Sub(m.exceededSince)
+	}
+	return current, m.exceededTotal + current
 }
 
 const (
@@ -57,6 +83,7 @@ func (s *Server) performEvictions() (outOfMemory bool) {
 	}
 	over := s.usedMemory() - s.memory.max
 	if over <= 0 {
+		s.memory.noteExceeded(false, time.Now())
 		return false
 	}
 	var deadline time.Time
@@ -74,6 +101,8 @@ func (s *Server) performEvictions() (outOfMemory bool) {
 		s.memory.evictedBy[s.store.Eviction().Policy] += int64(res.Evicted)
 		s.shrinkAfterEviction()
 	}
+	// Still over: out of keys (EVICT_FAIL) or of time (EVICT_RUNNING).
+	s.memory.noteExceeded(s.usedMemory() > s.memory.max, time.Now())
 	return res.OutOfMemory
 }
 

@@ -67,6 +67,7 @@ func (s *Server) resetStats(now time.Time) {
 	s.expired = 0
 	s.expireCycle = 0
 	s.memory.evicted = 0
+	s.memory.exceededTotal, s.memory.exceededSince = 0, time.Time{}
 	s.clientEvict.evicted.Store(0)
 	s.store.ResetLookups()
 	s.persist.lastBegin = 0 // stat_fork_time: the last BGSAVE's pause
