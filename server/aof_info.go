@@ -27,6 +27,8 @@ func (s *Server) infoAOF(b *infoBuilder) {
 	size, buffered := a.currentSize, len(a.feed.Buf)
 	a.mu.Unlock()
 	b.str("aof_last_write_status", okErr(writeOK))
+	// The rewrite walks a snapshot in this process: no forked child, no
+	// pages copied for it (see rdb_last_cow_size); no modules, no module fork.
 	b.int("aof_last_cow_size", 0)
 	b.int("module_fork_in_progress", 0)
 	b.int("module_fork_last_cow_size", 0)

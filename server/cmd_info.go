@@ -351,6 +351,9 @@ func infoPersistence(s *Server, b *infoBuilder) {
 	b.int("rdb_last_bgsave_time_sec", bgsaveSeconds(p.lastDuration))
 	b.int("rdb_current_bgsave_time_sec", bgsaveSeconds(current))
 	b.int("rdb_saves", p.saves)
+	// No child process: a BGSAVE's copy-on-write is the per-key copies
+	// store.Snapshot makes in this process, already in used_memory, not
+	// pages a fork duplicated; 0 is what a forked child would have copied.
 	b.int("rdb_last_cow_size", 0)
 	b.int("rdb_last_load_keys_expired", int64(p.loaded.Expired))
 	b.int("rdb_last_load_keys_loaded", int64(p.loaded.Keys))
@@ -432,6 +435,8 @@ func infoCPU(s *Server, b *infoBuilder) {
 	}
 	b.str("used_cpu_sys", sec(sys))
 	b.str("used_cpu_user", sec(user))
+	// BGSAVE and BGREWRITEAOF run in this process (no fork): their CPU is
+	// in used_cpu_*, and there are no children to report.
 	b.str("used_cpu_sys_children", "0.000000")
 	b.str("used_cpu_user_children", "0.000000")
 	// Go has no main thread that does all the work: the whole process's
