@@ -61,6 +61,7 @@ func (s *Server) newRewriteJob(tmp string) *rewriteJob {
 		j.functions = s.functionCodes()
 	}
 	s.persist.lastBegin = time.Since(begin) // INFO's latest_fork_usec, as Redis's for any fork
+	s.persist.forks++
 	if j.rdbBase {
 		j.opts = s.rdbOptions()
 		for i := range j.opts.Aux {

@@ -398,9 +398,9 @@ func infoStats(s *Server, b *infoBuilder) {
 	b.int("pubsub_patterns", int64(len(s.pubsub.patterns)))
 	b.int("pubsubshard_channels", int64(len(s.pubsub.shard)))
 	// No fork: the BGSAVE pause is BeginSnapshot's, reported where Redis
-	// reports its fork's; total_forks stays 0.
+	// reports its fork's, and total_forks counts the snapshots begun.
 	b.int("latest_fork_usec", s.persist.lastBegin.Microseconds())
-	b.int("total_forks", 0)
+	b.int("total_forks", s.persist.forks)
 	b.int("migrate_cached_sockets", int64(s.migrate.count()))
 	b.int("slave_expires_tracked_keys", 0)
 	b.int("active_defrag_hits", 0)

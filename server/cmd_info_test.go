@@ -111,3 +111,27 @@ func TestEvictionExceededTime(t *testing.T) {
 		t.Errorf("after the spell: current %d total %d", cur, total)
 	}
 }
+
+// TestTotalForks counts each BGSAVE's snapshot where Redis counts its
+// forks, beside latest_fork_usec, which reports the snapshot's pause.
+func TestTotalForks(t *testing.T) {
+	srv := startServer(t, Config{Dir: t.TempDir()})
+	rdb := newRedisClient(t, srv)
+	ctx := context.Background()
+	rdb.Set(ctx, "k", "v", 0)
+	for want := int64(1); want <= 2; want++ {
+		if err := rdb.BgSave(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "the BGSAVE to finish", func() bool {
+			return infoInt(t, rdb.Info(ctx, "persistence").Val(), "rdb_bgsave_in_progress") == 0
+		})
+		if n := infoInt(t, rdb.Info(ctx, "stats").Val(), "total_forks"); n != want {
+			t.Errorf("total_forks %d after %d BGSAVEs", n, want)
+		}
+	}
+	rdb.ConfigResetStat(ctx)
+	if n := infoInt(t, rdb.Info(ctx, "stats").Val(), "total_forks"); n != 0 {
+		t.Errorf("total_forks %d after CONFIG RESETSTAT", n)
+	}
+}

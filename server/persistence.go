@@ -39,6 +39,7 @@ type persistence struct {
 	// (BeginSnapshot): what fork's time is to Redis, so INFO reports it as
 	// latest_fork_usec. lastMaxHold is its longest step under the lock.
 	lastBegin, lastMaxHold time.Duration
+	forks                  int64         // snapshots begun (BGSAVE, rewrite, full sync): total_forks
 	lastHeld               time.Duration // its steps under the lock together
 	lastSteps              int
 }
@@ -287,6 +288,7 @@ func (s *Server) startBgsave() error {
 	begin := time.Now()
 	sn := s.store.BeginSnapshot()
 	s.persist.lastBegin = time.Since(begin)
+	s.persist.forks++
 	s.persist.bgsave = b
 	s.persist.lastTry = b.started
 	opts := s.rdbOptions()

@@ -468,6 +468,7 @@ func (s *Server) startReplicationSync() {
 	begin := time.Now()
 	sn := s.store.BeginSnapshot()
 	s.persist.lastBegin = time.Since(begin)
+	s.persist.forks++
 	s.persist.bgsave = b
 	s.persist.lastTry = b.started
 	if diskless {

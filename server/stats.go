@@ -70,7 +70,7 @@ func (s *Server) resetStats(now time.Time) {
 	s.memory.exceededTotal, s.memory.exceededSince = 0, time.Time{}
 	s.clientEvict.evicted.Store(0)
 	s.store.ResetLookups()
-	s.persist.lastBegin = 0 // stat_fork_time: the last BGSAVE's pause
+	s.persist.lastBegin, s.persist.forks = 0, 0 // stat_fork_time (the last BGSAVE's pause), stat_total_forks
 	s.rejectedConns.Store(0)
 	s.repl.syncFull, s.repl.syncPartialOK, s.repl.syncPartialErr = 0, 0, 0
 	s.net.reads.Store(0)
