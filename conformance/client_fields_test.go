@@ -46,6 +46,12 @@ func clientStates(t *testing.T, addr string) (map[string]map[string]string, map[
 	id := strings.TrimSpace(string(idReply[1:]))
 	dial("fields-multi", []string{"SELECT", "2"}, []string{"MULTI"}, []string{"SET", "x", "1"}, []string{"GET", "x"})
 	dial("fields-track", []string{"HELLO", "2"}, []string{"CLIENT", "TRACKING", "on", "REDIRECT", id}, []string{"SUBSCRIBE", "fields-ch"})
+	for name, cmd := range map[string][]string{"fields-arity": {"GET"}, "fields-unknown": {"NOSUCH"}, "fields-nosub": {"CONFIG", "NOSUCH"}, "fields-ok": {"PING"}} {
+		c := dial(name)
+		if _, err := c.do(cmd...); err != nil { // refused: lastcmd is what was looked up
+			t.Fatal(err)
+		}
+	}
 	partial := dial("fields-partial")
 	if err := partial.sendRaw([]byte("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$10\r\nabc")); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/floodgate/floodgate/internal/redistest"
@@ -106,6 +107,18 @@ func TestConfigFileSameAsRedis(t *testing.T) {
 			t.Fatalf("CONFIG GET * on %s: %v", addr, err)
 		}
 		return m
+	}
+	// INFO's config_file is the file's absolute path on both.
+	configFile := func(addr string) string {
+		c := redis.NewClient(&redis.Options{Addr: addr, Password: `s3cr"t`, Protocol: 2})
+		defer c.Close()
+		info := c.Info(context.Background(), "server").Val()
+		_, rest, _ := strings.Cut(info, "\r\nconfig_file:")
+		path, _, _ := strings.Cut(rest, "\r\n")
+		return path
+	}
+	if w, g := configFile(redisAddr), configFile(srv.Addr()); w != g || w == "" {
+		t.Errorf("INFO config_file: floodgate %q, Redis %q", g, w)
 	}
 	want, got := get(redisAddr), get(srv.Addr())
 	// Deliberate differences: the port each was given.

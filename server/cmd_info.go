@@ -493,6 +493,6 @@ func infoKeyspace(s *Server, b *infoBuilder) {
 		if db.Len() == 0 {
 			continue
 		}
-		b.str("db"+strconv.Itoa(i), fmt.Sprintf("keys=%d,expires=%d,avg_ttl=0", db.Len(), db.Expires()))
+		b.str("db"+strconv.Itoa(i), fmt.Sprintf("keys=%d,expires=%d,avg_ttl=%d", db.Len(), db.Expires(), db.AvgTTL()))
 	}
 }

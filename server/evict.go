@@ -38,6 +38,27 @@ type memoryLimit struct {
 	preOOM bool
 }
 
+// noteExceeded is performEvictions' update_metrics: a spell over the limit
+// starts when an eviction round ends still over it, and ends at the first
+// round that finds memory under it or brings it there.
+func (m *memoryLimit) noteExceeded(over bool, now time.Time) {
+	switch {
+	case over && m.exceededSince.IsZero():
+		m.exceededSince = now
+	case !over && !m.exceededSince.IsZero():
+		m.exceededTotal += now.Sub(m.exceededSince)
+		m.exceededSince = time.Time{}
+	}
+}
+
+// exceeded returns the current spell and the total, the current included.
+func (m *memoryLimit) exceeded(now time.Time) (current, total time.Duration) {
+	if !m.exceededSince.IsZero() {
+		current = now.Sub(m.exceededSince)
+	}
+	return current, m.exceededTotal + current
+}
+
 const (
 	errOOM = "OOM command not allowed when used memory > 'maxmemory'."
 	// startupMemory stands for what Redis's used_memory holds before any
@@ -95,23 +116,12 @@ func (s *Server) performEvictions() (outOfMemory bool) {
 
 // evictionExceeded starts or ends a stretch of time over maxmemory, as
 // performEvictions' update_metrics.
-func (s *Server) evictionExceeded(over bool) {
-	m := &s.memory
-	switch {
-	case over && m.exceededSince.IsZero():
-		m.exceededSince = time.Now()
-	case !over && !m.exceededSince.IsZero():
-		m.exceededTotal += time.Since(m.exceededSince)
-		m.exceededSince = time.Time{}
-	}
-}
+func (s *Server) evictionExceeded(over bool) { s.memory.noteExceeded(over, time.Now()) }
 
 // evictionExceededTimes are INFO's total_ and current_eviction_exceeded_time.
 func (s *Server) evictionExceededTimes() (total, current time.Duration) {
-	if m := &s.memory; !m.exceededSince.IsZero() {
-		current = time.Since(m.exceededSince)
-	}
-	return s.memory.exceededTotal + current, current
+	current, total = s.memory.exceeded(time.Now())
+	return total, current
 }
 
 // shrinkAfterEviction gives a mass eviction's memory back: it moves on the

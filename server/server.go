@@ -717,6 +717,16 @@ func (s *Server) execute(c *Client, args [][]byte) {
 // arity, authentication, MULTI queueing) and runs the command.
 func (s *Server) dispatch(c *Client, args [][]byte) {
 	cmd, r := check(c, args, s.answeringBusy)
+	// processCommand sets lastcmd at the lookup, before any refusal: the
+	// command for an arity error, NULL (CLIENT LIST cmd=) for an unknown one.
+	looked := cmd
+	if r != nil {
+		looked = r.cmd
+	}
+	c.lastCmd = ""
+	if looked != nil {
+		c.lastCmd = looked.Name
+	}
 	if r != nil {
 		s.refuse(c, r, args)
 		return

@@ -37,6 +37,10 @@ import "unsafe"
 type expiryHeap struct {
 	pages [][]expirySlot
 	n     int
+	// sum is the expiries' total less base each (base: the first
+	// expiry pushed into the empty heap), kept small so that it cannot
+	// overflow: INFO keyspace's avg_ttl.
+	sum, base int64
 }
 
 type expirySlot struct {
@@ -74,13 +78,27 @@ func (h *expiryHeap) push(e *Entry, at int64) {
 	case p == len(h.pages):
 		h.pages = append(h.pages, make([]expirySlot, expiryPage))
 	}
+	if h.n == 0 {
+		h.sum, h.base = 0, at
+	}
+	h.sum += at - h.base
 	h.n++
 	h.up(h.n-1, expirySlot{e, at, at})
+}
+
+// avgTTL is the keys' mean time to live at now, in milliseconds: what
+// Redis's avg_ttl estimates from the keys its expiry cycle samples.
+func (h *expiryHeap) avgTTL(now int64) int64 {
+	if h.n == 0 {
+		return 0
+	}
+	return max(h.base+h.sum/int64(h.n)-now, 0)
 }
 
 func (h *expiryHeap) remove(i int) {
 	n := h.n - 1
 	removed := *h.slot(i)
+	h.sum -= removed.at - h.base
 	last := *h.slot(n)
 	*h.slot(n) = expirySlot{}
 	h.n = n
@@ -123,6 +141,7 @@ func (h *expiryHeap) bytes() int {
 // sorted up now.
 func (h *expiryHeap) update(i int, at int64) {
 	s := h.slot(i)
+	h.sum += at - s.at
 	if at >= s.due {
 		s.at = at
 		return

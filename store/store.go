@@ -432,6 +432,10 @@ func (db *DB) Len() int { return db.keys.len() }
 // Expires returns how many keys have a TTL.
 func (db *DB) Expires() int { return db.expiries.len() }
 
+// AvgTTL returns the mean remaining TTL of the keys that have one, in
+// milliseconds (0 for none), exact where Redis's avg_ttl is sampled.
+func (db *DB) AvgTTL() int64 { return db.expiries.avgTTL(db.store.now) }
+
 func (db *DB) expired(e *Entry) bool {
 	return e.heapIdx >= 0 && db.expiries.slot(int(e.heapIdx)).at < db.store.now && !db.store.ExpiredLive
 }
