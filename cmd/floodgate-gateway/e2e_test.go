@@ -116,7 +116,9 @@ func TestEndToEndPerAlgorithm(t *testing.T) {
 func TestEndToEndHashedAPIKeys(t *testing.T) {
 	store := servertest.RunT(t)
 	up := newUpstream(t)
-	g := startGateway(t, nil, "--upstream", up.URL, "--redis", store.Addr(), "--api-keys", "live-key-123")
+	// A slow limit: at the default 1000/1m the GCRA key lives 60 ms, which a
+	// busy machine can spend before KEYS runs.
+	g := startGateway(t, nil, "--upstream", up.URL, "--redis", store.Addr(), "--api-keys", "live-key-123", "--key-limit", "2/1h")
 	if resp, _ := do(t, "GET", g.proxy+"/", "X-API-Key", "live-key-123"); resp.StatusCode != 200 {
 		t.Fatalf("%d", resp.StatusCode)
 	}
