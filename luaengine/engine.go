@@ -83,12 +83,12 @@ type Options struct {
 // concurrently (the server runs scripts under its execution lock); Kill,
 // MarkWritten and Running may be called from any goroutine.
 type Engine struct {
-	L       *lua.LState
+	L *lua.LState
 	// fnKeys and fnArgs are the previous FCALL's key and argument strings
 	// (newArray).
 	fnKeys, fnArgs []lua.LValue
-	opts    Options
-	globals *lua.LTable // readonly, as every table reachable from it
+	opts           Options
+	globals        *lua.LTable // readonly, as every table reachable from it
 	// stringMeta is the string metatable scripts see (getmetatable('')).
 	stringMeta *lua.LTable
 
