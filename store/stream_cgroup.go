@@ -74,6 +74,16 @@ func (p *PEL) At(i int) (StreamID, *StreamNACK) {
 	return n.ID, n
 }
 
+// Each calls fn with every pending entry in ID order while it returns
+// true: a walk of the tree, where At costs a descent per entry (the RDB
+// writer and the AOF rewrite visit whole PELs). fn must not change the PEL.
+func (p *PEL) Each(fn func(n *StreamNACK) bool) {
+	if p.tree == nil {
+		return
+	}
+	p.tree.Ascend(nil, func(item any) bool { return fn(item.(*StreamNACK)) })
+}
+
 // Seek returns the first pending entry whose ID is at least id, nil if
 // there is none.
 func (p *PEL) Seek(id StreamID) *StreamNACK {
