@@ -322,12 +322,29 @@ func cmdXReadGroup(c *Client, args [][]byte) {
 			return
 		}
 	}
-	// Serve at once what can be: a history, or new entries.
+	// Serve at once what can be: a history, or new entries. Redis decides
+	// key by key as it serves, so a key named twice with ">" is served
+	// again only if the first serving (COUNT) left entries: served holds
+	// where each group served so far has moved to.
 	var ready []int
+	var served []groupMove
 	for i, key := range r.keys {
 		s, _ := valueAs[*store.Stream](c, key)
-		if r.ids[i] != store.MaxStreamID || s.Len() > 0 && s.LastValidID().Compare(groups[i].LastID) > 0 {
+		if r.ids[i] != store.MaxStreamID {
 			ready = append(ready, i)
+			continue
+		}
+		last := groups[i].LastID
+		for _, m := range served {
+			if m.g == groups[i] {
+				last = m.last
+			}
+		}
+		if s.Len() > 0 && s.LastValidID().Compare(last) > 0 {
+			ready = append(ready, i)
+			if n > 1 {
+				served = append(served, groupMove{groups[i], lastServed(s, last, r.count)})
+			}
 		}
 	}
 	if len(ready) > 0 {
@@ -375,6 +392,27 @@ func cmdXReadGroup(c *Client, args [][]byte) {
 		g := s.Group(string(group))
 		return g == nil || s.LastID().Compare(g.LastID) > 0
 	}
+}
+
+// groupMove is where serving new entries moves a group's last ID.
+type groupMove struct {
+	g    *store.StreamGroup
+	last store.StreamID
+}
+
+// lastServed is the last of the (at most count, 0 for all) entries after
+// last that deliverNew would serve.
+func lastServed(s *store.Stream, last store.StreamID, count int64) store.StreamID {
+	start, _ := last.Incr()
+	it := s.Iter(start, store.MaxStreamID, false)
+	for n := int64(0); count == 0 || n < count; n++ {
+		id, ok := it.Next()
+		if !ok {
+			break
+		}
+		last = id
+	}
+	return last
 }
 
 // deliverNew answers the entries after the group's last delivered ID (at
