@@ -422,23 +422,26 @@ func lastServed(s *store.Stream, last store.StreamID, count int64) store.StreamI
 func (gc *groupChange) deliverNew(s *store.Stream, g *store.StreamGroup, sc *store.StreamConsumer, count int64, noAck bool) {
 	c := gc.c
 	start, _ := g.LastID.Incr()
+	counter := s.Iter(start, store.MaxStreamID, false)
+	// A copy of the sought iterator serves the entries: seeking again
+	// walked the node's listpack from its start a second time.
+	it := *counter
 	n := 0
-	for it := s.Iter(start, store.MaxStreamID, false); count == 0 || int64(n) < count; n++ {
-		if _, ok := it.Next(); !ok {
+	for ; count == 0 || int64(n) < count; n++ {
+		if _, ok := counter.Next(); !ok {
 			break
 		}
 	}
 	c.w.Array(n)
 	now := c.srv.store.Now()
 	movedID := false
-	it := s.Iter(start, store.MaxStreamID, false)
 	for range n {
 		id, _ := it.Next()
 		if id.Compare(g.LastID) > 0 {
 			s.Delivered(g, id)
 			movedID = true
 		}
-		writeStreamEntry(c, it, id)
+		writeStreamEntry(c, &it, id)
 		if !noAck {
 			nack := g.Deliver(id, sc, now)
 			gc.logClaim(g, id.Append(nil), nack)
