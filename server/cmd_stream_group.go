@@ -135,15 +135,29 @@ type groupChange struct {
 // logClaim propagates the state of the pending entry n as streamPropagateXCLAIM:
 // an XCLAIM that recreates it, whoever holds it, with the group's last ID.
 func (gc *groupChange) logClaim(g *store.StreamGroup, id []byte, n *store.StreamNACK) {
+	if !gc.c.srv.propagating() {
+		return // no AOF, no replica: the arguments would be built for nothing
+	}
 	gc.c.alsoLog(cmdXCLAIM, gc.key, gc.group, []byte(n.Consumer.Name), argZero, id,
 		argTIME, strconv.AppendInt(nil, n.DeliveryTime, 10),
 		argRETRYCOUNT, strconv.AppendUint(nil, n.DeliveryCount, 10),
 		argFORCE, argJUSTID, argLASTID, g.LastID.Append(nil))
 }
 
+// logClaimID is logClaim of an ID the command did not spell, formatted
+// only when something listens.
+func (gc *groupChange) logClaimID(g *store.StreamGroup, id store.StreamID, n *store.StreamNACK) {
+	if gc.c.srv.propagating() {
+		gc.logClaim(g, id.Append(nil), n)
+	}
+}
+
 // logGroupID propagates the group's last ID and entries_read, as
 // streamPropagateGroupID.
 func (gc *groupChange) logGroupID(g *store.StreamGroup) {
+	if !gc.c.srv.propagating() {
+		return // as logClaim
+	}
 	gc.c.alsoLog(cmdXGROUP, argSETID, gc.key, gc.group, g.LastID.Append(nil),
 		argENTRIESREAD, strconv.AppendInt(nil, g.EntriesRead, 10))
 }
@@ -444,7 +458,7 @@ func (gc *groupChange) deliverNew(s *store.Stream, g *store.StreamGroup, sc *sto
 		writeStreamEntry(c, &it, id)
 		if !noAck {
 			nack := g.Deliver(id, sc, now)
-			gc.logClaim(g, id.Append(nil), nack)
+			gc.logClaimID(g, id, nack)
 		}
 	}
 	if noAck && movedID {
@@ -860,7 +874,7 @@ func cmdXAutoClaim(c *Client, args [][]byte) {
 		}
 		switch {
 		case !s.Exists(id):
-			gc.logClaim(g, id.Append(nil), nack)
+			gc.logClaimID(g, id, nack)
 			gc.dirty++
 			g.Ack(id)
 			deleted = append(deleted, id)
@@ -877,7 +891,7 @@ func cmdXAutoClaim(c *Client, args [][]byte) {
 			}
 			claimed = append(claimed, id)
 			count--
-			gc.logClaim(g, id.Append(nil), nack)
+			gc.logClaimID(g, id, nack)
 			gc.dirty++
 		}
 		if eof {
