@@ -628,11 +628,13 @@ func cmdXPending(c *Client, args [][]byte) {
 			}
 		}
 		c.w.Array(n)
+		var count []byte // one buffer for every consumer's count
 		for _, sc := range g.Consumers() {
 			if sc.PEL.Len() > 0 {
 				c.w.Array(2)
 				c.w.BulkString(sc.Name)
-				c.w.Bulk(strconv.AppendInt(nil, int64(sc.PEL.Len()), 10))
+				count = strconv.AppendInt(count[:0], int64(sc.PEL.Len()), 10)
+				c.w.Bulk(count)
 			}
 		}
 		return
