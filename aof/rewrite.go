@@ -141,12 +141,12 @@ func appendStream(buf, k []byte, s *store.Stream) []byte {
 				buf = AppendCommand(buf, []byte("XGROUP"), []byte("CREATECONSUMER"), k, name, []byte(c.Name))
 				continue
 			}
-			for i := range c.PEL.Len() {
-				pid, nack := c.PEL.At(i)
-				buf = AppendCommand(buf, []byte("XCLAIM"), k, name, []byte(c.Name), []byte("0"), id(pid),
+			c.PEL.Each(func(nack *store.StreamNACK) bool {
+				buf = AppendCommand(buf, []byte("XCLAIM"), k, name, []byte(c.Name), []byte("0"), id(nack.ID),
 					[]byte("TIME"), num(nack.DeliveryTime), []byte("RETRYCOUNT"), num(int64(nack.DeliveryCount)),
 					[]byte("JUSTID"), []byte("FORCE"))
-			}
+				return true
+			})
 		}
 	}
 	return buf

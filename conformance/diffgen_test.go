@@ -37,6 +37,7 @@ func init() {
 		{"geo", 7, (*gen).geoCmd},
 		{"stream", 12, (*gen).streamCmd},
 		{"function", 8, (*gen).functionCmd},
+		{"groups", 10, (*gen).groupCmd},
 	}
 }
 

@@ -90,6 +90,12 @@ func TestStreamGroups(t *testing.T) {
 			"XREADGROUP GROUP g c STREAMS a b c > > >", "XGROUP CREATE c g 0 MKSTREAM",
 			"XREADGROUP GROUP g c STREAMS a b c > > >", "XREADGROUP GROUP g c STREAMS c 0", "XPENDING a g", "XPENDING b g",
 		}},
+		{"xreadgroup-same-key-twice", []string{
+			"XADD s 1-1 f 1", "XADD s 2-1 f 2", "XADD s 3-1 f 3", "XGROUP CREATE s g 0",
+			"XREADGROUP GROUP g c COUNT 1 STREAMS s s > >", "XREADGROUP GROUP g c COUNT 1 STREAMS s s > >",
+			"XREADGROUP GROUP g c STREAMS s s > >", "XREADGROUP GROUP g c COUNT 1 STREAMS s s s > 0 >",
+			"XGROUP CREATE s g2 0", "XREADGROUP GROUP g2 c COUNT 2 STREAMS s s s > > >", "XPENDING s g2",
+		}},
 		{"xreadgroup-noack", []string{
 			"XADD s 1-1 f v", "XADD s 2-1 f v", "XGROUP CREATE s g 0", "XREADGROUP GROUP g c NOACK STREAMS s >",
 			"XPENDING s g", "XINFO GROUPS s", consumersScript + "s g", "XADD s 3-1 f v",

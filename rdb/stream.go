@@ -42,22 +42,22 @@ func appendStream(b []byte, s *store.Stream, compress bool) []byte {
 		b = appendLen(appendLen(b, g.LastID.Ms), g.LastID.Seq)
 		b = appendLen(b, uint64(g.EntriesRead)) // -1 as 2^64-1, as rdbSaveLen of a long long
 		b = appendLen(b, uint64(g.PEL.Len()))
-		for i := range g.PEL.Len() {
-			id, nack := g.PEL.At(i)
-			b = appendStreamID(b, id)
+		g.PEL.Each(func(nack *store.StreamNACK) bool {
+			b = appendStreamID(b, nack.ID)
 			b = binary.LittleEndian.AppendUint64(b, uint64(nack.DeliveryTime))
 			b = appendLen(b, nack.DeliveryCount)
-		}
+			return true
+		})
 		consumers := g.Consumers()
 		b = appendLen(b, uint64(len(consumers)))
 		for _, c := range consumers {
 			b = appendString(b, c.Name, compress)
 			b = binary.LittleEndian.AppendUint64(b, uint64(c.SeenTime))
 			b = appendLen(b, uint64(c.PEL.Len()))
-			for i := range c.PEL.Len() {
-				id, _ := c.PEL.At(i)
-				b = appendStreamID(b, id)
-			}
+			c.PEL.Each(func(nack *store.StreamNACK) bool {
+				b = appendStreamID(b, nack.ID)
+				return true
+			})
 		}
 	}
 	return b
@@ -249,10 +249,13 @@ func (r *reader) stream(t byte) (store.Value, error) {
 		}
 		// Every pending entry needs its consumer (Redis checks with deep
 		// sanitization; floodgate's replies would dereference it).
-		for i := range g.PEL.Len() {
-			if _, nack := g.PEL.At(i); nack.Consumer == nil {
-				return nil, r.corrupt("Stream CG PEL entry without consumer")
-			}
+		orphan := false
+		g.PEL.Each(func(nack *store.StreamNACK) bool {
+			orphan = nack.Consumer == nil
+			return !orphan
+		})
+		if orphan {
+			return nil, r.corrupt("Stream CG PEL entry without consumer")
 		}
 	}
 	return s, nil

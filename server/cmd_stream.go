@@ -869,14 +869,19 @@ func cmdXInfoStream(c *Client, args [][]byte) {
 			n = min(n, int(count))
 		}
 		c.w.Array(n)
-		for i := range n {
-			id, nack := g.PEL.At(i)
+		left := n
+		g.PEL.Each(func(nack *store.StreamNACK) bool {
+			if left == 0 {
+				return false
+			}
+			left--
 			c.w.Array(4)
-			writeStreamID(c, id)
+			writeStreamID(c, nack.ID)
 			c.w.BulkString(nack.Consumer.Name)
 			c.w.Int(nack.DeliveryTime)
 			c.w.Int(int64(nack.DeliveryCount))
-		}
+			return true
+		})
 		c.w.BulkString("consumers")
 		consumers := g.Consumers()
 		c.w.Array(len(consumers))
@@ -894,13 +899,18 @@ func cmdXInfoStream(c *Client, args [][]byte) {
 				n = min(n, int(count))
 			}
 			c.w.Array(n)
-			for i := range n {
-				id, nack := sc.PEL.At(i)
+			left := n
+			sc.PEL.Each(func(nack *store.StreamNACK) bool {
+				if left == 0 {
+					return false
+				}
+				left--
 				c.w.Array(3)
-				writeStreamID(c, id)
+				writeStreamID(c, nack.ID)
 				c.w.Int(nack.DeliveryTime)
 				c.w.Int(int64(nack.DeliveryCount))
-			}
+				return true
+			})
 		}
 	}
 }

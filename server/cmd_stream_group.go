@@ -135,15 +135,29 @@ type groupChange struct {
 // logClaim propagates the state of the pending entry n as streamPropagateXCLAIM:
 // an XCLAIM that recreates it, whoever holds it, with the group's last ID.
 func (gc *groupChange) logClaim(g *store.StreamGroup, id []byte, n *store.StreamNACK) {
+	if !gc.c.srv.propagating() {
+		return // no AOF, no replica: the arguments would be built for nothing
+	}
 	gc.c.alsoLog(cmdXCLAIM, gc.key, gc.group, []byte(n.Consumer.Name), argZero, id,
 		argTIME, strconv.AppendInt(nil, n.DeliveryTime, 10),
 		argRETRYCOUNT, strconv.AppendUint(nil, n.DeliveryCount, 10),
 		argFORCE, argJUSTID, argLASTID, g.LastID.Append(nil))
 }
 
+// logClaimID is logClaim of an ID the command did not spell, formatted
+// only when something listens.
+func (gc *groupChange) logClaimID(g *store.StreamGroup, id store.StreamID, n *store.StreamNACK) {
+	if gc.c.srv.propagating() {
+		gc.logClaim(g, id.Append(nil), n)
+	}
+}
+
 // logGroupID propagates the group's last ID and entries_read, as
 // streamPropagateGroupID.
 func (gc *groupChange) logGroupID(g *store.StreamGroup) {
+	if !gc.c.srv.propagating() {
+		return // as logClaim
+	}
 	gc.c.alsoLog(cmdXGROUP, argSETID, gc.key, gc.group, g.LastID.Append(nil),
 		argENTRIESREAD, strconv.AppendInt(nil, g.EntriesRead, 10))
 }
@@ -322,12 +336,29 @@ func cmdXReadGroup(c *Client, args [][]byte) {
 			return
 		}
 	}
-	// Serve at once what can be: a history, or new entries.
+	// Serve at once what can be: a history, or new entries. Redis decides
+	// key by key as it serves, so a key named twice with ">" is served
+	// again only if the first serving (COUNT) left entries: served holds
+	// where each group served so far has moved to.
 	var ready []int
+	var served []groupMove
 	for i, key := range r.keys {
 		s, _ := valueAs[*store.Stream](c, key)
-		if r.ids[i] != store.MaxStreamID || s.Len() > 0 && s.LastValidID().Compare(groups[i].LastID) > 0 {
+		if r.ids[i] != store.MaxStreamID {
 			ready = append(ready, i)
+			continue
+		}
+		last := groups[i].LastID
+		for _, m := range served {
+			if m.g == groups[i] {
+				last = m.last
+			}
+		}
+		if s.Len() > 0 && s.LastValidID().Compare(last) > 0 {
+			ready = append(ready, i)
+			if n > 1 {
+				served = append(served, groupMove{groups[i], lastServed(s, last, r.count)})
+			}
 		}
 	}
 	if len(ready) > 0 {
@@ -377,6 +408,27 @@ func cmdXReadGroup(c *Client, args [][]byte) {
 	}
 }
 
+// groupMove is where serving new entries moves a group's last ID.
+type groupMove struct {
+	g    *store.StreamGroup
+	last store.StreamID
+}
+
+// lastServed is the last of the (at most count, 0 for all) entries after
+// last that deliverNew would serve.
+func lastServed(s *store.Stream, last store.StreamID, count int64) store.StreamID {
+	start, _ := last.Incr()
+	it := s.Iter(start, store.MaxStreamID, false)
+	for n := int64(0); count == 0 || n < count; n++ {
+		id, ok := it.Next()
+		if !ok {
+			break
+		}
+		last = id
+	}
+	return last
+}
+
 // deliverNew answers the entries after the group's last delivered ID (at
 // most count, 0 for all) and delivers them to sc, as streamReplyWithRange
 // with a group: the group's last ID and entries_read move along, and,
@@ -384,26 +436,29 @@ func cmdXReadGroup(c *Client, args [][]byte) {
 func (gc *groupChange) deliverNew(s *store.Stream, g *store.StreamGroup, sc *store.StreamConsumer, count int64, noAck bool) {
 	c := gc.c
 	start, _ := g.LastID.Incr()
+	counter := s.Iter(start, store.MaxStreamID, false)
+	// A copy of the sought iterator serves the entries: seeking again
+	// walked the node's listpack from its start a second time.
+	it := *counter
 	n := 0
-	for it := s.Iter(start, store.MaxStreamID, false); count == 0 || int64(n) < count; n++ {
-		if _, ok := it.Next(); !ok {
+	for ; count == 0 || int64(n) < count; n++ {
+		if _, ok := counter.Next(); !ok {
 			break
 		}
 	}
 	c.w.Array(n)
 	now := c.srv.store.Now()
 	movedID := false
-	it := s.Iter(start, store.MaxStreamID, false)
 	for range n {
 		id, _ := it.Next()
 		if id.Compare(g.LastID) > 0 {
 			s.Delivered(g, id)
 			movedID = true
 		}
-		writeStreamEntry(c, it, id)
+		writeStreamEntry(c, &it, id)
 		if !noAck {
 			nack := g.Deliver(id, sc, now)
-			gc.logClaim(g, id.Append(nil), nack)
+			gc.logClaimID(g, id, nack)
 		}
 	}
 	if noAck && movedID {
@@ -573,11 +628,13 @@ func cmdXPending(c *Client, args [][]byte) {
 			}
 		}
 		c.w.Array(n)
+		var count []byte // one buffer for every consumer's count
 		for _, sc := range g.Consumers() {
 			if sc.PEL.Len() > 0 {
 				c.w.Array(2)
 				c.w.BulkString(sc.Name)
-				c.w.Bulk(strconv.AppendInt(nil, int64(sc.PEL.Len()), 10))
+				count = strconv.AppendInt(count[:0], int64(sc.PEL.Len()), 10)
+				c.w.Bulk(count)
 			}
 		}
 		return
@@ -819,7 +876,7 @@ func cmdXAutoClaim(c *Client, args [][]byte) {
 		}
 		switch {
 		case !s.Exists(id):
-			gc.logClaim(g, id.Append(nil), nack)
+			gc.logClaimID(g, id, nack)
 			gc.dirty++
 			g.Ack(id)
 			deleted = append(deleted, id)
@@ -836,7 +893,7 @@ func cmdXAutoClaim(c *Client, args [][]byte) {
 			}
 			claimed = append(claimed, id)
 			count--
-			gc.logClaim(g, id.Append(nil), nack)
+			gc.logClaimID(g, id, nack)
 			gc.dirty++
 		}
 		if eof {

@@ -110,7 +110,16 @@ type Stream struct {
 	maxDeletedID StreamID
 	entriesAdded uint64
 	groups       []*StreamGroup // ordered by name, as Redis's rax
+	// nodeBytes caches the nodes' share of MemSize, which every write
+	// recomputes for the store's used memory: walking a long stream's
+	// nodes on each XREADGROUP or XACK, which never change them, cost
+	// more than the command. Every change of the nodes clears it
+	// (nodesChanged); 0 is unknown.
+	nodeBytes int
 }
+
+// nodesChanged forgets the cached size of the nodes.
+func (s *Stream) nodesChanged() { s.nodeBytes = 0 }
 
 // NewStream returns an empty stream.
 func NewStream() *Stream { return &Stream{} }
@@ -163,6 +172,7 @@ func (s *Stream) Node(i int) (StreamID, []byte) { return s.nodes[i].master, s.no
 // AppendNode adds a node after the last one, for loading: the caller has
 // validated lp and sets the length and IDs itself.
 func (s *Stream) AppendNode(master StreamID, lp []byte) {
+	s.nodesChanged()
 	s.nodes = append(s.nodes, streamNode{master, lp})
 }
 
@@ -191,6 +201,7 @@ func (e *Encodings) StreamLimits() StreamLimits {
 // LastID) and the field-value pairs fv (field, value, field, value...),
 // as streamAppendItem: into the tail node unless it is full.
 func (s *Stream) Append(id StreamID, fv [][]byte, lim StreamLimits) {
+	s.nodesChanged()
 	numFields := int64(len(fv) / 2)
 	totLen := 0
 	for _, e := range fv {
@@ -516,6 +527,7 @@ func (it *StreamIterator) EachField(fn func(field, value []byte)) {
 // first_id (the caller does, as XDEL does).
 func (it *StreamIterator) Remove(current StreamID) {
 	s := it.s
+	s.nodesChanged()
 	n := &s.nodes[it.node]
 	lp := n.lp
 	flags := listpack.GetInteger(lp, it.flagsOff) | streamFlagDeleted
@@ -637,6 +649,7 @@ type TrimArgs struct {
 // returns how many it removed. max_deleted_entry_id is not changed, as
 // in Redis.
 func (s *Stream) Trim(a TrimArgs) int64 {
+	s.nodesChanged()
 	if a.Strategy == TrimNone {
 		return 0
 	}
@@ -748,6 +761,7 @@ func nodeLastID(n *streamNode) StreamID {
 // their PELs and consumers, copied.
 func (s *Stream) Clone() Value {
 	c := *s
+	c.nodesChanged() // its node index and listpacks are sized anew
 	c.nodes = make([]streamNode, len(s.nodes))
 	for i, n := range s.nodes {
 		c.nodes[i] = streamNode{n.master, slices.Clone(n.lp)}
@@ -762,10 +776,13 @@ func (s *Stream) Clone() Value {
 // MemSize implements MemSizer: the header, the node index and the
 // listpacks as allocated, and the groups.
 func (s *Stream) MemSize() int {
-	n := allocSize(int(unsafeSizeofStream)) + allocSizeScan(cap(s.nodes)*int(unsafeSizeofNode))
-	for _, nd := range s.nodes {
-		n += allocSize(cap(nd.lp))
+	if s.nodeBytes == 0 {
+		s.nodeBytes = allocSizeScan(cap(s.nodes) * int(unsafeSizeofNode))
+		for _, nd := range s.nodes {
+			s.nodeBytes += allocSize(cap(nd.lp))
+		}
 	}
+	n := allocSize(int(unsafeSizeofStream)) + s.nodeBytes
 	for _, g := range s.groups {
 		n += g.memSize()
 	}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 )
 
@@ -87,5 +88,46 @@ func TestStreamGroupsModel(t *testing.T) {
 	cg := cl.Group("g2")
 	if cg.PEL.Len() != 3 || cg.Consumer("bob").PEL.Get(StreamID{2, 0}) != cg.PEL.Get(StreamID{2, 0}) {
 		t.Fatal("clone of groups")
+	}
+}
+
+// TestStreamMemSizeFollowsNodes: MemSize caches the nodes' bytes, and
+// every change of the nodes must show in it as in a size computed anew.
+func TestStreamMemSizeFollowsNodes(t *testing.T) {
+	lim := StreamLimits{NodeMaxBytes: 4096, NodeMaxEntries: 10}
+	s := NewStream()
+	fresh := func() int {
+		c := *s
+		c.nodesChanged()
+		return c.MemSize()
+	}
+	next := uint64(1)
+	add := func(n int) {
+		for range n {
+			s.Append(StreamID{Ms: next}, [][]byte{[]byte("f"), []byte("a longer value to fill the node")}, lim)
+			next++
+		}
+	}
+	steps := []struct {
+		name string
+		do   func()
+	}{
+		{"append into the tail", func() { add(3) }},
+		{"append new nodes", func() { add(40) }},
+		{"delete one entry", func() { s.Delete(StreamID{Ms: 5}) }},
+		{"delete a node's entries", func() {
+			for ms := uint64(11); ms <= 20; ms++ {
+				s.Delete(StreamID{Ms: ms})
+			}
+		}},
+		{"trim", func() { s.Trim(TrimArgs{Strategy: TrimMaxLen, MaxLen: 7}) }},
+		{"load a node", func() { id, lp := s.Node(0); s.AppendNode(StreamID{Ms: id.Ms + 1000}, slices.Clone(lp)) }},
+	}
+	for _, st := range steps {
+		s.MemSize() // cache the size before the change
+		st.do()
+		if got, want := s.MemSize(), fresh(); got != want {
+			t.Errorf("after %s: MemSize %d, computed anew %d", st.name, got, want)
+		}
 	}
 }
