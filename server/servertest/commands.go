@@ -318,3 +318,51 @@ func (s *Server) PfAdd(key string, elems ...string) (int, error) {
 
 // PfCount is DB(selected).PfCount.
 func (s *Server) PfCount(keys ...string) (int, error) { return s.db().PfCount(keys...) }
+
+// StreamEntry is one entry of a stream: its ID and its field/value pairs in
+// order, as XRANGE answers them (miniredis's StreamEntry).
+type StreamEntry struct {
+	ID     string
+	Values []string
+}
+
+// XAdd appends an entry to the stream at key, as XADD key id field value
+// ...: id may be "*" or "ms-*", and the ID given to the entry is returned;
+// values holds field/value pairs.
+func (d *Database) XAdd(key, id string, values []string) (string, error) {
+	reply, err := d.call(append([]string{"xadd", key, id}, values...)...)
+	s, _ := reply.(string)
+	return s, err
+}
+
+// Stream returns every entry of the stream at key, oldest first, as XRANGE
+// key - +; ErrKeyNotFound when there is no such key.
+func (d *Database) Stream(key string) ([]StreamEntry, error) {
+	if err := d.existing(key); err != nil {
+		return nil, err
+	}
+	reply, err := d.call("xrange", key, "-", "+")
+	if err != nil {
+		return nil, err
+	}
+	elems, _ := reply.([]any)
+	out := make([]StreamEntry, 0, len(elems))
+	for _, e := range elems {
+		pair, _ := e.([]any)
+		if len(pair) != 2 {
+			continue
+		}
+		id, _ := pair[0].(string)
+		values, _ := callStrings(pair[1], nil)
+		out = append(out, StreamEntry{ID: id, Values: values})
+	}
+	return out, nil
+}
+
+// XAdd is DB(selected).XAdd.
+func (s *Server) XAdd(key, id string, values []string) (string, error) {
+	return s.db().XAdd(key, id, values)
+}
+
+// Stream is DB(selected).Stream.
+func (s *Server) Stream(key string) ([]StreamEntry, error) { return s.db().Stream(key) }

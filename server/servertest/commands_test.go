@@ -28,6 +28,27 @@ func TestCommandHelpers(t *testing.T) {
 		after     []any
 		afterWant any
 	}{
+		{name: "XAdd", run: func(s *servertest.Server) (any, error) { return s.XAdd("s", "1-1", []string{"f", "v"}) },
+			want: "1-1", after: []any{"xlen", "s"}, afterWant: int64(1)},
+		{name: "XAdd ms-*", seed: func(s *servertest.Server) { s.XAdd("s", "5-3", []string{"a", "1"}) },
+			run: func(s *servertest.Server) (any, error) { return s.XAdd("s", "5-*", []string{"b", "2"}) }, want: "5-4"},
+		{name: "XAdd smaller ID", seed: func(s *servertest.Server) { s.XAdd("s", "5-3", []string{"a", "1"}) },
+			run:  func(s *servertest.Server) (any, error) { return s.XAdd("s", "5-3", []string{"b", "2"}) },
+			want: "", err: server.ReplyError("ERR The ID specified in XADD is equal or smaller than the target stream top item")},
+		{name: "XAdd odd values", run: func(s *servertest.Server) (any, error) { return s.XAdd("s", "*", []string{"f"}) },
+			want: "", err: server.ReplyError("ERR wrong number of arguments for 'xadd' command")},
+		{name: "XAdd wrong type", seed: func(s *servertest.Server) { s.Set("s", "x") },
+			run: func(s *servertest.Server) (any, error) { return s.XAdd("s", "*", []string{"f", "v"}) }, want: "", err: servertest.ErrWrongType},
+		{name: "Stream", seed: func(s *servertest.Server) {
+			s.XAdd("s", "1-1", []string{"f", "v", "g", "w"})
+			s.XAdd("s", "2-0", []string{"x", ""})
+		},
+			run:  func(s *servertest.Server) (any, error) { return s.Stream("s") },
+			want: []servertest.StreamEntry{{ID: "1-1", Values: []string{"f", "v", "g", "w"}}, {ID: "2-0", Values: []string{"x", ""}}}},
+		{name: "Stream missing", run: func(s *servertest.Server) (any, error) { return s.Stream("s") },
+			want: []servertest.StreamEntry(nil), err: servertest.ErrKeyNotFound},
+		{name: "Stream wrong type", seed: func(s *servertest.Server) { s.Set("s", "x") },
+			run: func(s *servertest.Server) (any, error) { return s.Stream("s") }, want: []servertest.StreamEntry(nil), err: servertest.ErrWrongType},
 		{name: "IncrByFloat new", run: func(s *servertest.Server) (any, error) { return s.IncrByFloat("f", 1.5) },
 			want: 1.5, after: []any{"get", "f"}, afterWant: "1.5"},
 		{name: "IncrByFloat", seed: func(s *servertest.Server) { s.Set("f", "10.5") },
