@@ -25,8 +25,7 @@ func (s *Server) clientsCron() {
 			l.requestResize()
 		}
 		now := time.Now()
-		s.resizeReplyBuffers(now)
-		s.trackExpansiveClients(now)
+		s.cronClientBuffers(now)
 		s.checkClients(now)
 	}
 }
@@ -68,20 +67,30 @@ type clientPeaks struct {
 	in, out [peakSlots]atomic.Int64
 }
 
-// trackExpansiveClients notes every client's buffers in the current
-// second's slot after clearing the next one, as Redis's clientsCron.
-// It reads the connections' counters, so it needs no execution lock.
-func (s *Server) trackExpansiveClients(now time.Time) {
+// cronClientBuffers is the buffer half of Redis's clientsCron, in one
+// pass over the clients: each client's reply buffer is resized
+// (clientsCronResizeOutputBuffer) and its buffers noted in the current
+// second's peak slot after the next one is cleared
+// (clientsCronTrackExpansiveClients). The figures are atomics, so only
+// the client set's lock is taken, not the execution lock.
+func (s *Server) cronClientBuffers(now time.Time) {
 	p := &s.clientPeaks
 	slot := now.Unix() % peakSlots
 	p.in[(slot+1)%peakSlots].Store(0)
 	p.out[(slot+1)%peakSlots].Store(0)
+	ms := now.UnixMilli()
 	s.clientsMu.Lock()
 	defer s.clientsMu.Unlock()
 	for c := range s.clients {
 		cn := c.conn
 		if cn == nil {
 			continue
+		}
+		switch cn.rbuf.cron(ms) {
+		case 1:
+			s.replyBufShrinks.Add(1)
+		case -1:
+			s.replyBufExpands.Add(1)
 		}
 		// Redis: the query buffer's allocation plus the parsed arguments;
 		// the reply list's bytes.
@@ -134,23 +143,4 @@ func (s *Server) checkClients(now time.Time) {
 		}
 	}
 	s.cronClientMemory(clients)
-}
-
-// resizeReplyBuffers is clientsCronResizeOutputBuffer for every client:
-// the figures are atomics, so only the client set's lock is taken.
-func (s *Server) resizeReplyBuffers(now time.Time) {
-	ms := now.UnixMilli()
-	s.clientsMu.Lock()
-	defer s.clientsMu.Unlock()
-	for c := range s.clients {
-		if c.conn == nil {
-			continue
-		}
-		switch c.conn.rbuf.cron(ms) {
-		case 1:
-			s.replyBufShrinks.Add(1)
-		case -1:
-			s.replyBufExpands.Add(1)
-		}
-	}
 }

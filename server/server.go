@@ -184,7 +184,7 @@ type Server struct {
 	nextClientID atomic.Int64
 	totalConns   atomic.Int64
 	// replyBufShrinks and replyBufExpands are INFO's reply_buffer_shrinks
-	// and reply_buffer_expands (resizeReplyBuffers).
+	// and reply_buffer_expands (cronClientBuffers).
 	replyBufShrinks, replyBufExpands atomic.Int64
 	// errnoERANGE is whether C's errno would hold ERANGE in Redis, for its
 	// one reader, SORT, which tests errno after each strtod without
