@@ -24,12 +24,14 @@ func BenchmarkThrottleServerPath(b *testing.B) {
 		w = &discardWriter{}
 		return srv, &Client{srv: srv, db: srv.store.DB(0), authed: true, w: w}, clock, w
 	}
-	bench := func(b *testing.B, call func(key string) [][]byte) {
+	// keyed runs call with nKeys keys named by key; bench with the
+	// GCRA scripts' "{rate:<n>}:gcra".
+	const nKeys = 1000
+	keyed := func(b *testing.B, key func(i int) string, call func(key string) [][]byte) {
 		srv, c, clock, w := setup(b)
-		const nKeys = 1000
 		calls := make([][][]byte, nKeys)
 		for i := range calls {
-			calls[i] = call("{rate:" + strconv.Itoa(i) + "}:gcra")
+			calls[i] = call(key(i))
 		}
 		n := 0
 		run := func() {
@@ -44,6 +46,14 @@ func BenchmarkThrottleServerPath(b *testing.B) {
 		}
 		benchServerPath(b, run, w)
 	}
+	bench := func(b *testing.B, call func(key string) [][]byte) {
+		keyed(b, func(i int) string { return "{rate:" + strconv.Itoa(i) + "}:gcra" }, call)
+	}
+	// scripts/bench-increx.sh's keys, "rate:<n>": one prefix for the
+	// limiter statistics, as a limiter's keys have.
+	window := func(b *testing.B, call func(key string) [][]byte) {
+		keyed(b, func(i int) string { return "rate:" + strconv.Itoa(i) }, call)
+	}
 	b.Run("cl.throttle", func(b *testing.B) {
 		bench(b, func(key string) [][]byte {
 			return [][]byte{[]byte("CL.THROTTLE"), []byte(key), []byte("99"), []byte("1"), []byte("1")}
@@ -52,15 +62,15 @@ func BenchmarkThrottleServerPath(b *testing.B) {
 	// The fixed window beside the counter it replaces: INCR, INCREX with
 	// EX (issue 26's comparison), and the ratelimit package's INCREX form.
 	b.Run("incr", func(b *testing.B) {
-		bench(b, func(key string) [][]byte { return [][]byte{[]byte("INCR"), []byte(key)} })
+		window(b, func(key string) [][]byte { return [][]byte{[]byte("INCR"), []byte(key)} })
 	})
 	b.Run("increx-ex", func(b *testing.B) {
-		bench(b, func(key string) [][]byte {
+		window(b, func(key string) [][]byte {
 			return [][]byte{[]byte("INCREX"), []byte(key), []byte("EX"), []byte("60")}
 		})
 	})
 	b.Run("increx-window", func(b *testing.B) {
-		bench(b, func(key string) [][]byte {
+		window(b, func(key string) [][]byte {
 			return [][]byte{[]byte("INCREX"), []byte(key), []byte("UBOUND"), []byte("1000000000"), []byte("EX"), []byte("60"), []byte("ENX")}
 		})
 	})

@@ -64,28 +64,33 @@ const (
 // it crossed; a value already beyond that bound, on the side the
 // increment goes, stays as it is (saturating would move it the wrong way).
 // A missing key counts as 0 and is only created by an applied increment.
-func (db *DB) IncrEx(key []byte, x *IncrEx) (IncrExResult, error) {
+// The answer goes to r, which must be zero: an INCREX is on the hot path of
+// a limiter, and returning the result by value copied it twice.
+func (db *DB) IncrEx(key []byte, x *IncrEx, r *IncrExResult) error {
 	db.PreWrite(key) // rewrites the value in place
 	e := db.Get(key)
 	var s *String
 	if e != nil {
 		var ok bool
 		if s, ok = e.str(); !ok {
-			return IncrExResult{}, ErrWrongType
+			return ErrWrongType
 		}
 	}
 	if (x.NX && e != nil) || (x.XX && e == nil) {
-		return IncrExResult{Refused: true}, nil
+		r.Refused = true
+		return nil
 	}
 	if x.Float != nil {
-		return db.incrExFloat(key, e, s, x)
+		var err error
+		*r, err = db.incrExFloat(key, e, s, x)
+		return err
 	}
 	var old int64
 	if s != nil {
 		var ok bool
 		if old, ok = s.n, s.isInt(); !ok {
 			if old, ok = number.ParseInt(s.b); !ok {
-				return IncrExResult{}, ErrNotInteger
+				return ErrNotInteger
 			}
 		}
 	}
@@ -101,20 +106,21 @@ func (db *DB) IncrEx(key []byte, x *IncrEx) (IncrExResult, error) {
 	switch {
 	case !above && !below:
 	case !x.Saturate, above && old > x.Upper, below && old < x.Lower:
-		return IncrExResult{Value: old}, nil
+		r.Value = old
+		return nil
 	case above:
 		n = x.Upper
 	default:
 		n = x.Lower
 	}
-	r := IncrExResult{Changed: true, Value: n, Applied: n - old}
+	r.Changed, r.Value, r.Applied = true, n, n-old
 	if s == nil {
 		e = db.Set(key, NewInt(n), 0)
 	} else {
 		db.storeInt(e, s, n)
 	}
 	r.TTL = db.incrExWritten(key, e, x, s != nil)
-	return r, nil
+	return nil
 }
 
 // incrExWritten finishes an applied INCREX on the entry it wrote: the
