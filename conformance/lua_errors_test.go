@@ -125,9 +125,17 @@ func TestLuaErrorQuoting(t *testing.T) {
 			`EVAL "local f = coroutine.wrap(function() error('inside') end) f()" 0`,
 			`EVAL "local f = coroutine.wrap(function() error({err='TAB x'}) end) f()" 0`,
 			`EVAL "local f = coroutine.wrap(function() error(5) end) f()" 0`,
-			// The variable names of Lua 5.1's runtime errors come from the
-			// error handler, which a coroutine's own errors do not reach.
-			`!known=a-runtime-error-inside-a-coroutine-is-worded-without-the-variable-name EVAL "local f = coroutine.wrap(function() local x = nil; return x.y end) f()" 0`,
+			// Runtime errors inside a coroutine name their variable too.
+			`EVAL "local f = coroutine.wrap(function() local x = nil; return x.y end) f()" 0`,
+			`EVAL "local co = coroutine.create(function() local t = nil; return t.x end) return {coroutine.resume(co)}" 0`,
+			`EVAL "local co = coroutine.create(function() local a = {} return a.b.c end) return {coroutine.resume(co)}" 0`,
+			`EVAL "local co = coroutine.create(function() local f = 3; f() end) return {coroutine.resume(co)}" 0`,
+			`EVAL "local co = coroutine.create(function() return undefinedglobal.x end) return {coroutine.resume(co)}" 0`,
+			`EVAL "local co = coroutine.create(function() return string.rep() end) return {coroutine.resume(co)}" 0`,
+			`EVAL "local co = coroutine.create(function() return ('x') + {} end) return {coroutine.resume(co)}" 0`,
+			`EVAL "local f = coroutine.wrap(function() local up = 1; return (function() return up.x end)() end) return f()" 0`,
+			`EVAL "local co = coroutine.create(function() local ok, e = pcall(function() local z; return z.q end) return e end) return {coroutine.resume(co)}" 0`,
+			`EVAL "local co = coroutine.create(function() coroutine.yield(1) local n = nil; return n + 1 end) coroutine.resume(co) return {coroutine.resume(co)}" 0`,
 			`EVAL "local f = coroutine.wrap(function() return 1 end) f() f()" 0`,
 			`EVAL "local f = coroutine.wrap(function() return 1 end) f() return {pcall(f)}" 0`,
 			`EVAL "return {pcall(coroutine.wrap(function() error('in') end))}" 0`,

@@ -49,6 +49,14 @@ func (e *Engine) setupSandbox() {
 	L.SetMetatable(lua.LString(""), stringMeta)
 	e.errFn = L.NewFunction(e.luaErrorHandler)
 	e.pcallErrFn = L.NewFunction(e.pcallErrorHandler)
+	// A coroutine's runtime error names its variable as the main thread's
+	// do (Lua 5.1 names it wherever the error is raised).
+	L.G.ThreadErrorFunc = L.NewFunction(func(L *lua.LState) int {
+		obj := e.renameError(L, L.Get(1))
+		L.SetTop(0)
+		L.Push(obj)
+		return 1
+	})
 	e.guardFn = L.NewFunction(e.guardedPCall)
 
 	missing := L.NewTable()
@@ -485,21 +493,29 @@ func pcallErrorValue(err error) lua.LValue {
 	return obj
 }
 
+// renameError rewrites gopher-lua's text of an error raised on L, whose
+// failed frames still exist, as Lua 5.1's: argument errors, bare messages,
+// and runtime errors with the failing variable named.
+func (e *Engine) renameError(L *lua.LState, obj lua.LValue) lua.LValue {
+	s, ok := obj.(lua.LString)
+	if !ok {
+		return obj
+	}
+	if arg, ok := argErrorMessage(L, string(s), e.fnRole); ok {
+		return lua.LString(arg)
+	}
+	if bare, ok := unpositioned(L, string(s), e.fnRole); ok {
+		return lua.LString(bare)
+	}
+	name, named := nameFailure(L, e.transparent)
+	return lua.LString(runtimeMessage(string(s), name, named))
+}
+
 // pcallErrorHandler runs where a pcall'd function failed, while its frames
 // still exist: it names the failing variable and rewrites gopher-lua's
 // runtime error text as Lua 5.1's.
 func (e *Engine) pcallErrorHandler(L *lua.LState) int {
-	obj := L.Get(1)
-	if s, ok := obj.(lua.LString); ok {
-		if arg, ok := argErrorMessage(L, string(s), e.fnRole); ok {
-			obj = lua.LString(arg)
-		} else if bare, ok := unpositioned(L, string(s), e.fnRole); ok {
-			obj = lua.LString(bare)
-		} else {
-			name, named := nameFailure(L, e.transparent)
-			obj = lua.LString(runtimeMessage(string(s), name, named))
-		}
-	}
+	obj := e.renameError(L, L.Get(1))
 	closeUpvalues(L, e.pcallBase)
 	L.SetTop(0)
 	L.Push(obj)

@@ -177,6 +177,13 @@ type Global struct {
 	Registry      *LTable
 	Global        *LTable
 
+	// ThreadErrorFunc (floodgate), when set, is called with the error
+	// object of a coroutine that failed, on the coroutine while its frames
+	// still exist, and its result is what resume or wrap report: what
+	// an error handler of PCall does for the main thread, so a runtime
+	// error inside a coroutine can name its variable as Lua 5.1 does.
+	ThreadErrorFunc *LFunction
+
 	builtinMts map[int]LValue
 	tempFiles  []*os.File
 	gccount    int32

@@ -279,6 +279,9 @@ func threadRun(L *LState) {
 			} else {
 				lv = LString(fmt.Sprint(rcv))
 			}
+			if h := L.G.ThreadErrorFunc; h != nil && L.Parent != nil { // floodgate
+				lv = L.threadError(h, lv)
+			}
 			if parent := L.Parent; parent != nil {
 				if L.wrapped {
 					// floodgate: Lua 5.1's auxwrap prefixes an error that
@@ -300,6 +303,24 @@ func threadRun(L *LState) {
 		}
 	}()
 	L.mainLoop(L, nil)
+}
+
+// threadError (floodgate) runs the thread error function h on L, whose
+// failed frames are still on its stack; an error inside h leaves lv as it
+// was.
+func (L *LState) threadError(h *LFunction, lv LValue) (ret LValue) {
+	ret = lv
+	top := L.GetTop()
+	defer func() {
+		if recover() != nil {
+			ret = lv
+		}
+		L.SetTop(top)
+	}()
+	L.Push(h)
+	L.Push(lv)
+	L.Call(1, 1)
+	return L.Get(-1)
 }
 
 type instFunc func(*LState, uint32, *callFrame) int
