@@ -322,7 +322,40 @@ func TestKeyspaceEventsSelfZPop(t *testing.T) {
 	served("BLMPOP 0 1 bl3 LEFT COUNT 2", "RPUSH bl3 p q r", 5)
 	served("BRPOPLPUSH bl4 bl4 0", "RPUSH bl4 z", 7)
 	lines = append(lines, "@2 PING", `CONFIG SET notify-keyspace-events ""`)
-	runCasesOn(t, 3, withResets([]tcase{{"zpop-self", zpops}, {"list-set-self", lines}}))
+	listSets := lines
+	// XCLAIM and XAUTOCLAIM create their consumer as they claim the first
+	// entry: its event follows the claimed array's header (XAUTOCLAIM's
+	// cursor too); XREADGROUP's follows the stream's key. MGET's lookups
+	// (a lazily expired key, a keymiss) raise theirs between the elements,
+	// SORT's GET lookups too.
+	lines = []string{"CONFIG SET notify-keyspace-events KEA", "@2 PSUBSCRIBE __key*@*"}
+	self("XADD st 1-0 f v", 3)
+	self("XADD st 2-0 f v", 3)
+	self("XGROUP CREATE st g 0", 3)
+	self("XREADGROUP GROUP g alice STREAMS st >", 3)
+	self("XCLAIM st g bob 0 1-0 2-0 JUSTID", 3)
+	self("XCLAIM st g bob 0 1-0", 1)
+	self("XCLAIM st g dan 0 9-0", 1)
+	self("XAUTOCLAIM st g carol 0 0 JUSTID", 3)
+	self("XAUTOCLAIM st g erin 0 0", 3)
+	lines = append(lines, "XDEL st 1-0", "@2 !recv XDEL", "@2 !recv XDEL")
+	self("XAUTOCLAIM st g fay 0 0", 3)
+	self("MULTI", 1)
+	self("XCLAIM st g gus 0 2-0", 1)
+	self("EXEC", 3)
+	self("SET a 1", 3)
+	self("SET c 3", 3)
+	self("MULTI", 1)
+	self("SET b 2 PXAT 1", 1)
+	self("MGET a b c", 1)
+	self("EXEC", 7)
+	self("CONFIG SET notify-keyspace-events KEm", 1)
+	self("MGET a nokey c", 3)
+	self("RPUSH l 2 1", 1)
+	self("SET w_1 x", 1)
+	self("SORT l GET w_* GET #", 3)
+	lines = append(lines, "@2 PING", `CONFIG SET notify-keyspace-events ""`)
+	runCasesOn(t, 3, withResets([]tcase{{"zpop-self", zpops}, {"list-set-self", listSets}, {"claim-and-lookup-self", lines}}))
 }
 
 // TestKeyspaceEventsEvicted: a key maxmemory evicts raises "evicted" (e).

@@ -130,6 +130,10 @@ type groupChange struct {
 	key   []byte
 	group []byte
 	dirty int64
+	// holdCreation: consumer holds the new consumer's event (held) for
+	// raiseHeld to raise where Redis does, inside the reply (XCLAIM,
+	// XAUTOCLAIM).
+	holdCreation, held bool
 }
 
 // logClaim propagates the state of the pending entry n as streamPropagateXCLAIM:
@@ -173,11 +177,26 @@ func (gc *groupChange) consumer(g *store.StreamGroup, name []byte, logCreation b
 	}
 	sc := g.CreateConsumer(string(name), now)
 	gc.dirty++
-	gc.c.notify(notifyStream, "xgroup-createconsumer", gc.key)
+	if gc.holdCreation {
+		gc.held = true
+	} else {
+		gc.c.notify(notifyStream, "xgroup-createconsumer", gc.key)
+	}
 	if logCreation {
 		gc.c.alsoLog(cmdXGROUP, argCREATECONSUMER, gc.key, gc.group, []byte(sc.Name))
 	}
 	return sc
+}
+
+// raiseHeld raises the event consumer held, if it held one. XCLAIM and
+// XAUTOCLAIM create their consumer as they claim the first entry, after
+// the claimed array's deferred header and before its first element, so a
+// RESP3 client subscribed to its own events reads the push there.
+func (gc *groupChange) raiseHeld() {
+	if gc.held {
+		gc.held = false
+		gc.c.notify(notifyStream, "xgroup-createconsumer", gc.key)
+	}
 }
 
 // done counts the changes and recharges the key's memory.
@@ -735,7 +754,7 @@ func cmdXClaim(c *Client, args [][]byte) {
 		}
 	}
 	c.logNone() // propagated as what it did
-	gc := &groupChange{c: c, key: args[1], group: args[2]}
+	gc := &groupChange{c: c, key: args[1], group: args[2], holdCreation: true}
 	logLastID := false
 	if lastID.Compare(g.LastID) > 0 {
 		g.LastID = lastID
@@ -789,14 +808,17 @@ func cmdXClaim(c *Client, args [][]byte) {
 		gc.logGroupID(g)
 		gc.dirty++
 	}
-	writeClaimed(c, s, claimed, justID)
+	writeClaimed(gc, s, claimed, justID)
 	gc.done()
 }
 
 // writeClaimed answers the entries XCLAIM or XAUTOCLAIM claimed, or
-// with JUSTID their IDs.
-func writeClaimed(c *Client, s *store.Stream, ids []store.StreamID, justID bool) {
+// with JUSTID their IDs, raising the event of the consumer they created
+// after the array's header.
+func writeClaimed(gc *groupChange, s *store.Stream, ids []store.StreamID, justID bool) {
+	c := gc.c
 	c.w.Array(len(ids))
+	gc.raiseHeld()
 	for _, id := range ids {
 		if justID {
 			writeStreamID(c, id)
@@ -857,7 +879,7 @@ func cmdXAutoClaim(c *Client, args [][]byte) {
 		return
 	}
 	c.logNone() // propagated as what it did
-	gc := &groupChange{c: c, key: args[1], group: args[2]}
+	gc := &groupChange{c: c, key: args[1], group: args[2], holdCreation: true}
 	now := c.srv.store.Now()
 	attempts := count * xautoclaimAttempts
 	var sc *store.StreamConsumer
@@ -908,7 +930,7 @@ func cmdXAutoClaim(c *Client, args [][]byte) {
 	}
 	c.w.Array(3)
 	writeStreamID(c, cursor)
-	writeClaimed(c, s, claimed, justID)
+	writeClaimed(gc, s, claimed, justID)
 	c.w.Array(len(deleted))
 	for _, id := range deleted {
 		writeStreamID(c, id)

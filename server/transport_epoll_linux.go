@@ -66,6 +66,10 @@ type eventLoop struct {
 	events  []unix.EpollEvent
 	now     int64       // the time read once per round and phase (ioClock), for lastIO
 	pending []*loopConn // with replies to write at the end of the round
+	// pushedTo: connections that only received pushes this round (pub/sub
+	// messages, monitor lines, invalidations: pushDirect), written after
+	// pending (flushPending).
+	pushedTo []*loopConn
 	// bcastDue: a batch of the round left BCAST invalidations to send
 	// (broadcast); bcastConn stands for the loop as the running
 	// connection meanwhile, so that they go straight into the replies.
@@ -405,7 +409,7 @@ func (lc *loopConn) pushDirect(frame []byte, running *conn) bool {
 	}
 	if !lc.queued {
 		lc.queued = true
-		l.pending = append(l.pending, lc)
+		l.pushedTo = append(l.pushedTo, lc)
 	}
 	return true
 }
@@ -460,10 +464,29 @@ func (l *eventLoop) serve(lc *loopConn, events uint32) {
 }
 
 // flushPending writes the replies of the round, except keep's (the
-// connection whose batch is still running, or nil).
+// connection whose batch is still running, or nil): first to the
+// connections whose requests ran, then to those that were only pushed to.
+// Redis's order is the same in effect (handleClientsWithPendingWrites
+// walks a list each client joins at its head, so a publisher, queued by
+// its reply after its subscribers, is written before them). It matters
+// for a fan-out: publishers answered first send their next PUBLISH while
+// the loop still writes to the subscribers, so the next round finds them
+// all ready and each subscriber's write carries more messages. Written
+// last, the 50 publishers of scripts/bench-pubsub.sh at 1,000 subscribers
+// had sent 31 PUBLISHes a round on average, against Redis's 47: 1.5
+// writes to a subscriber for each of Redis's (perf stat's sendto count:
+// 646,000 against 423,000 for 20,000 messages); written first, 47 and
+// 426,000, and 0.26 µs of CPU per delivered message against 0.34.
 func (l *eventLoop) flushPending(keep *conn) {
-	kept := l.pending[:0]
-	for _, lc := range l.pending {
+	l.pending = l.flushList(l.pending, keep)
+	l.pushedTo = l.flushList(l.pushedTo, keep)
+}
+
+// flushList writes the replies of the connections of list but keep's and
+// returns what is left of it (keep, if it was in it).
+func (l *eventLoop) flushList(list []*loopConn, keep *conn) []*loopConn {
+	kept := list[:0]
+	for _, lc := range list {
 		if &lc.conn == keep {
 			kept = append(kept, lc)
 			continue
@@ -473,8 +496,8 @@ func (l *eventLoop) flushPending(keep *conn) {
 			l.flushAndMaybeClose(lc)
 		}
 	}
-	clear(l.pending[len(kept):])
-	l.pending = kept
+	clear(list[len(kept):])
+	return kept
 }
 
 // flushAndMaybeClose writes lc's replies and closes it once they are out
