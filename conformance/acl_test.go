@@ -250,6 +250,60 @@ func TestACLCommands(t *testing.T) {
 			"ACL DRYRUN carol georadius k1 0 0 1 km StoreDist x1",
 			"ACL DRYRUN carol xread streams k1 w1 0 0",
 		),
+		// Commands floodgate lacks (RESTORE-ASKING) or refuses to run
+		// (DEBUG while enable-debug-command is no, MODULE, the cluster
+		// ones with cluster mode off): DRYRUN answers as for any other,
+		// arity first, then the user's permissions and keys.
+		aclCase("dryrun of refused and missing commands",
+			"ACL SETUSER alice on nopass -@all +@read +@keyspace ~k* &c*",
+			"ACL SETUSER carol on nopass +@all %R~r* %W~w* ~k*",
+			"ACL DRYRUN alice restore-asking k1 0 x",
+			"ACL DRYRUN carol restore-asking k1 0 x",
+			"ACL DRYRUN carol restore-asking r1 0 x",
+			"ACL DRYRUN carol restore-asking w1 0 x",
+			"ACL DRYRUN carol restore-asking w1 0",
+			"ACL DRYRUN alice debug object k1",
+			"ACL DRYRUN carol debug object x1",
+			"ACL DRYRUN carol debug",
+			"ACL DRYRUN alice module load /x.so",
+			"ACL DRYRUN carol module load /x.so",
+			"ACL DRYRUN carol module nosuch",
+			"ACL DRYRUN carol module",
+			"ACL DRYRUN alice cluster countkeysinslot 1",
+			"ACL DRYRUN carol cluster getkeysinslot 1 1",
+			"ACL DRYRUN carol cluster info x",
+			"ACL DRYRUN alice readonly",
+			"ACL DRYRUN carol asking",
+			"ACL DRYRUN carol psync ? -1",
+			"ACL DRYRUN alice failover",
+		),
+		// getKeysUsingKeySpecs drops every key when one spec does not fit
+		// the arguments: PFMERGE with only its destination has an invalid
+		// sources spec, so no key is checked, and COMMAND GETKEYS finds none.
+		aclCase("dryrun of a command one of whose key specs is invalid",
+			"ACL SETUSER carol on nopass +@all %R~r* %W~w* ~k*",
+			"ACL DRYRUN carol pfmerge x0",
+			"ACL DRYRUN carol pfmerge r0",
+			"ACL DRYRUN carol pfmerge w0",
+			"ACL DRYRUN carol pfmerge w0 x1",
+			"ACL DRYRUN carol pfmerge x0 w1",
+			"ACL DRYRUN carol pfmerge w0 r1",
+			// A spec that does not fit, with a key procedure of its own
+			// to fall back on: STORE with nothing after it.
+			"ACL DRYRUN carol georadiusbymember x1 m 1 km STORE",
+			"ACL DRYRUN carol georadiusbymember k1 m 1 km STORE",
+			"ACL DRYRUN carol xread STREAMS x1",
+			"COMMAND GETKEYS pfmerge x0",
+			"COMMAND GETKEYS pfmerge x0 x1",
+			"COMMAND GETKEYSANDFLAGS pfmerge x0",
+			"COMMAND GETKEYSANDFLAGS pfmerge x0 x1 x2",
+			"@2 AUTH carol x",
+			"@2 PFMERGE x0",
+			"@2 PFMERGE x0 x1",
+			"@2 PFMERGE w0 r1",
+			"PFCOUNT x0",
+			"DEL x0 w0",
+		),
 	})
 }
 

@@ -182,17 +182,36 @@ func aclKeys(cmd *Command, args [][]byte) []acl.Key {
 		}
 		return keys
 	}
-	for i := range cmd.keySpecs {
-		spec := &cmd.keySpecs[i]
-		if strings.Contains(spec.flags, "not_key") {
-			continue
+	add := func(p int, spec *keySpec) { keys = append(keys, aclKey(p, spec.flagList())) }
+	if !specKeys(cmd, args, add) {
+		if _, ok := keyProcCommands[cmd.Name]; !ok {
+			return nil
 		}
-		flags := spec.flagList()
-		for _, p := range spec.positions(args) {
-			keys = append(keys, aclKey(p, flags))
+		// Redis falls back on the command's own key procedure
+		// (georadiusGetKeys, xreadGetKeys), which finds the keys of
+		// the specs that do fit: GEORADIUS k ... STORE with no
+		// destination after it still checks k.
+		for i := range cmd.keySpecs {
+			pos, _ := cmd.keySpecs[i].positions(args)
+			for _, p := range pos {
+				add(p, &cmd.keySpecs[i])
+			}
 		}
 	}
 	return keys
+}
+
+// keyProcCommands are the commands Redis 7.0 gives a key procedure of
+// their own (getkeys_proc), which getKeysFromCommandWithSpecs falls back
+// on when a spec does not fit the arguments. aclKeys finds the keys of
+// most of them without the specs; GEORADIUS and XREAD are found by their
+// specs, and the fallback is what their procedures find.
+var keyProcCommands = map[string]struct{}{
+	"bitfield": {}, "migrate": {}, "sort": {}, "sort_ro": {}, "georadius": {}, "georadiusbymember": {},
+	"blmpop": {}, "lmpop": {}, "eval": {}, "evalsha": {}, "evalsha_ro": {}, "eval_ro": {},
+	"fcall": {}, "fcall_ro": {}, "sintercard": {}, "bzmpop": {}, "zdiff": {}, "zdiffstore": {},
+	"zinter": {}, "zintercard": {}, "zinterstore": {}, "zmpop": {}, "zunion": {}, "zunionstore": {},
+	"xread": {}, "xreadgroup": {}, "set": {},
 }
 
 func aclKey(pos int, flags []string) acl.Key {

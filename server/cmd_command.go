@@ -341,10 +341,15 @@ func cmdCommandGetKeys(c *Client, args [][]byte) {
 	} else if cmd.Name == "xread" || cmd.Name == "xreadgroup" {
 		// A keyword spec the table's first/last/step cannot hold: the
 		// keys are the first half of what follows STREAMS.
-		if pos = cmd.keySpecs[0].positions(target); len(pos) == 0 {
+		if pos, _ = cmd.keySpecs[0].positions(target); len(pos) == 0 {
 			c.w.Error("ERR Invalid arguments specified for command")
 			return
 		}
+	} else if _, proc := keyProcCommands[cmd.Name]; !proc && !specKeys(cmd, target, func(int, *keySpec) {}) {
+		// A spec invalid for these arguments (PFMERGE dest: no source
+		// from index 2): getKeysUsingKeySpecs returns no key at all.
+		c.w.Error("ERR Invalid arguments specified for command")
+		return
 	}
 	if movable {
 		var ok bool

@@ -56,60 +56,106 @@ func (s *keySpec) flagList() []string { return strings.Fields(s.flags) }
 
 // positions returns the argument positions the spec designates in args
 // (args[0] is the command name), as Redis's getKeysUsingKeySpecs finds
-// them; an unknown spec designates none.
-func (s *keySpec) positions(args [][]byte) []int {
-	start := 0
+// them, and whether the spec is valid for these arguments: a keyword not
+// found designates nothing and is valid; a range or a numkeys reaching
+// past the arguments (or before its start), a numkeys that is not a
+// number, and an unknown spec are invalid and designate nothing.
+// getKeysUsingKeySpecs then drops every key of the command (see
+// specKeys), which is what the ACL checks and COMMAND GETKEYS see:
+// Redis's ACL lets `PFMERGE dest` through whatever dest is, because its
+// second spec (the sources, from index 2) is invalid for two arguments.
+func (s *keySpec) positions(args [][]byte) ([]int, bool) {
+	first := 0
 	switch {
 	case s.begin.index > 0:
-		start = s.begin.index
+		first = s.begin.index
 	case s.begin.keyword != "":
 		// A negative startfrom searches backwards from the end.
 		from, end, step := s.begin.startFrom, len(args), 1
 		if from < 0 {
 			from, end, step = len(args)+from, 0, -1
 		}
-		for i := from; i != end && i >= 0 && i < len(args); i += step {
+		for i := from; i != end && i >= 1 && i < len(args); i += step {
 			// The keyword is upper case, as COMMAND INFO prints it.
 			if strings.EqualFold(string(args[i]), s.begin.keyword) {
-				start = i + 1
+				first = i + 1
 				break
 			}
 		}
+		if first == 0 {
+			return nil, true
+		}
+	default:
+		return nil, false
 	}
-	if start <= 0 || start >= len(args) {
-		return nil
-	}
-	var pos []int
+	var last, step int
 	switch s.find.kind {
 	case "range":
-		last := s.find.lastKey
-		switch {
+		step = s.find.keyStep
+		switch last = s.find.lastKey; {
 		case last >= 0:
-			last += start
+			last += first
 		case s.find.limit > 0:
-			// Keys take 1/limit of the arguments from start on.
-			last = start + (len(args)-start)/s.find.limit + last
+			// Keys take 1/limit of the arguments from first on.
+			last = first + (len(args)-first)/s.find.limit + last
 		default:
 			last = len(args) + last
 		}
-		for i := start; i <= last && i < len(args); i += s.find.keyStep {
-			pos = append(pos, i)
-		}
 	case "keynum":
-		idx := start + s.find.keyNumIdx
+		step = s.find.keyStep
+		idx := first + s.find.keyNumIdx
 		if idx >= len(args) {
-			return nil
+			return nil, false
 		}
 		n, ok := number.ParseInt(args[idx])
-		if !ok || n < 0 {
-			return nil
+		if !ok || n < 0 || n > int64(len(args)) {
+			return nil, false
 		}
-		first := start + s.find.firstKey
-		for i := 0; i < int(n) && first+i*s.find.keyStep < len(args); i++ {
-			pos = append(pos, first+i*s.find.keyStep)
+		first += s.find.firstKey
+		last = first + int(n) - 1
+	default:
+		return nil, false
+	}
+	if last >= len(args) || last < first || first >= len(args) || step <= 0 {
+		return nil, false
+	}
+	pos := make([]int, 0, (last-first)/step+1)
+	for i := first; i <= last; i += step {
+		pos = append(pos, i)
+	}
+	return pos, !strings.Contains(s.flags, "incomplete")
+}
+
+// specKeys returns the positions of the keys cmd's specs designate in
+// args, as getKeysUsingKeySpecs without GET_KEYSPEC_RETURN_PARTIAL: none
+// at all, and false, when one of the specs is invalid for these
+// arguments. Specs of fake keys (not_key) are left out.
+func specKeys(cmd *Command, args [][]byte, each func(pos int, spec *keySpec)) bool {
+	var found [8]struct {
+		pos  int
+		spec *keySpec
+	}
+	keys := found[:0]
+	for i := range cmd.keySpecs {
+		spec := &cmd.keySpecs[i]
+		if strings.Contains(spec.flags, "not_key") {
+			continue
+		}
+		pos, ok := spec.positions(args)
+		if !ok {
+			return false
+		}
+		for _, p := range pos {
+			keys = append(keys, struct {
+				pos  int
+				spec *keySpec
+			}{p, spec})
 		}
 	}
-	return pos
+	for _, k := range keys {
+		each(k.pos, k.spec)
+	}
+	return true
 }
 
 // keyFlags returns the access flags COMMAND GETKEYSANDFLAGS gives the key at
@@ -141,7 +187,8 @@ func keyFlags(cmd *Command, args [][]byte, p int) []string {
 		return nil
 	}
 	for i := range specs {
-		for _, q := range specs[i].positions(args) {
+		q, _ := specs[i].positions(args)
+		for _, q := range q {
 			if q == p {
 				return specs[i].flagList()
 			}

@@ -209,7 +209,11 @@ func (s *Server) trackingRemember(c *Client, cmd *Command, args [][]byte) {
 		return
 	}
 	for i := range cmd.keySpecs {
-		for _, p := range cmd.keySpecs[i].positions(args) {
+		// Redis's trackingRememberKeys asks for partial results
+		// (GET_KEYSPEC_RETURN_PARTIAL): an invalid spec drops its own
+		// keys only.
+		pos, _ := cmd.keySpecs[i].positions(args)
+		for _, p := range pos {
 			remember(args[p])
 		}
 	}

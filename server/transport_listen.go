@@ -338,17 +338,32 @@ func getBind(s *Server) string {
 // setBind takes effect at start, or at once on a running server (Redis
 // 7.0 rebinds too, whatever the value: its own included), keeping the
 // port.
+//
+// The TLS sockets move with the TCP ones, as changeBindAddr closes and
+// reopens both; if either cannot be had, both go back to the old
+// addresses (CONFIG SET restores the old value and applies it again).
 func setBind(s *Server, v string) string {
 	binds := strings.Fields(v)
-	if s.front == nil {
+	if s.front == nil && !s.tls.started {
 		s.binds, s.bindNone = binds, len(binds) == 0
 		return ""
 	}
 	old := s.listenBinds()
 	_, port := s.bindAddr()
-	if err := s.front.rebind(func() ([]net.Listener, error) { return listenAll(binds, port) },
-		func() ([]net.Listener, error) { return listenAll(old, port) }); err != nil {
+	if s.front != nil {
+		if err := s.front.rebind(func() ([]net.Listener, error) { return listenAll(binds, port) },
+			func() ([]net.Listener, error) { return listenAll(old, port) }); err != nil {
+			s.log.Warn("Failed to bind: " + err.Error())
+			return "Failed to bind to specified addresses."
+		}
+	}
+	if err := s.rebindTLS(binds); err != nil {
 		s.log.Warn("Failed to bind: " + err.Error())
+		if s.front != nil {
+			s.front.rebind(func() ([]net.Listener, error) { return listenAll(old, port) },
+				func() ([]net.Listener, error) { return listenAll(old, port) })
+		}
+		s.rebindTLS(old)
 		return "Failed to bind to specified addresses."
 	}
 	s.binds, s.bindNone = binds, len(binds) == 0

@@ -157,6 +157,31 @@ func applyTLS(s *Server) string {
 	return ""
 }
 
+// rebindTLS moves the TLS sockets to binds, closing the old ones first
+// (CONFIG SET bind, changeBindAddr); nothing to do without a tls-port
+// (bind "" leaves a tls-port with no socket, as listenToPort with no
+// address, until the next bind). A failure leaves none open: the caller
+// binds the old addresses again.
+func (s *Server) rebindTLS(binds []string) error {
+	if !s.tls.started || s.tls.port == 0 {
+		return nil
+	}
+	port := strconv.Itoa(s.tls.port)
+	s.tls.mu.Lock()
+	defer s.tls.mu.Unlock()
+	closeAll(s.tls.lns)
+	s.tls.lns = nil
+	lns, err := listenAll(binds, port)
+	if err != nil {
+		return err
+	}
+	s.tls.lns = lns
+	for _, ln := range lns {
+		go s.acceptTLS(ln)
+	}
+	return nil
+}
+
 // tlsListeningPort is the port the TLS sockets listen on, "" if none;
 // tls.mu is held.
 func (s *Server) tlsListeningPort() string {

@@ -458,3 +458,63 @@ func TestTLSSessionResumption(t *testing.T) {
 		}
 	}
 }
+
+// TestTLSConfigSetBindRebinds: CONFIG SET bind moves the TLS sockets with
+// the TCP ones, as Redis's changeBindAddr closes and reopens both; an
+// address that cannot be bound is refused and the old addresses serve
+// TLS again. With port 0 (TLS only) bind moves the TLS sockets alone.
+func TestTLSConfigSetBindRebinds(t *testing.T) {
+	for _, tcp := range []bool{true, false} {
+		t.Run(map[bool]string{true: "tcp-and-tls", false: "tls-only"}[tcp], func(t *testing.T) {
+			f := redistest.NewTLSFiles(t)
+			extra := []string{"--bind", "127.0.0.1"}
+			if !tcp {
+				extra = append(extra, "--port", "0")
+			}
+			srv := startTLSServer(t, f, extra...)
+			_, tlsPort, _ := net.SplitHostPort(srv.TLSAddr())
+			c := tlsClient(t, srv, f)
+			ctx := context.Background()
+			serves := func(host string) error {
+				return tlsHandshake(net.JoinHostPort(host, tlsPort), f.ClientConfig(&f.Client))
+			}
+			for _, step := range []struct {
+				bind     string
+				err      string
+				serve    []string
+				refused  []string
+				tcpServe []string
+			}{
+				{"127.0.0.1 127.0.0.2", "", []string{"127.0.0.1", "127.0.0.2"}, nil, []string{"127.0.0.1", "127.0.0.2"}},
+				{"127.0.0.2", "", []string{"127.0.0.2"}, []string{"127.0.0.1"}, []string{"127.0.0.2"}},
+				// 192.0.2.1 (TEST-NET-1) is no local address.
+				{"127.0.0.1 192.0.2.1", "ERR CONFIG SET failed (possibly related to argument 'bind') - Failed to bind to specified addresses.", []string{"127.0.0.2"}, []string{"127.0.0.1"}, []string{"127.0.0.2"}},
+				{"127.0.0.1", "", []string{"127.0.0.1"}, []string{"127.0.0.2"}, []string{"127.0.0.1"}},
+			} {
+				err := c.ConfigSet(ctx, "bind", step.bind).Err()
+				if got := fmt.Sprint(err); (step.err == "" && err != nil) || (step.err != "" && got != step.err) {
+					t.Fatalf("CONFIG SET bind %q: %v, want %q", step.bind, err, step.err)
+				}
+				for _, host := range step.serve {
+					if err := serves(host); err != nil {
+						t.Errorf("bind %q: TLS at %s: %v", step.bind, host, err)
+					}
+				}
+				for _, host := range step.refused {
+					if err := serves(host); err == nil {
+						t.Errorf("bind %q: TLS still served at %s", step.bind, host)
+					}
+				}
+				if tcp {
+					_, port, _ := net.SplitHostPort(srv.Addr())
+					for _, host := range step.tcpServe {
+						pingAt(t, net.JoinHostPort(host, port))
+					}
+				}
+				if err := c.Ping(ctx).Err(); err != nil {
+					t.Fatalf("the connection open across bind %q: %v", step.bind, err)
+				}
+			}
+		})
+	}
+}
