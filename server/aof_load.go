@@ -25,16 +25,24 @@ var errAOFLoad = errors.New("the append only file could not be loaded (see the l
 // aof-load-truncated is yes; anything else wrong stops the server.
 func (s *Server) loadAOF() error {
 	defer s.releaseLoadHold() // nothing to load: startAOF takes the lock itself next
-	a := &s.aof
-	m := a.manifest
+	files, total, err := s.aofFiles(s.aof.manifest)
+	if err != nil || total == 0 {
+		return err
+	}
+	s.takeLoadLock()
+	defer func() { <-s.lock }()
+	s.loading.totalBytes = total
+	return s.replayAOF(files)
+}
+
+// aofFiles lists the base and incr files of m in loading order, with
+// their total size; a file that is not there stops the load.
+func (s *Server) aofFiles(m *aof.Manifest) ([]aof.FileInfo, int64, error) {
 	var files []aof.FileInfo
 	if m.Base != nil {
 		files = append(files, *m.Base)
 	}
 	files = append(files, m.Incrs...)
-	if len(files) == 0 {
-		return nil
-	}
 	var total int64
 	for _, fi := range files {
 		st, err := os.Stat(s.aofPath(fi.Name))
@@ -44,16 +52,17 @@ func (s *Server) loadAOF() error {
 			} else {
 				s.log.Warn(fmt.Sprintf("Unable to obtain the AOF file %s length. stat: %v", fi.Name, err))
 			}
-			return errAOFLoad
+			return nil, 0, errAOFLoad
 		}
 		total += st.Size()
 	}
-	if total == 0 {
-		return nil
-	}
-	s.takeLoadLock()
-	defer func() { <-s.lock }()
-	s.loading.totalBytes = total
+	return files, total, nil
+}
+
+// replayAOF loads files in order with the execution lock held
+// (loadAppendOnlyFiles).
+func (s *Server) replayAOF(files []aof.FileInfo) error {
+	a := &s.aof
 	c := s.replayClient()
 	for i, fi := range files {
 		last := i == len(files)-1
@@ -109,7 +118,7 @@ func (s *Server) loadFile(c *Client, name string, last bool) (int64, error) {
 		return nil
 	}, LoadRDB: func(r *bufio.Reader) error {
 		s.log.Info("Reading RDB base file on AOF loading...")
-		_, err := rdb.Load(r, s.store, rdb.LoadOptions{Now: s.store.Now(), Progress: s.rdbProgress, Aux: s.rdbAux, Function: s.loadFunctionCode})
+		_, err := rdb.Load(r, s.store, rdb.LoadOptions{Now: s.store.Now(), Progress: s.rdbProgress, SkipChecksum: s.skipChecksum(), Aux: s.rdbAux, Function: s.loadFunctionCode})
 		return err
 	}}
 	res := loader.Load(f)
