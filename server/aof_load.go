@@ -45,7 +45,7 @@ func (s *Server) aofFiles(m *aof.Manifest) ([]aof.FileInfo, int64, error) {
 	files = append(files, m.Incrs...)
 	var total int64
 	for _, fi := range files {
-		st, err := os.Stat(s.aofPath(fi.Name))
+		st, err := s.aofStat(fi.Name)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				s.log.Warn(fmt.Sprintf("The append log file %s doesn't exist: %s", fi.Name, "No such file or directory"))
@@ -83,7 +83,7 @@ func (s *Server) replayAOF(files []aof.FileInfo) error {
 	}
 	st := int64(0)
 	for _, fi := range files {
-		if info, err := os.Stat(s.aofPath(fi.Name)); err == nil {
+		if info, err := s.aofStat(fi.Name); err == nil {
 			st += info.Size()
 		}
 	}
@@ -188,4 +188,13 @@ func (s *Server) replay(c *Client, args [][]byte) bool {
 	out := c.resp.Out()
 	out.B = out.B[:0]
 	return true
+}
+
+// aofStat is getAppendOnlyFileSize's stat of an AOF file, timed as its
+// aof-fstat latency event.
+func (s *Server) aofStat(name string) (os.FileInfo, error) {
+	start := time.Now()
+	st, err := os.Stat(s.aofPath(name))
+	s.latencySince("aof-fstat", start)
+	return st, err
 }

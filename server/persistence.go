@@ -324,6 +324,7 @@ func (s *Server) startBgsave() error {
 	sn := s.store.BeginSnapshot()
 	s.snapshotBegun(begin)
 	s.persist.bgsave = b
+	s.childChanged()
 	s.persist.lastTry = b.started
 	opts := s.rdbSaveOptions()
 	// Redis names its child; floodgate saves in its own process, so the
@@ -407,6 +408,7 @@ func (s *Server) endBgsave(b *bgsave, sn *store.Snapshot, err error, toDisk bool
 	s.persist.lastRDBCOW = sn.KeptBytes()
 	sn.End()
 	s.persist.bgsave = nil
+	s.childChanged()
 	s.persist.lastDuration = time.Since(b.started)
 	s.persist.lastMaxHold, s.persist.lastHeld, s.persist.lastSteps = b.maxHold, b.held, b.steps
 	if !toDisk {

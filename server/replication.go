@@ -474,6 +474,7 @@ func (s *Server) startReplicationSync() {
 	sn := s.store.BeginSnapshot()
 	s.snapshotBegun(begin)
 	s.persist.bgsave = b
+	s.childChanged()
 	s.persist.lastTry = b.started
 	if diskless {
 		s.log.Info(fmt.Sprintf("Starting BGSAVE for SYNC with target: replicas sockets"))

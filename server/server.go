@@ -215,8 +215,11 @@ type Server struct {
 	latency    latencyTracking // guarded by lock (latency.go)
 	latencyMon latencyMonitor  // guarded by lock (latency_monitor.go)
 	debug      debugState      // what DEBUG set; guarded by lock (cmd_debug.go)
-	pause      clientPause     // guarded by lock (pause.go)
-	inst       instStats       // guarded by lock (stats.go)
+	// activeChild: a background save or AOF rewrite is running
+	// (childChanged), read where the lock is not held.
+	activeChild atomic.Bool
+	pause       clientPause // guarded by lock (pause.go)
+	inst        instStats   // guarded by lock (stats.go)
 	// expireCycle is the time active expiry has taken; guarded by lock.
 	expireCycle time.Duration
 	net         netStats          // stats.go
