@@ -66,7 +66,12 @@ func runCase(t *testing.T, tc tcase, proto int) {
 	// Each connection of the case is one to Redis, then one to each
 	// floodgate: over TCP (the event loop) and over Dial (the goroutine
 	// transport), each checked against Redis.
-	addrs := append([]string{redisAddr}, floodgates()...)
+	runCaseOn(t, tc, proto, append([]string{redisAddr}, floodgates()...))
+}
+
+// runCaseOn is runCase against other servers: addrs[0] is Redis, the rest
+// floodgates (a pair started with settings of its own).
+func runCaseOn(t *testing.T, tc tcase, proto int, addrs []string) {
 	conns := map[int][]*rawConn{}
 	defer func() {
 		for _, set := range conns {
@@ -254,6 +259,10 @@ func sameReply(mode, arg string, want, got []byte) bool {
 		return bytes.Equal(sortedWords(want), sortedWords(got))
 	case "acllog":
 		return bytes.Equal(aclLogShape(want), aclLogShape(got))
+	case "debugobject":
+		return bytes.Equal(debugObjectShape(want), debugObjectShape(got))
+	case "doctor":
+		return bytes.Equal(doctorShape(want), doctorShape(got))
 	}
 	panic("unknown modifier " + mode)
 }

@@ -148,3 +148,15 @@ func atof(t *testing.T, s string) float64 {
 	}
 	return f
 }
+
+// TestErrorstatsManyPrefixes: Redis 7.0.15 tracks every error prefix
+// (its incrementErrorCount has no limit; the 128-prefix cap came in a
+// later release), so 200 prefixes are 200 errorstat_ lines on both.
+func TestErrorstatsManyPrefixes(t *testing.T) {
+	lines := []string{"CONFIG RESETSTAT"}
+	for i := range 200 {
+		lines = append(lines, fmt.Sprintf(`EVAL "return redis.error_reply('PFX%d boom')" 0`, i))
+	}
+	lines = append(lines, "INFO errorstats", "CONFIG RESETSTAT", "INFO errorstats")
+	runCases(t, []tcase{{"many-prefixes", lines}})
+}

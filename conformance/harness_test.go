@@ -173,6 +173,20 @@ func dialRaw(addr string) (*rawConn, error) {
 
 func (r *rawConn) close() { r.c.Close() }
 
+// dialHello connects to addr and says HELLO proto; the caller closes.
+func dialHello(t *testing.T, addr, proto string) *rawConn {
+	t.Helper()
+	c, err := dialRaw(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.do("HELLO", proto); err != nil {
+		c.close()
+		t.Fatal(err)
+	}
+	return c
+}
+
 // send writes one command as a multibulk request.
 func (r *rawConn) send(args ...string) error {
 	return r.sendRaw([]byte(multibulk(args)))

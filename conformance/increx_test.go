@@ -48,14 +48,8 @@ func TestIncrExSharesRedisTexts(t *testing.T) {
 	for _, proto := range []string{"2", "3"} {
 		conns := map[string]*rawConn{}
 		for _, addr := range append([]string{redisAddr}, floodgates()...) {
-			c, err := dialRaw(addr)
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := dialHello(t, addr, proto)
 			defer c.close()
-			if _, err := c.do("HELLO", proto); err != nil {
-				t.Fatal(err)
-			}
 			for _, cmd := range setup {
 				if _, err := c.do(cmd...); err != nil {
 					t.Fatal(err)

@@ -78,6 +78,10 @@ type LoadOptions struct {
 	// (functions.go); its error stops the load. Without it a file holding
 	// functions is refused.
 	Function func(code string) error
+	// AllowDup lets a key of the file replace one the keyspace holds
+	// (RDBFLAGS_ALLOW_DUP, DEBUG RELOAD MERGE); without it such a key
+	// stops the load.
+	AllowDup bool
 }
 
 // LoadInfo describes what a load found.
@@ -693,9 +697,12 @@ func Load(in io.Reader, s *store.Store, opts LoadOptions) (LoadInfo, error) {
 				opts.Expired(dbIndex, key)
 			}
 		default:
-			if n := db.Len(); db.Set(key, v, expireAt) != nil && db.Len() == n {
+			// Checked before the key is set, so a key in memory is never
+			// replaced unless AllowDup says so.
+			if !opts.AllowDup && db.Entry(key) != nil {
 				return info, r.corrupt("Duplicate key '%s' found in RDB file", key)
 			}
+			db.Set(key, v, expireAt)
 			info.Keys++
 		}
 		expireAt = 0

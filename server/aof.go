@@ -90,6 +90,9 @@ type aofState struct {
 	manifest  *aof.Manifest
 	prop      propagation
 	rewriting bool
+	// fsyncing: the cron's background fsync is running (Redis's
+	// sync_in_progress), for the aof-write-pending-fsync event.
+	fsyncing atomic.Bool
 	// rewriteScheduled: BGREWRITEAOF came while a BGSAVE held the snapshot
 	// (or inside EXEC); the cron starts it when it can.
 	rewriteScheduled bool

@@ -25,35 +25,44 @@ var errAOFLoad = errors.New("the append only file could not be loaded (see the l
 // aof-load-truncated is yes; anything else wrong stops the server.
 func (s *Server) loadAOF() error {
 	defer s.releaseLoadHold() // nothing to load: startAOF takes the lock itself next
-	a := &s.aof
-	m := a.manifest
+	files, total, err := s.aofFiles(s.aof.manifest)
+	if err != nil || total == 0 {
+		return err
+	}
+	s.takeLoadLock()
+	defer func() { <-s.lock }()
+	s.loading.totalBytes = total
+	return s.replayAOF(files)
+}
+
+// aofFiles lists the base and incr files of m in loading order, with
+// their total size; a file that is not there stops the load.
+func (s *Server) aofFiles(m *aof.Manifest) ([]aof.FileInfo, int64, error) {
 	var files []aof.FileInfo
 	if m.Base != nil {
 		files = append(files, *m.Base)
 	}
 	files = append(files, m.Incrs...)
-	if len(files) == 0 {
-		return nil
-	}
 	var total int64
 	for _, fi := range files {
-		st, err := os.Stat(s.aofPath(fi.Name))
+		st, err := s.aofStat(fi.Name)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				s.log.Warn(fmt.Sprintf("The append log file %s doesn't exist: %s", fi.Name, "No such file or directory"))
 			} else {
 				s.log.Warn(fmt.Sprintf("Unable to obtain the AOF file %s length. stat: %v", fi.Name, err))
 			}
-			return errAOFLoad
+			return nil, 0, errAOFLoad
 		}
 		total += st.Size()
 	}
-	if total == 0 {
-		return nil
-	}
-	s.takeLoadLock()
-	defer func() { <-s.lock }()
-	s.loading.totalBytes = total
+	return files, total, nil
+}
+
+// replayAOF loads files in order with the execution lock held
+// (loadAppendOnlyFiles).
+func (s *Server) replayAOF(files []aof.FileInfo) error {
+	a := &s.aof
 	c := s.replayClient()
 	for i, fi := range files {
 		last := i == len(files)-1
@@ -74,7 +83,7 @@ func (s *Server) loadAOF() error {
 	}
 	st := int64(0)
 	for _, fi := range files {
-		if info, err := os.Stat(s.aofPath(fi.Name)); err == nil {
+		if info, err := s.aofStat(fi.Name); err == nil {
 			st += info.Size()
 		}
 	}
@@ -109,7 +118,7 @@ func (s *Server) loadFile(c *Client, name string, last bool) (int64, error) {
 		return nil
 	}, LoadRDB: func(r *bufio.Reader) error {
 		s.log.Info("Reading RDB base file on AOF loading...")
-		_, err := rdb.Load(r, s.store, rdb.LoadOptions{Now: s.store.Now(), Progress: s.rdbProgress, Aux: s.rdbAux, Function: s.loadFunctionCode})
+		_, err := rdb.Load(r, s.store, rdb.LoadOptions{Now: s.store.Now(), Progress: s.rdbProgress, SkipChecksum: s.skipChecksum(), Aux: s.rdbAux, Function: s.loadFunctionCode})
 		return err
 	}}
 	res := loader.Load(f)
@@ -179,4 +188,13 @@ func (s *Server) replay(c *Client, args [][]byte) bool {
 	out := c.resp.Out()
 	out.B = out.B[:0]
 	return true
+}
+
+// aofStat is getAppendOnlyFileSize's stat of an AOF file, timed as its
+// aof-fstat latency event.
+func (s *Server) aofStat(name string) (os.FileInfo, error) {
+	start := time.Now()
+	st, err := os.Stat(s.aofPath(name))
+	s.latencySince("aof-fstat", start)
+	return st, err
 }

@@ -183,6 +183,7 @@ func (s *Server) startRewrite() error {
 	a.rewriteScheduled = false
 	job := s.newRewriteJob(fmt.Sprintf("temp-rewriteaof-bg-%d.aof", os.Getpid()))
 	a.rewriting = true
+	s.childChanged()
 	a.rewriteStarted = time.Now()
 	s.log.Info("Background append only file rewriting started")
 	s.stopped.Add(1)
@@ -264,6 +265,7 @@ func (s *Server) openNewIncr() error {
 func (s *Server) finishRewrite(gen int, tmp string, size int64, rdbBase bool, err error) {
 	a := &s.aof
 	a.rewriting = false
+	s.childChanged()
 	elapsed := time.Since(a.rewriteStarted)
 	a.lastRewriteSec = int64(elapsed / time.Second)
 	if err == nil && gen != a.rewriteGen {
@@ -272,7 +274,10 @@ func (s *Server) finishRewrite(gen int, tmp string, size int64, rdbBase bool, er
 	if err == nil {
 		m := a.manifest.Clone()
 		name := m.NewBase(a.cfg.Filename, rdbBase)
-		if err = os.Rename(tmp, s.aofPath(name)); err == nil {
+		renamed := time.Now()
+		err = os.Rename(tmp, s.aofPath(name))
+		s.latencySince("aof-rename", renamed)
+		if err == nil {
 			if a.on.Load() {
 				m.RewrittenIncrsToHistory()
 			} else {

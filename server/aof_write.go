@@ -42,7 +42,7 @@ func (s *Server) aofWriteLocked(sync bool) {
 	if len(a.feed.Buf) > 0 {
 		start := time.Now()
 		n, err := a.file.Write(a.feed.Buf)
-		s.latencySince("aof-write", start)
+		s.aofWriteLatency(start)
 		if err != nil {
 			s.aofWriteFailed(n, err)
 			return
@@ -151,7 +151,9 @@ func (s *Server) aofCron() {
 		if f != nil && policy == fsyncEverysec && unsynced {
 			// As Redis's background fsync: a failure refuses writes until
 			// an fsync succeeds.
+			a.fsyncing.Store(true)
 			err := f.Sync()
+			a.fsyncing.Store(false)
 			a.mu.Lock()
 			switch {
 			case err == nil:
@@ -193,3 +195,28 @@ func (s *Server) maybeAutoRewrite() {
 		}
 	}
 }
+
+// aofWriteLatency is flushAppendOnlyFile's latency events for a write
+// that began at start: by what it may have waited on (an fsync running
+// on the cron's goroutine, a background save or rewrite walking its
+// snapshot, or nothing), and aof-write for every write.
+func (s *Server) aofWriteLatency(start time.Time) {
+	if s.latencyMon.threshold.Load() == 0 {
+		return
+	}
+	ms := time.Since(start).Milliseconds()
+	switch {
+	case s.aof.fsyncing.Load():
+		s.latencyEvent("aof-write-pending-fsync", ms)
+	case s.activeChild.Load():
+		s.latencyEvent("aof-write-active-child", ms)
+	default:
+		s.latencyEvent("aof-write-alone", ms)
+	}
+	s.latencyEvent("aof-write", ms)
+}
+
+// childChanged records whether a background save or AOF rewrite (Redis's
+// child process) is running, for goroutines outside the execution lock;
+// the caller holds it.
+func (s *Server) childChanged() { s.activeChild.Store(s.persist.bgsave != nil || s.aof.rewriting) }

@@ -33,6 +33,8 @@ var aclParams = map[string]floodgateParam{
 	// CONFIG SET of the protected configs (dir, dbfilename): yes, or
 	// local for a client on 127.0.0.1, ::1 or a Unix socket.
 	"enable-protected-configs": {effect: effectApplied},
+	// DEBUG (check): yes, or local as above; no refuses it.
+	"enable-debug-command": {effect: effectApplied},
 	"acllog-max-len": {effect: effectApplied, apply: func(s *Server, v string) string {
 		n, _ := strconv.Atoi(v)
 		s.acl.logMax = n

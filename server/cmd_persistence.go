@@ -179,7 +179,7 @@ func cmdRestore(c *Client, args [][]byte) {
 		c.w.Error(errInvalidTTL)
 		return
 	}
-	v, err := rdb.Restore(args[3], false, c.db.Encodings())
+	v, err := rdb.Restore(args[3], c.srv.persist.skipChecksum.Load(), c.db.Encodings())
 	if err != nil {
 		if errors.Is(err, rdb.ErrPayload) {
 			c.w.Error("ERR DUMP payload version or checksum are wrong")

@@ -8,10 +8,10 @@ import (
 )
 
 // The replication commands (SYNC, PSYNC and REPLCONF are replication.go's,
-// FAILOVER failover.go's), ROLE and WAIT of a master; and DEBUG and
-// MODULE's loading, which Redis 7.0 refuses by default
-// (enable-debug-command and enable-module-command are "no", the only value
-// floodgate accepts).
+// FAILOVER failover.go's), ROLE and WAIT of a master; and MODULE's
+// loading, which Redis 7.0 refuses by default (enable-module-command is
+// "no", the only value floodgate accepts: it loads no modules). DEBUG is
+// cmd_debug.go's, refused in dispatch unless enable-debug-command allows.
 
 var replicationHandlers = map[string]Handler{
 	"sync":          cmdSync,
@@ -22,7 +22,6 @@ var replicationHandlers = map[string]Handler{
 	"role":          cmdRole,
 	"wait":          cmdWait,
 	"failover":      cmdFailover,
-	"debug":         refuse(errDebugNotAllowed),
 	"module|list":   func(c *Client, _ [][]byte) { c.w.Array(0) },
 	"module|loadex": refuse(errModuleNotAllowed),
 	"module|unload": refuse(errModuleNotAllowed),

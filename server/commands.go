@@ -157,7 +157,7 @@ func (c *Command) FullName() string { return c.Name }
 // and the generator writes metadata for exactly those.
 var families = []map[string]Handler{
 	aclHandlers, aofHandlers, bitmapHandlers, clusterHandlers, commandHandlers, configHandlers,
-	connectionHandlers, geoHandlers, hashHandlers, hllHandlers, increxHandlers, infoHandlers,
+	connectionHandlers, debugHandlers, geoHandlers, hashHandlers, hllHandlers, increxHandlers, infoHandlers,
 	keyHandlers, latencyHandlers, listHandlers, lolwutHandlers, memoryHandlers,
 	migrateHandlers, monitorHandlers, objectHandlers, persistenceHandlers, pubsubHandlers, replicationHandlers,
 	scriptingHandlers, serverHandlers, setHandlers, slowlogHandlers, sortHandlers,

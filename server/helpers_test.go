@@ -55,6 +55,24 @@ func startServerOver(t testing.TB, cfg Config, transport string) *Server {
 	return srv
 }
 
+// startConfiguredServer starts a server from config text (redis.conf
+// lines, or a command line through ConfigArgs), as the binary starts
+// one, closed when the test ends.
+func startConfiguredServer(t testing.TB, cfg Config, options string) *Server {
+	t.Helper()
+	cfg.Addr = "127.0.0.1:0"
+	srv := Prepare(cfg)
+	if err := srv.LoadConfig("", nil, options); err != nil {
+		t.Fatal(err)
+	}
+	srv.Init()
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}
+
 // dialConn connects to srv over testTransport.
 func dialConn(t testing.TB, srv *Server) net.Conn { return dialConnOver(t, srv, testTransport) }
 

@@ -1,7 +1,9 @@
 package server
 
 import (
+	"fmt"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -298,25 +300,39 @@ func sparkline(b *strings.Builder, values []float64, labels []string, columns, r
 	}
 }
 
-// cmdLatencyDoctor answers latency.c's report when the monitor is off or
-// has seen nothing, and its list of events otherwise (the advice that
-// follows it in Redis is not written).
+// cmdLatencyDoctor is latency.c's createLatencyReport: each event's
+// statistics with the remarks of its class, then the advice those classes
+// (and transparent huge pages in the process) call for.
 func cmdLatencyDoctor(c *Client, _ [][]byte) {
-	m := &c.srv.latencyMon
+	c.w.Verbatim(c.srv.latencyReport())
+}
+
+// latencyAdvice is createLatencyReport's advise_* flags, in the order its
+// advice paragraphs are written.
+type latencyAdvice struct {
+	betterVM, slowlogEnabled, slowlogTuning, slowlogInspect, scheduler, localDisk, ssd,
+	dataWriteback, diskContention, noAppendfsync, relaxFsync, writeLoadInfo, hz,
+	largeObjects, massEviction, disableTHP bool
+}
+
+// latencyReport writes the report; the caller holds the execution lock.
+func (s *Server) latencyReport() string {
+	m := &s.latencyMon
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	switch {
-	case m.threshold.Load() == 0 && len(m.order) == 0:
-		c.w.Verbatim(latencyDoctorOff)
-		return
-	case len(m.order) == 0:
-		c.w.Verbatim(latencyDoctorNothing)
-		return
+	threshold := m.threshold.Load()
+	if threshold == 0 && len(m.order) == 0 {
+		return latencyDoctorOff
 	}
 	var b strings.Builder
-	b.WriteString("Dave, I have observed latency spikes in this Redis instance. You don't mind talking about it, do you Dave?\n\n")
+	var adv latencyAdvice
+	advices := 0
+	now := s.store.Clock().Now().Unix()
 	for i, event := range m.order {
 		ts := m.events[event]
+		if i == 0 {
+			b.WriteString("Dave, I have observed latency spikes in this Redis instance. You don't mind talking about it, do you Dave?\n\n")
+		}
 		var n, sum, oldest int64
 		ts.each(func(sm latencySample) {
 			n++
@@ -331,14 +347,134 @@ func cmdLatencyDoctor(c *Client, _ [][]byte) {
 			avg = sum / n
 			ts.each(func(sm latencySample) { mad += abs64(sm.latency - avg) })
 			mad /= n
-			elapsed := max(c.srv.store.Clock().Now().Unix()-oldest, 1) // latency.c's period, at least 1
+			elapsed := now - oldest
+			if elapsed == 0 {
+				elapsed = 1
+			}
 			period = float64(elapsed) / float64(n)
 		}
-		b.WriteString(strconv.Itoa(i+1) + ". " + event + ": " + strconv.FormatInt(n, 10) + " latency spikes (average " +
-			strconv.FormatInt(avg, 10) + "ms, mean deviation " + strconv.FormatInt(mad, 10) + "ms, period " +
-			strconv.FormatFloat(period, 'f', 2, 64) + " sec). Worst all time event " + strconv.FormatInt(ts.max, 10) + "ms.\n")
+		fmt.Fprintf(&b, "%d. %s: %d latency spikes (average %dms, mean deviation %dms, period %.2f sec). Worst all time event %dms.",
+			i+1, event, n, avg, mad, period, ts.max)
+		switch strings.ToLower(event) {
+		case "fork":
+			rate := s.persist.forkRate
+			quality := "excellent"
+			switch {
+			case rate < 10:
+				quality, adv.betterVM = "terrible", true
+				advices++
+			case rate < 25:
+				quality, adv.betterVM = "poor", true
+				advices++
+			case rate < 100:
+				quality = "good"
+			}
+			fmt.Fprintf(&b, " Fork rate is %.2f GB/sec (%s).", rate, quality)
+		case "command":
+			if sl := s.slowlog.slower; sl < 0 {
+				adv.slowlogEnabled = true
+				advices++
+			} else if sl/1000 > threshold {
+				adv.slowlogTuning = true
+				advices++
+			}
+			adv.slowlogInspect, adv.largeObjects = true, true
+			advices += 2
+		case "fast-command":
+			adv.scheduler = true
+			advices++
+		case "aof-write-pending-fsync":
+			adv.localDisk, adv.diskContention, adv.ssd, adv.dataWriteback = true, true, true, true
+			advices += 4
+		case "aof-write-active-child":
+			adv.noAppendfsync, adv.dataWriteback, adv.ssd = true, true, true
+			advices += 3
+		case "aof-write-alone":
+			adv.localDisk, adv.dataWriteback, adv.ssd = true, true, true
+			advices += 3
+		case "aof-fsync-always":
+			adv.relaxFsync = true
+			advices++
+		case "aof-fstat", "rdb-unlink-temp-file":
+			adv.diskContention, adv.localDisk = true, true
+			advices += 2
+		case "aof-rewrite-diff-write", "aof-rename":
+			adv.writeLoadInfo, adv.dataWriteback, adv.ssd, adv.localDisk = true, true, true, true
+			advices += 4
+		case "expire-cycle":
+			adv.hz, adv.largeObjects = true, true
+			advices += 2
+		case "eviction-del":
+			adv.largeObjects = true
+			advices++
+		case "eviction-cycle":
+			adv.massEviction = true
+			advices++
+		}
+		b.WriteByte('\n')
 	}
-	c.w.Verbatim(b.String())
+	if anonHugePages() > 0 {
+		adv.disableTHP = true
+		advices++
+	}
+	switch {
+	case len(m.order) == 0 && advices == 0:
+		b.WriteString(latencyDoctorNothing)
+	case advices == 0:
+		b.WriteString("\nWhile there are latency events logged, I'm not able to suggest any easy fix. Please use the Redis community to get some help, providing this report in your help request.\n")
+	default:
+		b.WriteString("\nI have a few advices for you:\n\n")
+		s.writeLatencyAdvice(&b, &adv, threshold)
+	}
+	return b.String()
+}
+
+// writeLatencyAdvice writes the paragraphs adv calls for, in Redis's order
+// and words.
+func (s *Server) writeLatencyAdvice(b *strings.Builder, adv *latencyAdvice, threshold int64) {
+	add := func(on bool, text string) {
+		if on {
+			b.WriteString(text)
+		}
+	}
+	add(adv.betterVM, "- If you are using a virtual machine, consider upgrading it with a faster one using a hypervisior that provides less latency during fork() calls. Xen is known to have poor fork() performance. Even in the context of the same VM provider, certain kinds of instances can execute fork faster than others.\n")
+	add(adv.slowlogEnabled, fmt.Sprintf("- There are latency issues with potentially slow commands you are using. Try to enable the Slow Log Redis feature using the command 'CONFIG SET slowlog-log-slower-than %d'. If the Slow log is disabled Redis is not able to log slow commands execution for you.\n", threshold*1000))
+	add(adv.slowlogTuning, fmt.Sprintf("- Your current Slow Log configuration only logs events that are slower than your configured latency monitor threshold. Please use 'CONFIG SET slowlog-log-slower-than %d'.\n", threshold*1000))
+	add(adv.slowlogInspect, "- Check your Slow Log to understand what are the commands you are running which are too slow to execute. Please check https://redis.io/commands/slowlog for more information.\n")
+	add(adv.scheduler, "- The system is slow to execute Redis code paths not containing system calls. This usually means the system does not provide Redis CPU time to run for long periods. You should try to:\n"+
+		"  1) Lower the system load.\n"+
+		"  2) Use a computer / VM just for Redis if you are running other software in the same system.\n"+
+		"  3) Check if you have a \"noisy neighbour\" problem.\n"+
+		"  4) Check with 'redis-cli --intrinsic-latency 100' what is the intrinsic latency in your system.\n"+
+		"  5) Check if the problem is allocator-related by recompiling Redis with MALLOC=libc, if you are using Jemalloc. However this may create fragmentation problems.\n")
+	add(adv.localDisk, "- It is strongly advised to use local disks for persistence, especially if you are using AOF. Remote disks provided by platform-as-a-service providers are known to be slow.\n")
+	add(adv.ssd, "- SSD disks are able to reduce fsync latency, and total time needed for snapshotting and AOF log rewriting (resulting in smaller memory usage). With extremely high write load SSD disks can be a good option. However Redis should perform reasonably with high load using normal disks. Use this advice as a last resort.\n")
+	add(adv.dataWriteback, "- Mounting ext3/4 filesystems with data=writeback can provide a performance boost compared to data=ordered, however this mode of operation provides less guarantees, and sometimes it can happen that after a hard crash the AOF file will have a half-written command at the end and will require to be repaired before Redis restarts.\n")
+	add(adv.diskContention, "- Try to lower the disk contention. This is often caused by other disk intensive processes running in the same computer (including other Redis instances).\n")
+	add(adv.noAppendfsync, "- Assuming from the point of view of data safety this is viable in your environment, you could try to enable the 'no-appendfsync-on-rewrite' option, so that fsync will not be performed while there is a child rewriting the AOF file or producing an RDB file (the moment where there is high disk contention).\n")
+	add(adv.relaxFsync && s.aof.policy.Load() == fsyncAlways, "- Your fsync policy is set to 'always'. It is very hard to get good performances with such a setup, if possible try to relax the fsync policy to 'onesec'.\n")
+	add(adv.writeLoadInfo, "- Latency during the AOF atomic rename operation or when the final difference is flushed to the AOF file at the end of the rewrite, sometimes is caused by very high write load, causing the AOF buffer to get very large. If possible try to send less commands to accomplish the same work, or use Lua scripts to group multiple operations into a single EVALSHA call.\n")
+	add(adv.hz && s.cronHz.Load() < 100, "- In order to make the Redis keys expiring process more incremental, try to set the 'hz' configuration parameter to 100 using 'CONFIG SET hz 100'.\n")
+	add(adv.largeObjects, "- Deleting, expiring or evicting (because of maxmemory policy) large objects is a blocking operation. If you have very large objects that are often deleted, expired, or evicted, try to fragment those objects into multiple smaller objects.\n")
+	add(adv.massEviction, "- Sudden changes to the 'maxmemory' setting via 'CONFIG SET', or allocation of large objects via sets or sorted sets intersections, STORE option of SORT, Redis Cluster large keys migrations (RESTORE command), may create sudden memory pressure forcing the server to block trying to evict keys. \n")
+	add(adv.disableTHP, "- I detected a non zero amount of anonymous huge pages used by your process. This creates very serious latency events in different conditions, especially when Redis is persisting on disk. To disable THP support use the command 'echo never > /sys/kernel/mm/transparent_hugepage/enabled', make sure to also add it into /etc/rc.local so that the command will be executed again after a reboot. Note that even if you have already disabled THP, you still need to restart the Redis process to get rid of the huge pages already created.\n")
+}
+
+// anonHugePages is THPGetAnonHugePagesSize: the process's AnonHugePages
+// bytes, from /proc/self/smaps_rollup (the sum Redis adds up from smaps);
+// 0 where there is none.
+func anonHugePages() int64 {
+	data, err := os.ReadFile("/proc/self/smaps_rollup")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "AnonHugePages:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb * 1024
+		}
+	}
+	return 0
 }
 
 func abs64(v int64) int64 {

@@ -149,3 +149,38 @@ func TestLatencyMonitorDeletes(t *testing.T) {
 		t.Error("deletions still timed once the monitor is off")
 	}
 }
+
+// TestAOFWriteLatencyEvents: an AOF write past the threshold is an
+// aof-write event and, as flushAppendOnlyFile classes it, one of
+// aof-write-pending-fsync (the cron's fsync runs), aof-write-active-child
+// (a background save or rewrite runs) or aof-write-alone.
+func TestAOFWriteLatencyEvents(t *testing.T) {
+	srv := startServer(t, Config{})
+	srv.latencyMon.threshold.Store(1)
+	slow := time.Now().Add(-5 * time.Millisecond)
+	for _, tc := range []struct {
+		fsyncing, child bool
+		want            string
+	}{
+		{false, false, "aof-write-alone"},
+		{false, true, "aof-write-active-child"},
+		{true, true, "aof-write-pending-fsync"},
+	} {
+		srv.aof.fsyncing.Store(tc.fsyncing)
+		srv.activeChild.Store(tc.child)
+		srv.Do(func() {
+			srv.latencyMon.mu.Lock()
+			srv.latencyMon.reset(nil)
+			srv.latencyMon.mu.Unlock()
+			srv.aofWriteLatency(slow)
+		})
+		srv.latencyMon.mu.Lock()
+		got := append([]string(nil), srv.latencyMon.order...)
+		srv.latencyMon.mu.Unlock()
+		if len(got) != 2 || got[0] != tc.want || got[1] != "aof-write" {
+			t.Errorf("fsyncing %v, child %v: events %q, want [%s aof-write]", tc.fsyncing, tc.child, got, tc.want)
+		}
+	}
+	srv.aof.fsyncing.Store(false)
+	srv.activeChild.Store(false)
+}

@@ -141,6 +141,9 @@ func (s *Server) AbortLoading() bool {
 // ErrShutdownWhileLoading once the server is closing (SHUTDOWN) or a
 // signal asked for a shutdown.
 func (s *Server) serveWhileLoading() error {
+	if s.debug.loadingInCommand {
+		return nil // DEBUG LOADAOF's batch keeps the lock
+	}
 	<-s.lock
 	// Let the transports read what is ready and queue for the lock. One
 	// round is enough: 20 clients connecting at once during a load

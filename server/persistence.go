@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -24,8 +25,11 @@ import (
 // Guarded by the execution lock.
 type persistence struct {
 	compression, checksum bool // rdbcompression, rdbchecksum
-	stopWritesOnError     bool // stop-writes-on-bgsave-error
-	points                []savePoint
+	// skipChecksum is DEBUG SET-SKIP-CHECKSUM-VALIDATION: RDB loads and
+	// RESTORE check no checksum (Redis's skip_checksum_validation).
+	skipChecksum      atomic.Bool
+	stopWritesOnError bool // stop-writes-on-bgsave-error
+	points            []savePoint
 
 	lastSave     time.Time // LASTSAVE: the last successful save (or the start)
 	dirtyAtSave  int64     // store.Dirty() when the last successful save began
@@ -40,6 +44,7 @@ type persistence struct {
 	// (BeginSnapshot): what fork's time is to Redis, so INFO reports it as
 	// latest_fork_usec. lastMaxHold is its longest step under the lock.
 	lastBegin, lastMaxHold time.Duration
+	forkRate               float64       // stat_fork_rate: GB of used memory a second of lastBegin
 	lastHeld               time.Duration // its steps under the lock together
 	lastSteps              int
 	// forks counts the snapshots begun (BGSAVE, AOF rewrite, replication
@@ -116,6 +121,10 @@ func formatSavePoints(points []savePoint) string {
 }
 
 // rdbPath is where the RDB file lives: dir/dbfilename.
+// skipChecksum is whether an RDB load ignores the file's checksum:
+// rdbchecksum no, or DEBUG SET-SKIP-CHECKSUM-VALIDATION 1.
+func (s *Server) skipChecksum() bool { return !s.persist.checksum || s.persist.skipChecksum.Load() }
+
 func (s *Server) rdbPath() string { return filepath.Join(s.cfg.Dir, s.cfg.DBFilename) }
 
 func (s *Server) rdbOptions() rdb.Options {
@@ -188,7 +197,7 @@ func (s *Server) loadRDB() error {
 		if st, err := f.Stat(); err == nil {
 			s.loading.totalBytes = st.Size()
 		}
-		opts := rdb.LoadOptions{Now: s.store.Now(), SkipChecksum: !s.persist.checksum,
+		opts := rdb.LoadOptions{Now: s.store.Now(), SkipChecksum: s.skipChecksum(),
 			Progress: s.rdbProgress, Aux: s.rdbAux, Function: s.loadFunctionCode}
 		var expired []expiredKey
 		if s.repl.configuredMaster.Load() {
@@ -315,6 +324,7 @@ func (s *Server) startBgsave() error {
 	sn := s.store.BeginSnapshot()
 	s.snapshotBegun(begin)
 	s.persist.bgsave = b
+	s.childChanged()
 	s.persist.lastTry = b.started
 	opts := s.rdbSaveOptions()
 	// Redis names its child; floodgate saves in its own process, so the
@@ -330,6 +340,10 @@ func (s *Server) startBgsave() error {
 // total_forks and the latency monitor's "fork" event.
 func (s *Server) snapshotBegun(begin time.Time) {
 	s.persist.lastBegin = time.Since(begin)
+	// stat_fork_rate, in GB a second, which LATENCY DOCTOR grades.
+	if us := s.persist.lastBegin.Microseconds(); us > 0 {
+		s.persist.forkRate = float64(s.usedMemory()) * 1e6 / float64(us) / (1 << 30)
+	}
 	s.persist.forks++
 	s.latencySince("fork", begin)
 }
@@ -394,6 +408,7 @@ func (s *Server) endBgsave(b *bgsave, sn *store.Snapshot, err error, toDisk bool
 	s.persist.lastRDBCOW = sn.KeptBytes()
 	sn.End()
 	s.persist.bgsave = nil
+	s.childChanged()
 	s.persist.lastDuration = time.Since(b.started)
 	s.persist.lastMaxHold, s.persist.lastHeld, s.persist.lastSteps = b.maxHold, b.held, b.steps
 	if !toDisk {

@@ -530,7 +530,7 @@ func (s *Server) fullSyncFromMaster(l *masterLink, conn net.Conn, r *bufio.Reade
 		s.startLoading()
 		s.loading.totalBytes = int64(len(payload))
 		// Keys past their time are kept: the master's DEL removes them.
-		info, err := rdb.Load(bytes.NewReader(payload), s.store, rdb.LoadOptions{SkipChecksum: !s.persist.checksum,
+		info, err := rdb.Load(bytes.NewReader(payload), s.store, rdb.LoadOptions{SkipChecksum: s.skipChecksum(),
 			Progress: s.rdbProgress, Aux: s.rdbAux, Function: s.loadFunctionCode})
 		s.stopLoading()
 		if err == nil && s.repl.master != l {

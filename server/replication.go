@@ -134,7 +134,11 @@ func (s *Server) initReplication() {
 
 // propagating reports whether changes to the keyspace are propagated:
 // to the AOF, or to the replication stream.
-func (s *Server) propagating() bool { return s.aof.on.Load() || s.repl.active.Load() }
+func (s *Server) propagating() bool {
+	// A load inside a command (DEBUG LOADAOF) replays commands that
+	// must not be fed again, as Redis propagates nothing while loading.
+	return (s.aof.on.Load() || s.repl.active.Load()) && !s.debug.loadingInCommand
+}
 
 // replicationFeed appends stream bytes: to the backlog, to the online
 // replicas, and to those whose RDB is in the making, after it
@@ -470,6 +474,7 @@ func (s *Server) startReplicationSync() {
 	sn := s.store.BeginSnapshot()
 	s.snapshotBegun(begin)
 	s.persist.bgsave = b
+	s.childChanged()
 	s.persist.lastTry = b.started
 	if diskless {
 		s.log.Info(fmt.Sprintf("Starting BGSAVE for SYNC with target: replicas sockets"))

@@ -214,8 +214,12 @@ type Server struct {
 	slowlog    slowlog         // guarded by lock (cmd_slowlog.go)
 	latency    latencyTracking // guarded by lock (latency.go)
 	latencyMon latencyMonitor  // guarded by lock (latency_monitor.go)
-	pause      clientPause     // guarded by lock (pause.go)
-	inst       instStats       // guarded by lock (stats.go)
+	debug      debugState      // what DEBUG set; guarded by lock (cmd_debug.go)
+	// activeChild: a background save or AOF rewrite is running
+	// (childChanged), read where the lock is not held.
+	activeChild atomic.Bool
+	pause       clientPause // guarded by lock (pause.go)
+	inst        instStats   // guarded by lock (stats.go)
 	// expireCycle is the time active expiry has taken; guarded by lock.
 	expireCycle time.Duration
 	net         netStats          // stats.go
@@ -796,7 +800,8 @@ type refusal struct {
 }
 
 // check applies the command table's generic checks in the order of Redis's
-// processCommand: unknown command, arity, unknown subcommand, NOAUTH, a
+// processCommand: unknown command, arity, unknown subcommand, DEBUG unless
+// enable-debug-command allows the client, NOAUTH, a
 // command refused inside MULTI, and, when busy, BUSY for all but the
 // allow-busy commands, with the ACL check (which logs a denial) before
 // BUSY as in processCommand. It returns the command to run, or the
@@ -821,6 +826,10 @@ func check(c *Client, args [][]byte, busy bool) (*Command, *refusal) {
 			return nil, &refusal{cmd: sub, msg: arityError(sub)}
 		}
 		cmd = sub
+	}
+	// Right after the arity, as processCommand's CMD_PROTECTED check.
+	if cmd.Name == "debug" && !c.allowedProtected("enable-debug-command") {
+		return nil, &refusal{cmd: cmd, msg: errDebugNotAllowed, viaReject: true}
 	}
 	switch {
 	// Once the default user is nopass again, a client that never
@@ -1050,7 +1059,9 @@ func (s *Server) expiryCron() {
 		s.lock <- struct{}{}
 		began := time.Now()
 		more := false
-		if s.paused() == pauseNone && !s.loading.active.Load() && s.repl.master == nil { // CLIENT PAUSE pauses expiry too; a replica's master expires its keys
+		// CLIENT PAUSE pauses expiry too; a replica's master expires its
+		// keys; DEBUG SET-ACTIVE-EXPIRE 0 stops it.
+		if s.paused() == pauseNone && !s.loading.active.Load() && s.repl.master == nil && !s.debug.noActiveExpire {
 			_, more = s.store.ActiveExpire(chunk)
 		}
 		if len(s.blocking.ready) > 0 {

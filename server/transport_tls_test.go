@@ -27,16 +27,7 @@ func startTLSServer(t *testing.T, f *redistest.TLSFiles, extra ...string) *Serve
 	args := []string{"--tls-port", strconv.Itoa(redistest.ReservePort(t)), "--tls-cert-file", f.ServerCert,
 		"--tls-key-file", f.ServerKey, "--tls-ca-cert-file", f.CA}
 	_, _, options := ConfigArgs(append(args, extra...))
-	srv := Prepare(Config{Addr: "127.0.0.1:0"})
-	if err := srv.LoadConfig("", nil, options); err != nil {
-		t.Fatal(err)
-	}
-	srv.Init()
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	return srv
+	return startConfiguredServer(t, Config{}, options)
 }
 
 // tlsHandshake dials addr with cfg and says whether a PING over the

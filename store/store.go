@@ -69,6 +69,10 @@ type Entry struct {
 	kbuf    [14]byte
 }
 
+// Access returns the entry's access field, Redis's robj lru: the LRU
+// clock of its last access, or its LFU data under an LFU policy.
+func (e *Entry) Access() uint32 { return e.access }
+
 // Value returns the key's value.
 func (e *Entry) Value() Value {
 	switch e.kind {
