@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync/atomic"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // A store that has redis-cell's CL.THROTTLE (floodgate, or Redis with the
@@ -51,7 +53,10 @@ func (l *Limiter) Native(ctx context.Context) bool {
 
 // storeHas reports whether the store has the command name, asking it with
 // COMMAND INFO the first time and remembering the answer in state. A failed
-// question answers false and is asked again next time.
+// question answers false and is asked again next time. A Ring or a Cluster
+// is asked node by node and has the command only if every shard or master
+// has it: a Ring of a floodgate and a redis-server would otherwise send
+// CL.THROTTLE to Redis for the keys on its shard (TestRingURL).
 func (l *Limiter) storeHas(ctx context.Context, name string, state *atomic.Int32) bool {
 	switch state.Load() {
 	case nativeYes:
@@ -59,17 +64,46 @@ func (l *Limiter) storeHas(ctx context.Context, name string, state *atomic.Int32
 	case nativeNo:
 		return false
 	}
-	info, err := l.rdb.Do(ctx, "COMMAND", "INFO", name).Slice()
+	ask := func(ctx context.Context, node interface {
+		Do(context.Context, ...any) *redis.Cmd
+	}) (bool, error) {
+		info, err := node.Do(ctx, "COMMAND", "INFO", name).Slice()
+		return err == nil && len(info) == 1 && info[0] != nil, err
+	}
+	has := func(ctx context.Context, node *redis.Client) (bool, error) { return ask(ctx, node) }
+	var all bool
+	var err error
+	switch c := l.rdb.(type) {
+	case *redis.Ring:
+		all, err = everyNode(ctx, c.ForEachShard, has)
+	case *redis.ClusterClient:
+		all, err = everyNode(ctx, c.ForEachMaster, has)
+	default:
+		all, err = ask(ctx, l.rdb)
+	}
 	if err != nil {
 		return false
 	}
-	has := len(info) == 1 && info[0] != nil
 	answer := nativeNo
-	if has {
+	if all {
 		answer = nativeYes
 	}
 	state.CompareAndSwap(nativeUnknown, answer)
-	return has
+	return all
+}
+
+// everyNode reports whether has holds on every node forEach visits.
+func everyNode(ctx context.Context, forEach func(context.Context, func(context.Context, *redis.Client) error) error,
+	has func(context.Context, *redis.Client) (bool, error)) (bool, error) {
+	var missing atomic.Bool
+	err := forEach(ctx, func(ctx context.Context, node *redis.Client) error {
+		ok, err := has(ctx, node)
+		if !ok {
+			missing.Store(true) // the callbacks run concurrently
+		}
+		return err
+	})
+	return !missing.Load(), err
 }
 
 // throttleArgs expresses limit as CL.THROTTLE's max_burst, count and period

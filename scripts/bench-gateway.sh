@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # What floodgate-gateway adds to a request, each piece its own process as in
 # production: an upstream (scripts/gatewayload -serve), a floodgate and a
-# redis-server store, and one gateway per store. scripts/gatewayload sends
+# redis-server store, one gateway per store, and one more on floodgate with
+# GOMAXPROCS=1 (gw-floodgate-1p). scripts/gatewayload sends
 # sequential keep-alive GETs turn by turn directly to the upstream and
 # through each gateway, so every path sees the same load; the added latency
 # is a path's p50/p99 minus direct's in the same rep. CPU per request is the
-# gateway's own process (and each store's), from schedstat. Medians of REPS.
+# gateway's own process (and each store's per decision), from schedstat.
+# Medians of REPS.
 # With BEFORE=<a floodgate-gateway binary>, a gateway of that build runs
 # beside this tree's on the floodgate store, for an A/B in one run.
 #
 #   REPS=5 N=5000 scripts/bench-gateway.sh
 #   BEFORE=/tmp/gw-old scripts/bench-gateway.sh
 #
-# Ports 26001-26041 (the gateway helper's range).
+# Ports 26001-26051 (the gateway helper's range).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPS=${REPS:-5}; N=${N:-5000}
@@ -29,24 +31,30 @@ redis-server --port 26001 --bind 127.0.0.1 --save '' --appendonly no --dir "$dir
 for p in 26001 26002; do
   for _ in $(seq 100); do redis-cli -p "$p" ping >/dev/null 2>&1 && break; sleep 0.05; done
 done
-# gateway NAME BINARY PORT STORE: a gateway on PORT (admin PORT+1); its pid
-# in the variable NAME. A limit no run reaches, a generous store timeout (a
-# loaded machine's missed 100 ms would turn into fail-closed 503s).
+# gateway NAME BINARY PORT STORE [ENV=VALUE]: a gateway on PORT (admin
+# PORT+1); its pid in the variable NAME. A limit no run reaches, a generous
+# store timeout (a loaded machine's missed 100 ms would turn into
+# fail-closed 503s).
 gateway() {
-  "$2" --listen 127.0.0.1:"$3" --admin-addr 127.0.0.1:$(($3 + 1)) --upstream http://127.0.0.1:26010 \
+  env ${5:-} "$2" --listen 127.0.0.1:"$3" --admin-addr 127.0.0.1:$(($3 + 1)) --upstream http://127.0.0.1:26010 \
     --redis "$4" --ip-limit 1000000000/1s --store-timeout 2s --log-level error >"$dir/$1.log" 2>&1 & pids+=($!)
   printf -v "$1" %s $!
 }
 gateway GF "$dir/floodgate-gateway" 26020 127.0.0.1:26002
 gateway GR "$dir/floodgate-gateway" 26030 127.0.0.1:26001
+# The same gateway on one P: no thread to wake per goroutine switch.
+gateway G1 "$dir/floodgate-gateway" 26050 127.0.0.1:26002 GOMAXPROCS=1
 targets="direct=http://127.0.0.1:26010/,gw-floodgate=http://127.0.0.1:26020/,gw-redis=http://127.0.0.1:26030/"
-procs="gw-floodgate=$GF,gw-redis=$GR,store-floodgate=$FPID,store-redis=$RPID"
+targets+=",gw-floodgate-1p=http://127.0.0.1:26050/"
+procs="gw-floodgate=$GF,gw-redis=$GR,gw-floodgate-1p=$G1,store-redis=$RPID"
 if [ -n "${BEFORE:-}" ]; then
   gateway GB "$BEFORE" 26040 127.0.0.1:26002
   targets+=",before-floodgate=http://127.0.0.1:26040/"
   procs+=",before-floodgate=$GB"
 fi
-for p in 26021 26031 ${BEFORE:+26041}; do
+# The floodgate store's CPU per decision: its gateways share it.
+procs+=",store-floodgate=$FPID/$(( ${BEFORE:+1} + 2 ))"
+for p in 26021 26031 26051 ${BEFORE:+26041}; do
   for _ in $(seq 100); do curl -sf "http://127.0.0.1:$p/healthz" >/dev/null && break; sleep 0.05; done
 done
 

@@ -105,18 +105,27 @@ func newMetrics(g *gateway) *metrics {
 
 // newProxy returns the reverse proxy to upstream, with a connection pool
 // sized for a gateway (net/http keeps 2 idle connections per host by
-// default, which makes every burst dial).
+// default, which makes every burst dial), and for a plain-HTTP upstream
+// upstreamTransport, which answers on the request's goroutine.
 func newProxy(upstream *url.URL, log *slog.Logger) http.Handler {
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.MaxIdleConns = 1024
 	transport.MaxIdleConnsPerHost = 256
+	// A proxy passes the client's Accept-Encoding on; without this the
+	// Transport would ask for gzip itself when the client did not, and
+	// unzip the answer in the gateway.
+	transport.DisableCompression = true
+	var rt http.RoundTripper = transport
+	if upstream.Scheme == "http" {
+		rt = newUpstreamTransport(upstream.Host, transport)
+	}
 	return &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(upstream)
 			pr.Out.Host = pr.In.Host
 			pr.SetXForwarded()
 		},
-		Transport: transport,
+		Transport: rt,
 		// Without a pool ReverseProxy allocates a 32 KiB copy buffer per
 		// request: 60% of the gateway's allocated bytes in the profile.
 		BufferPool: &bufferPool{},

@@ -9,7 +9,8 @@
 // where cpu is the on-CPU time of the process given for that name in -pids
 // (name=pid; from /proc/PID/task/*/schedstat, as scripts/measure.sh)
 // during the run over -n, or - without one. A -pids name that is no target
-// (a store) gets a line "name - - cpu" of its own. scripts/bench-gateway.sh
+// (a store) gets a line "name - - cpu" of its own; name=pid/k divides by
+// k×n, for a store that k targets' gateways share. scripts/bench-gateway.sh
 // runs it against a gateway with each store.
 //
 //	go run ./scripts/gatewayload -serve 127.0.0.1:26010
@@ -60,12 +61,18 @@ func main() {
 	}
 	type process struct {
 		name, pid string
+		share     int // requests of that many targets reach it
 		cpu       time.Duration
 	}
 	var ps []*process
 	for kv := range strings.SplitSeq(*pids, ",") {
 		if name, pid, ok := strings.Cut(kv, "="); ok {
-			ps = append(ps, &process{name: name, pid: pid})
+			pid, shared, _ := strings.Cut(pid, "/")
+			share, err := strconv.Atoi(shared)
+			if err != nil || share < 1 {
+				share = 1
+			}
+			ps = append(ps, &process{name: name, pid: pid, share: share})
 		}
 	}
 	get := func(t *target) {
@@ -102,7 +109,7 @@ func main() {
 	cpu := map[string]string{}
 	for _, p := range ps {
 		p.cpu += cpuOf(p.pid)
-		cpu[p.name] = strconv.FormatFloat(float64(p.cpu)/float64(time.Microsecond)/float64(*n), 'f', 1, 64)
+		cpu[p.name] = strconv.FormatFloat(float64(p.cpu)/float64(time.Microsecond)/float64(*n*p.share), 'f', 1, 64)
 	}
 	for _, t := range ts {
 		slices.Sort(t.lat)
