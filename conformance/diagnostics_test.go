@@ -246,6 +246,61 @@ func TestKeyspaceHits(t *testing.T) {
 	}
 }
 
+// TestKeyspaceHitsInWrites compares keyspace_hits and keyspace_misses
+// command by command for write commands: a destination is looked up for
+// writing (counted nowhere), the reads inside a write (SET GET, GETSET,
+// PFMERGE's sources, BITFIELD with GETs only, the consumer-group
+// commands) count, and OBJECT counts without raising keymiss.
+func TestKeyspaceHitsInWrites(t *testing.T) {
+	setup := []string{"FLUSHALL", "RPUSH l 2 1", "SADD s a", "ZADD z 1 a", "SET str 1", "GEOADD g 1 1 m",
+		"XADD st 1-0 f v", "XGROUP CREATE st g 0"}
+	cmds := []string{
+		"SORT l STORE d1", "SORT l BY w_* GET # STORE d2", "SUNIONSTORE d3 s nos", "ZUNIONSTORE d4 1 z",
+		"ZRANGESTORE d5 z 0 -1", "COPY str d6", "COPY str d6", "BITOP OR d7 str", "GEOSEARCHSTORE d8 g FROMLONLAT 1 1 BYRADIUS 10 km",
+		"MSET d9 1", "LMOVE l d10 LEFT LEFT", "PFMERGE h1 h2", "PFMERGE h1", "PFMERGE h3 str", "GETSET n1 v",
+		"GETSET n1 w", "SET n2 v GET", "SET n2 w GET", "SET n3 v", "BITFIELD n4 GET u8 0", "BITFIELD n5 SET u8 0 1",
+		"BITFIELD str GET u8 0", "XREADGROUP GROUP g c STREAMS nost >", "XREADGROUP GROUP g c STREAMS st >",
+		"XCLAIM st g c2 0 1-0", "XCLAIM nost g c 0 1-0", "XAUTOCLAIM st g c3 0 0", "XACK st g 1-0", "XACK nost g 1-0",
+		"OBJECT ENCODING nok", "OBJECT ENCODING str",
+	}
+	counts := func(addr string) []string {
+		c, err := dialRaw(addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.close()
+		do := func(cmd string) {
+			args, err := splitArgs(cmd)
+			if err == nil {
+				_, err = c.do(args...)
+			}
+			if err != nil {
+				t.Fatalf("%s: %s: %v", addr, cmd, err)
+			}
+		}
+		for _, cmd := range setup {
+			do(cmd)
+		}
+		var out []string
+		for _, cmd := range cmds {
+			do("CONFIG RESETSTAT")
+			do(cmd)
+			r := infoOf(t, addr, "INFO", "stats")
+			out = append(out, cmd+": hits="+r.values["keyspace_hits"]+" misses="+r.values["keyspace_misses"])
+		}
+		return out
+	}
+	want := counts(redisAddr)
+	for _, addr := range floodgates() {
+		got := counts(addr)
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("%s: %s, redis: %s", transportName(addr), got[i], want[i])
+			}
+		}
+	}
+}
+
 // TestClientPause compares CLIENT PAUSE and UNPAUSE: what a pause holds
 // back (under WRITE, writes, a transaction with one, a script that may
 // write; commands sent inside MULTI too, as Redis checks the pause before

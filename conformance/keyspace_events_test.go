@@ -220,6 +220,22 @@ func keyspaceEventCases() []tcase {
 			"BITOP OR d nob #1", "LMOVE nol d LEFT LEFT", "SMOVE nos d m", "RENAME nor x", "SORT_RO nol #1",
 			`EVAL "return redis.call('get', 'nokey')" 0 #1`, "MULTI", "GET nokey", "LLEN nol", "EXEC #2",
 			"CONFIG SET notify-keyspace-events Ag", "GET nokey", "CONFIG SET notify-keyspace-events KEm", "GET nokey #1",
+			"CONFIG SET notify-keyspace-events Em",
+		)},
+		// A write command's destination is a write lookup (no keymiss); the
+		// reads inside writes (SET GET, GETSET, PFMERGE's sources, BITFIELD
+		// with GETs only, the group commands) raise it; OBJECT never does.
+		{"keymiss-in-writes", eventLines(
+			"CONFIG SET notify-keyspace-events Em", sub,
+			"RPUSH l 2 1", "SADD s a", "ZADD z 1 a", "SET str 1", "GEOADD g 1 1 m", "XADD st 1-0 f v", "XGROUP CREATE st g 0",
+			"SORT l STORE d1", "SORT l BY nosort GET # STORE d2", "SORT l BY w_* STORE d3 #2", "SUNIONSTORE d4 s",
+			"ZUNIONSTORE d5 1 z", "ZRANGESTORE d6 z 0 -1", "COPY str d7", "BITOP OR d8 str",
+			"GEOSEARCHSTORE d9 g FROMLONLAT 1 1 BYRADIUS 10 km", "MSET d10 1", "LMOVE l d11 LEFT LEFT",
+			"PFMERGE h1 h2 #2", "PFMERGE h3 str #1", "PFMERGE h1", "GETSET n1 v #1", "GETSET n1 w", "SET n2 v GET #1",
+			"SET n2 v GET", "SET n3 v", "BITFIELD n4 GET u8 0 #1", "BITFIELD n5 SET u8 0 1", "BITFIELD_RO n6 GET u8 0 #1",
+			"XREADGROUP GROUP g c STREAMS nost > #1", "XREADGROUP GROUP g c STREAMS st >", "XCLAIM nost g c 0 1-0 #1",
+			"XAUTOCLAIM nost g c 0 0 #1", "XACK nost g 1-0 #1", "XACK st g 1-0", "OBJECT ENCODING nok", "OBJECT FREQ nok",
+			"OBJECT IDLETIME nok", "OBJECT REFCOUNT nok", "OBJECT ENCODING str",
 		)},
 		{"multi-and-scripts", eventLines(
 			"CONFIG SET notify-keyspace-events EA", sub,

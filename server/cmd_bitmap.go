@@ -337,8 +337,11 @@ func bitfield(c *Client, args [][]byte, readOnly bool) {
 	var s *store.String
 	grew := false
 	if !writes {
+		was := c.readLookups() // GETs only: Redis's lookupKeyRead
 		var ok bool
-		if s, ok = valueAs[*store.String](c, args[1]); !ok {
+		s, ok = valueAs[*store.String](c, args[1])
+		c.endReadLookups(was)
+		if !ok {
 			return
 		}
 	} else {

@@ -114,6 +114,9 @@ func cmdPFMerge(c *Client, args [][]byte) {
 	regs := make([]uint8, 1<<14)
 	dense := false
 	// The destination is the first source: PFMERGE keeps what it holds.
+	// Redis looks the sources up for reading, the destination once more
+	// for writing (hllAt below, not counted).
+	was := c.readLookups()
 	for _, key := range args[1:] {
 		h, err := hllAt(c, key)
 		if err == nil && h != nil {
@@ -121,10 +124,12 @@ func cmdPFMerge(c *Client, args [][]byte) {
 			err = h.MergeInto(regs)
 		}
 		if err != nil {
+			c.endReadLookups(was)
 			c.w.Error(err.Error())
 			return
 		}
 	}
+	c.endReadLookups(was)
 	h, _ := hllAt(c, args[1]) // checked above
 	if h == nil {
 		s := store.NewHLL()

@@ -208,7 +208,7 @@ func cmdCopy(c *Client, args [][]byte) {
 		c.w.Int(0)
 		return
 	}
-	if dst.Get(args[2]) != nil {
+	if dst.GetWrite(args[2]) != nil { // lookupKeyWrite: no hit, no miss
 		if !replace {
 			c.w.Int(0)
 			return

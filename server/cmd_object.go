@@ -41,9 +41,10 @@ const (
 )
 
 // objectEntry returns the key OBJECT inspects, answering null (and
-// returning nil) when there is none. OBJECT is no access (LOOKUP_NOTOUCH).
+// returning nil) when there is none. OBJECT is no access and raises no
+// keymiss (LOOKUP_NOTOUCH|LOOKUP_NONOTIFY).
 func objectEntry(c *Client, args [][]byte) *store.Entry {
-	e := c.db.Peek(args[2])
+	e := c.db.PeekQuiet(args[2])
 	if e == nil {
 		c.w.Null()
 	}

@@ -719,7 +719,12 @@ func writeXReadReply(c *Client, keys [][]byte, ready []int, serve func(i int, s 
 		c.w.Map(len(ready))
 	}
 	for _, i := range ready {
-		s, _ := valueAs[*store.Stream](c, keys[i])
+		// The caller's lookup that found the key ready was Redis's one
+		// lookupKeyRead of the serving loop: this one counts nothing.
+		var s *store.Stream
+		if e := c.db.GetWrite(keys[i]); e != nil {
+			s, _ = e.Value().(*store.Stream)
+		}
 		if c.w.Proto() == 2 {
 			c.w.Array(2)
 		}

@@ -187,7 +187,10 @@ func setGeneric(c *Client, o setOptions, key, value []byte, okReply, abortReply 
 		}
 	}
 	if o.flags&setGet != 0 {
-		if _, ok := getString(c, key); !ok {
+		was := c.readLookups() // getGenericCommand's lookupKeyRead
+		_, ok := getString(c, key)
+		c.endReadLookups(was)
+		if !ok {
 			return
 		}
 	}

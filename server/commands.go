@@ -286,7 +286,7 @@ var readingWrites = map[string]bool{
 	"sunionstore": true, "sinterstore": true, "sdiffstore": true,
 	"zunionstore": true, "zinterstore": true, "zdiffstore": true, "zrangestore": true,
 	"georadius": true, "georadiusbymember": true, "geosearchstore": true,
-	"migrate": true,
+	"migrate": true, "getset": true, "xack": true, "xclaim": true, "xautoclaim": true, "xreadgroup": true,
 }
 
 // aclCategories are Redis 7.0's ACL categories, in the order COMMAND INFO

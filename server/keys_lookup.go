@@ -31,6 +31,16 @@ func valueOrReply[V store.Value](c *Client, key []byte, missing func(Writer)) V 
 	return v
 }
 
+// readLookups makes the lookups that follow count as keyspace hits and
+// misses, a miss raising keymiss, as Redis's lookupKeyRead does inside a
+// write command whose other lookups are lookupKeyWrite's, which count
+// nothing (SET GET, PFMERGE's sources, BITFIELD with GETs only). It
+// returns the setting for endReadLookups to put back.
+func (c *Client) readLookups() (was bool) { return c.srv.store.CountLookups(true) }
+
+// endReadLookups ends what readLookups began.
+func (c *Client) endReadLookups(was bool) { c.srv.store.CountLookups(was) }
+
 // setKey stores v at key as Redis's setKey does for the commands that
 // store a result (SORT STORE, SINTERSTORE, ZUNIONSTORE, GEO STORE, BITOP,
 // MSET, GETSET): its lookupKeyWrite is an access of the old value, and

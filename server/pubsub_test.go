@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -312,5 +313,81 @@ func TestPubSubAcrossTransports(t *testing.T) {
 		for _, sub := range []*rawClient{loopSub, dialSub} {
 			sub.expect("*3\r\n$7\r\nmessage\r\n$1\r\nx\r\n$2\r\n" + m + "\r\n")
 		}
+	}
+}
+
+// TestPubSubStalledSubscriberStallsNoOne: a subscriber that never reads,
+// with no pubsub output limit to close it, holds megabytes of messages in
+// the server while a fan-out goes on: the publisher, the subscribers that
+// read and another client are all served meanwhile (each PUBLISH answered
+// with every subscriber counted, a PING answered between them, every
+// message delivered), and the stalled subscriber is still there.
+func TestPubSubStalledSubscriberStallsNoOne(t *testing.T) {
+	for _, tr := range []string{viaLoop, viaGoroutine} {
+		t.Run(tr, func(t *testing.T) {
+			saved := testTransport
+			testTransport = tr
+			t.Cleanup(func() { testTransport = saved })
+			srv := startServer(t, Config{})
+			pub, other := dialRaw(t, srv), dialRaw(t, srv)
+			pub.send(respCommand("CONFIG", "SET", "client-output-buffer-limit", "pubsub 0 0 0"))
+			pub.expect("+OK\r\n")
+			stalled := dialRaw(t, srv)
+			stalled.send("CLIENT SETNAME stalled\r\nSUBSCRIBE ch\r\n")
+			stalled.expect("+OK\r\n*3\r\n$9\r\nsubscribe\r\n$2\r\nch\r\n:1\r\n")
+			const readers = 2
+			var got [readers]atomic.Int64
+			for i := range readers {
+				r := dialRaw(t, srv)
+				r.send("SUBSCRIBE ch\r\n")
+				r.expect("*3\r\n$9\r\nsubscribe\r\n$2\r\nch\r\n:1\r\n")
+				go func() {
+					buf := make([]byte, 64<<10)
+					for {
+						n, err := r.c.Read(buf)
+						got[i].Add(int64(n))
+						if err != nil {
+							return
+						}
+					}
+				}()
+			}
+			// held is what the server holds for the stalled subscriber:
+			// its reply list and its inbox.
+			held := func() (n int64) {
+				srv.Do(func() {
+					for _, c := range srv.clientsByID() {
+						if c.name == "stalled" && c.conn != nil {
+							n = c.conn.omem.Load() + int64(c.conn.pendingPushes())
+						}
+					}
+				})
+				return n
+			}
+			msg := strings.Repeat("x", 64<<10)
+			frame := int64(len(fmt.Sprintf("*3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$%d\r\n%s\r\n", len(msg), msg)))
+			sent := int64(0)
+			deadline := time.Now().Add(testDeadline)
+			for held() < 4<<20 {
+				if time.Now().After(deadline) {
+					t.Fatalf("after %d messages the server holds %d bytes for the stalled subscriber", sent, held())
+				}
+				pub.send(respCommand("PUBLISH", "ch", msg))
+				pub.expect(":3\r\n")
+				sent++
+				other.send("PING\r\n")
+				other.expect("+PONG\r\n")
+			}
+			waitFor(t, "the reading subscribers", func() bool {
+				for i := range readers {
+					if got[i].Load() != sent*frame {
+						return false
+					}
+				}
+				return true
+			})
+			other.send("PUBSUB NUMSUB ch\r\n")
+			other.expect("*2\r\n$2\r\nch\r\n:3\r\n")
+		})
 	}
 }

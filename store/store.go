@@ -447,8 +447,10 @@ func (db *DB) expired(e *Entry) bool {
 // Get returns the live entry for key, or nil, and records the access for
 // eviction (Redis's lookupKey). An expired key is deleted on the way (lazy
 // expiry), so it is never visible.
-func (db *DB) Get(key []byte) *Entry {
-	e := db.Peek(key)
+func (db *DB) Get(key []byte) *Entry { return db.touched(db.Peek(key)) }
+
+// touched records an access of e, if not nil, and returns it.
+func (db *DB) touched(e *Entry) *Entry {
 	if e != nil {
 		db.store.touch(e)
 	}
@@ -465,6 +467,21 @@ func (db *DB) Peek(key []byte) *Entry {
 			db.store.OnMiss(db.index, key)
 		}
 	}
+	return e
+}
+
+// GetWrite is Get for a write path, Redis's lookupKeyWrite: an access,
+// but no keyspace hit or miss and no keymiss event.
+func (db *DB) GetWrite(key []byte) *Entry { return db.touched(db.live(key)) }
+
+// PeekQuiet is Peek raising no keymiss (OnMiss) for a missing key, as
+// OBJECT looks keys up (LOOKUP_NOTOUCH|LOOKUP_NONOTIFY): still a hit or
+// miss.
+func (db *DB) PeekQuiet(key []byte) *Entry {
+	miss := db.store.OnMiss
+	db.store.OnMiss = nil
+	e := db.Peek(key)
+	db.store.OnMiss = miss
 	return e
 }
 
@@ -539,7 +556,7 @@ func (db *DB) Add(key []byte, v Value) *Entry {
 // looks the key up for writing and then adds or overwrites it: a
 // 1M-key MSET spent a sixth of its time looking each key up again.
 func (db *DB) Put(key []byte, v Value) *Entry {
-	e := db.Get(key)
+	e := db.GetWrite(key)
 	if e == nil && db.store.HoldExpired {
 		e = db.keys.findBytes(key) // an expired entry Get left in place
 	}
