@@ -215,6 +215,7 @@ type Server struct {
 	latency    latencyTracking // guarded by lock (latency.go)
 	latencyMon latencyMonitor  // guarded by lock (latency_monitor.go)
 	pause      clientPause     // guarded by lock (pause.go)
+	shut       shutdownState   // a SHUTDOWN under way (shutdown.go)
 	inst       instStats       // guarded by lock (stats.go)
 	// expireCycle is the time active expiry has taken; guarded by lock.
 	expireCycle time.Duration
