@@ -92,6 +92,9 @@ type waiter struct {
 	// acknowledged and by how many replicas.
 	waitOffset   int64
 	waitReplicas int64
+	// shutdown marks a SHUTDOWN waiting for the replicas, which only the
+	// shutdown's end answers (CLIENT UNBLOCK leaves it).
+	shutdown bool
 }
 
 // timeoutAnswer is what w's client is answered when the wait times out.
@@ -510,7 +513,7 @@ func cmdClientUnblock(c *Client, args [][]byte) {
 			target = cl
 		}
 	}
-	if target == nil || target.blockedOn == nil {
+	if target == nil || target.blockedOn == nil || target.blockedOn.shutdown {
 		c.w.Int(0)
 		return
 	}

@@ -171,6 +171,7 @@ func infoServer(s *Server, b *infoBuilder) {
 	b.str("executable", exe)
 	b.str("config_file", s.configFile) // absolute, as Redis's getAbsolutePath
 	b.int("io_threads_active", 0)
+	infoShutdown(s, b)
 }
 
 // osName formats the OS as Redis's "os" field: "Linux 6.1.0 x86_64".

@@ -120,7 +120,7 @@ func init() { configTable, configByName = buildConfigTable() }
 
 func buildConfigTable() ([]*configParam, map[string]*configParam) {
 	rows := make(map[string]floodgateParam, len(floodgateParams))
-	for _, group := range []map[string]floodgateParam{floodgateParams, replicationParams, evictionParams, clientEvictionParams, tlsParams, persistenceParams, aofParams, encodingParams, slowlogParams, latencyParams, loadingParams, trackingParams, aclParams} {
+	for _, group := range []map[string]floodgateParam{floodgateParams, replicationParams, evictionParams, clientEvictionParams, tlsParams, persistenceParams, aofParams, encodingParams, slowlogParams, latencyParams, loadingParams, trackingParams, aclParams, shutdownParams} {
 		for name, p := range group {
 			if _, dup := rows[name]; dup {
 				panic("server: two rows for config parameter " + name)

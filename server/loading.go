@@ -156,7 +156,9 @@ func (s *Server) serveWhileLoading() error {
 	}
 	if s.loading.abort.Load() {
 		// Redis's whileBlockedCron: prepareForShutdown(SHUTDOWN_NOSAVE).
-		s.prepareShutdown(false, true, false)
+		// NOW too: the load ends and the process exits at once, with no
+		// wait for replicas to run in.
+		s.prepareShutdown(shutdownNoSave | shutdownNow)
 		return ErrShutdownWhileLoading
 	}
 	return nil

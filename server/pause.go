@@ -23,21 +23,23 @@ const (
 	pauseAll
 )
 
-// clientPause is the server's pause; guarded by the execution lock. Two
+// clientPause is the server's pause; guarded by the execution lock. Three
 // purposes pause, as Redis's pause_purpose: CLIENT PAUSE (byClient, until
-// its deadline or CLIENT UNPAUSE) and FAILOVER (writes, until the failover
-// ends); mode is the stronger.
+// its deadline or CLIENT UNPAUSE), FAILOVER (writes, until the failover
+// ends) and a SHUTDOWN waiting for its replicas (writes, until it is
+// aborted or fails); mode is the strongest.
 type clientPause struct {
 	mode     int
 	byClient int
 	until    int64 // unix ms of the server's clock, CLIENT PAUSE's end
 	failover bool
+	shutdown bool
 	waiters  map[*waiter]struct{}
 }
 
-// effective is the stronger of the two purposes' modes.
+// effective is the strongest of the purposes' modes.
 func (p *clientPause) effective() int {
-	if p.failover {
+	if p.failover || p.shutdown {
 		return max(p.byClient, pauseWrite)
 	}
 	return p.byClient
@@ -113,8 +115,8 @@ func mayReplicate(c *Client, cmd *Command, args [][]byte) bool {
 // postpone makes c wait for the pause's end; its command runs again then.
 func (s *Server) postpone(c *Client) {
 	// Until CLIENT PAUSE's end (the command is dispatched again then, and
-	// waits again if FAILOVER's pause covers it), else until the failover
-	// ends.
+	// waits again if FAILOVER's or SHUTDOWN's pause covers it), else until
+	// the failover or the shutdown ends.
 	timeout := time.Duration(0)
 	if s.pause.byClient != pauseNone {
 		timeout = time.Duration(max(s.pause.until-s.store.Now(), 1)) * time.Millisecond
@@ -138,8 +140,16 @@ func (s *Server) unpause() {
 
 // pauseForFailover starts or ends FAILOVER's write pause
 // (PAUSE_DURING_FAILOVER).
-func (s *Server) pauseForFailover(on bool) {
-	s.pause.failover = on
+func (s *Server) pauseForFailover(on bool) { s.pauseWrites(&s.pause.failover, on) }
+
+// pauseForShutdown starts or ends the write pause of a SHUTDOWN waiting
+// for its replicas (PAUSE_DURING_SHUTDOWN).
+func (s *Server) pauseForShutdown(on bool) { s.pauseWrites(&s.pause.shutdown, on) }
+
+// pauseWrites sets one purpose's write pause; ending it lets the
+// postponed clients run (those another purpose covers wait again).
+func (s *Server) pauseWrites(purpose *bool, on bool) {
+	*purpose = on
 	if on {
 		s.pause.mode = s.pause.effective()
 		return

@@ -475,48 +475,6 @@ func (s *Server) writesRefused() bool {
 	return p.stopWritesOnError && len(p.points) > 0 && !p.lastBgsaveOK
 }
 
-// prepareShutdown is Redis's prepareForShutdown, for SHUTDOWN and for the
-// binary on SIGTERM or SIGINT: with save points set or SAVE given, and not
-// NOSAVE, a running background save is abandoned and the keyspace saved in
-// the foreground. If that save fails the server must not exit (it would
-// lose every change since the last good save) unless force is set; the
-// error says so. The caller holds the execution lock.
-func (s *Server) prepareShutdown(save, noSave, force bool) error {
-	s.log.Warn("User requested shutdown...")
-	if b := s.persist.bgsave; b != nil {
-		s.log.Warn("There is a child saving an .rdb. Killing it!")
-		b.abort = true
-	}
-	// Never save a half-loaded dataset (Redis's prepareForShutdown).
-	if s.loading.active.Load() {
-		save, noSave = false, true
-	}
-	if noSave || (!save && len(s.persist.points) == 0) {
-		return nil
-	}
-	s.log.Info("Saving the final RDB snapshot before exiting.")
-	if err := s.saveRDB(); err != nil {
-		if force {
-			s.log.Warn("Error trying to save the DB. Exit anyway.")
-			return nil
-		}
-		s.log.Warn("Error trying to save the DB, can't exit.")
-		s.log.Warn("Errors trying to shut down the server. Check the logs for more information.")
-		return err
-	}
-	return nil
-}
-
-// PrepareShutdown is what the binary does on SIGTERM or SIGINT before it
-// closes the server, as Redis's serverCron does once a signal has asked
-// for a shutdown: it saves if save points are set. On an error the
-// server must keep running, as Redis does.
-func (s *Server) PrepareShutdown() error {
-	var err error
-	s.Do(func() { err = s.prepareShutdown(false, false, false) })
-	return err
-}
-
 // CheckSave reports whether v is a valid save setting (Config.Save).
 func CheckSave(v string) error {
 	_, err := parseSavePoints(v)

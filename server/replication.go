@@ -295,6 +295,7 @@ func (s *Server) replicaAcked(l *replicaLink, offset int64) {
 		l.pending = nil
 	}
 	s.serveWaits()
+	s.shutdownAcked()
 }
 
 // cmdSync is SYNC and PSYNC replid offset (syncCommand): a partial resync
@@ -397,6 +398,18 @@ func (l *replicaLink) name() string {
 		return ip + ":" + strconv.FormatInt(l.listeningPort, 10)
 	}
 	return ip + ":<unknown-replica-port>"
+}
+
+// stateName is how INFO and the log name a replica's state
+// (replstateToString).
+func (l *replicaLink) stateName() string {
+	switch l.state {
+	case replicaWaitBgsaveStart, replicaWaitBgsaveEnd:
+		return "wait_bgsave"
+	case replicaOnline:
+		return "online"
+	}
+	return ""
 }
 
 // peerIP is the client's address without its port.
@@ -699,7 +712,9 @@ func (s *Server) replicaGone(c *Client) {
 		}
 	}
 	l.state, l.pending = replicaNone, nil
-	s.log.Info("Connection with replica " + l.name() + " lost.")
+	if !s.closed.Load() { // Redis exits with its replicas still connected
+		s.log.Info("Connection with replica " + l.name() + " lost.")
+	}
 	if len(s.repl.replicas) == 0 {
 		s.repl.noReplicasSince = time.Now()
 	}
@@ -857,13 +872,11 @@ func infoReplication(s *Server, b *infoBuilder) {
 		if ip == "" {
 			ip = l.c.peerIP()
 		}
-		state, lag := "", int64(0)
-		switch l.state {
-		case replicaWaitBgsaveStart, replicaWaitBgsaveEnd:
-			state = "wait_bgsave"
-		case replicaOnline:
-			state, lag = "online", now-l.ackTime.Unix()
+		lag := int64(0)
+		if l.state == replicaOnline {
+			lag = now - l.ackTime.Unix()
 		}
+		state := l.stateName()
 		b.str("slave"+strconv.Itoa(i), fmt.Sprintf("ip=%s,port=%d,state=%s,offset=%d,lag=%d", ip, l.listeningPort, state, l.ackOffset, lag))
 	}
 	b.str("master_failover_state", r.failover.state.String())

@@ -218,8 +218,9 @@ type Server struct {
 	// activeChild: a background save or AOF rewrite is running
 	// (childChanged), read where the lock is not held.
 	activeChild atomic.Bool
-	pause       clientPause // guarded by lock (pause.go)
-	inst        instStats   // guarded by lock (stats.go)
+	pause       clientPause   // guarded by lock (pause.go)
+	shut        shutdownState // a SHUTDOWN under way (shutdown.go)
+	inst        instStats     // guarded by lock (stats.go)
 	// expireCycle is the time active expiry has taken; guarded by lock.
 	expireCycle time.Duration
 	net         netStats          // stats.go

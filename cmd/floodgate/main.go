@@ -176,8 +176,6 @@ func run(args []string) int {
 	}
 	code := stayUp
 	for code == stayUp {
-		// After a failed final save, as Redis, stay up (the changes since the
-		// last good save would be lost) until a later signal or SHUTDOWN.
 		code = shutdown(srv, sigs, out, logger)
 	}
 	if code != 0 {
@@ -236,40 +234,29 @@ func start(srv *server.Server, sigs chan os.Signal, out io.Writer, logger *slog.
 	}
 }
 
-// stayUp is shutdown's answer when the server must go on running.
+// stayUp is shutdown's answer when the server goes on running.
 const stayUp = -1
 
-// shutdown waits for a signal or for the server to be shut down by SHUTDOWN
-// and returns the exit code, or stayUp when a signal's final save failed.
+// shutdown waits for a signal or for the server to be closed (SHUTDOWN,
+// or the shutdown a signal asked for) and returns the exit code, or stayUp
+// after a signal: the server shuts down on its own once the command in
+// flight is over and its replicas have caught up (or stays up if its
+// final save fails or SHUTDOWN ABORT cancels it).
 func shutdown(srv *server.Server, sigs chan os.Signal, out io.Writer, logger *slog.Logger) int {
 	select {
 	case sig := <-sigs:
+		if sig == syscall.SIGINT && srv.ShutdownRequested() { // as Redis's handler on a second SIGINT
+			logger.Warn("You insist... exiting now.")
+			return 1
+		}
 		name := "SIGTERM"
 		if sig == syscall.SIGINT {
 			name = "SIGINT"
 		}
 		// Redis logs this from its signal handler, in that handler's format.
 		fmt.Fprintf(out, "%d:signal-handler (%d) Received %s scheduling shutdown...\n", os.Getpid(), time.Now().Unix(), name)
-		// As Redis, the shutdown waits for a running script to end (SCRIPT
-		// KILL or SHUTDOWN NOSAVE still work meanwhile); a second SIGINT
-		// exits at once.
-		done := make(chan struct{})
-		go func() { srv.Shutdown(); close(done) }()
-		for {
-			select {
-			case <-done:
-			case sig := <-sigs:
-				if sig == syscall.SIGINT {
-					logger.Warn("You insist... exiting now.")
-					return 1
-				}
-				continue
-			}
-			break
-		}
-		if srv.PrepareShutdown() != nil {
-			return stayUp
-		}
+		srv.RequestShutdown(sig == syscall.SIGINT)
+		return stayUp
 	case <-srv.Done():
 	}
 	return 0
