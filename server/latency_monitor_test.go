@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -70,24 +71,32 @@ func TestLatencyMonitorEvents(t *testing.T) {
 	if err := c.Eval(ctx, slow, nil).Err(); err != nil {
 		t.Fatal(err)
 	}
+	// Off again before reading: on a loaded machine the reading commands
+	// could take a millisecond themselves and add spikes of their own.
+	// What was recorded stays (Redis's threshold 0 only stops recording).
+	if err := c.ConfigSet(ctx, "latency-monitor-threshold", "0").Err(); err != nil {
+		t.Fatal(err)
+	}
 	latest, err := c.Do(ctx, "LATENCY", "LATEST").Slice()
 	if err != nil || len(latest) != 1 {
 		t.Fatalf("LATENCY LATEST: %v %v", latest, err)
 	}
 	row := latest[0].([]any)
 	when, ms, worst := row[1].(int64), row[2].(int64), row[3].(int64)
-	if row[0] != "command" || ms < 1 || worst != ms {
+	// The CONFIG SET that turned the monitor on may be a spike too when
+	// the machine is loaded: the script is the latest, not always the worst.
+	if row[0] != "command" || ms < 1 || worst < ms {
 		t.Fatalf("LATENCY LATEST row %v", row)
 	}
-	if hist, err := c.Do(ctx, "LATENCY", "HISTORY", "command").Slice(); err != nil || len(hist) != 1 ||
-		hist[0].([]any)[0] != when || hist[0].([]any)[1] != ms {
+	if hist, err := c.Do(ctx, "LATENCY", "HISTORY", "command").Slice(); err != nil || len(hist) == 0 || len(hist) > 2 ||
+		hist[len(hist)-1].([]any)[0] != when || hist[len(hist)-1].([]any)[1] != ms {
 		t.Errorf("LATENCY HISTORY command: %v %v", hist, err)
 	}
 	graph, err := c.Do(ctx, "LATENCY", "GRAPH", "command").Text()
 	if err != nil || !strings.HasPrefix(graph, "command - high ") || !strings.Contains(graph, strings.Repeat("-", 80)) {
 		t.Errorf("LATENCY GRAPH command: %q %v", graph, err)
 	}
-	if doctor, _ := c.Do(ctx, "LATENCY", "DOCTOR").Text(); !strings.Contains(doctor, "1. command: 1 latency spikes") {
+	if doctor, _ := c.Do(ctx, "LATENCY", "DOCTOR").Text(); !regexp.MustCompile(`1\. command: [12] latency spikes`).MatchString(doctor) {
 		t.Errorf("LATENCY DOCTOR: %q", doctor)
 	}
 	f := scrape(t, addr)
@@ -100,9 +109,6 @@ func TestLatencyMonitorEvents(t *testing.T) {
 
 	if n, err := c.Do(ctx, "LATENCY", "RESET").Int(); err != nil || n != 1 {
 		t.Errorf("LATENCY RESET: %d %v", n, err)
-	}
-	if err := c.ConfigSet(ctx, "latency-monitor-threshold", "0").Err(); err != nil {
-		t.Fatal(err)
 	}
 	c.Eval(ctx, slow, nil)
 	if latest, _ := c.Do(ctx, "LATENCY", "LATEST").Slice(); len(latest) != 0 {
