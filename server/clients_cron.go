@@ -79,6 +79,7 @@ func (s *Server) cronClientBuffers(now time.Time) {
 	p.in[(slot+1)%peakSlots].Store(0)
 	p.out[(slot+1)%peakSlots].Store(0)
 	ms := now.UnixMilli()
+	resizing, peakReset := s.replyResizing.Load(), s.replyPeakResetMs.Load()
 	s.clientsMu.Lock()
 	defer s.clientsMu.Unlock()
 	for c := range s.clients {
@@ -86,11 +87,13 @@ func (s *Server) cronClientBuffers(now time.Time) {
 		if cn == nil {
 			continue
 		}
-		switch cn.rbuf.cron(ms) {
-		case 1:
-			s.replyBufShrinks.Add(1)
-		case -1:
-			s.replyBufExpands.Add(1)
+		if resizing {
+			switch cn.rbuf.cron(ms, peakReset) {
+			case 1:
+				s.replyBufShrinks.Add(1)
+			case -1:
+				s.replyBufExpands.Add(1)
+			}
 		}
 		// Redis: the query buffer's allocation plus the parsed arguments;
 		// the reply list's bytes.

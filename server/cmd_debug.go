@@ -90,6 +90,12 @@ var debugHelp = []string{
 	"    Enables or disables checksum checks for RDB files and RESTORE's payload.",
 	"SLEEP <seconds>",
 	"    Stop the server for <seconds>. Decimals allowed.",
+	"REPLYBUFFER PEAK-RESET-TIME <NEVER||RESET|time>",
+	"    Sets the time (in milliseconds) to wait between client reply buffer peak resets.",
+	"    In case NEVER is provided the last observed peak will never be reset",
+	"    In case RESET is provided the peak reset time will be restored to the default value",
+	"REPLYBUFFER RESIZING <0|1>",
+	"    Enable or disable the reply buffer resize cron job",
 	"HELP",
 	"    Prints this help.",
 }
@@ -154,6 +160,8 @@ func cmdDebug(c *Client, args [][]byte) {
 	case sub == "error" && n == 3:
 		msg := strings.NewReplacer("\r", " ", "\n", " ").Replace(string(args[2]))
 		c.w.Error(msg)
+	case sub == "replybuffer" && n == 4:
+		debugReplyBuffer(c, args)
 	case sub == "change-repl-id" && n == 2:
 		c.srv.log.Warn("Changing replication IDs after receiving DEBUG change-repl-id")
 		r := &c.srv.repl
@@ -465,5 +473,33 @@ func debugLoadAOF(c *Client) {
 		return
 	}
 	s.log.Warn("Append Only File loaded by DEBUG LOADAOF")
+	c.w.Status("OK")
+}
+
+// debugReplyBuffer is DEBUG REPLYBUFFER PEAK-RESET-TIME <NEVER|RESET|ms>
+// and RESIZING <0|1>, the clients cron's reply buffer settings.
+func debugReplyBuffer(c *Client, args [][]byte) {
+	s := c.srv
+	switch strings.ToLower(string(cString(args[2]))) {
+	case "peak-reset-time":
+		switch v := strings.ToLower(string(cString(args[3]))); v {
+		case "never":
+			s.replyPeakResetMs.Store(-1)
+		case "reset":
+			s.replyPeakResetMs.Store(replyBufPeakTime)
+		default:
+			ms, ok := number.ParseInt(args[3])
+			if !ok {
+				c.w.Error(errNotInteger)
+				return
+			}
+			s.replyPeakResetMs.Store(ms)
+		}
+	case "resizing":
+		s.replyResizing.Store(cAtoi(args[3]) != 0)
+	default:
+		subcommandSyntaxError(c, args)
+		return
+	}
 	c.w.Status("OK")
 }

@@ -24,7 +24,7 @@ type replyBufStats struct {
 const (
 	replyBufMax      = 16 << 10 // PROTO_REPLY_CHUNK_BYTES
 	replyBufMin      = 1 << 10  // PROTO_REPLY_MIN_BYTES
-	replyBufPeakTime = 5000     // REPLY_BUFFER_DEFAULT_PEAK_RESET_TIME, ms (DEBUG REPLYBUFFER is refused)
+	replyBufPeakTime = 5000     // REPLY_BUFFER_DEFAULT_PEAK_RESET_TIME, ms (DEBUG REPLYBUFFER PEAK-RESET-TIME changes it)
 )
 
 func (r *replyBufStats) init(now time.Time) {
@@ -56,7 +56,8 @@ func (r *replyBufStats) written(pending int) {
 // cron is clientsCronResizeOutputBuffer for one client: it returns +1 for
 // a shrink, -1 for an expand, 0 otherwise. The buffer of a client between
 // events holds nothing (its replies went out), so the reset peak is 0.
-func (r *replyBufStats) cron(nowMs int64) int {
+// The peak is reset every peakReset ms (never when negative).
+func (r *replyBufStats) cron(nowMs, peakReset int64) int {
 	size, peak := r.size.Load(), r.peak.Load()
 	var newSize int64
 	resized := 0
@@ -66,7 +67,7 @@ func (r *replyBufStats) cron(nowMs int64) int {
 	case size*2 < replyBufMax*2 && peak == size:
 		newSize, resized = min(replyBufMax, size*2), -1
 	}
-	if nowMs-r.peakReset >= replyBufPeakTime {
+	if peakReset >= 0 && nowMs-r.peakReset >= peakReset {
 		r.peak.Store(0)
 		r.peakReset = nowMs
 	}

@@ -26,8 +26,28 @@ func TestReplyBufCron(t *testing.T) {
 	}
 	for i, s := range steps {
 		r.peak.Store(s.peak)
-		if got := r.cron(0); got != s.resized || r.size.Load() != s.wantSize {
+		if got := r.cron(0, replyBufPeakTime); got != s.resized || r.size.Load() != s.wantSize {
 			t.Errorf("step %d: resized %d size %d, want %d %d", i, got, r.size.Load(), s.resized, s.wantSize)
+		}
+	}
+}
+
+// TestReplyBufPeakResetTime: DEBUG REPLYBUFFER PEAK-RESET-TIME's period
+// resets the peak once that much time has passed; a negative one
+// (NEVER) keeps it, so a busy client's buffer never shrinks.
+func TestReplyBufPeakResetTime(t *testing.T) {
+	for _, tc := range []struct {
+		period, now int64
+		wantPeak    int64
+	}{
+		{100, 99, replyBufMax}, {100, 100, 0}, {-1, 1 << 40, replyBufMax}, {0, 0, 0},
+	} {
+		var r replyBufStats
+		r.size.Store(replyBufMax)
+		r.peak.Store(replyBufMax)
+		r.cron(tc.now, tc.period)
+		if got := r.peak.Load(); got != tc.wantPeak {
+			t.Errorf("period %d at %d ms: peak %d, want %d", tc.period, tc.now, got, tc.wantPeak)
 		}
 	}
 }

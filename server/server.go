@@ -218,9 +218,14 @@ type Server struct {
 	// activeChild: a background save or AOF rewrite is running
 	// (childChanged), read where the lock is not held.
 	activeChild atomic.Bool
-	pause       clientPause   // guarded by lock (pause.go)
-	shut        shutdownState // a SHUTDOWN under way (shutdown.go)
-	inst        instStats     // guarded by lock (stats.go)
+	// DEBUG REPLYBUFFER's settings, read by the clients cron: how often a
+	// reply buffer's peak is reset (ms; -1 never) and whether buffers are
+	// resized at all.
+	replyPeakResetMs atomic.Int64
+	replyResizing    atomic.Bool
+	pause            clientPause   // guarded by lock (pause.go)
+	shut             shutdownState // a SHUTDOWN under way (shutdown.go)
+	inst             instStats     // guarded by lock (stats.go)
 	// expireCycle is the time active expiry has taken; guarded by lock.
 	expireCycle time.Duration
 	net         netStats          // stats.go
@@ -348,6 +353,8 @@ func Prepare(cfg Config) *Server {
 	s.tcpKeepalive.Store(300)
 	s.hz.Store(10)
 	s.cronHz.Store(10)
+	s.replyPeakResetMs.Store(replyBufPeakTime)
+	s.replyResizing.Store(true)
 	s.tls.initDefaults()
 	return s
 }
