@@ -149,6 +149,11 @@ func TestGatewayFlagRules(t *testing.T) {
 		`floodgate_gateway_decisions_total{outcome="denied",rule="apikey"} 1`,
 		`floodgate_gateway_decisions_total{outcome="denied",rule="ip"} 2`,
 		`floodgate_gateway_store_degraded{algorithm="gcra"} 0`,
+		// Allowed with under 20% left: the IP's second request, k1's third.
+		`floodgate_gateway_near_limit_total{rule="apikey"} 1`,
+		`floodgate_gateway_near_limit_total{rule="ip"} 1`,
+		// One decision per request, none from a fallback.
+		`floodgate_gateway_store_latency_seconds_count 9`,
 		`go_goroutines`,
 	} {
 		if !strings.Contains(body, want) {
