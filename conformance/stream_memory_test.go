@@ -55,6 +55,14 @@ func TestStreamMemoryUsage(t *testing.T) {
 		"XREADGROUP GROUP g1 alice COUNT 2 STREAMS s >", "XREADGROUP GROUP g1 bob STREAMS s >",
 		"XCLAIM s g1 carol 0 1-1", "XACK s g1 2-1", "XGROUP CREATECONSUMER s g2 dave",
 		"XREADGROUP GROUP g2 dave NOACK STREAMS s 0")
+	// A restored stream's listpacks are allocated at their exact size.
+	restore := []string{}
+	for i := 1; i <= 150; i++ {
+		restore = append(restore, fmt.Sprintf("XADD s %d-0 f %d", i, i))
+	}
+	restore = append(restore, "XGROUP CREATE s g 0", "XREADGROUP GROUP g c COUNT 7 STREAMS s >", "XDEL s 3-0",
+		`EVAL "return redis.call('RESTORE', KEYS[2], 0, redis.call('DUMP', KEYS[1]))" 2 s t`)
+	add("restore", append(restore, streamMemAsk("t")...)...)
 	add("copy", "XADD s 1-1 f v", "XADD s 2-1 f w", "COPY s t", "DEL s", "RENAME t s")
 
 	rng := rand.New(rand.NewSource(27))
