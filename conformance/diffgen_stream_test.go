@@ -18,9 +18,8 @@ import (
 // ID, and the reply is deterministic. Inside MULTI and scripts, where no
 // skipIf can ask, "*" is never sent.
 //
-// MEMORY USAGE is not sent: floodgate answers its own accounting, and a
-// new node's listpack is not preallocated to Redis's 4 KB (Redis says
-// 4728 for a stream of one entry, floodgate about 300).
+// MEMORY USAGE is not sent here: TestStreamMemoryUsage
+// (stream_memory_test.go) compares it over its own random shapes.
 
 // streamNodeSettings are reset at the start of every segment, so a
 // segment replays from a known state.

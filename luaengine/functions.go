@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/floodgate/floodgate/internal/argline"
+	"github.com/floodgate/floodgate/internal/jemalloc"
 	lua "github.com/floodgate/floodgate/third_party/gopher-lua"
 )
 
@@ -210,11 +211,11 @@ func (e *Engine) FunctionsMemory() int64 {
 	}
 	var n int64 = 200 // the engine, its name and the dictionaries' heads
 	for _, l := range e.fns.ctx.libs {
-		n += int64(jemallocSize(48) + jemallocSize(len(l.Code)+9) + jemallocSize(len(l.Name)+4) + 24)
+		n += int64(jemalloc.Size(48) + jemalloc.Size(len(l.Code)+9) + jemalloc.Size(len(l.Name)+4) + 24)
 		for _, f := range l.Functions {
-			n += int64(jemallocSize(48) + jemallocSize(len(f.Name)+4) + 24 + 16)
+			n += int64(jemalloc.Size(48) + jemalloc.Size(len(f.Name)+4) + 24 + 16)
 			if f.HasDesc {
-				n += int64(jemallocSize(len(f.Desc) + 4))
+				n += int64(jemalloc.Size(len(f.Desc) + 4))
 			}
 		}
 	}

@@ -1,5 +1,7 @@
 package luaengine
 
+import "github.com/floodgate/floodgate/internal/jemalloc"
+
 // Scripts returns how many scripts the cache holds (INFO's
 // number_of_cached_scripts).
 func (e *Engine) Scripts() int { return len(e.scripts) }
@@ -27,35 +29,17 @@ func (e *Engine) ScriptsMemory() int64 {
 // raw sds beyond.
 func scriptMemory(bodyLen int) int64 {
 	const robj = 16
-	sha := jemallocSize(3 + 40 + 1) // sdshdr8
+	sha := jemalloc.Size(3 + 40 + 1) // sdshdr8
 	var body int
 	switch {
 	case bodyLen <= 44: // OBJ_ENCODING_EMBSTR_SIZE_LIMIT
-		body = jemallocSize(robj+3+bodyLen+1) - robj
+		body = jemalloc.Size(robj+3+bodyLen+1) - robj
 	case bodyLen < 1<<8:
-		body = jemallocSize(3 + bodyLen + 1)
+		body = jemalloc.Size(3 + bodyLen + 1)
 	case bodyLen < 1<<16:
-		body = jemallocSize(5 + bodyLen + 1)
+		body = jemalloc.Size(5 + bodyLen + 1)
 	default:
-		body = jemallocSize(9 + bodyLen + 1)
+		body = jemalloc.Size(9 + bodyLen + 1)
 	}
 	return int64(sha + body)
-}
-
-// jemallocSize is the size class jemalloc 5 (Redis's allocator) gives n
-// bytes on x86-64: 8, 16, then multiples of 16 up to 128, then four
-// classes per doubling (160, 192, 224, 256, 320, ...).
-func jemallocSize(n int) int {
-	switch {
-	case n <= 8:
-		return 8
-	case n <= 128:
-		return (n + 15) &^ 15
-	}
-	step := 1
-	for step*8 < n {
-		step *= 2
-	}
-	// n is in (4*step, 8*step]: classes are step apart.
-	return (n + step - 1) / step * step
 }

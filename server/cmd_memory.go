@@ -41,10 +41,12 @@ var memoryHelp = []string{
 	"    Prints this help.",
 }
 
-// cmdMemoryUsage answers the key's accounted size. SAMPLES is parsed as
-// Redis does; the accounting samples five elements of a large collection
-// whatever it says.
+// cmdMemoryUsage answers Redis's figure for a stream, and the key's
+// accounted size for the other types. SAMPLES is parsed as Redis does;
+// the accounting of the other types samples five elements of a large
+// collection whatever it says.
 func cmdMemoryUsage(c *Client, args [][]byte) {
+	samples := int64(5) // OBJ_COMPUTE_SIZE_DEF_SAMPLES
 	for i := 3; i < len(args); i++ {
 		if !strings.EqualFold(string(args[i]), "samples") || i+1 >= len(args) {
 			c.w.Error(errSyntax)
@@ -59,6 +61,7 @@ func cmdMemoryUsage(c *Client, args [][]byte) {
 			c.w.Error(errSyntax)
 			return
 		}
+		samples = n
 		i++
 	}
 	e := c.db.Peek(args[2])
@@ -66,7 +69,7 @@ func cmdMemoryUsage(c *Client, args [][]byte) {
 		c.w.Null()
 		return
 	}
-	c.w.Int(c.db.MemoryUsage(e))
+	c.w.Int(c.db.MemoryUsage(e, samples))
 }
 
 // memOverhead is Redis's redisMemOverhead, in floodgate's terms.

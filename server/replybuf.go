@@ -3,6 +3,8 @@ package server
 import (
 	"sync/atomic"
 	"time"
+
+	"github.com/floodgate/floodgate/internal/jemalloc"
 )
 
 // replyBufStats is Redis 7.0's accounting of a client's static reply
@@ -81,12 +83,5 @@ func (r *replyBufStats) cron(nowMs, peakReset int64) int {
 // request of n bytes, for 1 KB <= n <= 16 KB: four size classes per
 // doubling (1024, 1280, 1536, 1792, 2048, 2560, ...).
 func jemallocUsable(n int64) int64 {
-	if n <= replyBufMin {
-		return replyBufMin
-	}
-	step := int64(1)
-	for step*8 < n {
-		step *= 2
-	}
-	return (n + step - 1) / step * step
+	return int64(jemalloc.Size(int(max(n, replyBufMin))))
 }

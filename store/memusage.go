@@ -1,8 +1,13 @@
 package store
 
-// MemoryUsage is what the accounting charges a live entry: its key, value
-// and share of the keyspace's indexes (MEMORY USAGE).
-func (db *DB) MemoryUsage(e *Entry) int64 {
+// MemoryUsage is MEMORY USAGE of a live entry with SAMPLES samples (0 for
+// all): for a stream, what Redis 7.0 answers (RedisMemoryUsage); for the
+// other types, what the accounting charges the entry: its key, value and
+// share of the keyspace's indexes.
+func (db *DB) MemoryUsage(e *Entry, samples int64) int64 {
+	if s, ok := e.Value().(*Stream); ok {
+		return s.RedisMemoryUsage(e.Key(), samples)
+	}
 	n := int64(entrySize(e)) + entryCost
 	if e.heapIdx >= 0 {
 		n += expiryCost

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/floodgate/floodgate/internal/jemalloc"
 	"github.com/floodgate/floodgate/internal/listpack"
 )
 
@@ -98,6 +99,25 @@ const streamPrealloc = 4096
 type streamNode struct {
 	master StreamID
 	lp     []byte
+	// redisAlloc is what Redis's allocation for this listpack would be
+	// (zmalloc_size, a jemalloc class), which MEMORY USAGE answers: it
+	// follows the node's history, not its bytes (see resized).
+	redisAlloc int
+}
+
+// resized follows Redis's allocation of the node's listpack through one
+// lpInsert that took it from old bytes to len(n.lp): lpInsert reallocs to
+// the exact size when it grows past the allocation or when it shrinks.
+func (n *streamNode) resized(old int) {
+	if l := len(n.lp); (l > old && l > n.redisAlloc) || l < old {
+		n.redisAlloc = jemalloc.Size(l)
+	}
+}
+
+// loadedNode is a node whose listpack Redis allocates at its exact size:
+// loaded from an RDB or RESTORE payload, or copied by COPY (streamDup).
+func loadedNode(master StreamID, lp []byte) streamNode {
+	return streamNode{master, lp, jemalloc.Size(len(lp))}
 }
 
 // Stream is a stream value: its entries (in nodes) and its consumer
@@ -173,7 +193,7 @@ func (s *Stream) Node(i int) (StreamID, []byte) { return s.nodes[i].master, s.no
 // validated lp and sets the length and IDs itself.
 func (s *Stream) AppendNode(master StreamID, lp []byte) {
 	s.nodesChanged()
-	s.nodes = append(s.nodes, streamNode{master, lp})
+	s.nodes = append(s.nodes, loadedNode(master, lp))
 }
 
 // NextID is the ID XADD * gives at unix millisecond now: now-0, or the
@@ -225,6 +245,7 @@ func (s *Stream) Append(id StreamID, fv [][]byte, lim StreamLimits) {
 			// the buffer to the next size class past it (Clip would only
 			// hide the slack from the accounting).
 			tail.lp = slices.Clone(tail.lp)
+			tail.redisAlloc = min(tail.redisAlloc, jemalloc.Size(len(tail.lp)))
 			tail = nil
 		}
 	}
@@ -244,7 +265,8 @@ func (s *Stream) Append(id StreamID, fv [][]byte, lim StreamLimits) {
 			lp = listpack.Append(lp, fv[2*i])
 		}
 		lp = listpack.AppendInteger(lp, 0)
-		s.nodes = append(s.nodes, streamNode{master: id, lp: lp})
+		// lpNew's allocation; the appends grow it only past it (resized).
+		s.nodes = append(s.nodes, streamNode{master: id, lp: lp, redisAlloc: jemalloc.Size(max(int(prealloc), 7))})
 		tail = &s.nodes[len(s.nodes)-1]
 		flags = streamFlagSameFields
 	} else {
@@ -287,7 +309,11 @@ func (s *Stream) Append(id StreamID, fv [][]byte, lim StreamLimits) {
 	if !same {
 		lpCount += numFields + 1
 	}
+	old := len(tail.lp)
 	tail.lp = listpack.AppendInteger(lp, lpCount)
+	// Every lpInsert since the node's last size grew it, so one check at
+	// the end gives the allocation the sequence of them would.
+	tail.resized(old)
 	s.length++
 	s.entriesAdded++
 	s.lastID = id
@@ -536,10 +562,12 @@ func (it *StreamIterator) Remove(current StreamID) {
 	if live == 1 {
 		s.nodes = slices.Delete(s.nodes, it.node, it.node+1)
 	} else {
-		lp = listpack.ReplaceInteger(lp, listpack.First, live-1)
+		n.lp = listpack.ReplaceInteger(lp, listpack.First, live-1)
+		n.resized(len(lp))
+		lp = n.lp
 		p := listpack.Next(lp, listpack.First)
-		lp = listpack.ReplaceInteger(lp, p, listpack.GetInteger(lp, p)+1)
-		n.lp = lp
+		n.lp = listpack.ReplaceInteger(lp, p, listpack.GetInteger(lp, p)+1)
+		n.resized(len(lp))
 	}
 	s.length--
 	if it.rev {
@@ -723,10 +751,12 @@ func (s *Stream) Trim(a TrimArgs) int64 {
 			}
 		}
 		deleted += fromNode
-		lp = listpack.ReplaceInteger(lp, listpack.First, entries-fromNode)
+		n.lp = listpack.ReplaceInteger(lp, listpack.First, entries-fromNode)
+		n.resized(len(lp))
+		lp = n.lp
 		p = listpack.Next(lp, listpack.First)
-		lp = listpack.ReplaceInteger(lp, p, listpack.GetInteger(lp, p)+fromNode)
-		n.lp = lp
+		n.lp = listpack.ReplaceInteger(lp, p, listpack.GetInteger(lp, p)+fromNode)
+		n.resized(len(lp))
 		break
 	}
 	if s.length == 0 {
@@ -764,7 +794,7 @@ func (s *Stream) Clone() Value {
 	c.nodesChanged() // its node index and listpacks are sized anew
 	c.nodes = make([]streamNode, len(s.nodes))
 	for i, n := range s.nodes {
-		c.nodes[i] = streamNode{n.master, slices.Clone(n.lp)}
+		c.nodes[i] = loadedNode(n.master, slices.Clone(n.lp))
 	}
 	c.groups = nil
 	for _, g := range s.groups {
@@ -796,10 +826,16 @@ func (s *Stream) MemSize() int {
 func (s *Stream) RaxNodes() int {
 	keys := make([][16]byte, len(s.nodes))
 	for i, n := range s.nodes {
-		binary.BigEndian.PutUint64(keys[i][:8], n.master.Ms)
-		binary.BigEndian.PutUint64(keys[i][8:], n.master.Seq)
+		keys[i] = raxKey(n.master)
 	}
 	return raxCount(keys, 0)
+}
+
+// raxKey is id as Redis's raxes of stream IDs key it (streamEncodeID).
+func raxKey(id StreamID) (k [16]byte) {
+	binary.BigEndian.PutUint64(k[:8], id.Ms)
+	binary.BigEndian.PutUint64(k[8:], id.Seq)
+	return k
 }
 
 // raxCount counts the nodes under the node at depth d that keys (sorted,
