@@ -99,7 +99,10 @@ type aofState struct {
 	// waitRewrite: the AOF was turned on and its incr file opened; the
 	// rewrite that writes its base must not open another (Redis's
 	// AOF_WAIT_REWRITE).
-	waitRewrite    bool
+	waitRewrite bool
+	// stoppedForSync: a replica's full sync stopped the AOF for its load
+	// (replica.go); guarded by the execution lock.
+	stoppedForSync bool
 	rewriteStarted time.Time
 	rewriteGen     int // bumped when AOF is turned off: a rewrite in flight is dropped
 	lastRewriteSec int64

@@ -8,8 +8,9 @@ import "time"
 func (s *Server) infoAOF(b *infoBuilder) {
 	a := &s.aof
 	// Redis's aof_state is on from the start when appendonly is, so also
-	// while the AOF loads.
-	on := a.on.Load() || (a.cfg.Enabled && s.loading.active.Load())
+	// while the AOF loads; not while a replica loads its master's RDB,
+	// which stops the AOF.
+	on := a.on.Load() || (a.cfg.Enabled && s.loading.active.Load() && !a.stoppedForSync)
 	b.int("aof_enabled", boolInt(on))
 	b.int("aof_rewrite_in_progress", boolInt(a.rewriting))
 	b.int("aof_rewrite_scheduled", boolInt(a.rewriteScheduled))

@@ -347,18 +347,38 @@ func (s *Server) setAppendOnly(on bool) error {
 		return nil
 	}
 	if !on {
-		a.mu.Lock()
-		s.aofWriteLocked(true)
-		if a.file != nil {
-			a.file.Close()
-			a.file = nil
-		}
-		a.on.Store(false)
-		a.mu.Unlock()
-		a.rewriteGen++
+		s.stopAppendOnly()
 		a.cfg.Enabled = false
 		return nil
 	}
+	if err := s.startAppendOnly(); err != nil {
+		return err
+	}
+	a.cfg.Enabled = true
+	return nil
+}
+
+// stopAppendOnly is Redis's stopAppendOnly: what is buffered is written
+// and fsynced, the incr file closed, and a running rewrite abandoned.
+// appendonly keeps its setting (a replica's full sync stops the AOF for
+// the load and restarts it after).
+func (s *Server) stopAppendOnly() {
+	a := &s.aof
+	a.mu.Lock()
+	s.aofWriteLocked(true)
+	if a.file != nil {
+		a.file.Close()
+		a.file = nil
+	}
+	a.on.Store(false)
+	a.mu.Unlock()
+	a.rewriteGen++
+}
+
+// startAppendOnly is Redis's startAppendOnly: a new incr file logs from
+// now on, and a rewrite writes the base.
+func (s *Server) startAppendOnly() error {
+	a := &s.aof
 	if a.rewriting {
 		return errors.New(errRewriteInProgress)
 	}
@@ -373,7 +393,6 @@ func (s *Server) setAppendOnly(on bool) error {
 		return err
 	}
 	a.on.Store(true)
-	a.cfg.Enabled = true
 	a.waitRewrite = true
 	s.startAOFCron()
 	if err := s.startRewrite(); err != nil && err != errRewriteScheduled {

@@ -518,6 +518,14 @@ func (s *Server) fullSyncFromMaster(l *masterLink, conn net.Conn, r *bufio.Reade
 			s.log.Info("Replica is about to load the RDB file received from the master, but there is a pending RDB child running. Killing it to avoid any race")
 			b.abort = true
 		}
+		// The AOF would keep the old data under the master's stream: it is
+		// stopped for the load and started again after, with a rewrite
+		// (readSyncBulkPayload's stopAppendOnly, restartAOFAfterSYNC).
+		if s.aof.on.Load() {
+			s.stopAppendOnly()
+			s.aof.stoppedForSync = true
+		}
+		defer s.restartAOFAfterSync()
 		s.log.Info("MASTER <-> REPLICA sync: Flushing old data")
 		s.store.FlushAll()
 		s.flushFunctions() // the master's RDB brings its libraries
@@ -558,6 +566,45 @@ func (s *Server) fullSyncFromMaster(l *masterLink, conn net.Conn, r *bufio.Reade
 	}
 	s.log.Info("MASTER <-> REPLICA sync: Finished with success")
 	return nil
+}
+
+// restartAOF starts the AOF a sync stopped, unless appendonly was turned
+// off meanwhile; false if it cannot start yet.
+func (s *Server) restartAOF() bool {
+	a := &s.aof
+	if a.stoppedForSync && a.cfg.Enabled && !a.on.Load() && s.startAppendOnly() != nil {
+		return false
+	}
+	a.stoppedForSync = false
+	return true
+}
+
+// restartAOFAfterSync is restartAOFAfterSYNC, once the load of a full
+// sync is over (or failed): the AOF it stopped starts again, its base
+// rewritten from the new dataset. A rewrite that cannot start yet (the
+// abandoned one still finishing) is tried again every second, as Redis
+// tries ten times.
+func (s *Server) restartAOFAfterSync() {
+	if s.restartAOF() {
+		return
+	}
+	s.log.Warn("Failed enabling the AOF after successful master synchronization! Trying it again in one second.")
+	s.spawn(func() {
+		for range 10 {
+			select {
+			case <-s.stop:
+				return
+			case <-time.After(time.Second):
+			}
+			ok := false
+			s.Do(func() { ok = s.restartAOF() })
+			if ok {
+				return
+			}
+			s.log.Warn("Failed enabling the AOF after successful master synchronization! Trying it again in one second.")
+		}
+		s.log.Warn("FATAL: this replica instance finished the synchronization with its master, but the AOF can't be turned on.")
+	})
 }
 
 // takeSyncAux applies what the master's RDB carries beside the keys: the

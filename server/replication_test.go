@@ -828,13 +828,7 @@ func TestReplicaLoadServesLOADING(t *testing.T) {
 	ctx := context.Background()
 	msrv, master := startReplicationMaster(t)
 	const keys = 20000
-	pipe := master.Pipeline()
-	for i := range keys {
-		pipe.Set(ctx, "k:"+strconv.Itoa(i), i, 0)
-	}
-	if _, err := pipe.Exec(ctx); err != nil {
-		t.Fatal(err)
-	}
+	setKeys(t, master, "k:", keys)
 	_, port, _ := net.SplitHostPort(msrv.Addr())
 	_, floodgateReplica := startReplicationMaster(t)
 	redisSrv := redistest.Start(t)
@@ -875,5 +869,70 @@ func TestReplicaLoadServesLOADING(t *testing.T) {
 		if n := replica.DBSize(ctx).Val(); n != keys {
 			t.Errorf("%s: DBSIZE %d, want %d", name, n, keys)
 		}
+	}
+}
+
+// TestReplicaAOFAfterFullSync: a replica with appendonly yes stops its AOF
+// for the load of its master's RDB (INFO aof_enabled 0 meanwhile, as
+// Redis's readSyncBulkPayload) and starts it again with a rewrite, so the
+// AOF holds the master's dataset and stream and none of the data the sync
+// flushed: a restart from it has the master's keys and not the replica's
+// old one.
+func TestReplicaAOFAfterFullSync(t *testing.T) {
+	ctx := context.Background()
+	msrv, master := startReplicationMaster(t)
+	const keys = 20000
+	setKeys(t, master, "m", keys)
+	dir := t.TempDir()
+	rsrv := startServerOver(t, Config{Dir: dir, AOF: AOFConfig{Enabled: true, Fsync: "always"}}, viaLoop)
+	replica := dialOver(t, rsrv, viaLoop)
+	replica.Set(ctx, "old", "flushed by the sync", 0)
+	rewrites := replicationInfo(replica, "persistence", "aof_rewrites")
+	// At least 4 s of load, to see the AOF stopped; cut short once seen.
+	replica.ConfigSet(ctx, "key-load-delay", "200")
+	replica.ConfigSet(ctx, "loading-process-events-interval-bytes", "1024")
+	_, mport, _ := net.SplitHostPort(msrv.Addr())
+	replica.Do(ctx, "replicaof", "127.0.0.1", mport)
+	redistest.Eventually(t, "the replica to load with its AOF stopped", func() bool {
+		return replicationInfo(replica, "persistence", "loading") == "1" &&
+			replicationInfo(replica, "persistence", "aof_enabled") == "0"
+	})
+	replica.ConfigSet(ctx, "key-load-delay", "0")
+	waitCaughtUp(t, master, replica)
+	redistest.Eventually(t, "the AOF to be on again, rewritten", func() bool {
+		return replicationInfo(replica, "persistence", "aof_enabled") == "1" &&
+			replicationInfo(replica, "persistence", "aof_rewrite_in_progress") == "0" &&
+			replicationInfo(replica, "persistence", "aof_rewrites") != rewrites
+	})
+	if got := replica.ConfigGet(ctx, "appendonly").Val()["appendonly"]; got != "yes" {
+		t.Errorf("appendonly %q after the sync", got)
+	}
+	master.Set(ctx, "after", "1", 0)
+	waitCaughtUp(t, master, replica)
+	rsrv.Close()
+
+	again := startServerOver(t, Config{Dir: dir, AOF: AOFConfig{Enabled: true}}, viaLoop)
+	c := dialOver(t, again, viaLoop)
+	if n, err := c.Exists(ctx, "old").Result(); err != nil || n != 0 {
+		t.Errorf("the flushed key came back from the AOF: %d %v", n, err)
+	}
+	if got, want := c.DBSize(ctx).Val(), int64(keys+1); got != want {
+		t.Errorf("DBSIZE %d after the restart from the AOF, want %d (the master's keys)", got, want)
+	}
+	if got := c.Get(ctx, "after").Val(); got != "1" {
+		t.Errorf("the stream's write after the sync: %q", got)
+	}
+}
+
+// setKeys sets n string keys prefix0... in one pipeline.
+func setKeys(t *testing.T, c *redis.Client, prefix string, n int) {
+	t.Helper()
+	ctx := context.Background()
+	pipe := c.Pipeline()
+	for i := range n {
+		pipe.Set(ctx, prefix+strconv.Itoa(i), i, 0)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
 	}
 }
