@@ -267,10 +267,15 @@ func (s *Server) aclLogDenial(c *Client, d acl.Denial, ctx int, object, user str
 		real = s.scripting.caller.origin
 	}
 	now := time.Now()
-	s.acl.log.Add(acl.LogEntry{
-		Reason: d, Context: ctx, Object: object, Username: user,
-		Time: now, ClientInfo: real.infoLine(now, nil),
-	}, s.acl.logMax)
+	e := s.acl.log.Add(acl.LogEntry{Reason: d, Context: ctx, Object: object, Username: user, Time: now}, s.acl.logMax)
+	// The entry's client info is replaced by this event's; an entry that
+	// took earlier events has one to overwrite, taking no memory.
+	ci, ok := e.ClientInfo.(*clientInfo)
+	if !ok {
+		ci = new(clientInfo)
+		e.ClientInfo = ci
+	}
+	real.snapshotInfo(ci, now, nil)
 }
 
 // aclDenialMessage is processCommand's NOPERM text for a denial.

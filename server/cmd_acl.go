@@ -254,7 +254,7 @@ func cmdACLLog(c *Client, args [][]byte) {
 		age := float64(now.UnixMilli()-e.Time.UnixMilli()) / 1000
 		c.w.Double(age)
 		c.w.BulkString("client-info")
-		c.w.BulkString(e.ClientInfo)
+		c.w.BulkString(e.ClientInfo.String())
 	}
 }
 

@@ -361,6 +361,75 @@ func (s *Server) clientsByID() []*Client {
 // infoLine formats a client as CLIENT LIST and CLIENT INFO do, with the
 // same fields in the same order.
 func (c *Client) infoLine(now time.Time, argv [][]byte) string {
+	var ci clientInfo
+	c.snapshotInfo(&ci, now, argv)
+	return ci.String()
+}
+
+// clientInfo is what a CLIENT LIST line says of a client at one moment,
+// not yet formatted: the ACL LOG keeps one per entry, taken at each event
+// (as Redis's addACLLogEntry formats catClientInfoString at each), and
+// formats it only when ACL LOG is read, which a stream of wrong AUTH
+// guesses aggregated into one entry never needs (formatting was a quarter
+// of the server's CPU per guess, scripts/bench-auth.sh).
+type clientInfo struct {
+	addr, laddr, name, flags, events, cmd, user string
+
+	id, fd, age, idle, db, sub, psub, ssub, multi int64
+	qbuf, qbufFree, argvMem, multiMem, rbs, rbp   int64
+	obl, oll, omem, totMem, redir, resp           int64
+}
+
+// String is the CLIENT LIST line.
+func (ci *clientInfo) String() string { return string(ci.appendTo(make([]byte, 0, 384))) }
+
+func (ci *clientInfo) appendTo(b []byte) []byte {
+	field := func(name, value string) {
+		if len(b) > 0 {
+			b = append(b, ' ')
+		}
+		b = append(append(append(b, name...), '='), value...)
+	}
+	num := func(name string, n int64) {
+		if len(b) > 0 {
+			b = append(b, ' ')
+		}
+		b = strconv.AppendInt(append(append(b, name...), '='), n, 10)
+	}
+	num("id", ci.id)
+	field("addr", ci.addr)
+	field("laddr", ci.laddr)
+	num("fd", ci.fd)
+	field("name", ci.name)
+	num("age", ci.age)
+	num("idle", ci.idle)
+	field("flags", ci.flags)
+	num("db", ci.db)
+	num("sub", ci.sub)
+	num("psub", ci.psub)
+	num("ssub", ci.ssub)
+	num("multi", ci.multi)
+	num("qbuf", ci.qbuf)
+	num("qbuf-free", ci.qbufFree)
+	num("argv-mem", ci.argvMem)
+	num("multi-mem", ci.multiMem)
+	num("rbs", ci.rbs)
+	num("rbp", ci.rbp)
+	num("obl", ci.obl)
+	num("oll", ci.oll)
+	num("omem", ci.omem)
+	num("tot-mem", ci.totMem)
+	field("events", ci.events)
+	field("cmd", ci.cmd)
+	field("user", ci.user)
+	num("redir", ci.redir)
+	num("resp", ci.resp)
+	return b
+}
+
+// snapshotInfo fills ci with the client's CLIENT LIST fields now; argv is
+// the running command's when the client lists itself.
+func (c *Client) snapshotInfo(ci *clientInfo, now time.Time, argv [][]byte) {
 	flags := ""
 	// Redis: a replica-flagged client is O when it is a monitor, else S.
 	if c.monitor {
@@ -403,37 +472,14 @@ func (c *Client) infoLine(now time.Time, argv [][]byte) string {
 		laddr = c.conn.tr.localAddr()
 		fd = c.conn.tr.socketFD()
 	}
-	var b strings.Builder
-	field := func(name, value string) {
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(name)
-		b.WriteByte('=')
-		b.WriteString(value)
-	}
-	num := func(name string, n int64) { field(name, strconv.FormatInt(n, 10)) }
-	num("id", c.id)
-	field("addr", c.addr)
-	field("laddr", laddr)
-	num("fd", int64(fd))
-	field("name", c.name)
-	num("age", int64(now.Sub(c.created)/time.Second))
 	idle := int64(0)
 	if c.conn != nil {
 		idle = (ioTime(now) - c.conn.lastIO.Load()) / int64(time.Second)
 	}
-	num("idle", max(idle, 0))
-	field("flags", flags)
-	num("db", int64(c.db.Index()))
 	var sub, psub, ssub int
 	if cs := c.pubsub; cs != nil {
 		sub, psub, ssub = cs.channels.len(), cs.patterns.len(), cs.shard.len()
 	}
-	num("sub", int64(sub))
-	num("psub", int64(psub))
-	num("ssub", int64(ssub))
-	num("multi", int64(multi))
 	var qbuf, qbufFree, argvMem, oll, omem, obl int64
 	rbs, rbp := int64(replyBufMax), int64(replyBufMax)
 	if c.conn != nil {
@@ -455,24 +501,15 @@ func (c *Client) infoLine(now time.Time, argv [][]byte) string {
 			rbp = max(rbp, obl)
 		}
 	}
-	num("qbuf", qbuf)
-	num("qbuf-free", qbufFree)
-	num("argv-mem", argvMem)
 	multiMem := int64(0)
 	if c.multi != nil {
 		multiMem = c.multi.mem // mstate.argv_len_sums: the queued arguments and their pointers
 	}
-	num("multi-mem", multiMem)
-	num("rbs", rbs)
-	num("rbp", rbp)
-	num("obl", obl)
-	num("oll", oll)
-	num("omem", omem)
 	// Redis's getClientMemoryUsage: the client, its query buffer, its
 	// arguments and their pointers, its reply list.
 	// The query buffer's parsed part is counted in argv-mem. The MULTI
 	// queue and watched keys as client eviction last noted them.
-	num("tot-mem", clientBytes+qbuf+qbufFree+argvMem+8*int64(len(argv))+omem+c.queuedMem.Load())
+	totMem := clientBytes + qbuf + qbufFree + argvMem + 8*int64(len(argv)) + omem + c.queuedMem.Load()
 	// aeGetFileEvents: Redis reads while its write handler waits for the
 	// socket, so a client with replies pending is "rw"; floodgate's event
 	// loop reads it again once they are out, as the same requests follow.
@@ -480,12 +517,13 @@ func (c *Client) infoLine(now time.Time, argv [][]byte) string {
 	if c.conn != nil && c.conn.writeWait.Load() {
 		events = "rw"
 	}
-	field("events", events)
-	field("cmd", cmd)
-	field("user", c.userName())
-	num("redir", c.trackingRedirect())
-	num("resp", int64(c.protocol()))
-	return b.String()
+	*ci = clientInfo{
+		addr: c.addr, laddr: laddr, name: c.name, flags: flags, events: events, cmd: cmd, user: c.userName(),
+		id: c.id, fd: int64(fd), age: int64(now.Sub(c.created) / time.Second), idle: max(idle, 0),
+		db: int64(c.db.Index()), sub: int64(sub), psub: int64(psub), ssub: int64(ssub), multi: int64(multi),
+		qbuf: qbuf, qbufFree: qbufFree, argvMem: argvMem, multiMem: multiMem, rbs: rbs, rbp: rbp,
+		obl: obl, oll: oll, omem: omem, totMem: totMem, redir: c.trackingRedirect(), resp: int64(c.protocol()),
+	}
 }
 
 // clientBytes is what a connected client costs without its buffers.

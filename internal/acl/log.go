@@ -1,6 +1,9 @@
 package acl
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Contexts of a log entry, Redis's ACL_LOG_CTX_*.
 const (
@@ -11,13 +14,15 @@ const (
 
 // LogEntry is one ACL LOG entry.
 type LogEntry struct {
-	Count      int64
-	Reason     Denial
-	Context    int
-	Object     string // the command, key, channel, or AUTH's argv[0]
-	Username   string
-	Time       time.Time // of the last event grouped here
-	ClientInfo string    // CLIENT LIST line of the last client
+	Count    int64
+	Reason   Denial
+	Context  int
+	Object   string // the command, key, channel, or AUTH's argv[0]
+	Username string
+	Time     time.Time // of the last event grouped here
+	// ClientInfo is the CLIENT LIST line of the last client, formatted
+	// when the log is read.
+	ClientInfo fmt.Stringer
 }
 
 // ReasonText and ContextText are the entry's fields as ACL LOG prints them.
@@ -59,8 +64,9 @@ type Log struct {
 // Add records an event (addACLLogEntry): the first of the ten newest
 // entries with the same reason, context, object and user, within a
 // minute, takes it and moves to the front; otherwise it is a new entry,
-// and the oldest go beyond max.
-func (l *Log) Add(e LogEntry, max int) {
+// and the oldest go beyond max. It returns the entry that took the event,
+// whose ClientInfo, if e has none, the caller may update in place.
+func (l *Log) Add(e LogEntry, max int) *LogEntry {
 	for i := 0; i < len(l.entries) && i < 10; i++ {
 		m := l.entries[i]
 		d := m.Time.Sub(e.Time)
@@ -69,16 +75,20 @@ func (l *Log) Add(e LogEntry, max int) {
 		}
 		if m.Reason == e.Reason && m.Context == e.Context && d <= groupingDelta &&
 			m.Object == e.Object && m.Username == e.Username {
-			m.ClientInfo, m.Time = e.ClientInfo, e.Time
+			if e.ClientInfo != nil {
+				m.ClientInfo = e.ClientInfo
+			}
+			m.Time = e.Time
 			m.Count++
 			copy(l.entries[1:i+1], l.entries[:i])
 			l.entries[0] = m
-			return
+			return m
 		}
 	}
 	e.Count = 1
 	l.entries = append([]*LogEntry{&e}, l.entries...)
 	l.Trim(max)
+	return &e
 }
 
 // Trim drops the oldest entries beyond max.

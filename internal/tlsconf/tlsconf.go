@@ -283,9 +283,9 @@ func loadKeyPair(certFile, keyFile, pass string) (tls.Certificate, error) {
 }
 
 // privateKeyPEM finds the key in a PEM file and decrypts it with pass if
-// it is encrypted the traditional OpenSSL way (Proc-Type: 4,ENCRYPTED,
-// `openssl genrsa -aes256 -traditional`); Go cannot decrypt a PKCS#8
-// "ENCRYPTED PRIVATE KEY".
+// it is encrypted: the traditional OpenSSL way (Proc-Type: 4,ENCRYPTED,
+// `openssl genrsa -aes256 -traditional`), or as a PKCS#8 "ENCRYPTED
+// PRIVATE KEY" with PBES2 (decryptPKCS8; OpenSSL 3's default).
 func privateKeyPEM(data []byte, pass string) ([]byte, error) {
 	for rest := data; ; {
 		var block *pem.Block
@@ -294,7 +294,11 @@ func privateKeyPEM(data []byte, pass string) ([]byte, error) {
 		}
 		switch {
 		case block.Type == "ENCRYPTED PRIVATE KEY":
-			return nil, errors.New("PKCS#8-encrypted keys are not supported; encrypt it with -traditional")
+			der, err := decryptPKCS8(block.Bytes, pass)
+			if err != nil {
+				return nil, err
+			}
+			return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), nil
 		case !strings.HasSuffix(block.Type, "PRIVATE KEY"):
 			continue
 		//lint:ignore SA1019 legacy PEM encryption is what OpenSSL's -traditional keys use

@@ -159,3 +159,58 @@ func TestBuildErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestPKCS8EncryptedKeys: keys `openssl pkcs8 -topk8 -v2` encrypts (PBES2:
+// PBKDF2 with each PRF, AES-CBC of each size and 3DES) load with
+// tls-key-file-pass and match their certificate; a wrong password fails
+// with Redis's line, and so does PBES1 (`-v1`), which floodgate lacks.
+func TestPKCS8EncryptedKeys(t *testing.T) {
+	if _, err := exec.LookPath("openssl"); err != nil {
+		t.Skip("openssl not installed")
+	}
+	dir := t.TempDir()
+	run := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command("openssl", args...).CombinedOutput(); err != nil {
+			t.Fatalf("openssl %v: %v\n%s", args, err, out)
+		}
+	}
+	for _, alg := range []struct{ name, genpkey string }{
+		{"ec", "ec_paramgen_curve:P-256"}, {"rsa", "rsa_keygen_bits:2048"},
+	} {
+		plain := filepath.Join(dir, alg.name+".key")
+		cert := filepath.Join(dir, alg.name+".crt")
+		run("genpkey", "-algorithm", strings.ToUpper(alg.name), "-pkeyopt", alg.genpkey, "-out", plain)
+		run("req", "-x509", "-key", plain, "-subj", "/CN=x", "-days", "1", "-out", cert)
+		for _, tc := range []struct {
+			name string
+			args []string
+			pass string
+			err  string
+		}{
+			{"aes-256-cbc", []string{"-v2", "aes-256-cbc"}, "secret", ""},
+			{"aes-128-cbc", []string{"-v2", "aes-128-cbc"}, "secret", ""},
+			{"aes-192-cbc", []string{"-v2", "aes-192-cbc"}, "secret", ""},
+			{"des3", []string{"-v2", "des3"}, "secret", ""},
+			{"sha512 prf", []string{"-v2", "aes-256-cbc", "-v2prf", "hmacWithSHA512"}, "secret", ""},
+			{"sha1 prf", []string{"-v2", "aes-256-cbc", "-v2prf", "hmacWithSHA1"}, "secret", ""},
+			{"one iteration", []string{"-v2", "aes-128-cbc", "-iter", "1"}, "secret", ""},
+			{"wrong password", []string{"-v2", "aes-256-cbc"}, "wrong", "Failed to load private key: "},
+			{"no password", []string{"-v2", "aes-256-cbc"}, "", "Failed to load private key: "},
+			{"pbes1", []string{"-v1", "PBE-SHA1-3DES"}, "secret", "Failed to load private key: "},
+		} {
+			enc := filepath.Join(dir, alg.name+"-"+strings.ReplaceAll(tc.name, " ", "-")+".key")
+			run(append([]string{"pkcs8", "-topk8", "-in", plain, "-out", enc, "-passout", "pass:secret"}, tc.args...)...)
+			s := Settings{CertFile: cert, KeyFile: enc, KeyFilePass: tc.pass, AuthClients: AuthNo}
+			cfg, err := Build(s)
+			switch {
+			case tc.err == "" && err != nil:
+				t.Errorf("%s %s: %v", alg.name, tc.name, err)
+			case tc.err != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.err+enc)):
+				t.Errorf("%s %s: Build = %v, want %q", alg.name, tc.name, err, tc.err+enc)
+			case tc.err == "" && cfg.Server(AuthNo).Certificates[0].PrivateKey == nil:
+				t.Errorf("%s %s: no private key", alg.name, tc.name)
+			}
+		}
+	}
+}
