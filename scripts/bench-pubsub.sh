@@ -6,7 +6,7 @@
 # server's on-CPU µs per PUBLISH and per delivered message
 # (scripts/measure.sh's server_cpu). Medians of REPS.
 #
-#   N=100000 REPS=3 scripts/bench-pubsub.sh
+#   N=100000 REPS=3 [RP=17461 FP=17462] scripts/bench-pubsub.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPS=${REPS:-3}; N=${N:-100000}; FANOUTS=${FANOUTS:-"1 1000"}
@@ -14,7 +14,7 @@ dir=$(mktemp -d)
 . scripts/lib.sh
 trap stop_servers EXIT
 . scripts/measure.sh
-RP=17461; FP=17462
+RP=${RP:-17461}; FP=${FP:-17462}
 start_redis $RP
 start_floodgate $FP
 wait_ping $RP $FP
