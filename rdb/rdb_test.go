@@ -242,6 +242,7 @@ func saved(t testing.TB, s *store.Store, opts Options) []byte {
 }
 
 func TestRoundTrip(t *testing.T) {
+	t.Parallel()
 	now := time.Now().UnixMilli()
 	for _, opts := range []Options{{}, {Compress: true, Checksum: true, Aux: []Aux{{"redis-ver", "7.0.15"}, {"redis-bits", "64"}}}} {
 		src := store.New(16, nil)
@@ -290,6 +291,7 @@ func TestExpiredKeysSkipped(t *testing.T) {
 // Every truncation of a file is an error, never a panic or a silent
 // partial load.
 func TestTruncated(t *testing.T) {
+	t.Parallel()
 	s := store.New(16, nil)
 	fill(s, time.Now().UnixMilli())
 	s.DB(0).Delete([]byte("big")) // keep the test fast
@@ -342,6 +344,7 @@ func TestChecksum(t *testing.T) {
 }
 
 func TestDumpRestore(t *testing.T) {
+	t.Parallel()
 	s := store.New(16, nil)
 	fill(s, 0)
 	s.DB(0).Each(func(e *store.Entry) {

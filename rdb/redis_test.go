@@ -134,6 +134,7 @@ func compare(t *testing.T, got, want map[string]string) {
 }
 
 func TestRedisLoadsOurFile(t *testing.T) {
+	t.Parallel()
 	now := time.Now().UnixMilli()
 	src := store.New(16, nil)
 	fill(src, now)
@@ -203,6 +204,7 @@ func redisFixture(t *testing.T, addr string) {
 }
 
 func TestWeLoadRedisFile(t *testing.T) {
+	t.Parallel()
 	for _, compression := range []string{"yes", "no"} {
 		srv := redistest.Start(t, "--rdbcompression", compression)
 		redisFixture(t, srv.Addr)
@@ -232,6 +234,7 @@ func TestWeLoadRedisFile(t *testing.T) {
 // listpacks); for hashtables and skiplists, whose order is Redis's hash
 // order, it must at least restore the same value.
 func TestDumpBytes(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	redisFixture(t, srv.Addr)
 	c := redis.NewClient(&redis.Options{Addr: srv.Addr})

@@ -23,7 +23,8 @@ run() {
 }
 
 run -timeout 15m -race ./server/... ./store/... ./internal/... ./rdb/...
-run -timeout 6m ./luaengine/... ./third_party/... ./ratelimit/... ./cmd/... ./aof/... ./persistence/... ./failover/... ./conformance/...
+run -timeout 6m ./luaengine/... ./third_party/... ./ratelimit/... ./cmd/... ./aof/... ./persistence/... ./failover/... ./conformance/... \
+	./metrics/... ./replication/...
 # The accounting against the heap, which the race detector's allocator
 # (no tiny blocks) would not match: once more without it.
 run -timeout 1m -run '^TestAccountingMatchesHeap$' ./store/

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -156,6 +155,7 @@ func TestAOFTurnedOnAtRunTime(t *testing.T) {
 // TestBGRewriteAOFInExec: inside EXEC a BGREWRITEAOF is scheduled, as
 // Redis's bgrewriteaofCommand (server.in_exec), and the cron starts it.
 func TestBGRewriteAOFInExec(t *testing.T) {
+	parallel(t)
 	srv := startServer(t, Config{Dir: t.TempDir(), AOF: AOFConfig{Enabled: true}})
 	conn := dialConn(t, srv)
 	conn.Write([]byte("MULTI\r\nBGREWRITEAOF\r\nBGREWRITEAOF\r\nEXEC\r\n"))
@@ -175,6 +175,7 @@ func TestBGRewriteAOFInExec(t *testing.T) {
 // while one runs, BGSAVE is refused (or scheduled) during a rewrite, and a
 // rewrite asked for during a BGSAVE is scheduled and runs after it.
 func TestBGRewriteAOFAndBGSAVE(t *testing.T) {
+	parallel(t)
 	srv := startServer(t, Config{Dir: t.TempDir(), AOF: AOFConfig{Enabled: true}})
 	c := newRedisClient(t, srv)
 	ctx := context.Background()
@@ -271,6 +272,7 @@ func TestAOFTimestamps(t *testing.T) {
 // deletion, with TTLs) leaves a base and an incr file that load into what
 // the server held at shutdown.
 func TestRewriteUnderWrites(t *testing.T) {
+	parallel(t)
 	for _, preamble := range []bool{true, false} {
 		t.Run(fmt.Sprintf("rdb preamble %v", preamble), func(t *testing.T) {
 			dir := t.TempDir()
@@ -333,10 +335,10 @@ func TestRewriteUnderWrites(t *testing.T) {
 			if !strings.Contains(c.Info(ctx, "persistence").Val(), "aof_last_bgrewrite_status:ok") {
 				t.Fatal("the rewrite failed")
 			}
-			want := dumpKeyspace(t, c)
+			want := keyspaceDump(t, c)
 			srv.Close()
 			srv2 := startServer(t, Config{Dir: dir, AOF: AOFConfig{Enabled: true}})
-			got := dumpKeyspace(t, newRedisClient(t, srv2))
+			got := keyspaceDump(t, newRedisClient(t, srv2))
 			if len(got) != len(want) {
 				t.Fatalf("%d keys after a restart, want %d", len(got), len(want))
 			}
@@ -347,41 +349,6 @@ func TestRewriteUnderWrites(t *testing.T) {
 			}
 		})
 	}
-}
-
-// dumpKeyspace describes every key of database 0: its value, in an order
-// that does not depend on the encoding, and its expiry time.
-func dumpKeyspace(t *testing.T, c *redis.Client) map[string]string {
-	t.Helper()
-	ctx := context.Background()
-	out := map[string]string{}
-	for _, k := range c.Keys(ctx, "*").Val() {
-		var v string
-		switch typ := c.Type(ctx, k).Val(); typ {
-		case "string":
-			v = c.Get(ctx, k).Val()
-		case "list":
-			v = strings.Join(c.LRange(ctx, k, 0, -1).Val(), ",")
-		case "set":
-			m := c.SMembers(ctx, k).Val()
-			sort.Strings(m)
-			v = strings.Join(m, ",")
-		case "hash":
-			h := c.HGetAll(ctx, k).Val()
-			fs := make([]string, 0, len(h))
-			for f, x := range h {
-				fs = append(fs, f+"="+x)
-			}
-			sort.Strings(fs)
-			v = strings.Join(fs, ",")
-		case "zset":
-			v = fmt.Sprint(c.ZRangeWithScores(ctx, k, 0, -1).Val())
-		default:
-			t.Fatalf("key %s of type %s", k, typ)
-		}
-		out[k] = fmt.Sprintf("%s expire=%d", v, c.PExpireTime(ctx, k).Val())
-	}
-	return out
 }
 
 func byteArgs(args []string) [][]byte {

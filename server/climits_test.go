@@ -88,6 +88,7 @@ func TestOutputBlocksInOrder(t *testing.T) {
 // timeout closes idle clients and those that sent half a request, not a
 // client blocked in BLPOP (it has its own timeout), which is then served.
 func TestIdleTimeout(t *testing.T) {
+	parallel(t)
 	srv := startProtocolServer(t, Config{})
 	blocked := dialRaw(t, srv)
 	blocked.send("BLPOP q 0\r\n")
@@ -203,6 +204,7 @@ func readBulk(t *testing.T, c *rawClient) string {
 // descriptors are free again clients are served. The server runs in a
 // subprocess whose RLIMIT_NOFILE is lowered after it starts.
 func TestOutOfFileDescriptors(t *testing.T) {
+	parallel(t)
 	if os.Getenv("FLOODGATE_EMFILE_CHILD") == "1" {
 		emfileChild()
 		return

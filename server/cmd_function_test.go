@@ -57,6 +57,7 @@ func loadLibraries(t *testing.T, c *redis.Client) {
 // floodgate's RDB, and floodgate those of Redis's, each with compression
 // on and off.
 func TestFunctionsRDBWithRedis(t *testing.T) {
+	parallel(t)
 	ctx := context.Background()
 	for _, compression := range []string{"yes", "no"} {
 		// floodgate -> Redis.

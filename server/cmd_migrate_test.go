@@ -61,18 +61,18 @@ func migrateTypes(t *testing.T, c *redis.Client) []string {
 }
 
 // sameKeyspace checks that target holds what source held (want, from
-// dumpKeyspace), each key with a TTL if and only if it had one, expiring
+// keyspaceDump), each key with a TTL if and only if it had one, expiring
 // no earlier: the TTL is sent relative, so it may end later by the time
 // the transfer took.
 func sameKeyspace(t *testing.T, want map[string]string, target *redis.Client) {
 	t.Helper()
-	got := dumpKeyspace(t, target)
+	got := keyspaceDump(t, target)
 	if len(got) != len(want) {
 		t.Errorf("target has %d keys, want %d", len(got), len(want))
 	}
 	for k, w := range want {
-		wv, wexp, _ := strings.Cut(w, " expire=")
-		gv, gexp, ok := strings.Cut(got[k], " expire=")
+		wv, wexp, _ := strings.Cut(w, " expires=")
+		gv, gexp, ok := strings.Cut(got[k], " expires=")
 		if !ok || gv != wv {
 			t.Errorf("key %s on the target: %.100q, want %.100q", k, gv, wv)
 			continue
@@ -108,7 +108,7 @@ func TestMigrateWithRedis(t *testing.T) {
 	t.Cleanup(func() { fc.Close() })
 
 	keys := migrateTypes(t, fc)
-	want := dumpKeyspace(t, fc)
+	want := keyspaceDump(t, fc)
 	keyArgs := func() []any {
 		out := []any{"keys", "nosuch"}
 		for _, k := range keys {
@@ -241,6 +241,7 @@ func migrateSources(t *testing.T) map[string]*redis.Client {
 // connection) and gets the reading error. Each is checked by what the
 // target saw, and the reply is Redis's.
 func TestMigrateTimeouts(t *testing.T) {
+	parallel(t)
 	ctx := context.Background()
 	for name, c := range migrateSources(t) {
 		t.Run(name, func(t *testing.T) {
@@ -332,6 +333,7 @@ func TestMigrateCloseDuringTransfer(t *testing.T) {
 // at most, one dropped for the 65th) and closed once unused for more
 // than 10 seconds on the server's clock.
 func TestMigrateSocketCache(t *testing.T) {
+	parallel(t)
 	ctx := context.Background()
 	clock := store.NewManualClock(time.Unix(1700000000, 0))
 	src := startServer(t, Config{Clock: clock})

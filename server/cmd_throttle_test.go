@@ -137,6 +137,7 @@ func TestThrottleGolden(t *testing.T) {
 // TestThrottleFastRates covers what redis-cell gets wrong at high rates
 // (its issues #11 and #50): floodgate keeps the state and counts exactly.
 func TestThrottleFastRates(t *testing.T) {
+	parallel(t)
 	t.Run("6000 per second keeps its state", func(t *testing.T) {
 		s, c := throttleServer(t)
 		// redis-cell 0.5.0 answers remaining 6024 (it divides in whole

@@ -15,6 +15,7 @@ import (
 // server can do. COMMAND COUNT, COMMAND INFO and COMMAND DOCS must name
 // the same commands.
 func TestCommandListHasNothingUnbuilt(t *testing.T) {
+	parallel(t)
 	srv := startServer(t, Config{Dir: t.TempDir()})
 	c := newRedisClient(t, srv)
 	ctx := context.Background()

@@ -37,6 +37,7 @@ func waitFailedOver(t *testing.T, oldMaster, newMaster *redis.Client, newPort st
 // becomes the master (PSYNC FAILOVER), the old master continues from it
 // with a partial resync (no full one), and the data is the same.
 func TestFailoverWithRedis(t *testing.T) {
+	parallel(t)
 	ctx := context.Background()
 	t.Run("floodgate master", func(t *testing.T) {
 		srv, master := startReplicationMaster(t)
@@ -102,6 +103,7 @@ func silentReplica(t *testing.T, addr string, port int) {
 // that never catches up, the states, the refusals while one is under
 // way, writes held by the pause, TIMEOUT's abort, FORCE and ABORT.
 func TestFailoverStates(t *testing.T) {
+	parallel(t)
 	ctx := context.Background()
 	t.Run("to a named replica", func(t *testing.T) {
 		msrv, master := startReplicationMaster(t)

@@ -2,6 +2,7 @@ package server
 
 import (
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,6 +34,21 @@ const (
 // testTransport is how startServer's server is reached by dialRaw and by
 // newScriptTestServer's clients; TestOtherTransports changes it.
 var testTransport = viaLoop
+
+// parallel runs a test alongside the package's other parallel tests
+// (t.Parallel) when it runs on its own, and in order when it is a subtest:
+// TestOtherTransports runs some tests again with testTransport changed,
+// and a parallel subtest would resume only after the loop had put
+// testTransport back. A test marked parallel shares nothing with the
+// others: its own servers, ports, directories and clock, and nothing
+// process-wide (GOMAXPROCS, the memory limit that maxmemory sets, rlimits,
+// counts of descriptors, goroutines or allocations); those tests stay
+// sequential, and no parallel test runs until they are done.
+func parallel(t *testing.T) {
+	if !strings.Contains(t.Name(), "/") {
+		t.Parallel()
+	}
+}
 
 // startServer starts a server with cfg (its Addr is a free port) for the
 // current testTransport, closed when the test ends.

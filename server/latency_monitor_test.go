@@ -71,10 +71,12 @@ func TestLatencyMonitorEvents(t *testing.T) {
 	if err := c.Eval(ctx, slow, nil).Err(); err != nil {
 		t.Fatal(err)
 	}
-	// Off again before reading: on a loaded machine the reading commands
-	// could take a millisecond themselves and add spikes of their own.
-	// What was recorded stays (Redis's threshold 0 only stops recording).
-	if err := c.ConfigSet(ctx, "latency-monitor-threshold", "0").Err(); err != nil {
+	// An hour before anything else runs: on a loaded machine the LATENCY
+	// commands below may take a millisecond too and add spikes of their
+	// own (a second HISTORY entry, seen at load 15). The monitor stays on
+	// (DOCTOR answers), and a command's sample is compared with the
+	// threshold set after it, so this CONFIG SET is not one either.
+	if err := c.ConfigSet(ctx, "latency-monitor-threshold", "3600000").Err(); err != nil {
 		t.Fatal(err)
 	}
 	latest, err := c.Do(ctx, "LATENCY", "LATEST").Slice()
@@ -83,8 +85,9 @@ func TestLatencyMonitorEvents(t *testing.T) {
 	}
 	row := latest[0].([]any)
 	when, ms, worst := row[1].(int64), row[2].(int64), row[3].(int64)
-	// The CONFIG SET that turned the monitor on may be a spike too when
-	// the machine is loaded: the script is the latest, not always the worst.
+	// The CONFIG SET that turned the monitor on is compared with the
+	// threshold it set, so on a loaded machine it may be a spike too: the
+	// script is the latest, not always the worst nor the only one.
 	if row[0] != "command" || ms < 1 || worst < ms {
 		t.Fatalf("LATENCY LATEST row %v", row)
 	}
@@ -109,6 +112,9 @@ func TestLatencyMonitorEvents(t *testing.T) {
 
 	if n, err := c.Do(ctx, "LATENCY", "RESET").Int(); err != nil || n != 1 {
 		t.Errorf("LATENCY RESET: %d %v", n, err)
+	}
+	if err := c.ConfigSet(ctx, "latency-monitor-threshold", "0").Err(); err != nil {
+		t.Fatal(err)
 	}
 	c.Eval(ctx, slow, nil)
 	if latest, _ := c.Do(ctx, "LATENCY", "LATEST").Slice(); len(latest) != 0 {
@@ -154,39 +160,4 @@ func TestLatencyMonitorDeletes(t *testing.T) {
 	if hooked() {
 		t.Error("deletions still timed once the monitor is off")
 	}
-}
-
-// TestAOFWriteLatencyEvents: an AOF write past the threshold is an
-// aof-write event and, as flushAppendOnlyFile classes it, one of
-// aof-write-pending-fsync (the cron's fsync runs), aof-write-active-child
-// (a background save or rewrite runs) or aof-write-alone.
-func TestAOFWriteLatencyEvents(t *testing.T) {
-	srv := startServer(t, Config{})
-	srv.latencyMon.threshold.Store(1)
-	slow := time.Now().Add(-5 * time.Millisecond)
-	for _, tc := range []struct {
-		fsyncing, child bool
-		want            string
-	}{
-		{false, false, "aof-write-alone"},
-		{false, true, "aof-write-active-child"},
-		{true, true, "aof-write-pending-fsync"},
-	} {
-		srv.aof.fsyncing.Store(tc.fsyncing)
-		srv.activeChild.Store(tc.child)
-		srv.Do(func() {
-			srv.latencyMon.mu.Lock()
-			srv.latencyMon.reset(nil)
-			srv.latencyMon.mu.Unlock()
-			srv.aofWriteLatency(slow)
-		})
-		srv.latencyMon.mu.Lock()
-		got := append([]string(nil), srv.latencyMon.order...)
-		srv.latencyMon.mu.Unlock()
-		if len(got) != 2 || got[0] != tc.want || got[1] != "aof-write" {
-			t.Errorf("fsyncing %v, child %v: events %q, want [%s aof-write]", tc.fsyncing, tc.child, got, tc.want)
-		}
-	}
-	srv.aof.fsyncing.Store(false)
-	srv.activeChild.Store(false)
 }

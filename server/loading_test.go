@@ -151,6 +151,7 @@ const loadingReply = "-" + errLoading + "\r\n"
 // with the loading fields, CONFIG SET, SELECT), and once loaded every key
 // is there.
 func TestServesWhileLoading(t *testing.T) {
+	parallel(t)
 	for _, tc := range []struct {
 		name, keyDelay string
 		aof            bool

@@ -88,6 +88,7 @@ func TestLogSlowScript(t *testing.T) {
 // over its output buffer limit (warning, with its CLIENT LIST line), as
 // Redis logs them.
 func TestLogClientClosed(t *testing.T) {
+	parallel(t)
 	log, logger := newServerLog(t)
 	srv := startServer(t, Config{Logger: logger})
 	admin := dialRaw(t, srv)

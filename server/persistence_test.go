@@ -145,6 +145,7 @@ func TestBGSAVEIsPointInTime(t *testing.T) {
 }
 
 func TestSavePointsAndShutdown(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	srv := startServer(t, Config{Dir: dir, Save: "1 2"})
 	c := newRedisClient(t, srv)
@@ -222,6 +223,7 @@ func TestRedisCliRDB(t *testing.T) {
 // wrote (the snapshot path) and holds the same keys, values and TTLs, and
 // redis-check-rdb accepts it.
 func TestRedisLoadsBGSAVE(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	srv := startServer(t, Config{Dir: dir})
 	c := newRedisClient(t, srv)
@@ -298,6 +300,7 @@ func TestRedisLoadsBGSAVE(t *testing.T) {
 // and the server package passed go test's 10-minute timeout at load 20
 // while this test ran; 10,000 keys still make 150 steps under -race.
 func TestBGSAVEUnderConcurrentWrites(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	srv := startServer(t, Config{Dir: dir})
 	ctx := context.Background()

@@ -154,6 +154,7 @@ func command(args ...string) []byte {
 // before the MULTI (Redis advances it only outside one), asks to continue
 // from there, and applies the whole transaction once it is sent again.
 func TestLinkCutMidTransaction(t *testing.T) {
+	parallel(t)
 	ctx := context.Background()
 	const replid = "1111111111111111111111111111111111111111"
 	const start = 100
@@ -213,6 +214,7 @@ func TestLinkCutMidTransaction(t *testing.T) {
 // resync in full (sync_partial_err counts their refused PSYNCs) and end
 // equal to the master.
 func TestBacklogTooSmallFallsBackToFull(t *testing.T) {
+	parallel(t)
 	ctx := context.Background()
 	msrv, master := startReplicationMaster(t)
 	master.ConfigSet(ctx, "repl-backlog-size", "16kb")

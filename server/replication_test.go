@@ -368,11 +368,13 @@ func waitCaughtUp(t *testing.T, master, replica *redis.Client) {
 }
 
 // writeLoad runs writes of every kind on c until stop is closed: counters,
-// a limiter script, a transaction, expiring keys.
+// a limiter script, a transaction, keys with a TTL. The TTLs are an hour:
+// a key that expired while the datasets are compared (after KEYS, before
+// TYPE) failed TestRedisReplicaOfFloodgate, which took 46 s at load 20.
 func writeLoad(c *redis.Client, stop chan struct{}, done *sync.WaitGroup, ops *atomic.Int64) {
 	defer done.Done()
 	ctx := context.Background()
-	script := redis.NewScript(`local n = redis.call('incr', KEYS[1]) if n == 1 then redis.call('pexpire', KEYS[1], 60000) end return n`)
+	script := redis.NewScript(`local n = redis.call('incr', KEYS[1]) if n == 1 then redis.call('pexpire', KEYS[1], 3600000) end return n`)
 	for i := 0; ; i++ {
 		select {
 		case <-stop:
@@ -386,7 +388,7 @@ func writeLoad(c *redis.Client, stop chan struct{}, done *sync.WaitGroup, ops *a
 		pipe.HIncrBy(ctx, "load:hash", k, 1)
 		pipe.ZIncrBy(ctx, "load:zset", 1, k)
 		pipe.Exec(ctx)
-		c.Set(ctx, "load:ex:"+k, i, 30*time.Second)
+		c.Set(ctx, "load:ex:"+k, i, time.Hour)
 		c.LPush(ctx, "load:list", i)
 		c.LTrim(ctx, "load:list", 0, 99)
 		ops.Add(1)
@@ -399,6 +401,7 @@ func writeLoad(c *redis.Client, stop chan struct{}, done *sync.WaitGroup, ops *a
 // (CLIENT KILL TYPE replica, not the process) and checks the replica
 // comes back with a partial resync and is identical again.
 func TestRedisReplicaOfFloodgate(t *testing.T) {
+	parallel(t)
 	ctx := context.Background()
 	srv, master := startReplicationMaster(t)
 	fillEveryType(t, master, "k", 2000)
@@ -565,6 +568,7 @@ func promote(t *testing.T, c *redis.Client) string {
 // old master its replica, which continues with PSYNC2 from floodgate's
 // replid2 instead of a full resync.
 func TestFloodgateReplicaOfRedis(t *testing.T) {
+	parallel(t)
 	ctx := context.Background()
 	redisSrv := redistest.Start(t, "--repl-diskless-sync-delay", "0")
 	master := redis.NewClient(patient(&redis.Options{Addr: redisSrv.Addr, Protocol: 2, DisableIdentity: true}))
@@ -625,6 +629,7 @@ func TestFloodgateReplicaOfRedis(t *testing.T) {
 // sub-replica's link is cut (a partial resync from the middle one), and
 // the middle one is promoted (the sub-replica continues from its replid2).
 func TestFloodgateReplicaOfFloodgate(t *testing.T) {
+	parallel(t)
 	ctx := context.Background()
 	msrv, master := startReplicationMaster(t)
 	fillEveryType(t, master, "k", 300)
@@ -692,6 +697,7 @@ func TestFloodgateReplicaOfFloodgate(t *testing.T) {
 // log the same failure (PSYNC refused NOAUTH, then SYNC, the line Redis
 // logs as the error), and sync once masterauth is set.
 func TestReplicaNeedsMasterauth(t *testing.T) {
+	parallel(t)
 	ctx := context.Background()
 	msrv, master := startReplicationMaster(t)
 	master.Set(ctx, "k", "v", 0)
@@ -742,6 +748,7 @@ func TestReplicaNeedsMasterauth(t *testing.T) {
 // (before and while the RDB is made) are dropped, and the next replica
 // syncs and follows the stream.
 func TestReplicaGoneMidSync(t *testing.T) {
+	parallel(t)
 	ctx := context.Background()
 	srv, master := startReplicationMaster(t)
 	fillEveryType(t, master, "k", 5000)
@@ -825,6 +832,7 @@ func TestReplicaDeletesOnTheMastersDEL(t *testing.T) {
 // the read answers from the master's data. The same steps run on a
 // redis-server replica of the same master.
 func TestReplicaLoadServesLOADING(t *testing.T) {
+	parallel(t)
 	ctx := context.Background()
 	msrv, master := startReplicationMaster(t)
 	const keys = 20000

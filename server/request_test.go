@@ -12,6 +12,7 @@ import (
 // A request whose bulk is larger than a read arrives over many reads; the
 // loop sizes its buffer from the bulk's header and answers it whole.
 func TestLoopLargeRequest(t *testing.T) {
+	parallel(t)
 	srv := startProtocolServer(t, Config{})
 	c := dialRaw(t, srv)
 	value := strings.Repeat("0123456789", 3<<20/10) // 3 MB
@@ -24,6 +25,7 @@ func TestLoopLargeRequest(t *testing.T) {
 // A client that sends a long pipeline before reading stops being read
 // while its replies wait, and then gets every reply, in order.
 func TestLoopSlowReader(t *testing.T) {
+	parallel(t)
 	srv := startProtocolServer(t, Config{})
 	c := dialRaw(t, srv)
 	const n = 20000
@@ -122,6 +124,7 @@ func TestOtherTransports(t *testing.T) {
 // nothing but the connection: the write fails (no SIGPIPE), the connection
 // is released, and everyone else is served.
 func TestLoopClientGoneMidReply(t *testing.T) {
+	parallel(t)
 	srv := startProtocolServer(t, Config{})
 	for i := 0; i < 20; i++ {
 		c := dialRaw(t, srv)

@@ -386,6 +386,7 @@ func TestScriptMemoryWatchedByServer(t *testing.T) {
 // on with a fresh Lua state that still has the loaded scripts, and nobody
 // sees BUSY.
 func TestScriptBreakingTheStateIsRecovered(t *testing.T) {
+	parallel(t)
 	_, dial := newScriptTestServer(t, 50*time.Millisecond)
 	ctx := context.Background()
 	c := dial()

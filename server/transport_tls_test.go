@@ -113,6 +113,7 @@ func TestTLSHandshakes(t *testing.T) {
 // certificates and settings and expects the same outcome of every
 // handshake case as floodgate's.
 func TestTLSSameHandshakesAsRedis(t *testing.T) {
+	parallel(t)
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Skip("redis-server not installed")
 	}
@@ -241,6 +242,7 @@ func TestTLSRedisCLI(t *testing.T) {
 // request of theirs fails. A file that does not load fails the CONFIG SET
 // with Redis's text and leaves the certificate in effect.
 func TestTLSReloadUnderLoad(t *testing.T) {
+	parallel(t)
 	f := redistest.NewTLSFiles(t)
 	srv := startTLSServer(t, f)
 	ctx := context.Background()

@@ -12,6 +12,7 @@ import (
 // compares them after every step. Element sizes span the 1-byte/2-byte
 // length prefixes and elements bigger than a chunk.
 func TestListModel(t *testing.T) {
+	t.Parallel() // its own values and generator only
 	for seed := range uint64(20) {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		// Node fills and compress depths vary, so that nodes split, merge

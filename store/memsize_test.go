@@ -9,6 +9,8 @@ import (
 // allocator: a slice grown from nil gets its class's capacity (less the
 // header the allocator keeps in an object with pointers past 512 bytes).
 func TestAllocSize(t *testing.T) {
+	t.Parallel()
+
 	sizes := func(max int) (ns []int) { // every small size, and large ones about page bounds
 		for n := 1; n <= max; n++ {
 			if n <= smallSizeMax+8 || n%8192 <= 8 || n%8192 >= 8184 {

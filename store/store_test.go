@@ -58,6 +58,7 @@ func TestSnapshotHoldsWithinCommand(t *testing.T) {
 // changes and deletions and checks ActiveExpire against a plain map: within
 // the first page of the heap, and over several pages.
 func TestExpiryHeapMatchesModel(t *testing.T) {
+	t.Parallel() // its own values and generator only
 	t.Run("one page", func(t *testing.T) { testExpiryHeapMatchesModel(t, 500, 2000, 0) })
 	// TTLs long enough that more than a page's worth of keys have one.
 	t.Run("pages", func(t *testing.T) { testExpiryHeapMatchesModel(t, 3*expiryPage, 100000, expiryPage) })

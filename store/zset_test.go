@@ -69,6 +69,7 @@ func checkZSet(t *testing.T, z *ZSet, m zmodel) {
 }
 
 func TestZSetAgainstModel(t *testing.T) {
+	t.Parallel()
 	// Raised thresholds keep large sets packed: counts past the count
 	// byte's 255, members past the header's 64 bytes.
 	raised := DefaultEncodings
@@ -80,6 +81,7 @@ func TestZSetAgainstModel(t *testing.T) {
 		{300, &DefaultEncodings}, {5000, &DefaultEncodings}, {300, &raised}, {1500, &raised}} {
 		size := c.size
 		t.Run(fmt.Sprint(size, c.enc.ZSetMaxListpackEntries), func(t *testing.T) {
+			t.Parallel() // each size has its own set, model and generator
 			rng := rand.New(rand.NewPCG(uint64(size), 1))
 			z, m := NewZSet(), zmodel{}
 			lengths := []int{0, 1, 7, 59} // up to 64 bytes: no length after the header
@@ -273,6 +275,7 @@ func negZero() float64 { z := 0.0; return -z }
 // TestZTreeSlidingWindow drives the large form the way a limiter does:
 // append at the top, trim from the bottom, and checks that leaves stay full.
 func TestZTreeSlidingWindow(t *testing.T) {
+	t.Parallel() // its own values and generator only
 	z, m := NewZSet(), zmodel{}
 	for now := 0; now < 30000; now++ {
 		k := fmt.Sprintf("%d-%d", now, now%7)
