@@ -15,10 +15,10 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/floodgate/floodgate/scripts/internal/schedstat"
 )
 
 func main() {
@@ -46,7 +46,7 @@ func main() {
 			fmt.Fprintf(&batch, "*2\r\n$4\r\nAUTH\r\n$%d\r\n%s\r\n", len(pass), pass)
 		}
 	}
-	before := cpu(*pid)
+	before := schedstat.CPU(*pid)
 	start := time.Now()
 	sent := 0
 	for sent < *n {
@@ -65,28 +65,8 @@ func main() {
 		sent += *depth
 	}
 	elapsed := time.Since(start)
-	used := cpu(*pid) - before
+	used := schedstat.CPU(*pid) - before
 	fmt.Printf("%.0f %.3f\n", float64(sent)/elapsed.Seconds(), float64(used.Microseconds())/float64(sent))
-}
-
-// cpu is the process's on-CPU time, summed over its threads.
-func cpu(pid int) time.Duration {
-	if pid == 0 {
-		return 0
-	}
-	files, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
-	var ns int64
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		if fields := strings.Fields(string(data)); len(fields) > 0 {
-			v, _ := strconv.ParseInt(fields[0], 10, 64)
-			ns += v
-		}
-	}
-	return time.Duration(ns)
 }
 
 func fail(err error) {

@@ -22,11 +22,12 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/floodgate/floodgate/scripts/internal/schedstat"
 )
 
 // server is a server to measure: its name and command line.
@@ -175,13 +176,13 @@ func run(s server, w workload) (m measurement, err error) {
 	if err := os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0); err != nil {
 		return m, err
 	}
-	cpu0 := cpuMillis(pid)
+	cpu0 := schedstat.CPU(pid)
 	start := time.Now()
 	werr := make(chan error, 1)
 	go func() { _, err := c.Write(w.request); werr <- err }()
 	reply, err := readReply(rd)
 	m.wall = float64(time.Since(start).Microseconds()) / 1000
-	m.cpu = cpuMillis(pid) - cpu0
+	m.cpu = float64((schedstat.CPU(pid) - cpu0).Microseconds()) / 1000
 	if err == nil {
 		err = <-werr
 	}
@@ -190,21 +191,6 @@ func run(s server, w workload) (m measurement, err error) {
 	}
 	m.peak, m.after = status(pid, "VmHWM"), status(pid, "VmRSS")
 	return m, err
-}
-
-// cpuMillis is the on-CPU time of all of pid's threads, in ms, from
-// /proc/PID/task/*/schedstat (ns).
-func cpuMillis(pid int) float64 {
-	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
-	var ns float64
-	for _, t := range tasks {
-		b, _ := os.ReadFile(t)
-		if f := strings.Fields(string(b)); len(f) > 0 {
-			v, _ := strconv.ParseFloat(f[0], 64)
-			ns += v
-		}
-	}
-	return ns / 1e6
 }
 
 // stop interrupts the server (so that a CPU profile it writes is

@@ -23,11 +23,12 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/floodgate/floodgate/scripts/internal/schedstat"
 )
 
 func main() {
@@ -60,9 +61,10 @@ func main() {
 			client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4, DisableCompression: true}}})
 	}
 	type process struct {
-		name, pid string
-		share     int // requests of that many targets reach it
-		cpu       time.Duration
+		name  string
+		pid   int // 0: none given, no CPU counted
+		share int // requests of that many targets reach it
+		cpu   time.Duration
 	}
 	var ps []*process
 	for kv := range strings.SplitSeq(*pids, ",") {
@@ -72,7 +74,8 @@ func main() {
 			if err != nil || share < 1 {
 				share = 1
 			}
-			ps = append(ps, &process{name: name, pid: pid, share: share})
+			n, _ := strconv.Atoi(pid)
+			ps = append(ps, &process{name: name, pid: n, share: share})
 		}
 	}
 	get := func(t *target) {
@@ -96,8 +99,10 @@ func main() {
 	for _, t := range ts {
 		t.lat = make([]time.Duration, 0, *n)
 	}
+	// Read before and after the whole run: each gateway serves one target
+	// only, and its idle work (timers) is a rounding error.
 	for _, p := range ps {
-		p.cpu = -cpuOf(p.pid)
+		p.cpu = -schedstat.CPU(p.pid)
 	}
 	for range *n {
 		for _, t := range ts {
@@ -108,7 +113,7 @@ func main() {
 	}
 	cpu := map[string]string{}
 	for _, p := range ps {
-		p.cpu += cpuOf(p.pid)
+		p.cpu += schedstat.CPU(p.pid)
 		cpu[p.name] = strconv.FormatFloat(float64(p.cpu)/float64(time.Microsecond)/float64(*n*p.share), 'f', 1, 64)
 	}
 	for _, t := range ts {
@@ -128,25 +133,4 @@ func main() {
 			fmt.Printf("%s - - %s\n", p.name, c)
 		}
 	}
-}
-
-// cpuOf is the on-CPU time of process pid, summed over its threads; zero
-// without a pid. It is read before and after the whole run: each gateway
-// serves one target only, and its idle work (timers) is a rounding error.
-func cpuOf(pid string) time.Duration {
-	if pid == "" {
-		return 0
-	}
-	files, _ := filepath.Glob("/proc/" + pid + "/task/*/schedstat")
-	var ns int64
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		first, _, _ := strings.Cut(string(b), " ")
-		v, _ := strconv.ParseInt(first, 10, 64)
-		ns += v
-	}
-	return time.Duration(ns)
 }

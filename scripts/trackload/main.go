@@ -17,12 +17,13 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/floodgate/floodgate/scripts/internal/schedstat"
 )
 
 func main() {
@@ -58,7 +59,7 @@ func main() {
 	}
 	var next, pushes atomic.Int64
 	var wg sync.WaitGroup
-	before := serverCPU(*pid)
+	before := schedstat.CPU(*pid)
 	start := time.Now()
 	for i, c := range conns {
 		wg.Add(1)
@@ -78,8 +79,8 @@ func main() {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	after := serverCPU(*pid)
-	fmt.Printf("%.0f %.3f %.4f\n", float64(*n)/elapsed.Seconds(), float64(after-before)/float64(*n), float64(pushes.Load())/float64(*n))
+	after := schedstat.CPU(*pid)
+	fmt.Printf("%.0f %.3f %.4f\n", float64(*n)/elapsed.Seconds(), float64((after-before).Microseconds())/float64(*n), float64(pushes.Load())/float64(*n))
 }
 
 func key(i int) string { return "key:" + strconv.Itoa(i) }
@@ -87,24 +88,6 @@ func key(i int) string { return "key:" + strconv.Itoa(i) }
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "trackload:", err)
 	os.Exit(1)
-}
-
-// serverCPU is the process's on-CPU time in µs, its threads' schedstat.
-func serverCPU(pid int) int64 {
-	if pid == 0 {
-		return 0
-	}
-	files, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
-	var ns int64
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		v, _ := strconv.ParseInt(strings.Fields(string(b))[0], 10, 64)
-		ns += v
-	}
-	return ns / 1000
 }
 
 type conn struct {
