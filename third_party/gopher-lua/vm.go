@@ -279,10 +279,10 @@ func threadRun(L *LState) {
 			} else {
 				lv = LString(fmt.Sprint(rcv))
 			}
-			if h := L.G.ThreadErrorFunc; h != nil && L.Parent != nil { // floodgate
-				lv = L.threadError(h, lv)
-			}
 			if parent := L.Parent; parent != nil {
+				if h := L.G.ThreadErrorFunc; h != nil { // floodgate
+					lv = L.threadError(h, lv)
+				}
 				if L.wrapped {
 					// floodgate: Lua 5.1's auxwrap prefixes an error that
 					// is a string (or a number) with where its caller is.
@@ -307,14 +307,12 @@ func threadRun(L *LState) {
 
 // threadError (floodgate) runs the thread error function h on L, whose
 // failed frames are still on its stack; an error inside h leaves lv as it
-// was.
+// was (ret still holds it when Call panics).
 func (L *LState) threadError(h *LFunction, lv LValue) (ret LValue) {
 	ret = lv
 	top := L.GetTop()
 	defer func() {
-		if recover() != nil {
-			ret = lv
-		}
+		recover()
 		L.SetTop(top)
 	}()
 	L.Push(h)
