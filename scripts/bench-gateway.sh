@@ -2,12 +2,15 @@
 # What floodgate-gateway adds to a request, each piece its own process as in
 # production: an upstream (scripts/gatewayload -serve), a floodgate and a
 # redis-server store, one gateway per store, and one more on floodgate with
-# GOMAXPROCS=1 (gw-floodgate-1p). scripts/gatewayload sends
+# GOMAXPROCS=1 (gw-floodgate-1p), and a bare httputil.ReverseProxy
+# (bare-proxy: no limiter, no store; the floor any Go gateway pays for one
+# more HTTP hop). scripts/gatewayload sends
 # sequential keep-alive GETs turn by turn directly to the upstream and
 # through each gateway, so every path sees the same load; the added latency
 # is a path's p50/p99 minus direct's in the same rep. CPU per request is the
-# gateway's own process (and each store's per decision), from schedstat.
-# Medians of REPS.
+# gateway's own process (and each store's per decision), from schedstat,
+# with its thread wake-ups per request; allocations per request are the
+# gateway's go_memstats_mallocs_total. Medians of REPS.
 # With BEFORE=<a floodgate-gateway binary>, a gateway of that build runs
 # beside this tree's on the floodgate store, for an A/B in one run.
 #
@@ -28,6 +31,7 @@ go build -o "$dir/gatewayload" ./scripts/gatewayload
 redis-server --port 26001 --bind 127.0.0.1 --save '' --appendonly no --dir "$dir" --logfile "$dir/redis.log" & pids+=($!); RPID=$!
 "$dir/floodgate" --port 26002 --save "" --appendonly no --dir "$dir" >"$dir/floodgate.log" 2>&1 & pids+=($!); FPID=$!
 "$dir/gatewayload" -serve 127.0.0.1:26010 & pids+=($!)
+"$dir/gatewayload" -proxy 127.0.0.1:26012 -to http://127.0.0.1:26010 & pids+=($!); BPID=$!
 for p in 26001 26002; do
   for _ in $(seq 100); do redis-cli -p "$p" ping >/dev/null 2>&1 && break; sleep 0.05; done
 done
@@ -45,12 +49,15 @@ gateway GR "$dir/floodgate-gateway" 26030 127.0.0.1:26001
 # The same gateway on one P: no thread to wake per goroutine switch.
 gateway G1 "$dir/floodgate-gateway" 26050 127.0.0.1:26002 GOMAXPROCS=1
 targets="direct=http://127.0.0.1:26010/,gw-floodgate=http://127.0.0.1:26020/,gw-redis=http://127.0.0.1:26030/"
-targets+=",gw-floodgate-1p=http://127.0.0.1:26050/"
-procs="gw-floodgate=$GF,gw-redis=$GR,gw-floodgate-1p=$G1,store-redis=$RPID"
+targets+=",gw-floodgate-1p=http://127.0.0.1:26050/,bare-proxy=http://127.0.0.1:26012/"
+procs="gw-floodgate=$GF,gw-redis=$GR,gw-floodgate-1p=$G1,bare-proxy=$BPID,store-redis=$RPID"
+metrics="gw-floodgate=http://127.0.0.1:26021/metrics,gw-redis=http://127.0.0.1:26031/metrics"
+metrics+=",gw-floodgate-1p=http://127.0.0.1:26051/metrics"
 if [ -n "${BEFORE:-}" ]; then
   gateway GB "$BEFORE" 26040 127.0.0.1:26002
   targets+=",before-floodgate=http://127.0.0.1:26040/"
   procs+=",before-floodgate=$GB"
+  metrics+=",before-floodgate=http://127.0.0.1:26041/metrics"
 fi
 # The floodgate store's CPU per decision: its gateways share it.
 procs+=",store-floodgate=$FPID/$(( ${BEFORE:+1} + 2 ))"
@@ -60,21 +67,21 @@ done
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq "$REPS"); do
-  "$dir/gatewayload" -n "$N" -targets "$targets" -pids "$procs" | sed "s/^/$r /" >>"$dir/results"
+  "$dir/gatewayload" -n "$N" -targets "$targets" -pids "$procs" -metrics "$metrics" | sed "s/^/$r /" >>"$dir/results"
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 # Added latency per rep (path minus direct in that rep), then medians.
-printf "%-18s %8s %8s %10s %10s %12s\n" path "p50 µs" "p99 µs" "added p50" "added p99" "CPU µs/req"
+printf "%-18s %8s %8s %10s %10s %12s %8s %8s\n" path "p50 µs" "p99 µs" "added p50" "added p99" "CPU µs/req" allocs wake-ups
 awk '
   $3 != "-" { p50[$1, $2] = $3; p99[$1, $2] = $4 }
-  { cpu[$2, $1] = $5; names[$2] = 1; reps[$1] = 1 }
+  { cpu[$2, $1] = $5; al[$2, $1] = $6; wk[$2, $1] = $7; names[$2] = 1; reps[$1] = 1 }
   END {
     for (r in reps) for (n in names) if ((r, n) in p50) {
       add50[n] = add50[n] " " (p50[r, n] - p50[r, "direct"]); add99[n] = add99[n] " " (p99[r, n] - p99[r, "direct"])
       a50[n] = a50[n] " " p50[r, n]; a99[n] = a99[n] " " p99[r, n]
     }
-    for (n in names) for (r in reps) c[n] = c[n] " " cpu[n, r]
-    for (n in names) printf "%-18s %8s %8s %10s %10s %12s\n", n, med(a50[n]), med(a99[n]), med(add50[n]), med(add99[n]), med(c[n])
+    for (n in names) for (r in reps) { c[n] = c[n] " " cpu[n, r]; a[n] = a[n] " " al[n, r]; w[n] = w[n] " " wk[n, r] }
+    for (n in names) printf "%-18s %8s %8s %10s %10s %12s %8s %8s\n", n, med(a50[n]), med(a99[n]), med(add50[n]), med(add99[n]), med(c[n]), med(a[n]), med(w[n])
   }
   function med(s,   v, k, i, j, t) {
     k = split(s, v, " "); if (k == 0 || v[1] == "-") return "-"
