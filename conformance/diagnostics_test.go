@@ -161,7 +161,7 @@ func TestReplicationAdmin(t *testing.T) {
 			"@2 !send WAIT 3 0", "!blocked=1", "CLIENT UNBLOCK {id@2} ERROR", "@2 !recv WAIT",
 		}},
 		{"replication-errors", []string{
-			"REPLCONF x y", "REPLCONF listening-port x", "REPLCONF capa", "REPLCONF rdb-only 2", "REPLCONF rdb-filter-only x",
+			"REPLCONF x y", "REPLCONF listening-port x", "REPLCONF capa", "REPLCONF script-loads", "REPLCONF rdb-only 2", "REPLCONF rdb-filter-only x",
 			"REPLCONF rdb-only x", "REPLCONF rdb-only 0",
 			"REPLICAOF 127.0.0.1 x", "REPLICAOF a", "SLAVEOF a b c", "REPLICAOF NO ONE", "SLAVEOF no one",
 			"MULTI", "REPLICAOF NO ONE", "EXEC",

@@ -48,6 +48,20 @@ type masterLink struct {
 
 	wmu  sync.Mutex // serializes writes to conn (ACKs from the ticker and the stream)
 	conn net.Conn
+
+	// A replica of this one full-syncs: REPLCONF script-loads goes to the
+	// master once the link streams, if the master took it in the handshake.
+	scriptLoads      chan struct{} // buffered 1
+	takesScriptLoads atomic.Bool
+}
+
+// askScriptLoads asks the master to feed its cached scripts to the stream,
+// now or once the link is up again.
+func (l *masterLink) askScriptLoads() {
+	select {
+	case l.scriptLoads <- struct{}{}:
+	default: // already asked
+	}
 }
 
 // Replica-side errors and replies, as Redis 7.0 words them.
@@ -150,7 +164,7 @@ func (s *Server) setMaster(host string, port int) {
 	for _, l := range append([]*replicaLink(nil), s.repl.replicas...) {
 		s.killClient(l.c)
 	}
-	l := &masterLink{host: host, port: port, stop: make(chan struct{}), done: make(chan struct{})}
+	l := &masterLink{host: host, port: port, stop: make(chan struct{}), done: make(chan struct{}), scriptLoads: make(chan struct{}, 1)}
 	l.client = s.replayClient()
 	l.client.name = ""
 	l.client.db, s.repl.cachedMasterDB = s.store.DB(s.repl.cachedMasterDB), 0
@@ -346,6 +360,13 @@ func (s *Server) syncWithMaster(l *masterLink) error {
 	} else if reply[0] == '-' {
 		s.log.Info("(Non critical) Master does not understand REPLCONF capa: " + reply[1:])
 	}
+	// floodgate's own option (a redis-server master answers an error, and
+	// replicates no scripts): whether the master feeds its scripts again
+	// when a replica of this one full-syncs.
+	if reply, err = ask("REPLCONF", "script-loads", "1"); err != nil {
+		return err
+	}
+	l.takesScriptLoads.Store(reply[0] != '-')
 	var replid string
 	var offset int64
 	var psync []string
@@ -408,6 +429,11 @@ func (s *Server) syncWithMaster(l *masterLink) error {
 				for _, x := range append([]*replicaLink(nil), r.replicas...) {
 					s.killClient(x.c) // they learn the new ID by reconnecting
 				}
+			}
+			// An ask the cut link may have lost is made again: the
+			// replicas of this one stay, and do not sync again.
+			if len(r.replicas) > 0 {
+				l.askScriptLoads()
 			}
 		})
 		s.log.Info("MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.")
@@ -631,13 +657,16 @@ func (s *Server) streamFromMaster(l *masterLink, conn net.Conn, r *bufio.Reader,
 	stopAcks := make(chan struct{})
 	defer close(stopAcks)
 	var acked atomic.Int64
-	sendAck := func(off int64) error {
-		b := aof.AppendCommand(nil, []byte("REPLCONF"), []byte("ACK"), strconv.AppendInt(nil, off, 10))
+	send := func(args ...[]byte) error {
+		b := aof.AppendCommand(nil, args...)
 		l.wmu.Lock()
 		defer l.wmu.Unlock()
 		conn.SetWriteDeadline(time.Now().Add(timeout()))
 		_, err := conn.Write(b)
 		return err
+	}
+	sendAck := func(off int64) error {
+		return send([]byte("REPLCONF"), []byte("ACK"), strconv.AppendInt(nil, off, 10))
 	}
 	var offset atomic.Int64
 	s.linkLocked(l, func() { offset.Store(s.repl.offset) })
@@ -653,6 +682,10 @@ func (s *Server) streamFromMaster(l *masterLink, conn net.Conn, r *bufio.Reader,
 				off := offset.Load()
 				acked.Store(off)
 				if sendAck(off) != nil {
+					return
+				}
+			case <-l.scriptLoads:
+				if l.takesScriptLoads.Load() && send([]byte("REPLCONF"), []byte("script-loads"), []byte("1")) != nil {
 					return
 				}
 			}

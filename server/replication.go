@@ -185,8 +185,23 @@ func (s *Server) replicateScript(body []byte) {
 // the stream: on a master with a backlog (a replica proxies its master's).
 func (s *Server) scriptsReachReplicas() bool { return s.repl.active.Load() && s.repl.master == nil }
 
-// scriptLoads is SCRIPT LOAD of every cached script, sent to a replica
-// after its RDB (which, as Redis 7.0's, holds no scripts).
+// feedScriptLoads feeds SCRIPT LOAD of every cached script to the stream
+// for a replica's full sync (its RDB, as Redis 7.0's, holds none), counted
+// in the offset like any command. A replica, whose stream is its master's
+// byte for byte (bytes of its own would put its replicas' offsets ahead
+// of the master's), asks its master to feed them instead, up to the top of
+// the chain (REPLCONF script-loads).
+func (s *Server) feedScriptLoads() {
+	if l := s.repl.master; l != nil {
+		l.askScriptLoads()
+		return
+	}
+	if loads := s.scriptLoads(); len(loads) > 0 {
+		s.replicationFeed(loads)
+	}
+}
+
+// scriptLoads is SCRIPT LOAD of every cached script.
 func (s *Server) scriptLoads() []byte {
 	var b []byte
 	for _, body := range s.cachedScripts() {
@@ -255,6 +270,15 @@ func cmdReplconf(c *Client, args [][]byte) {
 			return // never answered
 		case "getack":
 			return // a master has no master to acknowledge
+		case "script-loads":
+			// floodgate's own: asked in the handshake, it tells a replica
+			// this master takes it (a redis-server master answers an
+			// error); from an attached replica, a replica of it is
+			// full-syncing and wants the cached scripts in the stream.
+			if c.isReplica() {
+				s.feedScriptLoads()
+				return // never answered, as ACK
+			}
 		case "rdb-only":
 			n, ok := intArg(c, v)
 			if !ok {
@@ -504,17 +528,12 @@ func (s *Server) startReplicationSync() {
 		}
 	}
 	opts := s.rdbSaveOptions()
-	if s.repl.master == nil {
-		// The cached scripts follow the RDB, in the stream (so counted in
-		// the offset like any command).
-		if loads := s.scriptLoads(); len(loads) > 0 {
-			s.replicationFeed(loads)
-		}
-	} else if !s.scripting.persist {
-		// A replica's stream is its master's byte for byte: bytes of its
-		// own there would put its replicas' offsets ahead of the master's.
-		// Its scripts go in the RDB instead, as "lua" aux fields (those
-		// Redis 6 wrote for its replicas; Redis 7.0 skips them).
+	s.feedScriptLoads() // after the snapshot's offset: they follow the RDB
+	if s.repl.master != nil && !s.scripting.persist {
+		// A replica's scripts also go in the RDB, as "lua" aux fields
+		// (those Redis 6 wrote for its replicas; Redis 7.0 skips them):
+		// a floodgate replica of it takes them where the master does not
+		// take REPLCONF script-loads.
 		opts.Aux = append(opts.Aux, luaAux(s.cachedScripts())...)
 	}
 	s.stopped.Add(1)

@@ -799,6 +799,105 @@ func TestScriptsReachReplicas(t *testing.T) {
 	}
 }
 
+// TestScriptsReachRedisSubReplica: a redis-server replica at the end of
+// a chain of floodgate replicas that syncs after scripts were cached on
+// the top master has them too (the top master feeds them again for it,
+// asked with REPLCONF script-loads), so EVALSHA_RO works on it and EVALSHA
+// once it is promoted, with every offset still the master's. Under a
+// redis-server master the chain has none, as a chain of three
+// redis-servers has none: Redis 7.0 replicates no scripts.
+func TestScriptsReachRedisSubReplica(t *testing.T) {
+	parallel(t)
+	for _, tc := range []struct {
+		name     string
+		redisTop bool
+		middles  int
+	}{
+		{"floodgate master, floodgate replica", false, 1},
+		{"floodgate master, two floodgate replicas", false, 2},
+		{"redis master, floodgate replica", true, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			var top *redis.Client
+			var port string
+			if tc.redisTop {
+				r := redistest.Start(t, "--repl-diskless-sync-delay", "0")
+				top = redis.NewClient(patient(&redis.Options{Addr: r.Addr, Protocol: 2, DisableIdentity: true}))
+				t.Cleanup(func() { top.Close() })
+				port = strconv.Itoa(r.Port)
+			} else {
+				srv, c := startReplicationMaster(t)
+				top = c
+				_, port, _ = net.SplitHostPort(srv.Addr())
+			}
+			scripts := map[string]string{top.ScriptLoad(ctx, "return 'before'").Val(): "before"}
+			chain := []*redis.Client{top}
+			for range tc.middles {
+				srv, c := startReplicationMaster(t)
+				if err := c.Do(ctx, "replicaof", "127.0.0.1", port).Err(); err != nil {
+					t.Fatal(err)
+				}
+				waitCaughtUp(t, top, c)
+				chain = append(chain, c)
+				_, port, _ = net.SplitHostPort(srv.Addr())
+			}
+			// Cached after the middle ones synced, before the sub-replica
+			// does: by SCRIPT LOAD, and by EVAL (go-redis's Script.Run).
+			scripts[top.ScriptLoad(ctx, "return 'between'").Val()] = "between"
+			evaled := redis.NewScript("return 'evaled'")
+			if got, err := evaled.Run(ctx, top, nil).Text(); err != nil || got != "evaled" {
+				t.Fatalf("Script.Run on the master: %q %v", got, err)
+			}
+			scripts[evaled.Hash()] = "evaled"
+			for _, c := range chain[1:] {
+				waitCaughtUp(t, top, c)
+			}
+			subSrv := redistest.Start(t, "--replicaof", "127.0.0.1", port)
+			sub := redis.NewClient(patient(&redis.Options{Addr: subSrv.Addr, Protocol: 2, DisableIdentity: true}))
+			t.Cleanup(func() { sub.Close() })
+			chain = append(chain, sub)
+			top.Set(ctx, "k", "v", 0) // the stream goes on past the re-fed scripts
+			for _, c := range chain[1:] {
+				waitCaughtUp(t, top, c) // offsets equal all down the chain
+			}
+			for i, c := range chain {
+				for sha, body := range scripts {
+					exists, err := c.ScriptExists(ctx, sha).Result()
+					if err != nil {
+						t.Fatal(err)
+					}
+					// Redis keeps a script only where it was cached.
+					if want := !tc.redisTop || i == 0; exists[0] != want {
+						t.Errorf("server %d of the chain: SCRIPT EXISTS %s (%s) %v, want %v", i, sha, body, exists[0], want)
+					}
+				}
+			}
+			for sha, want := range scripts {
+				got, err := sub.EvalShaRO(ctx, sha, nil).Text()
+				if tc.redisTop {
+					if err == nil || !strings.HasPrefix(err.Error(), "NOSCRIPT") {
+						t.Errorf("EVALSHA_RO %s on the sub-replica: %q %v, want NOSCRIPT as in Redis", sha, got, err)
+					}
+				} else if err != nil || got != want {
+					t.Errorf("EVALSHA_RO %s on the sub-replica: %q %v", sha, got, err)
+				}
+			}
+			if tc.redisTop {
+				return
+			}
+			if err := sub.Do(ctx, "replicaof", "no", "one").Err(); err != nil {
+				t.Fatal(err)
+			}
+			for sha, want := range scripts {
+				if got, err := sub.EvalSha(ctx, sha, []string{"x"}).Text(); err != nil || got != want {
+					t.Errorf("EVALSHA %s on the promoted sub-replica: %q %v", sha, got, err)
+				}
+			}
+		})
+	}
+}
+
 // TestReplicaDeletesOnTheMastersDEL: a replica does not expire keys itself
 // (reads hide a key past its time), and the master's DEL for it, as its
 // expiry cron sends it, finds the key and removes it: the master client
