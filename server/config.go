@@ -449,6 +449,13 @@ func (p *configParam) set(s *Server, v string, starting bool) string {
 }
 
 // setSetting stores a value that has no field of its own.
+// isSet reports whether a parameter has a value of its own (a config
+// file's, CONFIG SET's or one an apply stored).
+func (s *Server) isSet(name string) bool {
+	_, ok := s.settings[name]
+	return ok
+}
+
 func (s *Server) setSetting(name, v string) {
 	if s.settings == nil {
 		s.settings = make(map[string]string)

@@ -11,10 +11,13 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -57,12 +60,7 @@ type replState struct {
 
 	syncFull, syncPartialOK, syncPartialErr int64
 
-	// Settings (CONFIG), kept here as numbers: min-replicas-to-write is
-	// read by every write command.
-	backlogSize, backlogTTL, pingPeriod, timeout int64
-	disklessSync                                 bool
-	disklessDelay                                int64
-	minReplicas, minReplicasMaxLag               int64
+	replSettings
 
 	// cachedMasterDB is the database the master's stream had selected at
 	// the offset of the RDB a replica started from (repl-stream-db), for
@@ -125,6 +123,12 @@ const (
 func (s *Server) initReplication() {
 	r := &s.repl
 	r.id, r.id2, r.secondOffset = replication.NewID(), replication.NoID, -1
+	if !slices.ContainsFunc(replicationParamNames, s.isSet) {
+		// The defaults, worked out once: applying them stored seven
+		// defaults in a settings map each test double made for them.
+		r.replSettings = replDefaults()
+		return
+	}
 	for name, p := range replicationParams {
 		if _, set := s.settings[name]; !set && p.apply != nil {
 			p.apply(s, configByName[name].def)
@@ -915,6 +919,30 @@ func infoReplication(s *Server, b *infoBuilder) {
 	b.int("repl_backlog_first_byte_offset", r.backlog.FirstOffset())
 	b.int("repl_backlog_histlen", int64(r.backlog.HistLen()))
 }
+
+// replSettings are the replication settings (CONFIG), kept as numbers:
+// min-replicas-to-write is read by every write command.
+type replSettings struct {
+	backlogSize, backlogTTL, pingPeriod, timeout int64
+	disklessSync                                 bool
+	disklessDelay                                int64
+	minReplicas, minReplicasMaxLag               int64
+}
+
+// replDefaults are the settings replicationParams' defaults give, applied
+// once to a scratch server.
+var replDefaults = sync.OnceValue(func() replSettings {
+	var s Server
+	for name, p := range replicationParams {
+		if p.apply != nil {
+			p.apply(&s, configByName[name].def)
+		}
+	}
+	return s.repl.replSettings
+})
+
+// replicationParamNames are replicationParams' names, for initReplication.
+var replicationParamNames = slices.Collect(maps.Keys(replicationParams))
 
 // replicationParams are replication's config parameters.
 var replicationParams = map[string]floodgateParam{

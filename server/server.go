@@ -345,7 +345,13 @@ func Prepare(cfg Config) *Server {
 	}
 	initCommandTable() // the ACL catalog, for the users a config file defines
 	s.initACL()
-	s.setRequirePass(cfg.Password)
+	// A new registry's default user is already nopass: requirepass ""
+	// would clone it to change nothing.
+	if cfg.Password != "" {
+		s.setRequirePass(cfg.Password)
+	} else {
+		s.password.Store(&cfg.Password)
+	}
 	s.protectedMode.Store(!cfg.DisableProtectedMode)
 	s.maxClients.Store(10000)
 	s.protoMaxBulkLen.Store(cfg.ProtoMaxBulkLen)
