@@ -9,6 +9,10 @@
 # ONLY=tcp runs the plain-TCP rows only, adding AFTER with
 # --goroutine-conns (the transport TLS connections get) for its cost.
 #
+# Both negotiate TLS 1.3 with redis-benchmark, but Go picks AES-128-GCM and
+# OpenSSL AES-256-GCM; SAME_SUITE=1 has Redis use AES-128-GCM too
+# (tls-ciphersuites; Go cannot be restricted to one TLS 1.3 suite).
+#
 # PORT=N moves the eight ports (N to N+12; default 17449).
 #
 #   BEFORE=/tmp/fg-old AFTER=bin/floodgate scripts/bench-tls.sh
@@ -28,7 +32,8 @@ openssl x509 -req -in "$tmp/server.csr" -CA "$tmp/ca.crt" -CAkey "$tmp/ca.key" -
   -extfile "$tmp/ext" -out "$tmp/server.crt" 2>/dev/null
 TLSARGS=(--tls-cert-file "$tmp/server.crt" --tls-key-file "$tmp/server.key" --tls-ca-cert-file "$tmp/ca.crt" --tls-auth-clients no)
 mkdir -p "$tmp/before" "$tmp/after"
-redis-server --port $RT --tls-port $RL "${TLSARGS[@]}" --bind 127.0.0.1 --save '' --appendonly no --dir "$tmp" --logfile "$tmp/redis.log" & RP=$!
+RSUITE=(); [ -n "${SAME_SUITE:-}" ] && RSUITE=(--tls-ciphersuites TLS_AES_128_GCM_SHA256)
+redis-server --port $RT --tls-port $RL "${TLSARGS[@]}" "${RSUITE[@]}" --bind 127.0.0.1 --save '' --appendonly no --dir "$tmp" --logfile "$tmp/redis.log" & RP=$!
 "$AFTER" --port $AT --tls-port $AL "${TLSARGS[@]}" --loglevel warning --save "" --appendonly no --dir "$tmp/after" & AP=$!
 "$BEFORE" --port $BT --loglevel warning --save "" --appendonly no --dir "$tmp/before" & BP=$!
 mkdir -p "$tmp/goroutine"

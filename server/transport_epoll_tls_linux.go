@@ -30,7 +30,8 @@ import (
 type loopTLS struct {
 	tc   *tls.Conn
 	wire *tlsWire
-	sent int // of wire.out
+	sent int    // of wire.out
+	rbuf []byte // what the socket is read into, wire.in a part of it
 }
 
 // tlsReadSize is what one read of a TLS socket asks for: a whole record
@@ -79,10 +80,12 @@ func (s *Server) tlsToLoop(nc net.Conn, tc *tls.Conn, wire *tlsWire) bool {
 // returns false when the connection was closed or has nothing to send.
 func (l *eventLoop) readTLS(lc *loopConn) bool {
 	w := lc.tls.wire
-	if cap(w.in) < tlsReadSize {
-		w.in = make([]byte, 0, tlsReadSize)
+	// One buffer for the connection's life: wire.in moves along it as
+	// tls.Conn takes bytes, so its own capacity shrinks.
+	if lc.tls.rbuf == nil {
+		lc.tls.rbuf = make([]byte, tlsReadSize)
 	}
-	n, err := rawRead(lc.fd, w.in[:tlsReadSize])
+	n, err := rawRead(lc.fd, lc.tls.rbuf)
 	if err == unix.EAGAIN || err == unix.EINTR {
 		return false
 	}
@@ -94,7 +97,7 @@ func (l *eventLoop) readTLS(lc *loopConn) bool {
 		l.close(lc, err)
 		return false
 	}
-	w.in = w.in[:n]
+	w.in = lc.tls.rbuf[:n]
 	lc.movedBytes(l.now)
 	if !l.mayResize.Load() {
 		l.mayResize.Store(true)
@@ -134,7 +137,7 @@ func (l *eventLoop) decrypt(lc *loopConn) bool {
 			return false
 		}
 	}
-	t.wire.in = t.wire.in[:0]
+	t.wire.in = nil
 	return got || len(t.wire.out) > t.sent
 }
 
