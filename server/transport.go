@@ -28,8 +28,9 @@ package server
 //     Config.GoroutineConns, systems without epoll, and Dial.
 //   - transport_dial.go: Dial, the goroutine transport over an in-memory
 //     pipe (package internal/pipe).
-//   - transport_tls.go: tls-port, the goroutine transport over crypto/tls
-//     (its settings loaded by package internal/tlsconf).
+//   - transport_tls.go: tls-port: the handshake on a goroutine, then the
+//     event loop over crypto/tls (transport_epoll_tls_linux.go, tls_wire.go),
+//     or the goroutine transport without a loop (settings: internal/tlsconf).
 //   - transport_listen.go: the sockets Start opens and the refusals every
 //     TCP transport applies (bind, protected mode, maxclients).
 //   - transport_direct.go: Call, no transport at all: a command run with

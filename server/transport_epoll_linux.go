@@ -103,6 +103,7 @@ type loopConn struct {
 	queued bool   // in the loop's pending list
 	mask   uint32 // epoll interest
 	closed bool
+	tls    *loopTLS // a tls-port connection's session; nil for plain ones
 
 	// fd is read by Close from any goroutine (CLIENT KILL, CloseClients),
 	// and set to -1 by the loop when it closes the socket.
@@ -123,6 +124,13 @@ func (s *Server) startLoop() *eventLoop {
 	if s.cfg.GoroutineConns {
 		return nil
 	}
+	if l := s.loop.Load(); l != nil {
+		return l
+	}
+	// TLS handshakes end on goroutines of their own: two of them must not
+	// each make a loop.
+	loopStart.Lock()
+	defer loopStart.Unlock()
 	if l := s.loop.Load(); l != nil {
 		return l
 	}
@@ -158,18 +166,24 @@ func (s *Server) handoff() func(net.Conn) {
 			s.serveOnGoroutine(nc)
 			return
 		}
-		l.mu.Lock()
-		done := l.done
-		if !done {
-			l.incoming = append(l.incoming, lc)
-		}
-		l.mu.Unlock()
-		if done {
-			unix.Close(lc.fd)
-			return
-		}
-		l.wake()
+		l.handOver(lc)
 	}
+}
+
+// handOver queues lc, accepted on another goroutine, for the loop to
+// register, or closes it if the loop has shut down.
+func (l *eventLoop) handOver(lc *loopConn) {
+	l.mu.Lock()
+	done := l.done
+	if !done {
+		l.incoming = append(l.incoming, lc)
+	}
+	l.mu.Unlock()
+	if done {
+		unix.Close(lc.fd)
+		return
+	}
+	l.wake()
 }
 
 // newLoop creates the epoll set and starts the loop's goroutine.
@@ -366,6 +380,12 @@ func (l *eventLoop) register(lc *loopConn) {
 		l.conns = append(l.conns, make([]*loopConn, lc.fd+1-len(l.conns))...)
 	}
 	l.conns[lc.fd] = lc
+	// The handshake's reads may have taken records sent right after it:
+	// no event will tell of them.
+	if lc.tls != nil && l.decrypt(lc) && !lc.closed && !lc.queued {
+		lc.queued = true
+		l.pending = append(l.pending, lc)
+	}
 }
 
 // conn returns the connection of descriptor fd, nil if none.
@@ -425,6 +445,10 @@ func (l *eventLoop) takeWoken() {
 		if lc.closed {
 			continue
 		}
+		if lc.killed.Load() { // a TLS connection's kill
+			l.close(lc, nil)
+			continue
+		}
 		woke, keep := lc.resume(l.polling)
 		if keep && lc.takePushes() { // pub/sub messages
 			woke = true
@@ -448,7 +472,7 @@ func (l *eventLoop) serve(lc *loopConn, events uint32) {
 		l.close(lc, nil)
 		return
 	}
-	if lc.pendingBytes() > 0 {
+	if lc.unsent() > 0 {
 		// Waiting for the socket to take earlier replies: nothing is read
 		// until it has (a client that does not read its replies stops
 		// being read, instead of growing its buffer without bound).
@@ -504,7 +528,7 @@ func (l *eventLoop) flushList(list []*loopConn, keep *conn) []*loopConn {
 // if it asked to be closed (QUIT, a protocol error, CLIENT KILL of itself).
 func (l *eventLoop) flushAndMaybeClose(lc *loopConn) {
 	l.flush(lc)
-	if !lc.closed && lc.client.closing && lc.pendingBytes() == 0 {
+	if !lc.closed && lc.client.closing && lc.unsent() == 0 {
 		l.close(lc, nil)
 	}
 }
@@ -513,6 +537,9 @@ func (l *eventLoop) flushAndMaybeClose(lc *loopConn) {
 // completes. It returns false when the connection was closed or nothing
 // was read.
 func (l *eventLoop) read(lc *loopConn) bool {
+	if lc.tls != nil {
+		return l.readTLS(lc)
+	}
 	buf := lc.readBuf(nil)
 	n, err := rawRead(lc.fd, buf)
 	if err == unix.EAGAIN || err == unix.EINTR {
@@ -547,6 +574,10 @@ func (l *eventLoop) flush(lc *loopConn) {
 		lc.dropOutput()
 	}
 	lc.rbuf.written(lc.pendingBytes())
+	if lc.tls != nil {
+		l.flushTLS(lc)
+		return
+	}
 	for lc.pendingBytes() > 0 {
 		var n int
 		var err error
@@ -612,6 +643,9 @@ func (l *eventLoop) release(lc *loopConn, err error) {
 	if lc.fd < len(l.conns) && l.conns[lc.fd] == lc { // not registered if epoll refused it
 		l.conns[lc.fd] = nil
 	}
+	if lc.tls != nil {
+		lc.tls.closeNotify(lc.fd)
+	}
 	lc.mu.Lock()
 	unix.Close(lc.fd)
 	lc.fd = -1
@@ -645,6 +679,12 @@ func (l *eventLoop) shutdown() {
 	l.releaseDead()
 	for _, lc := range l.conns {
 		if lc == nil {
+			continue
+		}
+		if lc.tls != nil {
+			if l.flush(lc); !lc.closed {
+				l.release(lc, nil)
+			}
 			continue
 		}
 		for _, b := range lc.buffers(nil) {
@@ -851,6 +891,12 @@ func (l *eventLoop) resizeQueryBuffers() {
 // the loop waits for the execution lock.
 func (lc *loopConn) kill() {
 	lc.killed.Store(true)
+	if lc.tls != nil {
+		// The loop closes it, with a close_notify, as Redis's
+		// SSL_shutdown: a socket shut down could not carry it.
+		lc.woke()
+		return
+	}
 	lc.mu.Lock()
 	if lc.fd >= 0 {
 		unix.Shutdown(lc.fd, unix.SHUT_RDWR)

@@ -3,6 +3,7 @@
 package server
 
 import (
+	"crypto/tls"
 	"errors"
 	"net"
 )
@@ -28,3 +29,6 @@ func (l *eventLoop) pollBusy(*conn) {}
 func (l *eventLoop) requestResize() {}
 
 func (s *Server) wakeLoop() {}
+
+// tlsToLoop: no loop to hand a TLS connection to.
+func (s *Server) tlsToLoop(net.Conn, *tls.Conn, *tlsWire) bool { return false }

@@ -36,6 +36,9 @@ func (g goConn) socketFD() int {
 	if tc, ok := nc.(*tls.Conn); ok {
 		nc = tc.NetConn()
 	}
+	if w, ok := nc.(*tlsWire); ok {
+		nc = w.Conn
+	}
 	sc, ok := nc.(syscall.Conn)
 	if !ok {
 		return -1

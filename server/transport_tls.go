@@ -13,18 +13,13 @@ import (
 	"github.com/floodgate/floodgate/internal/tlsconf"
 )
 
-// TLS connections (tls-port) are served by the goroutine transport, each
-// on a goroutine of its own, through crypto/tls: the same parser, dispatch
-// and reply list as every connection, with a tls.Conn as the net.Conn.
-//
-// Why not the event loop: crypto/tls has no non-blocking interface. Its
-// Conn reads records from a net.Conn and blocks until it has them, and
-// the handshake is a blocking call too; the loop would need a TLS record
-// layer and handshake state machine of its own (what Redis gets from
-// OpenSSL's SSL_read returning WANT_READ), or a goroutine per connection
-// anyway to run tls.Conn over buffers the loop fills. The goroutine
-// transport is that, without the extra copy. What it costs per request
-// is in BENCHMARKS (docs/design/tls.md): the record encryption dominates.
+// TLS connections (tls-port) are served by the event loop, through
+// crypto/tls over a tlsWire (transport_epoll_tls_linux.go): the same
+// parser, dispatch and reply list as every connection. The handshake, a
+// blocking call in crypto/tls, runs first on a goroutine of its own over
+// the socket; then the connection is handed to the loop. Where there is
+// no loop (non-Linux, Config.GoroutineConns) it stays on that goroutine,
+// served by the goroutine transport with the tls.Conn as its net.Conn.
 //
 // A connection is made a client once its handshake is done (Redis makes
 // the client first and answers nothing before the handshake either), and
@@ -236,12 +231,13 @@ func (s *Server) acceptTLS(ln net.Listener) {
 	}
 }
 
-// serveTLS runs the handshake, then serves the connection as the
-// goroutine transport serves any.
+// serveTLS runs the handshake, then hands the connection to the event
+// loop, or, without one, serves it as the goroutine transport serves any.
 func (s *Server) serveTLS(nc net.Conn) {
 	setKeepAlive(nc, s.tcpKeepalive.Load())
 	cfg := s.tls.current.Load()
-	tc := tls.Server(nc, cfg.Server(tlsconf.ClientAuth(s.tls.auth.Load())))
+	wire := &tlsWire{Conn: nc}
+	tc := tls.Server(wire, cfg.Server(tlsconf.ClientAuth(s.tls.auth.Load())))
 	s.tls.mu.Lock()
 	ctx := s.tls.ctx
 	s.tls.mu.Unlock()
@@ -256,6 +252,9 @@ func (s *Server) serveTLS(nc net.Conn) {
 		s.rejectedConns.Add(1)
 		tc.Write([]byte(refusal))
 		tc.Close()
+		return
+	}
+	if s.tlsToLoop(nc, tc, wire) {
 		return
 	}
 	cn := newConn(s, goConn{tc})
