@@ -8,11 +8,12 @@
 #
 #   scripts/bench-bigargs.sh            # REPS=3
 #   REPS=5 ONLY=SET scripts/bench-bigargs.sh
+#   PORT=27490 scripts/bench-bigargs.sh   # every server on this port
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 go build -o "$dir/floodgate" ./cmd/floodgate
-nice go run ./scripts/bigargs -reps "${REPS:-3}" -only "${ONLY:-}" \
+nice go run ./scripts/bigargs -reps "${REPS:-3}" -only "${ONLY:-}" -port "${PORT:-0}" \
 	"redis=redis-server --port {port} --bind 127.0.0.1 --save '' --appendonly no --dir $dir" \
 	"floodgate=$dir/floodgate --port {port} --bind 127.0.0.1 --save '' --appendonly no --dir $dir"

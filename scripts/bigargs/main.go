@@ -48,6 +48,7 @@ func main() {
 	args := flag.Int("args", 1_000_000, "arguments of the many-argument commands")
 	bigMB := flag.Int("bigmb", 200, "megabytes of the large SET's value")
 	only := flag.String("only", "", "run only the workloads whose name contains this")
+	flag.IntVar(&fixedPort, "port", 0, "port for every server started (0: a free one each time)")
 	flag.Parse()
 	var servers []server
 	for _, spec := range flag.Args() {
@@ -126,13 +127,17 @@ func encode(parts []string) []byte {
 	return b
 }
 
+// fixedPort, when not 0, is the port each server is started on: the
+// servers run one at a time, so one port does for all.
+var fixedPort int
+
 // measurement is one run of a workload: wall time and server CPU time in
 // ms, the server's peak resident set and its resident set after, in MB.
 type measurement struct{ wall, cpu, peak, after float64 }
 
 // run starts s, sends w's setup, then measures w's request.
 func run(s server, w workload) (m measurement, err error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", fixedPort))
 	if err != nil {
 		return m, err
 	}
