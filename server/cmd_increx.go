@@ -142,13 +142,32 @@ func (a *increxArgs) parse(opts [][]byte) bool {
 	return true
 }
 
+// increxOnlyExpiry is setEX or setPX when args is "INCREX key EX|PX n",
+// the fixed window's shape, and 0 otherwise: that shape skips parse, whose
+// switch on the option was about a third of what INCREX costs over INCR.
+// (OR-ing 0x20 folds the case: no other byte becomes 'e', 'p' or 'x'.)
+func increxOnlyExpiry(args [][]byte) setFlags {
+	if len(args) != 4 || len(args[2]) != 2 || args[2][1]|0x20 != 'x' {
+		return 0
+	}
+	switch args[2][0] | 0x20 {
+	case 'e':
+		return setEX
+	case 'p':
+		return setPX
+	}
+	return 0
+}
+
 // cmdIncrEx answers INCREX key [BYFLOAT f | BYINT i] [LBOUND l] [UBOUND u]
 // [SATURATE] [EX s | PX ms | EXAT t | PXAT t | PERSIST] [ENX] [NX | XX]
 // with [new value, increment applied]: integers, or in BYFLOAT mode bulk
 // strings formatted as INCRBYFLOAT's; a null when NX or XX does not hold.
 func cmdIncrEx(c *Client, args [][]byte) {
 	var a increxArgs
-	if !a.parse(args[2:]) {
+	if exp := increxOnlyExpiry(args); exp != 0 {
+		a.expire, a.ttl = exp, args[3]
+	} else if !a.parse(args[2:]) {
 		c.w.Error(errSyntax)
 		return
 	}

@@ -136,6 +136,21 @@ func TestIncrExGolden(t *testing.T) {
 			{0, "PTTL k", "500"},
 			{time.Second, "EXISTS k", "0"},
 		}},
+		// "INCREX key EX|PX n" skips the option parser: its case folding
+		// and the tokens it must not take for EX or PX.
+		{"the lone ex or px in any case", []increxStep{
+			{0, "INCREX k ex 10", "[1 1]"},
+			{0, "PTTL k", "10000"},
+			{0, "INCREX k pX 2500", "[2 1]"},
+			{0, "PTTL k", "2500"},
+			{0, "INCREX k Ex 0", "ERR: ERR invalid expire time in 'increx' command"},
+			{0, "INCREX k EY 10", "ERR: ERR syntax error"},
+			{0, "INCREX k XX 10", "ERR: ERR syntax error"},
+			{0, "INCREX k NX 10", "ERR: ERR syntax error"},
+			{0, "INCREX k ENX 10", "ERR: ERR syntax error"},
+			{0, "INCREX k XX", "[3 1]"},
+			{0, "PTTL k", "2500"},
+		}},
 		{"no expiry option keeps the ttl", []increxStep{
 			{0, "INCREX k EX 10", "[1 1]"},
 			{4 * time.Second, "INCREX k", "[2 1]"},
