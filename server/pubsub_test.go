@@ -250,6 +250,13 @@ func TestPubSubGoRedis(t *testing.T) {
 				if testTransport == viaDial {
 					opts.Dialer = srv.DialContext
 				}
+				// The previous protocol's subscriber closed its connection
+				// on return; the server may not have seen that yet.
+				waitFor(t, "no subscriber left", func() bool {
+					n := 0
+					srv.Do(func() { n = len(srv.pubsub.channels) + len(srv.pubsub.patterns) })
+					return n == 0
+				})
 				c := redis.NewClient(opts)
 				defer c.Close()
 				ctx := context.Background()
