@@ -448,7 +448,6 @@ func (p *configParam) set(s *Server, v string, starting bool) string {
 	return ""
 }
 
-// setSetting stores a value that has no field of its own.
 // isSet reports whether a parameter has a value of its own (a config
 // file's, CONFIG SET's or one an apply stored).
 func (s *Server) isSet(name string) bool {
@@ -456,6 +455,7 @@ func (s *Server) isSet(name string) bool {
 	return ok
 }
 
+// setSetting stores a value that has no field of its own.
 func (s *Server) setSetting(name, v string) {
 	if s.settings == nil {
 		s.settings = make(map[string]string)

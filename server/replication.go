@@ -11,10 +11,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -123,14 +121,18 @@ const (
 func (s *Server) initReplication() {
 	r := &s.repl
 	r.id, r.id2, r.secondOffset = replication.NewID(), replication.NoID, -1
-	if !slices.ContainsFunc(replicationParamNames, s.isSet) {
+	set := false
+	for name := range replicationParams {
+		set = set || s.isSet(name)
+	}
+	if !set {
 		// The defaults, worked out once: applying them stored seven
 		// defaults in a settings map each test double made for them.
 		r.replSettings = replDefaults()
 		return
 	}
 	for name, p := range replicationParams {
-		if _, set := s.settings[name]; !set && p.apply != nil {
+		if !s.isSet(name) && p.apply != nil {
 			p.apply(s, configByName[name].def)
 		}
 	}
@@ -940,9 +942,6 @@ var replDefaults = sync.OnceValue(func() replSettings {
 	}
 	return s.repl.replSettings
 })
-
-// replicationParamNames are replicationParams' names, for initReplication.
-var replicationParamNames = slices.Collect(maps.Keys(replicationParams))
 
 // replicationParams are replication's config parameters.
 var replicationParams = map[string]floodgateParam{
