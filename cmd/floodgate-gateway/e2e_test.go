@@ -26,6 +26,10 @@ const storePassword = "pw-Secret-42"
 // of a schedule of requests for every algorithm: 2 requests per minute on
 // a route each.
 func TestEndToEndPerAlgorithm(t *testing.T) {
+	forEachFrontEnd(t, testEndToEndPerAlgorithm)
+}
+
+func testEndToEndPerAlgorithm(t *testing.T, frontEnd string) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	store := servertest.RunT(t, servertest.WithPassword(storePassword), servertest.WithManualClock(t0))
 	up := newUpstream(t)
@@ -36,7 +40,7 @@ func TestEndToEndPerAlgorithm(t *testing.T) {
 			"        rate_limit: {requests_per_unit: 2, unit: minute, algorithm: %s}\n", a, a, a)
 	}
 	path := writeRules(t, "", rules.String())
-	g := startGateway(t, nil, "--upstream", up.URL, "--rules", path, "--redis", "redis://:"+storePassword+"@"+store.Addr()+"/0",
+	g := startGateway(t, nil, "--front-end", frontEnd, "--upstream", up.URL, "--rules", path, "--redis", "redis://:"+storePassword+"@"+store.Addr()+"/0",
 		"--reset", "relative", "--headers", "x-ratelimit,ietf")
 
 	type step struct {
@@ -114,11 +118,15 @@ func TestEndToEndPerAlgorithm(t *testing.T) {
 // TestEndToEndHashedAPIKeys checks that the store's key names hold digests
 // of API keys, never the keys.
 func TestEndToEndHashedAPIKeys(t *testing.T) {
+	forEachFrontEnd(t, testEndToEndHashedAPIKeys)
+}
+
+func testEndToEndHashedAPIKeys(t *testing.T, frontEnd string) {
 	store := servertest.RunT(t)
 	up := newUpstream(t)
 	// A slow limit: at the default 1000/1m the GCRA key lives 60 ms, which a
 	// busy machine can spend before KEYS runs.
-	g := startGateway(t, nil, "--upstream", up.URL, "--redis", store.Addr(), "--api-keys", "live-key-123", "--key-limit", "2/1h")
+	g := startGateway(t, nil, "--front-end", frontEnd, "--upstream", up.URL, "--redis", store.Addr(), "--api-keys", "live-key-123", "--key-limit", "2/1h")
 	if resp, _ := do(t, "GET", g.proxy+"/", "X-API-Key", "live-key-123"); resp.StatusCode != 200 {
 		t.Fatalf("%d", resp.StatusCode)
 	}
@@ -138,6 +146,10 @@ func TestEndToEndHashedAPIKeys(t *testing.T) {
 // and starts it again on the same port, and checks what clients get, what
 // the log says (once, with the cause) and what the metrics say.
 func TestStoreOutageUnderEachPolicy(t *testing.T) {
+	forEachFrontEnd(t, testStoreOutageUnderEachPolicy)
+}
+
+func testStoreOutageUnderEachPolicy(t *testing.T, frontEnd string) {
 	for _, tc := range []struct {
 		policy string
 		// statuses of 3 requests while the store is down
@@ -155,7 +167,7 @@ func TestStoreOutageUnderEachPolicy(t *testing.T) {
 			}
 			defer func() { store.Close() }()
 			up := newUpstream(t)
-			g := startGateway(t, nil, "--upstream", up.URL, "--redis", "redis://:"+storePassword+"@"+addr,
+			g := startGateway(t, nil, "--front-end", frontEnd, "--upstream", up.URL, "--redis", "redis://:"+storePassword+"@"+addr,
 				"--on-store-failure", tc.policy, "--replicas", "2", "--store-probe", "10ms", "--ip-limit", "4/1h", "--problem-json")
 			if resp, _ := do(t, "GET", g.proxy+"/"); resp.StatusCode != 200 {
 				t.Fatalf("healthy store: %d", resp.StatusCode)
@@ -223,6 +235,10 @@ func TestStartWithWrongPassword(t *testing.T) {
 // signals: SIGHUP reloads (the old gateway died of it) and SIGTERM drains
 // and exits 0.
 func TestBinarySignals(t *testing.T) {
+	forEachFrontEnd(t, testBinarySignals)
+}
+
+func testBinarySignals(t *testing.T, frontEnd string) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -235,7 +251,7 @@ func TestBinarySignals(t *testing.T) {
 	listen := net.JoinHostPort("127.0.0.1", strconv.Itoa(redistest.ReservePort(t)))
 	path := writeRules(t, "", "domain: api\ndescriptors:\n  - key: ip\n    rate_limit: {requests_per_unit: 5, unit: hour}\n")
 	var log syncBuffer
-	cmd := exec.Command(bin, "--listen", listen, "--admin-addr", "", "--upstream", up.URL, "--redis", store.Addr(),
+	cmd := exec.Command(bin, "--front-end", frontEnd, "--listen", listen, "--admin-addr", "", "--upstream", up.URL, "--redis", store.Addr(),
 		"--rules", path, "--rules-poll", "0", "--log-format", "text")
 	cmd.Stderr = &log
 	if err := cmd.Start(); err != nil {
@@ -279,6 +295,10 @@ func TestBinarySignals(t *testing.T) {
 // rights alone (the default user is off), and a wrong password for the
 // user stops the start with the cause and without the password.
 func TestEndToEndACLUser(t *testing.T) {
+	forEachFrontEnd(t, testEndToEndACLUser)
+}
+
+func testEndToEndACLUser(t *testing.T, frontEnd string) {
 	store := servertest.RunT(t)
 	ctx := context.Background()
 	admin := redis.NewClient(&redis.Options{Addr: store.Addr()})
@@ -292,7 +312,7 @@ func TestEndToEndACLUser(t *testing.T) {
 		}
 	}
 	up := newUpstream(t)
-	g := startGateway(t, nil, "--upstream", up.URL, "--redis", "redis://limiter:s3cret@"+store.Addr(),
+	g := startGateway(t, nil, "--front-end", frontEnd, "--upstream", up.URL, "--redis", "redis://limiter:s3cret@"+store.Addr(),
 		"--require-store", "--ip-limit", "2/1h")
 	for i, want := range []int{200, 200, 429} {
 		if resp, _ := do(t, "GET", g.proxy+"/"); resp.StatusCode != want {

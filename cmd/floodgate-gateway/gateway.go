@@ -157,9 +157,18 @@ func (g *gateway) allowerFor(algo ratelimit.Algorithm) ratelimit.Allower {
 	return g.limiters[algo]
 }
 
-// ServeHTTP limits r by the rules in force and proxies what passes.
+// ServeHTTP limits r by the rules in force and proxies what passes: the
+// net/http front end.
 func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	rs := g.rules.Load()
+	if g.limit(r.Context(), g.rules.Load(), r, w) {
+		g.proxy.ServeHTTP(w, r)
+	}
+}
+
+// limit decides r by rs, the one decision path of both front ends. It sets
+// the rate-limit fields in w.Header() and reports whether r may pass; when
+// it may not, it has answered w (429, 503 or 500).
+func (g *gateway) limit(ctx context.Context, rs *ruleSet, r *http.Request, w http.ResponseWriter) bool {
 	matches := rs.match(r)
 	reportAll := g.headers.Fields&(ratelimit.IETF|ratelimit.Draft8) != 0
 	decisions := make([]ratelimit.Decision, 0, len(matches))
@@ -173,13 +182,13 @@ func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			n = 0
 		}
 		start := time.Now()
-		res, err := g.allowerFor(m.d.algorithm).AllowN(r.Context(), m.key, *m.d.limit, n)
+		res, err := g.allowerFor(m.d.algorithm).AllowN(ctx, m.key, *m.d.limit, n)
 		if err != nil {
-			if r.Context().Err() == nil {
+			if ctx.Err() == nil {
 				g.log.Error("rate limiter refused a rule", "rule", m.d.name, "error", err.Error())
 				http.Error(w, "rate limiter error", http.StatusInternalServerError)
 			}
-			return
+			return false
 		}
 		if !res.Degraded {
 			g.metrics.storeLatency.Observe(time.Since(start).Seconds())
@@ -203,9 +212,9 @@ func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.headers.Set(w.Header(), g.now(), decisions)
 	if denied {
 		ratelimit.WriteDenied(w, decisions, g.problemJSON)
-		return
+		return false
 	}
-	g.proxy.ServeHTTP(w, r)
+	return true
 }
 
 func (g *gateway) count(d *descriptor, res ratelimit.Result) {
@@ -226,6 +235,7 @@ func (g *gateway) count(d *descriptor, res ratelimit.Result) {
 
 // setRules puts rs in force.
 func (g *gateway) setRules(rs *ruleSet) {
+	rs.headersRead = rs.readHeaders()
 	g.rules.Store(rs)
 	g.metrics.rules.Set(float64(len(rs.limited)))
 }

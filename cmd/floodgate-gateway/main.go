@@ -44,7 +44,7 @@ func main() {
 
 // options are the command line.
 type options struct {
-	listen, upstream, adminAddr             string
+	listen, upstream, adminAddr, frontEnd   string
 	redisURL                                string
 	store                                   ratelimit.StoreOptions
 	passwordFile                            string
@@ -68,6 +68,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.listen, "listen", ":8080", "address to serve the proxy on")
 	fs.StringVar(&o.upstream, "upstream", "", "URL of the service to protect")
+	fs.StringVar(&o.frontEnd, "front-end", "auto", "HTTP server and upstream client: fasthttp, net/http, or auto (fasthttp for an http:// upstream, net/http for https://)")
 	fs.StringVar(&o.adminAddr, "admin-addr", ":9901", "address of /healthz and /metrics; empty for none")
 	fs.StringVar(&o.redisURL, "redis", "127.0.0.1:6379", "the store: host:port, redis://[user:password@]host:port/db, rediss://..., unix:///path, redis+cluster://, redis+sentinel://, redis+ring:// (see README)")
 	fs.StringVar(&o.passwordFile, "redis-password-file", "", "file holding the store password (keeps it out of the URL and ps)")
@@ -242,6 +243,10 @@ func serve(ctx context.Context, o *options, stderr io.Writer, signals <-chan os.
 	if err != nil || upstream.Host == "" || (upstream.Scheme != "http" && upstream.Scheme != "https") {
 		return usage(fmt.Errorf("--upstream %q is not an http(s) URL", o.upstream))
 	}
+	front, err := chooseFrontEnd(o.frontEnd, upstream)
+	if err != nil {
+		return usage(err)
+	}
 	algo, ok := algorithmNamed(o.algorithm)
 	if !ok {
 		return usage(fmt.Errorf("--algorithm %q: want one of %s", o.algorithm, algorithmList()))
@@ -285,7 +290,6 @@ func serve(ctx context.Context, o *options, stderr io.Writer, signals <-chan os.
 			ratelimit.WithProbeInterval(o.probe), ratelimit.WithLogger(log.With("component", "ratelimit")))
 	}
 	g.metrics = newMetrics(g)
-	g.proxy = newProxy(upstream, log)
 	g.setRules(rules)
 
 	store := ratelimit.RedactURL(o.redisURL)
@@ -310,8 +314,14 @@ func serve(ctx context.Context, o *options, stderr io.Writer, signals <-chan os.
 		log.Error("listen", "addr", o.listen, "error", err.Error())
 		return 1
 	}
-	srv := &http.Server{Handler: g, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
-		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	var srv frontEnd
+	if front == "fasthttp" {
+		srv = newFastFront(g, upstream, log)
+	} else {
+		g.proxy = newProxy(upstream, log)
+		srv = &http.Server{Handler: g, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	}
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(proxyLn) }()
 	var admin *http.Server
@@ -327,7 +337,7 @@ func serve(ctx context.Context, o *options, stderr io.Writer, signals <-chan os.
 		admin = &http.Server{Handler: g.adminHandler(), ReadHeaderTimeout: 10 * time.Second}
 		go func() { errc <- admin.Serve(adminLn) }()
 	}
-	log.Info("serving", "listen", proxyLn.Addr().String(), "admin", adminAddr, "upstream", upstream.String(),
+	log.Info("serving", "listen", proxyLn.Addr().String(), "admin", adminAddr, "upstream", upstream.String(), "front_end", front,
 		"store", store, "policy", policy.String(), "rules", len(rules.limited))
 	if o.readyAddrs != nil {
 		o.readyAddrs(proxyLn.Addr().String(), adminAddr)
@@ -383,7 +393,7 @@ func serve(ctx context.Context, o *options, stderr io.Writer, signals <-chan os.
 
 // drain stops the proxy gracefully: health first, then the listener, then
 // waits for requests in flight.
-func (g *gateway) drain(srv, admin *http.Server, o *options, why string) int {
+func (g *gateway) drain(srv frontEnd, admin *http.Server, o *options, why string) int {
 	g.draining.Store(true)
 	g.log.Info("draining", "trigger", why, "delay", o.drainDelay.String(), "timeout", o.drainTimeout.String())
 	time.Sleep(o.drainDelay)
@@ -401,6 +411,34 @@ func (g *gateway) drain(srv, admin *http.Server, o *options, why string) int {
 		admin.Close()
 	}
 	return code
+}
+
+// frontEnd is the server of the proxy address: an *http.Server or a
+// *fastFront.
+type frontEnd interface {
+	Serve(net.Listener) error
+	Shutdown(context.Context) error
+	Close() error
+}
+
+// chooseFrontEnd resolves --front-end: auto is fasthttp where it can reach
+// the upstream (plain HTTP/1.1) and net/http otherwise.
+func chooseFrontEnd(name string, upstream *url.URL) (string, error) {
+	switch name {
+	case "auto":
+		if upstream.Scheme == "http" {
+			return "fasthttp", nil
+		}
+		return "net/http", nil
+	case "fasthttp":
+		if upstream.Scheme != "http" {
+			return "", fmt.Errorf("--front-end fasthttp: the upstream must be http://, not %s:// (use net/http)", upstream.Scheme)
+		}
+		return name, nil
+	case "net/http":
+		return name, nil
+	}
+	return "", fmt.Errorf("--front-end %q: want auto, fasthttp or net/http", name)
 }
 
 // usedAlgorithms lists the algorithms of rs's rules, for the start-up check.

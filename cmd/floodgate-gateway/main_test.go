@@ -109,8 +109,12 @@ func newUpstream(t testing.TB) *httptest.Server {
 // limiter: a known key has its own larger limit, anyone else the IP's, and
 // /healthz and /metrics belong to the upstream on the proxy address.
 func TestGatewayFlagRules(t *testing.T) {
+	forEachFrontEnd(t, testGatewayFlagRules)
+}
+
+func testGatewayFlagRules(t *testing.T, frontEnd string) {
 	up := newUpstream(t)
-	g := startGateway(t, ratelimit.NewLocal(ratelimit.GCRA, nil), "--upstream", up.URL,
+	g := startGateway(t, ratelimit.NewLocal(ratelimit.GCRA, nil), "--front-end", frontEnd, "--upstream", up.URL,
 		"--ip-limit", "2/1m", "--key-limit", "3/1m", "--api-keys", "k1,sha256:"+ratelimit.HashAPIKey("k2"))
 	for i, tc := range []struct {
 		path, apiKey string
@@ -337,13 +341,17 @@ func writeRules(t *testing.T, path, text string) string {
 // another rule, and finds the count where it was; then a broken file is
 // refused with its line and the rules in force stay.
 func TestReloadKeepsCounters(t *testing.T) {
+	forEachFrontEnd(t, testReloadKeepsCounters)
+}
+
+func testReloadKeepsCounters(t *testing.T, frontEnd string) {
 	up := newUpstream(t)
 	rules := func(other int) string {
 		return "domain: api\ndescriptors:\n  - key: ip\n    rule: per-ip\n    rate_limit: {requests_per_unit: 3, unit: hour}\n" +
 			"  - key: method\n    value: DELETE\n    rule: deletes\n    rate_limit: {requests_per_unit: " + string(rune('0'+other)) + ", unit: hour}\n"
 	}
 	path := writeRules(t, "", rules(1))
-	g := startGateway(t, ratelimit.NewLocal(ratelimit.GCRA, nil), "--upstream", up.URL, "--rules", path, "--rules-poll", "0")
+	g := startGateway(t, ratelimit.NewLocal(ratelimit.GCRA, nil), "--front-end", frontEnd, "--upstream", up.URL, "--rules", path, "--rules-poll", "0")
 	for range 2 {
 		if resp, _ := do(t, "GET", g.proxy+"/"); resp.StatusCode != 200 {
 			t.Fatalf("%d before the reload", resp.StatusCode)
@@ -379,9 +387,13 @@ func TestReloadKeepsCounters(t *testing.T) {
 // TestReloadOnFileChange edits the rules file and waits for the poll to
 // pick it up, without a signal.
 func TestReloadOnFileChange(t *testing.T) {
+	forEachFrontEnd(t, testReloadOnFileChange)
+}
+
+func testReloadOnFileChange(t *testing.T, frontEnd string) {
 	up := newUpstream(t)
 	path := writeRules(t, "", "domain: api\ndescriptors:\n  - key: ip\n    rate_limit: {requests_per_unit: 1, unit: hour}\n")
-	g := startGateway(t, ratelimit.NewLocal(ratelimit.GCRA, nil), "--upstream", up.URL, "--rules", path, "--rules-poll", "10ms")
+	g := startGateway(t, ratelimit.NewLocal(ratelimit.GCRA, nil), "--front-end", frontEnd, "--upstream", up.URL, "--rules", path, "--rules-poll", "10ms")
 	if resp, _ := do(t, "GET", g.proxy+"/"); resp.Header.Get("X-RateLimit-Limit") != "1" {
 		t.Fatalf("limit %q", resp.Header.Get("X-RateLimit-Limit"))
 	}
@@ -396,6 +408,10 @@ func TestReloadOnFileChange(t *testing.T) {
 // in the upstream: health turns 503, the listener closes, and the slow
 // request still gets its answer.
 func TestDrainFinishesRequestsInFlight(t *testing.T) {
+	forEachFrontEnd(t, testDrainFinishesRequestsInFlight)
+}
+
+func testDrainFinishesRequestsInFlight(t *testing.T, frontEnd string) {
 	arrived, release := make(chan struct{}), make(chan struct{})
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		close(arrived)
@@ -403,7 +419,7 @@ func TestDrainFinishesRequestsInFlight(t *testing.T) {
 		io.WriteString(w, "slow answer")
 	}))
 	defer up.Close()
-	g := startGateway(t, ratelimit.NewLocal(ratelimit.GCRA, nil), "--upstream", up.URL, "--drain-timeout", "1m")
+	g := startGateway(t, ratelimit.NewLocal(ratelimit.GCRA, nil), "--front-end", frontEnd, "--upstream", up.URL, "--drain-timeout", "1m")
 	type answer struct {
 		status int
 		body   string
@@ -476,5 +492,13 @@ func TestGoRedisLogsGoToSlog(t *testing.T) {
 	want := `"level":"WARN","msg":"connection pool: failed to dial after 1 attempts: refused","component":"go-redis"}`
 	if !strings.Contains(buf.String(), want) {
 		t.Errorf("got %s, want a record ending %s", &buf, want)
+	}
+}
+
+// forEachFrontEnd runs test on each --front-end, as a subtest named for it:
+// both must behave the same.
+func forEachFrontEnd(t *testing.T, test func(t *testing.T, frontEnd string)) {
+	for _, fe := range []string{"fasthttp", "net/http"} {
+		t.Run(strings.ReplaceAll(fe, "/", "-"), func(t *testing.T) { test(t, fe) })
 	}
 }

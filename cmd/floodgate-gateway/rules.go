@@ -55,6 +55,39 @@ type ruleSet struct {
 	roots        []*descriptor
 	// limited lists every descriptor with a rate limit, for metrics.
 	limited []*descriptor
+	// headersRead names every request header matching reads (set by
+	// gateway.setRules): the fasthttp front end copies only these into
+	// the *http.Request the rules see.
+	headersRead []string
+}
+
+// readHeaders lists the request headers rs's matching reads: the API key
+// and user headers, those of header descriptors, and the forwarding
+// headers when a trusted proxy may have set them.
+func (rs *ruleSet) readHeaders() []string {
+	var names []string
+	add := func(name string) {
+		if name = http.CanonicalHeaderKey(name); name != "" && !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	add(rs.apiKeyHeader)
+	add(rs.userHeader)
+	if len(rs.clientIP.TrustedProxies) > 0 {
+		add("Forwarded")
+		add("X-Forwarded-For")
+	}
+	var walk func([]*descriptor)
+	walk = func(ds []*descriptor) {
+		for _, d := range ds {
+			if d.kind == "header" {
+				add(d.header)
+			}
+			walk(d.children)
+		}
+	}
+	walk(rs.roots)
+	return names
 }
 
 // descriptor is one node of the tree.

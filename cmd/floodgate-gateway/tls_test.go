@@ -30,6 +30,10 @@ func testPKI(t *testing.T) (*redistest.TLSFiles, *tls.Config) {
 // URL dials 127.0.0.1), and checks that without the client certificate
 // the start-up check names TLS as the cause.
 func TestEndToEndTLSStore(t *testing.T) {
+	forEachFrontEnd(t, testEndToEndTLSStore)
+}
+
+func testEndToEndTLSStore(t *testing.T, frontEnd string) {
 	pki, storeCfg := testPKI(t)
 	store, err := servertest.RunTLS(storeCfg, servertest.WithPassword(storePassword))
 	if err != nil {
@@ -39,7 +43,7 @@ func TestEndToEndTLSStore(t *testing.T) {
 	up := newUpstream(t)
 	_, port, _ := net.SplitHostPort(store.Addr())
 	url := "rediss://:" + storePassword + "@127.0.0.1:" + port
-	g := startGateway(t, nil, "--upstream", up.URL, "--redis", url, "--ip-limit", "1/1h",
+	g := startGateway(t, nil, "--front-end", frontEnd, "--upstream", up.URL, "--redis", url, "--ip-limit", "1/1h",
 		"--redis-ca", pki.CA, "--redis-cert", pki.ClientCert,
 		"--redis-key", pki.ClientKey, "--redis-server-name", "localhost")
 	if resp, _ := do(t, "GET", g.proxy+"/"); resp.StatusCode != 200 || resp.Header.Get("X-RateLimit-Remaining") != "0" {
