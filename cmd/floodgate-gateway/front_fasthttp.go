@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -52,10 +54,23 @@ func newFastFront(g *gateway, upstream *url.URL, log *slog.Logger) *fastFront {
 		NoDefaultUserAgentHeader: true,
 		DisablePathNormalizing:   true,
 		MaxIdleConnDuration:      90 * time.Second, // net/http's IdleConnTimeout
+		// A request that failed on a pooled connection the upstream had
+		// closed is sent once more when that is harmless, as on net/http
+		// (upstreamTransport's replayable).
+		MaxIdemponentCallAttempts: 2,
+		RetryIfErr: func(req *fasthttp.Request, _ int, err error) (bool, bool) {
+			return false, errors.Is(err, errStaleConn) || fastReplayable(req)
+		},
+		Dial: func(addr string) (net.Conn, error) {
+			c, err := upstreamDialer.Dial("tcp", addr)
+			if err != nil {
+				return nil, err
+			}
+			return &checkedConn{Conn: c, lastRead: time.Now()}, nil
+		},
 	}
 	f.server = &fasthttp.Server{
 		Handler: f.serve,
-		Name:    "floodgate-gateway",
 		// The headers within 10 s (net/http's ReadHeaderTimeout), the body
 		// as long as it takes (HeaderReceived lifts the deadline).
 		ReadTimeout: 10 * time.Second,
@@ -78,6 +93,36 @@ func newFastFront(g *gateway, upstream *url.URL, log *slog.Logger) *fastFront {
 		Logger:                        fastLogger{log},
 	}
 	return f
+}
+
+var upstreamDialer = net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+
+// errStaleConn is a pooled upstream connection found closed before a
+// request was written on it: any request may be sent again.
+var errStaleConn = errors.New("idle upstream connection closed by the upstream")
+
+// checkedConn is an upstream connection that, idle longer than
+// checkIdleAfter, is peeked before a request is written on it, as
+// upstreamTransport's are: so that a connection the upstream closed while
+// idle fails before anything is sent, and even a POST can go on a fresh one.
+type checkedConn struct {
+	net.Conn
+	lastRead time.Time
+}
+
+func (c *checkedConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 {
+		c.lastRead = time.Now()
+	}
+	return n, err
+}
+
+func (c *checkedConn) Write(p []byte) (int, error) {
+	if time.Since(c.lastRead) > checkIdleAfter && !alive(c.Conn) {
+		return 0, errStaleConn
+	}
+	return c.Conn.Write(p)
 }
 
 // hostPort is host with a port, 80 when it has none.
@@ -188,6 +233,19 @@ func removeHopHeaders(peekAll func(string) [][]byte, del func(string)) {
 // X-Forwarded-Host and X-Forwarded-Proto, the Host kept.
 func (f *fastFront) proxy(ctx *fasthttp.RequestCtx, limitHeaders http.Header) {
 	req, resp := &ctx.Request, &ctx.Response
+	// A body the server read whole (up to its MaxRequestBodySize) still
+	// comes as a stream, and fasthttp never sends a stream twice: made a
+	// plain body, a request that meets a closed pooled connection can be
+	// sent again on a fresh one. Larger bodies stream through.
+	if cl := req.Header.ContentLength(); req.IsBodyStream() && cl >= 0 && cl <= fasthttp.DefaultMaxRequestBodySize {
+		body, err := io.ReadAll(req.BodyStream())
+		if err != nil {
+			f.g.log.Warn("reading the request body", "method", string(ctx.Method()), "path", string(ctx.Path()), "error", err.Error())
+			resp.SetStatusCode(http.StatusBadRequest)
+			return
+		}
+		req.SetBody(body)
+	}
 	closeAfter := req.Header.ConnectionClose()
 	trailers := false
 	for _, v := range req.Header.PeekAll("Te") {
@@ -207,6 +265,7 @@ func (f *fastFront) proxy(ctx *fasthttp.RequestCtx, limitHeaders http.Header) {
 	}
 	req.Header.SetBytesV("X-Forwarded-Host", ctx.Host())
 	req.Header.Set("X-Forwarded-Proto", "http")
+	req.Header.SetNoDefaultContentType(true) // a body without a type goes on without one
 	if f.basePath != "" || f.baseQuery != "" {
 		req.SetRequestURI(f.upstreamURI(req))
 	}
@@ -228,6 +287,19 @@ func (f *fastFront) proxy(ctx *fasthttp.RequestCtx, limitHeaders http.Header) {
 			resp.Header.Add(name, v)
 		}
 	}
+}
+
+// fastReplayable is replayable for a fasthttp request: no body, and a
+// method that changes nothing or an idempotency key.
+func fastReplayable(req *fasthttp.Request) bool {
+	if req.IsBodyStream() || len(req.Body()) > 0 {
+		return false
+	}
+	switch string(req.Header.Method()) {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
+		return true
+	}
+	return req.Header.Peek("Idempotency-Key") != nil || req.Header.Peek("X-Idempotency-Key") != nil
 }
 
 // upstreamURI joins the --upstream URL's path and query to the request's,

@@ -41,7 +41,7 @@ type upstreamTransport struct {
 // closed while idle (Node.js closes after 5 s, nginx after 75 s) is dropped
 // rather than failing a POST that cannot be retried. A connection in steady
 // use is not checked: net/http's readLoop pays that read on every request.
-const checkIdleAfter = 50 * time.Millisecond
+var checkIdleAfter = 50 * time.Millisecond // a variable for tests
 
 type upstreamConn struct {
 	conn     net.Conn
