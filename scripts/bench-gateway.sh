@@ -2,7 +2,8 @@
 # What floodgate-gateway adds to a request, each piece its own process as in
 # production: an upstream (scripts/gatewayload -serve), a floodgate and a
 # redis-server store, one gateway per store, and one more on floodgate with
-# GOMAXPROCS=1 (gw-floodgate-1p), and a bare httputil.ReverseProxy
+# GOMAXPROCS=1 (gw-floodgate-1p) and one on the net/http front end
+# (gw-floodgate-nethttp), and a bare httputil.ReverseProxy
 # (bare-proxy: no limiter, no store; the floor any Go gateway pays for one
 # more HTTP hop). scripts/gatewayload sends
 # sequential keep-alive GETs turn by turn directly to the upstream and
@@ -17,7 +18,7 @@
 #   REPS=5 N=5000 scripts/bench-gateway.sh
 #   BEFORE=/tmp/gw-old scripts/bench-gateway.sh
 #
-# Ports 26001-26051 (the gateway helper's range).
+# Ports 26001-26055 (the gateway helper's range).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPS=${REPS:-5}; N=${N:-5000}
@@ -35,12 +36,12 @@ redis-server --port 26001 --bind 127.0.0.1 --save '' --appendonly no --dir "$dir
 for p in 26001 26002; do
   for _ in $(seq 100); do redis-cli -p "$p" ping >/dev/null 2>&1 && break; sleep 0.05; done
 done
-# gateway NAME BINARY PORT STORE [ENV=VALUE]: a gateway on PORT (admin
-# PORT+1); its pid in the variable NAME. A limit no run reaches, a generous
+# gateway NAME BINARY PORT STORE [ENV=VALUE [FLAG]]: a gateway on PORT
+# (admin PORT+1); its pid in the variable NAME. A limit no run reaches, a generous
 # store timeout (a loaded machine's missed 100 ms would turn into
 # fail-closed 503s).
 gateway() {
-  env ${5:-} "$2" --listen 127.0.0.1:"$3" --admin-addr 127.0.0.1:$(($3 + 1)) --upstream http://127.0.0.1:26010 \
+  env ${5:-} "$2" ${6:-} --listen 127.0.0.1:"$3" --admin-addr 127.0.0.1:$(($3 + 1)) --upstream http://127.0.0.1:26010 \
     --redis "$4" --ip-limit 1000000000/1s --store-timeout 2s --log-level error >"$dir/$1.log" 2>&1 & pids+=($!)
   printf -v "$1" %s $!
 }
@@ -48,11 +49,13 @@ gateway GF "$dir/floodgate-gateway" 26020 127.0.0.1:26002
 gateway GR "$dir/floodgate-gateway" 26030 127.0.0.1:26001
 # The same gateway on one P: no thread to wake per goroutine switch.
 gateway G1 "$dir/floodgate-gateway" 26050 127.0.0.1:26002 GOMAXPROCS=1
+# The same gateway on the net/http front end (the default is fasthttp).
+gateway GN "$dir/floodgate-gateway" 26054 127.0.0.1:26002 "" --front-end=net/http
 targets="direct=http://127.0.0.1:26010/,gw-floodgate=http://127.0.0.1:26020/,gw-redis=http://127.0.0.1:26030/"
-targets+=",gw-floodgate-1p=http://127.0.0.1:26050/,bare-proxy=http://127.0.0.1:26012/"
-procs="gw-floodgate=$GF,gw-redis=$GR,gw-floodgate-1p=$G1,bare-proxy=$BPID,store-redis=$RPID"
+targets+=",gw-floodgate-1p=http://127.0.0.1:26050/,gw-floodgate-nethttp=http://127.0.0.1:26054/,bare-proxy=http://127.0.0.1:26012/"
+procs="gw-floodgate=$GF,gw-redis=$GR,gw-floodgate-1p=$G1,gw-floodgate-nethttp=$GN,bare-proxy=$BPID,store-redis=$RPID"
 metrics="gw-floodgate=http://127.0.0.1:26021/metrics,gw-redis=http://127.0.0.1:26031/metrics"
-metrics+=",gw-floodgate-1p=http://127.0.0.1:26051/metrics"
+metrics+=",gw-floodgate-1p=http://127.0.0.1:26051/metrics,gw-floodgate-nethttp=http://127.0.0.1:26055/metrics"
 if [ -n "${BEFORE:-}" ]; then
   gateway GB "$BEFORE" 26040 127.0.0.1:26002
   targets+=",before-floodgate=http://127.0.0.1:26040/"
@@ -60,8 +63,8 @@ if [ -n "${BEFORE:-}" ]; then
   metrics+=",before-floodgate=http://127.0.0.1:26041/metrics"
 fi
 # The floodgate store's CPU per decision: its gateways share it.
-procs+=",store-floodgate=$FPID/$(( ${BEFORE:+1} + 2 ))"
-for p in 26021 26031 26051 ${BEFORE:+26041}; do
+procs+=",store-floodgate=$FPID/$(( ${BEFORE:+1} + 3 ))"
+for p in 26021 26031 26051 26055 ${BEFORE:+26041}; do
   for _ in $(seq 100); do curl -sf "http://127.0.0.1:$p/healthz" >/dev/null && break; sleep 0.05; done
 done
 

@@ -18,7 +18,8 @@ import (
 // the latency percentiles and this process's CPU per request (client,
 // gateway, upstream and, for floodgate, the in-process store all count;
 // redis-server's own CPU does not). What the gateway adds is the difference
-// to "direct". Run with -benchtime=5000x or more for stable percentiles:
+// to "direct". The gateway runs on its default front end (fasthttp), and
+// once more on net/http. Run with -benchtime=5000x or more for stable percentiles:
 //
 //	go test ./cmd/floodgate-gateway -run '^$' -bench GatewayOverhead -benchtime 20000x -count 5
 func BenchmarkGatewayOverhead(b *testing.B) {
@@ -36,6 +37,11 @@ func BenchmarkGatewayOverhead(b *testing.B) {
 	b.Run("gateway-floodgate", func(b *testing.B) {
 		store := servertest.RunT(b)
 		g := startGateway(b, nil, args("--redis", store.Addr())...)
+		benchRequests(b, g.proxy+"/")
+	})
+	b.Run("gateway-floodgate-nethttp", func(b *testing.B) {
+		store := servertest.RunT(b)
+		g := startGateway(b, nil, args("--redis", store.Addr(), "--front-end=net/http")...)
 		benchRequests(b, g.proxy+"/")
 	})
 	b.Run("gateway-redis", func(b *testing.B) {
