@@ -12,7 +12,8 @@
 // everyone else --ip-limit. /healthz and Prometheus /metrics are served on
 // --admin-addr, never on the proxied address. SIGTERM drains: health turns
 // 503, the listener closes, and requests in flight finish within
-// --drain-timeout.
+// --drain-timeout. An http:// upstream is served on fasthttp, anything else
+// on net/http (--front-end; both share gateway.limit).
 package main
 
 import (
