@@ -16,7 +16,11 @@ var errPacked = errors.New("corrupt packed encoding")
 
 // listpackEntries returns a listpack's entries as strings (integers in
 // decimal), checking every length against the blob.
-func listpackEntries(b []byte) ([][]byte, error) {
+func listpackEntries(b []byte) ([][]byte, error) { return listpackEntryKinds(b, nil) }
+
+// listpackEntryKinds is listpackEntries that also appends to ints, unless
+// nil, whether each entry is an integer one.
+func listpackEntryKinds(b []byte, ints *[]bool) ([][]byte, error) {
 	if len(b) < 7 || int(binary.LittleEndian.Uint32(b)) != len(b) || b[len(b)-1] != 0xFF {
 		return nil, errPacked
 	}
@@ -83,6 +87,9 @@ func listpackEntries(b []byte) ([][]byte, error) {
 		p += len(want)
 		if isInt {
 			v = strconv.AppendInt(nil, n, 10)
+		}
+		if ints != nil {
+			*ints = append(*ints, isInt)
 		}
 		out = append(out, v)
 	}
