@@ -26,6 +26,9 @@ func listpackEntryKinds(b []byte, ints *[]bool) ([][]byte, error) {
 	}
 	count := int(binary.LittleEndian.Uint16(b[4:]))
 	var out [][]byte
+	if ints != nil {
+		*ints = make([]bool, 0, min(count, len(b))) // one allocation, however many entries
+	}
 	p := 6
 	for p < len(b)-1 {
 		start := p
