@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"encoding/binary"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -175,8 +176,8 @@ func TestRestoreLegacyEncodings(t *testing.T) {
 			restore("h2", 13, rdbString(ziplist(zlStr("f"), zlStr("v"), zlStr("f"), zlStr("w")))),
 			restore("h2", 13, rdbString(ziplist(zlStr("f"), zlStr("v"), zlStr("g")))),
 			// Redis converts a ziplist's pairs without reading the scores,
-			// and reads one as strtod does (zzlStrtod): "x" scores 0. (Its
-			// DUMP keeps the text, floodgate's writes the number.)
+			// and reads one as strtod does (zzlStrtod): "x" scores 0, and
+			// DUMP keeps the text (TestRestoreScoreText).
 			restore("z2", 12, rdbString(ziplist(zlStr("m"), zlStr("x"), zlStr("n"), zlStr("1.5abc"), zlStr("o"), zlStr(" 0x10"), zlStr("p"), zlStr("1e999")))),
 			"ZRANGE z2 0 -1 WITHSCORES", "ZSCORE z2 m", "ZSCORE z2 o", "ZSCORE z2 p", "ZCARD z2",
 			restore("z4", 17, rdbString(lpOf("m", "x", "n", "2"))), "ZRANGE z4 0 -1 WITHSCORES",
@@ -205,4 +206,77 @@ func TestRestoreLegacyEncodings(t *testing.T) {
 			"CONFIG SET sanitize-dump-payload no"}},
 	}
 	runEncodingCases(t, cases)
+}
+
+// TestRestoreScoreText restores sorted sets whose score entries are not
+// what Redis would write for their scores ("x" scores 0, "1.50", "-0", "5"
+// as a string entry, an integer entry a double cannot hold) and checks
+// which operations keep the entry's text, as Redis keeps its loaded
+// listpack's entry until it rewrites it: DUMP writes it back, ZSCAN
+// answers it, the other replies answer the number.
+func TestRestoreScoreText(t *testing.T) {
+	restore := func(key string, typ byte, value []byte) string {
+		return "RESTORE " + key + " 0 " + quoteBytes(string(dumpPayload(typ, value)))
+	}
+	x := restore("z", 17, rdbString(lpOf("m", "x", "n", "2")))
+	show := []string{"ZSCORE z m", "ZRANGE z 0 -1 WITHSCORES", "ZSCAN z 0 MATCH m", "OBJECT ENCODING z", "DUMP z"}
+	op := func(name string, lines ...string) tcase {
+		return tcase{name, append(append([]string{x}, lines...), show...)}
+	}
+	texts := []string{"x", "1.50", "5.0", "-0", " 0x10", "1e999", "inf", "-inf", "1.5abc", "0.1", "1e17", "5e17", "-",
+		"05", "9007199254740993", "4611686018427387905", "-9223372036854775808", "1.5\x00junk"}
+	var spelled []string
+	for _, s := range texts {
+		spelled = append(spelled, restore("l", 17, rdbString(lpOf("m", s))), "ZSCORE l m", "ZSCAN l 0", "DUMP l",
+			restore("zl", 12, rdbString(ziplist(zlStr("m"), zlStr(s)))), "ZSCORE zl m", "ZSCAN zl 0", "DUMP zl",
+			"DEBUG DIGEST-VALUE l zl", "DEL l zl")
+	}
+	// "5" and "0" as string entries, which lpAppend would write as integers;
+	// from a ziplist they become integer entries.
+	asText := listpack.New()
+	asText.AppendString([]byte("n"))
+	asText.AppendText([]byte("0"))
+	asText.AppendString([]byte("m"))
+	asText.AppendText([]byte("5"))
+	spelled = append(spelled, restore("l", 17, rdbString(asText.Bytes())), "ZSCAN l 0", "DUMP l",
+		restore("zl", 12, rdbString(ziplist(zlStr("n"), zlStr("0"), zlStr("m"), zlStr("5")))), "ZSCAN zl 0", "DUMP zl",
+		restore("i", 17, rdbString(patch(lpOf("m", "1"), 9, 0x7F))), "ZSCORE i m", "DUMP i") // a plain integer entry
+	long := strings.Repeat("y", 80)
+	cases := []tcase{
+		{"spellings", spelled},
+		op("read", "ZMSCORE z m n", "ZRANK z m", "ZRANGEBYSCORE z -inf +inf WITHSCORES", "ZRANDMEMBER z 2 WITHSCORES",
+			"DEBUG DIGEST-VALUE z", "ZCOUNT z 0 0"),
+		op("zincrby-other", "ZINCRBY z 1 n"),
+		op("zincrby-same-0", "ZINCRBY z 0 m"),
+		op("zincrby-same-1", "ZINCRBY z 1 m"),
+		op("zadd-other", "ZADD z 7 o", "ZADD z -7 a", "ZADD z 0 l"),
+		op("zadd-same-score", "ZADD z XX 0 m", "ZADD z 0 m", "ZADD z -0 m", "ZADD z GT CH 0 m", "ZADD z INCR 0 m"),
+		op("zadd-xx-new-score", "ZADD z XX 1 m"),
+		op("zadd-xx-back", "ZADD z XX 1 m", "ZADD z XX 0 m"),
+		op("zrem-other", "ZREM z n"),
+		op("zrem-self", "ZREM z m", "ZADD z 0 m"),
+		op("pop-other", "ZPOPMAX z"),
+		op("pop-self", "ZPOPMIN z"),
+		op("zremrange", "ZREMRANGEBYRANK z 1 1", "ZADD z 2 n", "ZREMRANGEBYSCORE z 1 3"),
+		op("zremrange-self", "ZREMRANGEBYLEX z [m [m"),
+		op("to-skiplist", "ZADD z 3 "+long),
+		op("to-skiplist-and-back", "ZADD z 3 "+long, "ZREM z "+long, "DEBUG RELOAD"),
+		op("sort", "SORT z BY nosort"),
+		op("reload", "DEBUG RELOAD", "DEBUG RELOAD"),
+		op("copy", "COPY z c", "DUMP c", "ZSCAN c 0", "ZADD c 1 m", "DUMP c"),
+		op("rename", "RENAME z r", "DUMP r", "RENAME r z"),
+		op("move", "MOVE z 1", "SELECT 1", "DUMP z", "MOVE z 0", "SELECT 0"),
+		op("store-self", "ZUNIONSTORE z 1 z"),
+		op("rangestore", "ZRANGESTORE d z 0 -1", "DUMP d"),
+		op("restore-dumped", "DUMP z", "DEL z", x+" ABSTTL", "RESTORE z 0 "+quoteBytes(string(dumpPayload(17, rdbString(lpOf("m", "-0")))))+" REPLACE",
+			"ZINCRBY z 0 m", "ZADD z 0 m"),
+	}
+	addrs := debugServers(t) // for DEBUG RELOAD and DIGEST-VALUE
+	for _, proto := range []int{2, 3} {
+		t.Run(fmt.Sprintf("resp%d", proto), func(t *testing.T) {
+			for _, tc := range cases {
+				t.Run(tc.name, func(t *testing.T) { runCaseOn(t, tc, proto, addrs) })
+			}
+		})
+	}
 }

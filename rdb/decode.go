@@ -12,6 +12,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/floodgate/floodgate/internal/listpack"
 	"github.com/floodgate/floodgate/internal/number"
 	"github.com/floodgate/floodgate/store"
 )
@@ -443,9 +444,13 @@ func (r *reader) object(t byte) (store.Value, error) {
 			return nil, err
 		}
 		var entries [][]byte
-		if t == typeHashListpack || t == typeZSetListpack {
+		var ints []bool // a listpack sorted set's entry kinds
+		switch t {
+		case typeZSetListpack:
+			entries, err = listpackEntryKinds(b, &ints)
+		case typeHashListpack:
 			entries, err = listpackEntries(b)
-		} else {
+		default:
 			entries, err = ziplistEntries(b)
 		}
 		if err != nil || len(entries)%2 != 0 {
@@ -474,7 +479,10 @@ func (r *reader) object(t byte) (store.Value, error) {
 			// A NaN, which Redis would load too, is refused: the store
 			// orders by score and cannot hold one.
 			s := listpackScore(entries[i+1])
-			if math.IsNaN(s) || !z.Add(entries[i], s, &store.Loose) {
+			// A ziplist's entries become a listpack's as lpAppend writes
+			// them: a string that reads as an integer, as one.
+			isInt := ints == nil && listpack.IsInteger(entries[i+1]) || ints != nil && ints[i+1]
+			if math.IsNaN(s) || !z.AddLoaded(entries[i], s, scoreText(entries[i+1], isInt, s)) {
 				return nil, r.corrupt("Zset listpack integrity check failed.")
 			}
 		}
@@ -757,6 +765,24 @@ func VerifyPayload(p []byte, skipChecksum bool) bool {
 		return true
 	}
 	return CRC64(0, p[:len(p)-8]) == binary.LittleEndian.Uint64(footer[2:])
+}
+
+// scoreText is what a loaded sorted set keeps of a score entry (its text,
+// an integer entry if isInt) that reads as s: the entry, when it is not
+// the one Redis would write for s, as Redis keeps its loaded listpack;
+// else nothing (a nil Text).
+func scoreText(text []byte, isInt bool, s float64) store.ScoreText {
+	if n, ok := scoreInt(s); ok {
+		if m, _ := number.ParseInt(text); isInt && m == n {
+			return store.ScoreText{}
+		}
+	} else if !isInt {
+		var buf [32]byte
+		if string(appendScore(buf[:0], s)) == string(text) {
+			return store.ScoreText{}
+		}
+	}
+	return store.ScoreText{Text: text, Int: isInt}
 }
 
 // listpackScore is the score of a listpack or ziplist sorted set entry as

@@ -132,17 +132,18 @@ func scoreInt(f float64) (int64, bool) {
 	return int64(f), true
 }
 
-// formatScore formats a score scoreInt refuses as Redis's d2string does.
-func formatScore(f float64) string {
+// appendScore appends a score scoreInt refuses as Redis's d2string
+// formats it.
+func appendScore(b []byte, f float64) []byte {
 	switch {
 	case math.IsNaN(f):
-		return "nan"
+		return append(b, "nan"...)
 	case math.IsInf(f, 1):
-		return "inf"
+		return append(b, "inf"...)
 	case math.IsInf(f, -1):
-		return "-inf"
+		return append(b, "-inf"...)
 	}
-	return strconv.FormatFloat(f, 'g', 17, 64)
+	return strconv.AppendFloat(b, f, 'g', 17, 64)
 }
 
 // objectType is the RDB type Redis 7.0 writes for v's encoding.
@@ -225,12 +226,18 @@ func appendObject(b []byte, v store.Value, compress bool) []byte {
 	case *store.ZSet:
 		if v.Encoding() == "listpack" {
 			lp := listpack.New()
-			v.Ascend(0, func(m []byte, s float64) bool {
+			var buf [32]byte
+			v.AscendText(func(m []byte, s float64, text store.ScoreText, kept bool) bool {
 				lp.AppendString(m)
-				if n, ok := scoreInt(s); ok {
+				switch n, isInt := scoreInt(s); {
+				case kept && text.Int:
+					lp.AppendString(text.Text) // its decimal: an integer entry
+				case kept:
+					lp.AppendText(text.Text)
+				case isInt:
 					lp.AppendInt(n)
-				} else {
-					lp.AppendString([]byte(formatScore(s)))
+				default:
+					lp.AppendString(appendScore(buf[:0], s))
 				}
 				return true
 			})

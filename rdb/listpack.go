@@ -16,12 +16,19 @@ var errPacked = errors.New("corrupt packed encoding")
 
 // listpackEntries returns a listpack's entries as strings (integers in
 // decimal), checking every length against the blob.
-func listpackEntries(b []byte) ([][]byte, error) {
+func listpackEntries(b []byte) ([][]byte, error) { return listpackEntryKinds(b, nil) }
+
+// listpackEntryKinds is listpackEntries that also appends to ints, unless
+// nil, whether each entry is an integer one.
+func listpackEntryKinds(b []byte, ints *[]bool) ([][]byte, error) {
 	if len(b) < 7 || int(binary.LittleEndian.Uint32(b)) != len(b) || b[len(b)-1] != 0xFF {
 		return nil, errPacked
 	}
 	count := int(binary.LittleEndian.Uint16(b[4:]))
 	var out [][]byte
+	if ints != nil {
+		*ints = make([]bool, 0, min(count, len(b))) // one allocation, however many entries
+	}
 	p := 6
 	for p < len(b)-1 {
 		start := p
@@ -83,6 +90,9 @@ func listpackEntries(b []byte) ([][]byte, error) {
 		p += len(want)
 		if isInt {
 			v = strconv.AppendInt(nil, n, 10)
+		}
+		if ints != nil {
+			*ints = append(*ints, isInt)
 		}
 		out = append(out, v)
 	}

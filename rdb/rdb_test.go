@@ -2,6 +2,7 @@ package rdb
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"github.com/floodgate/floodgate/internal/lzf"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floodgate/floodgate/internal/listpack"
 	"github.com/floodgate/floodgate/store"
 )
 
@@ -398,4 +400,45 @@ func FuzzLoad(f *testing.F) {
 			Restore(b, true, &store.DefaultEncodings)
 		}
 	})
+}
+
+// TestDumpKeepsScoreText: a listpack sorted set whose score entries are
+// not the ones Redis writes dumps back byte for byte, as Redis's does; one
+// whose entries are Redis's own is rewritten the same.
+func TestDumpKeepsScoreText(t *testing.T) {
+	type entry struct {
+		s    string
+		text bool // a string entry even if it reads as an integer
+	}
+	cases := [][]entry{
+		{{"m", false}, {"x", false}},
+		{{"m", false}, {"1.50", false}, {"n", false}, {"2", false}},
+		{{"m", false}, {"-0", false}},
+		{{"m", false}, {"5", true}},
+		{{"m", false}, {"9007199254740993", false}}, // an integer entry
+		{{"n", false}, {"0.10000000000000001", false}, {"m", false}, {"1.5", false}, {"o", false}, {"7", false}},
+	}
+	for _, entries := range cases {
+		lp := listpack.New()
+		for _, e := range entries {
+			if e.text {
+				lp.AppendText([]byte(e.s))
+			} else {
+				lp.AppendString([]byte(e.s))
+			}
+		}
+		payload := appendString([]byte{typeZSetListpack}, lp.Bytes(), false)
+		payload = binary.LittleEndian.AppendUint16(payload, Version)
+		payload = binary.LittleEndian.AppendUint64(payload, CRC64(0, payload))
+		v, err := Restore(payload, false, &store.DefaultEncodings)
+		if err != nil {
+			t.Fatalf("%v: %v", entries, err)
+		}
+		if got, _ := Dump(v, false); !bytes.Equal(got, payload) {
+			t.Errorf("%v: dumped %q, want %q", entries, got, payload)
+		}
+		if got, _ := Dump(v.Clone(), false); !bytes.Equal(got, payload) {
+			t.Errorf("%v: the clone dumped %q", entries, got)
+		}
+	}
 }

@@ -880,12 +880,17 @@ func cmdZScan(c *Client, args [][]byte) {
 	}
 	var found [][]byte
 	var buf []byte
+	// A listpack answers its entries' text: a score's as a loaded one
+	// spelled it, if the set kept that.
 	packed := z.Encoding() == "listpack"
-	visit := func(m []byte, s float64) bool {
+	visit := func(m []byte, s float64, text store.ScoreText, kept bool) bool {
 		if pattern == nil || store.Match(pattern, m, false) {
-			if packed {
+			switch {
+			case kept:
+				buf = append(buf[:0], text.Text...)
+			case packed:
 				buf = appendListpackScore(buf[:0], s)
-			} else {
+			default:
 				buf = resp.AppendDouble(buf[:0], s)
 			}
 			found = append(found, append([]byte(nil), m...), append([]byte(nil), buf...))
@@ -893,10 +898,10 @@ func cmdZScan(c *Client, args [][]byte) {
 		n--
 		return n > 0
 	}
-	if z.Encoding() == "listpack" {
-		z.Ascend(0, visit)
+	if packed {
+		z.AscendText(visit)
 	} else {
-		z.Descend(from, visit)
+		z.Descend(from, func(m []byte, s float64) bool { return visit(m, s, store.ScoreText{}, false) })
 	}
 	c.w.Array(2)
 	c.w.BulkString(strconv.FormatUint(next, 10))

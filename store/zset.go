@@ -147,6 +147,48 @@ func (z *ZSet) Add(member []byte, score float64, enc *Encodings) bool {
 	return true
 }
 
+// ScoreText is the text of a score as a loaded listpack or ziplist spelled
+// it, where Redis would have written the score otherwise ("x", which scores
+// 0 as zzlStrtod reads it, "1.50", "-0", or "5" as a string entry). Redis
+// keeps a loaded listpack's entries as they are, so until the member's
+// entry is rewritten (a new score, removal, conversion to a skiplist) DUMP
+// writes the text back and ZSCAN answers it.
+type ScoreText struct {
+	Text []byte
+	Int  bool // an integer entry (Text is its decimal), not a string one
+}
+
+// AddLoaded is Add, without converting, for a loader: text, unless its Text
+// is nil, is the score's spelling to keep (and score is kept as it is, -0
+// included, as Redis reads "-0" back each time).
+func (z *ZSet) AddLoaded(member []byte, score float64, text ScoreText) bool {
+	if text.Text == nil || z.big != nil {
+		return z.Add(member, score, &Loose)
+	}
+	if found, _ := z.packed.find(member); found >= 0 {
+		return false
+	}
+	z.packed.insertText(z.packed.locate(member, score), member, score, text)
+	return true
+}
+
+// AscendText is Ascend from rank 0 that also passes each member's kept
+// ScoreText (ok false for a score with none: a large set keeps none).
+func (z *ZSet) AscendText(fn func(member []byte, score float64, text ScoreText, ok bool) bool) {
+	if z.big != nil {
+		z.Ascend(0, func(m []byte, s float64) bool { return fn(m, s, ScoreText{}, false) })
+		return
+	}
+	for off := z.packed.head(); off < len(z.packed); {
+		m, s, next := z.packed.entry(off)
+		t, ok := z.packed.text(off)
+		if !fn(m, s, t, ok) {
+			return
+		}
+		off = next
+	}
+}
+
 // Remove deletes member and reports whether it was there.
 func (z *ZSet) Remove(member []byte) bool {
 	if z.big != nil {
@@ -388,12 +430,20 @@ func itemLess(s1 float64, m1 string, s2 float64, m2 []byte) bool {
 // is 255 and two more bytes hold the count, which saturates at 65535 as
 // Redis's listpack count does: past it the entries are counted. Offsets of
 // entries start at head (1, or 3 with the wide count); an empty set is nil.
+//
+// An entry loaded with a score text Redis would not write (see ScoreText)
+// has the header packedTextHeader, the member's length as a uvarint, the
+// text's length<<1 | ScoreText.Int as a uvarint and the text, then a
+// float64 score (-0 kept, as Redis reads "-0") and the member: the text
+// lives in the entry, so whatever rewrites or drops the entry drops it,
+// as it does the text inside Redis's listpack entry.
 type packedList []byte
 
 const (
 	packedShortMax   = 64                       // longest member the header holds
 	packedLongHeader = 3 * (packedShortMax + 1) // then a uvarint length
 	packedCountMax   = 255                      // the count byte's "two more bytes"
+	packedTextHeader = packedLongHeader + 3     // an entry keeping its score's text
 	// packedMaxBytes is Redis's lpSafeToAdd limit (1 GB): a listpack never
 	// grows past it, whatever the thresholds.
 	packedMaxBytes = 1 << 30
@@ -483,6 +533,10 @@ func (p packedList) memberAt(off int) (start, n int) {
 	if h >= packedLongHeader {
 		l, w := binary.Uvarint(p[off:])
 		n, off = int(l), off+w
+		if h == packedTextHeader {
+			t, w := binary.Uvarint(p[off:])
+			off += w + int(t>>1)
+		}
 	}
 	return off + packedScoreLen[packedScoreKind[h]], n
 }
@@ -496,6 +550,10 @@ func (p packedList) entry(off int) (member []byte, score float64, next int) {
 	if h >= packedLongHeader {
 		l, w := binary.Uvarint(p[off:])
 		n, off = int(l), off+w
+		if h == packedTextHeader {
+			t, w := binary.Uvarint(p[off:])
+			off += w + int(t>>1)
+		}
 	}
 	switch kind {
 	case packedFloat:
@@ -595,6 +653,38 @@ func (p packedList) countWhile(below func(member []byte, score float64) bool) in
 func (p *packedList) insert(off int, member []byte, score float64) {
 	var enc [packedEntryHead]byte
 	n := encodeEntry(&enc, member, score)
+	p.insertEncoded(off, enc[:n], member)
+}
+
+// insertText is insert for an entry that keeps its score's text.
+func (p *packedList) insertText(off int, member []byte, score float64, text ScoreText) {
+	head := binary.AppendUvarint([]byte{packedTextHeader}, uint64(len(member)))
+	flag := uint64(0)
+	if text.Int {
+		flag = 1
+	}
+	head = binary.AppendUvarint(head, uint64(len(text.Text))<<1|flag)
+	head = append(head, text.Text...)
+	head = binary.LittleEndian.AppendUint64(head, math.Float64bits(score))
+	p.insertEncoded(off, head, member)
+}
+
+// text returns the kept score text of the entry at off, if it has one.
+func (p packedList) text(off int) (ScoreText, bool) {
+	if p[off] != packedTextHeader {
+		return ScoreText{}, false
+	}
+	_, w := binary.Uvarint(p[off+1:])
+	off += 1 + w
+	t, w := binary.Uvarint(p[off:])
+	off += w
+	return ScoreText{Text: p[off : off+int(t>>1) : off+int(t>>1)], Int: t&1 == 1}, true
+}
+
+// insertEncoded adds an entry of head (header, lengths, score) and member
+// at offset off.
+func (p *packedList) insertEncoded(off int, enc []byte, member []byte) {
+	n := len(enc)
 	l := *p
 	count := l.len()
 	if len(l) == 0 {
@@ -613,7 +703,7 @@ func (p *packedList) insert(off int, member []byte, score float64) {
 	}
 	l = l[:end+size]
 	copy(l[off+size:], l[off:end])
-	copy(l[off:], enc[:n])
+	copy(l[off:], enc)
 	copy(l[off+n:], member)
 	l.setLen(count + 1)
 	*p = l

@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"testing"
 )
@@ -137,4 +138,25 @@ func heapInUse() uint64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc
+}
+
+// BenchmarkZSetScoreAdd is ZSCORE then ZADD of a new score for one member
+// of a packed 100-member set: the find, decode and insert paths every
+// packed entry takes (BENCHMARKS.md compares it across changes to the
+// entry layout).
+func BenchmarkZSetScoreAdd(b *testing.B) {
+	z := NewZSet()
+	fillWindow(z, 100)
+	var members [][]byte
+	z.Ascend(0, func(m []byte, _ float64) bool { members = append(members, slices.Clone(m)); return true })
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		m := members[i%len(members)]
+		s, ok := z.Score(m)
+		if !ok {
+			b.Fatal("member gone")
+		}
+		z.Add(m, s+float64(i%3-1), &DefaultEncodings)
+	}
 }

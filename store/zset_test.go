@@ -349,3 +349,62 @@ func TestZSetMapShrinksAfterTrim(t *testing.T) {
 	}
 	checkZSet(t, z, m)
 }
+
+// TestZSetScoreText checks that a loaded entry's score text stays exactly
+// while the entry does, as the text inside Redis's listpack entry: kept by
+// writes to other members and by an update to the same score, dropped by a
+// new score, removal and conversion; copied by Clone.
+func TestZSetScoreText(t *testing.T) {
+	long := strings.Repeat("l", 100) // a long member: the text header's path
+	enc := &Encodings{ZSetMaxListpackEntries: 128, ZSetMaxListpackValue: 1000}
+	cases := []struct {
+		name string
+		op   func(z *ZSet) *ZSet
+		kept bool
+	}{
+		{"none", func(z *ZSet) *ZSet { return z }, true},
+		{"add other", func(z *ZSet) *ZSet { z.Add([]byte("a"), -1, enc); z.Add([]byte("o"), 9, enc); return z }, true},
+		{"same score", func(z *ZSet) *ZSet { z.Add([]byte("m"), 0, enc); z.Add([]byte("m"), negZero(), enc); return z }, true},
+		{"new score and back", func(z *ZSet) *ZSet { z.Add([]byte("m"), 1, enc); z.Add([]byte("m"), 0, enc); return z }, false},
+		{"remove other", func(z *ZSet) *ZSet { z.Remove([]byte("n")); return z }, true},
+		{"remove", func(z *ZSet) *ZSet { z.Remove([]byte("m")); z.Add([]byte("m"), 0, enc); return z }, false},
+		{"remove range other", func(z *ZSet) *ZSet { z.RemoveRange(2, 3); return z }, true},
+		{"remove range", func(z *ZSet) *ZSet { z.RemoveRange(0, 2); z.Add([]byte("m"), 0, enc); return z }, false},
+		{"clone", func(z *ZSet) *ZSet { c := z.Clone().(*ZSet); z.Remove([]byte("m")); return c }, true},
+		{"convert", func(z *ZSet) *ZSet { z.Unpack(); z.Remove([]byte("n")); z.PackIfFits(enc); return z }, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			z := NewZSet()
+			z.AddLoaded([]byte("n"), 2, ScoreText{})
+			z.AddLoaded([]byte("m"), 0, ScoreText{Text: []byte("x")})
+			z.AddLoaded([]byte(long), negZero(), ScoreText{Text: []byte("-0")})
+			if z.AddLoaded([]byte("m"), 5, ScoreText{Text: []byte("5"), Int: true}) {
+				t.Fatal("AddLoaded added a member twice")
+			}
+			z = tc.op(z)
+			texts := map[string]string{}
+			var members []string
+			z.AscendText(func(m []byte, s float64, text ScoreText, ok bool) bool {
+				members = append(members, fmt.Sprintf("%.10s=%v", m, s))
+				if ok {
+					texts[string(m)] = string(text.Text)
+				}
+				return true
+			})
+			if got, _ := z.Score([]byte("m")); got != 0 {
+				t.Fatalf("m scores %v; members %v", got, members)
+			}
+			if _, kept := texts["m"]; kept != tc.kept || kept && texts["m"] != "x" {
+				t.Fatalf("texts %q, want m's kept %v; members %v", texts, tc.kept, members)
+			}
+			// Redis reads "-0" back as -0, and writes -0 as the integer 0.
+			if s, ok := z.Score([]byte(long)); ok && math.Signbit(s) != (texts[long] == "-0") {
+				t.Fatalf("the long member scores %v, texts %q", s, texts)
+			}
+			if rank, ok := z.Rank([]byte("n")); ok && rank != z.Len()-1 && tc.name != "add other" {
+				t.Fatalf("n at rank %d of %d: %v", rank, z.Len(), members)
+			}
+		})
+	}
+}

@@ -85,19 +85,38 @@ func (lp *Writer) AppendString(s []byte) {
 	if n, ok := parseInt(s); ok {
 		lp.appendIntBody(n)
 	} else {
-		switch l := len(s); {
-		case l < 64:
-			lp.buf = append(lp.buf, 0x80|byte(l))
-		case l < 4096:
-			lp.buf = append(lp.buf, 0xE0|byte(l>>8), byte(l))
-		default:
-			lp.buf = append(lp.buf, 0xF0)
-			lp.buf = binary.LittleEndian.AppendUint32(lp.buf, uint32(l))
-		}
-		lp.buf = append(lp.buf, s...)
+		lp.appendStringBody(s)
 	}
 	lp.buf = AppendBacklen(lp.buf, len(lp.buf)-start)
 	lp.Count++
+}
+
+func (lp *Writer) appendStringBody(s []byte) {
+	switch l := len(s); {
+	case l < 64:
+		lp.buf = append(lp.buf, 0x80|byte(l))
+	case l < 4096:
+		lp.buf = append(lp.buf, 0xE0|byte(l>>8), byte(l))
+	default:
+		lp.buf = append(lp.buf, 0xF0)
+		lp.buf = binary.LittleEndian.AppendUint32(lp.buf, uint32(l))
+	}
+	lp.buf = append(lp.buf, s...)
+}
+
+// AppendText appends s as a string entry even if it reads as an integer:
+// an entry a loaded listpack held so (Redis keeps those as they are).
+func (lp *Writer) AppendText(s []byte) {
+	start := len(lp.buf)
+	lp.appendStringBody(s)
+	lp.buf = AppendBacklen(lp.buf, len(lp.buf)-start)
+	lp.Count++
+}
+
+// IsInteger reports whether lpAppend writes s as an integer entry.
+func IsInteger(s []byte) bool {
+	_, ok := parseInt(s)
+	return ok
 }
 
 // AppendInt appends an integer entry, as lpAppendInteger does.

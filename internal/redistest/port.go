@@ -87,6 +87,15 @@ func bindable(port int) bool {
 // 20000 up to the start of the ephemeral range (32768 on Linux by
 // default), or above its end if a machine configured it to start lower.
 func reservableRange() (lo, hi int) {
+	// FLOODGATE_TEST_PORTS=lo-hi (inclusive) keeps a run inside a range it
+	// was given, as on a machine shared by several people's test runs.
+	if l, h, ok := strings.Cut(os.Getenv("FLOODGATE_TEST_PORTS"), "-"); ok {
+		l, err1 := strconv.Atoi(l)
+		h, err2 := strconv.Atoi(h)
+		if err1 == nil && err2 == nil && 0 < l && l <= h && h < 65536 {
+			return l, h + 1
+		}
+	}
 	ephLo, ephHi := 32768, 60999
 	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
 		if f := strings.Fields(string(b)); len(f) == 2 {

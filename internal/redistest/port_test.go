@@ -76,3 +76,27 @@ func TestLaunchRetriesATakenPort(t *testing.T) {
 		t.Fatalf("Start on a taken port: %v, want errAddrInUse", err)
 	}
 }
+
+// FLOODGATE_TEST_PORTS narrows the range when it is a valid one and is
+// ignored otherwise.
+func TestReservableRangeFromEnv(t *testing.T) {
+	t.Setenv("FLOODGATE_TEST_PORTS", "")
+	defLo, defHi := reservableRange()
+	for _, c := range []struct {
+		env    string
+		lo, hi int
+	}{
+		{"27510-27529", 27510, 27530},
+		{"40000-40000", 40000, 40001},
+		{"27529-27510", defLo, defHi},
+		{"0-10", defLo, defHi},
+		{"1-65536", defLo, defHi},
+		{"x-10", defLo, defHi},
+		{"27510", defLo, defHi},
+	} {
+		t.Setenv("FLOODGATE_TEST_PORTS", c.env)
+		if lo, hi := reservableRange(); lo != c.lo || hi != c.hi {
+			t.Errorf("%q: [%d, %d), want [%d, %d)", c.env, lo, hi, c.lo, c.hi)
+		}
+	}
+}
