@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/floodgate/floodgate/internal/lzf"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -15,6 +14,8 @@ import (
 	"time"
 
 	"github.com/floodgate/floodgate/internal/listpack"
+	"github.com/floodgate/floodgate/internal/lzf"
+	"github.com/floodgate/floodgate/internal/redistest"
 	"github.com/floodgate/floodgate/store"
 )
 
@@ -245,6 +246,7 @@ func saved(t testing.TB, s *store.Store, opts Options) []byte {
 
 func TestRoundTrip(t *testing.T) {
 	t.Parallel()
+	redistest.SkipUnderRace(t)
 	now := time.Now().UnixMilli()
 	for _, opts := range []Options{{}, {Compress: true, Checksum: true, Aux: []Aux{{"redis-ver", "7.0.15"}, {"redis-bits", "64"}}}} {
 		src := store.New(16, nil)
@@ -294,6 +296,7 @@ func TestExpiredKeysSkipped(t *testing.T) {
 // partial load.
 func TestTruncated(t *testing.T) {
 	t.Parallel()
+	redistest.SkipUnderRace(t)
 	s := store.New(16, nil)
 	fill(s, time.Now().UnixMilli())
 	s.DB(0).Delete([]byte("big")) // keep the test fast
@@ -347,6 +350,7 @@ func TestChecksum(t *testing.T) {
 
 func TestDumpRestore(t *testing.T) {
 	t.Parallel()
+	redistest.SkipUnderRace(t)
 	s := store.New(16, nil)
 	fill(s, 0)
 	s.DB(0).Each(func(e *store.Entry) {

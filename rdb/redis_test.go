@@ -135,6 +135,7 @@ func compare(t *testing.T, got, want map[string]string) {
 
 func TestRedisLoadsOurFile(t *testing.T) {
 	t.Parallel()
+	redistest.SkipUnderRace(t)
 	now := time.Now().UnixMilli()
 	src := store.New(16, nil)
 	fill(src, now)
@@ -205,6 +206,7 @@ func redisFixture(t *testing.T, addr string) {
 
 func TestWeLoadRedisFile(t *testing.T) {
 	t.Parallel()
+	redistest.SkipUnderRace(t)
 	for _, compression := range []string{"yes", "no"} {
 		srv := redistest.Start(t, "--rdbcompression", compression)
 		redisFixture(t, srv.Addr)
@@ -235,6 +237,7 @@ func TestWeLoadRedisFile(t *testing.T) {
 // order, it must at least restore the same value.
 func TestDumpBytes(t *testing.T) {
 	t.Parallel()
+	redistest.SkipUnderRace(t)
 	srv := redistest.Start(t)
 	redisFixture(t, srv.Addr)
 	c := redis.NewClient(&redis.Options{Addr: srv.Addr})

@@ -21,9 +21,7 @@ func forEachTransport(t *testing.T, test func(t *testing.T, srv *Server, conn fu
 func forEachTransportWith(t *testing.T, cfg Config, test func(t *testing.T, srv *Server, conn func() *rawClient)) {
 	for _, tr := range []string{viaLoop, viaGoroutine, viaDial} {
 		t.Run(tr, func(t *testing.T) {
-			saved := testTransport
-			testTransport = tr
-			t.Cleanup(func() { testTransport = saved })
+			useTransport(t, tr)
 			srv := startServer(t, cfg)
 			test(t, srv, func() *rawClient { return dialRaw(t, srv) })
 		})

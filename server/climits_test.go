@@ -24,8 +24,7 @@ import (
 func TestOutputBufferHardLimit(t *testing.T) {
 	for _, tr := range []string{viaLoop, viaGoroutine, viaDial} {
 		t.Run(tr, func(t *testing.T) {
-			testTransport = tr
-			defer func() { testTransport = viaLoop }()
+			useTransport(t, tr)
 			srv := startProtocolServer(t, Config{})
 			admin := dialRaw(t, srv)
 			admin.send("CONFIG SET client-output-buffer-limit \"normal 1mb 0 0\"\r\n")
@@ -68,8 +67,7 @@ func TestOutputBufferSoftLimit(t *testing.T) {
 func TestOutputBlocksInOrder(t *testing.T) {
 	for _, tr := range []string{viaLoop, viaGoroutine, viaDial} {
 		t.Run(tr, func(t *testing.T) {
-			testTransport = tr
-			defer func() { testTransport = viaLoop }()
+			useTransport(t, tr)
 			srv := startProtocolServer(t, Config{})
 			c := dialRaw(t, srv)
 			var want strings.Builder

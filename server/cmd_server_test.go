@@ -84,7 +84,7 @@ func TestConfigSetLuaTimeLimit(t *testing.T) {
 // TestClientKill: CLIENT KILL ID and ADDR close another connection, which
 // then leaves CLIENT LIST; SKIPME no closes the caller after its reply.
 func TestClientKill(t *testing.T) {
-	if testTransport == viaDial {
+	if transportOf(t) == viaDial {
 		t.Skip("Dial's connections all have the address \"pipe\"")
 	}
 	srv := startProtocolServer(t, Config{})
@@ -118,9 +118,7 @@ func TestClientKill(t *testing.T) {
 func TestClientKillWhileWaitingForLock(t *testing.T) {
 	for _, tr := range []string{viaLoop, viaGoroutine, viaDial} {
 		t.Run(tr, func(t *testing.T) {
-			saved := testTransport
-			testTransport = tr
-			t.Cleanup(func() { testTransport = saved })
+			useTransport(t, tr)
 			srv := startServer(t, Config{})
 			victim := dialRaw(t, srv)
 			victim.send("CLIENT ID\r\n")

@@ -19,8 +19,8 @@ import (
 func TestConfigSetWhileParsing(t *testing.T) {
 	const rounds = 200
 	forEachTransport(t, func(t *testing.T, srv *Server, _ func() *rawClient) {
-		configurer := dialConnOver(t, srv, testTransport)
-		clients := []net.Conn{dialConnOver(t, srv, testTransport), dialConnOver(t, srv, testTransport)}
+		configurer := dialConnOver(t, srv, transportOf(t))
+		clients := []net.Conn{dialConnOver(t, srv, transportOf(t)), dialConnOver(t, srv, transportOf(t))}
 		value := strings.Repeat("v", 3000)
 		var wg sync.WaitGroup
 		errs := make(chan error, len(clients)+1)

@@ -3,6 +3,7 @@ package server
 import (
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,7 +22,7 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 	redistest.Eventually(t, what, cond)
 }
 
-// Transports the protocol and busy-script tests run over (testTransport).
+// Transports the protocol and busy-script tests run over (useTransport).
 const (
 	viaLoop      = "loop"      // TCP, on the epoll event loop (Linux)
 	viaGoroutine = "goroutine" // TCP, a goroutine per connection (GoroutineConns)
@@ -31,30 +32,55 @@ const (
 	viaParkedLoop = "parked-loop"
 )
 
-// testTransport is how startServer's server is reached by dialRaw and by
-// newScriptTestServer's clients; TestOtherTransports changes it.
-var testTransport = viaLoop
+// transports maps a test's name to the transport its servers and clients
+// use (useTransport). It is keyed by name rather than held in one variable
+// so that tests over different transports can run at the same time:
+// TestOtherTransports runs its three in parallel.
+var transports sync.Map
+
+// useTransport makes startServer, dialRaw, dialConn and newRedisClient use
+// transport for t and its subtests, until t ends.
+func useTransport(t testing.TB, transport string) {
+	name := t.Name()
+	transports.Store(name, transport)
+	t.Cleanup(func() { transports.Delete(name) })
+}
+
+// transportOf is the transport t uses: its own, its nearest parent's, or
+// the event loop.
+func transportOf(t testing.TB) string {
+	name := t.Name()
+	for {
+		if tr, ok := transports.Load(name); ok {
+			return tr.(string)
+		}
+		i := strings.LastIndexByte(name, '/')
+		if i < 0 {
+			return viaLoop
+		}
+		name = name[:i]
+	}
+}
 
 // parallel runs a test alongside the package's other parallel tests
-// (t.Parallel) when it runs on its own, and in order when it is a subtest:
-// TestOtherTransports runs some tests again with testTransport changed,
-// and a parallel subtest would resume only after the loop had put
-// testTransport back. A test marked parallel shares nothing with the
-// others: its own servers, ports, directories and clock, and nothing
-// process-wide (GOMAXPROCS, the memory limit that maxmemory sets, rlimits,
-// counts of descriptors, goroutines or allocations); those tests stay
-// sequential, and no parallel test runs until they are done.
+// (t.Parallel) when it runs on its own, and as part of its parent when it
+// is a subtest: TestOtherTransports runs some tests again as subtests of
+// one parallel test per transport. A test marked parallel shares nothing
+// with the others: its own servers, ports, directories and clock, and
+// nothing process-wide (GOMAXPROCS, the memory limit that maxmemory sets,
+// rlimits, counts of descriptors, goroutines or allocations); those tests
+// stay sequential, and no parallel test runs until they are done.
 func parallel(t *testing.T) {
 	if !strings.Contains(t.Name(), "/") {
 		t.Parallel()
 	}
 }
 
-// startServer starts a server with cfg (its Addr is a free port) for the
-// current testTransport, closed when the test ends.
+// startServer starts a server with cfg (its Addr is a free port) for t's
+// transport, closed when the test ends.
 func startServer(t testing.TB, cfg Config) *Server {
 	t.Helper()
-	return startServerOver(t, cfg, testTransport)
+	return startServerOver(t, cfg, transportOf(t))
 }
 
 // startServerOver is startServer for the given transport.
@@ -89,8 +115,8 @@ func startConfiguredServer(t testing.TB, cfg Config, options string) *Server {
 	return srv
 }
 
-// dialConn connects to srv over testTransport.
-func dialConn(t testing.TB, srv *Server) net.Conn { return dialConnOver(t, srv, testTransport) }
+// dialConn connects to srv over t's transport.
+func dialConn(t testing.TB, srv *Server) net.Conn { return dialConnOver(t, srv, transportOf(t)) }
 
 // dialConnOver connects to srv over Dial or TCP (however it is served).
 func dialConnOver(t testing.TB, srv *Server, transport string) net.Conn {
@@ -110,9 +136,9 @@ func dialConnOver(t testing.TB, srv *Server, transport string) net.Conn {
 	return c
 }
 
-// newRedisClient returns a go-redis client of srv over testTransport.
+// newRedisClient returns a go-redis client of srv over t's transport.
 func newRedisClient(t testing.TB, srv *Server) *redis.Client {
-	return dialOver(t, srv, testTransport)
+	return dialOver(t, srv, transportOf(t))
 }
 
 // dialOver returns a go-redis client of srv over Dial or TCP, with

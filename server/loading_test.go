@@ -109,7 +109,7 @@ func startLoadingServer(t *testing.T, cfg Config, keyDelay string) (*Server, str
 	t.Helper()
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(redistest.ReservePort(t)))
 	cfg.Addr = addr
-	cfg.GoroutineConns = testTransport == viaGoroutine
+	cfg.GoroutineConns = transportOf(t) == viaGoroutine
 	srv := Prepare(cfg)
 	if err := srv.LoadConfig("", nil, "key-load-delay "+keyDelay+"\nloading-process-events-interval-bytes 1024"); err != nil {
 		t.Fatal(err)
@@ -131,7 +131,7 @@ func dialLoading(t *testing.T, srv *Server, addr string) *rawClient {
 		c, err = net.Dial("tcp", addr)
 		return err == nil
 	})
-	if testTransport == viaDial {
+	if transportOf(t) == viaDial {
 		c.Close()
 		var err error
 		if c, err = srv.Dial(); err != nil {

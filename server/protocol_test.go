@@ -27,10 +27,10 @@ type rawClient struct {
 
 func dialRaw(t *testing.T, srv *Server) *rawClient {
 	t.Helper()
-	return dialRawOver(t, srv, testTransport)
+	return dialRawOver(t, srv, transportOf(t))
 }
 
-// dialRawOver is dialRaw over TCP or Dial, whatever testTransport is.
+// dialRawOver is dialRaw over the given transport (TCP or Dial).
 func dialRawOver(t *testing.T, srv *Server, transport string) *rawClient {
 	t.Helper()
 	c := dialConnOver(t, srv, transport)

@@ -199,9 +199,7 @@ func TestPubSubSlowSubscriberClosed(t *testing.T) {
 	} {
 		for _, tr := range tc.transports {
 			t.Run(tc.limit+"/"+tr, func(t *testing.T) {
-				saved := testTransport
-				testTransport = tr
-				t.Cleanup(func() { testTransport = saved })
+				useTransport(t, tr)
 				srv := startServer(t, Config{})
 				conn := func() *rawClient { return dialRaw(t, srv) }
 				limit := tc.limit
@@ -247,7 +245,7 @@ func TestPubSubGoRedis(t *testing.T) {
 		for _, proto := range []int{2, 3} {
 			t.Run(fmt.Sprintf("resp%d", proto), func(t *testing.T) {
 				opts := patient(&redis.Options{Addr: srv.Addr(), Protocol: proto, DisableIdentity: true})
-				if testTransport == viaDial {
+				if transportOf(t) == viaDial {
 					opts.Dialer = srv.DialContext
 				}
 				// The previous protocol's subscriber closed its connection
@@ -332,9 +330,7 @@ func TestPubSubAcrossTransports(t *testing.T) {
 func TestPubSubStalledSubscriberStallsNoOne(t *testing.T) {
 	for _, tr := range []string{viaLoop, viaGoroutine} {
 		t.Run(tr, func(t *testing.T) {
-			saved := testTransport
-			testTransport = tr
-			t.Cleanup(func() { testTransport = saved })
+			useTransport(t, tr)
 			srv := startServer(t, Config{})
 			pub, other := dialRaw(t, srv), dialRaw(t, srv)
 			pub.send(respCommand("CONFIG", "SET", "client-output-buffer-limit", "pubsub 0 0 0"))

@@ -87,12 +87,15 @@ func TestBusyAcrossTransports(t *testing.T) {
 // loop that parks in Go's netpoller instead of sleeping in epoll_wait on a
 // processor of its own (eventLoop.wait): every transport only moves
 // bytes into the same parser and dispatch, so each answers byte for byte
-// as the event loop does.
+// as the event loop does. The transports run at the same time, each
+// with its own servers (as the tests they run share nothing), and the
+// tests over one transport run in order.
 func TestOtherTransports(t *testing.T) {
+	t.Parallel()
 	for _, transport := range []string{viaGoroutine, viaDial, viaParkedLoop} {
 		t.Run(transport, func(t *testing.T) {
-			testTransport = transport
-			defer func() { testTransport = viaLoop }()
+			t.Parallel()
+			useTransport(t, transport)
 			for _, tc := range []struct {
 				name string
 				test func(*testing.T)
@@ -158,9 +161,7 @@ func TestBusyAnswersInRedisOrder(t *testing.T) {
 		"-EXECABORT Transaction discarded because of: " + errBusy + "\r\n" +
 		"+OK\r\n+OK\r\n+OK\r\n+OK\r\n+OK\r\n"
 	for _, tcp := range []string{viaLoop, viaGoroutine} {
-		testTransport = tcp
-		srv, _ := newScriptTestServer(t, 20*time.Millisecond)
-		testTransport = viaLoop
+		srv := startServerOver(t, Config{LuaTimeLimit: 20 * time.Millisecond}, tcp)
 		for _, runner := range []string{tcp, viaDial} {
 			for _, asker := range []string{tcp, viaDial} {
 				t.Run(fmt.Sprintf("%s server, script over %s, asked over %s", tcp, runner, asker), func(t *testing.T) {

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"strconv"
 	"testing"
+
+	"github.com/floodgate/floodgate/internal/redistest"
 )
 
 // TestAccountingMatchesHeap: the accounted memory of a keyspace (Used,
@@ -12,7 +14,7 @@ import (
 // every type and encoding at 10, 100 and 10,000 elements a key; maxmemory
 // and the memory rows of BENCHMARKS.md rely on it.
 func TestAccountingMatchesHeap(t *testing.T) {
-	if raceEnabled {
+	if redistest.RaceEnabled {
 		t.Skip("the race detector's allocator has no tiny blocks: small strings cost it more than the accounting charges")
 	}
 	// Elements are built in one reused buffer, as commands read them from

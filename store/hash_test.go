@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/floodgate/floodgate/internal/number"
+	"github.com/floodgate/floodgate/internal/redistest"
 )
 
 func hashNames(h *Hash) string {
@@ -251,6 +252,7 @@ func TestHashClone(t *testing.T) {
 // map, across integer-like and string values and through conversion.
 func TestHashMatchesMap(t *testing.T) {
 	t.Parallel() // its own values and generator only
+	redistest.SkipUnderRace(t)
 	values := []string{"0", "-0", "1", "-1", "007", "1700000000000", "9223372036854775807",
 		"-9223372036854775808", "2305843009213693952", "-2305843009213693951", "", "x", "10.0.3.4",
 		strings.Repeat("v", 64)}

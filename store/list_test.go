@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/floodgate/floodgate/internal/redistest"
 )
 
 // TestListModel runs random operations on a List and on a plain slice and
@@ -13,6 +15,7 @@ import (
 // length prefixes and elements bigger than a chunk.
 func TestListModel(t *testing.T) {
 	t.Parallel() // its own values and generator only
+	redistest.SkipUnderRace(t)
 	for seed := range uint64(20) {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		// Node fills and compress depths vary, so that nodes split, merge

@@ -3,6 +3,8 @@ package store
 import (
 	"slices"
 	"testing"
+
+	"github.com/floodgate/floodgate/internal/redistest"
 )
 
 // TestAllocSize checks the accounting's size classes against the running
@@ -10,6 +12,7 @@ import (
 // header the allocator keeps in an object with pointers past 512 bytes).
 func TestAllocSize(t *testing.T) {
 	t.Parallel()
+	redistest.SkipUnderRace(t) // and it is the production allocator it checks against
 
 	sizes := func(max int) (ns []int) { // every small size, and large ones about page bounds
 		for n := 1; n <= max; n++ {

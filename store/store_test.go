@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/floodgate/floodgate/internal/redistest"
 )
 
 func newTestStore(t0 time.Time) (*Store, *ManualClock) {
@@ -59,6 +61,7 @@ func TestSnapshotHoldsWithinCommand(t *testing.T) {
 // the first page of the heap, and over several pages.
 func TestExpiryHeapMatchesModel(t *testing.T) {
 	t.Parallel() // its own values and generator only
+	redistest.SkipUnderRace(t)
 	t.Run("one page", func(t *testing.T) { testExpiryHeapMatchesModel(t, 500, 2000, 0) })
 	// TTLs long enough that more than a page's worth of keys have one.
 	t.Run("pages", func(t *testing.T) { testExpiryHeapMatchesModel(t, 3*expiryPage, 100000, expiryPage) })

@@ -193,3 +193,15 @@ func (s *Server) Stop() {
 		<-exited
 	}
 }
+
+// SkipUnderRace skips a test that runs on one goroutine and spends its time
+// computing (a model test, a sweep over every truncation of a file) when
+// the binary was built with -race: the detector finds nothing in it and
+// makes it 5-10 times slower. make test runs such a package once more
+// without -race, where the test runs in full (scripts/test.sh).
+func SkipUnderRace(t testing.TB) {
+	t.Helper()
+	if RaceEnabled {
+		t.Skip("one goroutine, CPU-bound: run without -race (make test does)")
+	}
+}

@@ -1,0 +1,6 @@
+//go:build !race
+
+package redistest
+
+// RaceEnabled tells whether the binary was built with -race.
+const RaceEnabled = false
