@@ -13,8 +13,28 @@ const (
 	fnLibEcho = `"#!lua name=echo\nredis.register_function('echo', function(keys, args) return {keys, args, #keys, #args} end)"`
 )
 
+// fnLibArgs reads its tables by index and length only (rd: floodgate reuses
+// them between calls) or keeps them (keep, then kept: new tables each call).
+const fnLibArgs = `"#!lua name=args\nlocal kept = {}\n` +
+	`redis.register_function('rd', function(keys, args) return {#keys, #args, keys[1], keys[2], keys[3], args[1], args[2]} end)\n` +
+	`redis.register_function('keep', function(keys, args) kept[#kept + 1] = keys kept[#kept + 1] = args return #kept end)\n` +
+	`redis.register_function('kept', function(keys, args) local out = {} for i, t in ipairs(kept) do out[i] = table.concat(t, ',') .. '/' .. #t end return out end)"`
+
 func TestFunctions(t *testing.T) {
 	runCases(t, []tcase{
+		{"argument tables of reading and keeping functions", []string{
+			"FUNCTION FLUSH",
+			"FUNCTION LOAD " + fnLibArgs,
+			"FCALL rd 3 a b c x y",
+			"FCALL rd 1 d",
+			"FCALL rd 0",
+			"FCALL rd 2 e f z",
+			"FCALL keep 2 k1 k2 a1",
+			"FCALL keep 1 k3",
+			"FCALL rd 1 g h",
+			"FCALL keep 0 a2 a3",
+			"FCALL kept 0",
+		}},
 		{"load and call", []string{
 			"FUNCTION FLUSH",
 			"FUNCTION LOAD " + fnLibEcho,

@@ -87,8 +87,13 @@ type Engine struct {
 	// fnKeys and fnArgs are the previous FCALL's key and argument strings
 	// (newArray).
 	fnKeys, fnArgs []lua.LValue
-	opts           Options
-	globals        *lua.LTable // readonly, as every table reachable from it
+	// fnKeysTable and fnArgsTable are the tables refilled for every call
+	// of a function that only reads them (refillArray), holding nFnKeys
+	// and nFnArgs values.
+	fnKeysTable, fnArgsTable *lua.LTable
+	nFnKeys, nFnArgs         int
+	opts                     Options
+	globals                  *lua.LTable // readonly, as every table reachable from it
 	// stringMeta is the string metatable scripts see (getmetatable('')).
 	stringMeta *lua.LTable
 
@@ -285,8 +290,15 @@ func (e *Engine) Run(s *Script, keys, args [][]byte, c Caller, w ReplyWriter) {
 	if s.function != nil {
 		// A function gets its keys and arguments as two new tables.
 		L.Push(s.fn)
-		L.Push(newArray(L, keys, &e.fnKeys))
-		L.Push(newArray(L, args, &e.fnArgs))
+		if s.keepsArgs {
+			L.Push(newArray(L, keys, &e.fnKeys))
+			L.Push(newArray(L, args, &e.fnArgs))
+		} else {
+			e.fnKeysTable, e.nFnKeys = e.refillArray(e.fnKeysTable, e.nFnKeys, keys)
+			e.fnArgsTable, e.nFnArgs = e.refillArray(e.fnArgsTable, e.nFnArgs, args)
+			L.Push(e.fnKeysTable)
+			L.Push(e.fnArgsTable)
+		}
 		err = L.PCall(2, 1, e.errFn)
 	} else {
 		L.Push(s.fn)
@@ -358,6 +370,22 @@ func (e *Engine) fillTable(t *lua.LTable, prev int, vals [][]byte, name string) 
 		t = e.replaceTable(name, len(vals))
 		prev = 0
 	}
+	return t, refill(t, prev, vals, e.argsTouched)
+}
+
+// refillArray is fillTable for the tables of a function that only reads
+// them (keepsArgs): nothing but the engine changes them, and nothing sees
+// them once the call is over.
+func (e *Engine) refillArray(t *lua.LTable, prev int, vals [][]byte) (*lua.LTable, int) {
+	if t == nil {
+		t, prev = e.L.CreateTable(len(vals), 0), 0
+	}
+	return t, refill(t, prev, vals, false)
+}
+
+// refill sets t's 1..len(vals) to vals, where it held prev values, and
+// gives it the layout of a fresh table if its length changed or touched.
+func refill(t *lua.LTable, prev int, vals [][]byte, touched bool) int {
 	for i, v := range vals {
 		// Rate-limit calls repeat the same key and arguments; reusing the
 		// previous call's string saves two allocations per argument.
@@ -369,12 +397,12 @@ func (e *Engine) fillTable(t *lua.LTable, prev int, vals [][]byte, name string) 
 	for i := prev; i > len(vals); i-- {
 		t.RawSetInt(i, lua.LNil)
 	}
-	if prev != len(vals) || e.argsTouched {
+	if prev != len(vals) || touched {
 		// The layout of Redis's fresh table: # and next of a script that
 		// adds keys to it see the same array part.
 		t.Lua51Refill(len(vals))
 	}
-	return t, len(vals)
+	return len(vals)
 }
 
 // arrayOnly reports whether t has no metatable, holds a value at prev and

@@ -46,3 +46,44 @@ func TestChangesTables(t *testing.T) {
 		}
 	}
 }
+
+// keepsArgs lets a function's KEYS and ARGV tables be reused only when the
+// function reads them by index and length alone.
+func TestKeepsArgs(t *testing.T) {
+	e := New(Options{})
+	for _, tt := range []struct {
+		fn    string
+		keeps bool
+	}{
+		{"function(KEYS, ARGV) " + seed001 + " end", false},
+		{"function(KEYS, ARGV) local n = redis.call('INCR', KEYS[1]) if n <= tonumber(ARGV[2]) then return #ARGV end return 0 end", false},
+		{"function(k, a) return {k[1], a.x, #k} end", false},
+		{"function(KEYS) return KEYS[1] end", false}, // ARGV is dropped
+		{"function() return 1 end", false},
+		{"function(KEYS, ARGV, extra) return extra end", false},
+		{"function(KEYS, ARGV) saved = KEYS end", true},
+		{"function(KEYS, ARGV) store[1] = ARGV end", true},
+		{"function(KEYS, ARGV) KEYS[1] = 'x' end", true},
+		{"function(KEYS, ARGV) local k = KEYS return k[1] end", true},
+		{"function(KEYS, ARGV) return KEYS end", true},
+		{"function(KEYS, ARGV) table.insert(KEYS, 'x') end", true},
+		{"function(KEYS, ARGV) return unpack(ARGV) end", true},
+		{"function(KEYS, ARGV) for _, k in ipairs(KEYS) do end end", true},
+		{"function(KEYS, ARGV) return function() return KEYS[1] end end", true},
+		{"function(KEYS, ARGV) local t = {} t[KEYS] = 1 end", true},
+		{"function(KEYS, ARGV) return store[KEYS] end", true},
+		{"function(KEYS, ARGV) return KEYS == ARGV end", true},
+		{"function(KEYS, ARGV) return 'a' .. ARGV end", true},
+		{"function(KEYS, ARGV) KEYS = {} return KEYS[1] end", true},
+		{"function(...) return ... end", true},
+		{"function(KEYS, ...) return ... end", true},
+	} {
+		fn, err := e.L.LoadString("return " + tt.fn)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.fn, err)
+		}
+		if got := keepsArgs(fn.Proto.FunctionPrototypes[0]); got != tt.keeps {
+			t.Errorf("%s: keepsArgs %v, want %v", tt.fn, got, tt.keeps)
+		}
+	}
+}

@@ -541,7 +541,8 @@ func (e *Engine) luaRegisterFunction(L *lua.LState) int {
 		}
 	}
 	f := &Function{Name: name, Desc: desc, HasDesc: hasDesc, Flags: flags, Library: lib}
-	f.script = &Script{SHA: name, Flags: flags | FlagShebang, fn: cb, function: f}
+	f.script = &Script{SHA: name, Flags: flags | FlagShebang, fn: cb, function: f,
+		keepsArgs: cb.IsG || cb.Proto == nil || keepsArgs(cb.Proto)}
 	lib.Functions = append(lib.Functions, f)
 	return 0
 }

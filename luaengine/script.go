@@ -42,6 +42,9 @@ type Script struct {
 	// function is set for a registered function's callback (functions.go),
 	// which Run calls with the keys and arguments as arguments.
 	function *Function
+	// keepsArgs is set for a function that may keep or change its KEYS
+	// and ARGV tables, which then are new for every call (env.go).
+	keepsArgs bool
 }
 
 // Function returns the function s runs, or nil for an EVAL script.

@@ -20,7 +20,7 @@ REPS=${REPS:-3}; N=${N:-50000}
 dir=$(mktemp -d)
 . scripts/lib.sh
 trap stop_servers EXIT
-RPORT=17471; FPORT=17472
+RPORT=${RPORT:-17471}; FPORT=${FPORT:-17472}
 start_pair $RPORT $FPORT
 RP=$RPID; FP=$FPID
 . scripts/measure.sh

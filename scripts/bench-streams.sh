@@ -18,7 +18,7 @@ REPS=${REPS:-3}; N=${N:-100000}; ENTRIES=${ENTRIES:-1000000}; STREAMS=${STREAMS:
 dir=$(mktemp -d)
 . scripts/lib.sh
 trap stop_servers EXIT
-RPORT=17461; FPORT=17462
+RPORT=${RPORT:-17461}; FPORT=${FPORT:-17462}
 start_pair $RPORT $FPORT
 RP=$RPID; FP=$FPID
 . scripts/measure.sh
@@ -47,15 +47,20 @@ xrange() {
 }
 
 # stream_memory PORT PID: ENTRIES records in STREAMS streams -> "used_bytes
-# rss_bytes" per entry.
+# rss_bytes rss_at_rest_bytes entries", per entry: RSS right after the fill
+# (used_memory settled) and REST seconds later, at rest (both servers give
+# freed memory back after a while: jemalloc's decay, floodgate's idle
+# purge), each from a baseline read at rest too.
+REST=${REST:-3}
 stream_memory() {
   redis-cli -p "$1" FLUSHALL >/dev/null
-  local u0 r0 u1 r1
-  u0=$(settled "$1"); r0=$(rss "$2")
+  local u0 r0 u1 r1 r2
+  u0=$(settled "$1"); sleep "$REST"; r0=$(rss "$2")
   redis-benchmark -p "$1" -c 50 -n "$ENTRIES" -r "$STREAMS" -P 16 -q XADD audit:__rand_int__ '*' "${RECORD[@]}" >/dev/null 2>&1
   u1=$(settled "$1"); r1=$(rss "$2")
+  sleep "$REST"; r2=$(rss "$2")
   local len; len=$(for i in $(seq 0 $((STREAMS - 1))); do redis-cli -p "$1" XLEN "$(printf 'audit:%012d' "$i")"; done | awk '{s += $1} END {print s}')
-  awk -v u=$((u1 - u0)) -v r=$((r1 - r0)) -v n="$len" 'BEGIN {printf "%.1f %.1f %d", u / n, r / n, n}'
+  awk -v u=$((u1 - u0)) -v r=$((r1 - r0)) -v q=$((r2 - r0)) -v n="$len" 'BEGIN {printf "%.1f %.1f %.1f %d", u / n, r / n, q / n, n}'
 }
 
 # restart: a fresh pair, for the memory rows: a Go heap that grew in an
@@ -88,11 +93,10 @@ for r in $(seq "$REPS"); do
   done
 done
 echo "load average at the end: $(cut -d' ' -f1 /proc/loadavg)" >&2
-echo "memory per entry (median of $REPS; used_memory, RSS, entries):"
-sort "$mem" | awk '{ k = $1; u[k] = u[k] " " $2; r[k] = r[k] " " $3; n[k] = $4 }
-  END { for (k in u) print k, u[k], "|", r[k], n[k] }' | while read -r k rest; do
-  used=$(echo "$rest" | cut -d'|' -f1 | tr ' ' '\n' | grep . | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
-  rs=$(echo "$rest" | cut -d'|' -f2 | awk '{for (i = 1; i < NF; i++) print $i}' | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
-  printf "%-10s used_memory %6.1f B/entry  RSS %6.1f B/entry\n" "$k" "$used" "$rs"
-done
+echo "memory per entry (median of $REPS): used_memory, RSS right after the fill, RSS ${REST} s later"
+sort "$mem" | awk '
+  { if ($1 != k && k != "") flush(); k = $1; u[++n] = $2; r[n] = $3; q[n] = $4 }
+  END { flush() }
+  function med(a, m,   i, j, t) { for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }; return a[int((m + 1) / 2)] }
+  function flush() { printf "%-10s used_memory %6.1f B/entry  RSS %6.1f B/entry  at rest %6.1f B/entry\n", k, med(u, n), med(r, n), med(q, n); n = 0 }'
 [ -f "$out" ] && medians "$out" | awk '{ printf "%-20s ops/s %8.0f  CPU µs/op %6.2f\n", $1, $2, $3 }'

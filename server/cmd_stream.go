@@ -352,20 +352,24 @@ func cmdXAdd(c *Client, args [][]byte) {
 	c.w.Bulk(idText)
 	c.db.Modified(args[1])
 	c.notify(notifyStream, "xadd", args[1])
+	// The command is logged as it ran (the ID it gave, the exact trim) only
+	// for an AOF or replicas: the copy of the arguments was most of an
+	// XADD's garbage.
+	propagating := c.srv.propagating()
 	rewritten := false
 	var logged [][]byte
 	if o.Strategy != store.TrimNone {
 		if s.Trim(o.TrimArgs) > 0 {
 			c.notify(notifyStream, "xtrim", args[1])
 		}
-		if o.Approx {
+		if o.Approx && propagating {
 			logged = append([][]byte(nil), args...)
 			rewriteTrim(logged, s, &o)
 			rewritten = true
 		}
 		c.db.Modified(args[1])
 	}
-	if !o.idGiven || !o.seqGiven {
+	if propagating && (!o.idGiven || !o.seqGiven) {
 		if !rewritten {
 			logged = append([][]byte(nil), args...)
 		}

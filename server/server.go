@@ -245,6 +245,8 @@ type Server struct {
 	tcpKeepalive    atomic.Int64 // tcp-keepalive, seconds; set on accepted sockets
 	returningMemory atomic.Bool  // returnMemory is running
 	gcPercent       int          // the GC percent tuneGC set last (gctune.go)
+	heapPurge       heapPurge    // purgeIdleHeap's state (gctune.go)
+	nextPurge       atomic.Int64 // unix ns before which purgeIdleHeap waits
 	hz              atomic.Int32 // configured hz
 	fixedHz         atomic.Bool  // dynamic-hz no
 	cronHz          atomic.Int32 // hz as the clients cron last ran it, INFO's hz

@@ -70,6 +70,16 @@ func BenchmarkStreamFunctionServerPath(b *testing.B) {
 		}))
 		benchServerPath(b, run, w)
 	})
+	// Ten long streams, as the memory rows of the script fill them: the
+	// nodes fill up and seal, which the 1,000 short streams above never do.
+	b.Run("xadd-10-streams", func(b *testing.B) {
+		calls := make([][][]byte, 10)
+		for i := range calls {
+			calls[i] = append([][]byte{[]byte("XADD"), []byte("audit:" + strconv.Itoa(i)), []byte("*")}, record...)
+		}
+		run, w := directCalls(newServer(b), calls)
+		benchServerPath(b, run, w)
+	})
 	b.Run("xrange10", func(b *testing.B) {
 		srv := newServer(b)
 		var fill [][][]byte

@@ -114,6 +114,33 @@ func (n *streamNode) resized(old int) {
 	}
 }
 
+// seal is lpShrinkToFit for a node the next one follows: a copy of the
+// exact size when its buffer's size class is larger than its bytes need
+// (Clip would only hide the slack from the accounting).
+func (n *streamNode) seal() {
+	if allocSize(cap(n.lp)) > allocSize(len(n.lp)) {
+		n.lp = slices.Clone(n.lp)
+	}
+	n.redisAlloc = min(n.redisAlloc, jemalloc.Size(len(n.lp)))
+}
+
+// nodeCapacity is the capacity a new tail node starts with: for a stream's
+// first node small (a first allocation of Redis's preallocation would cost
+// a small stream 4 KB), growing as append grows it; for later ones Redis's
+// preallocation, prealloc, in which a node of default limits fills in
+// place. Built by append alone, a node of about 3 KB went through eight
+// buffers, and those of its size class, freed when the next was cloned to
+// its exact size, shared spans with the clones: after a collection, 8% of
+// the heap's spans were free slots among live nodes (1M entries in 10
+// streams). The preallocated buffers are of a class of their own, whose
+// spans empty as their nodes seal.
+func (s *Stream) nodeCapacity(first, prealloc int) int {
+	if len(s.nodes) == 0 {
+		return first
+	}
+	return prealloc
+}
+
 // loadedNode is a node whose listpack Redis allocates at its exact size:
 // loaded from an RDB or RESTORE payload, or copied by COPY (streamDup).
 func loadedNode(master StreamID, lp []byte) streamNode {
@@ -241,11 +268,7 @@ func (s *Stream) Append(id StreamID, fv [][]byte, lim StreamLimits) {
 			full = live+dead >= lim.NodeMaxEntries
 		}
 		if full {
-			// lpShrinkToFit: a copy of the exact size, since append grew
-			// the buffer to the next size class past it (Clip would only
-			// hide the slack from the accounting).
-			tail.lp = slices.Clone(tail.lp)
-			tail.redisAlloc = min(tail.redisAlloc, jemalloc.Size(len(tail.lp)))
+			tail.seal()
 			tail = nil
 		}
 	}
@@ -255,9 +278,7 @@ func (s *Stream) Append(id StreamID, fv [][]byte, lim StreamLimits) {
 		if lim.NodeMaxBytes > 0 && lim.NodeMaxBytes < prealloc {
 			prealloc = lim.NodeMaxBytes
 		}
-		// Go's append grows the buffer as it needs; a first allocation
-		// of Redis's preallocation would cost a small stream 4 KB.
-		lp := listpack.Empty(min(int(prealloc), 64+totLen*2))
+		lp := listpack.Empty(s.nodeCapacity(min(int(prealloc), 64+totLen*2), int(prealloc)))
 		lp = listpack.AppendInteger(lp, 1)
 		lp = listpack.AppendInteger(lp, 0)
 		lp = listpack.AppendInteger(lp, numFields)

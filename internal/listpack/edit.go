@@ -54,9 +54,8 @@ func AppendInteger(lp []byte, n int64) []byte {
 // entries after it when the size changes, as lpReplaceInteger does.
 func ReplaceInteger(lp []byte, off int, n int64) []byte {
 	old := Next(lp, off) - off
-	w := Writer{buf: make([]byte, 0, 16)}
-	w.AppendInt(n)
-	repl := w.buf
+	var scratch [16]byte
+	repl := appendIntEntry(scratch[:0], n)
 	if len(repl) == old {
 		copy(lp[off:], repl)
 		return lp

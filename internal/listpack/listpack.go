@@ -81,17 +81,17 @@ func backlenSize(l int) int {
 
 // AppendString appends s as lpAppend does.
 func (lp *Writer) AppendString(s []byte) {
-	start := len(lp.buf)
 	if n, ok := parseInt(s); ok {
-		lp.appendIntBody(n)
-	} else {
-		lp.appendStringBody(s)
+		lp.AppendInt(n)
+		return
 	}
-	lp.buf = AppendBacklen(lp.buf, len(lp.buf)-start)
-	lp.Count++
+	lp.AppendText(s)
 }
 
-func (lp *Writer) appendStringBody(s []byte) {
+// AppendText appends s as a string entry even if it reads as an integer:
+// an entry a loaded listpack held so (Redis keeps those as they are).
+func (lp *Writer) AppendText(s []byte) {
+	start := len(lp.buf)
 	switch l := len(s); {
 	case l < 64:
 		lp.buf = append(lp.buf, 0x80|byte(l))
@@ -102,13 +102,6 @@ func (lp *Writer) appendStringBody(s []byte) {
 		lp.buf = binary.LittleEndian.AppendUint32(lp.buf, uint32(l))
 	}
 	lp.buf = append(lp.buf, s...)
-}
-
-// AppendText appends s as a string entry even if it reads as an integer:
-// an entry a loaded listpack held so (Redis keeps those as they are).
-func (lp *Writer) AppendText(s []byte) {
-	start := len(lp.buf)
-	lp.appendStringBody(s)
 	lp.buf = AppendBacklen(lp.buf, len(lp.buf)-start)
 	lp.Count++
 }
@@ -121,32 +114,35 @@ func IsInteger(s []byte) bool {
 
 // AppendInt appends an integer entry, as lpAppendInteger does.
 func (lp *Writer) AppendInt(n int64) {
-	start := len(lp.buf)
-	lp.appendIntBody(n)
-	lp.buf = AppendBacklen(lp.buf, len(lp.buf)-start)
+	lp.buf = appendIntEntry(lp.buf, n)
 	lp.Count++
 }
 
-func (lp *Writer) appendIntBody(n int64) {
+// appendIntEntry appends n's entry, its encoding and back length, to b. A
+// function of the slice alone, so that a caller's scratch array can stay
+// on its stack (ReplaceInteger's did not through a Writer).
+func appendIntEntry(b []byte, n int64) []byte {
+	start := len(b)
 	switch {
 	case n >= 0 && n <= 127:
-		lp.buf = append(lp.buf, byte(n))
+		b = append(b, byte(n))
 	case n >= -4096 && n <= 4095:
 		u := uint64(n) & 0x1fff
-		lp.buf = append(lp.buf, 0xC0|byte(u>>8), byte(u))
+		b = append(b, 0xC0|byte(u>>8), byte(u))
 	case n >= -32768 && n <= 32767:
-		lp.buf = append(lp.buf, 0xF1)
-		lp.buf = binary.LittleEndian.AppendUint16(lp.buf, uint16(n))
+		b = append(b, 0xF1)
+		b = binary.LittleEndian.AppendUint16(b, uint16(n))
 	case n >= -(1<<23) && n < 1<<23:
 		u := uint32(n)
-		lp.buf = append(lp.buf, 0xF2, byte(u), byte(u>>8), byte(u>>16))
+		b = append(b, 0xF2, byte(u), byte(u>>8), byte(u>>16))
 	case n >= -(1<<31) && n < 1<<31:
-		lp.buf = append(lp.buf, 0xF3)
-		lp.buf = binary.LittleEndian.AppendUint32(lp.buf, uint32(n))
+		b = append(b, 0xF3)
+		b = binary.LittleEndian.AppendUint32(b, uint32(n))
 	default:
-		lp.buf = append(lp.buf, 0xF4)
-		lp.buf = binary.LittleEndian.AppendUint64(lp.buf, uint64(n))
+		b = append(b, 0xF4)
+		b = binary.LittleEndian.AppendUint64(b, uint64(n))
 	}
+	return AppendBacklen(b, len(b)-start)
 }
 
 // AppendBacklen writes an entry's length so the listpack can be walked
