@@ -371,13 +371,13 @@ func infoPersistence(s *Server, b *infoBuilder) {
 func infoStats(s *Server, b *infoBuilder) {
 	b.int("total_connections_received", s.totalConns.Load())
 	b.int("total_commands_processed", s.processed)
-	b.int("instantaneous_ops_per_sec", s.inst.ops.mean())
+	b.int("instantaneous_ops_per_sec", s.samples().ops.mean())
 	b.int("total_net_input_bytes", s.net.in.Load())
 	b.int("total_net_output_bytes", s.net.out.Load())
 	b.int("total_net_repl_input_bytes", 0)
 	b.int("total_net_repl_output_bytes", 0)
-	b.str("instantaneous_input_kbps", fmt.Sprintf("%.2f", float64(s.inst.netIn.mean())/1024))
-	b.str("instantaneous_output_kbps", fmt.Sprintf("%.2f", float64(s.inst.netOut.mean())/1024))
+	b.str("instantaneous_input_kbps", fmt.Sprintf("%.2f", float64(s.samples().netIn.mean())/1024))
+	b.str("instantaneous_output_kbps", fmt.Sprintf("%.2f", float64(s.samples().netOut.mean())/1024))
 	b.str("instantaneous_input_repl_kbps", "0.00")
 	b.str("instantaneous_output_repl_kbps", "0.00")
 	// Connections refused over maxclients (and in protected mode);

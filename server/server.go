@@ -225,7 +225,9 @@ type Server struct {
 	replyResizing    atomic.Bool
 	pause            clientPause   // guarded by lock (pause.go)
 	shut             shutdownState // a SHUTDOWN under way (shutdown.go)
-	inst             instStats     // guarded by lock (stats.go)
+	// inst is made by the first sample (sampleStats): inline, its 504 B
+	// put the Server past 4 KB, a 4.75 KB allocation per test double.
+	inst *instStats // guarded by lock (stats.go)
 	// expireCycle is the time active expiry has taken; guarded by lock.
 	expireCycle time.Duration
 	net         netStats          // stats.go
@@ -352,7 +354,7 @@ func Prepare(cfg Config) *Server {
 	if cfg.Password != "" {
 		s.setRequirePass(cfg.Password)
 	} else {
-		s.password.Store(&cfg.Password)
+		s.password.Store(&noPassword) // &cfg.Password moved all of cfg (256 B) to the heap
 	}
 	s.protectedMode.Store(!cfg.DisableProtectedMode)
 	s.maxClients.Store(10000)
@@ -394,6 +396,10 @@ func (s *Server) Init() {
 	s.initLatency()
 	s.initTracking()
 }
+
+// noPassword is requirepass "": shared, as nothing writes through the
+// pointer.
+var noPassword string
 
 // requirePass is the password clients must AUTH with; "" for none.
 func (s *Server) requirePass() string { return *s.password.Load() }

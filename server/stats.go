@@ -50,8 +50,22 @@ type instStats struct {
 	ops, netIn, netOut instMetric
 }
 
+// noSamples is the metrics of a server not sampled yet.
+var noSamples instStats
+
+// samples returns the sampled metrics, for reading.
+func (s *Server) samples() *instStats {
+	if s.inst == nil {
+		return &noSamples
+	}
+	return s.inst
+}
+
 // sampleStats takes one sample of each metric; called with the lock held.
 func (s *Server) sampleStats(now time.Time) {
+	if s.inst == nil {
+		s.inst = new(instStats)
+	}
 	s.inst.ops.track(now, s.processed)
 	s.inst.netIn.track(now, s.net.in.Load())
 	s.inst.netOut.track(now, s.net.out.Load())
@@ -77,7 +91,7 @@ func (s *Server) resetStats(now time.Time) {
 	s.net.reads.Store(0)
 	s.net.writes.Store(0)
 	// Each rate starts again from 0 now, as Redis sets last_sample_time.
-	s.inst = instStats{}
+	s.inst = new(instStats)
 	for _, m := range []*instMetric{&s.inst.ops, &s.inst.netIn, &s.inst.netOut} {
 		m.lastTime = now
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -31,11 +32,28 @@ import (
 // loop still accepts from it. The closer shuts the socket down, which
 // makes it refuse connections at once, and tells the loop to let go.
 
-// awaitLoop waits until ln has a connection to accept, then creates the
-// event loop and has it accept from the front's sockets; until then the
-// server pays for neither the loop nor its descriptors (a test double
-// that starts and stops without a client). Without a loop (it could not
-// be created) the sockets are accepted from on goroutines.
+// await has the event loop made, to accept from the front's sockets,
+// once ln has a connection to accept; until then the server pays for
+// neither the loop nor its descriptors (a test double that starts and
+// stops without a client). Start's raw sockets are watched by connWatch;
+// a socket of Go's (IPv6, a host name) by a goroutine parked in the
+// netpoller (awaitLoop). Where neither can be had, the socket is accepted
+// from on a goroutine, which makes the loop with its first connection
+// (handoff). f.mu is held.
+func (f *frontListener) await(ln net.Listener) {
+	rl, ok := ln.(*rawListener)
+	if !ok {
+		go f.awaitLoop(ln)
+		return
+	}
+	if err := connWatch.add(f, rl); err != nil {
+		f.srv.log.Warn("cannot watch the listening socket; accepting on a goroutine", "err", err)
+		go f.acceptFrom(ln)
+	}
+}
+
+// awaitLoop waits in Go's netpoller until ln has a connection to accept,
+// then has the loop made (loopReady).
 func (f *frontListener) awaitLoop(ln net.Listener) {
 	sc, ok := ln.(syscall.Conn)
 	if !ok {
@@ -54,7 +72,15 @@ func (f *frontListener) awaitLoop(ln net.Listener) {
 		n, _ := unix.Poll(p, 0)
 		return n > 0
 	})
-	// Readable, closed, or woken by the deadline below.
+	// Readable, closed, or woken by the deadline loopReady sets.
+	f.loopReady(ln)
+}
+
+// loopReady runs once ln, a socket of the front, has a connection to
+// accept (or was closed): it makes the event loop and has it accept from
+// all the front's sockets. Without a loop (it could not be made) the
+// sockets are accepted from on goroutines.
+func (f *frontListener) loopReady(ln net.Listener) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	select {
@@ -75,9 +101,12 @@ func (f *frontListener) awaitLoop(ln net.Listener) {
 		if err == nil {
 			f.loop = l
 			for _, other := range f.lns {
-				if other != ln {
-					if d, ok := other.(interface{ SetDeadline(time.Time) error }); ok {
-						d.SetDeadline(time.Unix(1, 0)) // wakes its awaitLoop
+				switch sock := other.(type) {
+				case *rawListener:
+					connWatch.forget(sock)
+				case interface{ SetDeadline(time.Time) error }:
+					if other != ln {
+						sock.SetDeadline(time.Unix(1, 0)) // wakes its awaitLoop
 					}
 				}
 			}
@@ -86,6 +115,153 @@ func (f *frontListener) awaitLoop(ln net.Listener) {
 		f.srv.log.Warn("the event loop cannot accept; accepting on goroutines", "err", err)
 	}
 	go f.acceptFrom(ln) // the others do when they wake
+}
+
+// connWatch waits for the first connection of every front socket of the
+// process that has no event loop yet, in one epoll set: a socket costs
+// one epoll_ctl to watch and nothing more to stop watching (closing it
+// takes it out of the set). The set and its goroutine, parked in Go's
+// netpoller on it, are made for the first socket watched and shared by
+// every server after it, instead of a goroutine per server parked on its
+// socket, whose start and wake-ups were a third of a test double's TCP
+// start and close. Once nothing has been watched for watchLinger they go,
+// so a program (or goleak) that has closed its servers finds neither.
+var connWatch firstConnWatch
+
+// watchLinger is how long connWatch outlives the last socket it watched:
+// a test suite starts servers more often than that, and keeps it.
+const watchLinger = 50 * time.Millisecond
+
+type firstConnWatch struct {
+	mu      sync.Mutex
+	epoll   *os.File // nil until a socket is watched, and once idle
+	epfd    int      // epoll's (its Fd method would make it blocking)
+	next    uint64   // the last token given
+	waiting map[uint64]watchedSocket
+	idle    *time.Timer // ends the watch (stopIfIdle)
+	idling  bool        // idle is set to fire
+}
+
+// watchedSocket is a socket connWatch waits on, and its front.
+type watchedSocket struct {
+	ln    *rawListener
+	front *frontListener
+}
+
+// add watches ln, a socket of f, for its first connection. Its event
+// carries a token rather than the descriptor: a socket closed and its
+// number reused by another server's would otherwise be taken for it.
+// EPOLLONESHOT: a socket whose event was taken is not reported again,
+// whether or not its front still wants it.
+func (w *firstConnWatch) add(f *frontListener, ln *rawListener) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.epoll == nil {
+		if err := w.start(); err != nil {
+			return err
+		}
+	}
+	w.next++
+	t := w.next
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLONESHOT, Fd: int32(uint32(t)), Pad: int32(uint32(t >> 32))}
+	if err := unix.EpollCtl(w.epfd, unix.EPOLL_CTL_ADD, ln.fd, &ev); err != nil {
+		return os.NewSyscallError("epoll_ctl", err)
+	}
+	w.waiting[t] = watchedSocket{ln: ln, front: f}
+	ln.token = t
+	return nil
+}
+
+// forget stops waiting for ln, if connWatch is.
+func (w *firstConnWatch) forget(ln *rawListener) {
+	w.mu.Lock()
+	if ln.token != 0 {
+		w.drop(ln)
+	}
+	w.mu.Unlock()
+}
+
+// drop takes ln, which is watched, out of waiting; w.mu is held. The
+// last one out arms the idle timer.
+func (w *firstConnWatch) drop(ln *rawListener) {
+	delete(w.waiting, ln.token)
+	ln.token = 0
+	if len(w.waiting) > 0 || w.idling {
+		return
+	}
+	w.idling = true
+	if w.idle == nil {
+		w.idle = time.AfterFunc(watchLinger, w.stopIfIdle)
+	} else {
+		w.idle.Reset(watchLinger)
+	}
+}
+
+// stopIfIdle closes the epoll set if nothing is watched: the netpoller
+// then wakes the goroutine, which ends.
+func (w *firstConnWatch) stopIfIdle() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.idling = false
+	if len(w.waiting) == 0 && w.epoll != nil {
+		w.epoll.Close()
+		w.epoll = nil
+	}
+}
+
+// start makes the epoll set and its goroutine; w.mu is held.
+func (w *firstConnWatch) start() error {
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return os.NewSyscallError("epoll_create1", err)
+	}
+	// Non-blocking, so that the netpoller can wait on it (as the loop's).
+	if err := unix.SetNonblock(epfd, true); err != nil {
+		unix.Close(epfd)
+		return os.NewSyscallError("fcntl", err)
+	}
+	f := os.NewFile(uintptr(epfd), "epoll")
+	rc, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		return err
+	}
+	if w.waiting == nil {
+		w.waiting = make(map[uint64]watchedSocket)
+	}
+	w.epoll, w.epfd = f, epfd
+	go w.run(epfd, rc)
+	return nil
+}
+
+// run hands each watched socket with a connection to its front, until
+// the epoll set is closed. While the callback runs the set is open (Read
+// holds it), so epfd is not some other file's.
+func (w *firstConnWatch) run(epfd int, rc syscall.RawConn) {
+	events := make([]unix.EpollEvent, 64)
+	for {
+		var n int
+		var err error
+		rerr := rc.Read(func(uintptr) bool {
+			n, err = epollPoll(epfd, events)
+			return n > 0 || (err != nil && err != unix.EINTR)
+		})
+		for _, ev := range events[:n] {
+			t := uint64(uint32(ev.Fd)) | uint64(uint32(ev.Pad))<<32
+			w.mu.Lock()
+			ws, ok := w.waiting[t]
+			if ok {
+				w.drop(ws.ln)
+			}
+			w.mu.Unlock()
+			if ok {
+				ws.front.loopReady(ws.ln)
+			}
+		}
+		if rerr != nil {
+			return // closed: idle
+		}
+	}
 }
 
 // maxAcceptsPerCall is how many connections one readiness event of a

@@ -278,6 +278,13 @@ func TestAcceptBackoff(t *testing.T) {
 	}
 }
 
+// stopped says the first-connection watch's epoll set is closed.
+func (w *firstConnWatch) stopped() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.epoll == nil
+}
+
 // backoffFailures is how many failed accepts the child waits for.
 const backoffFailures = 5
 
@@ -297,6 +304,16 @@ func backoffChild() {
 	first.Write([]byte("PING\r\n"))
 	if line, err := bufio.NewReader(first).ReadString('\n'); line != "+PONG\r\n" {
 		panic(fmt.Sprintf("PING: %q, %v", line, err))
+	}
+	// The first-connection watch lets go of its descriptor watchLinger
+	// after the loop took the socket: a slot freed after the filling
+	// would let the client in.
+	deadline := time.Now().Add(testDeadline)
+	for !connWatch.stopped() {
+		if time.Now().After(deadline) {
+			panic("the first-connection watch is still open")
+		}
+		time.Sleep(time.Millisecond) // polling, bounded by the deadline
 	}
 	// Fill the descriptor table: drop the spare, cap the table at the
 	// highest open descriptor and open files into every free slot below.

@@ -18,7 +18,10 @@ const loopAccepts = false
 
 func (s *Server) handoff() func(net.Conn) { return s.serveOnGoroutine }
 
-func (f *frontListener) awaitLoop(ln net.Listener) { f.acceptFrom(ln) }
+func (f *frontListener) await(ln net.Listener) { go f.acceptFrom(ln) }
+
+// listenTCP: Linux's makes IPv4 sockets itself (transport_listen_linux.go).
+func listenTCP(network, address string) (net.Listener, error) { return listenGo(network, address) }
 
 func (l *eventLoop) listen([]net.Listener) error { return errors.ErrUnsupported }
 

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"net"
 	"os"
@@ -17,7 +18,7 @@ import (
 // mode and maxclients.
 //
 // On Linux the event loop accepts from the sockets itself, as Redis's ae
-// loop does, from the first connection on (awaitLoop); elsewhere, and with
+// loop does, from the first connection on (await); elsewhere, and with
 // GoroutineConns, a goroutine per socket accepts (acceptFrom) and Accept
 // hands the connections on.
 type frontListener struct {
@@ -30,7 +31,7 @@ type frontListener struct {
 	lns      []net.Listener
 	addr     net.Addr   // lns[0]'s, kept while there is none (bind "")
 	serving  bool       // serve has run: swap starts accepting at once
-	awaiting bool       // awaitLoop goroutines wait for the first connection
+	awaiting bool       // the sockets wait for the first connection (await)
 	loop     *eventLoop // accepts from lns; nil: acceptFrom goroutines do
 
 	// startAcceptLoop, if set, starts the server's accept loop, which
@@ -68,7 +69,7 @@ func listenAll(binds []string, port string) ([]net.Listener, error) {
 		case "::*":
 			host, network = "::", "tcp6"
 		}
-		ln, err := net.Listen(network, net.JoinHostPort(host, port))
+		ln, err := listenTCP(network, net.JoinHostPort(host, port))
 		if err != nil {
 			if optional {
 				continue
@@ -84,6 +85,14 @@ func listenAll(binds []string, port string) ([]net.Listener, error) {
 		return fail(errors.New("no bind address could be used"))
 	}
 	return lns, nil
+}
+
+// listenGo is net.Listen with a plain TCP socket, as Redis's, where Go
+// 1.24 makes an MPTCP one by default (which also costs more to make).
+func listenGo(network, address string) (net.Listener, error) {
+	var lc net.ListenConfig
+	lc.SetMultipathTCP(false)
+	return lc.Listen(context.Background(), network, address)
 }
 
 // ListenError is a bind address that could not be listened on. Its text
@@ -112,7 +121,7 @@ func newFrontListener(s *Server, lns []net.Listener) *frontListener {
 }
 
 // serve starts accepting, on goroutines or, if useLoop, on the event loop
-// once a connection comes (awaitLoop).
+// once a connection comes (await).
 func (f *frontListener) serve(useLoop bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -128,7 +137,7 @@ func (f *frontListener) startAccepting(lns []net.Listener) error {
 		return f.loop.listen(lns)
 	case f.awaiting:
 		for _, ln := range lns {
-			go f.awaitLoop(ln)
+			f.await(ln)
 		}
 	default:
 		for _, ln := range lns {

@@ -197,6 +197,9 @@ func (s *Store) Evict(need int64, deadline time.Time, onEvict func(db int, key s
 			for range s.dbs {
 				s.nextDB = (s.nextDB + 1) % len(s.dbs)
 				d := s.dbs[s.nextDB]
+				if d == nil { // never used: empty
+					continue
+				}
 				if p == AllKeysRandom && d.keys.len() > 0 {
 					victim, vdb = d.keys.random(s.rng), d
 					break
@@ -238,6 +241,9 @@ func (s *Store) bestCandidate() (*Entry, *DB) {
 	for {
 		total := 0
 		for _, d := range s.dbs {
+			if d == nil {
+				continue
+			}
 			n := d.keys.len()
 			if volatile {
 				n = d.expiries.len()

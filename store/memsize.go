@@ -29,6 +29,9 @@ func (s *Store) Used() int64 { return s.used + s.indexBytes() }
 func (s *Store) indexBytes() int64 {
 	var n int64
 	for _, d := range s.dbs {
+		if d == nil {
+			continue
+		}
 		main, expires := d.Overhead()
 		n += main + expires
 	}

@@ -74,7 +74,9 @@ func (s *Store) BeginSnapshot() *Snapshot {
 		sizes: make([][2]int, len(s.dbs)), cursor: make([]uint64, len(s.dbs)), done: make([]bool, len(s.dbs)),
 		detached: make([][]detachedTable, len(s.dbs)), keptOrder: make([][]*Entry, len(s.dbs))}
 	for i, d := range s.dbs {
-		sn.sizes[i] = [2]int{d.keys.len(), d.expiries.len()}
+		if d != nil {
+			sn.sizes[i] = [2]int{d.keys.len(), d.expiries.len()}
+		}
 		sn.perm, sn.inv = append(sn.perm, i), append(sn.inv, i)
 	}
 	s.snap = sn
@@ -123,6 +125,10 @@ func (sn *Snapshot) Next(n int, visit func(db int, key string, v Value, expireAt
 		}
 		if !sn.done[sn.db] {
 			live := sn.s.dbs[sn.inv[sn.db]]
+			if live == nil { // never used: empty
+				sn.done[sn.db] = true
+				continue
+			}
 			step := func(e *Entry) { sn.visit(e, live.ExpireAt(e), visit) }
 			sn.cursor[sn.db] = live.keys.scan(sn.cursor[sn.db], step)
 			sn.done[sn.db] = sn.cursor[sn.db] == 0

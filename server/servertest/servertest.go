@@ -84,15 +84,18 @@ func WithoutListener() Option { return func(rc *runConfig) { rc.listen = false }
 // Close it when done, or use RunT.
 func Run(opts ...Option) (*Server, error) {
 	// No file is read to start: the manifest waits for the AOF (Config).
-	rc := runConfig{cfg: server.Config{Addr: "127.0.0.1:0", Clock: &shiftedClock{}, LazyAOFManifest: true}, listen: true}
+	// The options write the Server's own copy: a runConfig of its own
+	// escaped to the heap (288 B a start).
+	s := &Server{rc: runConfig{cfg: server.Config{Addr: "127.0.0.1:0", Clock: &shiftedClock{}, LazyAOFManifest: true}, listen: true}}
+	rc := &s.rc
 	for _, opt := range opts {
-		opt(&rc)
+		opt(rc)
 	}
 	if rc.tls != nil {
 		rc.cfg.GoroutineConns = true
 	}
-	s := &Server{clock: rc.cfg.Clock.(movableClock), rc: rc}
-	srv, err := start(rc, rc.cfg.Addr, nil)
+	s.clock = rc.cfg.Clock.(movableClock)
+	srv, err := start(*rc, rc.cfg.Addr, nil)
 	if err != nil {
 		return nil, err
 	}
