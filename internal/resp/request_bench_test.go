@@ -39,3 +39,39 @@ func BenchmarkParseRequest(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParseCounter prices the parser on the fixed window's requests as
+// redis-benchmark -P 16 sends them (ns/op is per read of 16): INCR, and
+// INCREX with EX, which carries two more arguments.
+func BenchmarkParseCounter(b *testing.B) {
+	for _, tc := range []struct{ name, tail string }{
+		{"incr", ""},
+		{"increx-ex", "$2\r\nEX\r\n$2\r\n60\r\n"},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			var maxBulkLen atomic.Int64
+			maxBulkLen.Store(512 << 20)
+			p := Parser{MaxBulkLen: &maxBulkLen}
+			var sb strings.Builder
+			for i := range 16 {
+				if tc.tail == "" {
+					sb.WriteString("*2\r\n$4\r\nINCR\r\n")
+				} else {
+					sb.WriteString("*4\r\n$6\r\nINCREX\r\n")
+				}
+				sb.WriteString("$17\r\nrate:" + strconv.Itoa(100000000000+i) + "\r\n" + tc.tail)
+			}
+			data := []byte(sb.String())
+			for b.Loop() {
+				buf := data
+				for len(buf) > 0 {
+					st, used, _, _ := p.Next(buf, true)
+					if st != ParseRequest {
+						b.Fatal(st)
+					}
+					buf = buf[used:]
+				}
+			}
+		})
+	}
+}
