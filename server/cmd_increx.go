@@ -201,17 +201,16 @@ func cmdIncrEx(c *Client, args [][]byte) {
 		return
 	}
 	c.srv.limiter.count(limiterIncrEx, args[1], !r.Changed)
-	if r.Changed {
+	if r.Changed && c.srv.notifyFlags != 0 { // one test when no event is configured
 		notifyIncrEx(c, args[1], x.Float != nil, r.TTL)
 	}
-	c.w.Array(2)
 	if x.Float != nil {
+		c.w.Array(2)
 		c.w.BulkString(r.FValue)
 		c.w.BulkString(r.FApplied)
 		return
 	}
-	c.w.Int(r.Value)
-	c.w.Int(r.Applied)
+	replyIntPair(c.w, r.Value, r.Applied)
 }
 
 // notifyIncrEx raises an applied INCREX's keyspace events as the commands

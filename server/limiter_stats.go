@@ -91,14 +91,19 @@ func (l *limiterStats) delimiter() []byte {
 // prefix returns key's prefix: up to the last delimiter, "" for a key
 // without one, the whole key when the delimiter is empty.
 func (l *limiterStats) prefix(key []byte) []byte {
-	p := key
-	if d := l.delimiter(); len(d) > 0 {
-		i := bytes.LastIndex(key, d)
-		if i < 0 {
-			i = 0
-		}
-		p = key[:i]
+	// A one-byte delimiter (the default among them) is searched for as a
+	// byte: delimiter's conversion and LastIndex's general search were
+	// most of a limiter decision's count.
+	i := len(key)
+	switch d := l.delim; {
+	case !l.delimSet:
+		i = bytes.LastIndexByte(key, limiterDefaultDelim[0])
+	case len(d) == 1:
+		i = bytes.LastIndexByte(key, d[0])
+	case len(d) > 1:
+		i = bytes.LastIndex(key, d)
 	}
+	p := key[:max(i, 0)]
 	if len(p) > limiterMaxPrefixLen {
 		p = p[:limiterMaxPrefixLen]
 	}

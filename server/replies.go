@@ -17,6 +17,18 @@ func replyEmptyString(w Writer) { w.BulkString("") }
 func replyOK(w Writer)          { w.Status("OK") }
 func replyNoKey(w Writer)       { w.Error(errNoSuchKey) }
 
+// replyIntPair writes [a, b]: at once to a connection's writer, element by
+// element to another (a script's redis.call).
+func replyIntPair(w Writer, a, b int64) {
+	if rw, ok := w.(*resp.Writer); ok {
+		rw.IntPair(a, b)
+		return
+	}
+	w.Array(2)
+	w.Int(a)
+	w.Int(b)
+}
+
 // pairReply writes n members, each followed by its score (or value) when
 // paired: a flat array of 2n under RESP2, an array of n two-element arrays
 // under RESP3 (Redis's WITHSCORES, WITHVALUES, ZPOPMIN with a count).

@@ -115,6 +115,13 @@ func (db *DB) IncrEx(key []byte, x *IncrEx, r *IncrExResult) error {
 	}
 	r.Changed, r.Value, r.Applied = true, n, n-old
 	if s == nil {
+		// A new key gets its deadline as it is made: setting it after
+		// accounted the entry a second time.
+		if x.Expiry == ExpirySet && x.ExpireAt > db.store.now {
+			db.Set(key, NewInt(n), x.ExpireAt)
+			r.TTL = TTLSet
+			return nil
+		}
 		e = db.Set(key, NewInt(n), 0)
 	} else {
 		db.storeInt(e, s, n)
@@ -128,10 +135,10 @@ func (db *DB) IncrEx(key []byte, x *IncrEx, r *IncrExResult) error {
 // Set), as Redis counts one per INCREX; a deadline in the past deletes the
 // key, as SET EXAT does.
 func (db *DB) incrExWritten(key []byte, e *Entry, x *IncrEx, existed bool) IncrExTTL {
-	at := db.ExpireAt(e)
-	set := false // a deadline the option gives, not the one the key kept
+	old := db.ExpireAt(e) // the one read of the key's expiry slot
+	at, set := old, false // set: a deadline the option gives, not the one the key kept
 	switch {
-	case x.Expiry == ExpirySet && !(x.ENX && at != 0):
+	case x.Expiry == ExpirySet && !(x.ENX && old != 0):
 		at, set = x.ExpireAt, true
 	case x.Expiry == ExpiryPersist:
 		at = 0
@@ -147,11 +154,11 @@ func (db *DB) incrExWritten(key []byte, e *Entry, x *IncrEx, existed bool) IncrE
 	switch {
 	case set:
 		ttl = TTLSet
-	case at != db.ExpireAt(e):
+	case at != old:
 		ttl = TTLRemoved
 	}
-	if at != db.ExpireAt(e) {
-		db.setExpire(e, at)
+	if at != old {
+		db.moveDeadline(e, old, at)
 	}
 	if existed {
 		db.notifyWatchers(key)

@@ -667,7 +667,17 @@ func (db *DB) SetExpire(e *Entry, expireAt int64) {
 }
 
 func (db *DB) setExpire(e *Entry, at int64) {
-	if sn := db.store.snap; sn != nil && at != db.ExpireAt(e) {
+	db.moveDeadline(e, db.ExpireAt(e), at)
+	db.account(e)
+}
+
+// moveDeadline is setExpire for an entry whose value is accounted already,
+// old being its expiry: an entry's charge does not depend on its deadline
+// (the heap's arrays are counted when Used is read, indexBytes), so a write
+// that only moves it (INCREX EX on a live key, a limiter's every decision)
+// skips recomputing the charge and reads the expiry slot once.
+func (db *DB) moveDeadline(e *Entry, old, at int64) {
+	if sn := db.store.snap; sn != nil && at != old {
 		sn.keep(e, db.index, true) // the value stays: later in-place changes must not reach the copy
 	}
 	switch {
@@ -678,7 +688,6 @@ func (db *DB) setExpire(e *Entry, at int64) {
 	case at != 0:
 		db.expiries.update(int(e.heapIdx), at)
 	}
-	db.account(e)
 }
 
 // expire deletes an entry whose time has passed, and tells OnExpire.

@@ -61,6 +61,9 @@ func (p *Parser) Next(buf []byte, authed bool) (st ParseStatus, used int, args [
 		return p.inline(buf)
 	}
 	if !p.inRequest {
+		if used, args, ok := p.whole(buf, authed); ok {
+			return ParseRequest, used, args, ""
+		}
 		nl := bytes.IndexByte(buf, '\r')
 		if nl < 0 {
 			if len(buf) > InlineMaxSize {
@@ -124,6 +127,50 @@ func (p *Parser) Next(buf []byte, authed bool) (st ParseStatus, used int, args [
 	used = p.pos
 	p.inRequest, p.pos = false, 0
 	return ParseRequest, used, p.args, ""
+}
+
+// whole parses, in one walk that takes each argument as it goes, a request
+// of 1 to 9 arguments that has arrived whole with plain headers (lengths
+// of up to 9 digits, none over the limits): a pipelined command's usual
+// shape. The general path finds each header's end with IndexByte, reads
+// it with ParseInt, keeps its place in the Parser and walks the headers a
+// second time (requestArgs), about 30 ns an argument: the two arguments
+// INCREX EX has over INCR cost it 60 ns there. Anything else (a header to
+// reject, a request still arriving) answers false, and the general path,
+// starting from the same first byte, gives the answer Redis gives.
+func (p *Parser) whole(buf []byte, authed bool) (used int, args [][]byte, ok bool) {
+	if len(buf) < 4 || buf[1] < '1' || buf[1] > '9' || buf[2] != '\r' {
+		return 0, nil, false
+	}
+	limit := p.MaxBulkLen.Load()
+	args = p.args[:0]
+	pos := 4 // past "*<count>\r\n", whatever byte stands for the '\n', as Redis skips it
+	for range buf[1] - '0' {
+		if pos >= len(buf) || buf[pos] != '$' {
+			return 0, nil, false
+		}
+		i, n := pos+1, 0
+		for ; i < len(buf) && buf[i] != '\r'; i++ {
+			ch := buf[i]
+			// ParseInt's canonical form: digits, no leading zero.
+			if ch < '0' || ch > '9' || i-pos > 9 || (i-pos == 2 && n == 0) {
+				return 0, nil, false
+			}
+			n = n*10 + int(ch-'0')
+		}
+		if i == pos+1 || int64(n) > limit || (n > 16384 && !authed) {
+			return 0, nil, false
+		}
+		start := i + 2
+		end := start + n
+		if end+2 > len(buf) {
+			return 0, nil, false
+		}
+		args = append(args, buf[start:end:end])
+		pos = end + 2
+	}
+	p.args = args
+	return pos, args, true
 }
 
 // requestArgs appends to args[:0] the arguments of buf's multibulk

@@ -59,6 +59,15 @@ func (w *Writer) Array(n int) {
 	}
 }
 
+// IntPair writes a two-element array of integers (INCREX's reply) with one
+// reservation: a header and two integers written one by one through
+// ReplyWriter were three dynamic calls, each reserving its room.
+func (w *Writer) IntPair(a, b int64) {
+	if w.room(4 + 2*32) {
+		w.out.B = redcon.AppendInt(redcon.AppendInt(append(w.out.B, "*2\r\n"...), a), b)
+	}
+}
+
 // room reserves n bytes for the next append (Buffer.Reserve) and says
 // whether to make it: not while CLIENT REPLY has muted the client.
 func (w *Writer) room(n int) bool {

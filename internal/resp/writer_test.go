@@ -20,6 +20,7 @@ func TestWriter(t *testing.T) {
 		{"null", func(w *Writer) { w.Null() }, "$-1\r\n", "_\r\n"},
 		{"null array", func(w *Writer) { w.NullArray() }, "*-1\r\n", "_\r\n"},
 		{"array", func(w *Writer) { w.Array(2); w.Int(1); w.Int(2) }, "*2\r\n:1\r\n:2\r\n", "*2\r\n:1\r\n:2\r\n"},
+		{"int pair", func(w *Writer) { w.IntPair(math.MinInt64, 0) }, "*2\r\n:-9223372036854775808\r\n:0\r\n", "*2\r\n:-9223372036854775808\r\n:0\r\n"},
 		{"double", func(w *Writer) { w.Double(1.5) }, "$3\r\n1.5\r\n", ",1.5\r\n"},
 		{"double inf", func(w *Writer) { w.Double(math.Inf(-1)) }, "$4\r\n-inf\r\n", ",-inf\r\n"},
 		{"double text", func(w *Writer) { w.DoubleText("0.1") }, "$3\r\n0.1\r\n", ",0.1\r\n"},
@@ -62,6 +63,7 @@ func TestWriterMuted(t *testing.T) {
 	w.Status("OK")
 	w.Error("ERR x")
 	w.Double(1)
+	w.IntPair(1, 1)
 	w.Raw([]byte("+y\r\n"))
 	if len(out.B) != 0 || w.Errors != 1 || counts["ERR x"] != 1 {
 		t.Fatalf("wrote %q, %d errors, counted %v", out.B, w.Errors, counts)
