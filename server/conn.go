@@ -38,6 +38,9 @@ type conn struct {
 	// rejoined is a postponed request whose start was sealed, written out
 	// again, which received puts back ahead of the unparsed input.
 	rejoined []byte
+	// transient is the bytes a long request being read holds, which the
+	// GC tuner counts (seal).
+	transient int64
 	// inPeak is the most in held since the last resizeQueryBuffer
 	// (Redis's querybuf_peak). Touched by the transport's goroutine only.
 	inPeak int
@@ -182,6 +185,20 @@ func (cn *conn) seal(done, need int) {
 	rest := cn.in[done:]
 	size := max(len(rest)+max(need, minReadRoom), min(2*cap(cn.in), sealedBufMax))
 	cn.in = append(make([]byte, 0, size), rest...)
+	// The sealed bytes, and about as many again for the arguments' slices
+	// (24 bytes for an argument of ~17 bytes and its header), are held
+	// until the request has run.
+	cn.transient += 2 * int64(done)
+	cn.srv.holdTransient(2 * int64(done))
+}
+
+// releaseTransient gives back what seal told the GC tuner a long request
+// holds, once it has run or the connection is gone.
+func (cn *conn) releaseTransient() {
+	if cn.transient > 0 {
+		cn.srv.holdTransient(-cn.transient)
+		cn.transient = 0
+	}
 }
 
 // sealedBufMax bounds the buffers a long request is read into after its
@@ -296,6 +313,9 @@ func (cn *conn) received(buf []byte, n int, inHook bool) bool {
 		cn.in = cn.in[:copy(cn.in, rest)]
 	}
 	cn.lent = false
+	if !cn.parser.Sealing() {
+		cn.releaseTransient() // the long request has run
+	}
 	cn.noteQueryBuffer()
 	cn.afterReadEviction(inHook)
 	return true

@@ -80,9 +80,16 @@ func TestQueryBufferLongRequest(t *testing.T) {
 				if held > sealedBufMax {
 					t.Fatalf("the buffer holds %d bytes of a request of many small arguments, want at most %d", held, sealedBufMax)
 				}
+				if got := transientHeld(cn.srv); got < uint64(len(partial)-held) {
+					t.Fatalf("the GC tuner counts %d bytes of the partial request, want at least the %d sealed", got, len(partial)-held)
+				}
 			}
 			if grown > limit || len(cn.in) != held {
 				t.Fatalf("%d bytes in %d reads: buffer reallocated %d times (want at most %d), holds %d (want %d)", len(partial), len(partial)/(16<<10), grown, limit, len(cn.in), held)
+			}
+			cn.srv.closedConn(cn)
+			if got := transientHeld(cn.srv); got != 0 {
+				t.Fatalf("the GC tuner counts %d bytes after the connection closed", got)
 			}
 		})
 	}

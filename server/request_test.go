@@ -52,6 +52,16 @@ func TestLoopLongRequest(t *testing.T) {
 	c.expect("+OK\r\n*3\r\n$2\r\nv0\r\n$6\r\nv49999\r\n$6\r\nv12345\r\n")
 	c.send("*2\r\n$6\r\nSTRLEN\r\n$9\r\nkey:25000\r\n*1\r\n$6\r\nDBSIZE\r\n")
 	c.expect(fmt.Sprintf(":%d\r\n:%d\r\n", len(big), n))
+	if held := transientHeld(srv); held != 0 {
+		t.Fatalf("the GC tuner still counts %d bytes of requests that have run", held)
+	}
+}
+
+// transientHeld is what the GC tuner counts of long requests.
+func transientHeld(srv *Server) uint64 {
+	srv.gc.mu.Lock()
+	defer srv.gc.mu.Unlock()
+	return srv.gc.transient
 }
 
 // A long request that CLIENT PAUSE holds back, whose start was sealed,

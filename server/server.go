@@ -244,7 +244,7 @@ type Server struct {
 	idleTimeout     atomic.Int64 // timeout, seconds; enforced by clientsCron
 	tcpKeepalive    atomic.Int64 // tcp-keepalive, seconds; set on accepted sockets
 	returningMemory atomic.Bool  // returnMemory is running
-	gcPercent       int          // the GC percent tuneGC set last (gctune.go)
+	gc              gcTuner      // the GC percent (gctune.go)
 	hz              atomic.Int32 // configured hz
 	fixedHz         atomic.Bool  // dynamic-hz no
 	cronHz          atomic.Int32 // hz as the clients cron last ran it, INFO's hz
@@ -598,6 +598,7 @@ func (s *Server) killClient(c *Client) {
 // the transport's goroutine, outside any batch.
 func (s *Server) closedConn(cn *conn) {
 	c := cn.client
+	cn.releaseTransient()
 	s.clientsMu.Lock()
 	delete(s.clients, c)
 	s.clientsMu.Unlock()

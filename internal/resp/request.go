@@ -168,6 +168,9 @@ func (p *Parser) Seal(buf []byte) {
 	p.done = 0
 }
 
+// Sealing reports whether the partial request has parts set aside.
+func (p *Parser) Sealing() bool { return len(p.sealed) > 0 }
+
 // Sealed reports whether the last request returned had parts set aside by
 // Seal, so that it is no longer whole in the input it was parsed from.
 func (p *Parser) Sealed() bool { return p.wasSealed }
