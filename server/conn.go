@@ -181,15 +181,15 @@ func (cn *conn) readBuf(scratch []byte) []byte {
 // allocated 64 MB of doubling buffers before, and its collections took
 // half of its CPU.
 func (cn *conn) seal(done, need int) {
-	cn.parser.Seal(cn.in)
+	args := cn.parser.Seal(cn.in)
 	rest := cn.in[done:]
 	size := max(len(rest)+max(need, minReadRoom), min(2*cap(cn.in), sealedBufMax))
 	cn.in = append(make([]byte, 0, size), rest...)
-	// The sealed bytes, and about as many again for the arguments' slices
-	// (24 bytes for an argument of ~17 bytes and its header), are held
-	// until the request has run.
-	cn.transient += 2 * int64(done)
-	cn.srv.holdTransient(2 * int64(done))
+	// The sealed bytes, and the slices of their arguments in the args the
+	// parser makes at the end, are held until the request has run.
+	held := int64(done) + int64(args)*int64(unsafe.Sizeof([]byte(nil)))
+	cn.transient += held
+	cn.srv.holdTransient(held)
 }
 
 // releaseTransient gives back what seal told the GC tuner a long request

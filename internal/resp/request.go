@@ -36,8 +36,9 @@ type Parser struct {
 	pos       int   // bytes of the request parsed so far
 	argBytes  int64 // the parsed arguments' bytes (Redis's argv_len_sum)
 	// done is where the partial request's last complete argument (or its
-	// header) ends: what Seal may set aside.
-	done int
+	// header) ends: what Seal may set aside; doneArgs the arguments before
+	// it, since the last Seal.
+	done, doneArgs int
 	// sealed holds the partial request's earlier parts, set aside by Seal,
 	// in order, the first starting with the multibulk header; wasSealed
 	// says whether the last request had any.
@@ -90,7 +91,7 @@ func (p *Parser) Next(buf []byte, authed bool) (st ParseStatus, used int, args [
 			return ParseSkip, nl + 2, nil, ""
 		}
 		p.inRequest, p.argsLeft, p.bulkLen, p.pos = true, n, -1, nl+2
-		p.argBytes, p.done = 0, p.pos
+		p.argBytes, p.done, p.doneArgs = 0, p.pos, 0
 	}
 	for p.argsLeft > 0 {
 		if p.bulkLen < 0 {
@@ -127,6 +128,7 @@ func (p *Parser) Next(buf []byte, authed bool) (st ParseStatus, used int, args [
 		p.argBytes += p.bulkLen
 		p.pos = end + 2
 		p.done = p.pos
+		p.doneArgs++
 		p.bulkLen = -1
 		p.argsLeft--
 	}
@@ -157,15 +159,18 @@ func (p *Parser) Sealable() int {
 // new buffer holding only the partial argument. A long request then takes
 // about its own size, and each byte is copied at most once, where a
 // buffer grown by doubling to hold a 1M-argument request allocated about
-// three times its size and copied it once more.
-func (p *Parser) Seal(buf []byte) {
+// three times its size and copied it once more. It returns how many
+// arguments the sealed part completes.
+func (p *Parser) Seal(buf []byte) (args int) {
 	n := p.done
 	if n == 0 {
-		return
+		return 0
 	}
 	p.sealed = append(p.sealed, buf[:n:n])
 	p.pos -= n
-	p.done = 0
+	args = p.doneArgs
+	p.done, p.doneArgs = 0, 0
+	return args
 }
 
 // Sealing reports whether the partial request has parts set aside.
