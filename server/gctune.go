@@ -16,7 +16,8 @@ import (
 // would cost CPU and save little. A GOGC set at startup is left alone.
 //
 // A long request being read adds its own bytes to the headroom
-// (holdTransient) until it has run, up to GOGC=100: its buffers and
+// (holdTransient) until it has run, if it is no larger than the live
+// heap: its buffers and
 // arguments are live until then, so a collection they trigger frees
 // nothing of them, and each one marks the whole keyspace. A 1M-argument DEL of 500,000 keys
 // ran 5 collections of a 100 MB heap, half of its CPU, where Redis frees
@@ -80,15 +81,20 @@ func (g *gcTuner) retune() {
 // gcPercentFor is the GC percent that lets a live heap of live bytes grow
 // by an eighth plus gcHeadroom, rounded down to a multiple of 5 so that a
 // slowly changing heap does not reset the pacer at every tick, and by the
-// transient bytes of long requests on top, up to GOGC=100.
+// transient bytes of long requests on top when they are no more than
+// the live heap.
 func gcPercentFor(live, transient uint64) int {
 	if live == 0 {
 		live = 1 << 20 // before the first collection
 	}
 	p := int((live/8 + gcHeadroom) * 100 / live)
 	p = max(min(p/5*5, 100), minGCPercent)
-	// Never past GOGC=100: a collection during the command counts the
-	// request's bytes in the live heap too, and a percent sized for them
-	// on a small heap let a 1M-member SADD's garbage grow by 40 MB.
-	return min(p+int(transient*100/live)/5*5, max(p, 100))
+	// Only for requests no larger than the live heap: a collection during
+	// the command counts the request's bytes in the live heap too, and a
+	// percent sized for them on a small heap (where collections are cheap)
+	// let a 1M-member SADD's garbage grow by 30 MB.
+	if transient > live {
+		return p
+	}
+	return p + int(transient*100/live)/5*5
 }
