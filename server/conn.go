@@ -9,6 +9,7 @@ import (
 
 	"github.com/tidwall/redcon"
 
+	"github.com/floodgate/floodgate/aof"
 	"github.com/floodgate/floodgate/internal/resp"
 )
 
@@ -34,6 +35,12 @@ type conn struct {
 	readIn   bool // the last readBuf returned in's free part
 	lent     bool // a command kept part of in (lend)
 	lentSize int  // the size of the argument it kept
+	// rejoined is a postponed request whose start was sealed, written out
+	// again, which received puts back ahead of the unparsed input.
+	rejoined []byte
+	// transient is the bytes a long request being read holds, which the
+	// GC tuner counts (seal).
+	transient int64
 	// inPeak is the most in held since the last resizeQueryBuffer
 	// (Redis's querybuf_peak). Touched by the transport's goroutine only.
 	inPeak int
@@ -132,7 +139,9 @@ func (cn *conn) init(s *Server, tr transport) {
 // PROTO_MBULK_BIG_ARG or more into a buffer of its size) and at least
 // doubles, so a request that takes many reads is copied O(1) times per
 // byte: growing by a fixed step made a 1M-argument request, 13 MB,
-// cost 4.5 GB of copying (scripts/bench-bigargs.sh).
+// cost 4.5 GB of copying (scripts/bench-bigargs.sh). Once most of a full
+// buffer is complete arguments of a long request, the buffer is sealed
+// instead (seal).
 func (cn *conn) readBuf(scratch []byte) []byte {
 	if len(cn.in) == 0 && scratch != nil {
 		cn.readIn = false
@@ -145,6 +154,10 @@ func (cn *conn) readBuf(scratch []byte) []byte {
 	need := cn.parser.Need(len(cn.in))
 	free := cap(cn.in) - len(cn.in)
 	if free < max(need, minReadRoom) {
+		if done := cn.parser.Sealable(); done >= queryBufLen && 2*done >= len(cn.in) && !cn.client.mustAuth() {
+			cn.seal(done, need)
+			return cn.in[len(cn.in):cap(cn.in)]
+		}
 		room := max(need, len(cn.in), queryBufLen)
 		if cn.client.mustAuth() {
 			room = unauthRoom(room, len(cn.in))
@@ -157,6 +170,40 @@ func (cn *conn) readBuf(scratch []byte) []byte {
 	}
 	return cn.in[len(cn.in):cap(cn.in)]
 }
+
+// seal hands the first done bytes of the query buffer, complete arguments
+// of a long request, to the parser (resp.Parser.Seal) and goes on in a new
+// buffer holding the rest (a partial argument) with room for need more
+// bytes and at least twice the old size, up to sealedBufMax: the request's
+// arguments stay where they were read, as Redis moves each argument out of
+// its query buffer as soon as it is parsed, so a long request is neither
+// copied again nor held twice while it grows. A 1M-argument DEL (17 MB)
+// allocated 64 MB of doubling buffers before, and its collections took
+// half of its CPU.
+func (cn *conn) seal(done, need int) {
+	args := cn.parser.Seal(cn.in)
+	rest := cn.in[done:]
+	size := max(len(rest)+max(need, minReadRoom), min(2*cap(cn.in), sealedBufMax))
+	cn.in = append(make([]byte, 0, size), rest...)
+	// The sealed bytes, and the slices of their arguments in the args the
+	// parser makes at the end, are held until the request has run.
+	held := int64(done) + int64(args)*int64(unsafe.Sizeof([]byte(nil)))
+	cn.transient += held
+	cn.srv.holdTransient(held)
+}
+
+// releaseTransient gives back what seal told the GC tuner a long request
+// holds, once it has run or the connection is gone.
+func (cn *conn) releaseTransient() {
+	if cn.transient > 0 {
+		cn.srv.holdTransient(-cn.transient)
+		cn.transient = 0
+	}
+}
+
+// sealedBufMax bounds the buffers a long request is read into after its
+// first ones are sealed: reads of a megabyte take what a socket holds.
+const sealedBufMax = 1 << 20
 
 // queryBufLen is the query buffer's first size, Redis's PROTO_IOBUF_LEN.
 const queryBufLen = 16 << 10
@@ -235,6 +282,10 @@ func (cn *conn) received(buf []byte, n int, inHook bool) bool {
 	switch {
 	case cn.client.closing:
 		cn.in = nil
+	case cn.rejoined != nil:
+		// A request CLIENT PAUSE held back, whole again, runs first.
+		cn.in = append(cn.rejoined, rest...)
+		cn.rejoined = nil
 	case int64(len(rest)) > cn.srv.queryBufferLimit.Load():
 		cn.srv.log.Warn("closing client that reached max query buffer length", "addr", cn.client.addr)
 		cn.in = nil
@@ -262,6 +313,9 @@ func (cn *conn) received(buf []byte, n int, inHook bool) bool {
 		cn.in = cn.in[:copy(cn.in, rest)]
 	}
 	cn.lent = false
+	if !cn.parser.Sealing() {
+		cn.releaseTransient() // the long request has run
+	}
 	cn.noteQueryBuffer()
 	cn.afterReadEviction(inHook)
 	return true
@@ -365,9 +419,15 @@ func (cn *conn) process(data []byte, inHook bool) int {
 			cn.blocked = c.isBlocked()
 			if c.postponed {
 				// Held back by CLIENT PAUSE: the request stays unread and
-				// runs again when the pause ends.
+				// runs again when the pause ends. One whose start was
+				// sealed is no longer whole in data: it is written out again
+				// from its arguments, ahead of the rest.
 				c.postponed = false
-				off -= used
+				if cn.parser.Sealed() {
+					cn.rejoined = aof.AppendCommand(nil, args...)
+				} else {
+					off -= used
+				}
 				continue
 			}
 		} else {

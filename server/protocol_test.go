@@ -56,6 +56,20 @@ func (r *rawClient) expect(want string) {
 	}
 }
 
+// bulk reads one bulk string reply and returns its payload.
+func (r *rawClient) bulk() string {
+	r.t.Helper()
+	var n int
+	if _, err := fmt.Fscanf(r.rd, "$%d\r\n", &n); err != nil {
+		r.t.Fatalf("reading a bulk: %v", err)
+	}
+	b := make([]byte, n+2)
+	if _, err := io.ReadFull(r.rd, b); err != nil {
+		r.t.Fatalf("reading a bulk: %v", err)
+	}
+	return string(b[:n])
+}
+
 // expectClosed reads until the server closes the connection and checks
 // that nothing more came.
 func (r *rawClient) expectClosed() {

@@ -32,12 +32,13 @@ func feedConn(t *testing.T) *conn {
 }
 
 // feed hands data to cn in reads of at most chunk bytes, as the event
-// loop does, and returns how many times the query buffer was reallocated.
+// loop does, and returns how many times the query buffer was reallocated
+// or sealed and replaced.
 func feed(t *testing.T, cn *conn, data string, chunk int) (grown int) {
 	t.Helper()
 	for len(data) > 0 {
-		buf := cn.readBuf(nil)
 		before := unsafe.SliceData(cn.in[:cap(cn.in)])
+		buf := cn.readBuf(nil)
 		n := copy(buf, data[:min(chunk, len(data))])
 		data = data[n:]
 		if !cn.received(buf, n, false) {
@@ -50,29 +51,45 @@ func feed(t *testing.T, cn *conn, data string, chunk int) (grown int) {
 	return grown
 }
 
-// A request that takes many reads grows the query buffer geometrically:
-// growing by a fixed step copied a 1M-argument request once per 16 KB
-// read (4.5 GB of copying for 13 MB).
-func TestQueryBufferGrowsGeometrically(t *testing.T) {
+// A request that takes many reads is copied O(1) times per byte: growing
+// by a fixed step copied a 1M-argument request once per 16 KB read (4.5 GB
+// of copying for 13 MB). A big bulk grows the buffer geometrically to hold
+// it; many small arguments are sealed as they arrive, so that the buffer
+// holds only the last of them (TestLoopLongRequest runs such requests).
+func TestQueryBufferLongRequest(t *testing.T) {
 	cases := []struct {
-		name string
-		req  string
+		name, req string
+		sealed    bool
 	}{
-		{"many small arguments", "*200001\r\n$5\r\nRPUSH\r\n" + strings.Repeat("$6\r\nvalue1\r\n", 200000)},
-		{"one big argument", "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$3000000\r\n" + strings.Repeat("x", 3000000)},
+		{"many small arguments", "*200001\r\n$5\r\nRPUSH\r\n$1\r\nl" + strings.Repeat("\r\n$6\r\nvalue1", 199999) + "\r\n", true},
+		{"one big argument", "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$3000000\r\n" + strings.Repeat("x", 3000000) + "\r\n", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			cn := feedConn(t)
-			partial := tc.req[:len(tc.req)-1] // never complete: nothing runs
+			partial := tc.req[:len(tc.req)-1] // not complete yet: nothing runs
 			grown := feed(t, cn, partial, 16<<10)
 			// Doubling from 16 KB to the request's size, and a few more.
 			limit := 4
 			for size := 16 << 10; size < len(partial); size *= 2 {
 				limit++
 			}
-			if grown > limit || len(cn.in) != len(partial) {
-				t.Fatalf("%d bytes in %d reads: buffer reallocated %d times (want at most %d), holds %d", len(partial), len(partial)/(16<<10), grown, limit, len(cn.in))
+			held := len(partial)
+			if tc.sealed {
+				held = len(cn.in) // the start is sealed
+				if held > sealedBufMax {
+					t.Fatalf("the buffer holds %d bytes of a request of many small arguments, want at most %d", held, sealedBufMax)
+				}
+				if got := transientHeld(cn.srv); got < uint64(len(partial)-held) {
+					t.Fatalf("the GC tuner counts %d bytes of the partial request, want at least the %d sealed", got, len(partial)-held)
+				}
+			}
+			if grown > limit || len(cn.in) != held {
+				t.Fatalf("%d bytes in %d reads: buffer reallocated %d times (want at most %d), holds %d (want %d)", len(partial), len(partial)/(16<<10), grown, limit, len(cn.in), held)
+			}
+			cn.srv.closedConn(cn)
+			if got := transientHeld(cn.srv); got != 0 {
+				t.Fatalf("the GC tuner counts %d bytes after the connection closed", got)
 			}
 		})
 	}

@@ -22,6 +22,69 @@ func TestLoopLargeRequest(t *testing.T) {
 	c.expect(fmt.Sprintf("$%d\r\n%s\r\n", len(value), value))
 }
 
+// longMSet is an MSET of n pairs, its i-th value "v<i>" except the
+// pair at big, whose value is bigValue: a request over many reads, whose
+// complete arguments the connection seals as it goes.
+func longMSet(n, big int, bigValue string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "*%d\r\n$4\r\nMSET\r\n", 1+2*n)
+	for i := range n {
+		k, v := fmt.Sprint("key:", i), fmt.Sprint("v", i)
+		if i == big {
+			v = bigValue
+		}
+		fmt.Fprintf(&b, "$%d\r\n%s\r\n$%d\r\n%s\r\n", len(k), k, len(v), v)
+	}
+	return b.String()
+}
+
+// A request of many arguments over many reads (its first parts sealed, so
+// that it is never whole in one buffer), with a bulk larger than a read in
+// the middle, runs with every argument intact, and so does the request
+// pipelined after it.
+func TestLoopLongRequest(t *testing.T) {
+	parallel(t)
+	srv := startProtocolServer(t, Config{})
+	c := dialRaw(t, srv)
+	const n = 50000
+	big := strings.Repeat("0123456789", 200<<10/10) // 200 KB
+	c.send(longMSet(n, n/2, big) + "*4\r\n$4\r\nMGET\r\n$5\r\nkey:0\r\n$9\r\nkey:49999\r\n$9\r\nkey:12345\r\n")
+	c.expect("+OK\r\n*3\r\n$2\r\nv0\r\n$6\r\nv49999\r\n$6\r\nv12345\r\n")
+	c.send("*2\r\n$6\r\nSTRLEN\r\n$9\r\nkey:25000\r\n*1\r\n$6\r\nDBSIZE\r\n")
+	c.expect(fmt.Sprintf(":%d\r\n:%d\r\n", len(big), n))
+	if held := transientHeld(srv); held != 0 {
+		t.Fatalf("the GC tuner still counts %d bytes of requests that have run", held)
+	}
+}
+
+// transientHeld is what the GC tuner counts of long requests.
+func transientHeld(srv *Server) uint64 {
+	srv.gc.mu.Lock()
+	defer srv.gc.mu.Unlock()
+	return srv.gc.transient
+}
+
+// A long request that CLIENT PAUSE holds back, whose start was sealed,
+// runs whole once the pause ends, before what was sent after it.
+func TestLoopLongRequestPaused(t *testing.T) {
+	parallel(t)
+	srv := startProtocolServer(t, Config{})
+	admin, c := dialRaw(t, srv), dialRaw(t, srv)
+	admin.send("CLIENT PAUSE 100000 WRITE\r\n")
+	admin.expect("+OK\r\n")
+	const n = 20000
+	c.send(longMSet(n, -1, "") + "*2\r\n$3\r\nGET\r\n$9\r\nkey:19999\r\n")
+	waitFor(t, "the MSET to wait for the pause", func() bool {
+		admin.send("INFO clients\r\n")
+		return infoField(admin.bulk(), "blocked_clients") == "1"
+	})
+	admin.send("CLIENT UNPAUSE\r\n")
+	admin.expect("+OK\r\n")
+	c.expect("+OK\r\n$6\r\nv19999\r\n")
+	c.send("*1\r\n$6\r\nDBSIZE\r\n")
+	c.expect(fmt.Sprintf(":%d\r\n", n))
+}
+
 // A client that sends a long pipeline before reading stops being read
 // while its replies wait, and then gets every reply, in order.
 func TestLoopSlowReader(t *testing.T) {
@@ -109,6 +172,8 @@ func TestOtherTransports(t *testing.T) {
 				{"HandlerPanic", TestProtocolHandlerPanic},
 				{"Shutdown", TestShutdown},
 				{"LargeRequest", TestLoopLargeRequest},
+				{"LongRequest", TestLoopLongRequest},
+				{"LongRequestPaused", TestLoopLongRequestPaused},
 				{"SlowReader", TestLoopSlowReader},
 				{"ClientGoneMidReply", TestLoopClientGoneMidReply},
 				{"ClientKill", TestClientKill},

@@ -246,7 +246,7 @@ type Server struct {
 	idleTimeout     atomic.Int64 // timeout, seconds; enforced by clientsCron
 	tcpKeepalive    atomic.Int64 // tcp-keepalive, seconds; set on accepted sockets
 	returningMemory atomic.Bool  // returnMemory is running
-	gcPercent       int          // the GC percent tuneGC set last (gctune.go)
+	gc              gcTuner      // the GC percent (gctune.go)
 	heapPurge       heapPurge    // purgeIdleHeap's state (gctune.go)
 	nextPurge       atomic.Int64 // unix ns before which purgeIdleHeap waits
 	hz              atomic.Int32 // configured hz
@@ -606,6 +606,7 @@ func (s *Server) killClient(c *Client) {
 // the transport's goroutine, outside any batch.
 func (s *Server) closedConn(cn *conn) {
 	c := cn.client
+	cn.releaseTransient()
 	s.clientsMu.Lock()
 	delete(s.clients, c)
 	s.clientsMu.Unlock()

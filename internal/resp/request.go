@@ -15,7 +15,8 @@ import (
 // slices of the input buffer and nothing is copied; inline requests are
 // split with sdssplitargs's rules. It keeps its position inside a request
 // that has not fully arrived, so a long request costs one pass however many
-// reads it takes.
+// reads it takes, and lets the reader set the complete arguments of a long
+// request aside (Seal) instead of growing one buffer to hold all of it.
 //
 // The limits and errors are Redis's: bulk strings over proto-max-bulk-len,
 // multibulk counts over INT_MAX, headers and inline requests over 64 KB,
@@ -34,6 +35,15 @@ type Parser struct {
 	bulkLen   int64 // length of the bulk being read; -1: its header is next
 	pos       int   // bytes of the request parsed so far
 	argBytes  int64 // the parsed arguments' bytes (Redis's argv_len_sum)
+	// done is where the partial request's last complete argument (or its
+	// header) ends: what Seal may set aside; doneArgs the arguments before
+	// it, since the last Seal.
+	done, doneArgs int
+	// sealed holds the partial request's earlier parts, set aside by Seal,
+	// in order, the first starting with the multibulk header; wasSealed
+	// says whether the last request had any.
+	sealed    [][]byte
+	wasSealed bool
 
 	args [][]byte // the last request's arguments, reused
 }
@@ -49,7 +59,7 @@ const (
 )
 
 // Next parses one request from buf, the unparsed input, which starts at the
-// current request's first byte. It returns the status, the bytes consumed
+// current request's first byte not sealed. It returns the status, the bytes consumed
 // (all of the request's when complete; 0 while incomplete) and, for
 // ParseRequest, the arguments (valid until the next call and only as long as
 // buf is) or, for ParseError, the error reply.
@@ -57,10 +67,11 @@ func (p *Parser) Next(buf []byte, authed bool) (st ParseStatus, used int, args [
 	if len(buf) == 0 {
 		return ParseIncomplete, 0, nil, ""
 	}
-	if !p.inRequest && buf[0] != '*' {
-		return p.inline(buf)
-	}
 	if !p.inRequest {
+		p.wasSealed = false // a request that starts here is whole in buf
+		if buf[0] != '*' {
+			return p.inline(buf)
+		}
 		if used, args, ok := p.whole(buf, authed); ok {
 			return ParseRequest, used, args, ""
 		}
@@ -84,7 +95,7 @@ func (p *Parser) Next(buf []byte, authed bool) (st ParseStatus, used int, args [
 			return ParseSkip, nl + 2, nil, ""
 		}
 		p.inRequest, p.argsLeft, p.bulkLen, p.pos = true, n, -1, nl+2
-		p.argBytes = 0
+		p.argBytes, p.done, p.doneArgs = 0, p.pos, 0
 	}
 	for p.argsLeft > 0 {
 		if p.bulkLen < 0 {
@@ -120,10 +131,15 @@ func (p *Parser) Next(buf []byte, authed bool) (st ParseStatus, used int, args [
 		end := p.pos + int(p.bulkLen)
 		p.argBytes += p.bulkLen
 		p.pos = end + 2
+		p.done = p.pos
+		p.doneArgs++
 		p.bulkLen = -1
 		p.argsLeft--
 	}
-	p.args = requestArgs(buf, p.args)
+	p.wasSealed = len(p.sealed) > 0
+	p.args = requestArgs(p.sealed, buf[:p.pos], p.args)
+	clear(p.sealed) // the arguments keep what they need of them
+	p.sealed = p.sealed[:0]
 	used = p.pos
 	p.inRequest, p.pos = false, 0
 	return ParseRequest, used, p.args, ""
@@ -173,8 +189,49 @@ func (p *Parser) whole(buf []byte, authed bool) (used int, args [][]byte, ok boo
 	return pos, args, true
 }
 
-// requestArgs appends to args[:0] the arguments of buf's multibulk
-// request, which next has parsed and checked whole, and returns them.
+// Sealable is how many bytes at the start of the unparsed input hold
+// complete arguments of the partial request (its header first if nothing
+// was sealed yet): what Seal can set aside; 0 when no multibulk request is
+// in progress.
+func (p *Parser) Sealable() int {
+	if !p.inRequest {
+		return 0
+	}
+	return p.done
+}
+
+// Seal sets aside buf[:Sealable()], the start of the unparsed input, which
+// the reader then drops from its buffer: the next Next gets the input from
+// there on. The request's arguments keep pointing into the sealed part,
+// which must not change, so the reader hands it over and reads on into a
+// new buffer holding only the partial argument. A long request then takes
+// about its own size, and each byte is copied at most once, where a
+// buffer grown by doubling to hold a 1M-argument request allocated about
+// three times its size and copied it once more. It returns how many
+// arguments the sealed part completes.
+func (p *Parser) Seal(buf []byte) (args int) {
+	n := p.done
+	if n == 0 {
+		return 0
+	}
+	p.sealed = append(p.sealed, buf[:n:n])
+	p.pos -= n
+	args = p.doneArgs
+	p.done, p.doneArgs = 0, 0
+	return args
+}
+
+// Sealing reports whether the partial request has parts set aside.
+func (p *Parser) Sealing() bool { return len(p.sealed) > 0 }
+
+// Sealed reports whether the last request returned had parts set aside by
+// Seal, so that it is no longer whole in the input it was parsed from.
+func (p *Parser) Sealed() bool { return p.wasSealed }
+
+// requestArgs appends to args[:0] the arguments of a multibulk request,
+// which next has parsed and checked whole, and returns them: the request is
+// the parts Seal set aside, each holding whole arguments (the first also
+// the header), then last, the rest of it.
 // Nothing is kept per argument while a request arrives: every header is
 // canonical ("$" and a length without sign or leading zero, as
 // number.ParseInt accepts it), so the arguments are found again by walking
@@ -183,22 +240,35 @@ func (p *Parser) whole(buf []byte, authed bool) (used int, args [][]byte, ok boo
 // allocated), with the 24 MB of args beside it at the end; the args are
 // made only now, at the request's exact count, so a declared count that
 // never arrives costs nothing.
-func requestArgs(buf []byte, args [][]byte) [][]byte {
-	nl := bytes.IndexByte(buf, '\r')
-	count, _ := number.ParseInt(buf[1:nl])
+func requestArgs(sealed [][]byte, last []byte, args [][]byte) [][]byte {
+	first := last
+	if len(sealed) > 0 {
+		first = sealed[0]
+	}
+	nl := bytes.IndexByte(first, '\r')
+	count, _ := number.ParseInt(first[1:nl])
 	if cap(args) < int(count) {
 		args = make([][]byte, 0, count)
 	}
 	args = args[:0]
 	pos := nl + 2
-	for range count {
+	for _, part := range sealed {
+		args = appendArgs(args, part, pos)
+		pos = 0
+	}
+	return appendArgs(args, last, pos)
+}
+
+// appendArgs appends the arguments of part, whole bulks from pos on.
+func appendArgs(args [][]byte, part []byte, pos int) [][]byte {
+	for pos < len(part) {
 		n, i := 0, pos+1 // past the '$'
-		for ; buf[i] != '\r'; i++ {
-			n = n*10 + int(buf[i]-'0')
+		for ; part[i] != '\r'; i++ {
+			n = n*10 + int(part[i]-'0')
 		}
 		start := i + 2
 		end := start + n
-		args = append(args, buf[start:end:end])
+		args = append(args, part[start:end:end])
 		pos = end + 2
 	}
 	return args
@@ -247,6 +317,8 @@ func (p *Parser) BulkBytes() int {
 
 func (p *Parser) fail(msg string) (ParseStatus, int, [][]byte, string) {
 	p.inRequest, p.pos = false, 0
+	clear(p.sealed)
+	p.sealed = p.sealed[:0]
 	return ParseError, 0, nil, msg
 }
 

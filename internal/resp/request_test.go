@@ -9,8 +9,10 @@ import (
 
 // parseAll feeds stream to a Parser in chunks of at most chunk
 // bytes, keeping the unparsed rest as the event loop does, and returns the
-// requests (arguments joined by "|") and the first protocol error.
-func parseAll(stream string, chunk int, authed bool) (reqs []string, errMsg string) {
+// requests (arguments joined by "|") and the first protocol error. With
+// seal, the complete arguments of a partial request are sealed after each
+// chunk, as the event loop does with a long one, and the rest moves on.
+func parseAll(stream string, chunk int, authed, seal bool) (reqs []string, errMsg string) {
 	var maxBulkLen atomic.Int64
 	maxBulkLen.Store(1000)
 	p := Parser{MaxBulkLen: &maxBulkLen}
@@ -31,6 +33,10 @@ func parseAll(stream string, chunk int, authed bool) (reqs []string, errMsg stri
 		for {
 			st, used, args, msg := p.Next(buf, authed)
 			if st == ParseIncomplete {
+				if n := p.Sealable(); seal && n > 0 {
+					p.Seal(buf)
+					buf = append([]byte(nil), buf[n:]...)
+				}
 				break
 			}
 			if st == ParseError {
@@ -79,14 +85,17 @@ func TestRequestParser(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			// Every chunk size, down to a byte at a time, parses the same.
+			// Every chunk size, down to a byte at a time, parses the same,
+			// with the complete arguments sealed after each chunk or not.
 			for _, chunk := range []int{len(tc.stream), 1, 2, 3, 7, 64} {
 				if chunk == 0 {
 					continue
 				}
-				got, errMsg := parseAll(tc.stream, chunk, tc.authed)
-				if fmt.Sprint(got) != fmt.Sprint(tc.want) || errMsg != tc.err {
-					t.Fatalf("chunks of %d: got %q, error %q; want %q, error %q", chunk, got, errMsg, tc.want, tc.err)
+				for _, seal := range []bool{false, true} {
+					got, errMsg := parseAll(tc.stream, chunk, tc.authed, seal)
+					if fmt.Sprint(got) != fmt.Sprint(tc.want) || errMsg != tc.err {
+						t.Fatalf("chunks of %d, sealed %v: got %q, error %q; want %q, error %q", chunk, seal, got, errMsg, tc.want, tc.err)
+					}
 				}
 			}
 		})
@@ -94,7 +103,8 @@ func TestRequestParser(t *testing.T) {
 }
 
 // FuzzRequestParser: any input, in any chunking, parses without a panic,
-// and a chunked parse finds the same requests and error as a whole one.
+// and a chunked parse, sealed or not, finds the same requests and error as
+// a whole one.
 func FuzzRequestParser(f *testing.F) {
 	for _, seed := range []string{
 		"*2\r\n$4\r\nECHO\r\n$3\r\nabc\r\n", "PING\r\n", "ECHO \"a\\x41\" 'b'\n", "*0\r\n*-1\r\n",
@@ -108,10 +118,11 @@ func FuzzRequestParser(f *testing.F) {
 			// cost quadratic time here without finding anything new.
 			t.Skip()
 		}
-		whole, wholeErr := parseAll(stream, max(len(stream), 1), true)
-		parts, partsErr := parseAll(stream, int(chunk%16)+1, true)
+		whole, wholeErr := parseAll(stream, max(len(stream), 1), true, false)
+		seal := chunk&16 != 0
+		parts, partsErr := parseAll(stream, int(chunk%16)+1, true, seal)
 		if fmt.Sprint(whole) != fmt.Sprint(parts) || wholeErr != partsErr {
-			t.Fatalf("whole: %q %q; in chunks of %d: %q %q", whole, wholeErr, chunk%16+1, parts, partsErr)
+			t.Fatalf("whole: %q %q; in chunks of %d (sealed %v): %q %q", whole, wholeErr, chunk%16+1, seal, parts, partsErr)
 		}
 	})
 }
