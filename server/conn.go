@@ -641,11 +641,15 @@ func (cn *conn) releaseOutput() {
 	}
 }
 
-// returnMemory returns freed heap to the system, one call at a time.
+// returnMemory returns freed heap to the system, one call at a time, and
+// spaces the idle-heap purge after it by purgeSpacing times its duration
+// (gctune.go).
 func (s *Server) returnMemory() {
 	if s.returningMemory.CompareAndSwap(false, true) {
 		go func() {
+			began := time.Now()
 			debug.FreeOSMemory()
+			s.nextPurge.Store(time.Now().Add(purgeSpacing * time.Since(began)).UnixNano())
 			s.returningMemory.Store(false)
 		}()
 	}

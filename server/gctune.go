@@ -175,15 +175,9 @@ func (s *Server) purgeIdleHeap(h heapSample, now time.Time) {
 	if startGCPercent < 0 {
 		return // GOGC=off: no collection unless asked
 	}
-	if !s.heapPurge.due(h, now, s.nextPurge.Load()) || !s.returningMemory.CompareAndSwap(false, true) {
-		return
+	if s.heapPurge.due(h, now, s.nextPurge.Load()) {
+		s.returnMemory()
 	}
-	go func() {
-		began := time.Now()
-		debug.FreeOSMemory()
-		s.nextPurge.Store(time.Now().Add(purgeSpacing * time.Since(began)).UnixNano())
-		s.returningMemory.Store(false)
-	}()
 }
 
 // due follows the heap from tick to tick and reports whether a purge is
