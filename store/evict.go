@@ -240,10 +240,7 @@ func (s *Store) bestCandidate() (*Entry, *DB) {
 	volatile := s.evict.Policy.volatile()
 	for {
 		total := 0
-		for _, d := range s.dbs {
-			if d == nil {
-				continue
-			}
+		for d := range s.usedDBs() {
 			n := d.keys.len()
 			if volatile {
 				n = d.expiries.len()

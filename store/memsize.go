@@ -28,10 +28,7 @@ func (s *Store) Used() int64 { return s.used + s.indexBytes() }
 // expiry heap.
 func (s *Store) indexBytes() int64 {
 	var n int64
-	for _, d := range s.dbs {
-		if d == nil {
-			continue
-		}
+	for d := range s.usedDBs() {
 		main, expires := d.Overhead()
 		n += main + expires
 	}

@@ -8,6 +8,7 @@
 package store
 
 import (
+	"iter"
 	"math/rand/v2"
 	"runtime/debug"
 	"time"
@@ -352,6 +353,18 @@ func (s *Store) DB(i int) *DB {
 	return s.newDB(i)
 }
 
+// usedDBs yields the databases made so far, in order: one never used (DB
+// makes it) is empty.
+func (s *Store) usedDBs() iter.Seq[*DB] {
+	return func(yield func(*DB) bool) {
+		for _, d := range s.dbs {
+			if d != nil && !yield(d) {
+				return
+			}
+		}
+	}
+}
+
 // SwapDB exchanges the contents of databases a and b.
 func (s *Store) SwapDB(a, b int) {
 	da, db := s.DB(a), s.DB(b)
@@ -368,10 +381,8 @@ func (s *Store) SwapDB(a, b int) {
 
 // FlushAll empties every database.
 func (s *Store) FlushAll() {
-	for _, d := range s.dbs {
-		if d != nil { // never used: empty
-			d.Flush()
-		}
+	for d := range s.usedDBs() {
+		d.Flush()
 	}
 }
 
@@ -385,10 +396,7 @@ func (s *Store) FlushAll() {
 func (s *Store) ActiveExpire(limit int) (deleted int, more bool) {
 	s.Refresh()
 	steps := 0
-	for _, d := range s.dbs {
-		if d == nil {
-			continue
-		}
+	for d := range s.usedDBs() {
 		for d.expiries.len() > 0 && d.expiries.slot(0).due < s.now {
 			if limit > 0 && steps >= limit {
 				return deleted, true
@@ -421,10 +429,8 @@ func (s *Store) ActiveExpire(limit int) (deleted int, more bool) {
 // left mostly empty, so their old bucket arrays are freed (eviction calls
 // it; active expiry does on its own).
 func (s *Store) Shrink() {
-	for _, d := range s.dbs {
-		if d != nil {
-			d.keys.rehashSome(cronRehash)
-		}
+	for d := range s.usedDBs() {
+		d.keys.rehashSome(cronRehash)
 	}
 }
 
