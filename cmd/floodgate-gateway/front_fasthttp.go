@@ -292,14 +292,8 @@ func (f *fastFront) proxy(ctx *fasthttp.RequestCtx, limitHeaders http.Header) {
 // fastReplayable is replayable for a fasthttp request: no body, and a
 // method that changes nothing or an idempotency key.
 func fastReplayable(req *fasthttp.Request) bool {
-	if req.IsBodyStream() || len(req.Body()) > 0 {
-		return false
-	}
-	switch string(req.Header.Method()) {
-	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
-		return true
-	}
-	return req.Header.Peek("Idempotency-Key") != nil || req.Header.Peek("X-Idempotency-Key") != nil
+	return replayableShape(string(req.Header.Method()), req.IsBodyStream() || len(req.Body()) > 0,
+		func(name string) bool { return req.Header.Peek(name) != nil })
 }
 
 // upstreamURI joins the --upstream URL's path and query to the request's,

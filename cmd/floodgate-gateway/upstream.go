@@ -254,14 +254,22 @@ func isUpgrade(h http.Header) bool {
 // failed under it: no body, and a method that changes nothing or an
 // idempotency key, as net/http's Transport decides.
 func replayable(req *http.Request) bool {
-	if req.Body != nil && req.Body != http.NoBody {
+	return replayableShape(req.Method, req.Body != nil && req.Body != http.NoBody, func(name string) bool {
+		_, ok := req.Header[name]
+		return ok
+	})
+}
+
+// replayableShape is the rule of replayable and fastReplayable: no body,
+// and a method that changes nothing ("" is GET) or an idempotency key
+// (has reports whether a header is present).
+func replayableShape(method string, body bool, has func(name string) bool) bool {
+	if body {
 		return false
 	}
-	switch req.Method {
+	switch method {
 	case "", http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
 		return true
 	}
-	_, key := req.Header["Idempotency-Key"]
-	_, xkey := req.Header["X-Idempotency-Key"]
-	return key || xkey
+	return has("Idempotency-Key") || has("X-Idempotency-Key")
 }
