@@ -532,11 +532,7 @@ func (p packedList) memberAt(off int) (start, n int) {
 	n = int(packedMemberLen[h])
 	if h >= packedLongHeader {
 		l, w := binary.Uvarint(p[off:])
-		n, off = int(l), off+w
-		if h == packedTextHeader {
-			t, w := binary.Uvarint(p[off:])
-			off += w + int(t>>1)
-		}
+		n, off = int(l), p.pastText(off+w, h)
 	}
 	return off + packedScoreLen[packedScoreKind[h]], n
 }
@@ -549,11 +545,7 @@ func (p packedList) entry(off int) (member []byte, score float64, next int) {
 	n := int(packedMemberLen[h])
 	if h >= packedLongHeader {
 		l, w := binary.Uvarint(p[off:])
-		n, off = int(l), off+w
-		if h == packedTextHeader {
-			t, w := binary.Uvarint(p[off:])
-			off += w + int(t>>1)
-		}
+		n, off = int(l), p.pastText(off+w, h)
 	}
 	switch kind {
 	case packedFloat:
@@ -667,6 +659,16 @@ func (p *packedList) insertText(off int, member []byte, score float64, text Scor
 	head = append(head, text.Text...)
 	head = binary.LittleEndian.AppendUint64(head, math.Float64bits(score))
 	p.insertEncoded(off, head, member)
+}
+
+// pastText is off, just past the member's length in an entry of header h,
+// moved past the entry's score text if it keeps one.
+func (p packedList) pastText(off int, h byte) int {
+	if h == packedTextHeader {
+		t, w := binary.Uvarint(p[off:])
+		off += w + int(t>>1)
+	}
+	return off
 }
 
 // text returns the kept score text of the entry at off, if it has one.
