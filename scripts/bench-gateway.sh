@@ -2,26 +2,30 @@
 # What floodgate-gateway adds to a request, each piece its own process as in
 # production: an upstream (scripts/gatewayload -serve), a floodgate and a
 # redis-server store, one gateway per store, and one more on floodgate with
-# GOMAXPROCS=1 (gw-floodgate-1p) and one on the net/http front end
-# (gw-floodgate-nethttp), and a bare httputil.ReverseProxy
-# (bare-proxy: no limiter, no store; the floor any Go gateway pays for one
-# more HTTP hop). scripts/gatewayload sends
-# sequential keep-alive GETs turn by turn directly to the upstream and
-# through each gateway, so every path sees the same load; the added latency
-# is a path's p50/p99 minus direct's in the same rep. CPU per request is the
-# gateway's own process (and each store's per decision), from schedstat,
-# with its thread wake-ups per request; allocations per request are the
-# gateway's go_memstats_mallocs_total. Medians of REPS.
+# GOMAXPROCS=1 (gw-floodgate-1p), one on the net/http front end
+# (gw-floodgate-nethttp), a bare httputil.ReverseProxy (bare-proxy: no limiter, no store; the floor any Go gateway pays for one
+# more HTTP hop) and nginx with one worker (nginx: the floor of a proxy
+# written in C; skipped, with a note, when nginx is not installed).
+# scripts/gatewayload sends sequential keep-alive GETs turn by turn directly
+# to the upstream and through each gateway, so every path sees the same
+# load; the added latency is a path's p50/p99 minus direct's in the same
+# rep. CPU per request is the gateway's own process (and each store's per
+# decision), from schedstat, with its thread wake-ups per request;
+# allocations per request are the gateway's go_memstats_mallocs_total.
+# Medians of REPS.
 # With BEFORE=<a floodgate-gateway binary>, a gateway of that build runs
 # beside this tree's on the floodgate store, for an A/B in one run.
+# PATHS, a regular expression over the path names, keeps the paths it
+# matches (and direct).
 #
 #   REPS=5 N=5000 scripts/bench-gateway.sh
 #   BEFORE=/tmp/gw-old scripts/bench-gateway.sh
+#   PATHS='nginx|bare|gw-floodgate$' BASE=27400 scripts/bench-gateway.sh
 #
-# Ports 26001-26055 (the gateway helper's range).
+# Ports BASE+1 to BASE+19 (BASE is 26000 unless given).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-REPS=${REPS:-5}; N=${N:-5000}
+REPS=${REPS:-5}; N=${N:-5000}; BASE=${BASE:-26000}; PATHS=${PATHS:-.}
 dir=$(mktemp -d)
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$dir"' EXIT
@@ -29,43 +33,77 @@ go build -o "$dir/floodgate" ./cmd/floodgate
 go build -o "$dir/floodgate-gateway" ./cmd/floodgate-gateway
 go build -o "$dir/gatewayload" ./scripts/gatewayload
 
-redis-server --port 26001 --bind 127.0.0.1 --save '' --appendonly no --dir "$dir" --logfile "$dir/redis.log" & pids+=($!); RPID=$!
-"$dir/floodgate" --port 26002 --save "" --appendonly no --dir "$dir" >"$dir/floodgate.log" 2>&1 & pids+=($!); FPID=$!
-"$dir/gatewayload" -serve 127.0.0.1:26010 & pids+=($!)
-"$dir/gatewayload" -proxy 127.0.0.1:26012 -to http://127.0.0.1:26010 & pids+=($!); BPID=$!
-for p in 26001 26002; do
+UP=127.0.0.1:$((BASE + 3)) RS=127.0.0.1:$((BASE + 1)) FG=127.0.0.1:$((BASE + 2))
+redis-server --port $((BASE + 1)) --bind 127.0.0.1 --save '' --appendonly no --dir "$dir" --logfile "$dir/redis.log" & pids+=($!); RPID=$!
+"$dir/floodgate" --port $((BASE + 2)) --save "" --appendonly no --dir "$dir" >"$dir/floodgate.log" 2>&1 & pids+=($!); FPID=$!
+"$dir/gatewayload" -serve $UP & pids+=($!)
+for p in $((BASE + 1)) $((BASE + 2)); do
   for _ in $(seq 100); do redis-cli -p "$p" ping >/dev/null 2>&1 && break; sleep 0.05; done
 done
-# gateway NAME BINARY PORT STORE [ENV=VALUE [FLAG]]: a gateway on PORT
-# (admin PORT+1); its pid in the variable NAME. A limit no run reaches, a generous
+targets="direct=http://$UP/" procs="" metrics="" ready=() floodgates=0
+# want NAME: whether PATHS keeps path NAME.
+want() { [[ $1 =~ $PATHS ]]; }
+# gateway NAME PORT STORE [ENV=VALUE [FLAG [BINARY]]]: a gateway on PORT
+# (admin PORT+1) measured as path NAME. A limit no run reaches, a generous
 # store timeout (a loaded machine's missed 100 ms would turn into
 # fail-closed 503s).
 gateway() {
-  env ${5:-} "$2" ${6:-} --listen 127.0.0.1:"$3" --admin-addr 127.0.0.1:$(($3 + 1)) --upstream http://127.0.0.1:26010 \
-    --redis "$4" --ip-limit 1000000000/1s --store-timeout 2s --log-level error >"$dir/$1.log" 2>&1 & pids+=($!)
-  printf -v "$1" %s $!
+  want "$1" || return 0
+  env ${4:-} "${6:-$dir/floodgate-gateway}" ${5:-} --listen 127.0.0.1:"$2" --admin-addr 127.0.0.1:$(($2 + 1)) \
+    --upstream http://$UP --redis "$3" --ip-limit 1000000000/1s --store-timeout 2s --log-level error \
+    >"$dir/$1.log" 2>&1 & pids+=($!)
+  targets+=",$1=http://127.0.0.1:$2/" procs+="$1=$!," metrics+="$1=http://127.0.0.1:$(($2 + 1))/metrics,"
+  ready+=($(($2 + 1)))
+  [ "$3" != "$FG" ] || floodgates=$((floodgates + 1))
 }
-gateway GF "$dir/floodgate-gateway" 26020 127.0.0.1:26002
-gateway GR "$dir/floodgate-gateway" 26030 127.0.0.1:26001
+gateway gw-floodgate $((BASE + 6)) $FG
+gateway gw-redis $((BASE + 10)) $RS
 # The same gateway on one P: no thread to wake per goroutine switch.
-gateway G1 "$dir/floodgate-gateway" 26050 127.0.0.1:26002 GOMAXPROCS=1
+gateway gw-floodgate-1p $((BASE + 12)) $FG GOMAXPROCS=1
 # The same gateway on the net/http front end (the default is fasthttp).
-gateway GN "$dir/floodgate-gateway" 26054 127.0.0.1:26002 "" --front-end=net/http
-targets="direct=http://127.0.0.1:26010/,gw-floodgate=http://127.0.0.1:26020/,gw-redis=http://127.0.0.1:26030/"
-targets+=",gw-floodgate-1p=http://127.0.0.1:26050/,gw-floodgate-nethttp=http://127.0.0.1:26054/,bare-proxy=http://127.0.0.1:26012/"
-procs="gw-floodgate=$GF,gw-redis=$GR,gw-floodgate-1p=$G1,gw-floodgate-nethttp=$GN,bare-proxy=$BPID,store-redis=$RPID"
-metrics="gw-floodgate=http://127.0.0.1:26021/metrics,gw-redis=http://127.0.0.1:26031/metrics"
-metrics+=",gw-floodgate-1p=http://127.0.0.1:26051/metrics,gw-floodgate-nethttp=http://127.0.0.1:26055/metrics"
-if [ -n "${BEFORE:-}" ]; then
-  gateway GB "$BEFORE" 26040 127.0.0.1:26002
-  targets+=",before-floodgate=http://127.0.0.1:26040/"
-  procs+=",before-floodgate=$GB"
-  metrics+=",before-floodgate=http://127.0.0.1:26041/metrics"
+gateway gw-floodgate-nethttp $((BASE + 16)) $FG "" --front-end=net/http
+[ -z "${BEFORE:-}" ] || gateway before-floodgate $((BASE + 18)) $FG "" "" "$BEFORE"
+if want bare-proxy; then
+  "$dir/gatewayload" -proxy 127.0.0.1:$((BASE + 4)) -to http://$UP & pids+=($!)
+  targets+=",bare-proxy=http://127.0.0.1:$((BASE + 4))/" procs+="bare-proxy=$!,"
 fi
+# nginx set up as a C proxy would be in production: one worker,
+# keep-alive HTTP/1.1 to the upstream, no access log.
+if ! want nginx; then :
+elif ! command -v nginx >/dev/null; then
+  echo "nginx is not installed (apt-get install nginx-light): no nginx row"
+else
+  mkdir "$dir/nginx"
+  cat >"$dir/nginx/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+master_process off;
+error_log $dir/nginx/error.log error;
+pid $dir/nginx/nginx.pid;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path $dir/nginx/body; proxy_temp_path $dir/nginx/proxy;
+  fastcgi_temp_path $dir/nginx/fcgi; uwsgi_temp_path $dir/nginx/uwsgi; scgi_temp_path $dir/nginx/scgi;
+  upstream up { server $UP; keepalive 16; }
+  server {
+    listen 127.0.0.1:$((BASE + 5));
+    location / { proxy_pass http://up; proxy_http_version 1.1; proxy_set_header Connection ""; }
+  }
+}
+CONF
+  nginx -c "$dir/nginx/nginx.conf" -p "$dir/nginx" & pids+=($!)
+  targets+=",nginx=http://127.0.0.1:$((BASE + 5))/" procs+="nginx=$!,"
+fi
+! want gw-redis || procs+="store-redis=$RPID,"
 # The floodgate store's CPU per decision: its gateways share it.
-procs+=",store-floodgate=$FPID/$(( ${BEFORE:+1} + 3 ))"
-for p in 26021 26031 26051 26055 ${BEFORE:+26041}; do
+[ "$floodgates" = 0 ] || procs+="store-floodgate=$FPID/$floodgates"
+for p in "${ready[@]}"; do
   for _ in $(seq 100); do curl -sf "http://127.0.0.1:$p/healthz" >/dev/null && break; sleep 0.05; done
+done
+for p in $((BASE + 4)) $((BASE + 5)); do
+  [[ $targets == *:$p/* ]] || continue
+  for _ in $(seq 100); do curl -sf "http://127.0.0.1:$p/" >/dev/null && break; sleep 0.05; done
 done
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
