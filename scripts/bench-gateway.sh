@@ -4,7 +4,9 @@
 # redis-server store, one gateway per store, and one more on floodgate with
 # GOMAXPROCS=1 (gw-floodgate-1p), one on the net/http front end
 # (gw-floodgate-nethttp), the same gateways with --busy-poll 50us (-poll)
-# beside them with it off (the default), a bare httputil.ReverseProxy
+# beside them with it off (the default), one with the Go runtime's sysmon
+# as it is by default (gw-floodgate-sysmon-sleeps: GODEBUG=schedtrace=0;
+# the gateway otherwise keeps it awake), a bare httputil.ReverseProxy
 # (bare-proxy: no limiter, no store; the floor any Go gateway pays for one
 # more HTTP hop) and nginx with one worker (nginx: the floor of a proxy
 # written in C; skipped, with a note, when nginx is not installed).
@@ -24,7 +26,7 @@
 #   BEFORE=/tmp/gw-old scripts/bench-gateway.sh
 #   PATHS='nginx|bare|gw-floodgate$' BASE=27400 scripts/bench-gateway.sh
 #
-# Ports BASE+1 to BASE+19 (BASE is 26000 unless given).
+# Ports BASE+1 to BASE+21 (BASE is 26000 unless given).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPS=${REPS:-5}; N=${N:-5000}; BASE=${BASE:-26000}; PATHS=${PATHS:-.}
@@ -66,6 +68,7 @@ gateway gw-floodgate-1p $((BASE + 12)) $FG GOMAXPROCS=1
 gateway gw-floodgate-1p-poll $((BASE + 14)) $FG GOMAXPROCS=1 --busy-poll=50us
 # The same gateway on the net/http front end (the default is fasthttp).
 gateway gw-floodgate-nethttp $((BASE + 16)) $FG "" --front-end=net/http
+gateway gw-floodgate-sysmon-sleeps $((BASE + 20)) $FG GODEBUG=schedtrace=0
 [ -z "${BEFORE:-}" ] || gateway before-floodgate $((BASE + 18)) $FG "" "" "$BEFORE"
 if want bare-proxy; then
   "$dir/gatewayload" -proxy 127.0.0.1:$((BASE + 4)) -to http://$UP & pids+=($!)

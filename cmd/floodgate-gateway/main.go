@@ -38,6 +38,7 @@ import (
 )
 
 func main() {
+	keepSysmonAwake()
 	signals := make(chan os.Signal, 4)
 	signal.Notify(signals, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT)
 	os.Exit(run(context.Background(), os.Args[1:], os.Stderr, signals, nil))
