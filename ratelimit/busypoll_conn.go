@@ -18,8 +18,8 @@ import (
 // wait itself for one that comes sooner.
 //
 // It is off by default (floodgate-gateway's --busy-poll 0) because on the
-// two-vCPU VM it was measured on it lost: 50 µs added 18-70 µs to the
-// gateway's p50 and 38-110 µs of CPU per request (BENCHMARKS.md "Gateway
+// two-vCPU VM it was measured on it lost: 50 µs added 18-72 µs to the
+// gateway's p50 and 38-103 µs of CPU per request (BENCHMARKS.md "Gateway
 // overhead"). The replies of a floodgate store mostly came before the first
 // read anyway, and a vCPU spinning beside the peer's slowed the peer. It
 // can pay where cores are not shared and replies take a few µs.
