@@ -1,12 +1,10 @@
 package ratelimit
 
 import (
-	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"os"
 	"strconv"
@@ -30,10 +28,6 @@ type StoreOptions struct {
 	ServerName string
 	// Username and Password replace those of the URL when not empty.
 	Username, Password string
-	// BusyPoll is how long a connection polls for the store's reply before
-	// its goroutine parks (BusyPollConn): less latency per call, for up to
-	// that much CPU per call. 0 parks at once, as go-redis does.
-	BusyPoll time.Duration
 }
 
 // Store URL forms, beside a bare "host:port":
@@ -97,7 +91,6 @@ func NewStoreClient(rawURL string, opts StoreOptions) (redis.UniversalClient, er
 		o.TLSConfig = mergeTLS(o.TLSConfig, tlsConfig, hostOf(o.Addr))
 		o.ContextTimeoutEnabled = true
 		storeDefaults(base, &o.DialTimeout, &o.DialerRetries, &o.MaxRetries)
-		o.Dialer = opts.dialer(o.DialTimeout, o.TLSConfig)
 		return redis.NewClient(o), nil
 	case schemeCluster, schemeRing:
 		o, err := redis.ParseClusterURL(base)
@@ -108,7 +101,6 @@ func NewStoreClient(rawURL string, opts StoreOptions) (redis.UniversalClient, er
 		o.TLSConfig = mergeTLS(o.TLSConfig, tlsConfig, hostOf(o.Addrs[0]))
 		o.ContextTimeoutEnabled = true
 		storeDefaults(base, &o.DialTimeout, &o.DialerRetries, &o.MaxRetries)
-		o.Dialer = opts.dialer(o.DialTimeout, o.TLSConfig)
 		if kind == schemeCluster {
 			return redis.NewClusterClient(o), nil
 		}
@@ -120,7 +112,7 @@ func NewStoreClient(rawURL string, opts StoreOptions) (redis.UniversalClient, er
 			Addrs: shards, Username: o.Username, Password: o.Password, TLSConfig: o.TLSConfig,
 			ContextTimeoutEnabled: true, DialTimeout: o.DialTimeout, ReadTimeout: o.ReadTimeout,
 			WriteTimeout: o.WriteTimeout, PoolSize: o.PoolSize, MaxRetries: o.MaxRetries,
-			ClientName: o.ClientName, Protocol: o.Protocol, DialerRetries: o.DialerRetries, Dialer: o.Dialer,
+			ClientName: o.ClientName, Protocol: o.Protocol, DialerRetries: o.DialerRetries,
 		}), nil
 	default: // schemeSentinel
 		o, err := redis.ParseFailoverURL(base)
@@ -134,7 +126,6 @@ func NewStoreClient(rawURL string, opts StoreOptions) (redis.UniversalClient, er
 		o.TLSConfig = mergeTLS(o.TLSConfig, tlsConfig, "")
 		o.ContextTimeoutEnabled = true
 		storeDefaults(base, &o.DialTimeout, &o.DialerRetries, &o.MaxRetries)
-		o.Dialer = opts.dialer(o.DialTimeout, o.TLSConfig)
 		return redis.NewFailoverClient(o), nil
 	}
 }
@@ -150,42 +141,6 @@ func storeDefaults(base string, dialTimeout *time.Duration, dialerRetries, maxRe
 	}
 	if !hasParam(base, "max_retries") {
 		*maxRetries = storeMaxRetries
-	}
-}
-
-// dialer is the go-redis Dialer of a store whose connections busy-poll:
-// go-redis's own TCP dial, the poll under TLS (it needs the socket), the
-// TLS handshake as tls.DialWithDialer does it. nil, go-redis's own
-// dialer, when opts.BusyPoll is 0.
-func (opts StoreOptions) dialer(timeout time.Duration, tlsConfig *tls.Config) func(context.Context, string, string) (net.Conn, error) {
-	if opts.BusyPoll <= 0 {
-		return nil
-	}
-	dial := redis.NewDialer(&redis.Options{DialTimeout: timeout})
-	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		conn, err := dial(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
-		conn = BusyPollConn(conn, opts.BusyPoll)
-		if tlsConfig == nil {
-			return conn, nil
-		}
-		cfg := tlsConfig.Clone()
-		if cfg.ServerName == "" {
-			cfg.ServerName = hostOf(addr)
-		}
-		if timeout > 0 {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, timeout)
-			defer cancel()
-		}
-		tc := tls.Client(conn, cfg)
-		if err := tc.HandshakeContext(ctx); err != nil {
-			conn.Close()
-			return nil, err
-		}
-		return tc, nil
 	}
 }
 

@@ -3,8 +3,7 @@
 # production: an upstream (scripts/gatewayload -serve), a floodgate and a
 # redis-server store, one gateway per store, and one more on floodgate with
 # GOMAXPROCS=1 (gw-floodgate-1p), one on the net/http front end
-# (gw-floodgate-nethttp), the same gateways with --busy-poll 50us (-poll)
-# beside them with it off (the default), one with the Go runtime's sysmon
+# (gw-floodgate-nethttp), one with the Go runtime's sysmon
 # as it is by default (gw-floodgate-sysmon-sleeps: GODEBUG=schedtrace=0;
 # the gateway otherwise keeps it awake), a bare httputil.ReverseProxy
 # (bare-proxy: no limiter, no store; the floor any Go gateway pays for one
@@ -61,11 +60,9 @@ gateway() {
   [ "$3" != "$FG" ] || floodgates=$((floodgates + 1))
 }
 gateway gw-floodgate $((BASE + 6)) $FG
-gateway gw-floodgate-poll $((BASE + 8)) $FG "" --busy-poll=50us
 gateway gw-redis $((BASE + 10)) $RS
 # The same gateway on one P: no thread to wake per goroutine switch.
 gateway gw-floodgate-1p $((BASE + 12)) $FG GOMAXPROCS=1
-gateway gw-floodgate-1p-poll $((BASE + 14)) $FG GOMAXPROCS=1 --busy-poll=50us
 # The same gateway on the net/http front end (the default is fasthttp).
 gateway gw-floodgate-nethttp $((BASE + 16)) $FG "" --front-end=net/http
 gateway gw-floodgate-sysmon-sleeps $((BASE + 20)) $FG GODEBUG=schedtrace=0

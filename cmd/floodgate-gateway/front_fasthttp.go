@@ -14,7 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/floodgate/floodgate/ratelimit"
 	"github.com/valyala/fasthttp"
 )
 
@@ -44,9 +43,7 @@ type fastFront struct {
 	conns map[net.Conn]struct{} // open, so that a drain out of time can close them
 }
 
-// busyPoll is how long an upstream connection polls for the answer before
-// it parks (ratelimit.BusyPollConn).
-func newFastFront(g *gateway, upstream *url.URL, busyPoll time.Duration, log *slog.Logger) *fastFront {
+func newFastFront(g *gateway, upstream *url.URL, log *slog.Logger) *fastFront {
 	f := &fastFront{g: g, conns: map[net.Conn]struct{}{}, basePath: strings.TrimSuffix(upstream.EscapedPath(), "/"),
 		baseQuery: upstream.RawQuery}
 	f.upstream = &fasthttp.HostClient{
@@ -69,7 +66,7 @@ func newFastFront(g *gateway, upstream *url.URL, busyPoll time.Duration, log *sl
 			if err != nil {
 				return nil, err
 			}
-			return &checkedConn{Conn: ratelimit.BusyPollConn(c, busyPoll), lastRead: time.Now()}, nil
+			return &checkedConn{Conn: c, lastRead: time.Now()}, nil
 		},
 	}
 	f.server = &fasthttp.Server{

@@ -106,9 +106,8 @@ func newMetrics(g *gateway) *metrics {
 // newProxy returns the reverse proxy to upstream, with a connection pool
 // sized for a gateway (net/http keeps 2 idle connections per host by
 // default, which makes every burst dial), and for a plain-HTTP upstream
-// upstreamTransport, which answers on the request's goroutine, its
-// connections polling for busyPoll before they park.
-func newProxy(upstream *url.URL, busyPoll time.Duration, log *slog.Logger) http.Handler {
+// upstreamTransport, which answers on the request's goroutine.
+func newProxy(upstream *url.URL, log *slog.Logger) http.Handler {
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.MaxIdleConns = 1024
 	transport.MaxIdleConnsPerHost = 256
@@ -118,7 +117,7 @@ func newProxy(upstream *url.URL, busyPoll time.Duration, log *slog.Logger) http.
 	transport.DisableCompression = true
 	var rt http.RoundTripper = transport
 	if upstream.Scheme == "http" {
-		rt = newUpstreamTransport(upstream.Host, transport, busyPoll)
+		rt = newUpstreamTransport(upstream.Host, transport)
 	}
 	return &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {

@@ -56,7 +56,6 @@ type options struct {
 	algorithm, onFailure                    string
 	replicas                                int
 	timeout, coldTimeout, probe             time.Duration
-	busyPoll                                time.Duration
 	headers, reset                          string
 	partitionKey, problemJSON, requireStore bool
 	drainTimeout, drainDelay                time.Duration
@@ -92,7 +91,6 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.DurationVar(&o.timeout, "store-timeout", 100*time.Millisecond, "a store call slower than this counts as a failure")
 	fs.DurationVar(&o.coldTimeout, "store-cold-timeout", 2*time.Second, "the same for a call that has to connect first (first call, probes)")
 	fs.DurationVar(&o.probe, "store-probe", time.Second, "how often to try a failed store again")
-	fs.DurationVar(&o.busyPoll, "busy-poll", 0, "how long a store or upstream connection polls for its reply before it sleeps, like 50us: up to that much CPU per reply, for less latency where cores are not shared; 0 sleeps at once (it never polls on one CPU)")
 	fs.BoolVar(&o.requireStore, "require-store", false, "exit at start if the store check fails, instead of serving by --on-store-failure")
 	fs.StringVar(&o.headers, "headers", "x-ratelimit,ietf", "rate-limit fields: x-ratelimit plus at most one of ietf (draft-11), draft-6, draft-7, draft-8; or none")
 	fs.StringVar(&o.reset, "reset", "unix", "X-RateLimit-Reset as a Unix time (unix) or seconds from now (relative)")
@@ -279,10 +277,6 @@ func serve(ctx context.Context, o *options, stderr io.Writer, signals <-chan os.
 		}
 		o.store.Password = strings.TrimRight(string(pw), "\r\n")
 	}
-	if o.busyPoll < 0 {
-		return usage(fmt.Errorf("--busy-poll %v: want 0 or more", o.busyPoll))
-	}
-	o.store.BusyPoll = o.busyPoll
 	redis.SetLogger(redisLogger{log})
 	rdb, err := ratelimit.NewStoreClient(o.redisURL, o.store)
 	if err != nil {
@@ -324,9 +318,9 @@ func serve(ctx context.Context, o *options, stderr io.Writer, signals <-chan os.
 	}
 	var srv frontEnd
 	if front == "fasthttp" {
-		srv = newFastFront(g, upstream, o.busyPoll, log)
+		srv = newFastFront(g, upstream, log)
 	} else {
-		g.proxy = newProxy(upstream, o.busyPoll, log)
+		g.proxy = newProxy(upstream, log)
 		srv = &http.Server{Handler: g, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	}

@@ -50,11 +50,7 @@ type running struct {
 func startGateway(t testing.TB, allower ratelimit.Allower, args ...string) *running {
 	t.Helper()
 	g := &running{signals: make(chan os.Signal, 4), exit: make(chan int, 1), log: &syncBuffer{}}
-	// --busy-poll is off by default; on here, so that every test also runs
-	// the store's and the upstream's connections through the poll (off,
-	// they are the plain connections).
-	args = append([]string{"--listen", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0", "--log-format", "text", "--log-level", "debug",
-		"--busy-poll", "50us"}, args...)
+	args = append([]string{"--listen", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0", "--log-format", "text", "--log-level", "debug"}, args...)
 	o, err := parseFlags(args, g.log)
 	if err != nil {
 		t.Fatal(err)
@@ -179,7 +175,6 @@ func TestFlagErrors(t *testing.T) {
 		{"--upstream", "http://x", "--headers", "ietf,draft-7"},
 		{"--upstream", "http://x", "--redis", "ftp://:s3cret@h:1"},
 		{"--upstream", "http://x", "--rules", "r.yaml", "--ip-limit", "1/1s"},
-		{"--upstream", "http://x", "--busy-poll", "-1us"},
 	} {
 		var log syncBuffer
 		code := run(context.Background(), append(args, "--listen", "127.0.0.1:0", "--admin-addr", ""), &log, nil, nil)

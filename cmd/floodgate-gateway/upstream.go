@@ -10,8 +10,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/floodgate/floodgate/ratelimit"
 )
 
 // upstreamTransport is the RoundTripper to a plain-HTTP upstream: HTTP/1.1
@@ -31,7 +29,6 @@ type upstreamTransport struct {
 	addr     string // host with a port, to dial
 	fallback http.RoundTripper
 	dialer   net.Dialer
-	busyPoll time.Duration // ratelimit.BusyPollConn's spin
 
 	mu          sync.Mutex
 	idle        []*upstreamConn // most recently used last
@@ -62,7 +59,7 @@ func (c *upstreamConn) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func newUpstreamTransport(host string, fallback *http.Transport, busyPoll time.Duration) *upstreamTransport {
+func newUpstreamTransport(host string, fallback *http.Transport) *upstreamTransport {
 	addr := host
 	if _, _, err := net.SplitHostPort(host); err != nil {
 		addr = net.JoinHostPort(strings.Trim(host, "[]"), "80")
@@ -72,7 +69,6 @@ func newUpstreamTransport(host string, fallback *http.Transport, busyPoll time.D
 		addr:        addr,
 		fallback:    fallback,
 		dialer:      net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second},
-		busyPoll:    busyPoll,
 		maxIdle:     fallback.MaxIdleConnsPerHost,
 		idleTimeout: fallback.IdleConnTimeout,
 	}
@@ -207,7 +203,7 @@ func (t *upstreamTransport) conn(ctx context.Context) (c *upstreamConn, reused b
 	if err != nil {
 		return nil, false, err
 	}
-	c = &upstreamConn{conn: ratelimit.BusyPollConn(conn, t.busyPoll)}
+	c = &upstreamConn{conn: conn}
 	c.br = bufio.NewReader(c)
 	c.bw = bufio.NewWriter(conn)
 	return c, false, nil

@@ -20,7 +20,7 @@ import (
 func proxyTo(t *testing.T, up *httptest.Server) (*httptest.Server, *upstreamTransport) {
 	t.Helper()
 	u, _ := url.Parse(up.URL)
-	p := newProxy(u, 50*time.Microsecond, slog.New(slog.DiscardHandler))
+	p := newProxy(u, slog.New(slog.DiscardHandler))
 	srv := httptest.NewServer(p)
 	t.Cleanup(srv.Close)
 	return srv, transportOf(t, p)
