@@ -5,6 +5,7 @@ package server
 import (
 	"errors"
 	"net"
+	"net/netip"
 	"os"
 	"strconv"
 	"strings"
@@ -38,18 +39,18 @@ func listenTCP(network, address string) (net.Listener, error) {
 	if err != nil || network == "tcp6" || strings.Contains(host, ":") {
 		return listenGo(network, address)
 	}
-	ip := net.ParseIP(host).To4()
+	ip, ierr := netip.ParseAddr(host) // unlike net.ParseIP, allocates nothing
 	p, perr := strconv.Atoi(port)
-	if ip == nil || perr != nil || p < 0 || p > 65535 {
+	if ierr != nil || !ip.Is4() || perr != nil || p < 0 || p > 65535 {
 		return listenGo(network, address)
 	}
-	return listenRaw(ip, p)
+	return listenRaw(ip.As4(), p)
 }
 
 // listenRaw makes a listening socket on ip:port, reading back the port
 // the kernel picked for port 0.
-func listenRaw(ip net.IP, port int) (net.Listener, error) {
-	addr := &net.TCPAddr{IP: ip, Port: port}
+func listenRaw(ip4 [4]byte, port int) (net.Listener, error) {
+	addr := &net.TCPAddr{IP: net.IP(ip4[:]), Port: port}
 	fail := func(call string, fd int, err error) (net.Listener, error) {
 		if fd >= 0 {
 			unix.Close(fd)
@@ -57,8 +58,6 @@ func listenRaw(ip net.IP, port int) (net.Listener, error) {
 		// net.Listen's error, so that ListenError reads the same.
 		return nil, &net.OpError{Op: "listen", Net: "tcp", Addr: addr, Err: os.NewSyscallError(call, err)}
 	}
-	var ip4 [4]byte
-	copy(ip4[:], ip)
 	if port == 0 {
 		// A closed server's socket, already bound to ip: listen(2) gives
 		// it a free port, as bind(2) to port 0 would (keptSocket).
