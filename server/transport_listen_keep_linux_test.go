@@ -32,6 +32,13 @@ func keptSockets() []int {
 	return fds
 }
 
+// dropKept closes the sockets kept so far.
+func dropKept() {
+	connWatch.mu.Lock()
+	defer connWatch.mu.Unlock()
+	connWatch.closeKept()
+}
+
 // A closed server's socket that never had a client is shut down and kept
 // for the next server (keptSocket): its port refuses connections and is
 // free at once, as after close(2), and the next server listens on the
@@ -39,6 +46,7 @@ func keptSockets() []int {
 // A socket the event loop accepted from is closed, never kept (the loop's
 // duplicate of it was open). The kept sockets go with the watch.
 func TestClosedSocketIsKept(t *testing.T) {
+	dropKept() // room to keep one: servers closed just before may have filled it
 	first := New(Config{Addr: "127.0.0.1:0"})
 	if err := first.Start(); err != nil {
 		t.Fatal(err)
@@ -76,5 +84,26 @@ func TestClosedSocketIsKept(t *testing.T) {
 	waitFor(t, "the watch to end", connWatch.stopped)
 	if kept := keptSockets(); len(kept) != 0 {
 		t.Fatalf("the watch ended and keeps sockets %v", kept)
+	}
+}
+
+// At most maxKept sockets are kept: the others close as before.
+func TestKeptSocketsAreBounded(t *testing.T) {
+	dropKept()
+	// Watched till the end, so the watch (and what it keeps) cannot go.
+	startServer(t, Config{})
+	var servers []*Server
+	for range maxKept + 3 {
+		srv := New(Config{Addr: "127.0.0.1:0"})
+		if err := srv.Start(); err != nil {
+			t.Fatal(err)
+		}
+		servers = append(servers, srv)
+	}
+	for _, srv := range servers {
+		srv.Close()
+	}
+	if kept := keptSockets(); len(kept) != maxKept {
+		t.Fatalf("%d servers closed without a client left %d sockets kept, want %d", len(servers), len(kept), maxKept)
 	}
 }
