@@ -114,11 +114,9 @@ const (
 )
 
 func (s *Server) initBlocking() {
-	s.blocking = blocking{
-		waiting: make(map[blockKey][]*waiter),
-		isReady: make(map[blockKey]bool),
-		rearm:   make(chan struct{}, 1),
-	}
+	// The maps come with the first blocked client (block): most servers
+	// never have one.
+	s.blocking = blocking{rearm: make(chan struct{}, 1)}
 	s.store.OnReady = s.keyReady
 }
 
@@ -232,6 +230,9 @@ func popOrBlock[V store.Value](c *Client, keys [][]byte, kind store.Kind, timeou
 // holds such a value; it pops and replies.
 func (s *Server) block(c *Client, keys [][]byte, kind store.Kind, timeout time.Duration, serve func(c *Client, key []byte)) {
 	b := &s.blocking
+	if b.waiting == nil {
+		b.waiting, b.isReady = make(map[blockKey][]*waiter), make(map[blockKey]bool)
+	}
 	w := &waiter{c: c, cmd: c.cmd, db: c.db.Index(), kind: kind, serve: serve, heapIdx: -1}
 	for _, k := range keys {
 		key := string(k)

@@ -171,13 +171,13 @@ type Server struct {
 	// on (serveBusyTurns).
 	busyTurn chan chan struct{}
 
-	ln        net.Listener
-	stop      chan struct{} // closed by Close
-	closeDone chan struct{} // closed when Close has finished
-	closed    atomic.Bool
-	stopped   sync.WaitGroup // the goroutines Close waits for
-	bg        background     // starts them (spawn)
-	expiry    cron           // expiryCron
+	ln      net.Listener
+	stop    chan struct{} // closed by Close
+	closing sync.Mutex    // held by Close until it has finished
+	closed  atomic.Bool
+	stopped sync.WaitGroup // the goroutines Close waits for
+	bg      background     // starts them (spawn)
+	expiry  cron           // expiryCron
 
 	clientsMu    sync.Mutex
 	clients      map[*Client]struct{}
@@ -337,15 +337,13 @@ func New(cfg Config) *Server {
 func Prepare(cfg Config) *Server {
 	cfg.setDefaults()
 	s := &Server{
-		cfg:       cfg,
-		log:       cfg.Logger, // until Init takes SetLogger's
-		logLevel:  new(slog.LevelVar),
-		memory:    memoryLimit{tenacity: defaultTenacity},
-		lock:      make(chan struct{}, 1),
-		busyTurn:  make(chan chan struct{}),
-		stop:      make(chan struct{}),
-		closeDone: make(chan struct{}),
-		clients:   make(map[*Client]struct{}),
+		cfg:      cfg,
+		log:      cfg.Logger, // until Init takes SetLogger's
+		logLevel: new(slog.LevelVar),
+		memory:   memoryLimit{tenacity: defaultTenacity},
+		lock:     make(chan struct{}, 1),
+		busyTurn: make(chan chan struct{}),
+		stop:     make(chan struct{}),
 	}
 	initCommandTable() // the ACL catalog, for the users a config file defines
 	s.initACL()
@@ -438,22 +436,14 @@ func (s *Server) serve(ln net.Listener, front *frontListener) {
 	// When the event loop is to accept, the accept loop starts only if it
 	// cannot (acceptFrom): a goroutine started, then woken and waited for
 	// by Close, was a fifth of a test double's TCP start and close.
-	startAcceptLoop := func() {
-		s.bg.mu.Lock()
-		defer s.bg.mu.Unlock()
-		if !s.bg.closed {
-			s.stopped.Add(1)
-			go s.acceptLoop(ln, s.handoff())
-		}
-	}
-	if useLoop := loopAccepts && !s.cfg.GoroutineConns; front != nil && useLoop {
-		front.startAcceptLoop = sync.OnceFunc(startAcceptLoop)
+	switch useLoop := loopAccepts && !s.cfg.GoroutineConns; {
+	case front == nil:
+		s.startAcceptLoop(ln)
+	case useLoop:
 		front.serve(true)
-	} else {
-		if front != nil {
-			front.serve(false)
-		}
-		startAcceptLoop()
+	default:
+		front.serve(false)
+		front.startAcceptLoop()
 	}
 	s.startExpiry()
 	s.startConfiguredReplication()
@@ -461,6 +451,17 @@ func (s *Server) serve(ln net.Listener, front *frontListener) {
 	// address's text alone cost a test double 5% of its start.
 	if !s.loading.active.Load() && s.log.Enabled(context.Background(), slog.LevelInfo) {
 		s.log.Info("Ready to accept connections", "addr", ln.Addr().String())
+	}
+}
+
+// startAcceptLoop starts the goroutine that serves the connections ln
+// accepts, unless the server is closing.
+func (s *Server) startAcceptLoop(ln net.Listener) {
+	s.bg.mu.Lock()
+	defer s.bg.mu.Unlock()
+	if !s.bg.closed {
+		s.stopped.Add(1)
+		go s.acceptLoop(ln, s.handoff())
 	}
 }
 
@@ -503,13 +504,13 @@ func (s *Server) doLocked(fn func()) {
 // its replies go out, closes every connection and stops background work. It
 // is safe to call twice.
 func (s *Server) Close() error {
+	// A second caller (the binary after SHUTDOWN closed the server)
+	// returns only once the first has finished.
+	s.closing.Lock()
+	defer s.closing.Unlock()
 	if !s.closed.CompareAndSwap(false, true) {
-		// A second caller (the binary after SHUTDOWN closed the server)
-		// returns only once the first has finished.
-		<-s.closeDone
 		return nil
 	}
-	defer close(s.closeDone)
 	close(s.stop)
 	s.stopMetrics()
 	s.migrate.closeAll() // a MIGRATE waiting on its target fails now
@@ -569,6 +570,9 @@ func (s *Server) accept(cn *conn, addr string) bool {
 	defer s.clientsMu.Unlock()
 	if s.closed.Load() {
 		return false
+	}
+	if s.clients == nil {
+		s.clients = make(map[*Client]struct{}) // most test doubles never have a client
 	}
 	s.clients[c] = struct{}{}
 	if s.totalConns.Add(1) == 1 {

@@ -140,6 +140,7 @@ type firstConnWatch struct {
 	waiting map[uint64]watchedSocket
 	idle    *time.Timer // ends the watch (stopIfIdle)
 	idling  bool        // idle is set to fire
+	kept    []keptSocket
 }
 
 // watchedSocket is a socket connWatch waits on, and its front.
@@ -206,6 +207,7 @@ func (w *firstConnWatch) stopIfIdle() {
 	if len(w.waiting) == 0 && w.epoll != nil {
 		w.epoll.Close()
 		w.epoll = nil
+		w.closeKept()
 	}
 }
 

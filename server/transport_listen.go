@@ -34,9 +34,7 @@ type frontListener struct {
 	awaiting bool       // the sockets wait for the first connection (await)
 	loop     *eventLoop // accepts from lns; nil: acceptFrom goroutines do
 
-	// startAcceptLoop, if set, starts the server's accept loop, which
-	// Accept feeds; acceptFrom calls it (serve). Set before serve.
-	startAcceptLoop func()
+	acceptLoop sync.Once // startAcceptLoop's
 }
 
 // errProtected is networking.c's reply to a non-local client in protected mode.
@@ -59,7 +57,10 @@ func listenAll(binds []string, port string) ([]net.Listener, error) {
 		}
 		return nil, err
 	}
-	for _, b := range binds {
+	for i, b := range binds {
+		if a, ok := firstAddr(lns).(*net.TCPAddr); ok && i > 0 && port == "0" {
+			port = strconv.Itoa(a.Port) // the others use the port picked for the first
+		}
 		optional := strings.HasPrefix(b, "-")
 		host := strings.TrimPrefix(b, "-")
 		network := "tcp"
@@ -76,15 +77,19 @@ func listenAll(binds []string, port string) ([]net.Listener, error) {
 			}
 			return fail(&ListenError{Addr: strings.TrimPrefix(b, "-"), Port: port, Err: err})
 		}
-		if port == "0" {
-			_, port, _ = net.SplitHostPort(ln.Addr().String())
-		}
 		lns = append(lns, ln)
 	}
 	if len(lns) == 0 {
 		return fail(errors.New("no bind address could be used"))
 	}
 	return lns, nil
+}
+
+func firstAddr(lns []net.Listener) net.Addr {
+	if len(lns) == 0 {
+		return nil
+	}
+	return lns[0].Addr()
 }
 
 // listenGo is net.Listen with a plain TCP socket, as Redis's, where Go
@@ -205,10 +210,16 @@ func closeAll(lns []net.Listener) {
 	}
 }
 
+// startAcceptLoop starts the server's accept loop, which Accept feeds,
+// once: serve does without the event loop, else the first acceptFrom.
+// The loop accepts from the front through the server's listener (serve
+// set it before any acceptFrom started).
+func (f *frontListener) startAcceptLoop() {
+	f.acceptLoop.Do(func() { f.srv.startAcceptLoop(f.srv.ln) })
+}
+
 func (f *frontListener) acceptFrom(ln net.Listener) {
-	if f.startAcceptLoop != nil {
-		f.startAcceptLoop()
-	}
+	f.startAcceptLoop()
 	for {
 		c, err := ln.Accept()
 		if err != nil {

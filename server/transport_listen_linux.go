@@ -5,6 +5,7 @@ package server
 import (
 	"errors"
 	"net"
+	"net/netip"
 	"os"
 	"strconv"
 	"strings"
@@ -38,24 +39,35 @@ func listenTCP(network, address string) (net.Listener, error) {
 	if err != nil || network == "tcp6" || strings.Contains(host, ":") {
 		return listenGo(network, address)
 	}
-	ip := net.ParseIP(host).To4()
+	ip, ierr := netip.ParseAddr(host) // unlike net.ParseIP, allocates nothing
 	p, perr := strconv.Atoi(port)
-	if ip == nil || perr != nil || p < 0 || p > 65535 {
+	if ierr != nil || !ip.Is4() || perr != nil || p < 0 || p > 65535 {
 		return listenGo(network, address)
 	}
-	return listenRaw(ip, p)
+	return listenRaw(ip.As4(), p)
 }
 
 // listenRaw makes a listening socket on ip:port, reading back the port
 // the kernel picked for port 0.
-func listenRaw(ip net.IP, port int) (net.Listener, error) {
-	addr := &net.TCPAddr{IP: ip, Port: port}
+func listenRaw(ip4 [4]byte, port int) (net.Listener, error) {
+	addr := &net.TCPAddr{IP: net.IP(ip4[:]), Port: port}
 	fail := func(call string, fd int, err error) (net.Listener, error) {
 		if fd >= 0 {
 			unix.Close(fd)
 		}
 		// net.Listen's error, so that ListenError reads the same.
 		return nil, &net.OpError{Op: "listen", Net: "tcp", Addr: addr, Err: os.NewSyscallError(call, err)}
+	}
+	if port == 0 {
+		// A closed server's socket, already bound to ip: listen(2) gives
+		// it a free port, as bind(2) to port 0 would (keptSocket).
+		// Should listen fail, a new socket fails as the caller expects.
+		if fd, ok := connWatch.takeKept(ip4); ok {
+			if unix.Listen(fd, listenBacklog) == nil {
+				return boundListener(fd, ip4, addr, fail)
+			}
+			unix.Close(fd)
+		}
 	}
 	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, unix.IPPROTO_TCP)
 	if err != nil {
@@ -66,26 +78,32 @@ func listenRaw(ip net.IP, port int) (net.Listener, error) {
 	if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_REUSEADDR, 1); err != nil {
 		return fail("setsockopt", fd, err)
 	}
-	sa := &unix.SockaddrInet4{Port: port}
-	copy(sa.Addr[:], ip)
-	if err := unix.Bind(fd, sa); err != nil {
+	if err := unix.Bind(fd, &unix.SockaddrInet4{Port: port, Addr: ip4}); err != nil {
 		return fail("bind", fd, err)
 	}
 	if err := unix.Listen(fd, listenBacklog); err != nil {
 		return fail("listen", fd, err)
 	}
 	if port == 0 {
-		// syscall's, not x/sys/unix's: that one asks SO_PROTOCOL too, to
-		// tell L2TP sockets apart.
-		got, err := syscall.Getsockname(fd)
-		if err != nil {
-			return fail("getsockname", fd, err)
-		}
-		if in4, ok := got.(*syscall.SockaddrInet4); ok {
-			addr.Port = in4.Port
-		}
+		return boundListener(fd, ip4, addr, fail)
 	}
 	return &rawListener{fd: fd, addr: addr}, nil
+}
+
+// boundListener is the listening socket fd, which the kernel gave a port
+// of its choosing, read back into addr. Such a socket gives its port back
+// when shut down, so Close may keep it for the next server (keptSocket).
+func boundListener(fd int, ip4 [4]byte, addr *net.TCPAddr, fail func(string, int, error) (net.Listener, error)) (net.Listener, error) {
+	// syscall's, not x/sys/unix's: that one asks SO_PROTOCOL too, to
+	// tell L2TP sockets apart.
+	got, err := syscall.Getsockname(fd)
+	if err != nil {
+		return fail("getsockname", fd, err)
+	}
+	if in4, ok := got.(*syscall.SockaddrInet4); ok {
+		addr.Port = in4.Port
+	}
+	return &rawListener{fd: fd, addr: addr, ip4: ip4, anyPort: true}, nil
 }
 
 // rawListener is a listening socket outside Go's netpoller. The event loop
@@ -94,12 +112,15 @@ func listenRaw(ip net.IP, port int) (net.Listener, error) {
 // be had, goes through a net.Listener made from another duplicate on the
 // first call.
 type rawListener struct {
-	fd   int
-	addr *net.TCPAddr
+	fd      int
+	addr    *net.TCPAddr
+	ip4     [4]byte // the address it is bound to
+	anyPort bool    // bound to port 0: shut down, it holds no port
 
 	mu     sync.Mutex
 	closed bool
 	goln   net.Listener // Accept's
+	lent   bool         // its descriptor was given to Control (a duplicate may be open)
 	token  uint64       // its entry in connWatch while watched; guarded by connWatch.mu
 }
 
@@ -112,6 +133,9 @@ func (l *rawListener) Close() error {
 		return net.ErrClosed
 	}
 	l.closed = true
+	if l.anyPort && !l.lent && l.goln == nil && connWatch.keep(l) {
+		return nil // no duplicate of it is open: it refuses connections now
+	}
 	connWatch.forget(l)
 	if l.goln != nil {
 		l.goln.Close()
@@ -163,6 +187,7 @@ func (c rawListenerConn) Control(f func(fd uintptr)) error {
 	if c.l.closed {
 		return net.ErrClosed
 	}
+	c.l.lent = true
 	f(uintptr(c.l.fd))
 	return nil
 }
