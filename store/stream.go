@@ -116,12 +116,19 @@ func (n *streamNode) resized(old int) {
 
 // seal is lpShrinkToFit for a node the next one follows: a copy of the
 // exact size when its buffer's size class is larger than its bytes need
-// (Clip would only hide the slack from the accounting).
-func (n *streamNode) seal() {
+// (Clip would only hide the slack from the accounting). It returns the
+// buffer the node left, for the next node to start in (nil if it kept
+// it): nothing else holds a node's bytes (replies copy them, a snapshot
+// copies a stream before it changes), and freed, the 4 KB buffers were
+// 40 of XADD's 97 bytes a request into long streams, garbage that grew the
+// heap past its live size during a fill.
+func (n *streamNode) seal() (spare []byte) {
 	if allocSize(cap(n.lp)) > allocSize(len(n.lp)) {
+		spare = n.lp[:0]
 		n.lp = slices.Clone(n.lp)
 	}
 	n.redisAlloc = min(n.redisAlloc, jemalloc.Size(len(n.lp)))
+	return spare
 }
 
 // nodeCapacity is the capacity a new tail node starts with: for a stream's
@@ -255,6 +262,7 @@ func (s *Stream) Append(id StreamID, fv [][]byte, lim StreamLimits) {
 		totLen += len(e)
 	}
 	var tail *streamNode
+	var spare []byte // the sealed tail's buffer
 	if n := len(s.nodes); n > 0 {
 		tail = &s.nodes[n-1]
 		maxBytes := lim.NodeMaxBytes
@@ -268,7 +276,7 @@ func (s *Stream) Append(id StreamID, fv [][]byte, lim StreamLimits) {
 			full = live+dead >= lim.NodeMaxEntries
 		}
 		if full {
-			tail.seal()
+			spare = tail.seal()
 			tail = nil
 		}
 	}
@@ -278,7 +286,13 @@ func (s *Stream) Append(id StreamID, fv [][]byte, lim StreamLimits) {
 		if lim.NodeMaxBytes > 0 && lim.NodeMaxBytes < prealloc {
 			prealloc = lim.NodeMaxBytes
 		}
-		lp := listpack.Empty(s.nodeCapacity(min(int(prealloc), 64+totLen*2), int(prealloc)))
+		capacity := s.nodeCapacity(min(int(prealloc), 64+totLen*2), int(prealloc))
+		var lp []byte
+		if spare != nil && allocSize(cap(spare)) == allocSize(capacity) {
+			lp = listpack.EmptyIn(spare) // the allocation a new one would be
+		} else {
+			lp = listpack.Empty(capacity)
+		}
 		lp = listpack.AppendInteger(lp, 1)
 		lp = listpack.AppendInteger(lp, 0)
 		lp = listpack.AppendInteger(lp, numFields)
