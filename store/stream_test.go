@@ -163,6 +163,11 @@ func TestStreamMemSizeFollowsNodes(t *testing.T) {
 			}
 		}},
 		{"trim", func() { s.Trim(TrimArgs{Strategy: TrimMaxLen, MaxLen: 7}) }},
+		{"append new nodes after a trim", func() { add(40) }},
+		{"trim whole nodes", func() { s.Trim(TrimArgs{Strategy: TrimMaxLen, Approx: true, MaxLen: 15}) }},
+		{"trim nothing", func() { s.Trim(TrimArgs{Strategy: TrimMaxLen, Approx: true, MaxLen: 1000}) }},
+		{"trim every node", func() { s.Trim(TrimArgs{Strategy: TrimMinID, MinID: StreamID{Ms: next}}) }},
+		{"append into an emptied stream", func() { add(25) }},
 		{"load a node", func() { id, lp := s.Node(0); s.AppendNode(StreamID{Ms: id.Ms + 1000}, slices.Clone(lp)) }},
 	}
 	for _, st := range steps {
