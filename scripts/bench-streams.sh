@@ -8,19 +8,30 @@
 #     schedstat) and ops/s;
 #   - the same fixed-window limiter as EVALSHA and as FCALL, on both.
 # The servers take turns in each rep, so the machine's load falls on both
-# alike; medians of REPS.
+# alike; medians of REPS. With BEFORE=<a floodgate binary>, that build
+# takes its turn too (rows "before"), on BPORT, for a change's before and
+# after in the same run.
 #
 #   REPS=3 N=100000 scripts/bench-streams.sh
 #   MEMORY_ONLY=1 scripts/bench-streams.sh   # the memory rows alone
+#   BEFORE=/tmp/fg-old MEMORY_ONLY=1 scripts/bench-streams.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPS=${REPS:-3}; N=${N:-100000}; ENTRIES=${ENTRIES:-1000000}; STREAMS=${STREAMS:-10}
 dir=$(mktemp -d)
 . scripts/lib.sh
 trap stop_servers EXIT
-RPORT=${RPORT:-17461}; FPORT=${FPORT:-17462}
+RPORT=${RPORT:-17461}; FPORT=${FPORT:-17462}; BPORT=${BPORT:-17463}
+# start_before: the BEFORE build on BPORT, its pid in BP.
+start_before() {
+  [ -n "${BEFORE:-}" ] || return 0
+  "$BEFORE" --port "$BPORT" --save "" --appendonly no --dir "$dir" >"$dir/before.log" 2>&1 & BP=$!
+  wait_ping "$BPORT"
+}
+BP=
 start_pair $RPORT $FPORT
 RP=$RPID; FP=$FPID
+start_before
 . scripts/measure.sh
 
 LIMITER="local n = redis.call('INCR', KEYS[1]) if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end if n <= tonumber(ARGV[2]) then return 1 end return 0"
@@ -66,11 +77,13 @@ stream_memory() {
 # restart: a fresh pair, for the memory rows: a Go heap that grew in an
 # earlier rep keeps its pages, so RSS would hardly move.
 restart() {
-  kill "$RP" "$FP"
-  while kill -0 "$RP" 2>/dev/null || kill -0 "$FP" 2>/dev/null; do sleep 0.1; done
+  kill "$RP" "$FP" $BP
+  while kill -0 "$RP" 2>/dev/null || kill -0 "$FP" 2>/dev/null || { [ -n "$BP" ] && kill -0 "$BP" 2>/dev/null; }; do sleep 0.1; done
   start_pair $RPORT $FPORT
   RP=$RPID; FP=$FPID
+  start_before
 }
+trap 'if [ -n "$BP" ]; then kill "$BP" 2>/dev/null; fi; stop_servers' EXIT
 
 out="$dir/results"; mem="$dir/memory"
 for r in $(seq "$REPS"); do
@@ -78,12 +91,17 @@ for r in $(seq "$REPS"); do
   [ "$r" -gt 1 ] && restart
   echo "redis $(stream_memory $RPORT "$RP")" >>"$mem"
   echo "floodgate $(stream_memory $FPORT "$FP")" >>"$mem"
+  if [ -n "$BP" ]; then echo "before $(stream_memory $BPORT "$BP")" >>"$mem"; fi
 done
 for r in $(seq "$REPS"); do
   [ -n "${MEMORY_ONLY:-}" ] && break
   echo "rep $r, load average $(cut -d' ' -f1 /proc/loadavg)" >&2
-  for side in redis floodgate; do
-    if [ $side = redis ]; then p=$RPORT; pid=$RP; else p=$FPORT; pid=$FP; fi
+  for side in redis floodgate ${BP:+before}; do
+    case $side in
+    redis) p=$RPORT; pid=$RP ;;
+    floodgate) p=$FPORT; pid=$FP ;;
+    before) p=$BPORT; pid=$BP ;;
+    esac
     echo "$side-xadd $(per_request $p "$pid" 1 XADD audit:__rand_int__ '*' "${RECORD[@]}")" >>"$out"
     echo "$side-xrange10 $(xrange $p "$pid")" >>"$out"
     redis-cli -p $p FUNCTION LOAD REPLACE "$LIB" >/dev/null

@@ -87,6 +87,11 @@ type Client struct {
 	// last command, which WAIT waits for (Redis's c->woff).
 	replica *replicaLink
 	woff    int64
+
+	// replyScratch holds a reply's text formatted on the fly (a stream
+	// ID) until the writer copies it: a buffer on the stack escapes to the
+	// heap through the Writer interface.
+	replyScratch [48]byte
 }
 
 // multiState is a MULTI block being queued.

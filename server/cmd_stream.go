@@ -348,8 +348,9 @@ func cmdXAdd(c *Client, args [][]byte) {
 		return
 	}
 	s.Append(id, fv, c.db.Encodings().StreamLimits())
-	idText := id.Append(nil)
-	c.w.Bulk(idText)
+	// In the client's scratch: on the stack it would escape through the
+	// Writer interface, and the ID's text was a third of a fill's garbage.
+	c.w.Bulk(id.Append(c.replyScratch[:0]))
 	c.db.Modified(args[1])
 	c.notify(notifyStream, "xadd", args[1])
 	// The command is logged as it ran (the ID it gave, the exact trim) only
@@ -373,13 +374,13 @@ func cmdXAdd(c *Client, args [][]byte) {
 		if !rewritten {
 			logged = append([][]byte(nil), args...)
 		}
-		logged[idPos] = idText
+		logged[idPos] = id.Append(nil)
 		rewritten = true
 	}
 	if rewritten {
 		c.logAs(logged...)
 	}
-	c.srv.keyReady(c.db, string(args[1]))
+	c.srv.keyReadyBytes(c.db, args[1])
 }
 
 // rangeArg parses an XRANGE bound: "(" makes it exclusive (then strict).

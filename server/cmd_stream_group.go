@@ -291,7 +291,7 @@ func cmdXGroup(c *Client, args [][]byte) {
 		c.w.Int(1)
 		gc.dirty++
 		c.notify(notifyStream, "xgroup-destroy", key)
-		c.srv.keyReady(c.db, string(key)) // its blocked readers fail with NOGROUP
+		c.srv.keyReadyBytes(c.db, key) // its blocked readers fail with NOGROUP
 	case eqFold(sub, "createconsumer"):
 		if g.Consumer(string(args[4])) != nil {
 			c.w.Int(0)

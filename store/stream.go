@@ -116,12 +116,19 @@ func (n *streamNode) resized(old int) {
 
 // seal is lpShrinkToFit for a node the next one follows: a copy of the
 // exact size when its buffer's size class is larger than its bytes need
-// (Clip would only hide the slack from the accounting).
-func (n *streamNode) seal() {
+// (Clip would only hide the slack from the accounting). It returns the
+// buffer the node left, for the next node to start in (nil if it kept
+// it): nothing else holds a node's bytes (replies copy them, a snapshot
+// copies a stream before it changes), and freed, the 4 KB buffers were
+// 40 of XADD's 97 bytes a request into long streams, garbage that grew the
+// heap past its live size during a fill.
+func (n *streamNode) seal() (spare []byte) {
 	if allocSize(cap(n.lp)) > allocSize(len(n.lp)) {
+		spare = n.lp[:0]
 		n.lp = slices.Clone(n.lp)
 	}
 	n.redisAlloc = min(n.redisAlloc, jemalloc.Size(len(n.lp)))
+	return spare
 }
 
 // nodeCapacity is the capacity a new tail node starts with: for a stream's
@@ -160,13 +167,24 @@ type Stream struct {
 	// nodeBytes caches the nodes' share of MemSize, which every write
 	// recomputes for the store's used memory: walking a long stream's
 	// nodes on each XREADGROUP or XACK, which never change them, cost
-	// more than the command. Every change of the nodes clears it
+	// more than the command. Append and Trim's removal of whole nodes
+	// keep it up to date, every other change of the nodes clears it
 	// (nodesChanged); 0 is unknown.
 	nodeBytes int
 }
 
 // nodesChanged forgets the cached size of the nodes.
 func (s *Stream) nodesChanged() { s.nodeBytes = 0 }
+
+// nodeBytesFrom is the nodes' share of MemSize from the i-th node on,
+// the node index's array included.
+func (s *Stream) nodeBytesFrom(i int) int {
+	n := allocSizeScan(cap(s.nodes) * int(unsafeSizeofNode))
+	for _, nd := range s.nodes[i:] {
+		n += allocSize(cap(nd.lp))
+	}
+	return n
+}
 
 // NewStream returns an empty stream.
 func NewStream() *Stream { return &Stream{} }
@@ -248,13 +266,20 @@ func (e *Encodings) StreamLimits() StreamLimits {
 // LastID) and the field-value pairs fv (field, value, field, value...),
 // as streamAppendItem: into the tail node unless it is full.
 func (s *Stream) Append(id StreamID, fv [][]byte, lim StreamLimits) {
-	s.nodesChanged()
+	// Append changes the tail and may add a node after it: the cached size
+	// moves by what those weigh, where walking every node of a long
+	// stream again was half of a capped XADD's CPU (MAXLEN ~ 100000).
+	from, before := max(len(s.nodes)-1, 0), 0
+	if s.nodeBytes != 0 {
+		before = s.nodeBytesFrom(from)
+	}
 	numFields := int64(len(fv) / 2)
 	totLen := 0
 	for _, e := range fv {
 		totLen += len(e)
 	}
 	var tail *streamNode
+	var spare []byte // the sealed tail's buffer
 	if n := len(s.nodes); n > 0 {
 		tail = &s.nodes[n-1]
 		maxBytes := lim.NodeMaxBytes
@@ -268,7 +293,7 @@ func (s *Stream) Append(id StreamID, fv [][]byte, lim StreamLimits) {
 			full = live+dead >= lim.NodeMaxEntries
 		}
 		if full {
-			tail.seal()
+			spare = tail.seal()
 			tail = nil
 		}
 	}
@@ -278,7 +303,13 @@ func (s *Stream) Append(id StreamID, fv [][]byte, lim StreamLimits) {
 		if lim.NodeMaxBytes > 0 && lim.NodeMaxBytes < prealloc {
 			prealloc = lim.NodeMaxBytes
 		}
-		lp := listpack.Empty(s.nodeCapacity(min(int(prealloc), 64+totLen*2), int(prealloc)))
+		capacity := s.nodeCapacity(min(int(prealloc), 64+totLen*2), int(prealloc))
+		var lp []byte
+		if spare != nil && allocSize(cap(spare)) == allocSize(capacity) {
+			lp = listpack.EmptyIn(spare) // the allocation a new one would be
+		} else {
+			lp = listpack.Empty(capacity)
+		}
 		lp = listpack.AppendInteger(lp, 1)
 		lp = listpack.AppendInteger(lp, 0)
 		lp = listpack.AppendInteger(lp, numFields)
@@ -335,6 +366,9 @@ func (s *Stream) Append(id StreamID, fv [][]byte, lim StreamLimits) {
 	// Every lpInsert since the node's last size grew it, so one check at
 	// the end gives the allocation the sequence of them would.
 	tail.resized(old)
+	if before != 0 {
+		s.nodeBytes += s.nodeBytesFrom(from) - before
+	}
 	s.length++
 	s.entriesAdded++
 	s.lastID = id
@@ -698,7 +732,6 @@ type TrimArgs struct {
 // returns how many it removed. max_deleted_entry_id is not changed, as
 // in Redis.
 func (s *Stream) Trim(a TrimArgs) int64 {
-	s.nodesChanged()
 	if a.Strategy == TrimNone {
 		return 0
 	}
@@ -720,6 +753,9 @@ func (s *Stream) Trim(a TrimArgs) int64 {
 			remove = nodeLastID(n).Less(a.MinID)
 		}
 		if remove {
+			if s.nodeBytes != 0 {
+				s.nodeBytes -= allocSize(cap(n.lp)) // the index's array stays
+			}
 			s.nodes = slices.Delete(s.nodes, 0, 1)
 			s.length -= uint64(entries)
 			deleted += entries
@@ -728,6 +764,7 @@ func (s *Stream) Trim(a TrimArgs) int64 {
 		if a.Approx {
 			break
 		}
+		s.nodesChanged()
 		var fromNode int64
 		p := listpack.Next(lp, listpack.First)
 		p = listpack.Next(lp, p)
@@ -828,10 +865,7 @@ func (s *Stream) Clone() Value {
 // listpacks as allocated, and the groups.
 func (s *Stream) MemSize() int {
 	if s.nodeBytes == 0 {
-		s.nodeBytes = allocSizeScan(cap(s.nodes) * int(unsafeSizeofNode))
-		for _, nd := range s.nodes {
-			s.nodeBytes += allocSize(cap(nd.lp))
-		}
+		s.nodeBytes = s.nodeBytesFrom(0)
 	}
 	n := allocSize(int(unsafeSizeofStream)) + s.nodeBytes
 	for _, g := range s.groups {

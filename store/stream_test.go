@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"testing"
 )
@@ -63,6 +64,47 @@ func TestStreamAppendRange(t *testing.T) {
 	}
 }
 
+// A long stream's fill allocates about what it keeps: a node sealed into a
+// copy of its exact size leaves its 4 KB buffer to the next node, where
+// freed it doubled the fill's allocation (garbage that grew the heap past
+// its live size until a collection), and the sealed copies keep their
+// entries.
+func TestStreamFillAllocatesItsNodes(t *testing.T) {
+	s := NewStream()
+	lim := StreamLimits{NodeMaxBytes: 4096, NodeMaxEntries: 100}
+	record := func(i int) [][]byte {
+		return [][]byte{[]byte("user"), []byte(fmt.Sprintf("u%06d", i)), []byte("action"), []byte("allow"), []byte("cost"), []byte("1")}
+	}
+	const n = 10000
+	records := make([][][]byte, n+1)
+	for i := 1; i <= n; i++ {
+		records[i] = record(i)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i := 1; i <= n; i++ {
+		s.Append(StreamID{uint64(i), 0}, records[i], lim)
+	}
+	runtime.ReadMemStats(&after)
+	allocated := after.TotalAlloc - before.TotalAlloc
+	if live := uint64(s.MemSize()); allocated > live+live/8 {
+		t.Errorf("a fill of %d entries (%d nodes) allocated %d bytes for %d live", n, s.NodeCount(), allocated, live)
+	}
+	it := s.Iter(StreamID{}, MaxStreamID, false)
+	for i := 1; ; i++ {
+		id, ok := it.Next()
+		if !ok {
+			if i != n+1 {
+				t.Fatalf("%d entries read back, want %d", i-1, n)
+			}
+			break
+		}
+		if want := fmt.Sprintf("%q", record(i)); id != (StreamID{uint64(i), 0}) || fmt.Sprintf("%q", it.Fields(nil)) != want {
+			t.Fatalf("entry %d: %v %q, want %s", i, id, it.Fields(nil), want)
+		}
+	}
+}
+
 func TestStreamGroupsModel(t *testing.T) {
 	s := NewStream()
 	g := s.CreateGroup("g2", StreamID{}, 0)
@@ -121,6 +163,11 @@ func TestStreamMemSizeFollowsNodes(t *testing.T) {
 			}
 		}},
 		{"trim", func() { s.Trim(TrimArgs{Strategy: TrimMaxLen, MaxLen: 7}) }},
+		{"append new nodes after a trim", func() { add(40) }},
+		{"trim whole nodes", func() { s.Trim(TrimArgs{Strategy: TrimMaxLen, Approx: true, MaxLen: 15}) }},
+		{"trim nothing", func() { s.Trim(TrimArgs{Strategy: TrimMaxLen, Approx: true, MaxLen: 1000}) }},
+		{"trim every node", func() { s.Trim(TrimArgs{Strategy: TrimMinID, MinID: StreamID{Ms: next}}) }},
+		{"append into an emptied stream", func() { add(25) }},
 		{"load a node", func() { id, lp := s.Node(0); s.AppendNode(StreamID{Ms: id.Ms + 1000}, slices.Clone(lp)) }},
 	}
 	for _, st := range steps {

@@ -10,10 +10,18 @@ import (
 // lpAppend, lpReplaceInteger, lpNext and lpPrev do.
 
 // Empty returns a finished listpack with no entries.
-func Empty(capacity int) []byte {
-	b := make([]byte, HeaderSize, max(capacity, HeaderSize))
+func Empty(capacity int) []byte { return EmptyIn(make([]byte, 0, max(capacity, HeaderSize))) }
+
+// EmptyIn returns a finished listpack with no entries in b's storage (a
+// new one if it has too little).
+func EmptyIn(b []byte) []byte {
+	if cap(b) < HeaderSize {
+		b = make([]byte, 0, HeaderSize)
+	}
+	b = b[:HeaderSize]
 	b[HeaderSize-1] = 0xFF
 	binary.LittleEndian.PutUint32(b, HeaderSize)
+	binary.LittleEndian.PutUint16(b[4:], 0)
 	return b
 }
 
