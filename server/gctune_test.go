@@ -1,33 +1,100 @@
 package server
 
 import (
+	"runtime"
+	"runtime/debug"
 	"testing"
 	"time"
+
+	"github.com/floodgate/floodgate/internal/redistest"
 )
 
 // The GC percent bounds the garbage headroom of a large heap to an eighth
-// of it plus gcHeadroom, and leaves a small heap at GOGC=100; the bytes
-// long requests hold while they are read and run come on top.
+// of it plus gcHeadroom, and leaves a small heap at GOGC=100.
 func TestGCPercentFor(t *testing.T) {
 	for _, tc := range []struct {
-		live, transient uint64
-		want            int
+		live uint64
+		want int
 	}{
-		{0, 0, 100},
-		{1 << 20, 0, 100},
-		{8 << 20, 0, 100},
-		{16 << 20, 0, 60},         // 2 + 8 MB over 16
-		{80 << 20, 0, 20},         // 10 + 8 MB over 80: 22.5, rounded down
-		{1 << 30, 0, 10},          // 128 + 8 MB over 1 GB: 13.3
-		{64 << 30, 0, 10},         // never below minGCPercent
-		{80 << 20, 40 << 20, 70},  // 20, and 50 for 40 MB over 80
-		{80 << 20, 80 << 20, 120}, // at most the live heap again
-		{80 << 20, 200 << 20, 20}, // not for a request larger than the heap
-		{8 << 20, 34 << 20, 100},  // nor on a small heap
+		{0, 100},
+		{1 << 20, 100},
+		{8 << 20, 100},
+		{16 << 20, 60}, // 2 + 8 MB over 16
+		{80 << 20, 20}, // 10 + 8 MB over 80: 22.5, rounded down
+		{1 << 30, 10},  // 128 + 8 MB over 1 GB: 13.3
+		{64 << 30, 10}, // never below minGCPercent
 	} {
-		if got := gcPercentFor(tc.live, tc.transient); got != tc.want {
-			t.Errorf("gcPercentFor(%d MB, %d MB) = %d, want %d", tc.live>>20, tc.transient>>20, got, tc.want)
+		if got := gcPercentFor(tc.live); got != tc.want {
+			t.Errorf("gcPercentFor(%d MB) = %d, want %d", tc.live>>20, got, tc.want)
 		}
+	}
+}
+
+// While long requests are held, the goal is the heap they found, its
+// headroom and twice their bytes, whatever the heap has grown to since.
+func TestHoldPercent(t *testing.T) {
+	for _, tc := range []struct {
+		live, base, transient uint64
+		want                  int
+	}{
+		{3 << 20, 3 << 20, 40 << 20, 2766},  // 3 + 3 + 80 MB over 3
+		{0, 0, 40 << 20, 8000},              // 0 + 1 + 80 MB over a first 1 MB
+		{43 << 20, 3 << 20, 40 << 20, 100},  // 86 MB over 43: the request is in the heap now
+		{86 << 20, 3 << 20, 40 << 20, 0},    // at the goal
+		{120 << 20, 3 << 20, 40 << 20, 0},   // past it: the heap's own percent then
+		{80 << 20, 80 << 20, 40 << 20, 120}, // 80 + 16 (its 20%) + 80 MB over 80
+	} {
+		if got := holdPercent(tc.live, tc.base, tc.transient); got != tc.want {
+			t.Errorf("holdPercent(%d MB, %d MB, %d MB) = %d, want %d", tc.live>>20, tc.base>>20, tc.transient>>20, got, tc.want)
+		}
+	}
+}
+
+// A collection during a hold sets the percent anew from the heap it
+// found, and one after the hold's bytes became garbage ends the drain.
+func TestHoldRetunesAfterCollection(t *testing.T) {
+	if startGCPercent != 100 {
+		t.Skip("GOGC is set: the tuner leaves the GC alone")
+	}
+	defer debug.SetGCPercent(100)
+	var srv Server
+	g := &srv.gc
+	// wantPercent is what the tuner must set for the heap the last
+	// collection measured.
+	wantPercent := func() int {
+		h, _ := readHeap()
+		if g.transient == 0 {
+			return gcPercentFor(h.live)
+		}
+		return max(gcPercentFor(h.live), holdPercent(h.live, g.base, g.transient))
+	}
+	settled := func(what string) {
+		t.Helper()
+		runtime.GC()
+		redistest.Eventually(t, what, func() bool {
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			return g.percent == wantPercent() && g.hooked == (g.transient > 0)
+		})
+	}
+	const hold = 16 << 20
+	srv.holdTransient(hold)
+	g.mu.Lock()
+	before := g.percent
+	g.mu.Unlock()
+	ballast := make([]byte, 3*hold) // past the hold's goal once collected
+	settled("the percent set again after a collection during the hold")
+	if g.percent == before {
+		t.Fatalf("the percent is still %d with %d MB more live", before, len(ballast)>>20)
+	}
+	runtime.KeepAlive(ballast)
+	srv.holdTransient(-hold)
+	if g.percent != minGCPercent || !g.drain {
+		t.Fatalf("after the hold: percent %d, drain %v; want %d, a drain", g.percent, g.drain, minGCPercent)
+	}
+	settled("the drain ended by a collection")
+	if g.drain {
+		t.Fatal("the drain outlived a collection")
 	}
 }
 
