@@ -26,10 +26,11 @@ import (
 // afterwards, 0.3 MB after the purge.
 //
 // A long request being read sets a goal of its own until it has run
-// (holdTransient): the live heap it found, plus twice its bytes (its
-// buffers and arguments, then about as much again for what a command
-// that stores its arguments adds: SADD, HSET, MSET of 1M arguments add
-// 0.8-1.2 times their request), plus that heap's headroom. Its bytes are
+// (holdTransient): the live heap it found and that heap's headroom, plus
+// its bytes (its buffers and arguments) and one and a half times as much
+// again for what a command that stores its arguments adds (SADD, HSET and
+// MSET of 1M arguments add 0.8, 0.9 and 1.25 times their request: at
+// twice, MSET still ran one collection of 85 MB just before it ended). Its bytes are
 // live until it has run, so a collection they trigger frees nothing of
 // them, and each one marks the whole keyspace: a 1M-argument DEL of
 // 500,000 keys ran 5 collections of a 100 MB heap, half of its CPU, where
@@ -211,11 +212,11 @@ func headroomFor(live uint64) uint64 {
 
 // holdPercent is the GC percent that puts the goal of a live heap of live
 // bytes where a hold of transient bytes, begun on a live heap of base
-// bytes, sets it: base and its headroom, plus twice the transient bytes
-// (see the comment at the top); 0 once the heap is past it.
+// bytes, sets it: base and its headroom, plus 2.5 times the transient
+// bytes (see the comment at the top); 0 once the heap is past it.
 func holdPercent(live, base, transient uint64) int {
 	live = max(live, 1<<20)
-	goal := base + headroomFor(base) + 2*transient
+	goal := base + headroomFor(base) + transient*5/2
 	if goal <= live {
 		return 0
 	}

@@ -31,18 +31,18 @@ func TestGCPercentFor(t *testing.T) {
 }
 
 // While long requests are held, the goal is the heap they found, its
-// headroom and twice their bytes, whatever the heap has grown to since.
+// headroom and 2.5 times their bytes, whatever the heap has grown to since.
 func TestHoldPercent(t *testing.T) {
 	for _, tc := range []struct {
 		live, base, transient uint64
 		want                  int
 	}{
-		{3 << 20, 3 << 20, 40 << 20, 2766},  // 3 + 3 + 80 MB over 3
-		{0, 0, 40 << 20, 8000},              // 0 + 1 + 80 MB over a first 1 MB
-		{43 << 20, 3 << 20, 40 << 20, 100},  // 86 MB over 43: the request is in the heap now
-		{86 << 20, 3 << 20, 40 << 20, 0},    // at the goal
-		{120 << 20, 3 << 20, 40 << 20, 0},   // past it: the heap's own percent then
-		{80 << 20, 80 << 20, 40 << 20, 120}, // 80 + 16 (its 20%) + 80 MB over 80
+		{3 << 20, 3 << 20, 40 << 20, 3433},  // 3 + 3 + 100 MB over 3
+		{0, 0, 40 << 20, 10000},             // 0 + 1 + 100 MB over a first 1 MB
+		{53 << 20, 3 << 20, 40 << 20, 100},  // 106 MB over 53: the request is in the heap now
+		{106 << 20, 3 << 20, 40 << 20, 0},   // at the goal
+		{150 << 20, 3 << 20, 40 << 20, 0},   // past it: the heap's own percent then
+		{80 << 20, 80 << 20, 40 << 20, 145}, // 80 + 16 (its 20%) + 100 MB over 80
 	} {
 		if got := holdPercent(tc.live, tc.base, tc.transient); got != tc.want {
 			t.Errorf("holdPercent(%d MB, %d MB, %d MB) = %d, want %d", tc.live>>20, tc.base>>20, tc.transient>>20, got, tc.want)
