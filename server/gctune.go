@@ -30,11 +30,11 @@ import (
 // its bytes (its buffers and arguments) and one and a half times as much
 // again for what a command that stores its arguments adds (SADD, HSET and
 // MSET of 1M arguments add 0.8, 0.9 and 1.25 times their request: at
-// twice, MSET still ran one collection of 85 MB just before it ended). Its bytes are
-// live until it has run, so a collection they trigger frees nothing of
-// them, and each one marks the whole keyspace: a 1M-argument DEL of
-// 500,000 keys ran 5 collections of a 100 MB heap, half of its CPU, where
-// Redis frees as it goes. The goal is a number of bytes, not a percent: a
+// twice, MSET still ran one collection of 85 MB just before it ended).
+// Its bytes are live until it has run, so a collection they trigger frees
+// nothing of them, and each one marks the whole keyspace: a 1M-argument
+// DEL of 500,000 keys ran 5 collections of a 100 MB heap, half of its
+// CPU, where Redis frees as it goes. The goal is a number of bytes, not a percent: a
 // collection during the command resets the percent from the heap it
 // found (collected, run after each collection while a hold is on), where
 // a percent sized for the heap at the request's start, applied to one
