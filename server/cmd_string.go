@@ -296,6 +296,8 @@ func cmdMSet(c *Client, args [][]byte) {
 	if !msetArgs(c, args) {
 		return
 	}
+	c.db.ExpectKeys(len(args) / 2)
+	defer c.db.ExpectKeys(0)
 	for i := 1; i < len(args); i += 2 {
 		setKey(c, args[i], store.NewString(args[i+1]))
 		c.notify(notifyString, "set", args[i])
@@ -313,6 +315,8 @@ func cmdMSetNX(c *Client, args [][]byte) {
 			return
 		}
 	}
+	c.db.ExpectKeys(len(args) / 2)
+	defer c.db.ExpectKeys(0)
 	for i := 1; i < len(args); i += 2 {
 		c.db.Set(args[i], store.NewString(args[i+1]), 0)
 		c.notify(notifyString, "set", args[i])

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
@@ -36,13 +37,24 @@ import (
 // (purgeIdleHeap): 1M stream entries kept about 9 MB over their 30 MB
 // afterwards, 0.3 MB after the purge.
 //
-// A long request being read adds its own bytes to the headroom
-// (holdTransient) until it has run, if it is no larger than the live heap:
-// its buffers and arguments are live until then, so a collection they
-// trigger frees nothing of them, and each one marks the whole keyspace. A
-// 1M-argument DEL of 500,000 keys ran 5 collections of a 100 MB heap, half
-// of its CPU, where Redis frees as it goes; the headroom it adds is memory
-// the request holds anyway.
+// A long request being read sets a goal of its own until it has run
+// (holdTransient): the live heap it found and that heap's headroom, plus
+// its bytes (its buffers and arguments) and one and a half times as much
+// again for what a command that stores its arguments adds (SADD, HSET and
+// MSET of 1M arguments add 0.8, 0.9 and 1.25 times their request: at
+// twice, MSET still ran one collection of 85 MB just before it ended).
+// Its bytes are live until it has run, so a collection they trigger frees
+// nothing of them, and each one marks the whole keyspace: a 1M-argument
+// DEL of 500,000 keys ran 5 collections of a 100 MB heap, half of its
+// CPU, where Redis frees as it goes. The goal is a number of bytes, not a percent: a
+// collection during the command resets the percent from the heap it
+// found (collected, run after each collection while a hold is on), where
+// a percent sized for the heap at the request's start, applied to one
+// that had taken in the request, let the heap grow far past it. Once the
+// request has run, its bytes are garbage; if they are more than the
+// heap's headroom the next allocation starts a collection (drain), so
+// that the next request reuses them rather than new pages: a DEL after a
+// 1M-argument MSET peaked 25 MB higher without it.
 
 // gcHeadroom is the fixed part of the heap's growth between collections.
 const gcHeadroom = 8 << 20
@@ -110,13 +122,16 @@ func readHeap() (h heapSample, ok bool) {
 		m[4].Value.Uint64(), m[5].Value.Uint64(), m[6].Value.Uint64()}, true
 }
 
-// gcTuner holds what the GC percent is set from; the cron and every
-// connection's transport goroutine change it.
+// gcTuner holds what the GC percent is set from; the cron, every
+// connection's transport goroutine and the collection hook change it.
 type gcTuner struct {
 	mu        sync.Mutex
 	percent   int    // the GC percent set last
 	transient uint64 // bytes of long requests being read or run (holdTransient)
 	work      uint64 // the collection's work (scanWork) at the cron's last reading
+	base      uint64 // the live heap when the transient bytes went from none to some
+	drain     bool   // collect at once: a long request's bytes have become garbage
+	hooked    bool   // collected is armed for the next collection
 }
 
 // tuneGC sets the GC percent from the live heap the last collection
@@ -137,12 +152,58 @@ func (s *Server) tuneGC() {
 // holdTransient adds n bytes (taken back with a negative n) to what long
 // requests being read or run hold, and retunes the GC for them.
 func (s *Server) holdTransient(n int64) {
-	s.gc.mu.Lock()
-	defer s.gc.mu.Unlock()
-	s.gc.transient = uint64(int64(s.gc.transient) + n)
-	if h, ok := readHeap(); ok {
-		s.gc.retune(h.live)
+	g := &s.gc
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	h, ok := readHeap()
+	if g.transient == 0 {
+		g.base = h.live
 	}
+	g.transient = uint64(int64(g.transient) + n)
+	if g.transient == 0 && uint64(-n) > headroomFor(h.live, g.work) {
+		g.drain = true
+	}
+	if (g.transient > 0 || g.drain) && !g.hooked {
+		g.hooked = true
+		afterGC(g.collected)
+	}
+	if ok {
+		g.retune(h.live)
+	}
+}
+
+// collected retunes after a collection (afterGC) and says whether to be
+// called after the next one too: while a hold is on or a drain pending.
+func (g *gcTuner) collected() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	h, ok := readHeap()
+	if g.drain && g.transient > 0 {
+		// A hold begun during the drain found a heap of garbage: it
+		// starts from what this collection left instead.
+		g.base = h.live
+	}
+	g.drain = false
+	if ok {
+		g.retune(h.live)
+	}
+	g.hooked = g.transient > 0
+	return g.hooked
+}
+
+// gcSentinel is an object whose cleanup tells afterGC that a collection
+// ran; it holds a pointer so that it is not a tiny allocation, which may
+// share a block with live objects and never be cleaned up.
+type gcSentinel struct{ _ *byte }
+
+// afterGC calls f after the next collection (once its sweep reaches the
+// sentinel), and after each one after that while f returns true.
+func afterGC(f func() bool) {
+	runtime.AddCleanup(new(gcSentinel), func(f func() bool) {
+		if f() {
+			afterGC(f)
+		}
+	}, f)
 }
 
 // retune sets the GC percent for a live heap of live bytes and the
@@ -151,7 +212,16 @@ func (g *gcTuner) retune(live uint64) {
 	if startGCPercent != 100 {
 		return
 	}
-	p := gcPercentFor(live, g.work, g.transient)
+	p := gcPercentFor(live, g.work)
+	switch {
+	case g.drain:
+		// Until collected runs, also for a request that came since: a
+		// collection soon, and not one after another before collected
+		// sets the percent back.
+		p = minGCPercent
+	case g.transient > 0:
+		p = max(p, holdPercent(live, g.base, g.work, g.transient))
+	}
 	if p != g.percent {
 		debug.SetGCPercent(p)
 		g.percent = p
@@ -162,9 +232,8 @@ func (g *gcTuner) retune(live uint64) {
 // whose collection's work is work bytes (scanWork; 0: unknown, all of the
 // heap), grow by an eighth plus gcHeadroom or the work if less, rounded
 // down to a multiple of 5 so that a slowly changing heap does not reset
-// the pacer at every tick, and by the transient bytes of long requests on
-// top when they are no more than the live heap.
-func gcPercentFor(live, work, transient uint64) int {
+// the pacer at every tick.
+func gcPercentFor(live, work uint64) int {
 	if live == 0 {
 		live = 1 << 20 // before the first collection
 	}
@@ -172,15 +241,26 @@ func gcPercentFor(live, work, transient uint64) int {
 		work = live
 	}
 	p := int((live/8 + min(work, gcHeadroom)) * 100 / live)
-	p = max(min(p/5*5, 100), minGCPercent)
-	// Only for requests no larger than the live heap: a collection during
-	// the command counts the request's bytes in the live heap too, and a
-	// percent sized for them on a small heap (where collections are cheap)
-	// let a 1M-member SADD's garbage grow by 30 MB.
-	if transient > live {
-		return p
+	return max(min(p/5*5, 100), minGCPercent)
+}
+
+// headroomFor is the garbage gcPercentFor lets a live heap of live bytes
+// grow by.
+func headroomFor(live, work uint64) uint64 {
+	return max(live, 1<<20) * uint64(gcPercentFor(live, work)) / 100
+}
+
+// holdPercent is the GC percent that puts the goal of a live heap of live
+// bytes where a hold of transient bytes, begun on a live heap of base
+// bytes, sets it: base and its headroom, plus 2.5 times the transient
+// bytes (see the comment at the top); 0 once the heap is past it.
+func holdPercent(live, base, work, transient uint64) int {
+	live = max(live, 1<<20)
+	goal := base + headroomFor(base, work) + transient*5/2
+	if goal <= live {
+		return 0
 	}
-	return p + int(transient*100/live)/5*5
+	return int((goal - live) * 100 / live)
 }
 
 const (

@@ -1,40 +1,38 @@
 package server
 
 import (
+	"runtime"
+	"runtime/debug"
 	"testing"
 	"time"
+
+	"github.com/floodgate/floodgate/internal/redistest"
 )
 
 // The GC percent bounds the garbage headroom of a large heap to an eighth
 // of it plus gcHeadroom, or plus the collection's work if less, and leaves
-// a small heap at GOGC=100; the bytes long requests hold while they are
-// read and run come on top.
+// a small heap at GOGC=100.
 func TestGCPercentFor(t *testing.T) {
 	const mb = 1 << 20
 	for _, tc := range []struct {
-		live, work, transient uint64 // MB
-		want                  int
+		live, work uint64 // MB
+		want       int
 	}{
-		{0, 0, 0, 100},
-		{1, 0, 0, 100},
-		{8, 8, 0, 100},
-		{16, 0, 0, 60},      // work unknown, all of the heap: 2 + 8 MB over 16
-		{16, 16, 0, 60},     // the same
-		{80, 80, 0, 20},     // 10 + 8 MB over 80: 22.5, rounded down
-		{1024, 1024, 0, 10}, // 128 + 8 MB over 1 GB: 13.3
-		{64 << 10, 64 << 10, 0, 10},
-		{64 << 10, 1, 0, 10}, // never below minGCPercent
-		{4, 2, 0, 60},        // a small heap of little work: 0.5 + 2 MB over 4
-		{28, 3, 0, 20},       // stream nodes: 3.5 + 3 MB over 28, 23
-		{300, 16, 0, 15},     // 37.5 + 8 MB over 300: the work caps only the fixed part
-		{80, 80, 40, 70},     // 20, and 50 for 40 MB over 80
-		{80, 80, 80, 120},    // at most the live heap again
-		{80, 80, 200, 20},    // not for a request larger than the heap
-		{8, 8, 34, 100},      // nor on a small heap
-		{28, 3, 14, 70},      // little work: 20, and 50 for 14 MB over 28
+		{0, 0, 100},
+		{1, 0, 100},
+		{8, 8, 100},
+		{16, 0, 60},      // work unknown, all of the heap: 2 + 8 MB over 16
+		{16, 16, 60},     // the same
+		{80, 80, 20},     // 10 + 8 MB over 80: 22.5, rounded down
+		{1024, 1024, 10}, // 128 + 8 MB over 1 GB: 13.3
+		{64 << 10, 64 << 10, 10},
+		{64 << 10, 1, 10}, // never below minGCPercent
+		{4, 2, 60},        // a small heap of little work: 0.5 + 2 MB over 4
+		{28, 3, 20},       // stream nodes: 3.5 + 3 MB over 28, 23
+		{300, 16, 15},     // 37.5 + 8 MB over 300: the work caps only the fixed part
 	} {
-		if got := gcPercentFor(tc.live*mb, tc.work*mb, tc.transient*mb); got != tc.want {
-			t.Errorf("gcPercentFor(%d MB, %d MB of work, %d MB) = %d, want %d", tc.live, tc.work, tc.transient, got, tc.want)
+		if got := gcPercentFor(tc.live*mb, tc.work*mb); got != tc.want {
+			t.Errorf("gcPercentFor(%d MB, %d MB of work) = %d, want %d", tc.live, tc.work, got, tc.want)
 		}
 	}
 }
@@ -54,6 +52,83 @@ func TestScanWork(t *testing.T) {
 		if got := tc.h.scanWork(); got != tc.want {
 			t.Errorf("scanWork(%+v) = %d, want %d", tc.h, got, tc.want)
 		}
+	}
+}
+
+// While long requests are held, the goal is the heap they found, its
+// headroom and 2.5 times their bytes, whatever the heap has grown to since.
+func TestHoldPercent(t *testing.T) {
+	for _, tc := range []struct {
+		live, base, transient uint64
+		want                  int
+	}{
+		{3 << 20, 3 << 20, 40 << 20, 3433},  // 3 + 3 + 100 MB over 3
+		{0, 0, 40 << 20, 10000},             // 0 + 1 + 100 MB over a first 1 MB
+		{53 << 20, 3 << 20, 40 << 20, 100},  // 106 MB over 53: the request is in the heap now
+		{106 << 20, 3 << 20, 40 << 20, 0},   // at the goal
+		{150 << 20, 3 << 20, 40 << 20, 0},   // past it: the heap's own percent then
+		{80 << 20, 80 << 20, 40 << 20, 145}, // 80 + 16 (its 20%) + 100 MB over 80
+	} {
+		if got := holdPercent(tc.live, tc.base, 0, tc.transient); got != tc.want {
+			t.Errorf("holdPercent(%d MB, %d MB, %d MB) = %d, want %d", tc.live>>20, tc.base>>20, tc.transient>>20, got, tc.want)
+		}
+	}
+}
+
+// A collection during a hold sets the percent anew from the heap it
+// found, and one after the hold's bytes became garbage ends the drain.
+func TestHoldRetunesAfterCollection(t *testing.T) {
+	if startGCPercent != 100 {
+		t.Skip("GOGC is set: the tuner leaves the GC alone")
+	}
+	defer debug.SetGCPercent(100)
+	var srv Server
+	g := &srv.gc
+	// wantPercent is what the tuner must set for the heap the last
+	// collection measured.
+	wantPercent := func() int {
+		h, _ := readHeap()
+		if g.transient == 0 {
+			return gcPercentFor(h.live, g.work)
+		}
+		return max(gcPercentFor(h.live, g.work), holdPercent(h.live, g.base, g.work, g.transient))
+	}
+	// collect runs a collection and waits until what holds after it.
+	collect := func(what string, holds func() bool) {
+		t.Helper()
+		runtime.GC()
+		redistest.Eventually(t, what, func() bool {
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			return holds()
+		})
+	}
+	// A hold is only a count: this one is larger than any test heap's
+	// headroom, so that its end is a drain.
+	const hold = 256 << 20
+	srv.holdTransient(hold)
+	g.mu.Lock()
+	before := g.percent
+	g.mu.Unlock()
+	ballast := make([]byte, 32<<20)
+	// While the hold is on the hook follows every collection, so the
+	// percent catches up with whatever heap the last one measured.
+	collect("the percent set again after a collection during the hold", func() bool {
+		return g.hooked && g.percent == wantPercent()
+	})
+	if g.percent == before {
+		t.Fatalf("the percent is still %d with %d MB more live", before, len(ballast)>>20)
+	}
+	runtime.KeepAlive(ballast)
+	srv.holdTransient(-hold)
+	if g.percent != minGCPercent || !g.drain {
+		t.Fatalf("after the hold: percent %d, drain %v; want %d, a drain", g.percent, g.drain, minGCPercent)
+	}
+	// The drain's hook is the last: other collections may follow, so the
+	// percent is the heap's own for the one it saw.
+	collect("the drain ended by a collection", func() bool { return !g.drain && !g.hooked })
+	if h, _ := readHeap(); g.percent == minGCPercent && gcPercentFor(h.live, g.work) != minGCPercent {
+		t.Fatalf("the percent stayed at the drain's %d", g.percent)
 	}
 }
 

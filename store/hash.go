@@ -238,6 +238,26 @@ func (h *Hash) Set(name, value []byte, enc *Encodings) (added bool) {
 	return h.set(name, value, enc)
 }
 
+// SetAll sets fields from field, value pairs, as HSET does, and returns
+// how many are new. Once the hash is a hashtable that must grow, it grows
+// once for every pair still to come (see reserve).
+func (h *Hash) SetAll(fieldValues [][]byte, enc *Encodings) int {
+	added, reserved := 0, false
+	for i := 0; i+1 < len(fieldValues); i += 2 {
+		if t := h.table(); !reserved && t != nil && len(t.entries) == cap(t.entries) {
+			t.reserve((len(fieldValues) - i) / 2)
+			reserved = true
+		}
+		if h.set(fieldValues[i], fieldValues[i+1], enc) {
+			added++
+		}
+	}
+	if reserved {
+		h.table().fit()
+	}
+	return added
+}
+
 func (h *Hash) set(name, value []byte, enc *Encodings) bool {
 	if h.table() == nil && (int64(len(name)) > enc.HashMaxListpackValue || int64(len(value)) > enc.HashMaxListpackValue ||
 		len(h.lp())+len(name)+len(value) > packedMaxBytes) {
@@ -587,11 +607,12 @@ func (nameKey) key(e string) string { return hashEntryName(e) }
 
 // setField sets field name of t to value and reports whether it is new.
 func setField(t *hashTable, name, value []byte) bool {
-	if pos, ok := t.find(name); ok {
+	h := hashMember(name)
+	if pos, ok := t.findHashed(name, h); ok {
 		t.entries[pos] = makeHashEntry(name, value)
 		return false
 	}
-	t.append(hashMember(name), makeHashEntry(name, value))
+	t.append(h, makeHashEntry(name, value))
 	return true
 }
 

@@ -23,6 +23,9 @@ type keyTable struct {
 	// rehash is the next bucket of ht[0] to move to ht[1]; -1 when no
 	// resize is under way (ht[1] is then nil).
 	rehash int
+	// expected is how many more keys the command running may insert
+	// (expect), so that a table that must grow grows once for them all.
+	expected int
 }
 
 const minBuckets = 4
@@ -80,9 +83,10 @@ func (t *keyTable) insert(e *Entry) {
 		case t.ht[0] == nil:
 			t.ht[0] = make([]*Entry, minBuckets)
 		case t.used[0] >= len(t.ht[0]):
-			t.resize(bucketsFor(t.used[0] + 1))
+			t.resize(bucketsFor(t.used[0] + 1 + t.expected))
 		}
 	}
+	t.expected = max(t.expected-1, 0)
 	i := 0
 	if t.rehash >= 0 {
 		i = 1 // entries of a table being resized go to the new array
@@ -183,6 +187,14 @@ func (t *keyTable) rehashSome(n int) {
 		t.rehashStep(100)
 	}
 }
+
+// expect says that up to n more keys may be inserted before expect(0):
+// a growth on the way sizes the table for all of them at once, as Redis's
+// dictExpand for a known count, instead of doubling (and rehashing) up to
+// 17 times through a 1M-argument MSET. Keys that turn out to exist already
+// cost at most one doubling too many, which a later growth would make
+// anyway.
+func (t *keyTable) expect(n int) { t.expected = n }
 
 // reserve sizes an empty table for n keys.
 func (t *keyTable) reserve(n int) {

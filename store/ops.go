@@ -170,11 +170,7 @@ func (db *DB) HSet(key []byte, fieldValues [][]byte) (added int, err error) {
 	if created {
 		h = NewHash()
 	}
-	for i := 0; i+1 < len(fieldValues); i += 2 {
-		if h.Set(fieldValues[i], fieldValues[i+1], &db.store.enc) {
-			added++
-		}
-	}
+	added = h.SetAll(fieldValues, &db.store.enc)
 	switch {
 	case h.Len() == 0:
 	case created:
@@ -212,12 +208,7 @@ func (db *DB) SAdd(key []byte, members [][]byte) (int64, error) {
 	if created {
 		s = NewSet()
 	}
-	var added int64
-	for _, m := range members {
-		if s.Add(m, &db.store.enc) {
-			added++
-		}
-	}
+	added := int64(s.AddAll(members, &db.store.enc))
 	switch {
 	case created:
 		db.Set(key, s, 0)

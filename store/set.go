@@ -127,6 +127,26 @@ func (s *Set) Add(m []byte, enc *Encodings) bool {
 	return addMember(s.table(), m)
 }
 
+// AddAll adds members, as SADD does, and returns how many are new. Once
+// the set is a hashtable that must grow, it grows once for every member
+// still to come (see reserve).
+func (s *Set) AddAll(members [][]byte, enc *Encodings) int {
+	added, reserved := 0, false
+	for i, m := range members {
+		if t := s.table(); !reserved && t != nil && len(t.entries) == cap(t.entries) {
+			t.reserve(len(members) - i)
+			reserved = true
+		}
+		if s.Add(m, enc) {
+			added++
+		}
+	}
+	if reserved {
+		s.table().fit()
+	}
+	return added
+}
+
 // Unpack makes an intset a hashtable for good, as RDB loading does to a
 // set with more members than set-max-intset-entries.
 func (s *Set) Unpack() {
@@ -419,10 +439,11 @@ func (is intset) remove(i int) intset {
 
 // addMember adds m to t and reports whether it is new.
 func addMember(t *setTable, m []byte) bool {
-	if _, ok := t.find(m); ok {
+	h := hashMember(m)
+	if _, ok := t.findHashed(m, h); ok {
 		return false
 	}
-	t.append(hashMember(m), string(m))
+	t.append(h, string(m))
 	return true
 }
 

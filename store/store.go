@@ -551,6 +551,10 @@ func (db *DB) GetString(key string) *Entry {
 // expands its dict on RESIZEDB: a million-key load then never resizes.
 func (db *DB) Reserve(n int) { db.keys.reserve(n) }
 
+// ExpectKeys says that up to n new keys may follow (MSET's), until
+// ExpectKeys(0): the key table grows once for all of them if it must grow.
+func (db *DB) ExpectKeys(n int) { db.keys.expect(n) }
+
 // Exists reports whether key is live.
 func (db *DB) Exists(key []byte) bool { return db.Peek(key) != nil }
 
