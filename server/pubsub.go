@@ -19,7 +19,7 @@ import (
 // transport is the only one touching its buffers: the publisher appends
 // the frame to the subscriber's inbox (conn.push, under wakeMu) and has
 // the transport woken as for a blocked client's reply (transport.woke);
-// the transport moves the inbox to the reply list (conn.takePushes) when
+// the transport moves the inbox to the reply list (conn.TakePushes) when
 // woken and when the subscriber's next batch takes the lock, so a message
 // published before a command of the subscriber's is written before that
 // command's reply, as in Redis. A message for the connection whose batch
@@ -448,7 +448,7 @@ func (cn *conn) enqueue(frame []byte, owned bool) bool {
 	cn.pushedLen.Store(int64(pending))
 	cn.wakeMu.Unlock()
 	if first {
-		cn.tr.woke()
+		cn.tr.Woke()
 	}
 	if pending > replyChunk && cn.overOutputLimit(time.Now().Unix()) {
 		cn.wakeMu.Lock()
@@ -460,9 +460,9 @@ func (cn *conn) enqueue(frame []byte, owned bool) bool {
 	return true
 }
 
-// takePushes moves the inbox to the replies; on the transport's goroutine.
+// TakePushes moves the inbox to the replies; on the transport's goroutine.
 // It reports whether there was anything.
-func (cn *conn) takePushes() bool {
+func (cn *conn) TakePushes() bool {
 	cn.wakeMu.Lock()
 	p := cn.pushed
 	cn.pushed = cn.pushSpare[:0]

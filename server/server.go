@@ -32,6 +32,7 @@ import (
 
 	"github.com/floodgate/floodgate/internal/acl"
 	"github.com/floodgate/floodgate/internal/resp"
+	"github.com/floodgate/floodgate/internal/transport"
 	"github.com/floodgate/floodgate/luaengine"
 	"github.com/floodgate/floodgate/store"
 )
@@ -443,7 +444,10 @@ func (s *Server) serve(ln net.Listener, front *frontListener) {
 		defer s.bg.mu.Unlock()
 		if !s.bg.closed {
 			s.stopped.Add(1)
-			go s.acceptLoop(ln, s.handoff())
+			go func() {
+				defer s.stopped.Done()
+				transport.AcceptLoop(s.host(), ln, s.handoff())
+			}()
 		}
 	}
 	if useLoop := loopAccepts && !s.cfg.GoroutineConns; front != nil && useLoop {
@@ -523,7 +527,7 @@ func (s *Server) Close() error {
 	// event loop closes its own.
 	s.clientsMu.Lock()
 	for c := range s.clients {
-		c.conn.tr.interrupt()
+		c.conn.tr.Interrupt()
 	}
 	s.clientsMu.Unlock()
 	deadline := time.Now().Add(5 * time.Second)
@@ -599,7 +603,7 @@ func (s *Server) killClient(c *Client) {
 	s.disableTracking(c)
 	s.stopMonitoring(c)
 	s.replicaGone(c)
-	cn.tr.kill()
+	cn.tr.Kill()
 }
 
 // closedConn unregisters a connection its transport has closed. It runs on

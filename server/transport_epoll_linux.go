@@ -396,9 +396,9 @@ func (l *eventLoop) conn(fd int32) *loopConn {
 	return nil
 }
 
-// woke is the connection's part of conn.wake: the loop's goroutine, which
+// Woke is the connection's part of conn.wake: the loop's goroutine, which
 // alone touches the connection's buffers, resumes it (takeWoken).
-func (lc *loopConn) woke() {
+func (lc *loopConn) Woke() {
 	l := lc.loop
 	l.mu.Lock()
 	l.woken = append(l.woken, lc)
@@ -449,8 +449,8 @@ func (l *eventLoop) takeWoken() {
 			l.close(lc, nil)
 			continue
 		}
-		woke, keep := lc.resume(l.polling)
-		if keep && lc.takePushes() { // pub/sub messages
+		woke, keep := lc.Resume(l.polling)
+		if keep && lc.TakePushes() { // pub/sub messages
 			woke = true
 		}
 		switch {
@@ -540,7 +540,7 @@ func (l *eventLoop) read(lc *loopConn) bool {
 	if lc.tls != nil {
 		return l.readTLS(lc)
 	}
-	buf := lc.readBuf(nil)
+	buf := lc.ReadBuf(nil)
 	n, err := rawRead(lc.fd, buf)
 	if err == unix.EAGAIN || err == unix.EINTR {
 		return false
@@ -553,11 +553,11 @@ func (l *eventLoop) read(lc *loopConn) bool {
 		l.close(lc, err)
 		return false
 	}
-	lc.movedBytes(l.now)
+	lc.Moved(l.now)
 	if !l.mayResize.Load() {
 		l.mayResize.Store(true)
 	}
-	if !lc.received(buf, n, l.polling) {
+	if !lc.Received(buf, n, l.polling) {
 		l.flush(lc)
 		l.close(lc, nil)
 		return false
@@ -584,7 +584,7 @@ func (l *eventLoop) flush(lc *loopConn) {
 		if len(lc.blocks) == 0 {
 			n, err = rawWrite(lc.fd, lc.reply.B)
 		} else {
-			l.iov = lc.buffers(l.iov[:0])
+			l.iov = lc.Buffers(l.iov[:0])
 			n, err = unix.Writev(lc.fd, l.iov[:min(len(l.iov), writevBlocks)])
 			clear(l.iov)
 		}
@@ -599,9 +599,9 @@ func (l *eventLoop) flush(lc *loopConn) {
 			return
 		}
 		if n > 0 {
-			lc.movedBytes(l.now)
+			lc.Moved(l.now)
 		}
-		lc.flushed(n)
+		lc.Flushed(n)
 	}
 	if lc.pendingBytes() > 0 {
 		l.setMask(lc, unix.EPOLLOUT)
@@ -687,7 +687,7 @@ func (l *eventLoop) shutdown() {
 			}
 			continue
 		}
-		for _, b := range lc.buffers(nil) {
+		for _, b := range lc.Buffers(nil) {
 			if _, err := unix.Write(lc.fd, b); err != nil {
 				break
 			}
@@ -886,15 +886,15 @@ func (l *eventLoop) resizeQueryBuffers() {
 	}
 }
 
-// kill asks the loop to close the connection; safe from any goroutine.
+// Kill asks the loop to close the connection; safe from any goroutine.
 // The socket is shut down at once, so the peer sees the close even while
 // the loop waits for the execution lock.
-func (lc *loopConn) kill() {
+func (lc *loopConn) Kill() {
 	lc.killed.Store(true)
 	if lc.tls != nil {
 		// The loop closes it, with a close_notify, as Redis's
 		// SSL_shutdown: a socket shut down could not carry it.
-		lc.woke()
+		lc.Woke()
 		return
 	}
 	lc.mu.Lock()
@@ -904,11 +904,11 @@ func (lc *loopConn) kill() {
 	lc.mu.Unlock()
 }
 
-func (lc *loopConn) interrupt()        {} // the loop closes its connections itself
-func (lc *loopConn) localAddr() string { return lc.laddr }
+func (lc *loopConn) Interrupt()        {} // the loop closes its connections itself
+func (lc *loopConn) LocalAddr() string { return lc.laddr }
 
-// socketFD is the socket's descriptor, for CLIENT LIST; -1 once closed.
-func (lc *loopConn) socketFD() int {
+// SocketFD is the socket's descriptor, for CLIENT LIST; -1 once closed.
+func (lc *loopConn) SocketFD() int {
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	return lc.fd

@@ -98,7 +98,7 @@ func (l *eventLoop) readTLS(lc *loopConn) bool {
 		return false
 	}
 	w.in = lc.tls.rbuf[:n]
-	lc.movedBytes(l.now)
+	lc.Moved(l.now)
 	if !l.mayResize.Load() {
 		l.mayResize.Store(true)
 	}
@@ -112,7 +112,7 @@ func (l *eventLoop) decrypt(lc *loopConn) bool {
 	t := lc.tls
 	got := false
 	for !lc.client.closing {
-		buf := lc.readBuf(nil)
+		buf := lc.ReadBuf(nil)
 		if len(buf) == 0 {
 			l.close(lc, nil) // no room left, as a plain read of nothing
 			return false
@@ -120,7 +120,7 @@ func (l *eventLoop) decrypt(lc *loopConn) bool {
 		n, err := t.tc.Read(buf)
 		if n > 0 {
 			got = true
-			if !lc.received(buf, n, l.polling) {
+			if !lc.Received(buf, n, l.polling) {
 				l.flush(lc)
 				l.close(lc, nil)
 				return false
@@ -170,7 +170,7 @@ func (l *eventLoop) flushTLS(lc *loopConn) {
 				l.close(lc, err)
 				return
 			}
-			lc.movedBytes(l.now)
+			lc.Moved(l.now)
 			t.sent += n
 		}
 		t.sent = 0
@@ -188,7 +188,7 @@ func (l *eventLoop) flushTLS(lc *loopConn) {
 				b = lc.blocks[0]
 			}
 			n, err := t.tc.Write(b)
-			lc.flushed(n)
+			lc.Flushed(n)
 			if err != nil {
 				l.close(lc, err)
 				return

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/floodgate/floodgate/internal/tlsconf"
+	"github.com/floodgate/floodgate/internal/transport"
 )
 
 // TLS connections (tls-port) are served by the event loop, through
@@ -257,12 +258,7 @@ func (s *Server) serveTLS(nc net.Conn) {
 	if s.tlsToLoop(nc, tc, wire) {
 		return
 	}
-	cn := newConn(s, goConn{tc})
-	if !s.accept(cn, nc.RemoteAddr().String()) {
-		tc.Close()
-		return
-	}
-	s.serveConn(cn, tc)
+	transport.ServeHere(s.host(), tc)
 }
 
 // tlsParam is a tls-* parameter kept in tlsState.settings and applied

@@ -1,4 +1,4 @@
-package server
+package transport
 
 import (
 	"crypto/tls"
@@ -7,11 +7,13 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"github.com/floodgate/floodgate/internal/pipe"
 )
 
 // The goroutine transport serves a connection on a goroutine of its own:
 // it reads from the net.Conn into the connection's buffers, hands the bytes
-// to the same parser and dispatch as the event loop (conn.received), and
+// to the same parser and dispatch as the event loop (Conn.Received), and
 // writes the replies of each read with one write. Dial's in-memory
 // connections use it, as do non-Linux systems and Config.GoroutineConns.
 // A client that does not read its replies blocks its own goroutine's write,
@@ -20,24 +22,28 @@ import (
 // goReadSize is what one read asks for (Redis: 16 KB).
 const goReadSize = 16 << 10
 
-// goConn is a goroutine-served connection's transport.
+// goConn is a goroutine-served connection's Handle.
 type goConn struct {
 	nc net.Conn
 }
 
-func (g goConn) kill()             { g.nc.Close() }
-func (g goConn) interrupt()        { g.nc.SetReadDeadline(time.Unix(1, 0)) }
-func (g goConn) woke()             { g.interrupt() } // serveConn's read returns and resumes
-func (g goConn) localAddr() string { return g.nc.LocalAddr().String() }
+func (g goConn) Kill()             { g.nc.Close() }
+func (g goConn) Interrupt()        { g.nc.SetReadDeadline(time.Unix(1, 0)) }
+func (g goConn) Woke()             { g.Interrupt() } // serve's read returns and resumes
+func (g goConn) LocalAddr() string { return g.nc.LocalAddr().String() }
 
-// socketFD is the socket's descriptor, for CLIENT LIST; -1 for a pipe.
-func (g goConn) socketFD() int {
+// wrapper is a net.Conn over another: a tls.Conn, or the wire under it.
+type wrapper interface{ NetConn() net.Conn }
+
+// SocketFD is the socket's descriptor, for CLIENT LIST; -1 for a pipe.
+func (g goConn) SocketFD() int {
 	nc := g.nc
-	if tc, ok := nc.(*tls.Conn); ok {
-		nc = tc.NetConn()
-	}
-	if w, ok := nc.(*tlsWire); ok {
-		nc = w.Conn
+	for {
+		w, ok := nc.(wrapper)
+		if !ok {
+			break
+		}
+		nc = w.NetConn()
 	}
 	sc, ok := nc.(syscall.Conn)
 	if !ok {
@@ -52,68 +58,89 @@ func (g goConn) socketFD() int {
 	return fd
 }
 
-// serveOnGoroutine serves nc on a goroutine of its own.
-func (s *Server) serveOnGoroutine(nc net.Conn) {
-	cn := newConn(s, goConn{nc})
-	if !s.accept(cn, nc.RemoteAddr().String()) {
+var _ wrapper = (*tls.Conn)(nil)
+
+// Serve serves nc on a goroutine of its own, as a client from nc's remote
+// address; it reports false, having closed nc, when the server refuses it
+// (it is closing).
+func Serve(h Host, nc net.Conn) bool {
+	cn := h.Accept(goConn{nc}, nc.RemoteAddr().String())
+	if cn == nil {
+		nc.Close()
+		return false
+	}
+	go serve(h, cn, nc)
+	return true
+}
+
+// ServeHere is Serve on the calling goroutine, which returns once the
+// connection is closed (a TLS connection, whose handshake ran on it).
+func ServeHere(h Host, nc net.Conn) {
+	cn := h.Accept(goConn{nc}, nc.RemoteAddr().String())
+	if cn == nil {
 		nc.Close()
 		return
 	}
-	go s.serveConn(cn, nc)
+	serve(h, cn, nc)
 }
 
-// serveConn reads nc into cn until the client or the server closes it; a
+// Pipe connects a client to h in memory, with no network, and returns the
+// client's end: a buffered pipe (package pipe), served on a goroutine of
+// its own. It returns nil when the server refuses it (it is closing).
+func Pipe(h Host) net.Conn {
+	client, server := pipe.New()
+	if !Serve(h, server) {
+		return nil
+	}
+	return client
+}
+
+// serve reads nc into cn until the client or the server closes it; a
 // client that asked to be closed (QUIT, a protocol error) is closed once
 // its replies are written.
-func (s *Server) serveConn(cn *conn, nc net.Conn) {
-	defer s.closedConn(cn)
+func serve(h Host, cn Conn, nc net.Conn) {
+	defer h.Closed(cn)
 	defer nc.Close()
 	scratch := make([]byte, goReadSize)
 	var bufs net.Buffers
-	c := cn.client
-	for !c.closing {
-		buf := cn.readBuf(scratch)
+	for !cn.Closing() {
+		buf := cn.ReadBuf(scratch)
 		n, err := nc.Read(buf)
 		if errors.Is(err, os.ErrDeadlineExceeded) {
-			// interrupt (the server closing) or woke (a blocked client's
-			// reply); a woke may come late, after its reply was taken.
+			// Interrupt (the server closing) or Woke (a blocked client's
+			// reply); a Woke may come late, after its reply was taken.
 			nc.SetReadDeadline(time.Time{})
-			if s.closed.Load() {
+			if h.Closing() {
 				return
 			}
 			err = nil
 		}
 		keep := true
 		if n > 0 {
-			cn.movedBytes(ioClock())
-			keep = cn.received(buf, n, false)
+			cn.Moved(Clock())
+			keep = cn.Received(buf, n, false)
 		} else if err != nil {
-			s.net.reads.Add(1) // Redis counts the read that finds the end too
+			h.CountRead() // Redis counts the read that finds the end too
 		}
-		if cn.blocked && keep {
-			if woken, ok := cn.resume(false); woken {
+		if keep && cn.Blocked() {
+			if woken, ok := cn.Resume(false); woken {
 				keep = ok
 			}
 		}
 		if keep {
-			cn.takePushes() // pub/sub messages (woke)
+			cn.TakePushes() // pub/sub messages (Woke)
 		}
 		// The replies before a blocking command go out now, as Redis
-		// sends them; the blocked client's own comes with resume.
-		if cn.outLimited {
-			cn.dropOutput()
-		}
-		if cn.pendingBytes() > 0 {
-			cn.rbuf.written(cn.pendingBytes())
-			s.aofFlush()
-			bufs = net.Buffers(cn.buffers(bufs[:0]))
-			cn.writeWait.Store(true) // WriteTo returns once the socket took it all
-			written, werr := bufs.WriteTo(nc)
+		// sends them; the blocked client's own comes with Resume.
+		if cn.Flushing() > 0 {
+			h.FlushAOF()
+			bufs = net.Buffers(cn.Buffers(bufs[:0]))
+			written, werr := bufs.WriteTo(nc) // returns once the socket took it all
 			clear(bufs)
 			if written > 0 {
-				cn.movedBytes(ioClock())
+				cn.Moved(Clock())
 			}
-			cn.flushed(int(written))
+			cn.Flushed(int(written))
 			if werr != nil {
 				return
 			}
@@ -127,24 +154,23 @@ func (s *Server) serveConn(cn *conn, nc net.Conn) {
 	}
 }
 
-// acceptLoop accepts connections from ln and hands each to handoff (the
-// event loop's or serveOnGoroutine) until the server closes.
-func (s *Server) acceptLoop(ln net.Listener, handoff func(net.Conn)) {
-	defer s.stopped.Done()
+// AcceptLoop accepts connections from ln and hands each to handoff (the
+// event loop's, or Serve) until the server closes.
+func AcceptLoop(h Host, ln net.Listener, handoff func(net.Conn)) {
 	var backoff time.Duration
 	for {
 		nc, err := ln.Accept()
 		if err != nil {
-			if s.closed.Load() || errors.Is(err, net.ErrClosed) {
+			if h.Closing() || errors.Is(err, net.ErrClosed) {
 				return
 			}
 			// Out of descriptors and the like: back off as net/http does,
 			// rather than spin.
 			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
-			s.log.Warn("accept failed", "err", err, "retry_in", backoff)
+			h.Log().Warn("accept failed", "err", err, "retry_in", backoff)
 			select {
 			case <-time.After(backoff):
-			case <-s.stop:
+			case <-h.Done():
 				return
 			}
 			continue

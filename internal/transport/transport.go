@@ -1,54 +1,115 @@
-package server
-
-// A transport moves a client connection's bytes between a socket (or an
-// in-memory pipe) and its conn, which owns everything else: the query
-// buffer, the one request parser, dispatch and the reply list. Each
-// transport's goroutine does the same few steps, as Redis's ae handlers:
+// Package transport moves a client connection's bytes between a socket (or
+// an in-memory pipe) and the server's connection, which owns everything
+// else: the query buffer, the one request parser, dispatch and the reply
+// list. It knows nothing of commands: the server gives it a Host, and each
+// connection is a Conn; the transport gives each connection a Handle.
+// Each transport's goroutine does the same few steps, as Redis's ae
+// handlers:
 //
-//   - accept: a TCP socket is first checked as Redis refuses one
-//     (acceptRefusal: maxclients, protected mode), then newConn(s, tr)
-//     and Server.accept register the client (false: the server is
-//     closing);
-//   - read: into conn.readBuf, then conn.received runs the complete
+//   - accept: Host.Accept registers the client, served through its
+//     Handle (nil: the server is closing);
+//   - read: into Conn.ReadBuf, then Conn.Received runs the complete
 //     requests (false: close now, without a word);
-//   - when woke is called (a blocked client's reply is ready), call
-//     conn.resume on the transport's goroutine;
-//   - write: Server.aofFlush first (the AOF is written before replies go,
-//     as Redis's beforeSleep does), then conn.buffers, then conn.flushed
-//     with the bytes written; a client closing with its replies written
-//     is closed;
-//   - close: Server.closedConn.
+//   - when Handle.Woke is called (a blocked client's reply is ready, or a
+//     pub/sub message), call Conn.Resume and Conn.TakePushes on the
+//     transport's goroutine;
+//   - write: Host.FlushAOF first (the AOF is written before replies go,
+//     as Redis's beforeSleep does), then Conn.Flushing, Conn.Buffers, and
+//     Conn.Flushed with the bytes written; a client closing
+//     (Conn.Closing) with its replies written is closed;
+//   - close: Host.Closed.
+//
+// An interface call per read and per write costs a few nanoseconds beside
+// the system call's microsecond (BENCHMARKS.md, "Transports").
 //
 // The transports:
 //
-//   - transport_epoll_linux.go: the epoll event loop (loopConn), serving
-//     TCP and Unix sockets on Linux; transport_epoll_accept_linux.go is
-//     its accept path, transport_epoll_other.go its stand-in elsewhere.
-//   - transport_goroutine.go: a goroutine per connection (goConn), for
-//     Config.GoroutineConns, systems without epoll, and Dial.
-//   - transport_dial.go: Dial, the goroutine transport over an in-memory
-//     pipe (package internal/pipe).
-//   - transport_tls.go: tls-port: the handshake on a goroutine, then the
-//     event loop over crypto/tls (transport_epoll_tls_linux.go, tls_wire.go),
-//     or the goroutine transport without a loop (settings: internal/tlsconf).
-//   - transport_listen.go: the sockets Start opens and the refusals every
-//     TCP transport applies (bind, protected mode, maxclients).
-//   - transport_direct.go: Call, no transport at all: a command run with
-//     a Writer that builds Go values, for the test double.
+//   - goroutine.go: a goroutine per connection (Serve), for
+//     Config.GoroutineConns, systems without epoll, Dial (over
+//     package internal/pipe) and TLS connections without an event loop.
 //
-// The transports stay in package server: the event loop embeds conn in
-// loopConn and works on its buffers directly (the query buffer it reads
-// into and resizes for the clients cron, the reply list it writes with
-// writev), and a busy script's hook calls back into the loop (pollBusy)
-// to serve other clients. A package of their own would need conn's
-// buffers and those Server calls behind exported interfaces called on
-// every read and write, and the event loop rewritten around them.
+// Still in package server: the epoll event loop (server/transport_epoll*.go),
+// the sockets Start opens and the refusals every TCP transport applies
+// (server/transport_listen*.go), and TLS (server/transport_tls.go).
+package transport
 
-// transport is what a connection's transport does besides moving bytes.
-type transport interface {
-	kill()             // close the connection, from any goroutine (CLIENT KILL)
-	interrupt()        // wake an idle reader so it sees the server closing
-	localAddr() string // for CLIENT LIST and CLIENT KILL LADDR
-	socketFD() int     // for CLIENT LIST; -1 when none
-	woke()             // have the transport's goroutine call resume soon; never blocks
+import (
+	"log/slog"
+	"time"
+)
+
+// Conn is a client connection as the server has it, Redis's client struct
+// reduced to its I/O. Only the goroutine serving the connection calls it.
+type Conn interface {
+	// ReadBuf returns where the next read goes: scratch (the transport's
+	// own buffer) while no partial request is held, else the free part of
+	// the connection's query buffer; nil scratch: always the query buffer.
+	ReadBuf(scratch []byte) []byte
+	// Received runs the complete requests among the n bytes read into buf
+	// (as ReadBuf returned it). inHook is set inside a busy script's hook.
+	// It returns false when the client must be closed now, without a word
+	// (the replies before still go out).
+	Received(buf []byte, n int, inHook bool) bool
+	// Blocked reports whether the client waits in a blocking command.
+	Blocked() bool
+	// Resume takes a blocked client's reply after Woke: woken is false if
+	// there was none; keep as Received's.
+	Resume(inHook bool) (woken, keep bool)
+	// TakePushes moves the pub/sub messages published to the client into
+	// its replies, reporting whether there were any.
+	TakePushes() bool
+	// Closing reports whether the client asked to be closed (QUIT, a
+	// protocol error): it is, once its replies are written.
+	Closing() bool
+	// Moved records that bytes were read or written at now (Clock).
+	Moved(now int64)
+	// Flushing readies the replies for a write (a client over its output
+	// limit has them dropped) and returns their size.
+	Flushing() int
+	// Buffers appends the pending replies, in order, to bufs.
+	Buffers(bufs [][]byte) [][]byte
+	// Flushed drops the written bytes of the replies and returns how
+	// many are left.
+	Flushed(written int) int
 }
+
+// Host is what the server gives its transports.
+type Host interface {
+	// Accept registers a new connection from addr, served through h; nil
+	// when the server is closing (the transport then closes the socket).
+	Accept(h Handle, addr string) Conn
+	// Closed unregisters a connection the transport has closed.
+	Closed(c Conn)
+	// FlushAOF writes the AOF feed, before any reply goes out.
+	FlushAOF()
+	// Closing reports whether the server is closing.
+	Closing() bool
+	// CountRead counts a read that found the end of the stream (Redis
+	// counts it too).
+	CountRead()
+	// Done is closed when the server is asked to stop.
+	Done() <-chan struct{}
+	// Log is the server's logger.
+	Log() *slog.Logger
+}
+
+// Handle is what a transport does for a connection besides moving bytes;
+// any goroutine may call it.
+type Handle interface {
+	Kill()             // close the connection (CLIENT KILL)
+	Interrupt()        // wake an idle reader so it sees the server closing
+	LocalAddr() string // for CLIENT LIST and CLIENT KILL LADDR
+	SocketFD() int     // for CLIENT LIST; -1 when none
+	Woke()             // have the transport's goroutine resume the connection soon; never blocks
+}
+
+// clockStart anchors Clock.
+var clockStart = time.Now()
+
+// Clock is the clock of I/O times: monotonic nanoseconds since the process
+// started, one clock read where time.Now makes two, and deaf to steps of
+// the wall clock (which would make every client look idle, or never).
+func Clock() int64 { return int64(time.Since(clockStart)) }
+
+// ClockAt is t (read with its monotonic clock) on Clock's scale.
+func ClockAt(t time.Time) int64 { return int64(t.Sub(clockStart)) }

@@ -1,0 +1,114 @@
+package transport
+
+import (
+	"bytes"
+	"io"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+)
+
+// echoConn is a Conn that answers each read with what it read, upper-cased,
+// and asks to be closed on "quit".
+type echoConn struct {
+	out     []byte
+	closing bool
+}
+
+func (c *echoConn) ReadBuf(scratch []byte) []byte { return scratch }
+func (c *echoConn) Received(buf []byte, n int, _ bool) bool {
+	in := buf[:n]
+	if bytes.Equal(in, []byte("quit")) {
+		c.closing = true
+	}
+	c.out = append(c.out, bytes.ToUpper(in)...)
+	return true
+}
+func (c *echoConn) Blocked() bool               { return false }
+func (c *echoConn) Resume(bool) (bool, bool)    { return false, true }
+func (c *echoConn) TakePushes() bool            { return false }
+func (c *echoConn) Closing() bool               { return c.closing }
+func (c *echoConn) Moved(int64)                 {}
+func (c *echoConn) Flushing() int               { return len(c.out) }
+func (c *echoConn) Buffers(b [][]byte) [][]byte { return append(b, c.out) }
+func (c *echoConn) Flushed(n int) int           { c.out = c.out[n:]; return len(c.out) }
+
+// echoHost accepts connections as echoConns unless refusing, and records
+// the AOF flushes and the closes.
+type echoHost struct {
+	refuse bool
+	done   chan struct{}
+
+	mu      sync.Mutex
+	flushes int
+	closed  []Conn
+}
+
+func (h *echoHost) Accept(Handle, string) Conn {
+	if h.refuse {
+		return nil
+	}
+	return &echoConn{}
+}
+func (h *echoHost) Closed(c Conn) {
+	h.mu.Lock()
+	h.closed = append(h.closed, c)
+	h.mu.Unlock()
+}
+func (h *echoHost) FlushAOF() {
+	h.mu.Lock()
+	h.flushes++
+	h.mu.Unlock()
+}
+func (h *echoHost) Closing() bool         { return false }
+func (h *echoHost) CountRead()            {}
+func (h *echoHost) Done() <-chan struct{} { return h.done }
+func (h *echoHost) Log() *slog.Logger     { return slog.New(slog.DiscardHandler) }
+
+func (h *echoHost) closes() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.closed)
+}
+
+func TestPipeServesThroughConn(t *testing.T) {
+	h := &echoHost{done: make(chan struct{})}
+	c := Pipe(h)
+	if c == nil {
+		t.Fatal("Pipe refused")
+	}
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := c.Write([]byte("ping")); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, 4)
+	if _, err := io.ReadFull(c, got); err != nil || string(got) != "PING" {
+		t.Fatalf("reply %q, %v; want PING", got, err)
+	}
+	// A client closing is closed once its reply is out.
+	c.Write([]byte("quit"))
+	rest, err := io.ReadAll(c)
+	if err != nil || string(rest) != "QUIT" {
+		t.Fatalf("after quit: %q, %v; want QUIT then EOF", rest, err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for h.closes() == 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond) // polling for Closed, bounded
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.closed) != 1 || h.flushes != 2 {
+		t.Fatalf("closed %d times, %d AOF flushes; want 1 and 2 (one per write)", len(h.closed), h.flushes)
+	}
+}
+
+func TestPipeRefused(t *testing.T) {
+	h := &echoHost{refuse: true, done: make(chan struct{})}
+	if c := Pipe(h); c != nil {
+		t.Fatal("Pipe served a connection the host refused")
+	}
+	if n := h.closes(); n != 0 {
+		t.Fatalf("Closed called %d times for a connection never accepted", n)
+	}
+}
