@@ -22,7 +22,7 @@ func (s *Server) clientsCron() {
 		case <-time.After(time.Second / time.Duration(hz)):
 		}
 		if l := s.loop.Load(); l != nil {
-			l.requestResize()
+			l.RequestResize()
 		}
 		now := time.Now()
 		s.cronClientBuffers(now)

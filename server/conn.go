@@ -26,7 +26,6 @@ type conn struct {
 	srv    *Server
 	client *Client
 	tr     transport.Handle
-	loop   *eventLoop // the event loop serving the connection; nil on a goroutine
 
 	parser resp.Parser
 	// in is the query buffer: unparsed input (a partial request) and,
@@ -34,7 +33,8 @@ type conn struct {
 	// querybuf; nil when none. The clients cron has the loop shrink it
 	// (resizeQueryBuffer).
 	in       []byte
-	readIn   bool // the last readBuf returned in's free part
+	readIn   bool // the last ReadBuf returned in's free part
+	scratch  bool // the transport reads into a buffer of its own (ReadBuf)
 	lent     bool // a command kept part of in (lend)
 	lentSize int  // the size of the argument it kept
 	// rejoined is a postponed request whose start was sealed, written out
@@ -93,7 +93,7 @@ type conn struct {
 	// pushSpare and pushScratch are buffers kept for reuse.
 	pushed, wokenPre, pushSpare, pushScratch []byte
 	// pushedLen is len(pushed), stored under wakeMu with each change, so
-	// that a publisher's fast path (loopConn.pushDirect, once per
+	// that a publisher's fast path (transport.DirectPusher, once per
 	// subscriber per message) and the output limit read it without the
 	// lock: at 1,000 subscribers taking wakeMu there was 7% of the
 	// server's CPU.
@@ -145,6 +145,7 @@ func (cn *conn) init(s *Server, tr transport.Handle) {
 // buffer is complete arguments of a long request, the buffer is sealed
 // instead (seal).
 func (cn *conn) ReadBuf(scratch []byte) []byte {
+	cn.scratch = scratch != nil
 	if len(cn.in) == 0 && scratch != nil {
 		cn.readIn = false
 		return scratch[:cap(scratch)]
@@ -304,7 +305,7 @@ func (cn *conn) Received(buf []byte, n int, inHook bool) bool {
 			cn.in = make([]byte, len(rest), len(rest)+extra)
 			copy(cn.in, rest)
 		}
-	case len(rest) == 0 && cn.loop == nil:
+	case len(rest) == 0 && cn.scratch:
 		cn.in = nil // the goroutine transport reads into its scratch buffer
 	case used > 0:
 		cn.in = cn.in[:copy(cn.in, rest)]
@@ -329,12 +330,12 @@ func (cn *conn) noteQueryBuffer() {
 	cn.argvMem.Store(argBytes)
 }
 
-// resizeQueryBuffer is Redis's clientsCronResizeQueryBuffer, run by the
+// ResizeQueryBuffer is Redis's clientsCronResizeQueryBuffer, run by the
 // transport's goroutine when no batch of the connection runs: a buffer
 // wasting more than 4 KB is dropped to its content after more than two
 // seconds idle, or cut down to its recent peak when that is less than half
-// of it.
-func (cn *conn) resizeQueryBuffer(now int64) {
+// of it. It reports whether more than 4 KB are still free.
+func (cn *conn) ResizeQueryBuffer(now int64) bool {
 	if avail := cap(cn.in) - len(cn.in); avail > 4<<10 {
 		size := 0
 		switch {
@@ -356,6 +357,7 @@ func (cn *conn) resizeQueryBuffer(now int64) {
 		cn.noteQueryBuffer()
 	}
 	cn.inPeak = max(len(cn.in), cn.parser.BulkBytes())
+	return cap(cn.in)-len(cn.in) > 4<<10
 }
 
 // resizeThreshold is Redis's PROTO_RESIZE_THRESHOLD.
@@ -438,8 +440,8 @@ func (cn *conn) process(data []byte, inHook bool) int {
 		// BCAST invalidations go out once the event loop's round is done,
 		// as Redis's beforeSleep sends them; a goroutine's, after its batch.
 		if s.tracking.bcastDirty {
-			if cn.loop != nil {
-				cn.loop.bcastDue = true
+			if b, ok := cn.tr.(transport.Batcher); ok {
+				b.BroadcastAfterRound()
 			} else {
 				s.trackingBroadcast()
 			}
@@ -543,6 +545,13 @@ func (cn *conn) raw(b []byte) {
 
 // pendingBytes is the size of the replies not yet written.
 func (cn *conn) pendingBytes() int { return cn.blockBytes + len(cn.reply.B) }
+
+// Pending is pendingBytes, for the transport.
+func (cn *conn) Pending() int { return cn.pendingBytes() }
+
+// WriteBlocked records that the socket takes no more for now: CLIENT
+// LIST's events=w.
+func (cn *conn) WriteBlocked() { cn.writeWait.Store(true) }
 
 // joined returns the pending replies as one slice.
 func (cn *conn) joined() []byte {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tidwall/redcon"
 
+	"github.com/floodgate/floodgate/internal/transport"
 	"github.com/floodgate/floodgate/store"
 )
 
@@ -369,16 +370,18 @@ func (s *Server) deliver(sub *Client, frame []byte) bool {
 		cn.raw(frame)
 		return true
 	}
-	if d, ok := cn.tr.(directPusher); ok && d.pushDirect(frame, s.running) {
-		return true // over its limit, the loop closes it (outputGrew)
+	// Publishers hold the execution lock, as this one does, and only they
+	// fill the inbox: the length read here cannot change under us. With
+	// earlier messages in the inbox, this one goes after them.
+	if s.running != nil && cn.pushedLen.Load() == 0 {
+		if d, ok := cn.tr.(transport.DirectPusher); ok && d.Direct(s.running.tr) {
+			if !cn.outLimited {
+				cn.raw(frame) // over its limit, the loop closes it (outputGrew)
+			}
+			return true
+		}
 	}
 	return cn.push(frame)
-}
-
-// directPusher is a transport that can take a message without the inbox
-// (the event loop's connections: loopConn.pushDirect).
-type directPusher interface {
-	pushDirect(frame []byte, running *conn) bool
 }
 
 // closeOverLimit closes a subscriber whose pending messages passed its

@@ -162,7 +162,7 @@ func TestResizeQueryBuffer(t *testing.T) {
 			}
 			now := ioClock()
 			cn.lastIO.Store(now - int64(tc.idle))
-			cn.resizeQueryBuffer(now)
+			cn.ResizeQueryBuffer(now)
 			if len(cn.in) != tc.wantLen || cap(cn.in) != tc.wantCp || strings.Trim(string(cn.in), "*") != "" {
 				t.Fatalf("len %d cap %d, want %d %d", len(cn.in), cap(cn.in), tc.wantLen, tc.wantCp)
 			}

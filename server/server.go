@@ -297,7 +297,10 @@ type Server struct {
 	// running is the connection whose batch holds the execution lock, nil
 	// otherwise; guarded by lock.
 	running *conn
-	loop    atomic.Pointer[eventLoop] // created with the first TCP connection
+	loop    atomic.Pointer[transport.Loop] // created with the first TCP connection (transport_loop.go)
+	// bcastConn stands for the event loop as the running connection
+	// while it sends a round's BCAST invalidations (host.Broadcast).
+	bcastConn *conn
 	// answeringBusy is set while a client is answered during a busy script
 	// (answerBusy): dispatch then answers BUSY where Redis does. Guarded by
 	// lock (a busy turn or the script's hook holds it for the script).
@@ -450,7 +453,7 @@ func (s *Server) serve(ln net.Listener, front *frontListener) {
 			}()
 		}
 	}
-	if useLoop := loopAccepts && !s.cfg.GoroutineConns; front != nil && useLoop {
+	if useLoop := transport.LoopAccepts && !s.cfg.GoroutineConns; front != nil && useLoop {
 		front.startAcceptLoop = sync.OnceFunc(startAcceptLoop)
 		front.serve(true)
 	} else {
@@ -704,8 +707,10 @@ func (s *Server) scriptPoll() {
 		}
 		return
 	}
-	if r := s.running; r != nil && r.loop != nil { // the script's goroutine holds the lock
-		r.loop.pollBusy(r)
+	if r := s.running; r != nil {
+		if p, ok := r.tr.(transport.BusyPoller); ok { // the script's goroutine holds the lock
+			p.PollBusy()
+		}
 	}
 	s.serveBusyTurns()
 }

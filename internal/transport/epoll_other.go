@@ -1,6 +1,6 @@
 //go:build !linux
 
-package server
+package transport
 
 import (
 	"crypto/tls"
@@ -8,30 +8,23 @@ import (
 	"net"
 )
 
-// eventLoop is Linux's (transport_epoll_linux.go); elsewhere every connection is
-// served on a goroutine of its own (transport_goroutine.go), through the same
-// parser and dispatch.
-type eventLoop struct{ bcastDue bool }
+// Loop is Linux's (epoll_linux.go); elsewhere every connection is served
+// on a goroutine of its own (goroutine.go), through the same parser and
+// dispatch, and NewLoop fails.
+type Loop struct{}
 
-// loopAccepts says the event loop accepts from the sockets Start opens.
-const loopAccepts = false
+// LoopAccepts says the event loop accepts from listening sockets itself.
+const LoopAccepts = false
 
-func (s *Server) handoff() func(net.Conn) { return s.serveOnGoroutine }
+// NewLoop: no event loop here.
+func NewLoop(Host, bool) (*Loop, error) { return nil, errors.ErrUnsupported }
 
-func (f *frontListener) await(ln net.Listener) { go f.acceptFrom(ln) }
+func (l *Loop) Run()                        {}
+func (l *Loop) Adopt(net.Conn) bool         { return false }
+func (l *Loop) Wake()                       {}
+func (l *Loop) RequestResize()              {}
+func (l *Loop) Listen([]net.Listener) error { return errors.ErrUnsupported }
+func (l *Loop) Unlisten([]net.Listener)     {}
 
-// listenTCP: Linux's makes IPv4 sockets itself (transport_listen_linux.go).
-func listenTCP(network, address string) (net.Listener, error) { return listenGo(network, address) }
-
-func (l *eventLoop) listen([]net.Listener) error { return errors.ErrUnsupported }
-
-func (l *eventLoop) unlisten([]net.Listener) {}
-
-func (l *eventLoop) pollBusy(*conn) {}
-
-func (l *eventLoop) requestResize() {}
-
-func (s *Server) wakeLoop() {}
-
-// tlsToLoop: no loop to hand a TLS connection to.
-func (s *Server) tlsToLoop(net.Conn, *tls.Conn, *tlsWire) bool { return false }
+// adoptTLS: no loop to hand a TLS connection to.
+func (l *Loop) adoptTLS(net.Conn, *tls.Conn, *tlsWire) bool { return false }

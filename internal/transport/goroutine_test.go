@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"log/slog"
+	"net"
 	"sync"
 	"testing"
 	"time"
@@ -25,14 +26,17 @@ func (c *echoConn) Received(buf []byte, n int, _ bool) bool {
 	c.out = append(c.out, bytes.ToUpper(in)...)
 	return true
 }
-func (c *echoConn) Blocked() bool               { return false }
-func (c *echoConn) Resume(bool) (bool, bool)    { return false, true }
-func (c *echoConn) TakePushes() bool            { return false }
-func (c *echoConn) Closing() bool               { return c.closing }
-func (c *echoConn) Moved(int64)                 {}
-func (c *echoConn) Flushing() int               { return len(c.out) }
-func (c *echoConn) Buffers(b [][]byte) [][]byte { return append(b, c.out) }
-func (c *echoConn) Flushed(n int) int           { c.out = c.out[n:]; return len(c.out) }
+func (c *echoConn) Blocked() bool                { return false }
+func (c *echoConn) Resume(bool) (bool, bool)     { return false, true }
+func (c *echoConn) TakePushes() bool             { return false }
+func (c *echoConn) Closing() bool                { return c.closing }
+func (c *echoConn) Moved(int64)                  {}
+func (c *echoConn) Flushing() int                { return len(c.out) }
+func (c *echoConn) Buffers(b [][]byte) [][]byte  { return append(b, c.out) }
+func (c *echoConn) Flushed(n int) int            { c.out = c.out[n:]; return len(c.out) }
+func (c *echoConn) Pending() int                 { return len(c.out) }
+func (c *echoConn) WriteBlocked()                {}
+func (c *echoConn) ResizeQueryBuffer(int64) bool { return false }
 
 // echoHost accepts connections as echoConns unless refusing, and records
 // the AOF flushes and the closes.
@@ -61,10 +65,15 @@ func (h *echoHost) FlushAOF() {
 	h.flushes++
 	h.mu.Unlock()
 }
-func (h *echoHost) Closing() bool         { return false }
-func (h *echoHost) CountRead()            {}
-func (h *echoHost) Done() <-chan struct{} { return h.done }
-func (h *echoHost) Log() *slog.Logger     { return slog.New(slog.DiscardHandler) }
+func (h *echoHost) Closing() bool                          { return false }
+func (h *echoHost) CountRead()                             {}
+func (h *echoHost) Done() <-chan struct{}                  { return h.done }
+func (h *echoHost) Log() *slog.Logger                      { return slog.New(slog.DiscardHandler) }
+func (h *echoHost) Admit(net.Addr) string                  { return "" }
+func (h *echoHost) KeepAlive() int64                       { return 0 }
+func (h *echoHost) CallEnd() int64                         { return 0 }
+func (h *echoHost) Broadcast(Handle) bool                  { return true }
+func (h *echoHost) OutOfFDs(error, func(string) bool) bool { return false }
 
 func (h *echoHost) closes() int {
 	h.mu.Lock()

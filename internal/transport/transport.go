@@ -24,17 +24,25 @@
 //
 // The transports:
 //
+//   - epoll_linux.go: the epoll event loop (Loop), serving TCP and Unix
+//     sockets on Linux; epoll_accept_linux.go is its accept path (the
+//     refusals are Host.Admit's), epoll_other.go its stand-in elsewhere.
 //   - goroutine.go: a goroutine per connection (Serve), for
 //     Config.GoroutineConns, systems without epoll, Dial (over
 //     package internal/pipe) and TLS connections without an event loop.
+//   - tls.go: a tls-port connection's handshake on a goroutine, then the
+//     event loop over crypto/tls (epoll_tls_linux.go, tls_wire.go), or the
+//     goroutine transport without a loop.
 //
-// Still in package server: the epoll event loop (server/transport_epoll*.go),
-// the sockets Start opens and the refusals every TCP transport applies
-// (server/transport_listen*.go), and TLS (server/transport_tls.go).
+// Still in package server: the sockets Start opens, the front listener
+// that CONFIG SET bind and port rebind, and their first-connection watch
+// (server/transport_listen*.go, server/transport_epoll_accept_linux.go),
+// and tls-port's settings and sockets (server/transport_tls.go).
 package transport
 
 import (
 	"log/slog"
+	"net"
 	"time"
 )
 
@@ -71,6 +79,16 @@ type Conn interface {
 	// Flushed drops the written bytes of the replies and returns how
 	// many are left.
 	Flushed(written int) int
+	// Pending is the size of the replies not yet written.
+	Pending() int
+	// WriteBlocked records that the socket takes no more for now
+	// (CLIENT LIST's events=w) though the replies are all written out
+	// (a TLS connection's records wait).
+	WriteBlocked()
+	// ResizeQueryBuffer is Redis's clientsCronResizeQueryBuffer, run
+	// between batches; it reports whether the buffer still holds more
+	// than 4 KB of free room (so the next cron should look again).
+	ResizeQueryBuffer(now int64) bool
 }
 
 // Host is what the server gives its transports.
@@ -91,6 +109,45 @@ type Host interface {
 	Done() <-chan struct{}
 	// Log is the server's logger.
 	Log() *slog.Logger
+	// Admit is what a new client from remote is told before it is
+	// closed (protected mode, maxclients), counted as a rejection; ""
+	// if it is admitted.
+	Admit(remote net.Addr) string
+	// KeepAlive is tcp-keepalive, in seconds, for a new TCP socket.
+	KeepAlive() int64
+	// OutOfFDs handles an accept that failed for want of descriptors
+	// (err): with the process's spare descriptor closed meanwhile, it
+	// calls refuse with the reply for one waiting client (refuse
+	// reports whether one was waiting). It reports whether the spare was
+	// there to use; without it the caller waits for descriptors.
+	OutOfFDs(err error, refuse func(reply string) bool) bool
+	// CallEnd is when the last command ended, on Clock's scale.
+	CallEnd() int64
+	// Broadcast sends the BCAST invalidations of tracking, with the
+	// execution lock, standing for the running connection meanwhile
+	// (see Batcher); false when the lock is taken (try again later).
+	Broadcast(standIn Handle) bool
+}
+
+// DirectPusher is a Handle that can take a pub/sub message without the
+// connection's inbox: Direct reports whether the batch running is
+// running's, on the same goroutine as this connection's transport, so the
+// message may go straight into the replies (and the transport writes
+// them after its round).
+type DirectPusher interface {
+	Direct(running Handle) bool
+}
+
+// Batcher is a Handle whose transport sends BCAST invalidations once per
+// round of its batches (Host.Broadcast) rather than after each one.
+type Batcher interface {
+	BroadcastAfterRound()
+}
+
+// BusyPoller is a Handle whose transport serves its other connections
+// from a busy script's hook when that script runs on its goroutine.
+type BusyPoller interface {
+	PollBusy()
 }
 
 // Handle is what a transport does for a connection besides moving bytes;
