@@ -13,11 +13,21 @@ import (
 // echoConn is a Conn that answers each read with what it read, upper-cased,
 // and asks to be closed on "quit".
 type echoConn struct {
-	out     []byte
+	in, out []byte
 	closing bool
 }
 
-func (c *echoConn) ReadBuf(scratch []byte) []byte { return scratch }
+// ReadBuf reads into scratch, or, for the event loop (nil), a buffer of
+// the connection's own.
+func (c *echoConn) ReadBuf(scratch []byte) []byte {
+	if scratch != nil {
+		return scratch
+	}
+	if c.in == nil {
+		c.in = make([]byte, 4096)
+	}
+	return c.in
+}
 func (c *echoConn) Received(buf []byte, n int, _ bool) bool {
 	in := buf[:n]
 	if bytes.Equal(in, []byte("quit")) {
@@ -47,6 +57,8 @@ type echoHost struct {
 	mu      sync.Mutex
 	flushes int
 	closed  []Conn
+	refusal string // Admit's answer
+	closing bool
 }
 
 func (h *echoHost) Accept(Handle, string) Conn {
@@ -65,11 +77,19 @@ func (h *echoHost) FlushAOF() {
 	h.flushes++
 	h.mu.Unlock()
 }
-func (h *echoHost) Closing() bool                          { return false }
-func (h *echoHost) CountRead()                             {}
-func (h *echoHost) Done() <-chan struct{}                  { return h.done }
-func (h *echoHost) Log() *slog.Logger                      { return slog.New(slog.DiscardHandler) }
-func (h *echoHost) Admit(net.Addr) string                  { return "" }
+func (h *echoHost) Closing() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.closing
+}
+func (h *echoHost) CountRead()            {}
+func (h *echoHost) Done() <-chan struct{} { return h.done }
+func (h *echoHost) Log() *slog.Logger     { return slog.New(slog.DiscardHandler) }
+func (h *echoHost) Admit(net.Addr) string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.refusal
+}
 func (h *echoHost) KeepAlive() int64                       { return 0 }
 func (h *echoHost) CallEnd() int64                         { return 0 }
 func (h *echoHost) Broadcast(Handle) bool                  { return true }
