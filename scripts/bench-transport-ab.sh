@@ -7,10 +7,12 @@
 #
 #   BEFORE=/tmp/fg-old AFTER=bin/floodgate scripts/bench-transport-ab.sh
 #
-# PORT (27511 by default) is the first of four consecutive ports.
+# PORT (27511 by default) is the first of four consecutive ports; MODES
+# ("loop go") and PIPELINES ("1 16") narrow the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPS=${REPS:-3}; N=${N:-100000}; PORT=${PORT:-27511}
+MODES=${MODES:-loop go}; PIPELINES=${PIPELINES:-1 16}
 BEFORE=${BEFORE:?a floodgate binary}; AFTER=${AFTER:-bin/floodgate}
 tmp=$(mktemp -d)
 names=(before-loop after-loop before-go after-go)
@@ -31,8 +33,9 @@ SCRIPT="return redis.call('INCR', KEYS[1])"
 out="$tmp/results"
 for r in $(seq "$REPS"); do
   echo "rep $r, load average $(cut -d' ' -f1 /proc/loadavg)" >&2
-  for P in 1 16; do
+  for P in $PIPELINES; do
     for i in 0 1 2 3; do
+      [[ " $MODES " == *" ${names[$i]#*-} "* ]] || continue
       p=$((PORT + i)); sha=$(redis-cli -p $p SCRIPT LOAD "$SCRIPT")
       for c in "GET key:__rand_int__" "SET key:__rand_int__ value" "INCR counter:__rand_int__" "EVALSHA $sha 1 key:__rand_int__"; do
         # shellcheck disable=SC2086 # the command's words
