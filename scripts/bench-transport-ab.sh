@@ -2,8 +2,9 @@
 # Before/after of two floodgate binaries' transports in one run: each
 # binary on the epoll event loop and with --goroutine-conns, SET, GET,
 # INCR and an EVALSHA at -P 1 and -P 16. The four servers take turns in
-# each rep, so the machine's load falls on all alike; medians of REPS. CPU
-# per request is the server's on-CPU time (scripts/measure.sh).
+# each rep (in reverse order every other rep), so the machine's load falls
+# on all alike; medians of REPS. CPU per request is the server's on-CPU
+# time (scripts/measure.sh).
 #
 #   BEFORE=/tmp/fg-old AFTER=bin/floodgate scripts/bench-transport-ab.sh
 #
@@ -33,8 +34,11 @@ SCRIPT="return redis.call('INCR', KEYS[1])"
 out="$tmp/results"
 for r in $(seq "$REPS"); do
   echo "rep $r, load average $(cut -d' ' -f1 /proc/loadavg)" >&2
+  # Odd reps run the servers in order, even ones in reverse, so that
+  # going first or second in a pair biases neither binary.
+  order="0 1 2 3"; [ $((r % 2)) -eq 0 ] && order="3 2 1 0"
   for P in $PIPELINES; do
-    for i in 0 1 2 3; do
+    for i in $order; do
       [[ " $MODES " == *" ${names[$i]#*-} "* ]] || continue
       p=$((PORT + i)); sha=$(redis-cli -p $p SCRIPT LOAD "$SCRIPT")
       for c in "GET key:__rand_int__" "SET key:__rand_int__ value" "INCR counter:__rand_int__" "EVALSHA $sha 1 key:__rand_int__"; do
