@@ -22,7 +22,7 @@ func (s *Server) clientsCron() {
 		case <-time.After(time.Second / time.Duration(hz)):
 		}
 		if l := s.loop.Load(); l != nil {
-			l.requestResize()
+			l.RequestResize()
 		}
 		now := time.Now()
 		s.cronClientBuffers(now)
@@ -137,12 +137,12 @@ func (s *Server) checkClients(now time.Time) {
 		// Redis; a half-sent request does not count as activity.
 		if timeout > 0 && c.blockedOn == nil && !c.monitor && !c.isReplica() && ioTime(now)-cn.lastIO.Load() > timeout*int64(time.Second) {
 			s.log.Debug("Closing idle client") // verbose, Redis's text
-			cn.tr.kill()
+			cn.tr.Kill()
 			continue
 		}
 		if cn.overOutputLimit(now.Unix()) {
 			s.logOutputLimit(c)
-			cn.tr.kill()
+			cn.tr.Kill()
 		}
 	}
 	s.cronClientMemory(clients)

@@ -129,7 +129,7 @@ func TestTCPKeepalive(t *testing.T) {
 	admin.send("PING\r\n")
 	admin.expect("+PONG\r\n")
 	idleOf := func() (on, idle int) {
-		fd := srv.clientsByID()[len(srv.clientsByID())-1].conn.tr.socketFD()
+		fd := srv.clientsByID()[len(srv.clientsByID())-1].conn.tr.SocketFD()
 		on, _ = unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_KEEPALIVE)
 		idle, _ = unix.GetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_KEEPIDLE)
 		return

@@ -469,8 +469,8 @@ func (c *Client) snapshotInfo(ci *clientInfo, now time.Time, argv [][]byte) {
 	}
 	laddr, fd := "", -1
 	if c.conn != nil {
-		laddr = c.conn.tr.localAddr()
-		fd = c.conn.tr.socketFD()
+		laddr = c.conn.tr.LocalAddr()
+		fd = c.conn.tr.SocketFD()
 	}
 	idle := int64(0)
 	if c.conn != nil {
@@ -601,7 +601,7 @@ func cmdClientKill(c *Client, args [][]byte) {
 		switch {
 		case typ >= 0 && cl.kind() != typ,
 			anyAddr && cl.addr != addr,
-			anyLaddr && (cl.conn == nil || cl.conn.tr.localAddr() != laddr),
+			anyLaddr && (cl.conn == nil || cl.conn.tr.LocalAddr() != laddr),
 			id != 0 && cl.id != id,
 			byUser != nil && cl.user != byUser,
 			cl == c && skipMe:

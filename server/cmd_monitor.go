@@ -151,7 +151,7 @@ func monitorPeer(c *Client) string {
 		return "lua"
 	}
 	if c.conn != nil {
-		if la := c.conn.tr.localAddr(); isSocketPath(la) {
+		if la := c.conn.tr.LocalAddr(); isSocketPath(la) {
 			return "unix:" + la
 		}
 	}

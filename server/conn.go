@@ -11,6 +11,7 @@ import (
 
 	"github.com/floodgate/floodgate/aof"
 	"github.com/floodgate/floodgate/internal/resp"
+	"github.com/floodgate/floodgate/internal/transport"
 )
 
 // conn is a client connection as every transport has it, Redis's client
@@ -18,13 +19,13 @@ import (
 // output buffer the client's resp.Writer appends to, and process, the one
 // path from parsed requests to dispatch. A transport (the epoll event loop,
 // the goroutine per connection of Dial, --goroutine-conns and non-Linux
-// systems) only moves bytes: it reads into readBuf, hands what it read to
-// received, and writes out (see transport.go).
+// systems) only moves bytes: it reads into ReadBuf, hands what it read to
+// Received, and writes out; conn is its transport.Conn (package
+// internal/transport has the contract).
 type conn struct {
 	srv    *Server
 	client *Client
-	tr     transport
-	loop   *eventLoop // the event loop serving the connection; nil on a goroutine
+	tr     transport.Handle
 
 	parser resp.Parser
 	// in is the query buffer: unparsed input (a partial request) and,
@@ -32,7 +33,8 @@ type conn struct {
 	// querybuf; nil when none. The clients cron has the loop shrink it
 	// (resizeQueryBuffer).
 	in       []byte
-	readIn   bool // the last readBuf returned in's free part
+	readIn   bool // the last ReadBuf returned in's free part
+	scratch  bool // the transport reads into a buffer of its own (ReadBuf)
 	lent     bool // a command kept part of in (lend)
 	lentSize int  // the size of the argument it kept
 	// rejoined is a postponed request whose start was sealed, written out
@@ -91,7 +93,7 @@ type conn struct {
 	// pushSpare and pushScratch are buffers kept for reuse.
 	pushed, wokenPre, pushSpare, pushScratch []byte
 	// pushedLen is len(pushed), stored under wakeMu with each change, so
-	// that a publisher's fast path (loopConn.pushDirect, once per
+	// that a publisher's fast path (transport.DirectPusher, once per
 	// subscriber per message) and the output limit read it without the
 	// lock: at 1,000 subscribers taking wakeMu there was 7% of the
 	// server's CPU.
@@ -116,13 +118,13 @@ type conn struct {
 // for the connection's next replies.
 const keepReplyBytes = 64 << 10
 
-func newConn(s *Server, tr transport) *conn {
+func newConn(s *Server, tr transport.Handle) *conn {
 	cn := &conn{}
 	cn.init(s, tr)
 	return cn
 }
 
-func (cn *conn) init(s *Server, tr transport) {
+func (cn *conn) init(s *Server, tr transport.Handle) {
 	cn.srv, cn.tr, cn.turnDone = s, tr, make(chan struct{})
 	cn.parser.MaxBulkLen = &s.protoMaxBulkLen
 	cn.reply.Grow = cn.reserve
@@ -130,7 +132,7 @@ func (cn *conn) init(s *Server, tr transport) {
 	cn.rbuf.init(time.Now())
 }
 
-// readBuf returns where the next read goes: with a scratch buffer (the
+// ReadBuf returns where the next read goes: with a scratch buffer (the
 // goroutine transport), scratch while no partial request is held, the
 // requests then parsed in place; else the free part of the query buffer,
 // made of queryBufLen bytes at first, as Redis's. The buffer grows to
@@ -142,7 +144,8 @@ func (cn *conn) init(s *Server, tr transport) {
 // cost 4.5 GB of copying (scripts/bench-bigargs.sh). Once most of a full
 // buffer is complete arguments of a long request, the buffer is sealed
 // instead (seal).
-func (cn *conn) readBuf(scratch []byte) []byte {
+func (cn *conn) ReadBuf(scratch []byte) []byte {
+	cn.scratch = scratch != nil
 	if len(cn.in) == 0 && scratch != nil {
 		cn.readIn = false
 		return scratch[:cap(scratch)]
@@ -236,30 +239,25 @@ func (cn *conn) lend(b []byte) bool {
 	return true
 }
 
-// movedBytes records that the client sent or was sent bytes at now (an
+// Moved records that the client sent or was sent bytes at now (an
 // ioClock reading; Redis's lastinteraction counts writes too). The
 // transport passes the time: the event loop reads the clock once per
 // round, not twice per request.
-func (cn *conn) movedBytes(now int64) { cn.lastIO.Store(now) }
+func (cn *conn) Moved(now int64) { cn.lastIO.Store(now) }
 
-// ioStart anchors ioClock.
-var ioStart = time.Now()
-
-// ioClock is the clock of lastIO: monotonic nanoseconds since ioStart,
-// one clock read where time.Now makes two, and deaf to steps of the wall
-// clock (which would make every client look idle, or never).
-func ioClock() int64 { return int64(time.Since(ioStart)) }
+// ioClock is the clock of lastIO, the transports' (transport.Clock).
+func ioClock() int64 { return transport.Clock() }
 
 // ioTime is t (read with its monotonic clock) on ioClock's scale.
-func ioTime(t time.Time) int64 { return int64(t.Sub(ioStart)) }
+func ioTime(t time.Time) int64 { return transport.ClockAt(t) }
 
-// received runs the complete requests among the n bytes read into buf (as
-// returned by readBuf) and keeps a partial request in the input buffer.
+// Received runs the complete requests among the n bytes read into buf (as
+// returned by ReadBuf) and keeps a partial request in the input buffer.
 // inHook is set when the script's hook calls it on the goroutine that holds
 // the execution lock for the script (pollBusy). It returns false when the
 // client must be closed now, without a word, as Redis closes a client over
 // client-query-buffer-limit (the replies before still go out).
-func (cn *conn) received(buf []byte, n int, inHook bool) bool {
+func (cn *conn) Received(buf []byte, n int, inHook bool) bool {
 	var data []byte
 	if n > 0 {
 		cn.srv.net.in.Add(int64(n))
@@ -307,7 +305,7 @@ func (cn *conn) received(buf []byte, n int, inHook bool) bool {
 			cn.in = make([]byte, len(rest), len(rest)+extra)
 			copy(cn.in, rest)
 		}
-	case len(rest) == 0 && cn.loop == nil:
+	case len(rest) == 0 && cn.scratch:
 		cn.in = nil // the goroutine transport reads into its scratch buffer
 	case used > 0:
 		cn.in = cn.in[:copy(cn.in, rest)]
@@ -332,12 +330,12 @@ func (cn *conn) noteQueryBuffer() {
 	cn.argvMem.Store(argBytes)
 }
 
-// resizeQueryBuffer is Redis's clientsCronResizeQueryBuffer, run by the
+// ResizeQueryBuffer is Redis's clientsCronResizeQueryBuffer, run by the
 // transport's goroutine when no batch of the connection runs: a buffer
 // wasting more than 4 KB is dropped to its content after more than two
 // seconds idle, or cut down to its recent peak when that is less than half
-// of it.
-func (cn *conn) resizeQueryBuffer(now int64) {
+// of it. It reports whether more than 4 KB are still free.
+func (cn *conn) ResizeQueryBuffer(now int64) bool {
 	if avail := cap(cn.in) - len(cn.in); avail > 4<<10 {
 		size := 0
 		switch {
@@ -359,6 +357,7 @@ func (cn *conn) resizeQueryBuffer(now int64) {
 		cn.noteQueryBuffer()
 	}
 	cn.inPeak = max(len(cn.in), cn.parser.BulkBytes())
+	return cap(cn.in)-len(cn.in) > 4<<10
 }
 
 // resizeThreshold is Redis's PROTO_RESIZE_THRESHOLD.
@@ -379,7 +378,7 @@ func (cn *conn) process(data []byte, inHook bool) int {
 	}
 	off := 0
 	if inHook {
-		cn.takePushes()
+		cn.TakePushes()
 	}
 	for off < len(data) && !c.closing && !cn.blocked {
 		st, used, args, msg := cn.parser.Next(data[off:], !c.mustAuth())
@@ -407,7 +406,7 @@ func (cn *conn) process(data []byte, inHook bool) int {
 			}
 			// Messages published before this batch go out before its
 			// replies.
-			cn.takePushes()
+			cn.TakePushes()
 			// Killed while waiting for the lock; a kill needs the lock, so
 			// once it is held nobody kills us mid-batch.
 			if cn.killed.Load() {
@@ -441,8 +440,8 @@ func (cn *conn) process(data []byte, inHook bool) int {
 		// BCAST invalidations go out once the event loop's round is done,
 		// as Redis's beforeSleep sends them; a goroutine's, after its batch.
 		if s.tracking.bcastDirty {
-			if cn.loop != nil {
-				cn.loop.bcastDue = true
+			if b, ok := cn.tr.(transport.Batcher); ok {
+				b.BroadcastAfterRound()
 			} else {
 				s.trackingBroadcast()
 			}
@@ -465,14 +464,14 @@ func (cn *conn) wake(reply []byte) {
 		cn.pushedLen.Store(0)
 	}
 	cn.wakeMu.Unlock()
-	cn.tr.woke()
+	cn.tr.Woke()
 }
 
-// resume runs on the transport's goroutine once wake has been called: the
+// Resume runs on the transport's goroutine once wake has been called: the
 // reply goes out after every earlier one, and the input that arrived while
 // the client was blocked runs. woken is false if there was no reply to
 // take; keep as received's.
-func (cn *conn) resume(inHook bool) (woken, keep bool) {
+func (cn *conn) Resume(inHook bool) (woken, keep bool) {
 	cn.wakeMu.Lock()
 	reply, woken, pre := cn.woken, cn.isWoken, cn.wokenPre
 	cn.woken, cn.isWoken, cn.wokenPre = nil, false, nil
@@ -488,7 +487,7 @@ func (cn *conn) resume(inHook bool) (woken, keep bool) {
 	}
 	cn.client.replied()
 	cn.blocked = false
-	return true, cn.received(nil, 0, inHook)
+	return true, cn.Received(nil, 0, inHook)
 }
 
 // replyChunk is the size of a reply block (Redis's PROTO_REPLY_CHUNK_BYTES).
@@ -547,6 +546,13 @@ func (cn *conn) raw(b []byte) {
 // pendingBytes is the size of the replies not yet written.
 func (cn *conn) pendingBytes() int { return cn.blockBytes + len(cn.reply.B) }
 
+// Pending is pendingBytes, for the transport.
+func (cn *conn) Pending() int { return cn.pendingBytes() }
+
+// WriteBlocked records that the socket takes no more for now: CLIENT
+// LIST's events=w.
+func (cn *conn) WriteBlocked() { cn.writeWait.Store(true) }
+
 // joined returns the pending replies as one slice.
 func (cn *conn) joined() []byte {
 	if len(cn.blocks) == 0 {
@@ -559,8 +565,30 @@ func (cn *conn) joined() []byte {
 	return append(b, cn.reply.B...)
 }
 
-// buffers returns the pending replies in order, appended to bufs.
-func (cn *conn) buffers(bufs [][]byte) [][]byte {
+// Blocked reports whether the client waits in a blocking command.
+func (cn *conn) Blocked() bool { return cn.blocked }
+
+// Closing reports whether the client is to be closed once its replies are
+// written.
+func (cn *conn) Closing() bool { return cn.client.closing }
+
+// Flushing readies the pending replies for a write and returns their size:
+// a client over its output limit has them dropped; the rest count for
+// CLIENT LIST's rbp and, until written, its events=w.
+func (cn *conn) Flushing() int {
+	if cn.outLimited {
+		cn.dropOutput()
+	}
+	n := cn.pendingBytes()
+	if n > 0 {
+		cn.rbuf.written(n)
+		cn.writeWait.Store(true)
+	}
+	return n
+}
+
+// Buffers returns the pending replies in order, appended to bufs.
+func (cn *conn) Buffers(bufs [][]byte) [][]byte {
 	bufs = append(bufs, cn.blocks...)
 	if len(cn.reply.B) > 0 {
 		bufs = append(bufs, cn.reply.B)
@@ -655,10 +683,10 @@ func (s *Server) returnMemory() {
 	}
 }
 
-// flushed drops the written part (written bytes) of the pending replies,
+// Flushed drops the written part (written bytes) of the pending replies,
 // releasing the blocks written and keeping out's memory for the next
-// replies unless it grew large.
-func (cn *conn) flushed(written int) {
+// replies unless it grew large, and returns the bytes left.
+func (cn *conn) Flushed(written int) int {
 	if written > 0 {
 		cn.srv.net.out.Add(int64(written))
 		cn.srv.net.writes.Add(1)
@@ -689,7 +717,7 @@ func (cn *conn) flushed(written int) {
 		cn.blockBytes -= written
 		cn.noteBlocks()
 		cn.writeWait.Store(true)
-		return
+		return cn.pendingBytes()
 	}
 	if i > 0 {
 		cn.noteBlocks()
@@ -704,4 +732,5 @@ func (cn *conn) flushed(written int) {
 		cn.reply.B = cn.reply.B[:copy(cn.reply.B, rest)]
 	}
 	cn.writeWait.Store(len(rest) > 0)
+	return len(rest)
 }

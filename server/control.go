@@ -243,7 +243,7 @@ func (s *Server) CloseClients() {
 	defer s.clientsMu.Unlock()
 	for c := range s.clients {
 		if c.conn != nil {
-			c.conn.tr.kill()
+			c.conn.tr.Kill()
 		}
 	}
 }

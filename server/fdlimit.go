@@ -1,32 +1,10 @@
 package server
 
 import (
-	"errors"
 	"net"
 	"os"
 	"sync"
-	"syscall"
-	"time"
 )
-
-// setKeepAlive is Redis's anetKeepAlive for tcp-keepalive seconds: probes
-// after that long idle, then every third of it, three of them; 0 turns
-// keepalive off (Go turns it on by default).
-func setKeepAlive(c net.Conn, secs int64) {
-	tc, ok := c.(*net.TCPConn)
-	if !ok {
-		return
-	}
-	if secs <= 0 {
-		tc.SetKeepAlive(false)
-		return
-	}
-	tc.SetKeepAliveConfig(net.KeepAliveConfig{Enable: true, Idle: time.Duration(secs) * time.Second, Interval: time.Duration(keepAliveInterval(secs)) * time.Second, Count: 3})
-}
-
-// keepAliveInterval is anetKeepAlive's interval between probes: a third of
-// the idle time in whole seconds (Go's would round it up), at least one.
-func keepAliveInterval(secs int64) int64 { return max(secs/3, 1) }
 
 // spareFD is a descriptor held in reserve so that a client arriving when
 // the process is out of descriptors can still be told why (the classic
@@ -55,10 +33,6 @@ func (sp *spareFD) open() {
 	if sp.f == nil {
 		sp.f, _ = os.Open(os.DevNull)
 	}
-}
-
-func isOutOfFDs(err error) bool {
-	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE)
 }
 
 // refuseOutOfFDs answers a waiting client with the max-clients error,

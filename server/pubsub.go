@@ -7,6 +7,7 @@ import (
 
 	"github.com/tidwall/redcon"
 
+	"github.com/floodgate/floodgate/internal/transport"
 	"github.com/floodgate/floodgate/store"
 )
 
@@ -19,7 +20,7 @@ import (
 // transport is the only one touching its buffers: the publisher appends
 // the frame to the subscriber's inbox (conn.push, under wakeMu) and has
 // the transport woken as for a blocked client's reply (transport.woke);
-// the transport moves the inbox to the reply list (conn.takePushes) when
+// the transport moves the inbox to the reply list (conn.TakePushes) when
 // woken and when the subscriber's next batch takes the lock, so a message
 // published before a command of the subscriber's is written before that
 // command's reply, as in Redis. A message for the connection whose batch
@@ -369,16 +370,18 @@ func (s *Server) deliver(sub *Client, frame []byte) bool {
 		cn.raw(frame)
 		return true
 	}
-	if d, ok := cn.tr.(directPusher); ok && d.pushDirect(frame, s.running) {
-		return true // over its limit, the loop closes it (outputGrew)
+	// Publishers hold the execution lock, as this one does, and only they
+	// fill the inbox: the length read here cannot change under us. With
+	// earlier messages in the inbox, this one goes after them.
+	if s.running != nil && cn.pushedLen.Load() == 0 {
+		if d, ok := cn.tr.(transport.DirectPusher); ok && d.Direct(s.running.tr) {
+			if !cn.outLimited {
+				cn.raw(frame) // over its limit, the loop closes it (outputGrew)
+			}
+			return true
+		}
 	}
 	return cn.push(frame)
-}
-
-// directPusher is a transport that can take a message without the inbox
-// (the event loop's connections: loopConn.pushDirect).
-type directPusher interface {
-	pushDirect(frame []byte, running *conn) bool
 }
 
 // closeOverLimit closes a subscriber whose pending messages passed its
@@ -448,7 +451,7 @@ func (cn *conn) enqueue(frame []byte, owned bool) bool {
 	cn.pushedLen.Store(int64(pending))
 	cn.wakeMu.Unlock()
 	if first {
-		cn.tr.woke()
+		cn.tr.Woke()
 	}
 	if pending > replyChunk && cn.overOutputLimit(time.Now().Unix()) {
 		cn.wakeMu.Lock()
@@ -460,9 +463,9 @@ func (cn *conn) enqueue(frame []byte, owned bool) bool {
 	return true
 }
 
-// takePushes moves the inbox to the replies; on the transport's goroutine.
+// TakePushes moves the inbox to the replies; on the transport's goroutine.
 // It reports whether there was anything.
-func (cn *conn) takePushes() bool {
+func (cn *conn) TakePushes() bool {
 	cn.wakeMu.Lock()
 	p := cn.pushed
 	cn.pushed = cn.pushSpare[:0]

@@ -15,11 +15,11 @@ import (
 // directly.
 type stubTransport struct{}
 
-func (stubTransport) kill()             {}
-func (stubTransport) interrupt()        {}
-func (stubTransport) localAddr() string { return "" }
-func (stubTransport) socketFD() int     { return -1 }
-func (stubTransport) woke()             {}
+func (stubTransport) Kill()             {}
+func (stubTransport) Interrupt()        {}
+func (stubTransport) LocalAddr() string { return "" }
+func (stubTransport) SocketFD() int     { return -1 }
+func (stubTransport) Woke()             {}
 
 // feedConn returns a conn of an authenticated client reading into its own
 // query buffer, as an event-loop connection does, without a socket.
@@ -38,10 +38,10 @@ func feed(t *testing.T, cn *conn, data string, chunk int) (grown int) {
 	t.Helper()
 	for len(data) > 0 {
 		before := unsafe.SliceData(cn.in[:cap(cn.in)])
-		buf := cn.readBuf(nil)
+		buf := cn.ReadBuf(nil)
 		n := copy(buf, data[:min(chunk, len(data))])
 		data = data[n:]
-		if !cn.received(buf, n, false) {
+		if !cn.Received(buf, n, false) {
 			t.Fatal("connection closed")
 		}
 		if unsafe.SliceData(cn.in[:cap(cn.in)]) != before {
@@ -103,7 +103,7 @@ func TestQueryBufferBigBulkExact(t *testing.T) {
 	feed(t, cn, head+strings.Repeat("x", 100), 1<<20)
 	// The next read goes into a buffer of the request's size, asking for
 	// the rest of the bulk.
-	buf := cn.readBuf(nil)
+	buf := cn.ReadBuf(nil)
 	if want := len(head) + 1000000 + 2; cap(cn.in) != want || len(buf) != 1000000-100+2 {
 		t.Fatalf("after the bulk's header: capacity %d, read room %d; want %d, %d", cap(cn.in), len(buf), want, 1000000-100+2)
 	}
@@ -162,7 +162,7 @@ func TestResizeQueryBuffer(t *testing.T) {
 			}
 			now := ioClock()
 			cn.lastIO.Store(now - int64(tc.idle))
-			cn.resizeQueryBuffer(now)
+			cn.ResizeQueryBuffer(now)
 			if len(cn.in) != tc.wantLen || cap(cn.in) != tc.wantCp || strings.Trim(string(cn.in), "*") != "" {
 				t.Fatalf("len %d cap %d, want %d %d", len(cn.in), cap(cn.in), tc.wantLen, tc.wantCp)
 			}

@@ -148,7 +148,7 @@ func TestBusyAcrossTransports(t *testing.T) {
 // TestOtherTransports runs the protocol and busy-script tests again over
 // TCP served on goroutines (GoroutineConns), over Dial, and on an event
 // loop that parks in Go's netpoller instead of sleeping in epoll_wait on a
-// processor of its own (eventLoop.wait): every transport only moves
+// processor of its own (transport.Loop.wait): every transport only moves
 // bytes into the same parser and dispatch, so each answers byte for byte
 // as the event loop does. The transports run at the same time, each
 // with its own servers (as the tests they run share nothing), and the

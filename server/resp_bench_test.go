@@ -41,7 +41,7 @@ func BenchmarkReplyWriter(b *testing.B) {
 			w.Null()
 			w.Double(3.25)
 		}
-		cn.flushed(cn.pendingBytes())
+		cn.Flushed(cn.pendingBytes())
 	}
 }
 
@@ -59,14 +59,14 @@ func BenchmarkRequestGetSet(b *testing.B) {
 	data := getSetPipeline()
 	b.ReportAllocs()
 	for b.Loop() {
-		buf := cn.readBuf(nil)
+		buf := cn.ReadBuf(nil)
 		n := copy(buf, data)
-		if !cn.received(buf, n, false) {
+		if !cn.Received(buf, n, false) {
 			b.Fatal("closed")
 		}
 		if cn.pendingBytes() == 0 {
 			b.Fatal("no replies")
 		}
-		cn.flushed(cn.pendingBytes())
+		cn.Flushed(cn.pendingBytes())
 	}
 }

@@ -32,6 +32,7 @@ import (
 
 	"github.com/floodgate/floodgate/internal/acl"
 	"github.com/floodgate/floodgate/internal/resp"
+	"github.com/floodgate/floodgate/internal/transport"
 	"github.com/floodgate/floodgate/luaengine"
 	"github.com/floodgate/floodgate/store"
 )
@@ -296,7 +297,10 @@ type Server struct {
 	// running is the connection whose batch holds the execution lock, nil
 	// otherwise; guarded by lock.
 	running *conn
-	loop    atomic.Pointer[eventLoop] // created with the first TCP connection
+	loop    atomic.Pointer[transport.Loop] // created with the first TCP connection (transport_loop.go)
+	// bcastConn stands for the event loop as the running connection
+	// while it sends a round's BCAST invalidations (host.Broadcast).
+	bcastConn *conn
 	// answeringBusy is set while a client is answered during a busy script
 	// (answerBusy): dispatch then answers BUSY where Redis does. Guarded by
 	// lock (a busy turn or the script's hook holds it for the script).
@@ -436,7 +440,7 @@ func (s *Server) serve(ln net.Listener, front *frontListener) {
 	// When the event loop is to accept, the accept loop starts only if it
 	// cannot (acceptFrom): a goroutine started, then woken and waited for
 	// by Close, was a fifth of a test double's TCP start and close.
-	switch useLoop := loopAccepts && !s.cfg.GoroutineConns; {
+	switch useLoop := transport.LoopAccepts && !s.cfg.GoroutineConns; {
 	case front == nil:
 		s.startAcceptLoop(ln)
 	case useLoop:
@@ -461,7 +465,10 @@ func (s *Server) startAcceptLoop(ln net.Listener) {
 	defer s.bg.mu.Unlock()
 	if !s.bg.closed {
 		s.stopped.Add(1)
-		go s.acceptLoop(ln, s.handoff())
+		go func() {
+			defer s.stopped.Done()
+			transport.AcceptLoop(s.host(), ln, s.handoff())
+		}()
 	}
 }
 
@@ -524,7 +531,7 @@ func (s *Server) Close() error {
 	// event loop closes its own.
 	s.clientsMu.Lock()
 	for c := range s.clients {
-		c.conn.tr.interrupt()
+		c.conn.tr.Interrupt()
 	}
 	s.clientsMu.Unlock()
 	deadline := time.Now().Add(5 * time.Second)
@@ -603,7 +610,7 @@ func (s *Server) killClient(c *Client) {
 	s.disableTracking(c)
 	s.stopMonitoring(c)
 	s.replicaGone(c)
-	cn.tr.kill()
+	cn.tr.Kill()
 }
 
 // closedConn unregisters a connection its transport has closed. It runs on
@@ -704,8 +711,10 @@ func (s *Server) scriptPoll() {
 		}
 		return
 	}
-	if r := s.running; r != nil && r.loop != nil { // the script's goroutine holds the lock
-		r.loop.pollBusy(r)
+	if r := s.running; r != nil {
+		if p, ok := r.tr.(transport.BusyPoller); ok { // the script's goroutine holds the lock
+			p.PollBusy()
+		}
 	}
 	s.serveBusyTurns()
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"net"
 
-	"github.com/floodgate/floodgate/internal/pipe"
+	"github.com/floodgate/floodgate/internal/transport"
 )
 
 // Dial connects to the server in memory, with no network: the connection
@@ -18,12 +18,10 @@ import (
 // Unlike net.Pipe the connection is buffered, as a socket is (package
 // pipe), so a client may write a long pipeline before it reads the replies.
 func (s *Server) Dial() (net.Conn, error) {
-	client, server := pipe.New()
-	cn := newConn(s, goConn{server})
-	if !s.accept(cn, pipe.Addr{}.String()) {
+	client := transport.Pipe(s.host())
+	if client == nil {
 		return nil, ErrServerClosed
 	}
-	go s.serveConn(cn, server)
 	return client, nil
 }
 

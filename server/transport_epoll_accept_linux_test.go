@@ -68,7 +68,7 @@ func TestAcceptedSockets(t *testing.T) {
 			admin := dialRaw(t, srv)
 			newest := func() (*Client, sockopts) {
 				c := srv.clientsByID()[len(srv.clientsByID())-1]
-				fd := c.conn.tr.socketFD()
+				fd := c.conn.tr.SocketFD()
 				var o sockopts
 				o.nodelay, _ = unix.GetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY)
 				o.keepalive, _ = unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_KEEPALIVE)

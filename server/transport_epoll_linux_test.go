@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/floodgate/floodgate/internal/transport"
 )
 
 // Servers that had event-loop connections give back every descriptor when
@@ -71,10 +73,10 @@ func TestLoopWaitModes(t *testing.T) {
 			if l == nil {
 				t.Fatal("no event loop")
 			}
-			if l.block != tc.block {
-				t.Fatalf("block = %v, want %v", l.block, tc.block)
+			if l.OwnsProcessor() != tc.block {
+				t.Fatalf("block = %v, want %v", l.OwnsProcessor(), tc.block)
 			}
-			if l.block == (l.epfile != nil) {
+			if l.OwnsProcessor() == l.InNetpoller() {
 				t.Fatal("the epoll set must be in Go's netpoller exactly when the loop parks there")
 			}
 			a.send("BLPOP q 0\r\n")
@@ -92,13 +94,13 @@ func TestLoopWaitModes(t *testing.T) {
 	}
 }
 
-// A blocking loop that finds no event for busyMillis parks in Go's
+// A blocking loop that finds no event for BusyMillis parks in Go's
 // netpoller, and serves the next request from there: it goes idle again
 // after each one.
 func TestLoopParksWhenIdle(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	defer func(ms int) { busyMillis = ms }(busyMillis)
-	busyMillis = 1
+	defer func(ms int) { transport.BusyMillis = ms }(transport.BusyMillis)
+	transport.BusyMillis = 1
 	srv := New(Config{Addr: "127.0.0.1:0", LoopOwnsProcessor: true})
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
@@ -108,15 +110,15 @@ func TestLoopParksWhenIdle(t *testing.T) {
 	c.send("PING\r\n")
 	c.expect("+PONG\r\n")
 	l := srv.loop.Load()
-	if l == nil || !l.block {
+	if l == nil || !l.OwnsProcessor() {
 		t.Fatal("no blocking event loop")
 	}
-	waitFor(t, "the loop idle", func() bool { return l.idleSpells.Load() > 0 })
+	waitFor(t, "the loop idle", func() bool { return l.IdleSpells() > 0 })
 	for i := range 3 {
-		spells := l.idleSpells.Load() // parked: nothing happens until the request
+		spells := l.IdleSpells() // parked: nothing happens until the request
 		c.send(fmt.Sprintf("ECHO %d\r\n", i))
 		c.expect(fmt.Sprintf("$1\r\n%d\r\n", i))
-		waitFor(t, "the loop idle again", func() bool { return l.idleSpells.Load() > spells })
+		waitFor(t, "the loop idle again", func() bool { return l.IdleSpells() > spells })
 	}
 }
 
@@ -136,14 +138,14 @@ func TestLoopClaimsSpareProcessorsOnly(t *testing.T) {
 		return srv
 	}
 	first, second := start(), start()
-	if !first.loop.Load().block || second.loop.Load().block {
-		t.Fatalf("block: first %v, second %v; want true, false", first.loop.Load().block, second.loop.Load().block)
+	if !first.loop.Load().OwnsProcessor() || second.loop.Load().OwnsProcessor() {
+		t.Fatalf("block: first %v, second %v; want true, false", first.loop.Load().OwnsProcessor(), second.loop.Load().OwnsProcessor())
 	}
 	second.Close()
 	first.Close()
 	third := start()
 	defer third.Close()
-	if !third.loop.Load().block {
+	if !third.loop.Load().OwnsProcessor() {
 		t.Fatal("the processor was not given back when the first server closed")
 	}
 }

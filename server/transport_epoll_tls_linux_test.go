@@ -36,15 +36,9 @@ func loopTLSConns(srv *Server) int {
 	if l == nil {
 		return 0
 	}
-	n := 0
 	srv.lock <- struct{}{} // the loop registers between batches only
-	for _, lc := range l.conns {
-		if lc != nil && lc.tls != nil && !lc.closed {
-			n++
-		}
-	}
-	<-srv.lock
-	return n
+	defer func() { <-srv.lock }()
+	return l.TLSConns()
 }
 
 // tlsLine reads a reply line, its CRLF kept.

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/floodgate/floodgate/internal/transport"
 )
 
 // frontListener is what the transports accept from: the sockets of every
@@ -29,10 +31,10 @@ type frontListener struct {
 
 	mu       sync.Mutex
 	lns      []net.Listener
-	addr     net.Addr   // lns[0]'s, kept while there is none (bind "")
-	serving  bool       // serve has run: swap starts accepting at once
-	awaiting bool       // the sockets wait for the first connection (await)
-	loop     *eventLoop // accepts from lns; nil: acceptFrom goroutines do
+	addr     net.Addr        // lns[0]'s, kept while there is none (bind "")
+	serving  bool            // serve has run: swap starts accepting at once
+	awaiting bool            // the sockets wait for the first connection (await)
+	loop     *transport.Loop // accepts from lns; nil: acceptFrom goroutines do
 
 	acceptLoop sync.Once // startAcceptLoop's
 }
@@ -139,7 +141,7 @@ func (f *frontListener) serve(useLoop bool) {
 func (f *frontListener) startAccepting(lns []net.Listener) error {
 	switch {
 	case f.loop != nil:
-		return f.loop.listen(lns)
+		return f.loop.Listen(lns)
 	case f.awaiting:
 		for _, ln := range lns {
 			f.await(ln)
@@ -199,7 +201,7 @@ func (f *frontListener) rebind(open, restore func() ([]net.Listener, error)) err
 // down, which makes them refuse connections at once.
 func (f *frontListener) closeSockets(lns []net.Listener) {
 	if f.loop != nil {
-		f.loop.unlisten(lns)
+		f.loop.Unlisten(lns)
 	}
 	closeAll(lns)
 }
@@ -227,7 +229,7 @@ func (f *frontListener) acceptFrom(ln net.Listener) {
 			if errors.As(err, &ne) && ne.Timeout() {
 				continue
 			}
-			if isOutOfFDs(err) {
+			if transport.IsOutOfFDs(err) {
 				// Answered with the spare descriptor; without one, wait
 				// for descriptors rather than spin.
 				if !f.refuseOutOfFDs(err, func() { refuseOne(f.srv, ln) }) {
@@ -260,7 +262,7 @@ func (f *frontListener) admit(c net.Conn) bool {
 	s := f.srv
 	refusal := s.acceptRefusal(c.RemoteAddr())
 	if refusal == "" {
-		setKeepAlive(c, s.tcpKeepalive.Load())
+		transport.SetKeepAlive(c, s.tcpKeepalive.Load())
 		return true
 	}
 	s.rejectedConns.Add(1)

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"net"
 	"strconv"
@@ -11,20 +10,13 @@ import (
 	"time"
 
 	"github.com/floodgate/floodgate/internal/tlsconf"
+	"github.com/floodgate/floodgate/internal/transport"
 )
 
 // TLS connections (tls-port) are served by the event loop, through
-// crypto/tls over a tlsWire (transport_epoll_tls_linux.go): the same
-// parser, dispatch and reply list as every connection. The handshake, a
-// blocking call in crypto/tls, runs first on a goroutine of its own over
-// the socket; then the connection is handed to the loop. Where there is
-// no loop (non-Linux, Config.GoroutineConns) it stays on that goroutine,
-// served by the goroutine transport with the tls.Conn as its net.Conn.
-//
-// A connection is made a client once its handshake is done (Redis makes
-// the client first and answers nothing before the handshake either), and
-// protected mode and maxclients are then checked as for TCP, the refusal
-// sent over TLS.
+// crypto/tls: the handshake, the loop's TLS path and its refusals are
+// package internal/transport's (tls.go there); here are the settings,
+// their reloads and tls-port's sockets.
 
 // tlsState is tls-port and the certificates, keys and settings it serves
 // with.
@@ -231,38 +223,15 @@ func (s *Server) acceptTLS(ln net.Listener) {
 	}
 }
 
-// serveTLS runs the handshake, then hands the connection to the event
-// loop, or, without one, serves it as the goroutine transport serves any.
+// serveTLS runs the handshake with the settings in effect, then hands the
+// connection to the event loop, or, without one, serves it as the
+// goroutine transport serves any (transport.ServeTLS).
 func (s *Server) serveTLS(nc net.Conn) {
-	setKeepAlive(nc, s.tcpKeepalive.Load())
 	cfg := s.tls.current.Load()
-	wire := &tlsWire{Conn: nc}
-	tc := tls.Server(wire, cfg.Server(tlsconf.ClientAuth(s.tls.auth.Load())))
 	s.tls.mu.Lock()
 	ctx := s.tls.ctx
 	s.tls.mu.Unlock()
-	if err := tc.HandshakeContext(ctx); err != nil {
-		if !s.closed.Load() {
-			s.log.Warn("Error accepting a client connection: " + err.Error())
-		}
-		nc.Close()
-		return
-	}
-	if refusal := s.acceptRefusal(nc.RemoteAddr()); refusal != "" {
-		s.rejectedConns.Add(1)
-		tc.Write([]byte(refusal))
-		tc.Close()
-		return
-	}
-	if s.tlsToLoop(nc, tc, wire) {
-		return
-	}
-	cn := newConn(s, goConn{tc})
-	if !s.accept(cn, nc.RemoteAddr().String()) {
-		tc.Close()
-		return
-	}
-	s.serveConn(cn, tc)
+	transport.ServeTLS(ctx, s.host(), nc, cfg.Server(tlsconf.ClientAuth(s.tls.auth.Load())), s.startLoop)
 }
 
 // tlsParam is a tls-* parameter kept in tlsState.settings and applied

@@ -1,4 +1,4 @@
-package server
+package transport
 
 import (
 	"net"
@@ -20,6 +20,10 @@ type tlsWire struct {
 	in       []byte // ciphertext read, not yet taken by tls.Conn
 	out      []byte // records written, not yet sent
 }
+
+// NetConn is the socket, for CLIENT LIST's fd (transport's goroutine
+// Handle looks through wrappers).
+func (w *tlsWire) NetConn() net.Conn { return w.Conn }
 
 // errWouldBlock is tlsWire.Read's "no more bytes until the next read".
 var errWouldBlock net.Error = wouldBlock{}

@@ -1,6 +1,6 @@
 //go:build linux
 
-package server
+package transport
 
 import (
 	"errors"
@@ -25,7 +25,7 @@ import (
 // request costs about two reads, plus a goroutine wake-up and a scheduler
 // round trip. BENCHMARKS.md has the figures.
 //
-// Reading, parsing and running are the connection's (conn): each reads
+// Reading, parsing and running are the connection's (Conn): each reads
 // into a query buffer of its own, as Redis's clients do, and requests are
 // parsed in place, their arguments slices of it; the clients cron has the
 // loop shrink the buffers of idle connections. Replies are written once
@@ -35,18 +35,19 @@ import (
 // together made a request cost 10-15% less system time.
 //
 // While a script runs past lua-time-limit on the loop's own goroutine, the
-// script's instruction hook calls pollBusy, which writes the round's
+// script's instruction hook calls PollBusy, which writes the round's
 // pending replies and serves every other connection as Redis's
 // processEventsWhileBlocked does: through the ordinary dispatch, which
 // answers BUSY where Redis does and runs the commands allowed while busy
 // (SCRIPT KILL, SHUTDOWN NOSAVE, MULTI, WATCH, ...) at once. A script run
 // for a goroutine-served client serves the loop's clients in busy turns
-// (Server.acquire): the loop never waits for a busy script.
+// (the server's acquire): the loop never waits for a busy script.
 
 const loopEvents = 256 // epoll events taken per wait
 
-type eventLoop struct {
-	srv    *Server
+// Loop is an event loop: a server's, made with its first connection.
+type Loop struct {
+	host   Host
 	epfd   int
 	wakefd int // an eventfd: new connections and Close wake the loop
 	// block says the loop sleeps in epoll_wait itself (see wait); else
@@ -64,20 +65,20 @@ type eventLoop struct {
 	// Touched by the loop's goroutine only.
 	conns   []*loopConn // by descriptor: a slice, as an fd indexes it densely
 	events  []unix.EpollEvent
-	now     int64       // the time read once per round and phase (ioClock), for lastIO
+	now     int64       // the time read once per round and phase (Clock), for the connections' Moved
 	pending []*loopConn // with replies to write at the end of the round
 	// pushedTo: connections that only received pushes this round (pub/sub
 	// messages, monitor lines, invalidations: pushDirect), written after
 	// pending (flushPending).
 	pushedTo []*loopConn
 	// bcastDue: a batch of the round left BCAST invalidations to send
-	// (broadcast); bcastConn stands for the loop as the running
+	// (broadcast); standIn stands for the loop as the running
 	// connection meanwhile, so that they go straight into the replies.
-	bcastDue  bool
-	bcastConn *conn
-	iov       [][]byte // flush's writev vector, reused
-	polling   bool     // inside pollBusy
-	dead      []*loopConn
+	bcastDue bool
+	standIn  *loopConn
+	iov      [][]byte // flush's writev vector, reused
+	polling  bool     // inside pollBusy
+	dead     []*loopConn
 
 	listeners []*loopListener // the sockets it accepts from (transport_epoll_accept_linux.go)
 
@@ -94,10 +95,11 @@ type eventLoop struct {
 	resizeDue, mayResize atomic.Bool
 }
 
-// loopConn is one event-loop connection: the transport-neutral conn, and
-// the socket as the loop sees it.
+// loopConn is one event-loop connection: the server's Conn, and the
+// socket as the loop sees it; it is the connection's Handle.
 type loopConn struct {
-	conn
+	Conn
+	loop   *Loop
 	addr   string // the peer's
 	laddr  string
 	queued bool   // in the loop's pending list
@@ -112,67 +114,26 @@ type loopConn struct {
 	killed atomic.Bool
 }
 
-// loopAccepts says the event loop accepts from the sockets Start opens
-// (transport_epoll_accept_linux.go).
-const loopAccepts = true
+// LoopAccepts says the event loop accepts from listening sockets itself
+// (epoll_accept_linux.go).
+const LoopAccepts = true
 
-// startLoop returns the event loop, creating it, or nil where it is not
-// used (connections are then served on goroutines). It is created with
-// the first connection: a server that starts and stops without one does
-// not pay for it.
-func (s *Server) startLoop() *eventLoop {
-	if s.cfg.GoroutineConns {
-		return nil
-	}
-	if l := s.loop.Load(); l != nil {
-		return l
-	}
-	// TLS handshakes end on goroutines of their own: two of them must not
-	// each make a loop.
-	loopStart.Lock()
-	defer loopStart.Unlock()
-	if l := s.loop.Load(); l != nil {
-		return l
-	}
-	l, err := s.newLoop()
+// Adopt hands nc, accepted on another goroutine (from a listener Serve
+// was given, or from Start's sockets without the loop), to the loop. It
+// returns false, leaving nc open, when nc is not a socket the loop can
+// poll: serve it on a goroutine (Serve).
+func (l *Loop) Adopt(nc net.Conn) bool {
+	lc, err := l.adopt(nc)
 	if err != nil {
-		s.log.Warn("cannot start the event loop; serving connections on goroutines", "err", err)
-		return nil
+		return false
 	}
-	return l
-}
-
-// handoff returns how connections accepted on a goroutine (from a
-// listener Serve was given, or from Start's sockets without the loop) are
-// handed to the event loop.
-func (s *Server) handoff() func(net.Conn) {
-	if s.cfg.GoroutineConns {
-		return s.serveOnGoroutine
-	}
-	tried := false // to create the loop
-	return func(nc net.Conn) {
-		l := s.loop.Load()
-		if l == nil && !tried {
-			tried = true
-			l = s.startLoop()
-		}
-		var lc *loopConn
-		var err error
-		if l != nil {
-			lc, err = l.adopt(nc)
-		}
-		if l == nil || err != nil {
-			// Not a socket the loop can poll: serve it the goroutine way.
-			s.serveOnGoroutine(nc)
-			return
-		}
-		l.handOver(lc)
-	}
+	l.handOver(lc)
+	return true
 }
 
 // handOver queues lc, accepted on another goroutine, for the loop to
 // register, or closes it if the loop has shut down.
-func (l *eventLoop) handOver(lc *loopConn) {
+func (l *Loop) handOver(lc *loopConn) {
 	l.mu.Lock()
 	done := l.done
 	if !done {
@@ -186,8 +147,9 @@ func (l *eventLoop) handOver(lc *loopConn) {
 	l.wake()
 }
 
-// newLoop creates the epoll set and starts the loop's goroutine.
-func (s *Server) newLoop() (*eventLoop, error) {
+// NewLoop creates an event loop serving h's connections; Run runs it.
+// ownsProcessor asks for a processor of its own to sleep on (see wait).
+func NewLoop(h Host, ownsProcessor bool) (*Loop, error) {
 	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
 		return nil, err
@@ -197,13 +159,13 @@ func (s *Server) newLoop() (*eventLoop, error) {
 		unix.Close(epfd)
 		return nil, err
 	}
-	l := &eventLoop{
-		srv:    s,
+	l := &Loop{
+		host:   h,
 		epfd:   epfd,
 		wakefd: wakefd,
 		events: make([]unix.EpollEvent, loopEvents),
 
-		busyMillis: uintptr(busyMillis),
+		busyMillis: uintptr(BusyMillis),
 	}
 	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(wakefd)}
 	err = unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, wakefd, &ev)
@@ -212,7 +174,7 @@ func (s *Server) newLoop() (*eventLoop, error) {
 		unix.Close(epfd)
 		return nil, err
 	}
-	l.block = s.cfg.LoopOwnsProcessor && claimProcessor()
+	l.block = ownsProcessor && claimProcessor()
 	if !l.block {
 		// A non-blocking epoll descriptor is readable while it has events,
 		// so Go's own netpoller can wait on it: the loop parks like any
@@ -229,25 +191,16 @@ func (s *Server) newLoop() (*eventLoop, error) {
 			return nil, err
 		}
 	}
-	s.stopped.Add(1)
-	go l.run()
-	s.loop.Store(l)
-	if s.closed.Load() {
-		l.wake() // Close may have looked for the loop before it existed
-	}
 	return l, nil
 }
 
-// wakeLoop makes the loop notice that the server is closing.
-func (s *Server) wakeLoop() {
-	if l := s.loop.Load(); l != nil {
-		l.wake()
-	}
-}
+// Wake makes the loop notice that the server is closing; safe from any
+// goroutine.
+func (l *Loop) Wake() { l.wake() }
 
 // wake wakes the loop unless it has shut down: its eventfd is closed then,
 // and the number may be another file's.
-func (l *eventLoop) wake() {
+func (l *Loop) wake() {
 	var one = [8]byte{1}
 	l.mu.Lock()
 	if !l.done {
@@ -258,7 +211,7 @@ func (l *eventLoop) wake() {
 
 // adopt takes a duplicate of nc's descriptor and closes nc, which takes
 // the socket out of Go's netpoller; the duplicate keeps it open.
-func (l *eventLoop) adopt(nc net.Conn) (*loopConn, error) {
+func (l *Loop) adopt(nc net.Conn) (*loopConn, error) {
 	fd, err := dupSocket(nc)
 	if err != nil {
 		return nil, err
@@ -267,10 +220,7 @@ func (l *eventLoop) adopt(nc net.Conn) (*loopConn, error) {
 		unix.Close(fd)
 		return nil, err
 	}
-	lc := &loopConn{fd: fd, laddr: nc.LocalAddr().String()}
-	lc.init(l.srv, lc)
-	lc.loop = l
-	lc.addr = nc.RemoteAddr().String()
+	lc := &loopConn{fd: fd, laddr: nc.LocalAddr().String(), loop: l, addr: nc.RemoteAddr().String()}
 	nc.Close()
 	return lc, nil
 }
@@ -296,16 +246,17 @@ func dupSocket(sock any) (int, error) {
 	return fd, dupErr
 }
 
-func (l *eventLoop) run() {
-	s := l.srv
-	defer s.stopped.Done()
+// Run serves the loop's connections until the server closes; it closes
+// them all before it returns.
+func (l *Loop) Run() {
+	h := l.host
 	for {
 		n, err := l.wait()
 		if err != nil && err != unix.EINTR {
-			s.log.Error("epoll_wait failed", "err", err)
+			h.Log().Error("epoll_wait failed", "err", err)
 			break
 		}
-		l.now = ioClock()
+		l.now = Clock()
 		// New connections first: a client that opened connections and
 		// then sent a request finds them registered when its request
 		// runs, even when epoll lists its socket first (a level-triggered
@@ -334,7 +285,7 @@ func (l *eventLoop) run() {
 		// round's commands (a script among them may have run for seconds),
 		// so that timeout never counts a long command as idleness: the
 		// end of the last command, which invoke read anyway.
-		l.now = max(l.now, s.callEnd.Load())
+		l.now = max(l.now, h.CallEnd())
 		if l.bcastDue {
 			l.broadcast()
 		}
@@ -343,7 +294,7 @@ func (l *eventLoop) run() {
 		if l.resizeDue.Load() {
 			l.resizeQueryBuffers()
 		}
-		if s.closed.Load() {
+		if h.Closing() {
 			break
 		}
 	}
@@ -351,7 +302,7 @@ func (l *eventLoop) run() {
 }
 
 // takeIncoming registers the connections the accept loop handed over.
-func (l *eventLoop) takeIncoming() {
+func (l *Loop) takeIncoming() {
 	var buf [8]byte
 	unix.Read(l.wakefd, buf[:])
 	l.mu.Lock()
@@ -365,8 +316,8 @@ func (l *eventLoop) takeIncoming() {
 
 // register makes lc a client served by the loop, or closes it if the
 // server is closing.
-func (l *eventLoop) register(lc *loopConn) {
-	if !l.srv.accept(&lc.conn, lc.addr) {
+func (l *Loop) register(lc *loopConn) {
+	if lc.Conn = l.host.Accept(lc, lc.addr); lc.Conn == nil {
 		unix.Close(lc.fd)
 		return
 	}
@@ -389,16 +340,16 @@ func (l *eventLoop) register(lc *loopConn) {
 }
 
 // conn returns the connection of descriptor fd, nil if none.
-func (l *eventLoop) conn(fd int32) *loopConn {
+func (l *Loop) conn(fd int32) *loopConn {
 	if int(fd) < len(l.conns) {
 		return l.conns[fd]
 	}
 	return nil
 }
 
-// woke is the connection's part of conn.wake: the loop's goroutine, which
-// alone touches the connection's buffers, resumes it (takeWoken).
-func (lc *loopConn) woke() {
+// Woke has the loop's goroutine, which alone touches the connection's
+// buffers, resume it (takeWoken).
+func (lc *loopConn) Woke() {
 	l := lc.loop
 	l.mu.Lock()
 	l.woken = append(l.woken, lc)
@@ -406,37 +357,36 @@ func (lc *loopConn) woke() {
 	l.wake()
 }
 
-// pushDirect is a pub/sub message's shortcut when the publisher's batch
-// runs on this connection's own event loop (running is its connection):
-// the loop's goroutine, which alone touches the connection's buffers, is
-// the one running, so the frame goes straight into the replies and the
-// connection into the round's pending list, with no inbox, no eventfd
-// write and no second copy. It reports false, and does nothing, when the
-// frame must go through the inbox instead (another goroutine's batch, or
-// earlier messages still in the inbox, which must go first).
-func (lc *loopConn) pushDirect(frame []byte, running *conn) bool {
-	l := lc.loop
-	if running == nil || running.loop != l || lc.closed {
+// Direct is a pub/sub message's shortcut (DirectPusher) when the
+// publisher's batch runs on this connection's own event loop (running is
+// its connection's Handle): the loop's goroutine, which alone touches the
+// connection's buffers, is the one running, so the frame may go straight
+// into the replies, and Direct puts the connection in the round's list of
+// those to write. It reports false, and does nothing, when the frame must
+// go through the inbox instead (another goroutine's batch).
+func (lc *loopConn) Direct(running Handle) bool {
+	r, ok := running.(*loopConn)
+	if !ok || r.loop != lc.loop || lc.closed {
 		return false
-	}
-	// Publishers hold the execution lock, as this one does, and only
-	// they fill the inbox: the length read here cannot change under us.
-	if lc.pushedLen.Load() > 0 {
-		return false
-	}
-	if !lc.outLimited {
-		lc.raw(frame)
 	}
 	if !lc.queued {
 		lc.queued = true
-		l.pushedTo = append(l.pushedTo, lc)
+		lc.loop.pushedTo = append(lc.loop.pushedTo, lc)
 	}
 	return true
 }
 
+// BroadcastAfterRound has the BCAST invalidations of the running batch
+// sent once the loop's round is done (Batcher).
+func (lc *loopConn) BroadcastAfterRound() { lc.loop.bcastDue = true }
+
+// PollBusy serves the loop's other connections from a busy script's
+// hook, on the loop's goroutine (BusyPoller).
+func (lc *loopConn) PollBusy() { lc.loop.pollBusy(lc) }
+
 // takeWoken resumes the blocked connections whose reply has come: the
 // reply and what their input then runs go out with the round's replies.
-func (l *eventLoop) takeWoken() {
+func (l *Loop) takeWoken() {
 	l.mu.Lock()
 	woken := l.woken
 	l.woken = nil
@@ -449,8 +399,8 @@ func (l *eventLoop) takeWoken() {
 			l.close(lc, nil)
 			continue
 		}
-		woke, keep := lc.resume(l.polling)
-		if keep && lc.takePushes() { // pub/sub messages
+		woke, keep := lc.Resume(l.polling)
+		if keep && lc.TakePushes() { // pub/sub messages
 			woke = true
 		}
 		switch {
@@ -467,7 +417,7 @@ func (l *eventLoop) takeWoken() {
 
 // serve handles one epoll event of a connection, reading into its query
 // buffer; replies wait in the pending list.
-func (l *eventLoop) serve(lc *loopConn, events uint32) {
+func (l *Loop) serve(lc *loopConn, events uint32) {
 	if lc.killed.Load() {
 		l.close(lc, nil)
 		return
@@ -501,17 +451,17 @@ func (l *eventLoop) serve(lc *loopConn, events uint32) {
 // writes to a subscriber for each of Redis's (perf stat's sendto count:
 // 646,000 against 423,000 for 20,000 messages); written first, 47 and
 // 426,000, and 0.26 µs of CPU per delivered message against 0.34.
-func (l *eventLoop) flushPending(keep *conn) {
+func (l *Loop) flushPending(keep *loopConn) {
 	l.pending = l.flushList(l.pending, keep)
 	l.pushedTo = l.flushList(l.pushedTo, keep)
 }
 
 // flushList writes the replies of the connections of list but keep's and
 // returns what is left of it (keep, if it was in it).
-func (l *eventLoop) flushList(list []*loopConn, keep *conn) []*loopConn {
+func (l *Loop) flushList(list []*loopConn, keep *loopConn) []*loopConn {
 	kept := list[:0]
 	for _, lc := range list {
-		if &lc.conn == keep {
+		if lc == keep {
 			kept = append(kept, lc)
 			continue
 		}
@@ -526,9 +476,9 @@ func (l *eventLoop) flushList(list []*loopConn, keep *conn) []*loopConn {
 
 // flushAndMaybeClose writes lc's replies and closes it once they are out
 // if it asked to be closed (QUIT, a protocol error, CLIENT KILL of itself).
-func (l *eventLoop) flushAndMaybeClose(lc *loopConn) {
+func (l *Loop) flushAndMaybeClose(lc *loopConn) {
 	l.flush(lc)
-	if !lc.closed && lc.client.closing && lc.unsent() == 0 {
+	if !lc.closed && lc.Closing() && lc.unsent() == 0 {
 		l.close(lc, nil)
 	}
 }
@@ -536,11 +486,11 @@ func (l *eventLoop) flushAndMaybeClose(lc *loopConn) {
 // read reads once from lc into its query buffer and runs what it
 // completes. It returns false when the connection was closed or nothing
 // was read.
-func (l *eventLoop) read(lc *loopConn) bool {
+func (l *Loop) read(lc *loopConn) bool {
 	if lc.tls != nil {
 		return l.readTLS(lc)
 	}
-	buf := lc.readBuf(nil)
+	buf := lc.ReadBuf(nil)
 	n, err := rawRead(lc.fd, buf)
 	if err == unix.EAGAIN || err == unix.EINTR {
 		return false
@@ -549,15 +499,15 @@ func (l *eventLoop) read(lc *loopConn) bool {
 		if err == nil {
 			err = io.EOF
 		}
-		lc.srv.net.reads.Add(1) // Redis counts the read that finds the end too
+		l.host.CountRead() // Redis counts the read that finds the end too
 		l.close(lc, err)
 		return false
 	}
-	lc.movedBytes(l.now)
+	lc.Moved(l.now)
 	if !l.mayResize.Load() {
 		l.mayResize.Store(true)
 	}
-	if !lc.received(buf, n, l.polling) {
+	if !lc.Received(buf, n, l.polling) {
 		l.flush(lc)
 		l.close(lc, nil)
 		return false
@@ -565,29 +515,25 @@ func (l *eventLoop) read(lc *loopConn) bool {
 	return true
 }
 
-// flush writes lc's pending replies, after the AOF feed (aofFlush): one send when they are one block,
-// else writev of up to writevBlocks blocks at a time, each block released
-// once written.
-func (l *eventLoop) flush(lc *loopConn) {
-	l.srv.aofFlush()
-	if lc.outLimited {
-		lc.dropOutput()
-	}
-	lc.rbuf.written(lc.pendingBytes())
+// flush writes lc's pending replies, after the AOF feed (FlushAOF): one
+// send when they are one block, else writev of up to writevBlocks blocks
+// at a time, each block released once written.
+func (l *Loop) flush(lc *loopConn) {
+	l.host.FlushAOF()
+	left := lc.Flushing()
 	if lc.tls != nil {
 		l.flushTLS(lc)
 		return
 	}
-	for lc.pendingBytes() > 0 {
+	for left > 0 {
 		var n int
 		var err error
-		if len(lc.blocks) == 0 {
-			n, err = rawWrite(lc.fd, lc.reply.B)
+		if l.iov = lc.Buffers(l.iov[:0]); len(l.iov) == 1 {
+			n, err = rawWrite(lc.fd, l.iov[0])
 		} else {
-			l.iov = lc.buffers(l.iov[:0])
 			n, err = unix.Writev(lc.fd, l.iov[:min(len(l.iov), writevBlocks)])
-			clear(l.iov)
 		}
+		clear(l.iov)
 		if err == unix.EINTR {
 			continue
 		}
@@ -599,18 +545,18 @@ func (l *eventLoop) flush(lc *loopConn) {
 			return
 		}
 		if n > 0 {
-			lc.movedBytes(l.now)
+			lc.Moved(l.now)
 		}
-		lc.flushed(n)
+		left = lc.Flushed(n)
 	}
-	if lc.pendingBytes() > 0 {
+	if left > 0 {
 		l.setMask(lc, unix.EPOLLOUT)
 	} else {
 		l.setMask(lc, unix.EPOLLIN)
 	}
 }
 
-func (l *eventLoop) setMask(lc *loopConn, mask uint32) {
+func (l *Loop) setMask(lc *loopConn, mask uint32) {
 	if lc.closed || lc.mask == mask {
 		return
 	}
@@ -624,7 +570,7 @@ func (l *eventLoop) setMask(lc *loopConn, mask uint32) {
 // close ends a connection. Inside pollBusy the running batch holds the
 // execution lock that unregistering may need, so the connection only
 // leaves epoll there and is released after the batch.
-func (l *eventLoop) close(lc *loopConn, err error) {
+func (l *Loop) close(lc *loopConn, err error) {
 	if lc.closed {
 		return
 	}
@@ -637,7 +583,7 @@ func (l *eventLoop) close(lc *loopConn, err error) {
 	l.release(lc, err)
 }
 
-func (l *eventLoop) release(lc *loopConn, err error) {
+func (l *Loop) release(lc *loopConn, err error) {
 	lc.closed = true
 	unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, lc.fd, nil)
 	if lc.fd < len(l.conns) && l.conns[lc.fd] == lc { // not registered if epoll refused it
@@ -651,12 +597,12 @@ func (l *eventLoop) release(lc *loopConn, err error) {
 	lc.fd = -1
 	lc.mu.Unlock()
 	if err != nil && err != io.EOF {
-		l.srv.log.Debug("connection closed", "addr", lc.addr, "err", err)
+		l.host.Log().Debug("connection closed", "addr", lc.addr, "err", err)
 	}
-	l.srv.closedConn(&lc.conn)
+	l.host.Closed(lc.Conn)
 }
 
-func (l *eventLoop) releaseDead() {
+func (l *Loop) releaseDead() {
 	for _, lc := range l.dead {
 		l.release(lc, nil)
 	}
@@ -664,8 +610,8 @@ func (l *eventLoop) releaseDead() {
 }
 
 // shutdown gives every connection one last chance to take its replies,
-// then closes it (Server.Close waits for that).
-func (l *eventLoop) shutdown() {
+// then closes it (the server's Close waits for that).
+func (l *Loop) shutdown() {
 	l.mu.Lock()
 	l.done = true
 	l.mu.Unlock()
@@ -687,7 +633,7 @@ func (l *eventLoop) shutdown() {
 			}
 			continue
 		}
-		for _, b := range lc.buffers(nil) {
+		for _, b := range lc.Buffers(nil) {
 			if _, err := unix.Write(lc.fd, b); err != nil {
 				break
 			}
@@ -747,7 +693,7 @@ func claimProcessor() bool {
 // runtime's monitor wake every 20 µs to hand the processor to another
 // thread (40,000 nanosleeps, 5,000 futex calls and a fifth of the CPU per
 // 50,000 requests, strace -c).
-func (l *eventLoop) wait() (int, error) {
+func (l *Loop) wait() (int, error) {
 	if !l.block {
 		return l.park()
 	}
@@ -768,17 +714,17 @@ func (l *eventLoop) wait() (int, error) {
 	return int(r), nil
 }
 
-// busyMillis bounds a raw wait; one that ends without an event makes the
+// BusyMillis bounds a raw wait; one that ends without an event makes the
 // loop idle. The runtime's monitor preempts a goroutine after 10 ms, so a
 // loop under load seldom meets it. A variable for the tests; a loop reads
 // it once, when it is made.
-var busyMillis = 10
+var BusyMillis = 10
 
 // parkIdle parks an idle blocking loop in Go's netpoller until there are
 // events, on a duplicate of epfd registered there for the time. ok is
 // false when the duplicate cannot be made. The loop is no longer idle
 // after it.
-func (l *eventLoop) parkIdle() (n int, ok bool, err error) {
+func (l *Loop) parkIdle() (n int, ok bool, err error) {
 	l.idle = false
 	fd, err := unix.FcntlInt(uintptr(l.epfd), unix.F_DUPFD_CLOEXEC, 0)
 	if err != nil {
@@ -803,15 +749,15 @@ func (l *eventLoop) parkIdle() (n int, ok bool, err error) {
 }
 
 // park is wait for a loop without a processor of its own.
-func (l *eventLoop) park() (int, error) { return l.parkOn(l.epoll) }
+func (l *Loop) park() (int, error) { return l.parkOn(l.epoll) }
 
 // parkOn parks the loop in Go's netpoller on rc, epfd or a duplicate of
 // it, until epfd has events. It is a function of its own because the
 // closure's results live on the heap: two allocations a round, which the
 // blocking wait should not pay.
-func (l *eventLoop) parkOn(rc syscall.RawConn) (n int, err error) {
+func (l *Loop) parkOn(rc syscall.RawConn) (n int, err error) {
 	rerr := rc.Read(func(uintptr) bool {
-		n, err = epollPoll(l.epfd, l.events)
+		n, err = EpollPoll(l.epfd, l.events)
 		return n > 0 || (err != nil && err != unix.EINTR)
 	})
 	if err == nil {
@@ -823,20 +769,20 @@ func (l *eventLoop) parkOn(rc syscall.RawConn) (n int, err error) {
 // pollBusy runs inside a script that is past its time limit, on the loop's
 // goroutine (which holds the execution lock for it): it serves every
 // connection but current, the script's own, once, without waiting.
-func (l *eventLoop) pollBusy(current *conn) {
+func (l *Loop) pollBusy(current *loopConn) {
 	if l.polling {
 		return
 	}
 	l.polling = true
 	defer func() { l.polling = false }()
-	l.now = ioClock()
+	l.now = Clock()
 	// The round's replies so far go out now, as Redis's beforeSleep runs
 	// from processEventsWhileBlocked: a client served earlier in the round
 	// would otherwise wait for the script to end. The running batch's own
 	// replies wait for it.
 	l.flushPending(current)
 	var events [64]unix.EpollEvent
-	n, err := epollPoll(l.epfd, events[:])
+	n, err := EpollPoll(l.epfd, events[:])
 	if err != nil {
 		return
 	}
@@ -852,16 +798,16 @@ func (l *eventLoop) pollBusy(current *conn) {
 			l.takeListenOps()
 			continue
 		}
-		if lc := l.conn(ev.Fd); lc != nil && &lc.conn != current && !lc.closed {
+		if lc := l.conn(ev.Fd); lc != nil && lc != current && !lc.closed {
 			l.serve(lc, ev.Events) // the script's own client is not read, as in Redis
 		}
 	}
 	l.flushPending(current)
 }
 
-// requestResize has the loop resize its connections' query buffers soon
-// if any may need it; safe from any goroutine.
-func (l *eventLoop) requestResize() {
+// RequestResize has the loop resize its connections' query buffers soon
+// if any may need it (the clients cron); safe from any goroutine.
+func (l *Loop) RequestResize() {
 	if l.mayResize.Load() && !l.resizeDue.Swap(true) {
 		l.wake()
 	}
@@ -870,15 +816,14 @@ func (l *eventLoop) requestResize() {
 // resizeQueryBuffers runs Redis's clientsCronResizeQueryBuffer on every
 // connection, between batches: none of them has a request running, whose
 // arguments could be in its buffer.
-func (l *eventLoop) resizeQueryBuffers() {
+func (l *Loop) resizeQueryBuffers() {
 	l.resizeDue.Store(false)
 	l.mayResize.Store(false)
-	now := ioClock()
+	now := Clock()
 	more := false
 	for _, lc := range l.conns {
 		if lc != nil && !lc.closed {
-			lc.resizeQueryBuffer(now)
-			more = more || cap(lc.in)-len(lc.in) > 4<<10
+			more = lc.ResizeQueryBuffer(now) || more
 		}
 	}
 	if more {
@@ -886,15 +831,15 @@ func (l *eventLoop) resizeQueryBuffers() {
 	}
 }
 
-// kill asks the loop to close the connection; safe from any goroutine.
+// Kill asks the loop to close the connection; safe from any goroutine.
 // The socket is shut down at once, so the peer sees the close even while
 // the loop waits for the execution lock.
-func (lc *loopConn) kill() {
+func (lc *loopConn) Kill() {
 	lc.killed.Store(true)
 	if lc.tls != nil {
 		// The loop closes it, with a close_notify, as Redis's
 		// SSL_shutdown: a socket shut down could not carry it.
-		lc.woke()
+		lc.Woke()
 		return
 	}
 	lc.mu.Lock()
@@ -904,11 +849,11 @@ func (lc *loopConn) kill() {
 	lc.mu.Unlock()
 }
 
-func (lc *loopConn) interrupt()        {} // the loop closes its connections itself
-func (lc *loopConn) localAddr() string { return lc.laddr }
+func (lc *loopConn) Interrupt()        {} // the loop closes its connections itself
+func (lc *loopConn) LocalAddr() string { return lc.laddr }
 
-// socketFD is the socket's descriptor, for CLIENT LIST; -1 once closed.
-func (lc *loopConn) socketFD() int {
+// SocketFD is the socket's descriptor, for CLIENT LIST; -1 once closed.
+func (lc *loopConn) SocketFD() int {
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	return lc.fd
@@ -945,8 +890,9 @@ func rawWrite(fd int, p []byte) (int, error) {
 	return int(n), nil
 }
 
-// epollPoll is epoll_wait with a zero timeout.
-func epollPoll(epfd int, events []unix.EpollEvent) (int, error) {
+// EpollPoll is epoll_wait with a zero timeout (for the server's
+// first-connection watch too).
+func EpollPoll(epfd int, events []unix.EpollEvent) (int, error) {
 	n, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(epfd), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), 0, 0, 0)
 	if e != 0 {
 		return 0, e
@@ -959,19 +905,33 @@ func epollPoll(epfd int, events []unix.EpollEvent) (int, error) {
 // under 50 writers sent each BCAST client a message per write. If the lock
 // is taken (a busy script's), it is tried again next round, and the
 // expiry cron sends them meanwhile.
-func (l *eventLoop) broadcast() {
-	s := l.srv
-	select {
-	case s.lock <- struct{}{}:
-	default:
-		return
+func (l *Loop) broadcast() {
+	if l.standIn == nil {
+		l.standIn = &loopConn{loop: l, fd: -1, closed: true}
 	}
-	l.bcastDue = false
-	if l.bcastConn == nil {
-		l.bcastConn = &conn{loop: l}
+	if l.host.Broadcast(l.standIn) {
+		l.bcastDue = false
 	}
-	s.running = l.bcastConn
-	s.trackingBroadcast()
-	s.running = nil
-	<-s.lock
+}
+
+// OwnsProcessor reports whether the loop sleeps on a processor of its own
+// (see wait), for the tests; InNetpoller whether its epoll set is in Go's
+// netpoller, which it is exactly when it does not; IdleSpells how many
+// times it became idle.
+func (l *Loop) OwnsProcessor() bool { return l.block }
+func (l *Loop) InNetpoller() bool   { return l.epfile != nil }
+func (l *Loop) IdleSpells() int64   { return l.idleSpells.Load() }
+
+// TLSConns counts the open TLS connections registered with the loop, for
+// the tests: called while the loop runs no round (the caller holds the
+// execution lock a round's batches need, and the loop registers
+// connections between batches only).
+func (l *Loop) TLSConns() int {
+	n := 0
+	for _, lc := range l.conns {
+		if lc != nil && lc.tls != nil && !lc.closed {
+			n++
+		}
+	}
+	return n
 }

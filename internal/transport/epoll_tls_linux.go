@@ -1,19 +1,18 @@
 //go:build linux
 
-package server
+package transport
 
 import (
 	"crypto/tls"
 	"errors"
 	"io"
 	"net"
-	"sync"
 
 	"golang.org/x/sys/unix"
 )
 
 // TLS connections on the event loop. The handshake runs on a goroutine
-// (serveTLS), blocking, over a tlsWire around the socket; then the
+// (ServeTLS), blocking, over a tlsWire around the socket; then the
 // connection is handed here, and the wire switches to loop mode: the loop
 // reads the socket once per readable event into the wire, and calls
 // tls.Conn.Read until the wire runs dry (errWouldBlock), feeding the
@@ -42,20 +41,9 @@ const tlsReadSize = 16<<10 + 512
 // sent: with large replies, a send per 64 KB rather than per record.
 const tlsFlushBytes = 64 << 10
 
-// loopStart serializes the creation of event loops (startLoop).
-var loopStart sync.Mutex
-
-// tlsToLoop hands a connection whose handshake is done to the event loop;
-// false when there is none (Config.GoroutineConns, or it cannot start),
-// and the caller serves it on its goroutine.
-func (s *Server) tlsToLoop(nc net.Conn, tc *tls.Conn, wire *tlsWire) bool {
-	if s.cfg.GoroutineConns {
-		return false
-	}
-	l := s.startLoop()
-	if l == nil {
-		return false
-	}
+// adoptTLS hands a connection whose handshake is done to the event loop;
+// false when it cannot take it, and the caller serves it on its goroutine.
+func (l *Loop) adoptTLS(nc net.Conn, tc *tls.Conn, wire *tlsWire) bool {
 	fd, err := dupSocket(nc)
 	if err != nil {
 		return false
@@ -67,10 +55,7 @@ func (s *Server) tlsToLoop(nc net.Conn, tc *tls.Conn, wire *tlsWire) bool {
 	// The goroutine is done with the socket: from here the wire is the
 	// loop's, and Go's netpoller lets go of the original descriptor.
 	wire.loop = true
-	lc := &loopConn{fd: fd, laddr: nc.LocalAddr().String(), tls: &loopTLS{tc: tc, wire: wire}}
-	lc.init(s, lc)
-	lc.loop = l
-	lc.addr = nc.RemoteAddr().String()
+	lc := &loopConn{fd: fd, laddr: nc.LocalAddr().String(), loop: l, addr: nc.RemoteAddr().String(), tls: &loopTLS{tc: tc, wire: wire}}
 	nc.Close()
 	l.handOver(lc)
 	return true
@@ -78,7 +63,7 @@ func (s *Server) tlsToLoop(nc net.Conn, tc *tls.Conn, wire *tlsWire) bool {
 
 // readTLS reads lc's socket once and runs the plaintext it decrypts. It
 // returns false when the connection was closed or has nothing to send.
-func (l *eventLoop) readTLS(lc *loopConn) bool {
+func (l *Loop) readTLS(lc *loopConn) bool {
 	w := lc.tls.wire
 	// One buffer for the connection's life: wire.in moves along it as
 	// tls.Conn takes bytes, so its own capacity shrinks.
@@ -93,12 +78,12 @@ func (l *eventLoop) readTLS(lc *loopConn) bool {
 		if err == nil {
 			err = io.EOF
 		}
-		lc.srv.net.reads.Add(1)
+		l.host.CountRead()
 		l.close(lc, err)
 		return false
 	}
 	w.in = lc.tls.rbuf[:n]
-	lc.movedBytes(l.now)
+	lc.Moved(l.now)
 	if !l.mayResize.Load() {
 		l.mayResize.Store(true)
 	}
@@ -106,13 +91,13 @@ func (l *eventLoop) readTLS(lc *loopConn) bool {
 }
 
 // decrypt calls tls.Conn.Read until the wire is dry, handing each piece of
-// plaintext to received. It returns false when the connection was closed
+// plaintext to Received. It returns false when the connection was closed
 // or has nothing to send.
-func (l *eventLoop) decrypt(lc *loopConn) bool {
+func (l *Loop) decrypt(lc *loopConn) bool {
 	t := lc.tls
 	got := false
-	for !lc.client.closing {
-		buf := lc.readBuf(nil)
+	for !lc.Closing() {
+		buf := lc.ReadBuf(nil)
 		if len(buf) == 0 {
 			l.close(lc, nil) // no room left, as a plain read of nothing
 			return false
@@ -120,7 +105,7 @@ func (l *eventLoop) decrypt(lc *loopConn) bool {
 		n, err := t.tc.Read(buf)
 		if n > 0 {
 			got = true
-			if !lc.received(buf, n, l.polling) {
+			if !lc.Received(buf, n, l.polling) {
 				l.flush(lc)
 				l.close(lc, nil)
 				return false
@@ -143,7 +128,7 @@ func (l *eventLoop) decrypt(lc *loopConn) bool {
 
 // unsent is what lc has not yet sent: replies, and records.
 func (lc *loopConn) unsent() int {
-	n := lc.pendingBytes()
+	n := lc.Pending()
 	if lc.tls != nil {
 		n += len(lc.tls.wire.out) - lc.tls.sent
 	}
@@ -153,8 +138,9 @@ func (lc *loopConn) unsent() int {
 // flushTLS encrypts lc's replies and sends the records until the socket
 // takes no more; the replies not yet encrypted stay in the reply list,
 // counted against client-output-buffer-limit as plain ones.
-func (l *eventLoop) flushTLS(lc *loopConn) {
+func (l *Loop) flushTLS(lc *loopConn) {
 	t := lc.tls
+	left := lc.Pending()
 	for {
 		for len(t.wire.out) > t.sent {
 			n, err := rawWrite(lc.fd, t.wire.out[t.sent:])
@@ -162,7 +148,6 @@ func (l *eventLoop) flushTLS(lc *loopConn) {
 				continue
 			}
 			if err == unix.EAGAIN {
-				lc.writeWait.Store(true)
 				l.setMask(lc, unix.EPOLLOUT)
 				return
 			}
@@ -170,7 +155,7 @@ func (l *eventLoop) flushTLS(lc *loopConn) {
 				l.close(lc, err)
 				return
 			}
-			lc.movedBytes(l.now)
+			lc.Moved(l.now)
 			t.sent += n
 		}
 		t.sent = 0
@@ -179,16 +164,14 @@ func (l *eventLoop) flushTLS(lc *loopConn) {
 		} else {
 			t.wire.out = t.wire.out[:0]
 		}
-		if lc.pendingBytes() == 0 {
+		if left == 0 {
 			break
 		}
-		for lc.pendingBytes() > 0 && len(t.wire.out) < tlsFlushBytes {
-			b := lc.reply.B
-			if len(lc.blocks) > 0 {
-				b = lc.blocks[0]
-			}
-			n, err := t.tc.Write(b)
-			lc.flushed(n)
+		for left > 0 && len(t.wire.out) < tlsFlushBytes {
+			l.iov = lc.Buffers(l.iov[:0])
+			n, err := t.tc.Write(l.iov[0])
+			clear(l.iov)
+			left = lc.Flushed(n)
 			if err != nil {
 				l.close(lc, err)
 				return
