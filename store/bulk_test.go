@@ -6,13 +6,24 @@ import (
 	"testing"
 )
 
-// mallocs is how many heap allocations f makes.
-func mallocs(f func()) int {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return int(after.Mallocs - before.Mallocs)
+// fewestMallocs is the fewest heap allocations the function that
+// prepare returns made, over a few tries. The count is the whole
+// process's, so a runtime or race-detector goroutine allocating at the
+// same moment adds to one try (CI saw 1 and 3 extra); the fewest of a
+// few is the function's own.
+func fewestMallocs(prepare func() func()) int {
+	fewest := -1
+	for range 5 {
+		f := prepare()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		f()
+		runtime.ReadMemStats(&after)
+		if n := int(after.Mallocs - before.Mallocs); fewest < 0 || n < fewest {
+			fewest = n
+		}
+	}
+	return fewest
 }
 
 // The bulk adds of SADD and HSET grow a hashtable once for all the
@@ -67,16 +78,20 @@ func TestBulkAddSizesOnce(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := NewSet()
-			for _, m := range tt.before {
-				s.Add(m, &DefaultEncodings)
-			}
+			var s *Set
 			var before table
-			if st := s.table(); st != nil {
-				before = table{len(st.entries), cap(st.entries), len(st.index)}
-			}
 			var added int
-			allocs := mallocs(func() { added = s.AddAll(tt.add, &DefaultEncodings) })
+			allocs := fewestMallocs(func() func() {
+				s = NewSet()
+				for _, m := range tt.before {
+					s.Add(m, &DefaultEncodings)
+				}
+				before = table{}
+				if st := s.table(); st != nil {
+					before = table{len(st.entries), cap(st.entries), len(st.index)}
+				}
+				return func() { added = s.AddAll(tt.add, &DefaultEncodings) }
+			})
 			st := s.table()
 			check(t, "set", added, before, table{len(st.entries), cap(st.entries), len(st.index)}, allocs, tt.added, tt.members, tt.added, 0)
 			for _, m := range tt.add {
@@ -85,16 +100,19 @@ func TestBulkAddSizesOnce(t *testing.T) {
 				}
 			}
 
-			h := NewHash()
-			for _, m := range tt.before {
-				h.Set(m, []byte("v"), &DefaultEncodings)
-			}
-			before = table{}
-			if ht := h.table(); ht != nil {
-				before = table{len(ht.entries), cap(ht.entries), len(ht.index)}
-			}
+			var h *Hash
 			fieldValues := pairs(tt.add)
-			allocs = mallocs(func() { added = h.SetAll(fieldValues, &DefaultEncodings) })
+			allocs = fewestMallocs(func() func() {
+				h = NewHash()
+				for _, m := range tt.before {
+					h.Set(m, []byte("v"), &DefaultEncodings)
+				}
+				before = table{}
+				if ht := h.table(); ht != nil {
+					before = table{len(ht.entries), cap(ht.entries), len(ht.index)}
+				}
+				return func() { added = h.SetAll(fieldValues, &DefaultEncodings) }
+			})
 			ht := h.table()
 			// An update writes its field anew too; a listpack may move at
 			// each field it takes before it converts (about once a field).
