@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/floodgate/floodgate/internal/transport"
 )
 
 // ServeDialOnly serves the connections of Dial only: no listener, no network
@@ -50,12 +52,12 @@ func (s *Server) StartAddr(addr string) error {
 		binds = []string{host}
 	}
 	if err := s.startTLS(binds); err != nil {
-		closeAll(lns)
+		transport.CloseAll(lns)
 		return err
 	}
 	// Before the load, so that /healthz answers 503 while it runs.
 	if err := s.startMetrics(); err != nil {
-		closeAll(lns)
+		transport.CloseAll(lns)
 		s.closeTLS()
 		return err
 	}
@@ -65,7 +67,8 @@ func (s *Server) StartAddr(addr string) error {
 	s.store.OnExpire = s.expiredKey
 	var dl *detachableListener
 	if !tlsOnly {
-		s.front = newFrontListener(s, lns)
+		openSpare() // see refuseOutOfFDs
+		s.front = transport.NewFront(s.host(), lns)
 		dl = &detachableListener{Listener: s.front, stop: s.stop}
 		s.double.mu.Lock()
 		s.double.listener = dl

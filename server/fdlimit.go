@@ -1,7 +1,6 @@
 package server
 
 import (
-	"net"
 	"os"
 	"sync"
 )
@@ -39,8 +38,8 @@ func (sp *spareFD) open() {
 // using the spare descriptor: refuseOne accepts, answers and closes a
 // client while the spare is closed. It reports whether the spare was
 // there to use; without it the caller waits for descriptors.
-func (f *frontListener) refuseOutOfFDs(err error, refuseOne func()) bool {
-	f.srv.log.Warn("Error accepting a client connection: " + err.Error())
+func (s *Server) refuseOutOfFDs(err error, refuseOne func()) bool {
+	s.log.Warn("Error accepting a client connection: " + err.Error())
 	sp := &processSpare
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
@@ -53,16 +52,4 @@ func (f *frontListener) refuseOutOfFDs(err error, refuseOne func()) bool {
 	refuseOne()
 	sp.open()
 	return true
-}
-
-// refuseOne is refuseOutOfFDs's refuseOne for a socket accepted from on a
-// goroutine: Accept waits for the client.
-func refuseOne(s *Server, ln net.Listener) {
-	c, err := ln.Accept()
-	if err != nil {
-		return
-	}
-	s.rejectedConns.Add(1)
-	c.Write([]byte(errMaxClients))
-	c.Close()
 }

@@ -261,7 +261,7 @@ type Server struct {
 	logLevel        *slog.LevelVar
 	binds           []string               // bind's addresses; empty: cfg.Addr's host
 	bindNone        bool                   // bind "": no TCP socket (Redis's bindaddr_count 0)
-	front           *frontListener         // the sockets Start opened (transport_listen.go)
+	front           *transport.Front       // the sockets Start opened (transport_listen.go)
 	tls             tlsState               // tls-port and its settings (transport_tls.go)
 	configFile      string                 // the file CONFIG REWRITE writes; "" for none
 	refused         map[*configParam]error // LoadConfig's refusals that a later line may lift
@@ -433,7 +433,7 @@ func (s *Server) Serve(ln net.Listener) {
 // serve serves connections from ln, which is front's when front is not
 // nil: the event loop then accepts from front's sockets itself (Linux),
 // from the first connection on.
-func (s *Server) serve(ln net.Listener, front *frontListener) {
+func (s *Server) serve(ln net.Listener, front *transport.Front) {
 	s.ln = ln
 	// The front's accepting goroutines, if any (GoroutineConns, no event
 	// loop), hand their connections over through ln, to the accept loop.
@@ -444,10 +444,10 @@ func (s *Server) serve(ln net.Listener, front *frontListener) {
 	case front == nil:
 		s.startAcceptLoop(ln)
 	case useLoop:
-		front.serve(true)
+		front.Serve(true)
 	default:
-		front.serve(false)
-		front.startAcceptLoop()
+		front.Serve(false)
+		front.StartAcceptLoop()
 	}
 	s.startExpiry()
 	s.startConfiguredReplication()

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/floodgate/floodgate/internal/redistest"
+	"github.com/floodgate/floodgate/internal/transport"
 	"golang.org/x/sys/unix"
 )
 
@@ -278,13 +279,6 @@ func TestAcceptBackoff(t *testing.T) {
 	}
 }
 
-// stopped says the first-connection watch's epoll set is closed.
-func (w *firstConnWatch) stopped() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.epoll == nil
-}
-
 // backoffFailures is how many failed accepts the child waits for.
 const backoffFailures = 5
 
@@ -309,7 +303,7 @@ func backoffChild() {
 	// after the loop took the socket: a slot freed after the filling
 	// would let the client in.
 	deadline := time.Now().Add(testDeadline)
-	for !connWatch.stopped() {
+	for !transport.WatchIdle() {
 		if time.Now().After(deadline) {
 			panic("the first-connection watch is still open")
 		}

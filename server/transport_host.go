@@ -7,7 +7,8 @@ import (
 	"github.com/floodgate/floodgate/internal/transport"
 )
 
-// host is the Server as its transports see it (transport.Host): a type of
+// host is the Server as its transports see it (transport.Host, and
+// transport.FrontHost for the sockets Start opened): a type of
 // its own, so that the methods the transports call are not the Server's
 // exported API.
 type host Server
@@ -45,12 +46,19 @@ func (h *host) Admit(remote net.Addr) string {
 // OutOfFDs answers a waiting client with the max-clients error through
 // the process's spare descriptor (refuseOutOfFDs).
 func (h *host) OutOfFDs(err error, refuse func(reply string) bool) bool {
-	return h.front.refuseOutOfFDs(err, func() {
+	return (*Server)(h).refuseOutOfFDs(err, func() {
 		if refuse(errMaxClients) {
 			h.rejectedConns.Add(1)
 		}
 	})
 }
+
+// StartLoop makes the event loop (or finds it) for the front's sockets.
+func (h *host) StartLoop() *transport.Loop { return (*Server)(h).startLoop() }
+
+// StartAcceptLoop serves what the front's goroutines accept, through the
+// server's listener over the front.
+func (h *host) StartAcceptLoop() { (*Server)(h).startAcceptLoop(h.ln) }
 
 // Broadcast sends a round's BCAST invalidations for the event loop, with
 // standIn, the loop's, as the running connection, so that they go

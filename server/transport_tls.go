@@ -112,7 +112,7 @@ func applyTLS(s *Server) string {
 	// changeListenPort: close, then open, the old port again on failure.
 	// The new configuration is in place before the first accept.
 	old := s.tlsListeningPort()
-	closeAll(s.tls.lns)
+	transport.CloseAll(s.tls.lns)
 	s.tls.lns = nil
 	listen := func(port string) error {
 		if port == "0" || port == "" {
@@ -156,7 +156,7 @@ func (s *Server) rebindTLS(binds []string) error {
 	port := strconv.Itoa(s.tls.port)
 	s.tls.mu.Lock()
 	defer s.tls.mu.Unlock()
-	closeAll(s.tls.lns)
+	transport.CloseAll(s.tls.lns)
 	s.tls.lns = nil
 	lns, err := listenAll(binds, port)
 	if err != nil {
@@ -194,7 +194,7 @@ func (s *Server) TLSAddr() string {
 func (s *Server) closeTLS() {
 	s.tls.mu.Lock()
 	defer s.tls.mu.Unlock()
-	closeAll(s.tls.lns)
+	transport.CloseAll(s.tls.lns)
 	if s.tls.cancel != nil {
 		s.tls.cancel()
 	}

@@ -28,16 +28,7 @@ func TestLoopServesThroughConn(t *testing.T) {
 	if err := l.Listen([]net.Listener{ln}); err != nil {
 		t.Fatal(err)
 	}
-	c, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.SetDeadline(time.Now().Add(10 * time.Second))
-	c.Write([]byte("ping"))
-	got := make([]byte, 4)
-	if _, err := io.ReadFull(c, got); err != nil || string(got) != "PING" {
-		t.Fatalf("reply %q, %v; want PING", got, err)
-	}
+	c := dialPing(t, ln.Addr().String())
 	c.Write([]byte("quit"))
 	if rest, err := io.ReadAll(c); err != nil || string(rest) != "QUIT" {
 		t.Fatalf("after quit: %q, %v; want QUIT then EOF", rest, err)

@@ -1,6 +1,6 @@
 //go:build linux
 
-package server
+package transport
 
 import (
 	"net"
@@ -11,49 +11,38 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/floodgate/floodgate/internal/transport"
 )
 
-// The event loop accepts from the sockets StartAddr opened (the front
-// listener's) itself, as Redis's ae loop does: they are in its epoll set,
-// and a connection is a client, registered and listed by CLIENT LIST,
-// from the round in which the loop sees it. Accepted on a goroutine of
-// its own, a connection became one only when that goroutine had run and
-// handed it over, which with one processor (floodgate's default) is when
-// the loop parks: a client that sent CLIENT LIST right after opening
-// connections did not see them, where Redis lists them (redis-py's
-// test_client_list_client_id). A listener that Serve was given keeps
-// being accepted from on a goroutine: the loop polls only sockets whose
-// closing it controls.
-//
-// The loop's accept path is internal/transport's (epoll_accept_linux.go
-// there: Loop.Listen and Unlisten); here the front waits for its sockets'
-// first connection before it has the loop made.
+// Until its sockets' first connection, a Front has no event loop: it
+// waits for one here (await), then has the loop made and accepting from
+// them (epoll_accept_linux.go: Loop.Listen and Unlisten). A listener the
+// server's Serve was given is not a Front's: it keeps being accepted from
+// on a goroutine, as the loop polls only sockets whose closing it
+// controls.
 
 // await has the event loop made, to accept from the front's sockets,
 // once ln has a connection to accept; until then the server pays for
 // neither the loop nor its descriptors (a test double that starts and
-// stops without a client). Start's raw sockets are watched by connWatch;
+// stops without a client). ListenAll's raw sockets are watched by connWatch;
 // a socket of Go's (IPv6, a host name) by a goroutine parked in the
 // netpoller (awaitLoop). Where neither can be had, the socket is accepted
 // from on a goroutine, which makes the loop with its first connection
-// (handoff). f.mu is held.
-func (f *frontListener) await(ln net.Listener) {
+// (the server's handoff). f.mu is held.
+func (f *Front) await(ln net.Listener) {
 	rl, ok := ln.(*rawListener)
 	if !ok {
 		go f.awaitLoop(ln)
 		return
 	}
 	if err := connWatch.add(f, rl); err != nil {
-		f.srv.log.Warn("cannot watch the listening socket; accepting on a goroutine", "err", err)
+		f.host.Log().Warn("cannot watch the listening socket; accepting on a goroutine", "err", err)
 		go f.acceptFrom(ln)
 	}
 }
 
 // awaitLoop waits in Go's netpoller until ln has a connection to accept,
 // then has the loop made (loopReady).
-func (f *frontListener) awaitLoop(ln net.Listener) {
+func (f *Front) awaitLoop(ln net.Listener) {
 	sc, ok := ln.(syscall.Conn)
 	if !ok {
 		f.acceptFrom(ln)
@@ -79,7 +68,7 @@ func (f *frontListener) awaitLoop(ln net.Listener) {
 // accept (or was closed): it makes the event loop and has it accept from
 // all the front's sockets. Without a loop (it could not be made) the
 // sockets are accepted from on goroutines.
-func (f *frontListener) loopReady(ln net.Listener) {
+func (f *Front) loopReady(ln net.Listener) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	select {
@@ -95,7 +84,7 @@ func (f *frontListener) loopReady(ln net.Listener) {
 		return
 	}
 	f.awaiting = false
-	if l := f.srv.startLoop(); l != nil {
+	if l := f.host.StartLoop(); l != nil {
 		err := l.Listen(f.lns)
 		if err == nil {
 			f.loop = l
@@ -111,9 +100,18 @@ func (f *frontListener) loopReady(ln net.Listener) {
 			}
 			return
 		}
-		f.srv.log.Warn("the event loop cannot accept; accepting on goroutines", "err", err)
+		f.host.Log().Warn("the event loop cannot accept; accepting on goroutines", "err", err)
 	}
 	go f.acceptFrom(ln) // the others do when they wake
+}
+
+// WatchIdle reports whether the first-connection watch holds no
+// descriptor: it has gone, watchLinger after the last socket it watched
+// (for a test that counts the process's descriptors).
+func WatchIdle() bool {
+	connWatch.mu.Lock()
+	defer connWatch.mu.Unlock()
+	return connWatch.epoll == nil
 }
 
 // connWatch waits for the first connection of every front socket of the
@@ -145,7 +143,7 @@ type firstConnWatch struct {
 // watchedSocket is a socket connWatch waits on, and its front.
 type watchedSocket struct {
 	ln    *rawListener
-	front *frontListener
+	front *Front
 }
 
 // add watches ln, a socket of f, for its first connection. Its event
@@ -153,7 +151,7 @@ type watchedSocket struct {
 // number reused by another server's would otherwise be taken for it.
 // EPOLLONESHOT: a socket whose event was taken is not reported again,
 // whether or not its front still wants it.
-func (w *firstConnWatch) add(f *frontListener, ln *rawListener) error {
+func (w *firstConnWatch) add(f *Front, ln *rawListener) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.epoll == nil {
@@ -244,7 +242,7 @@ func (w *firstConnWatch) run(epfd int, rc syscall.RawConn) {
 		var n int
 		var err error
 		rerr := rc.Read(func(uintptr) bool {
-			n, err = transport.EpollPoll(epfd, events)
+			n, err = EpollPoll(epfd, events)
 			return n > 0 || (err != nil && err != unix.EINTR)
 		})
 		for _, ev := range events[:n] {

@@ -1,6 +1,6 @@
 //go:build linux
 
-package server
+package transport
 
 import "golang.org/x/sys/unix"
 

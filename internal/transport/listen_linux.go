@@ -1,6 +1,6 @@
 //go:build linux
 
-package server
+package transport
 
 import (
 	"errors"
@@ -15,7 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// On Linux, Start's IPv4 sockets are made with socket(2), bind(2) and
+// On Linux, ListenAll's IPv4 sockets are made with socket(2), bind(2) and
 // listen(2) directly, as Redis's anetTcpServer makes them, rather than by
 // Go's net.Listen: the event loop accepts from them itself, so they need
 // not be in Go's netpoller, and until the first connection nothing waits
