@@ -261,7 +261,7 @@ type Server struct {
 	logLevel        *slog.LevelVar
 	binds           []string               // bind's addresses; empty: cfg.Addr's host
 	bindNone        bool                   // bind "": no TCP socket (Redis's bindaddr_count 0)
-	front           *transport.Front       // the sockets Start opened (transport_listen.go)
+	front           *transport.Front       // the sockets Start opened (policy: transport_listen.go)
 	tls             tlsState               // tls-port and its settings (transport_tls.go)
 	configFile      string                 // the file CONFIG REWRITE writes; "" for none
 	refused         map[*configParam]error // LoadConfig's refusals that a later line may lift

@@ -80,7 +80,7 @@ type Loop struct {
 	polling  bool     // inside pollBusy
 	dead     []*loopConn
 
-	listeners []*loopListener // the sockets it accepts from (transport_epoll_accept_linux.go)
+	listeners []*loopListener // the sockets it accepts from (epoll_accept_linux.go)
 
 	mu        sync.Mutex
 	incoming  []*loopConn // accepted on a goroutine, not yet registered
