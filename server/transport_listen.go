@@ -25,10 +25,13 @@ const errMaxClients = "-ERR max number of clients reached\r\n"
 // *ListenError.
 func listenAll(binds []string, port string) ([]net.Listener, error) {
 	lns, err := transport.ListenAll(binds, port)
+	if err == nil {
+		return lns, nil // before errors.As, whose target would cost a start an allocation
+	}
 	if be := (*transport.BindError)(nil); errors.As(err, &be) {
 		return nil, &ListenError{Addr: be.Addr, Port: be.Port, Err: be.Err}
 	}
-	return lns, err
+	return nil, err
 }
 
 // ListenError is a bind address that could not be listened on. Its text
