@@ -757,7 +757,7 @@ func (l *Loop) park() (int, error) { return l.parkOn(l.epoll) }
 // blocking wait should not pay.
 func (l *Loop) parkOn(rc syscall.RawConn) (n int, err error) {
 	rerr := rc.Read(func(uintptr) bool {
-		n, err = EpollPoll(l.epfd, l.events)
+		n, err = epollPoll(l.epfd, l.events)
 		return n > 0 || (err != nil && err != unix.EINTR)
 	})
 	if err == nil {
@@ -782,7 +782,7 @@ func (l *Loop) pollBusy(current *loopConn) {
 	// replies wait for it.
 	l.flushPending(current)
 	var events [64]unix.EpollEvent
-	n, err := EpollPoll(l.epfd, events[:])
+	n, err := epollPoll(l.epfd, events[:])
 	if err != nil {
 		return
 	}
@@ -890,9 +890,9 @@ func rawWrite(fd int, p []byte) (int, error) {
 	return int(n), nil
 }
 
-// EpollPoll is epoll_wait with a zero timeout (for the server's
+// epollPoll is epoll_wait with a zero timeout (for the front's
 // first-connection watch too).
-func EpollPoll(epfd int, events []unix.EpollEvent) (int, error) {
+func epollPoll(epfd int, events []unix.EpollEvent) (int, error) {
 	n, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(epfd), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), 0, 0, 0)
 	if e != 0 {
 		return 0, e

@@ -242,7 +242,7 @@ func (w *firstConnWatch) run(epfd int, rc syscall.RawConn) {
 		var n int
 		var err error
 		rerr := rc.Read(func(uintptr) bool {
-			n, err = EpollPoll(epfd, events)
+			n, err = epollPoll(epfd, events)
 			return n > 0 || (err != nil && err != unix.EINTR)
 		})
 		for _, ev := range events[:n] {
