@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/floodgate/floodgate/internal/tlsconf"
 	"github.com/floodgate/floodgate/internal/transport"
@@ -200,27 +199,10 @@ func (s *Server) closeTLS() {
 	}
 }
 
-// acceptTLS accepts from one of tls-port's sockets until it is closed.
+// acceptTLS accepts from one of tls-port's sockets until it is closed,
+// each connection's handshake on a goroutine of its own.
 func (s *Server) acceptTLS(ln net.Listener) {
-	var backoff time.Duration
-	for {
-		nc, err := ln.Accept()
-		if err != nil {
-			if s.closed.Load() || errors.Is(err, net.ErrClosed) {
-				return
-			}
-			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
-			s.log.Warn("Error accepting a client connection: " + err.Error())
-			select {
-			case <-time.After(backoff):
-			case <-s.stop:
-				return
-			}
-			continue
-		}
-		backoff = 0
-		go s.serveTLS(nc)
-	}
+	transport.AcceptLoop(s.host(), ln, func(nc net.Conn) { go s.serveTLS(nc) })
 }
 
 // serveTLS runs the handshake with the settings in effect, then hands the

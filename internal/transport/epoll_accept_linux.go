@@ -222,7 +222,7 @@ func (l *Loop) acceptFailed(ll *loopListener, err error) bool {
 	// backing off as the accept goroutine does.
 	ll.backoff = min(max(2*ll.backoff, 5*time.Millisecond), time.Second)
 	if !outOfFDs { // OutOfFDs has logged it
-		h.Log().Warn("accept failed", "err", opErr, "retry_in", ll.backoff)
+		h.Log().Warn("Accepting client connection: " + opErr.Error())
 	}
 	l.pause(ll)
 	ll.timer = time.AfterFunc(ll.backoff, func() { l.post(listenOp{resume: ll}) })

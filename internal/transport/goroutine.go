@@ -167,7 +167,7 @@ func AcceptLoop(h Host, ln net.Listener, handoff func(net.Conn)) {
 			// Out of descriptors and the like: back off as net/http does,
 			// rather than spin.
 			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
-			h.Log().Warn("accept failed", "err", err, "retry_in", backoff)
+			h.Log().Warn("Accepting client connection: " + err.Error())
 			select {
 			case <-time.After(backoff):
 			case <-h.Done():
