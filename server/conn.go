@@ -167,6 +167,9 @@ func (cn *conn) ReadBuf(scratch []byte) []byte {
 		}
 		if free < room {
 			grown := make([]byte, len(cn.in), len(cn.in)+room)
+			if room >= hugeBufMin {
+				adviseHuge(grown)
+			}
 			copy(grown, cn.in)
 			cn.in = grown
 		}
@@ -212,6 +215,10 @@ func (cn *conn) releaseTransient() {
 // sealedBufMax bounds the buffers a long request is read into after its
 // first ones are sealed: reads of a megabyte take what a socket holds.
 const sealedBufMax = 1 << 20
+
+// hugeBufMin is the least room a query buffer grows by for which it asks
+// for huge pages (adviseHuge): a big bulk being read.
+const hugeBufMin = 8 << 20
 
 // queryBufLen is the query buffer's first size, Redis's PROTO_IOBUF_LEN.
 const queryBufLen = 16 << 10
