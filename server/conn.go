@@ -1,6 +1,7 @@
 package server
 
 import (
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -207,8 +208,11 @@ func (cn *conn) seal(done, need int) {
 // holds, once it has run or the connection is gone.
 func (cn *conn) releaseTransient() {
 	if cn.transient > 0 {
-		cn.srv.holdTransient(-cn.transient)
+		collect := cn.srv.holdTransient(-cn.transient)
 		cn.transient = 0
+		if collect {
+			runtime.GC()
+		}
 	}
 }
 

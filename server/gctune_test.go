@@ -120,7 +120,9 @@ func TestHoldRetunesAfterCollection(t *testing.T) {
 		t.Fatalf("the percent is still %d with %d MB more live", before, len(ballast)>>20)
 	}
 	runtime.KeepAlive(ballast)
-	srv.holdTransient(-hold)
+	if collect := srv.holdTransient(-hold); !collect {
+		t.Fatal("the end of a hold larger than the heap: not collected at once")
+	}
 	if g.percent != minGCPercent || !g.drain {
 		t.Fatalf("after the hold: percent %d, drain %v; want %d, a drain", g.percent, g.drain, minGCPercent)
 	}
@@ -171,6 +173,25 @@ func TestHeapPurgeDue(t *testing.T) {
 		}
 		if got != tc.ticks {
 			t.Errorf("%s: due at tick %d, want %d", tc.name, got, tc.ticks)
+		}
+	}
+}
+
+// A drain is collected at once while the heap is at most four times its
+// garbage.
+func TestCollectNow(t *testing.T) {
+	const mb = 1 << 20
+	for _, tc := range []struct {
+		objects, garbage uint64
+		want             bool
+	}{
+		{83 * mb, 34 * mb, true},   // after a 1M-argument MSET
+		{136 * mb, 34 * mb, true},  // four times
+		{137 * mb, 34 * mb, false}, // more: the background collects
+		{1 << 30, 200 * mb, false},
+	} {
+		if got := collectNow(tc.objects, tc.garbage); got != tc.want {
+			t.Errorf("collectNow(%d MB, %d MB) = %v, want %v", tc.objects/mb, tc.garbage/mb, got, tc.want)
 		}
 	}
 }

@@ -157,6 +157,35 @@ func TestSealCompacts(t *testing.T) {
 	}
 }
 
+// The arguments' slices are made once half of the declared arguments have
+// been sealed, before the rest of the sealed parts, and not before.
+func TestSealMakesArgsAtHalf(t *testing.T) {
+	var maxBulkLen atomic.Int64
+	maxBulkLen.Store(1000)
+	p := Parser{MaxBulkLen: &maxBulkLen}
+	const n = 100
+	arg := "$3\r\nabc\r\n"
+	buf := []byte("*" + fmt.Sprint(n) + "\r\n")
+	for i, sent := range []int{10, 39, 1, 49} { // sealed: 10, 49, 50, 99
+		buf = append(buf, strings.Repeat(arg, sent)...)
+		buf = append(buf, "$3\r\nab"...) // the next argument is partial
+		if st, _, _, _ := p.Next(buf, true); st != ParseIncomplete {
+			t.Fatalf("status %v, want incomplete", st)
+		}
+		done := p.Sealable()
+		p.Seal(buf)
+		buf = append(buf[:0], buf[done:]...)
+		buf = buf[:len(buf)-len("$3\r\nab")]
+		if made, want := cap(p.args) >= n, i >= 2; made != want {
+			t.Fatalf("after sealing %d: arguments' slices made %v, want %v", p.sealedArgs, made, want)
+		}
+	}
+	buf = append(buf, arg...)
+	if st, _, args, _ := p.Next(buf, true); st != ParseRequest || len(args) != n {
+		t.Fatalf("status %v, %d arguments", st, len(args))
+	}
+}
+
 // FuzzRequestParser: any input, in any chunking, parses without a panic,
 // and a chunked parse, sealed or not, finds the same requests and error as
 // a whole one.
