@@ -1,7 +1,6 @@
 package server
 
 import (
-	"runtime"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -189,6 +188,9 @@ func (cn *conn) ReadBuf(scratch []byte) []byte {
 // it was sealed, and its collections took half of its CPU; sealed as
 // read, its 1 MB buffers held 17 MB until it had run, compacted 11 MB.
 func (cn *conn) seal(done, need int) {
+	if cn.transient == 0 {
+		cn.srv.collectBeforeSeal() // the first seal of a long request
+	}
 	compact := cn.parser.SealedBytes()
 	args := cn.parser.Seal(cn.in)
 	rest := cn.in[done:]
@@ -208,11 +210,8 @@ func (cn *conn) seal(done, need int) {
 // holds, once it has run or the connection is gone.
 func (cn *conn) releaseTransient() {
 	if cn.transient > 0 {
-		collect := cn.srv.holdTransient(-cn.transient)
+		cn.srv.holdTransient(-cn.transient)
 		cn.transient = 0
-		if collect {
-			runtime.GC()
-		}
 	}
 }
 

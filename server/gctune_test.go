@@ -120,8 +120,9 @@ func TestHoldRetunesAfterCollection(t *testing.T) {
 		t.Fatalf("the percent is still %d with %d MB more live", before, len(ballast)>>20)
 	}
 	runtime.KeepAlive(ballast)
-	if collect := srv.holdTransient(-hold); !collect {
-		t.Fatal("the end of a hold larger than the heap: not collected at once")
+	srv.holdTransient(-hold)
+	if !g.atSeal {
+		t.Fatal("the end of a hold larger than the heap: not to be collected before the next seal")
 	}
 	if g.percent != minGCPercent || !g.drain {
 		t.Fatalf("after the hold: percent %d, drain %v; want %d, a drain", g.percent, g.drain, minGCPercent)
@@ -177,7 +178,7 @@ func TestHeapPurgeDue(t *testing.T) {
 	}
 }
 
-// A drain is collected at once while the heap is at most four times its
+// A drain is collected before the next long request is sealed while the heap is at most four times its
 // garbage.
 func TestCollectNow(t *testing.T) {
 	const mb = 1 << 20
@@ -193,5 +194,23 @@ func TestCollectNow(t *testing.T) {
 		if got := collectNow(tc.objects, tc.garbage); got != tc.want {
 			t.Errorf("collectNow(%d MB, %d MB) = %v, want %v", tc.objects/mb, tc.garbage/mb, got, tc.want)
 		}
+	}
+}
+
+// The next long request collects a pending drain's garbage before its
+// first seal, once.
+func TestCollectBeforeSeal(t *testing.T) {
+	var srv Server
+	g := &srv.gc
+	g.drain, g.atSeal = true, true
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	srv.collectBeforeSeal()
+	runtime.ReadMemStats(&after)
+	if after.NumGC == before.NumGC {
+		t.Fatal("no collection before the seal")
+	}
+	if g.atSeal {
+		t.Fatal("still to be collected at the next seal")
 	}
 }
