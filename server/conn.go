@@ -167,6 +167,9 @@ func (cn *conn) ReadBuf(scratch []byte) []byte {
 		}
 		if free < room {
 			grown := make([]byte, len(cn.in), len(cn.in)+room)
+			if room >= hugeBufMin {
+				adviseHuge(grown)
+			}
 			copy(grown, cn.in)
 			cn.in = grown
 		}
@@ -175,22 +178,30 @@ func (cn *conn) ReadBuf(scratch []byte) []byte {
 }
 
 // seal hands the first done bytes of the query buffer, complete arguments
-// of a long request, to the parser (resp.Parser.Seal) and goes on in a new
-// buffer holding the rest (a partial argument) with room for need more
-// bytes and at least twice the old size, up to sealedBufMax: the request's
-// arguments stay where they were read, as Redis moves each argument out of
-// its query buffer as soon as it is parsed, so a long request is neither
-// copied again nor held twice while it grows. A 1M-argument DEL (17 MB)
-// allocated 64 MB of doubling buffers before, and its collections took
-// half of its CPU.
+// of a long request, to the parser, which copies them out compacted
+// (resp.Parser.Seal), and moves the rest (a partial argument) to the
+// buffer's start, in a new buffer only when it needs room for need more
+// bytes, or to double, up to sealedBufMax: as Redis moves each argument
+// out of its query buffer as soon as it is parsed, a long request is
+// held as its arguments' bytes, and the buffer it is read into is reused.
+// A 1M-argument DEL (17 MB) allocated 64 MB of doubling buffers before
+// it was sealed, and its collections took half of its CPU; sealed as
+// read, its 1 MB buffers held 17 MB until it had run, compacted 11 MB.
 func (cn *conn) seal(done, need int) {
+	if cn.transient == 0 {
+		cn.srv.collectBeforeSeal() // the first seal of a long request
+	}
+	compact := cn.parser.SealedBytes()
 	args := cn.parser.Seal(cn.in)
 	rest := cn.in[done:]
-	size := max(len(rest)+max(need, minReadRoom), min(2*cap(cn.in), sealedBufMax))
-	cn.in = append(make([]byte, 0, size), rest...)
-	// The sealed bytes, and the slices of their arguments in the args the
-	// parser makes at the end, are held until the request has run.
-	held := int64(done) + int64(args)*int64(unsafe.Sizeof([]byte(nil)))
+	if size := max(len(rest)+max(need, minReadRoom), min(2*cap(cn.in), sealedBufMax)); size > cap(cn.in) {
+		cn.in = append(make([]byte, 0, size), rest...)
+	} else {
+		cn.in = cn.in[:copy(cn.in, rest)]
+	}
+	// The sealed arguments, and their slices in the args the parser makes
+	// at the end, are held until the request has run.
+	held := int64(compact) + int64(args)*int64(unsafe.Sizeof([]byte(nil)))
 	cn.transient += held
 	cn.srv.holdTransient(held)
 }
@@ -207,6 +218,10 @@ func (cn *conn) releaseTransient() {
 // sealedBufMax bounds the buffers a long request is read into after its
 // first ones are sealed: reads of a megabyte take what a socket holds.
 const sealedBufMax = 1 << 20
+
+// hugeBufMin is the least room a query buffer grows by for which it asks
+// for huge pages (adviseHuge): a big bulk being read.
+const hugeBufMin = 8 << 20
 
 // queryBufLen is the query buffer's first size, Redis's PROTO_IOBUF_LEN.
 const queryBufLen = 16 << 10

@@ -121,6 +121,9 @@ func TestHoldRetunesAfterCollection(t *testing.T) {
 	}
 	runtime.KeepAlive(ballast)
 	srv.holdTransient(-hold)
+	if !g.atSeal {
+		t.Fatal("the end of a hold larger than the heap: not to be collected before the next seal")
+	}
 	if g.percent != minGCPercent || !g.drain {
 		t.Fatalf("after the hold: percent %d, drain %v; want %d, a drain", g.percent, g.drain, minGCPercent)
 	}
@@ -172,5 +175,42 @@ func TestHeapPurgeDue(t *testing.T) {
 		if got != tc.ticks {
 			t.Errorf("%s: due at tick %d, want %d", tc.name, got, tc.ticks)
 		}
+	}
+}
+
+// A drain is collected before the next long request is sealed while the heap is at most four times its
+// garbage.
+func TestCollectNow(t *testing.T) {
+	const mb = 1 << 20
+	for _, tc := range []struct {
+		objects, garbage uint64
+		want             bool
+	}{
+		{83 * mb, 34 * mb, true},   // after a 1M-argument MSET
+		{136 * mb, 34 * mb, true},  // four times
+		{137 * mb, 34 * mb, false}, // more: the background collects
+		{1 << 30, 200 * mb, false},
+	} {
+		if got := collectNow(tc.objects, tc.garbage); got != tc.want {
+			t.Errorf("collectNow(%d MB, %d MB) = %v, want %v", tc.objects/mb, tc.garbage/mb, got, tc.want)
+		}
+	}
+}
+
+// The next long request collects a pending drain's garbage before its
+// first seal, once.
+func TestCollectBeforeSeal(t *testing.T) {
+	var srv Server
+	g := &srv.gc
+	g.drain, g.atSeal = true, true
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	srv.collectBeforeSeal()
+	runtime.ReadMemStats(&after)
+	if after.NumGC == before.NumGC {
+		t.Fatal("no collection before the seal")
+	}
+	if g.atSeal {
+		t.Fatal("still to be collected at the next seal")
 	}
 }

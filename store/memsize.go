@@ -127,6 +127,9 @@ func (s *String) MemSize() int {
 	if s.isShared() {
 		return 0
 	}
+	if s.embedded() {
+		return 32
+	}
 	return 32 + allocSize(cap(s.b))
 }
 

@@ -323,6 +323,10 @@ func TestStringEncodings(t *testing.T) {
 		{"hello", nil, "embstr"},
 		{string(make([]byte, 45)), nil, "raw"},
 		{"12", func(s *String) { s.Append([]byte("3")) }, "raw"},
+		{"\x01", nil, "embstr"}, // held in n, where 1 is rawBytes
+		{"hello", func(s *String) { s.Append([]byte("!")) }, "raw"},
+		{"\x01", func(s *String) { s.SetRange(0, []byte("x")) }, "raw"},
+		{"abc", func(s *String) { s.SetBytes([]byte("\x01")) }, "embstr"},
 	}
 	for _, tt := range tests {
 		s := NewString([]byte(tt.in))
@@ -333,6 +337,36 @@ func TestStringEncodings(t *testing.T) {
 		}
 		if got := s.Encoding(); got != tt.want {
 			t.Errorf("Encoding(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+// A short byte string holds its bytes in the String itself: one
+// allocation, 32 bytes, and every change or copy keeps its bytes its own.
+func TestStringEmbedded(t *testing.T) {
+	for _, in := range []string{"v", "\x01", "abcdefg", "abcdefgh", "abcdefghi", "0123", strings.Repeat("x", 100)} {
+		short := len(in) <= embedMax
+		b := []byte(in)
+		if got := testing.AllocsPerRun(20, func() { NewString(b) }); short && got != 1 {
+			t.Errorf("NewString(%q): %v allocations, want 1", in, got)
+		}
+		s := NewString([]byte(in))
+		if s.embedded() != short || string(s.Bytes()) != in || s.Len() != len(in) {
+			t.Fatalf("NewString(%q): embedded %v, bytes %q", in, s.embedded(), s.Bytes())
+		}
+		if want := 32 + allocSize(len(in)); short && s.MemSize() != 32 || !short && s.MemSize() != want {
+			t.Errorf("NewString(%q).MemSize() = %d", in, s.MemSize())
+		}
+		c := s.Clone().(*String)
+		s.SetBytes([]byte("zz"))
+		if string(c.Bytes()) != in || c.Encoding() != NewString([]byte(in)).Encoding() {
+			t.Errorf("the clone of %q changed with the original: %q, %s", in, c.Bytes(), c.Encoding())
+		}
+		if string(s.Bytes()) != "zz" || !s.embedded() {
+			t.Errorf("SetBytes: %q, embedded %v", s.Bytes(), s.embedded())
+		}
+		if n := c.Append([]byte("+")); n != len(in)+1 || string(c.Bytes()) != in+"+" || c.embedded() || c.Encoding() != "raw" {
+			t.Errorf("Append to %q: %q, embedded %v, %s", in, c.Bytes(), c.embedded(), c.Encoding())
 		}
 	}
 }

@@ -17,6 +17,7 @@ func parseAll(stream string, chunk int, authed, seal bool) (reqs []string, errMs
 	maxBulkLen.Store(1000)
 	p := Parser{MaxBulkLen: &maxBulkLen}
 	var buf []byte
+	sealed := 0 // bytes of the partial request's sealed parts
 	for off := 0; off < len(stream); off += chunk {
 		// The unparsed rest moves to a new buffer and the old one is
 		// overwritten, so a parser that kept pointers into it would read
@@ -34,14 +35,25 @@ func parseAll(stream string, chunk int, authed, seal bool) (reqs []string, errMs
 			st, used, args, msg := p.Next(buf, authed)
 			if st == ParseIncomplete {
 				if n := p.Sealable(); seal && n > 0 {
+					want := p.SealedBytes()
 					p.Seal(buf)
-					buf = append([]byte(nil), buf[n:]...)
+					if got := sealedBytes(&p); got != sealed+want {
+						panic(fmt.Sprintf("sealed parts hold %d bytes, want %d", got, sealed+want))
+					}
+					sealed += want
+					// The reader reads on over the sealed bytes: the
+					// parser must have copied what it keeps of them.
+					for i := range buf[:n] {
+						buf[i] = 'X'
+					}
+					buf = append(buf[:0], buf[n:]...)
 				}
 				break
 			}
 			if st == ParseError {
 				return reqs, msg
 			}
+			sealed = 0
 			if st == ParseRequest {
 				parts := make([]string, len(args))
 				for i, a := range args {
@@ -53,6 +65,14 @@ func parseAll(stream string, chunk int, authed, seal bool) (reqs []string, errMs
 		}
 	}
 	return reqs, ""
+}
+
+// sealedBytes is what p's sealed parts hold.
+func sealedBytes(p *Parser) (n int) {
+	for _, part := range p.sealed {
+		n += len(part)
+	}
+	return n
 }
 
 func TestRequestParser(t *testing.T) {
@@ -81,6 +101,7 @@ func TestRequestParser(t *testing.T) {
 		{"bulk count too big", "*1\r\n$" + strings.Repeat("1", InlineMaxSize+1), true, nil, "ERR Protocol error: too big bulk count string"},
 		{"unauthenticated multibulk", "*11\r\n", false, nil, "ERR Protocol error: unauthenticated multibulk length"},
 		{"many arguments over many reads", "*3000\r\n" + strings.Repeat("$1\r\nx\r\n$0\r\n\r\n", 1500), true, []string{strings.TrimSuffix(strings.Repeat("x||", 1500), "|")}, ""},
+		{"long bulks sealed", "*4\r\n$5\r\nRPUSH\r\n$300\r\n" + big[:300] + "\r\n$128\r\n" + big[:128] + "\r\n$1\r\nx\r\n", true, []string{"RPUSH|" + big[:300] + "|" + big[:128] + "|x"}, ""},
 		{"unauthenticated ten args", "*10\r\n" + strings.Repeat("$1\r\nx\r\n", 10), false, []string{strings.TrimSuffix(strings.Repeat("x|", 10), "|")}, ""},
 	}
 	for _, tc := range cases {
@@ -99,6 +120,69 @@ func TestRequestParser(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSealCompacts: a sealed part keeps only the arguments' bytes and their
+// lengths, not the protocol around them.
+func TestSealCompacts(t *testing.T) {
+	var maxBulkLen atomic.Int64
+	maxBulkLen.Store(1000)
+	p := Parser{MaxBulkLen: &maxBulkLen}
+	const n = 1000
+	buf := []byte("*" + fmt.Sprint(n) + "\r\n" + strings.Repeat("$3\r\nabc\r\n", n))
+	buf = buf[:len(buf)-2] // the last argument's CRLF has not arrived
+	if st, _, _, _ := p.Next(buf, true); st != ParseIncomplete {
+		t.Fatalf("status %v, want incomplete", st)
+	}
+	done := p.Sealable()
+	if want := len("*1000\r\n") + (n-1)*9; done != want {
+		t.Fatalf("sealable %d, want %d", done, want)
+	}
+	if args := p.Seal(buf); args != n-1 {
+		t.Fatalf("sealed %d arguments, want %d", args, n-1)
+	}
+	if got, want := sealedBytes(&p), (n-1)*4; got != want {
+		t.Fatalf("sealed parts hold %d bytes, want %d (a length byte and 3 per argument)", got, want)
+	}
+	buf = append(buf[done:], "\r\n"...)
+	st, used, args, _ := p.Next(buf, true)
+	if st != ParseRequest || used != len(buf) || len(args) != n {
+		t.Fatalf("status %v, used %d of %d, %d arguments", st, used, len(buf), len(args))
+	}
+	for i, a := range args {
+		if string(a) != "abc" {
+			t.Fatalf("argument %d is %q", i, a)
+		}
+	}
+}
+
+// The arguments' slices are made once half of the declared arguments have
+// been sealed, before the rest of the sealed parts, and not before.
+func TestSealMakesArgsAtHalf(t *testing.T) {
+	var maxBulkLen atomic.Int64
+	maxBulkLen.Store(1000)
+	p := Parser{MaxBulkLen: &maxBulkLen}
+	const n = 100
+	arg := "$3\r\nabc\r\n"
+	buf := []byte("*" + fmt.Sprint(n) + "\r\n")
+	for i, sent := range []int{10, 39, 1, 49} { // sealed: 10, 49, 50, 99
+		buf = append(buf, strings.Repeat(arg, sent)...)
+		buf = append(buf, "$3\r\nab"...) // the next argument is partial
+		if st, _, _, _ := p.Next(buf, true); st != ParseIncomplete {
+			t.Fatalf("status %v, want incomplete", st)
+		}
+		done := p.Sealable()
+		p.Seal(buf)
+		buf = append(buf[:0], buf[done:]...)
+		buf = buf[:len(buf)-len("$3\r\nab")]
+		if made, want := cap(p.args) >= n, i >= 2; made != want {
+			t.Fatalf("after sealing %d: arguments' slices made %v, want %v", p.sealedArgs, made, want)
+		}
+	}
+	buf = append(buf, arg...)
+	if st, _, args, _ := p.Next(buf, true); st != ParseRequest || len(args) != n {
+		t.Fatalf("status %v, %d arguments", st, len(args))
 	}
 }
 
