@@ -244,16 +244,16 @@ type Server struct {
 	password        atomic.Pointer[string] // requirepass
 	protectedMode   atomic.Bool
 	maxClients      atomic.Int64
-	idleTimeout     atomic.Int64 // timeout, seconds; enforced by clientsCron
-	tcpKeepalive    atomic.Int64 // tcp-keepalive, seconds; set on accepted sockets
-	returningMemory atomic.Bool  // returnMemory is running
-	gc              gcTuner      // the GC percent (gctune.go)
-	heapPurge       heapPurge    // purgeIdleHeap's state (gctune.go)
-	nextPurge       atomic.Int64 // unix ns before which purgeIdleHeap waits
-	hz              atomic.Int32 // configured hz
-	fixedHz         atomic.Bool  // dynamic-hz no
-	cronHz          atomic.Int32 // hz as the clients cron last ran it, INFO's hz
-	clientPeaks     clientPeaks
+	idleTimeout     atomic.Int64                // timeout, seconds; enforced by clientsCron
+	tcpKeepalive    atomic.Int64                // tcp-keepalive, seconds; set on accepted sockets
+	returningMemory atomic.Bool                 // returnMemory is running
+	gc              gcTuner                     // the GC percent (gctune.go)
+	heapPurge       heapPurge                   // purgeIdleHeap's state (gctune.go)
+	nextPurge       atomic.Int64                // unix ns before which purgeIdleHeap waits
+	hz              atomic.Int32                // configured hz
+	fixedHz         atomic.Bool                 // dynamic-hz no
+	cronHz          atomic.Int32                // hz as the clients cron last ran it, INFO's hz
+	clientPeaks     atomic.Pointer[clientPeaks] // made by the clients cron (clients_cron.go)
 	outputLimits    atomic.Pointer[[3]OutputLimit]
 	rejectedConns   atomic.Int64
 	errorStats      errorStats     // INFO errorstats, total_error_replies (errorstats.go)
@@ -367,7 +367,6 @@ func Prepare(cfg Config) *Server {
 	s.cronHz.Store(10)
 	s.replyPeakResetMs.Store(replyBufPeakTime)
 	s.replyResizing.Store(true)
-	s.tls.initDefaults()
 	return s
 }
 
