@@ -148,11 +148,7 @@ type latencyTracking struct {
 
 func (s *Server) initLatency() {
 	s.latency = latencyTracking{tracking: true, percentiles: []float64{50, 99, 99.9}}
-	for name, p := range latencyParams {
-		if v, ok := s.settings[name]; ok {
-			p.apply(s, v)
-		}
-	}
+	s.applySettings(latencyParams)
 }
 
 // parsePercentiles reads the percentiles as Redis does: words split at
