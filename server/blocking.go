@@ -52,7 +52,7 @@ type blocking struct {
 	isReady   map[blockKey]bool
 	deadlines waiterHeap    // by deadline in the server's clock, as Redis's
 	count     int           // blocked clients, for INFO's blocked_clients
-	rearm     chan struct{} // tells blockTimer that the earliest deadline changed
+	rearm     chan struct{} // tells blockTimer that the earliest deadline changed; made with it
 	timerOnce sync.Once     // starts blockTimer, with the first deadline
 }
 
@@ -116,7 +116,7 @@ const (
 func (s *Server) initBlocking() {
 	// The maps come with the first blocked client (block): most servers
 	// never have one.
-	s.blocking = blocking{rearm: make(chan struct{}, 1)}
+	s.blocking = blocking{}
 	s.store.OnReady = s.keyReady
 }
 
@@ -438,7 +438,11 @@ func timedOut(c *Client) { c.w.NullArray() }
 // rearmBlockTimer tells blockTimer that the earliest deadline, or the
 // clock, has changed.
 func (s *Server) rearmBlockTimer() {
-	s.blocking.timerOnce.Do(func() { s.spawn(s.blockTimer) })
+	// The channel too comes with the first wait that has a timeout.
+	s.blocking.timerOnce.Do(func() {
+		s.blocking.rearm = make(chan struct{}, 1)
+		s.spawn(s.blockTimer)
+	})
 	select {
 	case s.blocking.rearm <- struct{}{}:
 	default:

@@ -119,6 +119,9 @@ func (sc *scripting) engine() *luaengine.Engine {
 	if e := sc.lua.Load(); e != nil {
 		return e
 	}
+	if sc.watchWake == nil {
+		sc.watchWake = make(chan struct{}, 1) // before the watch and the hook that use it
+	}
 	e := luaengine.New(sc.options)
 	e.SetPoll(sc.poll)
 	sc.lua.Store(e)
@@ -133,7 +136,6 @@ func (sc *scripting) current() *luaengine.Engine { return sc.lua.Load() }
 func (s *Server) initScripting() {
 	s.scripting.options = luaengine.Options{ExternalWatch: true}
 	s.scripting.limit.Store(int64(s.cfg.LuaTimeLimit))
-	s.scripting.watchWake = make(chan struct{}, 1)
 }
 
 // closeScripting releases the Lua state, unless a script that could not be
