@@ -14,9 +14,31 @@ import (
 
 // ServeDialOnly serves the connections of Dial only: no listener, no network
 // at all, so the server can be started inside a testing/synctest bubble.
+//
+// The expiry cron starts with the first use, a connection or a Do (firstUse),
+// at once if there was one already: until then there is nothing it could
+// expire nor anyone to see its statistics, and its timer, armed and stopped,
+// was a third of the start and close of a test double nobody used.
 func (s *Server) ServeDialOnly() error {
-	s.startExpiry()
+	// Each side stores its flag, then reads the other's: one of the two
+	// sees both, and starting twice does nothing.
+	s.expiryOnUse.Store(true)
+	if s.used.Load() {
+		s.startExpiry()
+	}
 	return nil
+}
+
+// firstUse notes that the server is used (a connection, a Do), and starts
+// what ServeDialOnly left for then.
+func (s *Server) firstUse() {
+	if s.used.Load() {
+		return
+	}
+	s.used.Store(true)
+	if s.expiryOnUse.Load() {
+		s.startExpiry()
+	}
 }
 
 // StartAddr listens on addr and serves in the background. With the AOF on,

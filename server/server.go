@@ -179,6 +179,9 @@ type Server struct {
 	stopped sync.WaitGroup // the goroutines Close waits for
 	bg      background     // starts them (spawn)
 	expiry  cron           // expiryCron
+	// used and expiryOnUse start a dial-only server's expiry cron with
+	// its first use (firstUse).
+	used, expiryOnUse atomic.Bool
 
 	clientsMu    sync.Mutex
 	clients      map[*Client]struct{}
@@ -491,6 +494,7 @@ func (s *Server) Seed(seed uint64) { s.Do(func() { s.store.Seed(seed) }) }
 
 // Do runs fn with the execution lock held, as a command would run.
 func (s *Server) Do(fn func()) {
+	s.firstUse()
 	s.lock <- struct{}{}
 	s.doLocked(fn)
 }
@@ -570,6 +574,7 @@ func (s *Server) accept(cn *conn, addr string) bool {
 	c.resp = resp.NewWriter(&cn.reply, cn)
 	c.w = c.resp
 	cn.client = c
+	s.firstUse()
 	// Checked under clientsMu, which Close takes after setting closed to
 	// wake every client: a client is either refused or woken.
 	s.clientsMu.Lock()
