@@ -537,9 +537,11 @@ func (s *Server) Close() error {
 		c.conn.tr.Interrupt()
 	}
 	s.clientsMu.Unlock()
-	deadline := time.Now().Add(5 * time.Second)
-	for s.clientCount() > 0 && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond) // polling the drain, bounded by the deadline
+	if s.clientCount() > 0 { // most test doubles close with none: no clock read
+		deadline := time.Now().Add(5 * time.Second)
+		for s.clientCount() > 0 && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond) // polling the drain, bounded by the deadline
+		}
 	}
 	s.stopSpawning()
 	s.expiry.stop()

@@ -887,6 +887,9 @@ func TestDialOnlyActiveExpiry(t *testing.T) {
 const startCloseAllocs = 22
 
 func TestStartCloseAllocs(t *testing.T) {
+	if redistest.RaceEnabled {
+		t.Skip("the race detector allocates for itself")
+	}
 	startClose := func() {
 		s, err := servertest.Run(servertest.WithoutListener())
 		if err != nil {
