@@ -114,10 +114,10 @@ const (
 )
 
 func (s *Server) initBlocking() {
-	// The maps come with the first blocked client (block): most servers
-	// never have one.
+	// The maps, and the store's OnReady (a closure), come with the first
+	// blocked client (block): most servers never have one, and keyReady
+	// does nothing while none waits.
 	s.blocking = blocking{}
-	s.store.OnReady = s.keyReady
 }
 
 // timeoutArg parses a blocking command's timeout in seconds, as Redis's
@@ -232,6 +232,7 @@ func (s *Server) block(c *Client, keys [][]byte, kind store.Kind, timeout time.D
 	b := &s.blocking
 	if b.waiting == nil {
 		b.waiting, b.isReady = make(map[blockKey][]*waiter), make(map[blockKey]bool)
+		s.store.OnReady = s.keyReady
 	}
 	w := &waiter{c: c, cmd: c.cmd, db: c.db.Index(), kind: kind, serve: serve, heapIdx: -1}
 	for _, k := range keys {

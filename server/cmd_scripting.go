@@ -51,9 +51,10 @@ type scripting struct {
 	// caller is made by the first script (runScript): inline, its 232 B
 	// took the Server a size class up, which every test double allocates.
 	caller *scriptCaller
-	poll   func() // the script's hook: Server.scriptPoll
-	// startWatch starts scriptWatch, when the engine is created.
-	startWatch func()
+	// srv is the server whose hook (scriptPoll) and watch (scriptWatch)
+	// the engine gets when it is made: closures made at start cost every
+	// test double two allocations.
+	srv *Server
 
 	// limit is Config.LuaTimeLimit as of the running script's start, in
 	// nanoseconds: CONFIG SET changes the config under the execution lock,
@@ -123,9 +124,9 @@ func (sc *scripting) engine() *luaengine.Engine {
 		sc.watchWake = make(chan struct{}, 1) // before the watch and the hook that use it
 	}
 	e := luaengine.New(sc.options)
-	e.SetPoll(sc.poll)
+	e.SetPoll(sc.srv.scriptPoll)
 	sc.lua.Store(e)
-	sc.startWatch() // no script can run, nor need watching, before this
+	sc.srv.spawn(sc.srv.scriptWatch) // no script can run, nor need watching, before this
 	return e
 }
 
@@ -135,6 +136,7 @@ func (sc *scripting) current() *luaengine.Engine { return sc.lua.Load() }
 
 func (s *Server) initScripting() {
 	s.scripting.options = luaengine.Options{ExternalWatch: true}
+	s.scripting.srv = s
 	s.scripting.limit.Store(int64(s.cfg.LuaTimeLimit))
 }
 

@@ -130,11 +130,12 @@ var latencyParams = map[string]floodgateParam{
 		return ""
 	}},
 	"latency-tracking-info-percentiles": {effect: effectApplied, parse: parsePercentiles, apply: func(s *Server, v string) string {
-		s.latency.percentiles = s.latency.percentiles[:0]
+		var ps []float64 // a new slice: the default one is shared
 		for _, f := range strings.Fields(v) {
 			p, _ := strconv.ParseFloat(f, 64)
-			s.latency.percentiles = append(s.latency.percentiles, p)
+			ps = append(ps, p)
 		}
+		s.latency.percentiles = ps
 		return ""
 	}},
 }
@@ -146,8 +147,12 @@ type latencyTracking struct {
 	percentiles []float64
 }
 
+// defaultPercentiles are latency-tracking-info-percentiles' default,
+// shared by every server: nothing writes through it.
+var defaultPercentiles = []float64{50, 99, 99.9}
+
 func (s *Server) initLatency() {
-	s.latency = latencyTracking{tracking: true, percentiles: []float64{50, 99, 99.9}}
+	s.latency = latencyTracking{tracking: true, percentiles: defaultPercentiles}
 	s.applySettings(latencyParams)
 }
 

@@ -384,8 +384,6 @@ func (s *Server) Init() {
 	s.ioOffset = ioTime(s.started)
 	s.refused = nil // LoadConfig's, done with
 	s.initScripting()
-	s.scripting.poll = s.scriptPoll
-	s.scripting.startWatch = func() { s.spawn(s.scriptWatch) }
 	s.initAOF()
 	if err := s.persist.init(cfg, s.started); err != nil {
 		s.log.Warn("ignoring the save setting", "save", cfg.Save, "err", err)

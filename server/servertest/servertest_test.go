@@ -884,7 +884,7 @@ func TestDialOnlyActiveExpiry(t *testing.T) {
 // stop channels, and servertest's own Server. Each start of a test double
 // pays it: make what only some servers use on first use instead of
 // raising this.
-const startCloseAllocs = 22
+const startCloseAllocs = 16
 
 func TestStartCloseAllocs(t *testing.T) {
 	if redistest.RaceEnabled {
