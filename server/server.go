@@ -449,7 +449,11 @@ func (s *Server) serve(ln net.Listener, front *frontListener) {
 		front.serve(false)
 		front.startAcceptLoop()
 	}
-	s.startExpiry()
+	if s.idleUntilUsed() {
+		s.deferExpiry() // a test double's TCP start: ServeDialOnly
+	} else {
+		s.startExpiry()
+	}
 	s.startConfiguredReplication()
 	// Else once loaded, as Redis logs it (StartAddr). Enabled first: the
 	// address's text alone cost a test double 5% of its start.

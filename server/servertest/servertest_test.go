@@ -839,18 +839,21 @@ func openFDs() int {
 	return len(fds)
 }
 
-// A dial-only server starts its expiry cron with its first use (a
-// connection, or the direct API), or at once for keys that were there
-// before it served (Restart): nobody reads the key, and DBSIZE counts
+// A test double starts its expiry cron with its first use (a connection,
+// or the direct API), or at once for keys that were there before it
+// served (Restart), on TCP as without a listener: nobody reads the key, and DBSIZE counts
 // keys whose time has come until they are reclaimed, so only active
 // expiry can bring it to 0. (The direct API would start the cron itself.)
-func TestDialOnlyActiveExpiry(t *testing.T) {
+func TestActiveExpiryAfterFirstUse(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		seed func(t *testing.T, s *servertest.Server)
 	}{
 		{"first use a connection", func(t *testing.T, s *servertest.Server) {
-			rdb := redis.NewClient(&redis.Options{Dialer: s.DialContext, Protocol: 2})
+			rdb := redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: 2})
+			if s.Addr() == "" {
+				rdb = redis.NewClient(&redis.Options{Dialer: s.DialContext, Protocol: 2})
+			}
 			defer rdb.Close()
 			if err := rdb.Set(ctx, "k", "v", 20*time.Millisecond).Err(); err != nil {
 				t.Fatal(err)
@@ -868,13 +871,22 @@ func TestDialOnlyActiveExpiry(t *testing.T) {
 			}
 		}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s := servertest.RunT(t, servertest.WithoutListener())
-			tc.seed(t, s)
-			rdb := redis.NewClient(&redis.Options{Dialer: s.DialContext, Protocol: 2})
-			defer rdb.Close()
-			redistest.Eventually(t, "active expiry", func() bool { return rdb.DBSize(ctx).Val() == 0 })
-		})
+		for _, tcp := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/tcp=%v", tc.name, tcp), func(t *testing.T) {
+				var opts []servertest.Option
+				if !tcp {
+					opts = append(opts, servertest.WithoutListener())
+				}
+				s := servertest.RunT(t, opts...)
+				tc.seed(t, s)
+				rdb := redis.NewClient(&redis.Options{Dialer: s.DialContext, Protocol: 2})
+				if tcp {
+					rdb = redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: 2})
+				}
+				defer rdb.Close()
+				redistest.Eventually(t, "active expiry", func() bool { return rdb.DBSize(ctx).Val() == 0 })
+			})
+		}
 	}
 }
 
