@@ -51,11 +51,12 @@ type cron struct {
 	stopped bool
 }
 
-// start runs task after every interval() until stop.
+// start runs task after every interval() until stop; a second start does
+// nothing.
 func (c *cron) start(interval func() time.Duration, task func()) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.stopped {
+	if c.stopped || c.t != nil { // stopped, or started already
 		return
 	}
 	c.t = time.AfterFunc(interval(), func() {

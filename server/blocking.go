@@ -52,7 +52,7 @@ type blocking struct {
 	isReady   map[blockKey]bool
 	deadlines waiterHeap    // by deadline in the server's clock, as Redis's
 	count     int           // blocked clients, for INFO's blocked_clients
-	rearm     chan struct{} // tells blockTimer that the earliest deadline changed
+	rearm     chan struct{} // tells blockTimer that the earliest deadline changed; made with it
 	timerOnce sync.Once     // starts blockTimer, with the first deadline
 }
 
@@ -114,10 +114,10 @@ const (
 )
 
 func (s *Server) initBlocking() {
-	// The maps come with the first blocked client (block): most servers
-	// never have one.
-	s.blocking = blocking{rearm: make(chan struct{}, 1)}
-	s.store.OnReady = s.keyReady
+	// The maps, and the store's OnReady (a closure), come with the first
+	// blocked client (block): most servers never have one, and keyReady
+	// does nothing while none waits.
+	s.blocking = blocking{}
 }
 
 // timeoutArg parses a blocking command's timeout in seconds, as Redis's
@@ -232,6 +232,7 @@ func (s *Server) block(c *Client, keys [][]byte, kind store.Kind, timeout time.D
 	b := &s.blocking
 	if b.waiting == nil {
 		b.waiting, b.isReady = make(map[blockKey][]*waiter), make(map[blockKey]bool)
+		s.store.OnReady = s.keyReady
 	}
 	w := &waiter{c: c, cmd: c.cmd, db: c.db.Index(), kind: kind, serve: serve, heapIdx: -1}
 	for _, k := range keys {
@@ -438,7 +439,11 @@ func timedOut(c *Client) { c.w.NullArray() }
 // rearmBlockTimer tells blockTimer that the earliest deadline, or the
 // clock, has changed.
 func (s *Server) rearmBlockTimer() {
-	s.blocking.timerOnce.Do(func() { s.spawn(s.blockTimer) })
+	// The channel too comes with the first wait that has a timeout.
+	s.blocking.timerOnce.Do(func() {
+		s.blocking.rearm = make(chan struct{}, 1)
+		s.spawn(s.blockTimer)
+	})
 	select {
 	case s.blocking.rearm <- struct{}{}:
 	default:

@@ -201,7 +201,7 @@ func infoClients(s *Server, b *infoBuilder) {
 	b.int("connected_clients", int64(s.clientCount()))
 	b.int("cluster_connections", 0)
 	b.int("maxclients", s.maxClients.Load())
-	in, out := s.clientPeaks.recent()
+	in, out := s.clientPeaks.Load().recent()
 	b.int("client_recent_max_input_buffer", in)
 	b.int("client_recent_max_output_buffer", out)
 	b.int("blocked_clients", int64(s.blocking.count))

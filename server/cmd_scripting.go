@@ -48,10 +48,13 @@ type scripting struct {
 	// from any goroutine; engine creates it, under the execution lock.
 	lua     atomic.Pointer[luaengine.Engine]
 	options luaengine.Options
-	caller  scriptCaller
-	poll    func() // the script's hook: Server.scriptPoll
-	// startWatch starts scriptWatch, when the engine is created.
-	startWatch func()
+	// caller is made by the first script (runScript): inline, its 232 B
+	// took the Server a size class up, which every test double allocates.
+	caller *scriptCaller
+	// srv is the server whose hook (scriptPoll) and watch (scriptWatch)
+	// the engine gets when it is made: closures made at start cost every
+	// test double two allocations.
+	srv *Server
 
 	// limit is Config.LuaTimeLimit as of the running script's start, in
 	// nanoseconds: CONFIG SET changes the config under the execution lock,
@@ -117,10 +120,13 @@ func (sc *scripting) engine() *luaengine.Engine {
 	if e := sc.lua.Load(); e != nil {
 		return e
 	}
+	if sc.watchWake == nil {
+		sc.watchWake = make(chan struct{}, 1) // before the watch and the hook that use it
+	}
 	e := luaengine.New(sc.options)
-	e.SetPoll(sc.poll)
+	e.SetPoll(sc.srv.scriptPoll)
 	sc.lua.Store(e)
-	sc.startWatch() // no script can run, nor need watching, before this
+	sc.srv.spawn(sc.srv.scriptWatch) // no script can run, nor need watching, before this
 	return e
 }
 
@@ -130,9 +136,8 @@ func (sc *scripting) current() *luaengine.Engine { return sc.lua.Load() }
 
 func (s *Server) initScripting() {
 	s.scripting.options = luaengine.Options{ExternalWatch: true}
-	s.scripting.caller = scriptCaller{srv: s} // its client comes with the first script (runScript)
+	s.scripting.srv = s
 	s.scripting.limit.Store(int64(s.cfg.LuaTimeLimit))
-	s.scripting.watchWake = make(chan struct{}, 1)
 }
 
 // closeScripting releases the Lua state, unless a script that could not be
@@ -219,11 +224,12 @@ func (s *Server) runScript(c *Client, script *luaengine.Script, keys, argv [][]b
 	if limit := int64(s.cfg.LuaTimeLimit); limit != sc.limit.Load() {
 		sc.limit.Store(limit)
 	}
-	caller := &sc.caller
-	if caller.c == nil {
-		// Made here, not at start: 336 B a test double with no script
-		// would allocate.
-		caller.c = &Client{srv: s, inScript: true, authed: true, created: s.started}
+	caller := sc.caller
+	if caller == nil {
+		// Made here, not at start, with its client: a test double that
+		// runs no script allocates neither.
+		caller = &scriptCaller{srv: s, c: &Client{srv: s, inScript: true, authed: true, created: s.started}}
+		sc.caller = caller
 	}
 	caller.c.db = c.db // SELECT inside the script stays inside it
 	caller.origin = c

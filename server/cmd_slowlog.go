@@ -70,11 +70,7 @@ type slowlogEntry struct {
 // initSlowlog sets Redis's defaults and then the configured values.
 func (s *Server) initSlowlog() {
 	s.slowlog = slowlog{slower: 10000, maxLen: 128}
-	for name, p := range slowlogParams {
-		if v, ok := s.settings[name]; ok {
-			p.apply(s, v)
-		}
-	}
+	s.applySettings(slowlogParams)
 }
 
 func (l *slowlog) trim() {

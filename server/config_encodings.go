@@ -46,9 +46,5 @@ func encodingParam(name string, field func(*store.Encodings) *int64) floodgatePa
 // applyEncodingSettings puts the thresholds a config file gave into
 // effect, once Init has created the store (and before it loads any data).
 func (s *Server) applyEncodingSettings() {
-	for name, p := range encodingParams {
-		if v, ok := s.settings[name]; ok {
-			p.apply(s, v)
-		}
-	}
+	s.applySettings(encodingParams)
 }

@@ -16,9 +16,49 @@ import (
 
 // ServeDialOnly serves the connections of Dial only: no listener, no network
 // at all, so the server can be started inside a testing/synctest bubble.
+//
+// The expiry cron starts with the first use, a connection or a Do (firstUse),
+// at once if there was one already: until then there is nothing it could
+// expire nor anyone to see its statistics, and its timer, armed and stopped,
+// was a third of the start and close of a test double nobody used. (A TCP
+// server defers it too when nothing else could give it work: serve.)
 func (s *Server) ServeDialOnly() error {
-	s.startExpiry()
+	s.deferExpiry()
 	return nil
+}
+
+// deferExpiry leaves the expiry cron to the first use, or starts it now if
+// that came already. Each side (this, firstUse) stores its flag, then
+// reads the other's: one of the two sees both, and starting twice does
+// nothing.
+func (s *Server) deferExpiry() {
+	s.expiryOnUse.Store(true)
+	if s.used.Load() {
+		s.startExpiry()
+	}
+}
+
+// idleUntilUsed reports whether only a client (or Do) can give the
+// server's crons work: no save point, nothing loading, no master to sync
+// from, the AOF off and no metrics endpoint. A TCP server then defers
+// its expiry cron as a dial-only one does.
+func (s *Server) idleUntilUsed() bool {
+	s.metrics.mu.Lock()
+	metricsOn := s.metrics.addr != ""
+	s.metrics.mu.Unlock()
+	return len(s.persist.points) == 0 && !s.loading.active.Load() && !s.repl.configuredMaster.Load() && !s.aof.on.Load() && !metricsOn
+}
+
+// firstUse notes that the server is used (a connection, a Do), and starts
+// what ServeDialOnly left for then.
+func (s *Server) firstUse() {
+	if s.used.Load() {
+		return
+	}
+	s.used.Store(true)
+	if s.expiryOnUse.Load() {
+		s.startExpiry()
+	}
 }
 
 // StartAddr listens on addr and serves in the background. With the AOF on,

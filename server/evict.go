@@ -285,11 +285,7 @@ func evictionInt(name string, field func(*store.EvictionConfig) *int) floodgateP
 // applyEvictionSettings puts the eviction settings a config file gave into
 // effect, once Init has created the store.
 func (s *Server) applyEvictionSettings() {
-	for name, p := range evictionParams {
-		if v, ok := s.settings[name]; ok {
-			p.apply(s, v)
-		}
-	}
+	s.applySettings(evictionParams)
 	s.memory.running = true
 }
 

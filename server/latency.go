@@ -130,11 +130,12 @@ var latencyParams = map[string]floodgateParam{
 		return ""
 	}},
 	"latency-tracking-info-percentiles": {effect: effectApplied, parse: parsePercentiles, apply: func(s *Server, v string) string {
-		s.latency.percentiles = s.latency.percentiles[:0]
+		var ps []float64 // a new slice: the default one is shared
 		for _, f := range strings.Fields(v) {
 			p, _ := strconv.ParseFloat(f, 64)
-			s.latency.percentiles = append(s.latency.percentiles, p)
+			ps = append(ps, p)
 		}
+		s.latency.percentiles = ps
 		return ""
 	}},
 }
@@ -146,13 +147,13 @@ type latencyTracking struct {
 	percentiles []float64
 }
 
+// defaultPercentiles are latency-tracking-info-percentiles' default,
+// shared by every server: nothing writes through it.
+var defaultPercentiles = []float64{50, 99, 99.9}
+
 func (s *Server) initLatency() {
-	s.latency = latencyTracking{tracking: true, percentiles: []float64{50, 99, 99.9}}
-	for name, p := range latencyParams {
-		if v, ok := s.settings[name]; ok {
-			p.apply(s, v)
-		}
-	}
+	s.latency = latencyTracking{tracking: true, percentiles: defaultPercentiles}
+	s.applySettings(latencyParams)
 }
 
 // parsePercentiles reads the percentiles as Redis does: words split at

@@ -128,38 +128,38 @@ func TestLimiterStatsBounded(t *testing.T) {
 	for i := range 5 * limiterMaxPrefixes {
 		l.count(limiterThrottle, fmt.Appendf(nil, "%s%d:user", long, i), i%2 == 0)
 	}
-	if len(l.prefixes) != 1 {
+	if len(l.counts.prefixes) != 1 {
 		// Every prefix shares its first limiterMaxPrefixLen bytes.
-		t.Fatalf("%d prefixes of a shared %d-byte head", len(l.prefixes), limiterMaxPrefixLen)
+		t.Fatalf("%d prefixes of a shared %d-byte head", len(l.counts.prefixes), limiterMaxPrefixLen)
 	}
 	l.reset()
 	for i := range 5 * limiterMaxPrefixes {
 		l.count(limiterThrottle, fmt.Appendf(nil, "tenant%d:user", i), i%2 == 0)
 	}
-	if len(l.prefixes) != limiterMaxPrefixes {
-		t.Fatalf("%d prefixes tracked, want %d", len(l.prefixes), limiterMaxPrefixes)
+	if len(l.counts.prefixes) != limiterMaxPrefixes {
+		t.Fatalf("%d prefixes tracked, want %d", len(l.counts.prefixes), limiterMaxPrefixes)
 	}
-	if got := l.other[limiterThrottle].allowed + l.other[limiterThrottle].limited; got != 4*limiterMaxPrefixes {
+	if got := l.counts.other[limiterThrottle].allowed + l.counts.other[limiterThrottle].limited; got != 4*limiterMaxPrefixes {
 		t.Fatalf("other counted %d, want %d", got, 4*limiterMaxPrefixes)
 	}
-	if l.total.allowed != 5*limiterMaxPrefixes/2 || l.total.limited != 5*limiterMaxPrefixes/2 {
-		t.Fatalf("totals %+v", l.total)
+	if l.counts.total.allowed != 5*limiterMaxPrefixes/2 || l.counts.total.limited != 5*limiterMaxPrefixes/2 {
+		t.Fatalf("totals %+v", l.counts.total)
 	}
-	for p := range l.prefixes {
+	for p := range l.counts.prefixes {
 		if len(p) > limiterMaxPrefixLen {
 			t.Fatalf("prefix of %d bytes", len(p))
 		}
 	}
 	// A tracked prefix keeps counting after the table is full.
 	l.count(limiterThrottle, []byte("tenant0:other-user"), true)
-	if c := l.prefixes["tenant0"][limiterThrottle]; c.allowed != 0 || c.limited != 2 {
+	if c := l.counts.prefixes["tenant0"][limiterThrottle]; c.allowed != 0 || c.limited != 2 {
 		t.Fatalf("tenant0: %+v", c)
 	}
 	// Every one does: the filter in front of the map never hides one.
 	for i := range limiterMaxPrefixes {
 		l.count(limiterThrottle, fmt.Appendf(nil, "tenant%d:x", i), false)
 	}
-	for p, byCmd := range l.prefixes {
+	for p, byCmd := range l.counts.prefixes {
 		c := byCmd[limiterThrottle]
 		want := int64(2) // one from the first round, one now
 		if p == "tenant0" {
@@ -169,13 +169,13 @@ func TestLimiterStatsBounded(t *testing.T) {
 			t.Fatalf("%s: %+v, want %d decisions", p, c, want)
 		}
 	}
-	if got := l.other[limiterThrottle].allowed + l.other[limiterThrottle].limited; got != 4*limiterMaxPrefixes {
+	if got := l.counts.other[limiterThrottle].allowed + l.counts.other[limiterThrottle].limited; got != 4*limiterMaxPrefixes {
 		t.Fatalf("other counted %d after tracked prefixes, want %d", got, 4*limiterMaxPrefixes)
 	}
 	// RESETSTAT forgets them, filter included: new prefixes are tracked.
 	l.reset()
 	l.count(limiterThrottle, []byte("fresh:user"), false)
-	if c := l.prefixes["fresh"]; c == nil || c[limiterThrottle].allowed != 1 || len(l.prefixes) != 1 {
-		t.Fatalf("after reset: %v", l.prefixes)
+	if c := l.counts.prefixes["fresh"]; c == nil || c[limiterThrottle].allowed != 1 || len(l.counts.prefixes) != 1 {
+		t.Fatalf("after reset: %v", l.counts.prefixes)
 	}
 }

@@ -232,7 +232,8 @@ var limiterCommandNames = [limiterCommands]string{"cl.throttle", "gcra", "increx
 
 // snapshot copies the decisions for the metrics: one entry per command
 // and prefix that decided anything.
-func (l *limiterStats) snapshot() metrics.Limiter {
+func (ls *limiterStats) snapshot() metrics.Limiter {
+	l := ls.read()
 	out := metrics.Limiter{Prefixes: len(l.prefixes), PrefixesMax: limiterMaxPrefixes,
 		Decisions: make([]metrics.LimiterDecisions, 0, len(l.prefixes))}
 	for p, byCmd := range l.prefixes {

@@ -122,8 +122,10 @@ func (s *Server) initReplication() {
 	r := &s.repl
 	r.id, r.id2, r.secondOffset = replication.NewID(), replication.NoID, -1
 	set := false
-	for name := range replicationParams {
-		set = set || s.isSet(name)
+	if len(s.settings) > 0 { // none: a server given no directive
+		for name := range replicationParams {
+			set = set || s.isSet(name)
+		}
 	}
 	if !set {
 		// The defaults, worked out once: applying them stored seven

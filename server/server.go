@@ -179,6 +179,9 @@ type Server struct {
 	stopped sync.WaitGroup // the goroutines Close waits for
 	bg      background     // starts them (spawn)
 	expiry  cron           // expiryCron
+	// used and expiryOnUse start a dial-only server's expiry cron with
+	// its first use (firstUse).
+	used, expiryOnUse atomic.Bool
 
 	clientsMu    sync.Mutex
 	clients      map[*Client]struct{}
@@ -244,16 +247,16 @@ type Server struct {
 	password        atomic.Pointer[string] // requirepass
 	protectedMode   atomic.Bool
 	maxClients      atomic.Int64
-	idleTimeout     atomic.Int64 // timeout, seconds; enforced by clientsCron
-	tcpKeepalive    atomic.Int64 // tcp-keepalive, seconds; set on accepted sockets
-	returningMemory atomic.Bool  // returnMemory is running
-	gc              gcTuner      // the GC percent (gctune.go)
-	heapPurge       heapPurge    // purgeIdleHeap's state (gctune.go)
-	nextPurge       atomic.Int64 // unix ns before which purgeIdleHeap waits
-	hz              atomic.Int32 // configured hz
-	fixedHz         atomic.Bool  // dynamic-hz no
-	cronHz          atomic.Int32 // hz as the clients cron last ran it, INFO's hz
-	clientPeaks     clientPeaks
+	idleTimeout     atomic.Int64                // timeout, seconds; enforced by clientsCron
+	tcpKeepalive    atomic.Int64                // tcp-keepalive, seconds; set on accepted sockets
+	returningMemory atomic.Bool                 // returnMemory is running
+	gc              gcTuner                     // the GC percent (gctune.go)
+	heapPurge       heapPurge                   // purgeIdleHeap's state (gctune.go)
+	nextPurge       atomic.Int64                // unix ns before which purgeIdleHeap waits
+	hz              atomic.Int32                // configured hz
+	fixedHz         atomic.Bool                 // dynamic-hz no
+	cronHz          atomic.Int32                // hz as the clients cron last ran it, INFO's hz
+	clientPeaks     atomic.Pointer[clientPeaks] // made by the clients cron (clients_cron.go)
 	outputLimits    atomic.Pointer[[3]OutputLimit]
 	rejectedConns   atomic.Int64
 	errorStats      errorStats     // INFO errorstats, total_error_replies (errorstats.go)
@@ -367,7 +370,6 @@ func Prepare(cfg Config) *Server {
 	s.cronHz.Store(10)
 	s.replyPeakResetMs.Store(replyBufPeakTime)
 	s.replyResizing.Store(true)
-	s.tls.initDefaults()
 	return s
 }
 
@@ -382,8 +384,6 @@ func (s *Server) Init() {
 	s.ioOffset = ioTime(s.started)
 	s.refused = nil // LoadConfig's, done with
 	s.initScripting()
-	s.scripting.poll = s.scriptPoll
-	s.scripting.startWatch = func() { s.spawn(s.scriptWatch) }
 	s.initAOF()
 	if err := s.persist.init(cfg, s.started); err != nil {
 		s.log.Warn("ignoring the save setting", "save", cfg.Save, "err", err)
@@ -449,7 +449,11 @@ func (s *Server) serve(ln net.Listener, front *transport.Front) {
 		front.Serve(false)
 		front.StartAcceptLoop()
 	}
-	s.startExpiry()
+	if s.idleUntilUsed() {
+		s.deferExpiry() // a test double's TCP start: ServeDialOnly
+	} else {
+		s.startExpiry()
+	}
 	s.startConfiguredReplication()
 	// Else once loaded, as Redis logs it (StartAddr). Enabled first: the
 	// address's text alone cost a test double 5% of its start.
@@ -492,6 +496,7 @@ func (s *Server) Seed(seed uint64) { s.Do(func() { s.store.Seed(seed) }) }
 
 // Do runs fn with the execution lock held, as a command would run.
 func (s *Server) Do(fn func()) {
+	s.firstUse()
 	s.lock <- struct{}{}
 	s.doLocked(fn)
 }
@@ -534,9 +539,11 @@ func (s *Server) Close() error {
 		c.conn.tr.Interrupt()
 	}
 	s.clientsMu.Unlock()
-	deadline := time.Now().Add(5 * time.Second)
-	for s.clientCount() > 0 && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond) // polling the drain, bounded by the deadline
+	if s.clientCount() > 0 { // most test doubles close with none: no clock read
+		deadline := time.Now().Add(5 * time.Second)
+		for s.clientCount() > 0 && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond) // polling the drain, bounded by the deadline
+		}
 	}
 	s.stopSpawning()
 	s.expiry.stop()
@@ -571,6 +578,7 @@ func (s *Server) accept(cn *conn, addr string) bool {
 	c.resp = resp.NewWriter(&cn.reply, cn)
 	c.w = c.resp
 	cn.client = c
+	s.firstUse()
 	// Checked under clientsMu, which Close takes after setting closed to
 	// wake every client: a client is either refused or woken.
 	s.clientsMu.Lock()

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/floodgate/floodgate/store"
 )
@@ -132,3 +133,18 @@ func startClockedServer(t testing.TB, t0 time.Time) *clockedServer {
 func (s *clockedServer) SetTime(t time.Time) { s.clock.Set(t); s.ExpireNow() }
 
 func (s *clockedServer) FastForward(d time.Duration) { s.clock.Add(d); s.ExpireNow() }
+
+// serverSizeLimit is the largest Server that fits the 3,456 B size class
+// with the 8 B header Go puts before an object of over 512 B that holds
+// pointers. A test double allocates one Server per start, and one more
+// byte takes it to the 4,096 B class (BenchmarkStartClose in servertest):
+// move a group that few servers use behind a pointer made on first use
+// (limiterStats.counts, scripting.caller, tlsState.settings, clientPeaks)
+// rather than raise this.
+const serverSizeLimit = 3456 - 8
+
+func TestServerSizeClass(t *testing.T) {
+	if size := unsafe.Sizeof(Server{}); size > serverSizeLimit {
+		t.Fatalf("Server is %d B, over %d B: a size class more per start", size, serverSizeLimit)
+	}
+}

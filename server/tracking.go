@@ -524,11 +524,7 @@ func (c *Client) trackingRedirect() int64 {
 // configured value.
 func (s *Server) initTracking() {
 	s.tracking.maxKeys = 1000000
-	for name, p := range trackingParams {
-		if v, ok := s.settings[name]; ok {
-			p.apply(s, v)
-		}
-	}
+	s.applySettings(trackingParams)
 }
 
 // trackingAfterCall is call()'s part for client-side caching: after a

@@ -22,7 +22,10 @@ import (
 type tlsState struct {
 	// settings and port are the values CONFIG GET reports; guarded by
 	// the execution lock once the server runs (CONFIG SET holds it).
-	settings tlsconf.Settings
+	// settings stays nil, Redis's defaults (defaultTLSSettings), until a
+	// tls-* directive sets one: inline, its 224 B took the Server a size
+	// class up, which every test double allocates.
+	settings *tlsconf.Settings
 	port     int
 	started  bool                           // Start has run startTLS
 	portZero bool                           // the port directive was 0: with a tls-port, no TCP
@@ -42,7 +45,7 @@ const errTLSUpdate = "Unable to update TLS configuration. Check server logs."
 // configureTLS builds the settings in effect (tlsConfigure), logging why
 // they do not load.
 func (s *Server) configureTLS() (*tlsconf.Config, bool) {
-	st := s.tls.settings
+	st := *s.tls.read()
 	st.AuthClients = tlsconf.ClientAuth(s.tls.auth.Load())
 	cfg, err := tlsconf.Build(st)
 	if err != nil {
@@ -220,27 +223,27 @@ func (s *Server) serveTLS(nc net.Conn) {
 // with the rest of them (applyTLS).
 func tlsParam(field func(*tlsconf.Settings) *string) floodgateParam {
 	return floodgateParam{effect: effectApplied, commit: tlsCommit,
-		get: func(s *Server) string { return *field(&s.tls.settings) },
+		get: func(s *Server) string { return *field(s.tls.read()) },
 		apply: func(s *Server, v string) string {
-			*field(&s.tls.settings) = v
+			*field(s.tls.write()) = v
 			return ""
 		}}
 }
 
 func tlsBoolParam(field func(*tlsconf.Settings) *bool) floodgateParam {
 	return floodgateParam{effect: effectApplied, commit: tlsCommit,
-		get: func(s *Server) string { return yesNo(*field(&s.tls.settings)) },
+		get: func(s *Server) string { return yesNo(*field(s.tls.read())) },
 		apply: func(s *Server, v string) string {
-			*field(&s.tls.settings) = v == "yes"
+			*field(s.tls.write()) = v == "yes"
 			return ""
 		}}
 }
 
 func tlsIntParam(field func(*tlsconf.Settings) *int) floodgateParam {
 	return floodgateParam{effect: effectApplied, commit: tlsCommit,
-		get: func(s *Server) string { return strconv.Itoa(*field(&s.tls.settings)) },
+		get: func(s *Server) string { return strconv.Itoa(*field(s.tls.read())) },
 		apply: func(s *Server, v string) string {
-			*field(&s.tls.settings), _ = strconv.Atoi(v)
+			*field(s.tls.write()), _ = strconv.Atoi(v)
 			return ""
 		}}
 }
@@ -290,9 +293,24 @@ var tlsParams = map[string]floodgateParam{
 	"tls-session-cache-timeout": tlsIntParam(func(t *tlsconf.Settings) *int { return &t.SessionCacheTimeout }),
 }
 
-// initTLSSettings sets Redis's defaults for what tlsState holds.
-func (t *tlsState) initDefaults() {
-	t.settings.SessionCaching = true
-	t.settings.SessionCacheSize = 20 * 1024
-	t.settings.SessionCacheTimeout = 300
+// defaultTLSSettings are Redis's defaults of the tls-* settings; nothing
+// writes them.
+var defaultTLSSettings = tlsconf.Settings{SessionCaching: true, SessionCacheSize: 20 * 1024, SessionCacheTimeout: 300}
+
+// read returns the settings for reading.
+func (t *tlsState) read() *tlsconf.Settings {
+	if t.settings == nil {
+		return &defaultTLSSettings
+	}
+	return t.settings
+}
+
+// write returns the settings for a directive to change, made from the
+// defaults the first time.
+func (t *tlsState) write() *tlsconf.Settings {
+	if t.settings == nil {
+		st := defaultTLSSettings
+		t.settings = &st
+	}
+	return t.settings
 }

@@ -201,7 +201,7 @@ func (s *Store) Evict(need int64, deadline time.Time, onEvict func(db int, key s
 					continue
 				}
 				if p == AllKeysRandom && d.keys.len() > 0 {
-					victim, vdb = d.keys.random(s.rng), d
+					victim, vdb = d.keys.random(&s.rng), d
 					break
 				}
 				if p == VolatileRandom && d.expiries.len() > 0 {
@@ -283,7 +283,7 @@ func (s *Store) populatePool(d *DB, volatile bool) {
 			s.samples = append(s.samples, d.expiries.slot(s.rng.IntN(d.expiries.len())).e)
 		}
 	} else {
-		s.samples = d.keys.sample(s.rng, samples, s.samples)
+		s.samples = d.keys.sample(&s.rng, samples, s.samples)
 	}
 	for _, e := range s.samples {
 		var score uint64

@@ -228,11 +228,13 @@ type Store struct {
 	dbs         []*DB
 	now         int64 // unix ms snapshot, see Refresh
 	nanos       int64 // the same snapshot in unix ns, for CL.THROTTLE's GCRA
-	rng         *rand.Rand
-	src         *rand.PCG // rng's source, kept so Seed can reset it in place
-	snap        *Snapshot // the open snapshot, if any (snapshot.go)
-	epoch       uint32    // of the last snapshot begun
-	dirty       int64     // changes so far, for save points (Dirty)
+	// rng and its source are the Store's own (rng reads &src): two
+	// allocations fewer for every test double started.
+	rng   rand.Rand
+	src   rand.PCG  // rng's source, kept so Seed can reset it in place
+	snap  *Snapshot // the open snapshot, if any (snapshot.go)
+	epoch uint32    // of the last snapshot begun
+	dirty int64     // changes so far, for save points (Dirty)
 
 	// OnExpire, when set, is told of every key deleted because its time
 	// had passed, lazily or by ActiveExpire, so the server can log a DEL
@@ -292,8 +294,8 @@ func New(n int, clock Clock) *Store {
 	if clock == nil {
 		clock = RealClock{}
 	}
-	src := rand.NewPCG(rand.Uint64(), rand.Uint64())
-	s := &Store{clock: clock, rng: rand.New(src), src: src, evict: DefaultEviction, enc: DefaultEncodings}
+	s := &Store{clock: clock, src: *rand.NewPCG(rand.Uint64(), rand.Uint64()), evict: DefaultEviction, enc: DefaultEncodings}
+	s.rng = *rand.New(&s.src)
 	// Database 0 now, the others with their first use (DB): a test
 	// double starts 16 per test and most tests touch one (2.3 KB, a fifth
 	// of a test double's start).
@@ -761,7 +763,7 @@ func (db *DB) Flush() {
 // RandomKey returns a random live key, or "", false.
 func (db *DB) RandomKey() (string, bool) {
 	for tries := 0; ; tries++ {
-		e := db.keys.random(db.store.rng)
+		e := db.keys.random(&db.store.rng)
 		if e == nil {
 			return "", false
 		}
@@ -977,7 +979,7 @@ func (db *DB) touchExisting(other *DB) {
 // (SRANDMEMBER, SPOP, HRANDFIELD, ZRANDMEMBER, RANDOMKEY, eviction). It is
 // not safe for concurrent use: only the holder of the execution lock may
 // draw from it, which is what spares it a mutex.
-func (s *Store) Rand() *rand.Rand { return s.rng }
+func (s *Store) Rand() *rand.Rand { return &s.rng }
 
 // Seed resets the generator so the random picks that follow repeat for the
 // same seed (a test double's reproducible answers). Hold the execution lock.

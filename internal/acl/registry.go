@@ -12,7 +12,10 @@ import (
 // It is not safe for concurrent use: the server changes and reads it under
 // its execution lock.
 type Registry struct {
-	cat   *Catalog
+	cat *Catalog
+	// users are the users other than the default one, nil while there are
+	// none: a server that defines no user (every test double) allocates no
+	// map for it.
 	users map[string]*User
 	def   *User
 	// PubsubAll is acl-pubsub-default allchannels: new users and
@@ -23,12 +26,16 @@ type Registry struct {
 // NewRegistry returns a registry with only the default user, as Redis
 // creates it: on, nopass, ~*, &*, +@all.
 func NewRegistry(cat *Catalog) *Registry {
-	r := &Registry{cat: cat, users: map[string]*User{}}
-	r.def = r.create("default")
+	return &Registry{cat: cat, def: newDefaultUser(cat)}
+}
+
+// newDefaultUser returns the default user as Redis creates it.
+func newDefaultUser(cat *Catalog) *User {
+	u := newUser(cat, "default", false)
 	for _, op := range []string{"+@all", "~*", "&*", "on", "nopass"} {
-		r.def.set([]byte(op), false)
+		u.set([]byte(op), false)
 	}
-	return r
+	return u
 }
 
 // Catalog is the registry's command catalog.
@@ -38,17 +45,27 @@ func (r *Registry) Catalog() *Catalog { return r.cat }
 func (r *Registry) Default() *User { return r.def }
 
 // User returns the named user, or nil.
-func (r *Registry) User(name string) *User { return r.users[name] }
+func (r *Registry) User(name string) *User {
+	if name == "default" {
+		return r.def
+	}
+	return r.users[name]
+}
 
+// create adds a user other than the default one.
 func (r *Registry) create(name string) *User {
 	u := newUser(r.cat, name, r.PubsubAll)
+	if r.users == nil {
+		r.users = make(map[string]*User)
+	}
 	r.users[name] = u
 	return u
 }
 
 // Names are the users' names in Redis's radix tree order (bytewise).
 func (r *Registry) Names() []string {
-	names := make([]string, 0, len(r.users))
+	names := make([]string, 0, len(r.users)+1)
+	names = append(names, "default")
 	for n := range r.users {
 		names = append(names, n)
 	}
@@ -58,8 +75,8 @@ func (r *Registry) Names() []string {
 
 // Delete removes a user (not the default one) and returns it, or nil.
 func (r *Registry) Delete(name string) *User {
-	u := r.users[name]
-	if u == nil || u == r.def {
+	u := r.users[name] // never the default user
+	if u == nil {
 		return nil
 	}
 	delete(r.users, name)
@@ -80,7 +97,7 @@ func ValidName(name []byte) bool { return !hasSpaces(name) }
 // exist, all or nothing (ACLStringSetUser). It returns the user, whether
 // it is new, and the refusal of the first bad rule.
 func (r *Registry) SetUser(name string, rules [][]byte) (*User, error) {
-	u := r.users[name]
+	u := r.User(name)
 	tmp, err := r.apply(u, rules)
 	if err != nil {
 		return nil, err
@@ -373,14 +390,12 @@ func (r *Registry) Load(text, filename string) (replaced []*User, errs string) {
 	}
 	def := users["default"]
 	if def == nil {
-		def = NewRegistry(r.cat).def
+		def = newDefaultUser(r.cat)
 	}
 	r.def.copyFrom(def)
-	users["default"] = r.def
-	for name, u := range r.users {
-		if name != "default" {
-			replaced = append(replaced, u)
-		}
+	delete(users, "default")
+	for _, u := range r.users {
+		replaced = append(replaced, u)
 	}
 	r.users = users
 	return replaced, ""
@@ -390,7 +405,7 @@ func (r *Registry) Load(text, filename string) (replaced []*User, errs string) {
 func (r *Registry) Save() string {
 	var b strings.Builder
 	for _, n := range r.Names() {
-		b.WriteString("user " + n + " " + r.users[n].Describe() + "\n")
+		b.WriteString("user " + n + " " + r.User(n).Describe() + "\n")
 	}
 	return b.String()
 }
@@ -422,7 +437,7 @@ func (r *Registry) Declare(name string, rules [][]byte) error {
 	if hasSpaces([]byte(name)) {
 		return &Error{"Spaces not allowed in ACL usernames"}
 	}
-	u := r.users[name]
+	u := r.User(name)
 	if u == nil {
 		u = r.create(name)
 	} else {

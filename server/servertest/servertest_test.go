@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"runtime"
@@ -836,4 +837,85 @@ func TestStartCloseReleasesEverything(t *testing.T) {
 func openFDs() int {
 	fds, _ := os.ReadDir("/proc/self/fd")
 	return len(fds)
+}
+
+// A test double starts its expiry cron with its first use (a connection,
+// or the direct API), or at once for keys that were there before it
+// served (Restart), on TCP as without a listener: nobody reads the key, and DBSIZE counts
+// keys whose time has come until they are reclaimed, so only active
+// expiry can bring it to 0. (The direct API would start the cron itself.)
+func TestActiveExpiryAfterFirstUse(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		seed func(t *testing.T, s *servertest.Server)
+	}{
+		{"first use a connection", func(t *testing.T, s *servertest.Server) {
+			rdb := redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: 2})
+			if s.Addr() == "" {
+				rdb = redis.NewClient(&redis.Options{Dialer: s.DialContext, Protocol: 2})
+			}
+			defer rdb.Close()
+			if err := rdb.Set(ctx, "k", "v", 20*time.Millisecond).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"first use the direct API", func(t *testing.T, s *servertest.Server) {
+			s.Set("k", "v")
+			s.SetTTL("k", 20*time.Millisecond)
+		}},
+		{"keys restored before serving", func(t *testing.T, s *servertest.Server) {
+			s.Set("k", "v")
+			s.SetTTL("k", time.Second)
+			if err := s.Restart(); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		for _, tcp := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/tcp=%v", tc.name, tcp), func(t *testing.T) {
+				var opts []servertest.Option
+				if !tcp {
+					opts = append(opts, servertest.WithoutListener())
+				}
+				s := servertest.RunT(t, opts...)
+				tc.seed(t, s)
+				rdb := redis.NewClient(&redis.Options{Dialer: s.DialContext, Protocol: 2})
+				if tcp {
+					rdb = redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: 2})
+				}
+				defer rdb.Close()
+				redistest.Eventually(t, "active expiry", func() bool { return rdb.DBSize(ctx).Val() == 0 })
+			})
+		}
+	}
+}
+
+// startCloseAllocs is what starting and closing a dial-only server nobody
+// uses allocates (BenchmarkStartClose's floodgate/dial): the Server, its
+// keyspace with database 0, the default ACL user, the execution lock and
+// stop channels, and servertest's own Server. Each start of a test double
+// pays it: make what only some servers use on first use instead of
+// raising this.
+const startCloseAllocs = 16
+
+func TestStartCloseAllocs(t *testing.T) {
+	if redistest.RaceEnabled {
+		t.Skip("the race detector allocates for itself")
+	}
+	startClose := func() {
+		s, err := servertest.Run(servertest.WithoutListener())
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+	}
+	// The count is the whole process's: the fewest of a few tries leaves
+	// out another goroutine's allocations that fell in one.
+	fewest := math.Inf(1)
+	for range 5 {
+		fewest = min(fewest, testing.AllocsPerRun(100, startClose))
+	}
+	if fewest > startCloseAllocs {
+		t.Fatalf("a start and close allocates %.0f times, over %d", fewest, startCloseAllocs)
+	}
 }
