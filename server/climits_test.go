@@ -49,6 +49,7 @@ func TestOutputBufferHardLimit(t *testing.T) {
 // Over the soft limit for more than its seconds, a client that does not
 // read is closed by the clients cron, though it is sent nothing new.
 func TestOutputBufferSoftLimit(t *testing.T) {
+	parallel(t)
 	srv := startProtocolServer(t, Config{})
 	admin := dialRaw(t, srv)
 	admin.send("CONFIG SET client-output-buffer-limit \"normal 0 256kb 1\"\r\n")
@@ -65,6 +66,7 @@ func TestOutputBufferSoftLimit(t *testing.T) {
 // With no limit (Redis's default), the slow reader gets every reply, in
 // order, once it reads.
 func TestOutputBlocksInOrder(t *testing.T) {
+	parallel(t)
 	for _, tr := range []string{viaLoop, viaGoroutine, viaDial} {
 		t.Run(tr, func(t *testing.T) {
 			useTransport(t, tr)
