@@ -23,6 +23,14 @@ start=$SECONDS
 # timeouts, child processes), so together they keep both cores busy where
 # one after the other left one idle. Each line's output is printed whole
 # when it ends, the race line's first.
+#
+# -parallel 4: go test runs at most GOMAXPROCS (2 here) of a package's
+# parallel tests at once by default, and most of those wait (round trips,
+# a child's start, a timeout) more than they compute. The server's 35
+# parallel tests took 240 s at -parallel 2 and 54 s at 4 (at load 6),
+# 148 s at 4 and 131 s at 8 at another moment, with the same CPU time; the
+# whole package 100 s at 4 alone (load 5-8), 206 s at 2 beside the other
+# line.
 run() {
 	local out=$1
 	shift
@@ -38,12 +46,12 @@ show() {
 
 race=$(mktemp) plain=$(mktemp)
 trap 'kill $(jobs -p) 2>/dev/null; rm -f "$race"* "$plain"*' INT TERM
-run "$race" -timeout 15m -race ./server/... ./store/... ./internal/... ./rdb/... &
+run "$race" -timeout 15m -parallel 4 -race ./server/... ./store/... ./internal/... ./rdb/... &
 # store and rdb once more without the race detector: their model tests,
 # which run on one goroutine, skip under it (redistest.SkipUnderRace), and
 # the accounting against the heap, which the race detector's allocator (no
 # tiny blocks) would not match, runs only here.
-run "$plain" -timeout 6m ./luaengine/... ./third_party/... ./ratelimit/... ./cmd/... ./aof/... ./persistence/... ./failover/... ./conformance/... \
+run "$plain" -timeout 6m -parallel 4 ./luaengine/... ./third_party/... ./ratelimit/... ./cmd/... ./aof/... ./persistence/... ./failover/... ./conformance/... \
 	./metrics/... ./replication/... ./store/ ./rdb/ &
 wait
 show "$race"

@@ -49,6 +49,7 @@ func TestOutputBufferHardLimit(t *testing.T) {
 // Over the soft limit for more than its seconds, a client that does not
 // read is closed by the clients cron, though it is sent nothing new.
 func TestOutputBufferSoftLimit(t *testing.T) {
+	parallel(t)
 	srv := startProtocolServer(t, Config{})
 	admin := dialRaw(t, srv)
 	admin.send("CONFIG SET client-output-buffer-limit \"normal 0 256kb 1\"\r\n")
@@ -65,6 +66,7 @@ func TestOutputBufferSoftLimit(t *testing.T) {
 // With no limit (Redis's default), the slow reader gets every reply, in
 // order, once it reads.
 func TestOutputBlocksInOrder(t *testing.T) {
+	parallel(t)
 	for _, tr := range []string{viaLoop, viaGoroutine, viaDial} {
 		t.Run(tr, func(t *testing.T) {
 			useTransport(t, tr)
@@ -208,11 +210,7 @@ func TestOutOfFileDescriptors(t *testing.T) {
 		return
 	}
 	_, stdout := startChild(t, "TestOutOfFileDescriptors", "FLOODGATE_EMFILE_CHILD=1")
-	addr, err := stdout.ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr = strings.TrimSpace(addr)
+	addr := readChildLine(t, stdout)
 	var served, refused int
 	var conns []net.Conn
 	for i := 0; i < 60; i++ {
@@ -265,8 +263,42 @@ func startChild(t *testing.T, test, env string) (io.WriteCloser, *bufio.Reader) 
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { stdin.Close(); cmd.Wait() })
+	t.Cleanup(func() {
+		if t.Failed() {
+			// A child that hangs (a test that timed out reading it) ends
+			// with its goroutines on stderr rather than holding Wait.
+			cmd.Process.Signal(syscall.SIGQUIT)
+		}
+		stdin.Close()
+		cmd.Wait()
+	})
 	return stdin, bufio.NewReader(stdout)
+}
+
+// readChildLine reads a line of a child's output, failing t if none comes
+// within testDeadline: a child stuck waiting for what never happens would
+// otherwise hold the test until go test's timeout.
+func readChildLine(t *testing.T, out *bufio.Reader) string {
+	t.Helper()
+	type read struct {
+		line string
+		err  error
+	}
+	got := make(chan read, 1)
+	go func() {
+		line, err := out.ReadString('\n')
+		got <- read{line, err}
+	}()
+	select {
+	case r := <-got:
+		if r.err != nil {
+			t.Fatalf("child: %q, %v", r.line, r.err)
+		}
+		return strings.TrimSpace(r.line)
+	case <-time.After(testDeadline):
+		t.Fatalf("child: no line in %v", testDeadline)
+		return ""
+	}
 }
 
 func emfileChild() {

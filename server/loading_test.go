@@ -226,6 +226,7 @@ func TestServesWhileLoading(t *testing.T) {
 // a client that connected in that window (a loaded machine made it wide
 // enough) used to run its commands then and saw zeros.
 func TestNoCommandBeforeTheLoadBegins(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	writeLoadRDB(t, dir)
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(redistest.ReservePort(t)))

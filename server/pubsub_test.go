@@ -189,6 +189,7 @@ func TestPubSubInfoAndClientList(t *testing.T) {
 // waits in the server); the soft limit, which takes its seconds, over the
 // event loop only.
 func TestPubSubSlowSubscriberClosed(t *testing.T) {
+	parallel(t)
 	for _, tc := range []struct {
 		limit      string
 		transports []string
@@ -328,6 +329,7 @@ func TestPubSubAcrossTransports(t *testing.T) {
 // with every subscriber counted, a PING answered between them, every
 // message delivered), and the stalled subscriber is still there.
 func TestPubSubStalledSubscriberStallsNoOne(t *testing.T) {
+	parallel(t)
 	for _, tr := range []string{viaLoop, viaGoroutine} {
 		t.Run(tr, func(t *testing.T) {
 			useTransport(t, tr)

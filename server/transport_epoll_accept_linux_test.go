@@ -242,13 +242,7 @@ func TestAcceptBackoff(t *testing.T) {
 		return
 	}
 	stdin, out := startChild(t, "TestAcceptBackoff", "FLOODGATE_BACKOFF_CHILD=1")
-	readLine := func() string {
-		line, err := out.ReadString('\n')
-		if err != nil {
-			t.Fatalf("child: %q, %v", line, err)
-		}
-		return strings.TrimSpace(line)
-	}
+	readLine := func() string { return readChildLine(t, out) }
 	addr := readLine()
 	c, err := net.Dial("tcp", addr) // completes in the kernel's backlog
 	if err != nil {

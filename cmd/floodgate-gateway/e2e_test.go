@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -242,10 +241,7 @@ func testBinarySignals(t *testing.T, frontEnd string) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "floodgate-gateway")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := redistest.BuildT(t, ".")
 	store := servertest.RunT(t)
 	up := newUpstream(t)
 	listen := net.JoinHostPort("127.0.0.1", strconv.Itoa(redistest.ReservePort(t)))

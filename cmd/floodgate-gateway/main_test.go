@@ -19,6 +19,14 @@ import (
 	"github.com/floodgate/floodgate/ratelimit"
 )
 
+// TestMain deletes the gateway's binary, which the tests that run it build
+// once (redistest.BuildT).
+func TestMain(m *testing.M) {
+	code := m.Run()
+	redistest.RemoveBuilt()
+	os.Exit(code)
+}
+
 // syncBuffer is a log sink safe to read while the gateway writes to it.
 type syncBuffer struct {
 	mu  sync.Mutex

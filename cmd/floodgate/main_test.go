@@ -22,39 +22,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// buildBinary builds floodgate once for the test binary: a go build took
-// about 20 s of a loaded machine, and both tests below need it.
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	built.once.Do(func() {
-		if built.dir, built.err = os.MkdirTemp("", "floodgate-bin-"); built.err != nil {
-			return
-		}
-		bin := filepath.Join(built.dir, "floodgate")
-		out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-		if err != nil {
-			built.err = fmt.Errorf("go build: %v\n%s", err, out)
-			return
-		}
-		built.bin = bin
-	})
-	if built.err != nil {
-		t.Fatal(built.err)
-	}
-	return built.bin
-}
-
-var built struct {
-	once     sync.Once
-	dir, bin string
-	err      error
-}
+// buildBinary is floodgate's binary, built once for the test binary: a go
+// build took about 20 s of a loaded machine, and several tests need it.
+func buildBinary(t *testing.T) string { return redistest.BuildT(t, ".") }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if built.dir != "" {
-		os.RemoveAll(built.dir)
-	}
+	redistest.RemoveBuilt()
 	os.Exit(code)
 }
 

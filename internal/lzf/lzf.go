@@ -4,7 +4,6 @@ package lzf
 
 import (
 	"errors"
-	"sync"
 )
 
 // LZF, the format of liblzf that Redis uses for compressed strings. A
@@ -37,8 +36,6 @@ type hashTable struct {
 	epoch uint32
 }
 
-var tables = sync.Pool{New: func() any { return new(hashTable) }}
-
 // Compress compresses in as Redis's liblzf (lzf_compress, with Redis's
 // build options) does, byte for byte, so that Redis and floodgate decide
 // alike whether a value is worth compressing and DUMP payloads agree. It
@@ -54,8 +51,8 @@ func Compress(in []byte, max int) []byte {
 	// of compressing a list node (list-compress-depth compresses one per
 	// node added), so a slot is instead valid only if it carries this
 	// call's epoch.
-	tab := tables.Get().(*hashTable)
-	defer tables.Put(tab)
+	tab := getTable()
+	defer putTable(tab)
 	tab.epoch++
 	if tab.epoch == 0 {
 		clear(tab.slots[:])
