@@ -289,6 +289,11 @@ func backoffChild() {
 	if err != nil {
 		panic(err)
 	}
+	// Held open to the end: unreachable, its finalizer would close it at
+	// a collection, and the two descriptors freed (its own and the
+	// server's side) would let the parent's client in, with no failed
+	// accept to wait for (the hang that TestAcceptBackoff had).
+	defer first.Close()
 	first.Write([]byte("PING\r\n"))
 	if line, err := bufio.NewReader(first).ReadString('\n'); line != "+PONG\r\n" {
 		panic(fmt.Sprintf("PING: %q, %v", line, err))
