@@ -272,9 +272,7 @@ func (l *Loop) Run() {
 				continue
 			}
 			if int(ev.Fd) == l.wakefd {
-				l.takeIncoming()
-				l.takeWoken()
-				l.takeListenOps()
+				l.takePosted()
 				continue
 			}
 			if lc := l.conn(ev.Fd); lc != nil {
@@ -299,6 +297,15 @@ func (l *Loop) Run() {
 		}
 	}
 	l.shutdown()
+}
+
+// takePosted takes what other goroutines posted before waking the loop:
+// new connections, woken clients and listening-socket changes. The loop
+// and a busy script's poll (pollBusy) both answer a wake with it.
+func (l *Loop) takePosted() {
+	l.takeIncoming()
+	l.takeWoken()
+	l.takeListenOps()
 }
 
 // takeIncoming registers the connections the accept loop handed over.
@@ -793,9 +800,7 @@ func (l *Loop) pollBusy(current *loopConn) {
 			continue
 		}
 		if int(ev.Fd) == l.wakefd {
-			l.takeIncoming()
-			l.takeWoken()
-			l.takeListenOps()
+			l.takePosted()
 			continue
 		}
 		if lc := l.conn(ev.Fd); lc != nil && lc != current && !lc.closed {
