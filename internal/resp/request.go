@@ -275,9 +275,10 @@ func (p *Parser) Sealed() bool { return p.wasSealed }
 // number.ParseInt accepts it), so the arguments are found again by walking
 // the headers, about 10 ns an argument. Recording each argument's offsets
 // as it arrived cost a 1M-argument request 16 MB, grown by doubling (32 MB
-// allocated), with the 24 MB of args beside it at the end; the args are
-// made only now, at the request's exact count, so a declared count that
-// never arrives costs nothing.
+// allocated), with the 24 MB of args beside it at the end. The args are
+// made at the request's exact count, here for a request that was never
+// sealed, or by Seal once half of a sealed one has come (so a declared
+// count that never arrives costs at most twice what did).
 func requestArgs(sealed [][]byte, last []byte, count int, args [][]byte) [][]byte {
 	if cap(args) < count {
 		args = make([][]byte, 0, count)
