@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/floodgate/floodgate/internal/exepages"
 	"github.com/floodgate/floodgate/server"
 )
 
@@ -173,6 +174,11 @@ func run(args []string) int {
 	// loadDataFromDisk, the AOF when it is on), answering LOADING meanwhile.
 	if code, ok := start(srv, sigs, out, logger); !ok {
 		return code
+	}
+	// Serving, with the data loaded: most of the binary has been read and
+	// will not run again (docs/design/memory-accounting.md, The executable).
+	if err := exepages.Trim(); err != nil {
+		logger.Debug("Could not trim the executable's resident pages: " + err.Error())
 	}
 	code := stayUp
 	for code == stayUp {
