@@ -40,6 +40,10 @@ func trim() error {
 			return fmt.Errorf("madvise(MADV_DONTNEED): %w", e)
 		}
 	}
+	// A binary just written (go build, cp) is still dirty in the page
+	// cache, and the kernel drops only clean pages: write it out first.
+	// A read-only file system refuses, with nothing to write.
+	unix.Fdatasync(int(f.Fd()))
 	// The kernel keeps a folio some process maps (the pages this process
 	// touched since, another process's) and drops the rest.
 	return unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED)
