@@ -84,7 +84,29 @@ func run(m *testing.M) (int, error) {
 	}
 	code := m.Run()
 	printCounts()
+	runAtExit()
 	return code, nil
+}
+
+// exitFuncs stop what the package's tests share (atExit), last first.
+var exitFuncs struct {
+	sync.Mutex
+	fns []func()
+}
+
+// atExit has f run when the package's tests have ended.
+func atExit(f func()) {
+	exitFuncs.Lock()
+	defer exitFuncs.Unlock()
+	exitFuncs.fns = append(exitFuncs.fns, f)
+}
+
+func runAtExit() {
+	exitFuncs.Lock()
+	defer exitFuncs.Unlock()
+	for i := len(exitFuncs.fns) - 1; i >= 0; i-- {
+		exitFuncs.fns[i]()
+	}
 }
 
 // floodgates returns the floodgate addresses each comparison runs on: TCP,

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/floodgate/floodgate/internal/redistest"
@@ -23,34 +25,72 @@ type migrateEnv struct {
 	silent, down string
 }
 
+// startMigrateEnv returns the package's one migrate environment, made on
+// first use and stopped when the package's tests end. One is shared, not
+// one a test, because a source keeps its connection to a target cached
+// for 10 seconds after the test that made it ended: with a target of
+// each test's own, a later test's migrate_cached_sockets counted the
+// earlier test's dead target on whichever server had not yet reached its
+// idle purge (Redis's cron and floodgate's timer tick apart), and failed
+// now and then. With one target a source, every test's connections have
+// the same names.
 func startMigrateEnv(t *testing.T) *migrateEnv {
 	t.Helper()
-	env := &migrateEnv{}
-	redis, err := redistest.Launch(t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
+	sharedMigrate.once.Do(func() { sharedMigrate.env, sharedMigrate.err = newMigrateEnv() })
+	if sharedMigrate.err != nil {
+		t.Fatal(sharedMigrate.err)
 	}
-	t.Cleanup(redis.Stop)
+	return sharedMigrate.env
+}
+
+var sharedMigrate struct {
+	once sync.Once
+	env  *migrateEnv
+	err  error
+}
+
+func newMigrateEnv() (*migrateEnv, error) {
+	env := &migrateEnv{}
+	dir, err := os.MkdirTemp("", "floodgate-migrate-")
+	if err != nil {
+		return nil, err
+	}
+	atExit(func() { os.RemoveAll(dir) })
+	redis, err := redistest.Launch(dir, nil)
+	if err != nil {
+		return nil, err
+	}
+	atExit(redis.Stop)
 	env.targets = append(env.targets, redis.Addr)
-	for range floodgates() {
-		srv := server.New(server.Config{Addr: "127.0.0.1:0", Dir: t.TempDir()})
-		if err := srv.Start(); err != nil {
-			t.Fatal(err)
+	for i := range floodgates() {
+		sub := filepath.Join(dir, strconv.Itoa(i))
+		if err := os.Mkdir(sub, 0o755); err != nil {
+			return nil, err
 		}
-		t.Cleanup(func() { srv.Close() })
+		srv := server.New(server.Config{Addr: "127.0.0.1:0", Dir: sub})
+		if err := srv.Start(); err != nil {
+			return nil, err
+		}
+		atExit(func() { srv.Close() })
 		env.targets = append(env.targets, srv.Addr())
 	}
-	env.silent = silentListener(t)
-	env.down = strconv.Itoa(redistest.ReservePort(t))
-	return env
+	if env.silent, err = silentListener(); err != nil {
+		return nil, err
+	}
+	down, release, err := redistest.Reserve()
+	if err != nil {
+		return nil, err
+	}
+	atExit(release)
+	env.down = strconv.Itoa(down)
+	return env, nil
 }
 
 // silentListener accepts connections and never reads or answers them.
-func silentListener(t *testing.T) string {
-	t.Helper()
+func silentListener() (string, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	var held []net.Conn
 	done := make(chan struct{})
@@ -67,8 +107,8 @@ func silentListener(t *testing.T) string {
 			c.Close()
 		}
 	}()
-	t.Cleanup(func() { ln.Close(); <-done })
-	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	atExit(func() { ln.Close(); <-done })
+	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port), nil
 }
 
 // expand replaces a case line's placeholders for source i: {target} is

@@ -44,8 +44,10 @@ func ReservePort(t testing.TB) int {
 	return port
 }
 
-// reservePort is ReservePort for callers without a testing.TB: release
-// gives the port back.
+// Reserve is ReservePort for callers without a testing.TB (TestMain,
+// state shared by a package's tests): release gives the port back.
+func Reserve() (port int, release func(), err error) { return reservePort() }
+
 func reservePort() (port int, release func(), err error) {
 	lo, hi := reservableRange()
 	dir := filepath.Join(os.TempDir(), "floodgate-test-ports")
