@@ -322,7 +322,7 @@ func (s *Server) servedStats(w *waiter, serving int64) {
 	s.latencyEvent("command-unblocking", serving/1000) // the reply's time, as updateStatsOnUnblock
 	st := s.stat(w.cmd.id)
 	st.usec += total
-	s.recordCall(w.c, w.cmd, w.args, st, total)
+	s.recordCall(w.c, w.cmd, w.args, len(w.args), st, total)
 }
 
 // keyReadyBytes is keyReady for a key as the command's bytes, made a

@@ -82,17 +82,18 @@ func (l *slowlog) trim() {
 // slowlogPush logs a command that took micros, as Redis's
 // slowlogPushCurrentCommand: arguments past 32 and bytes past 128 are
 // summarized, secrets redacted, and a script's commands are logged as its
-// client's, which has no address.
-func (s *Server) slowlogPush(c *Client, cmd *Command, args [][]byte, micros int64) {
+// client's, which has no address. argc is the command's argument count,
+// of which args holds at least the first slowlogMaxArgs.
+func (s *Server) slowlogPush(c *Client, cmd *Command, args [][]byte, argc int, micros int64) {
 	l := &s.slowlog
-	n := min(len(args), slowlogMaxArgs)
+	n := min(argc, slowlogMaxArgs)
 	logged := make([]string, n)
 	hidden := redactedArgs(cmd, args)
 	for i := range n {
 		a := args[i]
 		switch {
-		case n != len(args) && i == n-1:
-			logged[i] = "... (" + strconv.Itoa(len(args)-n+1) + " more arguments)"
+		case n != argc && i == n-1:
+			logged[i] = "... (" + strconv.Itoa(argc-n+1) + " more arguments)"
 		case hidden.has(i):
 			logged[i] = "(redacted)"
 		case len(a) > slowlogMaxString:

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/floodgate/floodgate/internal/number"
+	"github.com/floodgate/floodgate/internal/resp"
 	"github.com/floodgate/floodgate/store"
 )
 
@@ -296,11 +297,30 @@ func cmdMSet(c *Client, args [][]byte) {
 	if !msetArgs(c, args) {
 		return
 	}
-	c.db.ExpectKeys(len(args) / 2)
+	i := 0
+	mset(c, len(args), func() []byte { i++; return args[i] })
+}
+
+// cmdMSetLong is MSET of a long request, from its LongArgs.
+func cmdMSetLong(c *Client, args *resp.LongArgs) {
+	if args.Len()%2 == 0 {
+		c.wrongArity(c.cmd)
+		return
+	}
+	cur := args.Cursor()
+	cur.Next() // the name
+	mset(c, args.Len(), cur.Next)
+}
+
+// mset sets the pairs of MSET's argc arguments, which next returns in
+// order past the name.
+func mset(c *Client, argc int, next func() []byte) {
+	c.db.ExpectKeys(argc / 2)
 	defer c.db.ExpectKeys(0)
-	for i := 1; i < len(args); i += 2 {
-		setKey(c, args[i], store.NewString(args[i+1]))
-		c.notify(notifyString, "set", args[i])
+	for range argc / 2 {
+		key := next()
+		setKey(c, key, store.NewString(next()))
+		c.notify(notifyString, "set", key)
 	}
 	c.w.Status("OK")
 }

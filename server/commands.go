@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/floodgate/floodgate/internal/acl"
+	"github.com/floodgate/floodgate/internal/resp"
 	"slices"
 	"sort"
 	"strings"
@@ -66,6 +67,12 @@ func (f Flags) Names() []string {
 // subcommand, NOAUTH, MULTI, BUSY) have passed when it is called.
 type Handler func(c *Client, args [][]byte)
 
+// LongHandler runs a command from a long request's arguments as the
+// parser holds them (resp.LongArgs), when nothing else needs them as
+// slices (Server.runsLong): for the variadic commands whose requests run
+// to a million arguments, whose slices would take 24 bytes each.
+type LongHandler func(c *Client, args *resp.LongArgs)
+
 // Command is one entry of the command table. The table is data: every
 // generic rule (arity, unknown command, COMMAND, scripts, MULTI) reads it,
 // and handlers only do their own command's work. Everything but the
@@ -95,6 +102,7 @@ type Command struct {
 	History         [][2]string // since, changes
 	Args            []Arg
 	Handler         Handler
+	LongHandler     LongHandler // nil: the command always gets slices
 	// Subcommands, for container commands (CONFIG, CLIENT, COMMAND, SCRIPT,
 	// OBJECT): the dispatcher picks one by args[1] and checks its arity.
 	Subcommands []*Command
@@ -165,6 +173,20 @@ var families = []map[string]Handler{
 	zsetOpHandlers, zsetBlockingHandlers, trackingHandlers, streamHandlers, streamGroupHandlers, functionHandlers,
 }
 
+// longHandlers are the commands that run a long request from its
+// resp.LongArgs (see LongHandler).
+var longHandlers = map[string]LongHandler{
+	"mset": cmdMSetLong,
+}
+
+// takesLongArgs reports whether the command named name has a LongHandler:
+// the parser's Long, on the connections' goroutines (the table does not
+// change once built).
+func takesLongArgs(name []byte) bool {
+	cmd := commandTable.lookup(name)
+	return cmd != nil && cmd.LongHandler != nil
+}
+
 // testCommands are commands outside the generated table, with their own
 // metadata: tests add theirs with register from an init function.
 var testCommands []*Command
@@ -187,6 +209,9 @@ func initCommandTable() {
 			panic("server: " + err.Error())
 		}
 		commandTable = buildTable(generatedCommands, testCommands)
+		for name, h := range longHandlers {
+			commandTable.lookup([]byte(name)).LongHandler = h
+		}
 		aclCatalog = buildACLCatalog(commandTable, aclOnlyCommands)
 	})
 }

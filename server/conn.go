@@ -127,6 +127,7 @@ func newConn(s *Server, tr transport.Handle) *conn {
 func (cn *conn) init(s *Server, tr transport.Handle) {
 	cn.srv, cn.tr, cn.turnDone = s, tr, make(chan struct{})
 	cn.parser.MaxBulkLen = &s.protoMaxBulkLen
+	cn.parser.Long = takesLongArgs
 	cn.reply.Grow = cn.reserve
 	cn.lastIO.Store(ioClock())
 	cn.rbuf.init(time.Now())
@@ -200,8 +201,12 @@ func (cn *conn) seal(done, need int) {
 		cn.in = cn.in[:copy(cn.in, rest)]
 	}
 	// The sealed arguments, and their slices in the args the parser makes
-	// at the end, are held until the request has run.
-	held := int64(compact) + int64(args)*int64(unsafe.Sizeof([]byte(nil)))
+	// (none for a request it returns as LongArgs), are held until the
+	// request has run.
+	held := int64(compact)
+	if !cn.parser.Longing() {
+		held += int64(args) * int64(unsafe.Sizeof([]byte(nil)))
+	}
 	cn.transient += held
 	cn.srv.holdTransient(held)
 }
@@ -401,7 +406,10 @@ func (cn *conn) process(data []byte, inHook bool) int {
 			break
 		}
 		off += used
+		var long *resp.LongArgs
 		switch st {
+		case resp.ParseLong:
+			long = cn.parser.TakeLong()
 		case resp.ParseSkip:
 			continue
 		case resp.ParseError:
@@ -428,8 +436,15 @@ func (cn *conn) process(data []byte, inHook bool) int {
 				break
 			}
 		}
+		if long != nil {
+			if h == holdLock && s.runsLong(c, long) {
+				args = long.Head(slowlogMaxArgs)
+			} else {
+				args, long = long.Slices(), nil
+			}
+		}
 		if h == holdLock {
-			s.execute(c, args)
+			s.executeFrom(c, args, long)
 			cn.blocked = c.isBlocked()
 			if c.postponed {
 				// Held back by CLIENT PAUSE: the request stays unread and

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/floodgate/floodgate/internal/resp"
 )
 
 // A request whose bulk is larger than a read arrives over many reads; the
@@ -311,5 +313,67 @@ func TestBusyCommandsAreCounted(t *testing.T) {
 	}
 	if !regexp.MustCompile(`cmdstat_ping:calls=\d+,usec=\d+,usec_per_call=[\d.]+,rejected_calls=[1-9]`).MatchString(stats) {
 		t.Errorf("PING's BUSY not counted as rejected:\n%s", stats)
+	}
+}
+
+// A long MSET run from its LongArgs logs its first arguments and count in
+// the slow log as any request, and one of an even count is refused with
+// MSET's arity error; inside MULTI it is queued as slices and runs at EXEC.
+func TestLoopLongMSet(t *testing.T) {
+	parallel(t)
+	srv := startProtocolServer(t, Config{})
+	c := dialRaw(t, srv)
+	const n = 20000
+	c.send("*4\r\n$6\r\nCONFIG\r\n$3\r\nSET\r\n$23\r\nslowlog-log-slower-than\r\n$1\r\n0\r\n")
+	c.expect("+OK\r\n")
+	c.send(longMSet(n, -1, ""))
+	c.expect("+OK\r\n")
+	rc := newRedisClient(t, srv)
+	logged, err := rc.SlowLogGet(context.Background(), 10).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, e := range logged {
+		if len(e.Args) == slowlogMaxArgs && e.Args[0] == "MSET" && e.Args[1] == "key:0" {
+			found = e.Args[slowlogMaxArgs-1] == fmt.Sprintf("... (%d more arguments)", 1+2*n-slowlogMaxArgs+1)
+		}
+	}
+	if !found {
+		t.Fatalf("no slow log entry of the long MSET with its argument count: %v", logged)
+	}
+	even := strings.Replace(longMSet(n, -1, ""), fmt.Sprintf("*%d\r\n", 1+2*n), fmt.Sprintf("*%d\r\n", 2+2*n), 1) + "$1\r\nx\r\n"
+	c.send(even)
+	c.expect("-ERR wrong number of arguments for 'mset' command\r\n")
+	c.send("*1\r\n$5\r\nMULTI\r\n" + strings.ReplaceAll(longMSet(n, -1, ""), "\r\nv", "\r\nw") + "*1\r\n$4\r\nEXEC\r\n*2\r\n$3\r\nGET\r\n$5\r\nkey:7\r\n")
+	c.expect("+OK\r\n+QUEUED\r\n*1\r\n+OK\r\n$2\r\nw7\r\n")
+}
+
+// runsLong lets a long request run from its LongArgs only when nothing
+// but its handler reads its arguments.
+func TestRunsLong(t *testing.T) {
+	srv := New(Config{})
+	c := &Client{srv: srv, authed: true}
+	mset := resp.NewLongArgs([][]byte{[]byte("mset"), []byte("k"), []byte("v")})
+	if !srv.runsLong(c, mset) {
+		t.Fatal("a plain MSET does not run from its LongArgs")
+	}
+	for name, args := range map[string][][]byte{
+		"even count":     {[]byte("mset"), []byte("k")},
+		"no LongHandler": {[]byte("rpush"), []byte("k"), []byte("v")},
+		"unknown":        {[]byte("nosuchcommand")},
+	} {
+		if srv.runsLong(c, resp.NewLongArgs(args)) {
+			t.Errorf("%s: runs from its LongArgs", name)
+		}
+	}
+	c.multi = &multiState{}
+	if srv.runsLong(c, mset) {
+		t.Error("inside MULTI: runs from its LongArgs")
+	}
+	c.multi = nil
+	srv.monitors = append(srv.monitors, &Client{srv: srv})
+	if srv.runsLong(c, mset) {
+		t.Error("with a monitor: runs from its LongArgs")
 	}
 }

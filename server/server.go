@@ -740,7 +740,12 @@ func (s *Server) answerBusy(c *Client, args [][]byte) {
 }
 
 // execute runs one client command with the lock held.
-func (s *Server) execute(c *Client, args [][]byte) {
+func (s *Server) execute(c *Client, args [][]byte) { s.executeFrom(c, args, nil) }
+
+// executeFrom is execute, which runs a long request the parser returned as
+// LongArgs from them (long) too, args being then its first
+// slowlogMaxArgs, once runsLong has said it could.
+func (s *Server) executeFrom(c *Client, args [][]byte, long *resp.LongArgs) {
 	if msg := s.double.err.Load(); msg != nil { // SetError
 		c.w.Error(*msg)
 		return
@@ -750,7 +755,13 @@ func (s *Server) execute(c *Client, args [][]byte) {
 	// expiring to its master's DELs.
 	s.store.HoldExpired = s.paused() != pauseNone || s.repl.master != nil
 	s.tracking.current = c
-	s.dispatch(c, args)
+	if long != nil {
+		cmd := commandTable.lookup(args[0])
+		c.lastCmd = cmd.Name
+		s.call(c, cmd, args, long)
+	} else {
+		s.dispatch(c, args)
+	}
 	if len(s.blocking.ready) > 0 {
 		s.serveReady()
 	}
@@ -759,6 +770,29 @@ func (s *Server) execute(c *Client, args [][]byte) {
 	if t := c.tracking; t != nil && t.caching && c.multi == nil && !eqFold(args[0], "client") {
 		t.caching = false // as resetClient: CLIENT CACHING is for the next command or transaction
 	}
+}
+
+// runsLong reports whether a long request, held as LongArgs, can run
+// from them: its command takes them, its arity is right, and no step of
+// dispatch and call would read its arguments as slices or refuse it. Each
+// condition is such a step in the plain case: the ACL's key check, MULTI's
+// queue, maxmemory's and min-replicas' and MISCONF's refusals, a replica's
+// or a paused server's, the subscribed and loading states, then the AOF
+// and replicas (propagation), MONITOR, client tracking, an open snapshot
+// (preWrite). Otherwise the request gets its slices and runs as any other.
+func (s *Server) runsLong(c *Client, long *resp.LongArgs) bool {
+	cur := long.Cursor()
+	cmd := commandTable.lookup(cur.Next())
+	if cmd == nil || cmd.LongHandler == nil || !cmd.arityOK(long.Len()) {
+		return false
+	}
+	u := c.aclUser()
+	return s.double.err.Load() == nil && !s.answeringBusy && !c.mustAuth() && c.multi == nil &&
+		(u == nil || u.Unrestricted()) && s.memory.max == 0 && s.tracking.clients == 0 &&
+		s.tracking.keys == nil && s.diskError() == "" && s.repl.minReplicas == 0 &&
+		s.repl.master == nil && !c.subscribed() && !s.loading.active.Load() && !c.monitor &&
+		s.pause.mode == pauseNone && !s.propagating() && len(s.monitors) == 0 &&
+		!s.store.Snapshotting()
 }
 
 // dispatch applies the generic rules of the command table (unknown command,
@@ -921,7 +955,15 @@ func (s *Server) refuse(c *Client, r *refusal, args [][]byte) {
 // invoke runs a resolved command's handler and keeps its statistics. A
 // handler that panics is logged and answered with an error; the server and
 // the connection go on.
-func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
+func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) { s.call(c, cmd, args, nil) }
+
+// call is invoke, which runs a long request from its LongArgs (long) too,
+// as execute does.
+func (s *Server) call(c *Client, cmd *Command, args [][]byte, long *resp.LongArgs) {
+	argc := len(args)
+	if long != nil {
+		argc = long.Len()
+	}
 	// A monotonic reading only (Since of a Time with one is a single clock
 	// read; Now reads the wall clock too): this runs for every command and
 	// every redis.call.
@@ -988,7 +1030,7 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 				w.args[i] = bytes.Clone(a)
 			}
 		} else {
-			s.recordCall(c, cmd, args, st, micros)
+			s.recordCall(c, cmd, args, argc, st, micros)
 		}
 		s.processed++
 		if logging {
@@ -1018,18 +1060,22 @@ func (s *Server) invoke(c *Client, cmd *Command, args [][]byte) {
 	if cmd.Flags&(FlagWrite|FlagMayReplicate) != 0 && s.store.Snapshotting() {
 		preWrite(c, cmd, args)
 	}
+	if long != nil {
+		cmd.LongHandler(c, long)
+		return
+	}
 	cmd.Handler(c, args)
 }
 
 // recordCall puts a call's time in its latency histogram and, past the
 // threshold, the slow log: for a command when it returns, or for a blocked
 // one when a push serves it (servedStats).
-func (s *Server) recordCall(c *Client, cmd *Command, args [][]byte, st *cmdStat, micros int64) {
+func (s *Server) recordCall(c *Client, cmd *Command, args [][]byte, argc int, st *cmdStat, micros int64) {
 	if s.latency.tracking {
 		s.recordLatency(st, micros)
 	}
 	if sl := s.slowlog.slower; sl >= 0 && micros >= sl && cmd.Flags&FlagSkipSlowlog == 0 {
-		s.slowlogPush(c, cmd, args, micros)
+		s.slowlogPush(c, cmd, args, argc, micros)
 	}
 }
 

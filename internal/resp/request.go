@@ -54,6 +54,15 @@ type Parser struct {
 	sealed             [][]byte
 	sealing, wasSealed bool
 
+	// Long, when set, says whether the command named name runs a long
+	// request from its LongArgs: such a request, sealed and of at least
+	// longArgsMin arguments, gets no argument slices (ParseLong).
+	Long func(name []byte) bool
+	// long says the partial request is to be returned as LongArgs; last
+	// is the last one returned so (TakeLong).
+	long bool
+	last *LongArgs
+
 	args [][]byte // the last request's arguments, reused
 }
 
@@ -65,7 +74,12 @@ const (
 	ParseRequest                       // a request: args
 	ParseSkip                          // consumed an empty request
 	ParseError                         // a protocol error: reply msg, close after
+	ParseLong                          // a long request: its arguments are TakeLong's
 )
+
+// longArgsMin is the fewest arguments a request returned as LongArgs has:
+// below it, its argument slices cost little.
+const longArgsMin = 4096
 
 // Next parses one request from buf, the unparsed input, which starts at the
 // current request's first byte not sealed. It returns the status, the bytes consumed
@@ -148,6 +162,16 @@ func (p *Parser) Next(buf []byte, authed bool) (st ParseStatus, used int, args [
 		p.argsLeft--
 	}
 	p.wasSealed = p.sealing
+	if p.long {
+		// The rest, compacted too: the request is then held as its
+		// arguments' bytes alone, with nothing per argument beside them.
+		p.sealed = append(p.sealed, compactBulks(make([]byte, 0, p.doneBytes), buf, p.argsAt, p.pos))
+		p.last = &LongArgs{parts: p.sealed, count: p.count}
+		p.sealed, p.long = nil, false
+		used = p.pos
+		p.inRequest, p.pos, p.sealing = false, 0, false
+		return ParseLong, used, nil, ""
+	}
 	p.args = requestArgs(p.sealed, buf[p.argsAt:p.pos], p.count, p.args)
 	clear(p.sealed) // the arguments keep what they need of them
 	p.sealed = p.sealed[:0]
@@ -228,32 +252,62 @@ func (p *Parser) Seal(buf []byte) (args int) {
 		return 0
 	}
 	p.sealedArgs += p.doneArgs
-	if 2*p.sealedArgs >= p.count && cap(p.args) < p.count {
-		// The arguments' slices are made once half of them have come,
-		// not at the end: made last, after the sealed parts had taken the
-		// lowest free pages (the Go heap's are first-fit), they found no
-		// free run as long as theirs, the one the previous request's left
-		// included, and took new pages: a 1M-argument DEL right after a
-		// 1M-argument MSET peaked 24 MB (their size) higher. Not before
-		// half: a declared count that does not come costs at most twice
-		// what did.
-		p.args = make([][]byte, 0, p.count)
-	}
 	if p.doneArgs > 0 {
-		part := make([]byte, 0, p.doneBytes)
-		for pos := p.argsAt; pos < n; {
-			start, end := bulkAt(buf, pos)
-			part = binary.AppendUvarint(part, uint64(end-start))
-			part = append(part, buf[start:end]...)
-			pos = end + 2
+		p.sealed = append(p.sealed, compactBulks(make([]byte, 0, p.doneBytes), buf, p.argsAt, n))
+	}
+	if 2*p.sealedArgs >= p.count && cap(p.args) < p.count && !p.long {
+		if p.count >= longArgsMin && p.Long != nil && p.Long(firstArg(p.sealed[0])) {
+			// Its command takes LongArgs: no slices at all, 24 bytes an
+			// argument (a 1M-argument MSET's 24 MB, against 9.5 MB of
+			// arguments).
+			p.long = true
+		} else {
+			// The arguments' slices are made once half of them have come,
+			// not at the end: made last, after the sealed parts had taken the
+			// lowest free pages (the Go heap's are first-fit), they found no
+			// free run as long as theirs, the one the previous request's left
+			// included, and took new pages: a 1M-argument DEL right after a
+			// 1M-argument MSET peaked 24 MB (their size) higher. Not before
+			// half: a declared count that does not come costs at most twice
+			// what did.
+			p.args = make([][]byte, 0, p.count)
 		}
-		p.sealed = append(p.sealed, part)
 	}
 	p.pos -= n
 	args = p.doneArgs
 	p.done, p.doneArgs, p.doneBytes, p.argsAt, p.sealing = 0, 0, 0, 0, true
 	return args
 }
+
+// compactBulks appends to part each complete bulk of buf[from:to] as an
+// unsigned varint of its length and its bytes.
+func compactBulks(part, buf []byte, from, to int) []byte {
+	for pos := from; pos < to; {
+		start, end := bulkAt(buf, pos)
+		part = binary.AppendUvarint(part, uint64(end-start))
+		part = append(part, buf[start:end]...)
+		pos = end + 2
+	}
+	return part
+}
+
+// firstArg is the first argument of a compacted part.
+func firstArg(part []byte) []byte {
+	n, w := binary.Uvarint(part)
+	return part[w : w+int(n) : w+int(n)]
+}
+
+// TakeLong returns the arguments of the request Next returned as
+// ParseLong, which the caller owns from then on.
+func (p *Parser) TakeLong() *LongArgs {
+	a := p.last
+	p.last = nil
+	return a
+}
+
+// Longing reports whether the partial request is to be returned as
+// LongArgs (ParseLong), so that it gets no argument slices.
+func (p *Parser) Longing() bool { return p.long }
 
 // SealedBytes is what the next Seal copies out: the compacted size of the
 // complete arguments it sets aside.
@@ -366,7 +420,7 @@ func (p *Parser) BulkBytes() int {
 }
 
 func (p *Parser) fail(msg string) (ParseStatus, int, [][]byte, string) {
-	p.inRequest, p.pos, p.sealing = false, 0, false
+	p.inRequest, p.pos, p.sealing, p.long = false, 0, false, false
 	clear(p.sealed)
 	p.sealed = p.sealed[:0]
 	return ParseError, 0, nil, msg

@@ -15,7 +15,7 @@ import (
 func parseAll(stream string, chunk int, authed, seal bool) (reqs []string, errMsg string) {
 	var maxBulkLen atomic.Int64
 	maxBulkLen.Store(1000)
-	p := Parser{MaxBulkLen: &maxBulkLen}
+	p := Parser{MaxBulkLen: &maxBulkLen, Long: func(name []byte) bool { return string(name) == "LONG" }}
 	var buf []byte
 	sealed := 0 // bytes of the partial request's sealed parts
 	for off := 0; off < len(stream); off += chunk {
@@ -54,7 +54,15 @@ func parseAll(stream string, chunk int, authed, seal bool) (reqs []string, errMs
 				return reqs, msg
 			}
 			sealed = 0
-			if st == ParseRequest {
+			if st == ParseLong {
+				long := p.TakeLong()
+				args = long.Slices()
+				if len(args) != long.Len() || !seal {
+					panic(fmt.Sprintf("LongArgs of %d arguments, %d slices, sealed %v", long.Len(), len(args), seal))
+				}
+				longRequests++
+			}
+			if st == ParseRequest || st == ParseLong {
 				parts := make([]string, len(args))
 				for i, a := range args {
 					parts[i] = string(a)
@@ -66,6 +74,9 @@ func parseAll(stream string, chunk int, authed, seal bool) (reqs []string, errMs
 	}
 	return reqs, ""
 }
+
+// longRequests counts the requests parseAll got as LongArgs.
+var longRequests int
 
 // sealedBytes is what p's sealed parts hold.
 func sealedBytes(p *Parser) (n int) {
@@ -183,6 +194,81 @@ func TestSealMakesArgsAtHalf(t *testing.T) {
 	buf = append(buf, arg...)
 	if st, _, args, _ := p.Next(buf, true); st != ParseRequest || len(args) != n {
 		t.Fatalf("status %v, %d arguments", st, len(args))
+	}
+}
+
+// A long request whose command takes LongArgs, sealed as it arrives, comes
+// back as LongArgs holding the arguments a whole parse finds (empty ones,
+// ones whose length takes a two-byte varint, ones split across reads);
+// one whose command does not, or that was never sealed, as slices; and the
+// short requests pipelined after it parse as before.
+func TestLongArgsFromParser(t *testing.T) {
+	long := func(name string, n int) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "*%d\r\n$%d\r\n%s\r\n", n, len(name), name)
+		for i := 1; i < n; i++ {
+			arg := fmt.Sprint("a", i)
+			switch i % 7 {
+			case 0:
+				arg = ""
+			case 1:
+				arg = strings.Repeat("v", 200+i%500)
+			}
+			fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(arg), arg)
+		}
+		return b.String()
+	}
+	ping := "*1\r\n$4\r\nPING\r\n"
+	stream := long("LONG", longArgsMin) + ping + long("OTHER", longArgsMin+1) + ping + ping + long("LONG", 2*longArgsMin) + ping
+	whole, wholeErr := parseAll(stream, len(stream), true, false)
+	if len(whole) != 7 || wholeErr != "" {
+		t.Fatalf("whole parse: %d requests, error %q", len(whole), wholeErr)
+	}
+	for _, chunk := range []int{4096, 10000, 65536} {
+		longRequests = 0
+		got, err := parseAll(stream, chunk, true, true)
+		if fmt.Sprint(got) != fmt.Sprint(whole) || err != "" {
+			t.Fatalf("chunks of %d: requests differ from the whole parse (error %q)", chunk, err)
+		}
+		if longRequests != 2 {
+			t.Fatalf("chunks of %d: %d requests as LongArgs, want 2", chunk, longRequests)
+		}
+	}
+	// Below longArgsMin, slices whatever the command.
+	longRequests = 0
+	small := long("LONG", longArgsMin-1)
+	if got, _ := parseAll(small, 4096, true, true); len(got) != 1 || longRequests != 0 {
+		t.Fatalf("%d requests, %d as LongArgs; want 1 as slices", len(got), longRequests)
+	}
+}
+
+func TestLongArgs(t *testing.T) {
+	none := NewLongArgs(nil)
+	if cur := none.Cursor(); none.Len() != 0 || len(none.Slices()) != 0 || cur.Next() != nil {
+		t.Fatal("no arguments: not empty")
+	}
+	huge := strings.Repeat("h", 3<<20) // a four-byte varint
+	args := [][]byte{[]byte("MSET"), []byte(huge), {}, []byte("k")}
+	a := NewLongArgs(args)
+	if got := a.Slices(); a.Len() != 4 || fmt.Sprintf("%q", got) != fmt.Sprintf("%q", args) {
+		t.Fatalf("%d arguments, slices differ", a.Len())
+	}
+	if head := a.Head(2); len(head) != 2 || string(head[1]) != huge {
+		t.Fatalf("Head(2): %d arguments", len(head))
+	}
+	if head := a.Head(10); len(head) != 4 {
+		t.Fatalf("Head(10) of 4: %d arguments", len(head))
+	}
+	cur := a.Cursor()
+	for range 4 {
+		cur.Next()
+	}
+	if cur.Next() != nil {
+		t.Fatal("past the last argument: not nil")
+	}
+	// An empty argument is an empty slice, not the end.
+	if got := a.Head(3)[2]; got == nil || len(got) != 0 {
+		t.Fatalf("empty argument: %q", got)
 	}
 }
 
