@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/floodgate/floodgate/internal/resp"
 	"github.com/floodgate/floodgate/store"
 )
 
@@ -43,9 +44,22 @@ const (
 // cmdDel serves DEL and UNLINK: values are freed by Go's collector either
 // way, so UNLINK has nothing to do in the background.
 func cmdDel(c *Client, args [][]byte) {
+	i := 0
+	del(c, len(args)-1, func() []byte { i++; return args[i] })
+}
+
+// cmdDelLong is DEL of a long request, from its LongArgs.
+func cmdDelLong(c *Client, args *resp.LongArgs) {
+	cur := args.Cursor()
+	cur.Next() // the name
+	del(c, args.Len()-1, cur.Next)
+}
+
+// del deletes the keys keys returns, as many as count.
+func del(c *Client, count int, keys func() []byte) {
 	var n int64
-	for _, k := range args[1:] {
-		if c.db.Delete(k) {
+	for range count {
+		if k := keys(); c.db.Delete(k) {
 			c.notify(notifyGeneric, "del", k)
 			n++
 		}

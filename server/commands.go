@@ -177,6 +177,7 @@ var families = []map[string]Handler{
 // resp.LongArgs (see LongHandler).
 var longHandlers = map[string]LongHandler{
 	"mset": cmdMSetLong,
+	"del":  cmdDelLong,
 }
 
 // takesLongArgs reports whether the command named name has a LongHandler:

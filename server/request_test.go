@@ -319,7 +319,8 @@ func TestBusyCommandsAreCounted(t *testing.T) {
 // A long MSET run from its LongArgs logs its first arguments and count in
 // the slow log as any request, and one of an even count is refused with
 // MSET's arity error; inside MULTI it is queued as slices and runs at EXEC.
-func TestLoopLongMSet(t *testing.T) {
+// A long DEL counts the keys it deleted.
+func TestLoopLongArgs(t *testing.T) {
 	parallel(t)
 	srv := startProtocolServer(t, Config{})
 	c := dialRaw(t, srv)
@@ -347,6 +348,15 @@ func TestLoopLongMSet(t *testing.T) {
 	c.expect("-ERR wrong number of arguments for 'mset' command\r\n")
 	c.send("*1\r\n$5\r\nMULTI\r\n" + strings.ReplaceAll(longMSet(n, -1, ""), "\r\nv", "\r\nw") + "*1\r\n$4\r\nEXEC\r\n*2\r\n$3\r\nGET\r\n$5\r\nkey:7\r\n")
 	c.expect("+OK\r\n+QUEUED\r\n*1\r\n+OK\r\n$2\r\nw7\r\n")
+	// DEL of the keys and as many that are not there.
+	var del strings.Builder
+	fmt.Fprintf(&del, "*%d\r\n$3\r\nDEL\r\n", 1+2*n)
+	for i := range 2 * n {
+		k := fmt.Sprint("key:", i)
+		fmt.Fprintf(&del, "$%d\r\n%s\r\n", len(k), k)
+	}
+	c.send(del.String() + "*1\r\n$6\r\nDBSIZE\r\n")
+	c.expect(fmt.Sprintf(":%d\r\n:0\r\n", n))
 }
 
 // runsLong lets a long request run from its LongArgs only when nothing
@@ -355,8 +365,8 @@ func TestRunsLong(t *testing.T) {
 	srv := New(Config{})
 	c := &Client{srv: srv, authed: true}
 	mset := resp.NewLongArgs([][]byte{[]byte("mset"), []byte("k"), []byte("v")})
-	if !srv.runsLong(c, mset) {
-		t.Fatal("a plain MSET does not run from its LongArgs")
+	if !srv.runsLong(c, mset) || !srv.runsLong(c, resp.NewLongArgs([][]byte{[]byte("DEL"), []byte("k")})) {
+		t.Fatal("a plain MSET or DEL does not run from its LongArgs")
 	}
 	for name, args := range map[string][][]byte{
 		"even count":     {[]byte("mset"), []byte("k")},
