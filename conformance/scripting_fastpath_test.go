@@ -1,6 +1,14 @@
 package conformance
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
+
+// argvShape answers #ARGV, the count and last key next lists, and the
+// border after a key past the end is set.
+const argvShape = `"local n, last = 0, nil for k in pairs(ARGV) do n = n + 1 last = k end ` +
+	`local len = #ARGV ARGV[len + 2] = 'q' return {len, n, last, ARGV[len], #ARGV}"`
 
 // TestScriptingFastPaths covers what the engine's per-call shortcuts must
 // not change: number parsing, the KEYS and ARGV tables refilled in place
@@ -37,6 +45,18 @@ func TestScriptingFastPaths(t *testing.T) {
 			`EVAL "KEYS[1] = nil return 1" 2 k1 k2`,
 			`EVAL "return {#KEYS, KEYS[1], KEYS[2]}" 2 k1 k2`,
 			`EVAL "return {#KEYS, tostring(KEYS[1]), #ARGV}" 0`,
+		}},
+		// A burst of arguments, then a few: the array made for the burst
+		// is given back, and both the burst's and the next call's tables
+		// count, list and grow as Redis's fresh ones.
+		{"ARGV after a burst", []string{
+			"EVAL " + argvShape + " 0" + strings.Repeat(" a", 1000),
+			"EVAL " + argvShape + " 0 x y z",
+			"EVAL " + argvShape + " 0" + strings.Repeat(" b", 100),
+			"EVAL " + argvShape + " 0" + strings.Repeat(" b", 100),
+			`EVAL "ARGV[1001] = 'p' ARGV.k = 1 local n = 0 for k in pairs(ARGV) do n = n + 1 end return {#ARGV, n}" 0` + strings.Repeat(" c", 1000),
+			"EVAL " + argvShape + " 0" + strings.Repeat(" d", 999),
+			`EVAL "return {#ARGV, ARGV[1], tostring(ARGV[2])}" 0 e`,
 		}},
 		{"loadstring chunks see the read-only globals", []string{
 			`EVAL "local f = loadstring('redis = 1') local ok = pcall(f) return {tostring(ok), type(redis)}" 0`,

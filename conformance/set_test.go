@@ -125,6 +125,19 @@ func TestSetMoveAndAlgebra(t *testing.T) {
 			"OBJECT ENCODING i", "SDIFFSTORE d a b", "OBJECT ENCODING d", "SCARD d", "SUNIONSTORE u a b", "SCARD u",
 			"OBJECT ENCODING u", "SINTERCARD 2 a b LIMIT 10", "SINTERCARD 2 a b LIMIT 0",
 		}},
+		// A big hashtable source is copied whole into an empty result, a
+		// key given twice is added once: the result must still be its own
+		// set, with Redis's encoding.
+		{"sunion-big-copied", []string{
+			bigInts("k", 0, 600), "SUNIONSTORE d k k", "SCARD d", "OBJECT ENCODING d", "SISMEMBER d 599",
+			"SADD k x", "SISMEMBER d x", "SREM d 7", "SISMEMBER k 7", "SCARD k", "SCARD d",
+			"SUNIONSTORE d2 k nokey k", "SCARD d2", "!sort SUNION k k nokey k", "SUNIONSTORE k k k", "SCARD k",
+			"SADD s a b", "SUNIONSTORE u s k s", "SCARD u", "SUNIONSTORE u k s", "SCARD u", "SISMEMBER u a",
+			"SDIFFSTORE df k s", "SCARD df", "OBJECT ENCODING df", "SISMEMBER df x", "SDIFFSTORE df k nokey", "SCARD df",
+			bigInts("small", 0, 600), strings.Replace(bigInts("small", 0, 200), "SADD", "SREM", 1), "OBJECT ENCODING small", "SCARD small",
+			"SUNIONSTORE si small small", "OBJECT ENCODING si", "SCARD si", "SDIFFSTORE sd small nokey", "OBJECT ENCODING sd",
+			"SADD small y", "SUNIONSTORE sy small small", "OBJECT ENCODING sy", "SCARD sy",
+		}},
 		{"sintercard", []string{
 			"SADD a 1 2 3 4", "SADD b 2 3 4 5", "SINTERCARD 2 a b", "SINTERCARD 1 a", "SINTERCARD 2 a nokey",
 			"SINTERCARD 2 a b LIMIT 2", "SINTERCARD 2 a b LIMIT 0", "SINTERCARD 2 a b limit 100", "SINTERCARD 2 a b LIMIT 1 LIMIT 2",

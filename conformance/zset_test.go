@@ -40,6 +40,15 @@ func TestZSet(t *testing.T) {
 			"ZADD k 1 x 2 x", "ZSCORE k x", "ZRANGE k 0 -1 WITHSCORES",
 			"ZADD k", "ZADD k 1", "ZADD k 1 a 2", "ZADD", "ZADD k nx", "ZADD k nx 1",
 		}},
+		// A ZADD that converts to the large form sizes its map for the
+		// pairs still to come: duplicates, updates and a second ZADD must
+		// not show it.
+		{"zadd-many-converts", []string{
+			zaddMany("k", 3000, 1), "ZCARD k", "OBJECT ENCODING k", "ZSCORE k m2999", "ZRANK k m1500",
+			zaddMany("k", 3000, 2) + " 7 m000 8 m000", "ZCARD k", "ZSCORE k m000", "ZSCORE k m1001",
+			"ZADD s 1 a", zaddMany("s", 2000, 0.5) + " 3 a", "ZCARD s", "ZSCORE s a", "ZRANGE s 0 4 WITHSCORES",
+			"ZADD n NX 1 a " + strings.TrimPrefix(zaddMany("", 1500, 1), "ZADD  "), "ZCARD n", "OBJECT ENCODING n",
+		}},
 		{"zadd-flags", []string{
 			"ZADD k 1 a 2 b",
 			"ZADD k NX 5 a 3 c", "ZSCORE k a", "ZSCORE k c",

@@ -386,21 +386,24 @@ func (e *Engine) refillArray(t *lua.LTable, prev int, vals [][]byte) (*lua.LTabl
 // refill sets t's 1..len(vals) to vals, where it held prev values, and
 // gives it the layout of a fresh table if its length changed or touched.
 func refill(t *lua.LTable, prev int, vals [][]byte, touched bool) int {
+	// Rate-limit calls repeat the same key and arguments; reusing the
+	// previous call's string saves two allocations per argument.
+	if prev != len(vals) || touched {
+		// The layout of Redis's fresh table: # and next of a script that
+		// adds keys to it see the same array part.
+		t.Lua51RefillArray(len(vals), func(i int, old lua.LValue) lua.LValue {
+			if old, ok := old.(lua.LString); ok && string(old) == string(vals[i]) {
+				return old
+			}
+			return lua.LString(vals[i])
+		})
+		return len(vals)
+	}
 	for i, v := range vals {
-		// Rate-limit calls repeat the same key and arguments; reusing the
-		// previous call's string saves two allocations per argument.
 		if old, ok := t.RawGetInt(i + 1).(lua.LString); ok && string(old) == string(v) {
 			continue
 		}
 		t.RawSetInt(i+1, lua.LString(v))
-	}
-	for i := prev; i > len(vals); i-- {
-		t.RawSetInt(i, lua.LNil)
-	}
-	if prev != len(vals) || touched {
-		// The layout of Redis's fresh table: # and next of a script that
-		// adds keys to it see the same array part.
-		t.Lua51Refill(len(vals))
 	}
 	return len(vals)
 }

@@ -337,9 +337,12 @@ func setAlgebra(op setOp, sets []*store.Set, limit int, enc *store.Encodings) *s
 	out := store.NewSet()
 	switch op {
 	case opUnion:
+		// A set given twice adds nothing the second time.
+		seen := make(map[*store.Set]bool, len(sets))
 		for _, s := range sets {
-			if s != nil {
-				addAll(out, s, enc)
+			if s != nil && !seen[s] {
+				seen[s] = true
+				out.AddSet(s, enc)
 			}
 		}
 	case opDiff:
@@ -363,7 +366,7 @@ func setAlgebra(op setOp, sets []*store.Set, limit int, enc *store.Encodings) *s
 		}
 		// Adding the whole first set converts the result to a hashtable
 		// if any of its members would: removals never convert it back.
-		addAll(out, first, enc)
+		out.AddSet(first, enc)
 		for _, s := range sets[1:] {
 			if s == nil {
 				continue
@@ -408,12 +411,6 @@ func diffByRemoval(sets []*store.Set) bool {
 		}
 	}
 	return byLookup/2 > byRemoval
-}
-
-func addAll(dst, src *store.Set, enc *store.Encodings) {
-	for i := range src.Len() {
-		dst.Add([]byte(src.Member(i)), enc)
-	}
 }
 
 func inAny(sets []*store.Set, m []byte) bool {

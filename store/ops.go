@@ -128,7 +128,7 @@ func (db *DB) ZAdd(key []byte, f ZAddFlags, members []ScoredMember) (res ZAddRes
 			db.Modified(key)
 		}
 	}()
-	for _, m := range members {
+	for i, m := range members {
 		score := m.Score
 		cur, exists := z.Score(m.Member)
 		switch {
@@ -149,7 +149,11 @@ func (db *DB) ZAdd(key []byte, f ZAddFlags, members []ScoredMember) (res ZAddRes
 				res.Updated++
 			}
 		default:
+			packed := z.big == nil
 			z.Add(m.Member, score, &db.store.enc)
+			if packed && z.big != nil {
+				z.big.reserve(len(members) - i - 1)
+			}
 			res.Added++
 		}
 		res.Processed++

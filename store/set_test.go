@@ -335,3 +335,58 @@ func TestIntsetGrowAndShrink(t *testing.T) {
 		t.Fatal("an emptied intset keeps its block")
 	}
 }
+
+// TestSetAddSet checks AddSet against adding src's members one by one: the
+// same members and encoding, for every pairing of an empty, intset and
+// hashtable destination with each kind of source, and a result that stays
+// its own set when the source was copied whole.
+func TestSetAddSet(t *testing.T) {
+	enc := &DefaultEncodings
+	build := func(members ...string) *Set {
+		s := NewSet()
+		for _, m := range members {
+			s.Add([]byte(m), enc)
+		}
+		return s
+	}
+	ints := func(from, to int) []string {
+		var ms []string
+		for i := from; i < to; i++ {
+			ms = append(ms, strconv.Itoa(i))
+		}
+		return ms
+	}
+	bigInts := build(ints(0, 600)...)
+	smallTable := build(ints(0, 600)...)
+	for i := 0; i < 300; i++ {
+		smallTable.Remove([]byte(strconv.Itoa(i)))
+	}
+	sets := map[string]func() *Set{
+		"empty":       func() *Set { return NewSet() },
+		"intset":      func() *Set { return build("5", "-3", "700") },
+		"strings":     func() *Set { return build("a", "b", "5") },
+		"big ints":    func() *Set { return bigInts.Clone().(*Set) },
+		"small table": func() *Set { return smallTable.Clone().(*Set) },
+		"big strings": func() *Set { return build(append(ints(100, 700), "x")...) },
+	}
+	for dstName, dst := range sets {
+		for srcName, src := range sets {
+			got, want, s := dst(), dst(), src()
+			got.AddSet(s, enc)
+			for _, m := range s.Members() {
+				want.Add([]byte(m), enc)
+			}
+			gotMembers, wantMembers := got.Members(), want.Members()
+			slices.Sort(gotMembers)
+			slices.Sort(wantMembers)
+			if !slices.Equal(gotMembers, wantMembers) || got.Encoding() != want.Encoding() {
+				t.Errorf("%s.AddSet(%s): %d members, %s; one by one: %d, %s", dstName, srcName,
+					len(gotMembers), got.Encoding(), len(wantMembers), want.Encoding())
+			}
+			got.Add([]byte("new"), enc)
+			if s.Has([]byte("new")) {
+				t.Errorf("%s.AddSet(%s): adding to the result added to the source", dstName, srcName)
+			}
+		}
+	}
+}

@@ -375,6 +375,23 @@ func (z *ZSet) convert() {
 	z.big, z.packed = big, nil
 }
 
+// reserve makes room in the map for n more members, as dictExpand does
+// for a known count: a map grown member by member for a 500,000-pair ZADD
+// split its tables all the way up and left each outgrown one as garbage,
+// at the request's peak with its arguments (peak 127.8 -> 101.9 MB, CPU
+// 623 -> 465 ms; Redis 109.8 MB, 675 ms). Called on a map just converted
+// (small), so the rebuild is cheap.
+func (b *zbig) reserve(n int) {
+	if n < 1024 {
+		return
+	}
+	scores := make(map[string]float64, len(b.scores)+n)
+	for m, s := range b.scores {
+		scores[m] = s
+	}
+	b.scores = scores
+}
+
 func (b *zbig) insert(member string, score float64) {
 	b.scores[member] = score
 	b.peak = max(b.peak, len(b.scores))

@@ -55,7 +55,7 @@ func main() {
 		name, cmdline, _ := strings.Cut(spec, "=")
 		servers = append(servers, server{name, strings.Fields(cmdline)})
 	}
-	fmt.Printf("%-10s %-10s %8s %8s %8s %9s\n", "workload", "server", "wall_ms", "cpu_ms", "peak_MB", "after_MB")
+	fmt.Printf("%-12s %-10s %8s %8s %8s %9s\n", "workload", "server", "wall_ms", "cpu_ms", "peak_MB", "after_MB")
 	for _, w := range workloads(*args, *bigMB) {
 		if *only != "" && !strings.Contains(w.name, *only) {
 			continue
@@ -78,7 +78,7 @@ func main() {
 		}
 		for i, s := range servers {
 			g := got[i]
-			fmt.Printf("%-10s %-10s %8.0f %8.0f %8.1f %9.1f\n", w.name, s.name, median(g.walls), median(g.cpus), median(g.peaks), median(g.afters))
+			fmt.Printf("%-12s %-10s %8.0f %8.0f %8.1f %9.1f\n", w.name, s.name, median(g.walls), median(g.cpus), median(g.peaks), median(g.afters))
 		}
 	}
 }
@@ -104,17 +104,34 @@ func workloads(n, bigMB int) []workload {
 		}
 		return "v" + strconv.Itoa(i)
 	})
+	zadd := []string{"ZADD", "k"}
+	for i := 0; len(zadd) < n; i++ {
+		zadd = append(zadd, strconv.Itoa(i), "m"+strconv.Itoa(i))
+	}
+	eval := []string{"EVAL", "return #ARGV", "0"}
+	for i := 0; len(eval) < n+3; i++ {
+		eval = append(eval, "a"+strconv.Itoa(i))
+	}
+	sadd := many("SADD", true, func(i int) string { return "m" + strconv.Itoa(i) })
+	bigRPush := []string{"RPUSH", "k"}
+	for i := 0; i < 10; i++ {
+		bigRPush = append(bigRPush, strings.Repeat(string(rune('a'+i)), 20<<20))
+	}
 	big := make([]byte, 0, bigMB<<20+64)
 	big = fmt.Appendf(big, "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$%d\r\n", bigMB<<20)
 	big = append(big, bytes.Repeat([]byte{'x'}, bigMB<<20)...)
 	big = append(big, "\r\n"...)
 	return []workload{
 		{name: "RPUSH", request: many("RPUSH", true, func(i int) string { return "v" + strconv.Itoa(i) })},
-		{name: "SADD", request: many("SADD", true, func(i int) string { return "m" + strconv.Itoa(i) })},
+		{name: "SADD", request: sadd},
 		{name: "HSET", request: many("HSET", true, func(i int) string { return "f" + strconv.Itoa(i) })},
 		{name: "MSET", request: mset},
 		{name: "DEL", setup: [][]byte{mset}, request: many("DEL", false, func(i int) string { return "key:" + strconv.Itoa(i) })},
 		{name: "SET200MB", request: big},
+		{name: "ZADD", request: encode(zadd)},
+		{name: "EVAL", request: encode(eval)},
+		{name: "PUSH20MBx10", request: encode(bigRPush)},
+		{name: "SUNIONSTORE", setup: [][]byte{sadd}, request: encode([]string{"SUNIONSTORE", "d", "k", "k"})},
 	}
 }
 

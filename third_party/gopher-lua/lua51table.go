@@ -394,6 +394,35 @@ func (tb *LTable) Next(key LValue) (LValue, LValue) {
 // Lua51Refill gives t the layout of a fresh table (lua_newtable) whose
 // keys 1..n were set in order: for KEYS and ARGV, which floodgate reuses
 // between calls where Redis builds them anew. t holds no other key.
+// Lua51RefillArray makes a table that holds only keys 1..len an array of
+// n values, the i-th value(i, old) where old is what it held at i+1 (LNil:
+// nothing), laid out as Lua51Refill(n) lays it. Set one by one, a 1M-entry
+// array was appended to 40 times over, each outgrown copy garbage at the
+// request's peak, and its layout was built twice; an array that once held
+// a burst and now holds a quarter of it is reallocated, so that it does not
+// keep the burst's slots for good.
+func (tb *LTable) Lua51RefillArray(n int, value func(i int, old LValue) LValue) {
+	a := tb.array
+	if cap(a) < n || cap(a) > 64 && n < cap(a)/4 {
+		a = make([]LValue, n)
+		copy(a, tb.array)
+	} else {
+		for i := len(a); i < n; i++ {
+			a = append(a, nil)
+		}
+		clear(a[n:])
+		a = a[:n]
+	}
+	for i, old := range a {
+		if old == nil {
+			old = LNil
+		}
+		a[i] = value(i, old)
+	}
+	tb.array = a
+	tb.Lua51Refill(n)
+}
+
 func (tb *LTable) Lua51Refill(n int) {
 	tb.lua51 = lua51Layout{}
 	for i := 1; i <= n; i++ {
