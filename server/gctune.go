@@ -84,6 +84,7 @@ var heapMetricNames = [...]string{
 	"/gc/scan/heap:bytes",
 	"/gc/scan/stack:bytes",
 	"/gc/scan/globals:bytes",
+	"/gc/cycles/total:gc-cycles",
 }
 
 // heapSample is the heap as the runtime reports it.
@@ -95,6 +96,7 @@ type heapSample struct {
 	// The scannable heap (as of the last collection, plus what was
 	// allocated since), and the goroutine stacks and globals.
 	scanHeap, scanStacks, scanGlobals uint64
+	cycles                            uint64 // collections completed
 }
 
 // scanWork is a collection's work in scanned bytes: the scannable heap
@@ -119,7 +121,7 @@ func readHeap() (h heapSample, ok bool) {
 		}
 	}
 	return heapSample{m[0].Value.Uint64(), m[1].Value.Uint64(), m[2].Value.Uint64(), m[3].Value.Uint64(),
-		m[4].Value.Uint64(), m[5].Value.Uint64(), m[6].Value.Uint64()}, true
+		m[4].Value.Uint64(), m[5].Value.Uint64(), m[6].Value.Uint64(), m[7].Value.Uint64()}, true
 }
 
 // gcTuner holds what the GC percent is set from; the cron, every
@@ -131,7 +133,11 @@ type gcTuner struct {
 	work      uint64 // the collection's work (scanWork) at the cron's last reading
 	base      uint64 // the live heap when the transient bytes went from none to some
 	drain     bool   // collect at once: a long request's bytes have become garbage
-	hooked    bool   // collected is armed for the next collection
+	// drained is the bytes of long requests and query buffers that have
+	// become garbage since collection drainedAt, which the heap's figures
+	// may count as live (noteDrained).
+	drained, drainedAt uint64
+	hooked             bool // collected is armed for the next collection
 	// atSeal: the drain's garbage is collected by the next long request,
 	// before it is sealed (collectBeforeSeal), if it comes first.
 	atSeal bool
@@ -145,9 +151,13 @@ func (s *Server) tuneGC() {
 	if !ok {
 		return
 	}
-	s.purgeIdleHeap(h, time.Now())
 	s.gc.mu.Lock()
 	defer s.gc.mu.Unlock()
+	drained := uint64(0)
+	if h.cycles == s.gc.drainedAt {
+		drained = s.gc.drained
+	}
+	s.purgeIdleHeap(h, drained, time.Now())
 	s.gc.work = h.scanWork()
 	s.gc.retune(h.live)
 }
@@ -163,6 +173,9 @@ func (s *Server) holdTransient(n int64) {
 		g.base = h.live
 	}
 	g.transient = uint64(int64(g.transient) + n)
+	if n < 0 && ok {
+		g.noteDrained(h, uint64(-n))
+	}
 	if g.transient == 0 && uint64(-n) > headroomFor(h.live, g.work) {
 		g.drain = true
 		g.atSeal = ok && collectNow(h.objects, uint64(-n))
@@ -174,6 +187,25 @@ func (s *Server) holdTransient(n int64) {
 	if ok {
 		g.retune(h.live)
 	}
+}
+
+// noteGarbage tells the idle-heap purge of n bytes become garbage (a
+// query buffer dropped), which the heap's figures may count as live.
+func (s *Server) noteGarbage(n uint64) {
+	if h, ok := readHeap(); ok {
+		s.gc.mu.Lock()
+		s.gc.noteDrained(h, n)
+		s.gc.mu.Unlock()
+	}
+}
+
+// noteDrained adds n bytes to drained, which counts from the collection
+// before heap h.
+func (g *gcTuner) noteDrained(h heapSample, n uint64) {
+	if h.cycles != g.drainedAt {
+		g.drained, g.drainedAt = 0, h.cycles
+	}
+	g.drained += n
 }
 
 // collectBeforeSeal collects a drain's garbage, if it is still there and
@@ -321,20 +353,28 @@ type heapPurge struct {
 }
 
 // purgeIdleHeap returns the free heap to the system (a collection, then
-// the free pages, as MEMORY PURGE) once it is due.
-func (s *Server) purgeIdleHeap(h heapSample, now time.Time) {
+// the free pages, as MEMORY PURGE) once it is due; drained is the long
+// requests' bytes and query buffers become garbage since the last
+// collection.
+func (s *Server) purgeIdleHeap(h heapSample, drained uint64, now time.Time) {
 	if startGCPercent < 0 {
 		return // GOGC=off: no collection unless asked
 	}
-	if s.heapPurge.due(h, now, s.nextPurge.Load()) {
+	if s.heapPurge.due(h, drained, now, s.nextPurge.Load()) {
 		s.returnMemory()
 	}
 }
 
 // due follows the heap from tick to tick and reports whether a purge is
 // due: the heap has been quiet for heapQuietPeriod, it is past next (unix
-// ns) and its garbage and free pages are worth it (purgeWorth).
-func (p *heapPurge) due(h heapSample, now time.Time, next int64) bool {
+// ns) and its garbage and free pages are worth it (purgeWorth). The
+// garbage is what was allocated since the last collection, or the bytes
+// of long requests and query buffers dropped since (drained) if more: a
+// request read while a collection ran has its bytes in that collection's
+// live heap (ten 20 MB RPUSH values: 420 MB live, 200 MB of it the query
+// buffer's, kept from the system with the server idle, where Redis had
+// given them back as the command ended).
+func (p *heapPurge) due(h heapSample, drained uint64, now time.Time, next int64) bool {
 	if p.tick.IsZero() || float64(h.allocs-p.allocs) > heapQuietRate*now.Sub(p.tick).Seconds() {
 		p.quietSince = now
 	}
@@ -342,7 +382,8 @@ func (p *heapPurge) due(h heapSample, now time.Time, next int64) bool {
 	if now.Sub(p.quietSince) < heapQuietPeriod || now.UnixNano() < next {
 		return false
 	}
-	return h.free+h.objects-min(h.live, h.objects) >= purgeWorth(h.live)
+	garbage := max(h.objects-min(h.live, h.objects), min(drained, h.objects))
+	return h.free+garbage >= purgeWorth(h.live)
 }
 
 // purgeWorth is the least garbage and free heap a purge must give back for

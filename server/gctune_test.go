@@ -148,26 +148,31 @@ func TestHeapPurgeDue(t *testing.T) {
 		return heapSample{live: live * mb, allocs: allocs, objects: (live + garbage) * mb, free: free * mb}
 	}
 	for _, tc := range []struct {
-		name  string
-		rate  uint64 // bytes allocated a tick
-		heap  heapSample
-		next  time.Duration // after t0, before which no purge
-		ticks int           // the first tick (from 0) a purge is due at, -1 never
+		name    string
+		rate    uint64 // bytes allocated a tick
+		heap    heapSample
+		drained uint64        // MB of long requests drained since the last collection
+		next    time.Duration // after t0, before which no purge
+		ticks   int           // the first tick (from 0) a purge is due at, -1 never
 	}{
-		{"quiet, 9 MB back of a 30 MB heap", 0, heap(30, 1, 8, 0), 0, 10},
-		{"a few KB a tick is quiet", 4 << 10, heap(30, 1, 8, 0), 0, 10},
-		{"allocating 1 MB a tick", mb, heap(30, 1, 8, 0), 0, -1},
-		{"too little to give back", 0, heap(30, 0, 1, 0), 0, -1},
-		{"a sixteenth of a large heap", 0, heap(1024, 10, 50, 0), 0, -1},
-		{"past a sixteenth of a large heap", 0, heap(1024, 14, 50, 0), 0, 10},
-		{"spaced after the last purge", 0, heap(30, 1, 8, 0), 2 * time.Second, 20},
+		{"quiet, 9 MB back of a 30 MB heap", 0, heap(30, 1, 8, 0), 0, 0, 10},
+		{"a few KB a tick is quiet", 4 << 10, heap(30, 1, 8, 0), 0, 0, 10},
+		{"allocating 1 MB a tick", mb, heap(30, 1, 8, 0), 0, 0, -1},
+		{"too little to give back", 0, heap(30, 0, 1, 0), 0, 0, -1},
+		{"a sixteenth of a large heap", 0, heap(1024, 10, 50, 0), 0, 0, -1},
+		{"past a sixteenth of a large heap", 0, heap(1024, 14, 50, 0), 0, 0, 10},
+		{"spaced after the last purge", 0, heap(30, 1, 8, 0), 0, 2 * time.Second, 20},
+		// A request's bytes live at the last collection, garbage now.
+		{"a drained request counted live", 0, heap(420, 0, 0, 0), 200, 0, 10},
+		{"a drained request's bytes in the garbage too", 0, heap(220, 200, 0, 0), 200, 0, 10},
+		{"a small drain of a large heap", 0, heap(420, 0, 0, 0), 20, 0, -1},
 	} {
 		var p heapPurge
 		got := -1
 		for i := 0; i <= 30; i++ {
 			h := tc.heap
 			h.allocs = uint64(i) * tc.rate
-			if p.due(h, t0.Add(time.Duration(i)*tick), t0.Add(tc.next).UnixNano()) {
+			if p.due(h, tc.drained*mb, t0.Add(time.Duration(i)*tick), t0.Add(tc.next).UnixNano()) {
 				got = i
 				break
 			}
