@@ -193,9 +193,14 @@ func (cn *conn) seal(done, need int) {
 		cn.srv.collectBeforeSeal() // the first seal of a long request
 	}
 	compact := cn.parser.SealedBytes()
-	args := cn.parser.Seal(cn.in)
+	args, kept := cn.parser.Seal(cn.in)
 	rest := cn.in[done:]
-	if size := max(len(rest)+max(need, minReadRoom), min(2*cap(cn.in), sealedBufMax)); size > cap(cn.in) {
+	if kept {
+		// The parser keeps the buffer, a big bulk's: the next one, whose
+		// length is not yet known, gets a buffer of its size once it is
+		// (ReadBuf), which a megabyte to begin with would have added to.
+		cn.in = append(make([]byte, 0, max(len(rest)+max(need, minReadRoom), queryBufLen)), rest...)
+	} else if size := max(len(rest)+max(need, minReadRoom), min(2*cap(cn.in), sealedBufMax)); size > cap(cn.in) {
 		cn.in = append(make([]byte, 0, size), rest...)
 	} else {
 		cn.in = cn.in[:copy(cn.in, rest)]
@@ -295,7 +300,7 @@ func (cn *conn) Received(buf []byte, n int, inHook bool) bool {
 	cn.qbufFree.Store(int64(cap(data) - len(data)))
 	cn.argvMem.Store(0) // the arguments parsed so far are in data, counted in qbuf
 	used := cn.process(data, inHook)
-	cn.parser.Release()
+	cn.parser.Release(false)
 	rest := data[used:]
 	switch {
 	case cn.client.closing:
@@ -366,6 +371,7 @@ func (cn *conn) ResizeQueryBuffer(now int64) bool {
 		default:
 			size = -1
 		}
+		was := cap(cn.in)
 		switch {
 		case size == 0:
 			cn.in = nil
@@ -373,6 +379,12 @@ func (cn *conn) ResizeQueryBuffer(now int64) bool {
 			// Not when it would save little: a big bulk being read sits in
 			// a buffer of its size, which Redis's realloc keeps in place.
 			cn.in = append(make([]byte, 0, size), cn.in...)
+		}
+		if cap(cn.in) < was {
+			cn.parser.Release(true) // the last request's arguments would keep it
+			if was >= bigArg {
+				cn.srv.noteGarbage(uint64(was))
+			}
 		}
 		cn.noteQueryBuffer()
 	}

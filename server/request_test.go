@@ -59,6 +59,29 @@ func TestLoopLongRequest(t *testing.T) {
 	}
 }
 
+// A request of big bulks, each read into a buffer of its size that the
+// parser then keeps as the bulk's part (resp.Parser.Seal), runs with each
+// bulk intact, and so does the request after it, read into new buffers.
+func TestLoopBigBulksKept(t *testing.T) {
+	parallel(t)
+	srv := startProtocolServer(t, Config{})
+	c := dialRaw(t, srv)
+	var req, want strings.Builder
+	const n = 6
+	fmt.Fprintf(&req, "*%d\r\n$5\r\nRPUSH\r\n$1\r\nk\r\n", 2+n)
+	fmt.Fprintf(&want, "*%d\r\n", n)
+	for i := range n {
+		v := strings.Repeat(string(rune('a'+i)), 300<<10+i) // 300 KB, each its own length
+		fmt.Fprintf(&req, "$%d\r\n%s\r\n", len(v), v)
+		fmt.Fprintf(&want, "$%d\r\n%s\r\n", len(v), v)
+	}
+	c.send(req.String() + "*4\r\n$6\r\nLRANGE\r\n$1\r\nk\r\n$1\r\n0\r\n$2\r\n-1\r\n")
+	c.expect(fmt.Sprintf(":%d\r\n", n) + want.String())
+	if held := transientHeld(srv); held != 0 {
+		t.Fatalf("the GC tuner still counts %d bytes of requests that have run", held)
+	}
+}
+
 // transientHeld is what the GC tuner counts of long requests.
 func transientHeld(srv *Server) uint64 {
 	srv.gc.mu.Lock()

@@ -44,7 +44,10 @@ type Parser struct {
 	// argsAt is where the first argument's header is in the input: past
 	// the multibulk header, or 0 once the header went with a Seal.
 	argsAt int
-	count  int // the request's arguments (its multibulk count)
+	// head is where the header of the bulk being read is, lastHead that
+	// of the last complete one.
+	head, lastHead int
+	count          int // the request's arguments (its multibulk count)
 	// sealedArgs is how many of them Seal has set aside.
 	sealedArgs int
 	// sealed holds the partial request's earlier arguments, set aside by
@@ -91,6 +94,9 @@ func (p *Parser) Next(buf []byte, authed bool) (st ParseStatus, used int, args [
 		return ParseIncomplete, 0, nil, ""
 	}
 	if !p.inRequest {
+		if p.wasSealed {
+			p.args = nil // past what the next request overwrites, they hold the parts
+		}
 		p.wasSealed = false // a request that starts here is whole in buf
 		if buf[0] != '*' {
 			return p.inline(buf)
@@ -144,7 +150,7 @@ func (p *Parser) Next(buf []byte, authed bool) (st ParseStatus, used int, args [
 			case n > 16384 && !authed:
 				return p.fail("ERR Protocol error: unauthenticated bulk length")
 			}
-			p.bulkLen = n
+			p.bulkLen, p.head = n, p.pos
 			p.pos += nl + 2
 		}
 		// The two bytes after the payload are taken as its CRLF, whatever
@@ -155,7 +161,7 @@ func (p *Parser) Next(buf []byte, authed bool) (st ParseStatus, used int, args [
 		end := p.pos + int(p.bulkLen)
 		p.argBytes += p.bulkLen
 		p.pos = end + 2
-		p.done = p.pos
+		p.done, p.lastHead = p.pos, p.head
 		p.doneArgs++
 		p.doneBytes += uvarintLen(p.bulkLen) + int(p.bulkLen)
 		p.bulkLen = -1
@@ -246,13 +252,33 @@ func (p *Parser) Sealable() int {
 // arguments are 40% of its bytes, which the sealed buffers themselves
 // kept until it had run (a 1M-argument MSET held 15 MB of them, 9 MB
 // compacted). It returns how many arguments the sealed part completes.
-func (p *Parser) Seal(buf []byte) (args int) {
+//
+// A big bulk that ends the complete arguments in buf, and is most of buf,
+// is not copied: its length is written over the end of its header, the
+// bulks before it compacted in front, and buf itself becomes the part
+// (kept), as Redis makes a query buffer that holds just a big bulk the
+// argument (PROTO_MBULK_BIG_ARG). The reader then moves the rest to a new
+// buffer and leaves buf alone. Ten 20 MB RPUSH values, each read into a
+// buffer of its size, were copied out of it, 20 MB more at the peak.
+func (p *Parser) Seal(buf []byte) (args int, kept bool) {
 	n := p.done
 	if n == 0 {
-		return 0
+		return 0, false
 	}
 	p.sealedArgs += p.doneArgs
 	if p.doneArgs > 0 {
+		if start, end := bulkAt(buf, p.lastHead); end-start >= keptBulkMin && 2*(end-start) > cap(buf) {
+			// The bulks before it (a request's command and key) are
+			// compacted in front of it, over its header and theirs.
+			before := compactBulks(nil, buf, p.argsAt, p.lastHead)
+			from := start - uvarintLen(int64(end-start)) - len(before)
+			binary.PutUvarint(buf[from+len(before):start], uint64(end-start))
+			copy(buf[from:], before)
+			p.sealed = append(p.sealed, buf[from:end:end])
+			kept = true
+		}
+	}
+	if p.doneArgs > 0 && !kept {
 		p.sealed = append(p.sealed, compactBulks(make([]byte, 0, p.doneBytes), buf, p.argsAt, n))
 	}
 	if 2*p.sealedArgs >= p.count && cap(p.args) < p.count && !p.long {
@@ -273,11 +299,16 @@ func (p *Parser) Seal(buf []byte) (args int) {
 			p.args = make([][]byte, 0, p.count)
 		}
 	}
-	p.pos -= n
+	p.pos, p.head = p.pos-n, p.head-n
 	args = p.doneArgs
 	p.done, p.doneArgs, p.doneBytes, p.argsAt, p.sealing = 0, 0, 0, 0, true
-	return args
+	return args, kept
 }
+
+// keptBulkMin is the least bulk Seal keeps in place, Redis's
+// PROTO_MBULK_BIG_ARG: its header (8 bytes or more) holds its length's
+// varint (5 bytes up to 32 GB).
+const keptBulkMin = 32 << 10
 
 // compactBulks appends to part each complete bulk of buf[from:to] as an
 // unsigned varint of its length and its bytes.
@@ -378,13 +409,16 @@ func uvarintLen(n int64) int {
 	return l
 }
 
-// Release drops the argument slices a large request left, between
-// requests, so that a connection does not keep them.
-func (p *Parser) Release() {
+// Release drops, between requests, the argument slices the last ones
+// left when they are many, or when they hold what the connection lets go
+// of: a sealed request's parts (ten 20 MB RPUSH values kept their 180 MB
+// of parts live until the connection's next request) or, with buffer
+// set, the input buffer, being replaced.
+func (p *Parser) Release(buffer bool) {
 	if p.inRequest {
 		return
 	}
-	if cap(p.args) > 1024 {
+	if cap(p.args) > 1024 || p.wasSealed || buffer {
 		p.args = nil
 	}
 }

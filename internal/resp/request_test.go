@@ -150,7 +150,7 @@ func TestSealCompacts(t *testing.T) {
 	if want := len("*1000\r\n") + (n-1)*9; done != want {
 		t.Fatalf("sealable %d, want %d", done, want)
 	}
-	if args := p.Seal(buf); args != n-1 {
+	if args, _ := p.Seal(buf); args != n-1 {
 		t.Fatalf("sealed %d arguments, want %d", args, n-1)
 	}
 	if got, want := sealedBytes(&p), (n-1)*4; got != want {
@@ -164,6 +164,64 @@ func TestSealCompacts(t *testing.T) {
 	for i, a := range args {
 		if string(a) != "abc" {
 			t.Fatalf("argument %d is %q", i, a)
+		}
+	}
+}
+
+// A big bulk that ends the sealed arguments and fills most of the buffer
+// is kept in place (the buffer becomes the part, the bulks before it
+// compacted in front of it); a smaller one, or one in a buffer twice its
+// size, is copied out.
+func TestSealKeepsBigBulk(t *testing.T) {
+	var maxBulkLen atomic.Int64
+	maxBulkLen.Store(1 << 30)
+	big := strings.Repeat("v", keptBulkMin)
+	for _, tc := range []struct {
+		name  string
+		bulk  string
+		extra int // spare capacity of the buffer
+		kept  bool
+	}{
+		{"big bulk, exact buffer", big, 0, true},
+		{"big bulk, buffer a little larger", big, 1000, true},
+		{"big bulk in a buffer twice its size", big, keptBulkMin + 100, false},
+		{"a byte short of big", big[1:], 0, false},
+	} {
+		p := Parser{MaxBulkLen: &maxBulkLen}
+		head := fmt.Sprintf("*4\r\n$5\r\nRPUSH\r\n$1\r\nk\r\n$%d\r\n%s\r\n", len(tc.bulk), tc.bulk)
+		buf := append(make([]byte, 0, len(head)+len("$3\r\nab")+tc.extra), head...)
+		buf = append(buf, "$3\r\nab"...) // the last argument is partial
+		if st, _, _, _ := p.Next(buf, true); st != ParseIncomplete {
+			t.Fatalf("%s: status %v, want incomplete", tc.name, st)
+		}
+		done := p.Sealable()
+		args, kept := p.Seal(buf)
+		if args != 3 || kept != tc.kept {
+			t.Fatalf("%s: sealed %d arguments, kept %v; want 3, %v", tc.name, args, kept, tc.kept)
+		}
+		rest := append([]byte(nil), buf[done:]...)
+		if !kept {
+			for i := range buf {
+				buf[i] = 'X' // the reader reuses a buffer not kept
+			}
+		}
+		rest = append(rest, "c\r\n"...)
+		st, used, got, _ := p.Next(rest, true)
+		if st != ParseRequest || used != len(rest) {
+			t.Fatalf("%s: status %v, used %d of %d", tc.name, st, used, len(rest))
+		}
+		want := []string{"RPUSH", "k", tc.bulk, "abc"}
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d arguments, want %d", tc.name, len(got), len(want))
+		}
+		for i := range want {
+			if string(got[i]) != want[i] {
+				t.Fatalf("%s: argument %d is %.20q, want %.20q", tc.name, i, got[i], want[i])
+			}
+		}
+		// Once it has run, its slices must not keep the parts.
+		if p.Release(false); p.args != nil {
+			t.Fatalf("%s: the sealed request's %d argument slices kept after Release", tc.name, len(p.args))
 		}
 	}
 }
