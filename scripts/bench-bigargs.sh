@@ -6,7 +6,8 @@
 # 20 MB values (PUSH20MBx10) and a SUNIONSTORE d k k of a 1M-member set.
 # ONLY= picks the workloads whose name contains it. Each run gets a fresh server. Prints, per workload and
 # server, the median of REPS runs of the wall time (first byte sent to
-# reply read), the server's peak resident set and its resident set after.
+# reply read), the server's peak resident set, its resident set after and
+# 3 s later (settled, -settle).
 #
 #   scripts/bench-bigargs.sh            # REPS=3
 #   REPS=5 ONLY=SET scripts/bench-bigargs.sh

@@ -2,8 +2,9 @@
 // several servers in one run: for each workload and server it starts a
 // fresh server (so that no earlier run's memory counts), sends the request
 // over TCP, times it from the first byte written to the last byte of the
-// reply, and reads the server's peak resident set (/proc/PID/status VmHWM)
-// and its resident set once the reply is read. It prints the median of
+// reply, and reads the server's peak resident set (/proc/PID/status VmHWM),
+// its resident set once the reply is read and again -settle later, when a
+// server that gives memory back once idle has done so. It prints the median of
 // -reps runs, the servers taking turns rep by rep. scripts/bench-bigargs.sh
 // runs it.
 //
@@ -49,20 +50,21 @@ func main() {
 	bigMB := flag.Int("bigmb", 200, "megabytes of the large SET's value")
 	only := flag.String("only", "", "run only the workloads whose name contains this")
 	flag.IntVar(&fixedPort, "port", 0, "port for every server started (0: a free one each time)")
+	flag.DurationVar(&settle, "settle", 3*time.Second, "how long after the reply the settled resident set is read (0: not read)")
 	flag.Parse()
 	var servers []server
 	for _, spec := range flag.Args() {
 		name, cmdline, _ := strings.Cut(spec, "=")
 		servers = append(servers, server{name, strings.Fields(cmdline)})
 	}
-	fmt.Printf("%-12s %-10s %8s %8s %8s %9s\n", "workload", "server", "wall_ms", "cpu_ms", "peak_MB", "after_MB")
+	fmt.Printf("%-12s %-10s %8s %8s %8s %9s %10s\n", "workload", "server", "wall_ms", "cpu_ms", "peak_MB", "after_MB", "settled_MB")
 	for _, w := range workloads(*args, *bigMB) {
 		if *only != "" && !strings.Contains(w.name, *only) {
 			continue
 		}
 		// The servers take turns rep by rep, so that a machine's load,
 		// which changes over a run, weighs on each alike.
-		type samples struct{ walls, cpus, peaks, afters []float64 }
+		type samples struct{ walls, cpus, peaks, afters, settled []float64 }
 		got := make([]samples, len(servers))
 		for r := 0; r < *reps; r++ {
 			for i, s := range servers {
@@ -73,12 +75,12 @@ func main() {
 				}
 				g := &got[i]
 				g.walls, g.cpus = append(g.walls, m.wall), append(g.cpus, m.cpu)
-				g.peaks, g.afters = append(g.peaks, m.peak), append(g.afters, m.after)
+				g.peaks, g.afters, g.settled = append(g.peaks, m.peak), append(g.afters, m.after), append(g.settled, m.settled)
 			}
 		}
 		for i, s := range servers {
 			g := got[i]
-			fmt.Printf("%-12s %-10s %8.0f %8.0f %8.1f %9.1f\n", w.name, s.name, median(g.walls), median(g.cpus), median(g.peaks), median(g.afters))
+			fmt.Printf("%-12s %-10s %8.0f %8.0f %8.1f %9.1f %10.1f\n", w.name, s.name, median(g.walls), median(g.cpus), median(g.peaks), median(g.afters), median(g.settled))
 		}
 	}
 }
@@ -145,12 +147,17 @@ func encode(parts []string) []byte {
 }
 
 // fixedPort, when not 0, is the port each server is started on: the
-// servers run one at a time, so one port does for all.
-var fixedPort int
+// servers run one at a time, so one port does for all. settle is how long
+// after the reply the settled resident set is read.
+var (
+	fixedPort int
+	settle    time.Duration
+)
 
 // measurement is one run of a workload: wall time and server CPU time in
-// ms, the server's peak resident set and its resident set after, in MB.
-type measurement struct{ wall, cpu, peak, after float64 }
+// ms, the server's peak resident set, its resident set after and once
+// settled, in MB.
+type measurement struct{ wall, cpu, peak, after, settled float64 }
 
 // run starts s, sends w's setup, then measures w's request.
 func run(s server, w workload) (m measurement, err error) {
@@ -212,6 +219,10 @@ func run(s server, w workload) (m measurement, err error) {
 		err = fmt.Errorf("reply %q", reply)
 	}
 	m.peak, m.after = status(pid, "VmHWM"), status(pid, "VmRSS")
+	if err == nil && settle > 0 {
+		time.Sleep(settle) // a benchmark, not a test: the server is left idle for a set time
+		m.settled = status(pid, "VmRSS")
+	}
 	return m, err
 }
 
