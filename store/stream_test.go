@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+
+	"github.com/floodgate/floodgate/internal/redistest"
 )
 
 func collect(s *Stream, start, end StreamID, rev bool) []string {
@@ -106,6 +108,45 @@ func TestStreamFillAllocatesItsNodes(t *testing.T) {
 		}
 		if want := fmt.Sprintf("%q", record(i)); id != (StreamID{uint64(i), 0}) || fmt.Sprintf("%q", it.Fields(nil)) != want {
 			t.Fatalf("entry %d: %v %q, want %s", i, id, it.Fields(nil), want)
+		}
+	}
+}
+
+// An entry that outgrows its node (XADD of many fields) grows it once, not
+// append after append: a new node's master entry, then an entry with
+// fields of its own, allocate the node twice at most (the first node's
+// buffer and the one the second entry grows it into; 5.3 times, appended
+// one element at a time).
+func TestStreamBigEntryAllocatesItsNode(t *testing.T) {
+	redistest.SkipUnderRace(t) // the race detector's allocator counts differently
+	const fields = 50000
+	fv := make([][]byte, 0, 2*fields)
+	other := make([][]byte, 0, 2*fields)
+	for i := range fields {
+		fv = append(fv, []byte(fmt.Sprintf("field%d", i)), []byte(fmt.Sprint(i)))
+		other = append(other, []byte(fmt.Sprintf("other%d", i)), []byte("v"))
+	}
+	lim := StreamLimits{NodeMaxBytes: 0, NodeMaxEntries: 0}
+	var s *Stream
+	allocated := fewestOf(func() uint64 {
+		s = NewStream()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		s.Append(StreamID{1, 0}, fv, lim)
+		s.Append(StreamID{2, 0}, other, lim)
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	})
+	if live := uint64(s.MemSize()); allocated > 2*live {
+		t.Errorf("two entries of %d fields (%d nodes) allocated %d bytes for %d live", fields, s.NodeCount(), allocated, live)
+	}
+	it := s.Iter(StreamID{}, MaxStreamID, false)
+	for _, want := range [][][]byte{fv, other} {
+		if _, ok := it.Next(); !ok {
+			t.Fatal("an entry is missing")
+		}
+		if got := it.Fields(nil); fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
+			t.Fatalf("an entry read back with %d fields and values, want %d", len(got), len(want))
 		}
 	}
 }
