@@ -202,16 +202,12 @@ func setGeneric(c *Client, o setOptions, key, value []byte, okReply, abortReply 
 		}
 		return
 	}
-	v := store.NewString
-	if c.conn != nil && c.conn.lend(value) {
-		v = store.StringOf
-	}
 	if o.flags&setKeepTTL != 0 {
-		c.db.SetKeepTTL(key, v(value))
+		c.db.SetKeepTTL(key, argString(c, value))
 	} else {
 		// A deadline already past (EXAT 1) is stored as Redis stores it:
 		// the key is invisible at once and reclaimed by expiry.
-		c.db.Set(key, v(value), at)
+		c.db.Set(key, argString(c, value), at)
 	}
 	c.notify(notifyString, "set", key)
 	if o.flags&setAnyExpire != 0 {
@@ -319,7 +315,7 @@ func mset(c *Client, argc int, next func() []byte) {
 	defer c.db.ExpectKeys(0)
 	for range argc / 2 {
 		key := next()
-		setKey(c, key, store.NewString(next()))
+		setKey(c, key, argString(c, next()))
 		c.notify(notifyString, "set", key)
 	}
 	c.w.Status("OK")
@@ -338,17 +334,28 @@ func cmdMSetNX(c *Client, args [][]byte) {
 	c.db.ExpectKeys(len(args) / 2)
 	defer c.db.ExpectKeys(0)
 	for i := 1; i < len(args); i += 2 {
-		c.db.Set(args[i], store.NewString(args[i+1]), 0)
+		c.db.Set(args[i], argString(c, args[i+1]), 0)
 		c.notify(notifyString, "set", args[i])
 	}
 	c.w.Int(1)
+}
+
+// argString is the String a command stores of its argument b: b itself
+// when the connection can give it up (a big bulk, conn.lend), as Redis
+// stores the argument object (SET, MSET, GETSET, APPEND of a new key),
+// else a copy.
+func argString(c *Client, b []byte) *store.String {
+	if c.conn != nil && c.conn.lend(b) {
+		return store.StringOf(b)
+	}
+	return store.NewString(b)
 }
 
 func cmdGetSet(c *Client, args [][]byte) {
 	if _, ok := getString(c, args[1]); !ok {
 		return
 	}
-	setKey(c, args[1], store.NewString(args[2]))
+	setKey(c, args[1], argString(c, args[2]))
 	c.notify(notifyString, "set", args[1])
 }
 
@@ -425,7 +432,7 @@ func cmdAppend(c *Client, args [][]byte) {
 		return
 	}
 	if s == nil {
-		v := store.NewString(args[2])
+		v := argString(c, args[2])
 		c.db.Set(args[1], v, 0)
 		c.notify(notifyString, "append", args[1])
 		c.w.Int(int64(v.Len()))

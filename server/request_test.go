@@ -77,6 +77,26 @@ func TestLoopBigBulksKept(t *testing.T) {
 	}
 	c.send(req.String() + "*4\r\n$6\r\nLRANGE\r\n$1\r\nk\r\n$1\r\n0\r\n$2\r\n-1\r\n")
 	c.expect(fmt.Sprintf(":%d\r\n", n) + want.String())
+	// MSET keeps such values as they are (conn.lend); each stays its own
+	// when another is appended to.
+	req.Reset()
+	want.Reset()
+	fmt.Fprintf(&req, "*%d\r\n$4\r\nMSET\r\n", 1+2*n)
+	get := fmt.Sprintf("*%d\r\n$4\r\nMGET\r\n", 1+n)
+	fmt.Fprintf(&want, "*%d\r\n", n)
+	for i := range n {
+		v := strings.Repeat(string(rune('A'+i)), 300<<10+i)
+		fmt.Fprintf(&req, "$2\r\nm%d\r\n$%d\r\n%s\r\n", i, len(v), v)
+		get += fmt.Sprintf("$2\r\nm%d\r\n", i)
+		if i == 0 {
+			v += "+" // APPENDed below
+		}
+		fmt.Fprintf(&want, "$%d\r\n%s\r\n", len(v), v)
+	}
+	c.send(req.String())
+	c.expect("+OK\r\n")
+	c.send("*3\r\n$6\r\nAPPEND\r\n$2\r\nm0\r\n$1\r\n+\r\n" + get)
+	c.expect(fmt.Sprintf(":%d\r\n", 300<<10+1) + want.String())
 	if held := transientHeld(srv); held != 0 {
 		t.Fatalf("the GC tuner still counts %d bytes of requests that have run", held)
 	}

@@ -56,6 +56,9 @@ type Parser struct {
 	// request had.
 	sealed             [][]byte
 	sealing, wasSealed bool
+	// kept is the parts Seal kept in place (big bulks' read buffers), of
+	// the partial request or the last one (Kept).
+	kept [][]byte
 
 	// Long, when set, says whether the command named name runs a long
 	// request from its LongArgs: such a request, sealed and of at least
@@ -96,6 +99,7 @@ func (p *Parser) Next(buf []byte, authed bool) (st ParseStatus, used int, args [
 	if !p.inRequest {
 		if p.wasSealed {
 			p.args = nil // past what the next request overwrites, they hold the parts
+			p.kept = nil
 		}
 		p.wasSealed = false // a request that starts here is whole in buf
 		if buf[0] != '*' {
@@ -275,6 +279,7 @@ func (p *Parser) Seal(buf []byte) (args int, kept bool) {
 			binary.PutUvarint(buf[from+len(before):start], uint64(end-start))
 			copy(buf[from:], before)
 			p.sealed = append(p.sealed, buf[from:end:end])
+			p.kept = append(p.kept, buf[from:end:end])
 			kept = true
 		}
 	}
@@ -421,6 +426,23 @@ func (p *Parser) Release(buffer bool) {
 	if cap(p.args) > 1024 || p.wasSealed || buffer {
 		p.args = nil
 	}
+	p.kept = nil
+}
+
+// Kept reports whether b, an argument of the request just returned, is a
+// big bulk whose part Seal kept in place: nothing else uses that memory,
+// so a command may keep b as it is (MSET keeps its values, as Redis keeps
+// the argument objects of a query buffer's big bulks).
+func (p *Parser) Kept(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	for _, part := range p.kept {
+		if &part[len(part)-1] == &b[len(b)-1] {
+			return true // a kept part ends with its big bulk
+		}
+	}
+	return false
 }
 
 // Need is how many bytes of the current request are known to be still
@@ -455,6 +477,7 @@ func (p *Parser) BulkBytes() int {
 
 func (p *Parser) fail(msg string) (ParseStatus, int, [][]byte, string) {
 	p.inRequest, p.pos, p.sealing, p.long = false, 0, false, false
+	p.kept = nil
 	clear(p.sealed)
 	p.sealed = p.sealed[:0]
 	return ParseError, 0, nil, msg

@@ -219,8 +219,12 @@ func TestSealKeepsBigBulk(t *testing.T) {
 				t.Fatalf("%s: argument %d is %.20q, want %.20q", tc.name, i, got[i], want[i])
 			}
 		}
+		// A kept bulk is the command's to keep; nothing else is.
+		if p.Kept(got[2]) != tc.kept || p.Kept(got[1]) || p.Kept(got[3]) {
+			t.Fatalf("%s: Kept of the key, the bulk, the last: %v %v %v", tc.name, p.Kept(got[1]), p.Kept(got[2]), p.Kept(got[3]))
+		}
 		// Once it has run, its slices must not keep the parts.
-		if p.Release(false); p.args != nil {
+		if p.Release(false); p.args != nil || p.Kept(got[2]) {
 			t.Fatalf("%s: the sealed request's %d argument slices kept after Release", tc.name, len(p.args))
 		}
 	}
