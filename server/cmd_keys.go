@@ -43,17 +43,10 @@ const (
 
 // cmdDel serves DEL and UNLINK: values are freed by Go's collector either
 // way, so UNLINK has nothing to do in the background.
-func cmdDel(c *Client, args [][]byte) {
-	i := 0
-	del(c, len(args)-1, func() []byte { i++; return args[i] })
-}
+func cmdDel(c *Client, args [][]byte) { del(c, len(args)-1, argsFrom(args)) }
 
-// cmdDelLong is DEL of a long request, from its LongArgs.
-func cmdDelLong(c *Client, args *resp.LongArgs) {
-	cur := args.Cursor()
-	cur.Next() // the name
-	del(c, args.Len()-1, cur.Next)
-}
+// cmdDelLong is DEL (and UNLINK) of a long request, from its LongArgs.
+func cmdDelLong(c *Client, args *resp.LongArgs) { del(c, args.Len()-1, longArgsFrom(args)) }
 
 // del deletes the keys keys returns, as many as count.
 func del(c *Client, count int, keys func() []byte) {
@@ -69,18 +62,43 @@ func del(c *Client, count int, keys func() []byte) {
 
 // cmdExists counts live keys, a key named twice counting twice. Like
 // Redis's, it does not count as an access for eviction; TOUCH does.
-func cmdExists(c *Client, args [][]byte) { countKeys(c, args, c.db.Peek) }
+func cmdExists(c *Client, args [][]byte) { countKeys(c, len(args)-1, argsFrom(args), c.db.Peek) }
 
-func cmdTouch(c *Client, args [][]byte) { countKeys(c, args, c.db.Get) }
+func cmdTouch(c *Client, args [][]byte) { countKeys(c, len(args)-1, argsFrom(args), c.db.Get) }
 
-func countKeys(c *Client, args [][]byte, lookup func([]byte) *store.Entry) {
+// cmdExistsLong and cmdTouchLong are EXISTS and TOUCH of a long request,
+// from its LongArgs.
+func cmdExistsLong(c *Client, args *resp.LongArgs) {
+	countKeys(c, args.Len()-1, longArgsFrom(args), c.db.Peek)
+}
+
+func cmdTouchLong(c *Client, args *resp.LongArgs) {
+	countKeys(c, args.Len()-1, longArgsFrom(args), c.db.Get)
+}
+
+// countKeys counts the keys of the count that keys returns which lookup
+// finds.
+func countKeys(c *Client, count int, keys func() []byte, lookup func([]byte) *store.Entry) {
 	var n int64
-	for _, k := range args[1:] {
-		if lookup(k) != nil {
+	for range count {
+		if lookup(keys()) != nil {
 			n++
 		}
 	}
 	c.w.Int(n)
+}
+
+// argsFrom returns the arguments past the name one call at a time, and
+// longArgsFrom those of a long request.
+func argsFrom(args [][]byte) func() []byte {
+	i := 0
+	return func() []byte { i++; return args[i] }
+}
+
+func longArgsFrom(args *resp.LongArgs) func() []byte {
+	cur := args.Cursor()
+	cur.Next() // the name
+	return cur.Next
 }
 
 func cmdType(c *Client, args [][]byte) {

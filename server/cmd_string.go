@@ -269,11 +269,17 @@ func cmdGetEX(c *Client, args [][]byte) {
 	}
 }
 
-func cmdMGet(c *Client, args [][]byte) {
-	c.w.Array(len(args) - 1)
-	for _, key := range args[1:] {
+func cmdMGet(c *Client, args [][]byte) { mget(c, len(args)-1, argsFrom(args)) }
+
+// cmdMGetLong is MGET of a long request, from its LongArgs.
+func cmdMGetLong(c *Client, args *resp.LongArgs) { mget(c, args.Len()-1, longArgsFrom(args)) }
+
+// mget answers the values of the count keys that keys returns.
+func mget(c *Client, count int, keys func() []byte) {
+	c.w.Array(count)
+	for range count {
 		var s *store.String
-		if e := c.db.Get(key); e != nil {
+		if e := c.db.Get(keys()); e != nil {
 			s, _ = e.Value().(*store.String) // another type answers null
 		}
 		replyString(c, s)
@@ -293,8 +299,7 @@ func cmdMSet(c *Client, args [][]byte) {
 	if !msetArgs(c, args) {
 		return
 	}
-	i := 0
-	mset(c, len(args), func() []byte { i++; return args[i] })
+	mset(c, len(args), argsFrom(args))
 }
 
 // cmdMSetLong is MSET of a long request, from its LongArgs.
@@ -303,9 +308,7 @@ func cmdMSetLong(c *Client, args *resp.LongArgs) {
 		c.wrongArity(c.cmd)
 		return
 	}
-	cur := args.Cursor()
-	cur.Next() // the name
-	mset(c, args.Len(), cur.Next)
+	mset(c, args.Len(), longArgsFrom(args))
 }
 
 // mset sets the pairs of MSET's argc arguments, which next returns in
@@ -325,17 +328,37 @@ func cmdMSetNX(c *Client, args [][]byte) {
 	if !msetArgs(c, args) {
 		return
 	}
-	for i := 1; i < len(args); i += 2 {
-		if c.db.Get(args[i]) != nil {
+	msetnx(c, len(args), func() func() []byte { return argsFrom(args) })
+}
+
+// cmdMSetNXLong is MSETNX of a long request, from its LongArgs.
+func cmdMSetNXLong(c *Client, args *resp.LongArgs) {
+	if args.Len()%2 == 0 {
+		c.wrongArity(c.cmd)
+		return
+	}
+	msetnx(c, args.Len(), func() func() []byte { return longArgsFrom(args) })
+}
+
+// msetnx sets the pairs of MSETNX's argc arguments if none of the keys
+// exists; from returns them in order past the name, once to look and
+// once to set.
+func msetnx(c *Client, argc int, from func() func() []byte) {
+	next := from()
+	for range argc / 2 {
+		if c.db.Get(next()) != nil {
 			c.w.Int(0)
 			return
 		}
+		next() // the value
 	}
-	c.db.ExpectKeys(len(args) / 2)
+	c.db.ExpectKeys(argc / 2)
 	defer c.db.ExpectKeys(0)
-	for i := 1; i < len(args); i += 2 {
-		c.db.Set(args[i], argString(c, args[i+1]), 0)
-		c.notify(notifyString, "set", args[i])
+	next = from()
+	for range argc / 2 {
+		key := next()
+		c.db.Set(key, argString(c, next()), 0)
+		c.notify(notifyString, "set", key)
 	}
 	c.w.Int(1)
 }

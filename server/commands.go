@@ -176,8 +176,13 @@ var families = []map[string]Handler{
 // longHandlers are the commands that run a long request from its
 // resp.LongArgs (see LongHandler).
 var longHandlers = map[string]LongHandler{
-	"mset": cmdMSetLong,
-	"del":  cmdDelLong,
+	"mset":   cmdMSetLong,
+	"msetnx": cmdMSetNXLong,
+	"mget":   cmdMGetLong,
+	"del":    cmdDelLong,
+	"unlink": cmdDelLong,
+	"exists": cmdExistsLong,
+	"touch":  cmdTouchLong,
 }
 
 // takesLongArgs reports whether the command named name has a LongHandler:

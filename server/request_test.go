@@ -400,6 +400,52 @@ func TestLoopLongArgs(t *testing.T) {
 	}
 	c.send(del.String() + "*1\r\n$6\r\nDBSIZE\r\n")
 	c.expect(fmt.Sprintf(":%d\r\n:0\r\n", n))
+
+	// The other commands that run from LongArgs, over keys of which half
+	// exist, one of them a list.
+	c.send(longMSet(n, -1, "") + "*3\r\n$5\r\nRPUSH\r\n$5\r\nkey:1\r\n$1\r\nx\r\n")
+	c.expect("+OK\r\n-WRONGTYPE Operation against a key holding the wrong kind of value\r\n")
+	c.send("*2\r\n$3\r\nDEL\r\n$5\r\nkey:1\r\n*3\r\n$5\r\nRPUSH\r\n$5\r\nkey:1\r\n$1\r\nx\r\n")
+	c.expect(":1\r\n:1\r\n")
+	keys := func(name string, extra ...string) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "*%d\r\n$%d\r\n%s\r\n", 1+2*n+len(extra), len(name), name)
+		for i := range 2 * n {
+			k := fmt.Sprint("key:", i)
+			fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(k), k)
+		}
+		for _, a := range extra {
+			fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
+		}
+		return b.String()
+	}
+	var mget strings.Builder
+	fmt.Fprintf(&mget, "*%d\r\n", 2*n)
+	for i := range 2 * n {
+		switch {
+		case i == 1 || i >= n:
+			mget.WriteString("$-1\r\n") // the list, and the missing keys
+		default:
+			v := fmt.Sprint("v", i)
+			fmt.Fprintf(&mget, "$%d\r\n%s\r\n", len(v), v)
+		}
+	}
+	// Each on a connection of its own, whose buffer is sealed as it fills
+	// (one that a request before had grown could hold it whole).
+	for _, step := range []struct{ req, reply string }{
+		{keys("EXISTS"), fmt.Sprintf(":%d\r\n", n)},
+		{keys("TOUCH"), fmt.Sprintf(":%d\r\n", n)},
+		{keys("MGET"), mget.String()},
+		{keys("MSETNX", "last"), "-ERR wrong number of arguments for 'msetnx' command\r\n"}, // a key without its value
+		{keys("MSETNX"), ":0\r\n"},                                                          // key:0 exists: nothing is set
+		{keys("UNLINK"), fmt.Sprintf(":%d\r\n", n)},
+		// The pairs (key:0, key:1), (key:2, key:3)... once none exists.
+		{keys("MSETNX") + "*2\r\n$3\r\nGET\r\n$5\r\nkey:2\r\n*1\r\n$6\r\nDBSIZE\r\n", fmt.Sprintf(":1\r\n$5\r\nkey:3\r\n:%d\r\n", n)},
+	} {
+		fresh := dialRaw(t, srv)
+		fresh.send(step.req)
+		fresh.expect(step.reply)
+	}
 }
 
 // runsLong lets a long request run from its LongArgs only when nothing
