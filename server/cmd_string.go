@@ -286,9 +286,10 @@ func mget(c *Client, count int, keys func() []byte) {
 	}
 }
 
-// msetArgs checks MSET's key/value pairing, which the arity cannot express.
-func msetArgs(c *Client, args [][]byte) bool {
-	if len(args)%2 == 0 {
+// pairedArgs checks MSET's and MSETNX's key/value pairing of argc
+// arguments (the name included), which the arity cannot express.
+func pairedArgs(c *Client, argc int) bool {
+	if argc%2 == 0 {
 		c.wrongArity(c.cmd)
 		return false
 	}
@@ -296,7 +297,7 @@ func msetArgs(c *Client, args [][]byte) bool {
 }
 
 func cmdMSet(c *Client, args [][]byte) {
-	if !msetArgs(c, args) {
+	if !pairedArgs(c, len(args)) {
 		return
 	}
 	mset(c, len(args), argsFrom(args))
@@ -304,8 +305,7 @@ func cmdMSet(c *Client, args [][]byte) {
 
 // cmdMSetLong is MSET of a long request, from its LongArgs.
 func cmdMSetLong(c *Client, args *resp.LongArgs) {
-	if args.Len()%2 == 0 {
-		c.wrongArity(c.cmd)
+	if !pairedArgs(c, args.Len()) {
 		return
 	}
 	mset(c, args.Len(), longArgsFrom(args))
@@ -325,7 +325,7 @@ func mset(c *Client, argc int, next func() []byte) {
 }
 
 func cmdMSetNX(c *Client, args [][]byte) {
-	if !msetArgs(c, args) {
+	if !pairedArgs(c, len(args)) {
 		return
 	}
 	msetnx(c, len(args), func() func() []byte { return argsFrom(args) })
@@ -333,8 +333,7 @@ func cmdMSetNX(c *Client, args [][]byte) {
 
 // cmdMSetNXLong is MSETNX of a long request, from its LongArgs.
 func cmdMSetNXLong(c *Client, args *resp.LongArgs) {
-	if args.Len()%2 == 0 {
-		c.wrongArity(c.cmd)
+	if !pairedArgs(c, args.Len()) {
 		return
 	}
 	msetnx(c, args.Len(), func() func() []byte { return longArgsFrom(args) })
