@@ -41,8 +41,10 @@ type conn struct {
 	// again, which received puts back ahead of the unparsed input.
 	rejoined []byte
 	// transient is the bytes a long request being read holds, which the
-	// GC tuner counts (seal).
+	// GC tuner counts (seal), or a big bulk's buffer (ReadBuf), bulkHeld,
+	// until a request has run.
 	transient int64
+	bulkHeld  bool
 	// inPeak is the most in held since the last resizeQueryBuffer
 	// (Redis's querybuf_peak). Touched by the transport's goroutine only.
 	inPeak int
@@ -176,9 +178,21 @@ func (cn *conn) ReadBuf(scratch []byte) []byte {
 			room = unauthRoom(room, len(cn.in))
 		}
 		if free < room {
+			if room >= hugeBufMin {
+				cn.srv.collectBeforeBulk(room)
+			}
 			grown := make([]byte, len(cn.in), len(cn.in)+room)
 			if room >= hugeBufMin {
 				adviseHuge(grown)
+				// The buffer is live until its request has run, as a long
+				// request's parts are: held, so that no collection starts
+				// while it is read or its bulk copied. One that started
+				// during the copy of a 200 MB RPUSH value could not stop
+				// the copying goroutine and spun a core until it was done:
+				// 1 s of CPU, Redis's whole command 1.3 s.
+				cn.transient += int64(cap(grown))
+				cn.srv.holdTransient(int64(cap(grown)))
+				cn.bulkHeld = true
 			}
 			copy(grown, cn.in)
 			cn.in = grown
@@ -231,6 +245,7 @@ func (cn *conn) seal(done, need int) {
 // releaseTransient gives back what seal told the GC tuner a long request
 // holds, once it has run or the connection is gone.
 func (cn *conn) releaseTransient() {
+	cn.bulkHeld = false
 	if cn.transient > 0 {
 		cn.srv.holdTransient(-cn.transient)
 		cn.transient = 0
@@ -354,8 +369,8 @@ func (cn *conn) Received(buf []byte, n int, inHook bool) bool {
 		cn.in = cn.in[:copy(cn.in, rest)]
 	}
 	cn.lent = false
-	if !cn.parser.Sealing() {
-		cn.releaseTransient() // the long request has run
+	if !cn.parser.Sealing() && (used > 0 || !cn.bulkHeld) {
+		cn.releaseTransient() // the long request, or the big bulk's, has run
 	}
 	cn.noteQueryBuffer()
 	cn.afterReadEviction(inHook)

@@ -228,6 +228,17 @@ func (s *Server) collectBeforeSeal() {
 	}
 }
 
+// collectBeforeBulk collects before a buffer of n bytes is made for a big
+// bulk, which is then held until its request has run (conn.ReadBuf), when
+// the heap is small next to it: the garbage there is would stay until
+// then (SET of 200 MB peaked 2 MB over Redis's 212), and such a
+// collection costs a fraction of reading the bulk.
+func (s *Server) collectBeforeBulk(n int) {
+	if h, ok := readHeap(); ok && startGCPercent >= 0 && h.objects <= uint64(n)/4 {
+		runtime.GC()
+	}
+}
+
 // collectNow reports whether a drain of garbage bytes, in a heap whose
 // objects (live or not yet collected) take objects bytes, is collected by
 // the next long request before it is sealed (collectBeforeSeal): only

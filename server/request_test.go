@@ -102,6 +102,30 @@ func TestLoopBigBulksKept(t *testing.T) {
 	}
 }
 
+// A big bulk's buffer is held for the GC tuner while it is read and until
+// its request has run, and given back after, also by a client that goes
+// away halfway.
+func TestLoopBigBulkHeld(t *testing.T) {
+	parallel(t)
+	srv := startProtocolServer(t, Config{})
+	const size = hugeBufMin + 1<<20
+	v := strings.Repeat("v", size)
+	head := fmt.Sprintf("*3\r\n$5\r\nRPUSH\r\n$1\r\nk\r\n$%d\r\n", size)
+	c := dialRaw(t, srv)
+	c.send(head + v[:size/2])
+	waitFor(t, "the bulk's buffer held", func() bool { return transientHeld(srv) >= size })
+	c.send(v[size/2:] + "\r\n*2\r\n$4\r\nLLEN\r\n$1\r\nk\r\n")
+	c.expect(":1\r\n:1\r\n")
+	if held := transientHeld(srv); held != 0 {
+		t.Fatalf("the GC tuner still counts %d bytes of a request that has run", held)
+	}
+	gone := dialRaw(t, srv)
+	gone.send(head + v[:size/2])
+	waitFor(t, "the second bulk's buffer held", func() bool { return transientHeld(srv) >= size })
+	gone.c.Close()
+	waitFor(t, "the hold given back", func() bool { return transientHeld(srv) == 0 })
+}
+
 // transientHeld is what the GC tuner counts of long requests.
 func transientHeld(srv *Server) uint64 {
 	srv.gc.mu.Lock()
