@@ -44,18 +44,24 @@ func (t *denseTable[K]) find(key []byte) (int, bool) {
 // findHashed is find for a key hashed already (h), so that an insertion
 // after a miss hashes once.
 func (t *denseTable[K]) findHashed(key []byte, h uint64) (int, bool) {
+	_, pos, ok := t.lookup(key, h)
+	return pos, ok
+}
+
+// lookup is findHashed that also returns the index slot of the entry.
+func (t *denseTable[K]) lookup(key []byte, h uint64) (slot uint64, pos int, ok bool) {
 	if len(t.index) == 0 {
-		return 0, false
+		return 0, 0, false
 	}
 	var k K
 	mask := uint64(len(t.index) - 1)
-	for slot := h & mask; ; slot = (slot + 1) & mask {
+	for slot = h & mask; ; slot = (slot + 1) & mask {
 		p := t.index[slot]
 		if p == 0 {
-			return 0, false
+			return 0, 0, false
 		}
 		if k.key(t.entries[p-1]) == string(key) {
-			return int(p - 1), true
+			return slot, int(p - 1), true
 		}
 	}
 }
@@ -134,16 +140,19 @@ func (t *denseTable[K]) grow(n int) {
 
 // remove deletes the entry whose key is key and reports whether it was there.
 func (t *denseTable[K]) remove(key []byte) bool {
-	pos, ok := t.find(key)
+	slot, pos, ok := t.lookup(key, hashMember(key))
 	if ok {
-		t.removeAt(pos)
+		t.removeFrom(slot, pos) // the slot found: not hashed again (slotOf)
 	}
 	return ok
 }
 
 // removeAt deletes the entry at pos: the last entry moves into its place.
-func (t *denseTable[K]) removeAt(pos int) {
-	t.unlink(t.slotOf(pos))
+func (t *denseTable[K]) removeAt(pos int) { t.removeFrom(t.slotOf(pos), pos) }
+
+// removeFrom is removeAt of the entry at pos, in index slot slot.
+func (t *denseTable[K]) removeFrom(slot uint64, pos int) {
+	t.unlink(slot)
 	last := len(t.entries) - 1
 	if pos != last {
 		t.index[t.slotOf(last)] = uint32(pos + 1)
