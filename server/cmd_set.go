@@ -337,13 +337,19 @@ func setAlgebra(op setOp, sets []*store.Set, limit int, enc *store.Encodings) *s
 	out := store.NewSet()
 	switch op {
 	case opUnion:
-		// A set given twice adds nothing the second time.
-		seen := make(map[*store.Set]bool, len(sets))
+		// A set given twice adds nothing the second time. The map is
+		// made for the sets there are, not the keys named: sized for
+		// SUNION's 1M missing keys it took 16 MB.
+		var seen map[*store.Set]bool
 		for _, s := range sets {
-			if s != nil && !seen[s] {
-				seen[s] = true
-				out.AddSet(s, enc)
+			if s == nil || seen[s] {
+				continue
 			}
+			if seen == nil {
+				seen = make(map[*store.Set]bool)
+			}
+			seen[s] = true
+			out.AddSet(s, enc)
 		}
 	case opDiff:
 		first := sets[0]
