@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # bench-bigargs.sh: commands with huge arguments, redis-server and floodgate
 # (built from this tree) side by side in one run, over TCP: a 1M-argument
-# RPUSH, SADD, HSET, MSET and DEL (of the keys a 1M-argument MSET made), a
-# 200 MB SET, a ZADD of 500,000 pairs, an EVAL with 1M ARGV, an RPUSH of ten
-# 20 MB values (PUSH20MBx10) and a SUNIONSTORE d k k of a 1M-member set.
+# RPUSH, SADD, HSET, MSET, DEL, MGET, EXISTS and UNLINK (of the keys a
+# 1M-argument MSET made), SREM and HDEL of what SADD and HSET added, a
+# SUNION of 1M missing keys, a 200 MB SET and RPUSH, a ZADD of 500,000
+# pairs, an EVAL with 1M ARGV, an RPUSH of ten 20 MB values (PUSH20MBx10)
+# and a SUNIONSTORE d k k of a 1M-member set. A workload's setup runs first,
+# then the timed request once the server is idle.
 # ONLY= picks the workloads whose name contains it. Each run gets a fresh server. Prints, per workload and
 # server, the median of REPS runs of the wall time (first byte sent to
 # reply read), the server's peak resident set, its resident set after and
