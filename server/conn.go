@@ -190,8 +190,7 @@ func (cn *conn) ReadBuf(scratch []byte) []byte {
 				// during the copy of a 200 MB RPUSH value could not stop
 				// the copying goroutine and spun a core until it was done:
 				// 1 s of CPU, Redis's whole command 1.3 s.
-				cn.transient += int64(cap(grown))
-				cn.srv.holdTransient(int64(cap(grown)))
+				cn.hold(int64(cap(grown)))
 				cn.bulkHeld = true
 			}
 			copy(grown, cn.in)
@@ -238,12 +237,18 @@ func (cn *conn) seal(done, need int) {
 	if !cn.parser.Longing() {
 		held += int64(args) * int64(unsafe.Sizeof([]byte(nil)))
 	}
-	cn.transient += held
-	cn.srv.holdTransient(held)
+	cn.hold(held)
 }
 
-// releaseTransient gives back what seal told the GC tuner a long request
-// holds, once it has run or the connection is gone.
+// hold tells the GC tuner of n more bytes the request being read holds
+// until it has run (transient).
+func (cn *conn) hold(n int64) {
+	cn.transient += n
+	cn.srv.holdTransient(n)
+}
+
+// releaseTransient gives back what hold told the GC tuner, once the
+// request has run or the connection is gone.
 func (cn *conn) releaseTransient() {
 	cn.bulkHeld = false
 	if cn.transient > 0 {
