@@ -323,8 +323,9 @@ func TestClientPause(t *testing.T) {
 		}},
 		{"client-pause-all", []string{
 			// ALL outranks the WRITE pause, which keeps its longer end: reads
-			// are held back until then (UNPAUSE would be held back too).
-			"SET k 1", "CLIENT PAUSE 5000 WRITE", "CLIENT PAUSE 50 ALL", "@2 !send GET k", "@2 !recv GET",
+			// are held back until then (UNPAUSE would be held back too). One
+			// second, each read waits for on each server, is well past 50 ms.
+			"SET k 1", "CLIENT PAUSE 1000 WRITE", "CLIENT PAUSE 50 ALL", "@2 !send GET k", "@2 !recv GET",
 			"CLIENT UNPAUSE", "@2 INCR k",
 		}},
 	})

@@ -30,7 +30,10 @@ start=$SECONDS
 # parallel tests took 240 s at -parallel 2 and 54 s at 4 (at load 6),
 # 148 s at 4 and 131 s at 8 at another moment, with the same CPU time; the
 # whole package 100 s at 4 alone (load 5-8), 206 s at 2 beside the other
-# line.
+# line. -p 4 on the second line: its packages wait on servers and child
+# processes more than they compute (55 s of CPU in 69 s alone), and two at
+# a time left conformance's 50 s behind the others' (make test 77-78 s
+# with builds cached, 82 s at -p 2).
 run() {
 	local out=$1
 	shift
@@ -51,7 +54,7 @@ run "$race" -timeout 15m -parallel 4 -race ./server/... ./store/... ./internal/.
 # which run on one goroutine, skip under it (redistest.SkipUnderRace), and
 # the accounting against the heap, which the race detector's allocator (no
 # tiny blocks) would not match, runs only here.
-run "$plain" -timeout 6m -parallel 4 ./luaengine/... ./third_party/... ./ratelimit/... ./cmd/... ./aof/... ./persistence/... ./failover/... ./conformance/... \
+run "$plain" -timeout 6m -p 4 -parallel 4 ./luaengine/... ./third_party/... ./ratelimit/... ./cmd/... ./aof/... ./persistence/... ./failover/... ./conformance/... \
 	./metrics/... ./replication/... ./store/ ./rdb/ &
 wait
 show "$race"
