@@ -56,7 +56,11 @@ func main() {
 	reports := make([][]string, len(systems))
 	var wg sync.WaitGroup
 	for i, system := range systems {
-		wg.Go(func() { reports[i] = check(system, patterns) })
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			reports[i] = check(system, patterns)
+		}()
 	}
 	wg.Wait()
 	failed := false
@@ -127,8 +131,8 @@ func check(system string, patterns []string) []string {
 	return errs
 }
 
-// parse reads a package's files; a dependency's without function bodies'
-// comments, which the checker does not need.
+// parse reads a package's files, a dependency's without their comments,
+// which the checker does not need.
 func parse(fset *token.FileSet, p listed, ours bool) ([]*ast.File, error) {
 	mode := parser.SkipObjectResolution
 	if ours {
