@@ -135,49 +135,59 @@ func held(fields map[string]string) int {
 
 // selfFields sends req, which ends with CLIENT INFO, and returns that
 // reply's qbuf, argv-mem, cmd and reply buffer fields.
+func selfFields(t *testing.T, addr, req string) string {
+	t.Helper()
+	c, fields, err := newClientInfo(addr, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.close()
+	// rbp is 16384 until the clients cron's first visit resets it, which
+	// may come before the request: it is only compared with obl.
+	rbp, _ := strconv.Atoi(fields["rbp"])
+	obl, _ := strconv.Atoi(fields["obl"])
+	return fmt.Sprintf("qbuf=%s argv-mem=%s qbuf-free>0:%v cmd=%s rbs=%s obl=%s rbp>=obl:%v", fields["qbuf"], fields["argv-mem"],
+		fields["qbuf-free"] != "0", fields["cmd"], fields["rbs"], fields["obl"], rbp >= obl)
+}
+
+// newClientInfo sends req, which ends with CLIENT INFO, on a new
+// connection to addr, and returns the connection, open, and CLIENT INFO's
+// fields.
 //
 // A new client's reply buffer is 16 KB until the clients cron's second
 // visit, 100-200 ms after it connects (see replyBufferResize), shrinks it
 // to 1 KB, and then obl too depends on when the request came. On a busy
 // machine the request can come after that on Redis or on floodgate: such
-// a sample says nothing of the request, so it is taken again on a new
-// connection.
-func selfFields(t *testing.T, addr, req string) string {
-	t.Helper()
+// a sample says nothing of a new client, so it is taken again on another
+// connection (until a 30 s deadline, when the last is returned).
+func newClientInfo(addr, req string) (*rawConn, map[string]string, error) {
 	for deadline := time.Now().Add(30 * time.Second); ; {
-		fields := sendSelfInfo(t, addr, req)
-		if fields["rbs"] == strconv.Itoa(16<<10) || time.Now().After(deadline) {
-			// rbp is 16384 until the clients cron's first visit resets
-			// it, which may also come before the request: it is only
-			// compared with obl.
-			rbp, _ := strconv.Atoi(fields["rbp"])
-			obl, _ := strconv.Atoi(fields["obl"])
-			return fmt.Sprintf("qbuf=%s argv-mem=%s qbuf-free>0:%v cmd=%s rbs=%s obl=%s rbp>=obl:%v", fields["qbuf"], fields["argv-mem"],
-				fields["qbuf-free"] != "0", fields["cmd"], fields["rbs"], fields["obl"], rbp >= obl)
+		c, err := dialRaw(addr)
+		if err != nil {
+			return nil, nil, err
 		}
+		if err := c.sendRaw([]byte(req)); err != nil {
+			c.close()
+			return nil, nil, err
+		}
+		var reply []byte
+		for n := strings.Count(req, "\r\n*") + 1; n > 0; n-- {
+			if reply, err = c.read(); err != nil {
+				c.close()
+				return nil, nil, err
+			}
+		}
+		fields := infoFields(string(reply))
+		if fields["rbs"] == strconv.Itoa(replyBufNew) || time.Now().After(deadline) {
+			return c, fields, nil
+		}
+		c.close()
 	}
 }
 
-// sendSelfInfo sends req on a new connection and returns the fields of
-// its last reply, CLIENT INFO's.
-func sendSelfInfo(t *testing.T, addr, req string) map[string]string {
-	t.Helper()
-	c, err := dialRaw(addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.close()
-	if err := c.sendRaw([]byte(req)); err != nil {
-		t.Fatal(err)
-	}
-	var reply []byte
-	for n := strings.Count(req, "\r\n*") + 1; n > 0; n-- {
-		if reply, err = c.read(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return infoFields(string(reply))
-}
+// replyBufNew is a new client's reply buffer, CLIENT INFO's rbs and rbp
+// (PROTO_REPLY_CHUNK_BYTES).
+const replyBufNew = 16 << 10
 
 // TestConnReplyBufferResize mirrors tests/unit/replybufsize.tcl (which
 // needs DEBUG REPLYBUFFER): an idle client's reply buffer (CLIENT INFO's
@@ -211,11 +221,13 @@ func TestConnReplyBufferResize(t *testing.T) {
 // replyBufferResize reports a new client's reply buffer figures, and its
 // size once idle and once busy (or what it was at a 20 s deadline).
 //
-// The first CLIENT INFO can come after the cron's second visit on a busy
-// machine (see selfFields); then the client is not new, and another is
-// taken.
+// The client is new (newClientInfo).
 func replyBufferResize(addr string) string {
-	var c *rawConn
+	c, f, err := newClientInfo(addr, multibulk([]string{"CLIENT", "INFO"}))
+	if err != nil {
+		return err.Error()
+	}
+	defer c.close()
 	info := func(args ...string) map[string]string {
 		reply, err := c.do(args...)
 		if err != nil {
@@ -223,17 +235,6 @@ func replyBufferResize(addr string) string {
 		}
 		return infoFields(string(reply))
 	}
-	var f map[string]string
-	for deadline := time.Now().Add(30 * time.Second); ; c.close() {
-		var err error
-		if c, err = dialRaw(addr); err != nil {
-			return err.Error()
-		}
-		if f = info("CLIENT", "INFO"); f["rbs"] == "16384" || time.Now().After(deadline) {
-			break
-		}
-	}
-	defer c.close()
 	if f["rbp"] == "16384" || f["rbp"] == "0" {
 		f["rbp"] = "16384|0" // before or after the cron's first visit
 	}
